@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ucov/port.h - what a port provides to the freestanding ucov core.
+ *
+ * The core (src/core/) implements the compiler hooks and the KCOV device state
+ * machine and knows nothing about the OS. A port (src/posix/ today; kernels,
+ * hypervisors and firmware later) gives it:
+ *
+ *  - a per-thread (per-task) home for struct ucov_task: by default the core
+ *    keeps it in C11 thread-local storage (initial-exec model). A port without
+ *    TLS builds the core with -DUCOV_TASK_STORAGE= (a plain global) and saves
+ *    and restores ucov_task_self around its own context switches;
+ *  - one lock that serialises device operations (never taken on a hook path);
+ *  - memory for trace areas;
+ *  - a way to learn that a task ended, so that its device is disabled.
+ *
+ * Only freestanding headers are used here, so a port written for a kernel can
+ * include it as is.
+ */
+#ifndef UCOV_PORT_H
+#define UCOV_PORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct ucov_device;
+struct ucov_task;
+
+/* Serialise device state changes. Called on ioctl paths only, never from a hook. */
+void ucov_port_lock(void);
+void ucov_port_unlock(void);
+
+/*
+ * Give device `dev` a trace area of `bytes` bytes (a multiple of 8, at least 16),
+ * zero-filled, shared with whoever maps the device. Returns NULL if there is no
+ * memory. Called with the port lock held.
+ */
+uint64_t *ucov_port_area_alloc(struct ucov_device *dev, uint64_t bytes);
+
+/*
+ * The core is done with `dev`: its owner closed it and no task traces into it.
+ * The port frees the area and the device. Called with the port lock held.
+ */
+void ucov_port_device_release(struct ucov_device *dev);
+
+/*
+ * Task `task` (the caller's own) has just enabled a device. The port arranges
+ * for ucov_task_exit(task) to run when the task ends. Returns 0 or a negative
+ * errno value. Called with the port lock held.
+ */
+int ucov_port_task_bind(struct ucov_task *task);
+
+/* --- What the core offers back to the port. --- */
+
+/* The task ended: disable the device it traced into, if any. Takes the port lock. */
+void ucov_task_exit(struct ucov_task *task);
+
+/*
+ * In a freshly forked child, before it runs other code: the child does not
+ * trace (KCOV does not inherit coverage across fork). Takes no lock.
+ */
+void ucov_task_fork_child(void);
+
+/* Negative errno values the core returns (Linux numbering). */
+#define UCOV_ENOMEM 12
+#define UCOV_EBUSY 16
+#define UCOV_EEXIST 17
+#define UCOV_EINVAL 22
+#define UCOV_ENOTTY 25
+#define UCOV_EOPNOTSUPP 95
+
+#endif /* UCOV_PORT_H */

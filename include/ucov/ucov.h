@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ucov/ucov.h - the hosted C API of the ucov runtime (POSIX port).
+ *
+ * Trace devices follow Linux KCOV exactly; a KCOV client ports by replacing
+ * open("/sys/kernel/debug/kcov") with ucov_open() and ioctl() with
+ * ucov_ioctl(), or runs unchanged under LD_PRELOAD=libucov-kcov.so:
+ *
+ *     int fd = ucov_open();
+ *     ucov_ioctl(fd, KCOV_INIT_TRACE, COVER_SIZE);
+ *     uint64_t *cover = mmap(NULL, COVER_SIZE * 8, PROT_READ | PROT_WRITE,
+ *                            MAP_SHARED, fd, 0);
+ *     ucov_ioctl(fd, KCOV_ENABLE, KCOV_TRACE_PC);
+ *     __atomic_store_n(&cover[0], 0, __ATOMIC_RELAXED);
+ *     code_under_test();
+ *     uint64_t n = __atomic_load_n(&cover[0], __ATOMIC_RELAXED);
+ *     for (uint64_t i = 0; i < n; i++) printf("0x%lx\n", cover[i + 1]);
+ *     ucov_ioctl(fd, KCOV_DISABLE, 0);
+ *     munmap(cover, COVER_SIZE * 8);
+ *     ucov_close(fd);
+ *
+ * Code under test is built with `ucov cc --trace` (or the flags it prints with
+ * -v). The runtime itself is never instrumented.
+ */
+#ifndef UCOV_UCOV_H
+#define UCOV_UCOV_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "kcov.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define UCOV_VERSION "0.1.0"
+
+/* ---------------------------------------------------------------- devices */
+
+/*
+ * Open a new trace device. Returns a file descriptor (a memfd, close-on-exec)
+ * or -1 with errno set. The fd can be passed to another process (SCM_RIGHTS,
+ * fork): whoever maps it sees the same buffer.
+ */
+int ucov_open(void);
+
+/*
+ * Apply a KCOV command to a device, with Linux's semantics and errno values:
+ *   KCOV_INIT_TRACE (arg = size in 64-bit words): EINVAL if size < 2 or
+ *       size > INT_MAX / 8; EBUSY if already initialised; ENOMEM.
+ *   KCOV_ENABLE (arg = KCOV_TRACE_PC, KCOV_TRACE_CMP or KCOV_TRACE_PC_EXT):
+ *       binds the device to the calling thread. EINVAL before INIT_TRACE, if
+ *       the device is already enabled (by any thread) or for an unknown mode;
+ *       EBUSY if the calling thread already traces into another device.
+ *   KCOV_DISABLE (arg = 0): EINVAL if arg != 0 or the calling thread is not
+ *       the one that enabled this device.
+ *   anything else: ENOTTY. A descriptor that is not a ucov device: ENOTTY;
+ *       a closed one: EBADF.
+ * Returns 0, or -1 with errno set.
+ *
+ * A thread that exits disables its device; a forked child does not trace
+ * (coverage is per thread and is not inherited across fork).
+ */
+int ucov_ioctl(int fd, unsigned long cmd, unsigned long arg);
+
+/*
+ * mmap(2) for devices, with Linux kcov_mmap's checks: EINVAL before
+ * KCOV_INIT_TRACE, for an offset other than 0 or a length other than size * 8;
+ * ENODEV if fd is not a ucov device. The mapping is always shared. Plain
+ * mmap(2) with the right arguments works as well; it just cannot check them.
+ */
+void *ucov_mmap(void *addr, size_t length, int prot, int flags, int fd, off_t offset);
+
+/*
+ * Close a device. A thread still tracing into it keeps doing so until it
+ * disables (through another descriptor of the device) or exits, as in Linux;
+ * the device is freed after that, and other descriptors of it then no longer
+ * name a device (ENOTTY). Returns close(2)'s result.
+ */
+int ucov_close(int fd);
+
+/* ----------------------------------------------------------- module map */
+
+/* One loadable segment of a module mapped into the process. */
+struct ucov_module {
+  uintptr_t start;          /* first address of the segment */
+  uintptr_t end;            /* one past its last address */
+  uint64_t offset;          /* file offset that start maps */
+  uintptr_t bias;           /* load bias: ELF virtual address = address - bias */
+  int prot;                 /* PROT_READ | PROT_WRITE | PROT_EXEC of the segment */
+  const char *path;         /* absolute path of the file (the executable's too) */
+  const uint8_t *build_id;  /* GNU build-id bytes, or NULL */
+  size_t build_id_size;     /* their number */
+};
+
+/*
+ * Call fn once for every loadable segment of every module of the process
+ * (executable, shared libraries, vdso), in load order. Stops when fn returns
+ * non-zero and returns that value; returns 0 otherwise.
+ */
+int ucov_modules(int (*fn)(const struct ucov_module *m, void *arg), void *arg);
+
+/*
+ * Write the module map as text to fd, one segment a line (format in
+ * docs/formats.md):
+ *     <start> <end> <offset> <bias> <r-x> <build-id|-> <path>
+ * with hexadecimal numbers. Returns 0, or -1 with errno set.
+ */
+int ucov_modules_write(int fd);
+
+/* ---------------------------------------------------------- attributes */
+
+/* Keep a function out of every ucov instrumentation (trace and entry/exit). */
+#if defined(__clang__)
+#define UCOV_NO_INSTRUMENT __attribute__((no_instrument_function, no_sanitize("coverage")))
+#elif defined(__GNUC__) && __GNUC__ >= 12
+#define UCOV_NO_INSTRUMENT __attribute__((no_instrument_function, no_sanitize_coverage))
+#else
+#define UCOV_NO_INSTRUMENT __attribute__((no_instrument_function))
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UCOV_UCOV_H */

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The whole test suite: gcc and clang builds, then ASan+UBSan and TSan builds,
+# each configured, built and run with CTest. Exits non-zero if any fails.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/deps.sh
+
+JOBS=${JOBS:-2}
+configs=(
+  "gcc:gcc:"
+  "clang:clang:"
+  "asan-ubsan:gcc:address,undefined"
+  "tsan:clang:thread"
+)
+failed=()
+for cfg in "${configs[@]}"; do
+  IFS=: read -r name cc san <<<"$cfg"
+  dir=build/check-$name
+  echo "=== $name (CC=$cc${san:+, -fsanitize=$san})"
+  cmake -S . -B "$dir" -G Ninja -DCMAKE_C_COMPILER="$cc" -DUCOV_SANITIZE="$san" >/dev/null
+  if ! cmake --build "$dir" -j "$JOBS"; then
+    failed+=("$name (build)")
+    continue
+  fi
+  # ASan's leak checker needs ptrace, which some sandboxes refuse; errors still abort.
+  if ! ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    TSAN_OPTIONS=halt_on_error=1 ctest --test-dir "$dir" -j "$JOBS" --output-on-failure; then
+    failed+=("$name")
+  fi
+done
+if [ ${#failed[@]} -ne 0 ]; then
+  echo "FAILED: ${failed[*]}"
+  exit 1
+fi
+echo "all configurations passed"

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Install what ucov's build, tests and demo need on Debian 12, only what is missing.
+# Runs apt-get as root (directly, or through sudo when available).
+set -euo pipefail
+
+need=()
+have() { command -v "$1" >/dev/null 2>&1; }
+have cmake || need+=(cmake)
+have ninja || need+=(ninja-build)
+have gcc || need+=(gcc libc6-dev)
+have clang || need+=(clang)
+have objdump && have nm && have readelf || need+=(binutils)
+[ -f /usr/include/linux/kcov.h ] || need+=(linux-libc-dev)
+
+# clang's sanitizer runtimes come in their own package (libclang-rt-N-dev).
+probe=$(mktemp -d)
+trap 'rm -rf "$probe"' EXIT
+echo 'int main(void) { return 0; }' >"$probe/p.c"
+if have clang && ! clang -fsanitize=thread "$probe/p.c" -o "$probe/p" 2>/dev/null; then
+  major=$(clang -dumpversion | cut -d. -f1)
+  need+=("libclang-rt-$major-dev")
+fi
+
+if [ ${#need[@]} -eq 0 ]; then
+  exit 0
+fi
+echo "deps: installing ${need[*]}" >&2
+SUDO=()
+[ "$(id -u)" -eq 0 ] || SUDO=(sudo)
+export DEBIAN_FRONTEND=noninteractive
+"${SUDO[@]}" apt-get update -qq
+"${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+# A clang installed just now may still lack its sanitizer runtime.
+if ! clang -fsanitize=thread "$probe/p.c" -o "$probe/p" 2>/dev/null; then
+  major=$(clang -dumpversion | cut -d. -f1)
+  "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "libclang-rt-$major-dev" >/dev/null
+fi

@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ucov cc: a compiler wrapper in the spirit of afl-cc. It adds the
+ * instrumentation flags that the wrapped compiler (gcc or clang) needs for the
+ * chosen modes and, when the command links, the ucov runtime; then it execs
+ * the compiler. CC (or UCOV_CC) chooses the compiler.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static const char cc_usage[] =
+    "usage: ucov cc [--trace] [--ext] [--] COMPILER-ARGS...\n"
+    "\n"
+    "Compile and link C code with ucov instrumentation. Use it as CC:\n"
+    "  CC=\"ucov cc --trace\" make\n"
+    "\n"
+    "modes (ucov's own options come first; --trace is the default):\n"
+    "  --trace     basic-block PCs and comparison operands\n"
+    "              (-fsanitize-coverage=trace-pc,trace-cmp)\n"
+    "  --ext       also function entry/exit records for KCOV_TRACE_PC_EXT\n"
+    "              (-finstrument-functions; LLVM 23's trace-pc-entry-exit later)\n"
+    "  -h, --help  this text\n"
+    "\n"
+    "Every other argument goes to the compiler unchanged. -v anywhere also prints\n"
+    "the exact command ucov runs. When the command links a program, the static\n"
+    "runtime (libucov.a) is linked in and its API and hooks are exported, so\n"
+    "instrumented shared libraries and the KCOV shim (libucov-kcov.so) reach it.\n"
+    "\n"
+    "environment:\n"
+    "  UCOV_CC     the compiler to run (a command line); else CC; else cc\n"
+    "  UCOV_LIBDIR where libucov.a is (default: found next to this ucov)\n";
+
+struct cc_opts {
+  int trace, ext, verbose;
+};
+
+/* Options of gcc and clang that take their value in the next argument. */
+static int takes_separate_value(const char *a) {
+  static const char *const opts[] = {
+      "-o",        "-I",           "-D",      "-U",        "-L",          "-l",
+      "-x",        "-MF",          "-MT",     "-MQ",       "-include",    "-imacros",
+      "-isystem",  "-idirafter",   "-iquote", "-iprefix",  "-isysroot",   "-Xlinker",
+      "-Xassembler", "-Xpreprocessor", "-u",  "-T",        "-z",          "-e",
+      "--param",   "-aux-info",    "-A",      "-target",   "-Xclang",     "--sysroot",
+  };
+  for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
+    if (strcmp(a, opts[i]) == 0)
+      return 1;
+  return 0;
+}
+
+/* What the compiler invocation does, from its arguments. */
+struct cc_job {
+  int has_input, compile_only, shared;
+};
+
+static struct cc_job classify(int argc, char **argv) {
+  struct cc_job j = {0};
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i];
+    if (a[0] != '-' || a[1] == 0) {
+      j.has_input = 1;
+      continue;
+    }
+    if (takes_separate_value(a)) {
+      i++;
+      continue;
+    }
+    if (!strcmp(a, "-c") || !strcmp(a, "-S") || !strcmp(a, "-E") || !strcmp(a, "-M") ||
+        !strcmp(a, "-MM"))
+      j.compile_only = 1;
+    else if (!strcmp(a, "-shared"))
+      j.shared = 1;
+  }
+  return j;
+}
+
+/* Split a command line on blanks (CC="gcc -m64" is common). */
+static int split_words(const char *s, char **out, int max) {
+  int n = 0;
+  char *copy = strdup(s);
+  for (char *tok = strtok(copy, " \t"); tok && n < max; tok = strtok(NULL, " \t"))
+    out[n++] = tok;
+  return n;
+}
+
+static int is_ucov(const char *word) {
+  const char *base = strrchr(word, '/');
+  base = base ? base + 1 : word;
+  return strcmp(base, "ucov") == 0;
+}
+
+/* The compiler command: UCOV_CC, else CC unless it is ucov itself, else cc. */
+static int compiler_words(char **out, int max) {
+  const char *cc = getenv("UCOV_CC");
+  if (!cc || !*cc) {
+    cc = getenv("CC");
+    char *words[1];
+    if (cc && *cc && split_words(cc, words, 1) == 1 && is_ucov(words[0]))
+      cc = NULL; /* CC="ucov cc" exported to us: don't recurse */
+  }
+  return split_words(cc && *cc ? cc : "cc", out, max);
+}
+
+static int file_exists(const char *p) {
+  struct stat st;
+  return stat(p, &st) == 0;
+}
+
+/* dir if dir/rel exists, else NULL (dir is malloc'ed or NULL). */
+static char *dir_with(char *dir, const char *rel) {
+  char *probe = NULL;
+  if (!dir || asprintf(&probe, "%s/%s", dir, rel) < 0)
+    return NULL;
+  int ok = file_exists(probe);
+  free(probe);
+  if (!ok)
+    free(dir);
+  return ok ? dir : NULL;
+}
+
+static char *path_join(const char *a, const char *b) {
+  char *p = NULL;
+  return asprintf(&p, "%s/%s", a, b) < 0 ? NULL : p;
+}
+
+/* Where libucov.a is: UCOV_LIBDIR, the install tree, then the build tree. */
+static char *find_libdir(void) {
+  const char *env = getenv("UCOV_LIBDIR");
+  if (env && *env)
+    return strdup(env);
+  char *d = dir_with(path_join(cli_self_dir(), "../" UCOV_INSTALL_LIBDIR), "libucov.a");
+  return d ? d : dir_with(strdup(cli_self_dir()), "libucov.a");
+}
+
+/* Where <ucov/ucov.h> is: the install tree, else the source tree. */
+static char *find_includedir(void) {
+  char *d = dir_with(path_join(cli_self_dir(), "../include"), "ucov/ucov.h");
+  return d ? d : strdup(UCOV_SOURCE_INCLUDE_DIR);
+}
+
+static void print_command(char **argv) {
+  for (int i = 0; argv[i]; i++) {
+    const char *a = argv[i];
+    int plain = *a != 0;
+    for (const char *p = a; *p; p++)
+      if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=+,./:@%", *p))
+        plain = 0;
+    if (plain) {
+      fprintf(stderr, "%s%s", i ? " " : "", a);
+    } else {
+      fprintf(stderr, "%s'", i ? " " : "");
+      for (const char *p = a; *p; p++)
+        fputs(*p == '\'' ? "'\\''" : (char[2]){*p, 0}, stderr);
+      fputc('\'', stderr);
+    }
+  }
+  fputc('\n', stderr);
+}
+
+int cmd_cc(int argc, char **argv) {
+  struct cc_opts o = {0};
+  int i = 1;
+  for (; i < argc; i++) {
+    if (!strcmp(argv[i], "--trace"))
+      o.trace = 1;
+    else if (!strcmp(argv[i], "--ext"))
+      o.ext = 1;
+    else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+      fputs(cc_usage, stdout);
+      return UCOV_EXIT_OK;
+    } else if (!strcmp(argv[i], "--")) {
+      i++;
+      break;
+    } else
+      break;
+  }
+  int nargs = argc - i;
+  char **args = argv + i;
+  for (int k = 0; k < nargs; k++)
+    if (!strcmp(args[k], "-v"))
+      o.verbose = 1;
+
+  char *cc[64];
+  int ncc = compiler_words(cc, 64);
+  if (ncc == 0) {
+    fprintf(stderr, "ucov cc: no compiler (set CC)\n");
+    return UCOV_EXIT_USAGE;
+  }
+  /* gcc 12 and clang take the same flags for these modes. */
+  struct cc_job job = classify(nargs, args);
+
+  char **out = calloc((size_t)(ncc + nargs + 32), sizeof(char *));
+  int n = 0;
+  for (int k = 0; k < ncc; k++)
+    out[n++] = cc[k];
+  if (job.has_input) {
+    out[n++] = "-fsanitize-coverage=trace-pc,trace-cmp";
+    if (o.ext)
+      out[n++] = "-finstrument-functions";
+  }
+  for (int k = 0; k < nargs; k++)
+    out[n++] = args[k];
+  if (job.has_input) {
+    out[n++] = "-idirafter";
+    out[n++] = find_includedir();
+  }
+  if (job.has_input && !job.compile_only && !job.shared) {
+    char *libdir = find_libdir();
+    if (!libdir) {
+      fprintf(stderr, "ucov cc: cannot find libucov.a (set UCOV_LIBDIR)\n");
+      return UCOV_EXIT_FAIL;
+    }
+    out[n++] = "-Wl,--whole-archive";
+    out[n++] = path_join(libdir, "libucov.a");
+    out[n++] = "-Wl,--no-whole-archive";
+    out[n++] = "-Wl,--export-dynamic-symbol=ucov_*";
+    out[n++] = "-Wl,--export-dynamic-symbol=__sanitizer_cov_*";
+    out[n++] = "-Wl,--export-dynamic-symbol=__cyg_profile_func_*";
+    out[n++] = "-lpthread";
+    out[n++] = "-ldl";
+  }
+  out[n] = NULL;
+  if (o.verbose)
+    print_command(out);
+  execvp(out[0], out);
+  fprintf(stderr, "ucov cc: cannot run %s: %m\n", out[0]);
+  return UCOV_EXIT_FAIL;
+}

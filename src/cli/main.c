@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/* ucov: dispatch to subcommands. */
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "ucov/ucov.h"
+
+static const char usage[] =
+    "usage: ucov COMMAND [ARGS]\n"
+    "\n"
+    "Coverage for C programs: KCOV-style tracing, with the tools around it.\n"
+    "\n"
+    "commands:\n"
+    "  cc          compile and link with ucov instrumentation (a compiler wrapper)\n"
+    "  symbolize   turn PCs (and a module map) into function+offset\n"
+    "\n"
+    "Run 'ucov COMMAND --help' for a command's options.\n";
+
+const char *cli_self_dir(void) {
+  static char dir[PATH_MAX];
+  if (!dir[0]) {
+    ssize_t n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
+    if (n <= 0) {
+      strcpy(dir, ".");
+      return dir;
+    }
+    dir[n] = 0;
+    char *slash = strrchr(dir, '/');
+    if (slash && slash != dir)
+      *slash = 0;
+  }
+  return dir;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fputs(usage, stderr);
+    return UCOV_EXIT_USAGE;
+  }
+  const char *cmd = argv[1];
+  if (strcmp(cmd, "cc") == 0)
+    return cmd_cc(argc - 1, argv + 1);
+  if (strcmp(cmd, "symbolize") == 0)
+    return cmd_symbolize(argc - 1, argv + 1);
+  if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+    fputs(usage, stdout);
+    return UCOV_EXIT_OK;
+  }
+  if (strcmp(cmd, "--version") == 0) {
+    printf("ucov %s\n", UCOV_VERSION);
+    return UCOV_EXIT_OK;
+  }
+  fprintf(stderr, "ucov: unknown command '%s'\n%s", cmd, usage);
+  return UCOV_EXIT_USAGE;
+}

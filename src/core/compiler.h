@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/* Compiler attributes and barriers used by the freestanding core. */
+#ifndef UCOV_CORE_COMPILER_H
+#define UCOV_CORE_COMPILER_H
+
+/*
+ * UCOV_NOTRACE: never instrument this function, whatever flags the build
+ * passes. The runtime is built without coverage flags anyway; this keeps a
+ * hook from recursing into itself if someone compiles it with them.
+ */
+#if defined(__clang__)
+#define UCOV_NOTRACE __attribute__((no_instrument_function, no_sanitize("coverage")))
+#elif defined(__GNUC__) && __GNUC__ >= 12
+#define UCOV_NOTRACE __attribute__((no_instrument_function, no_sanitize_coverage))
+#else
+#define UCOV_NOTRACE __attribute__((no_instrument_function))
+#endif
+
+#define UCOV_HIDDEN __attribute__((visibility("hidden")))
+#define UCOV_EXPORT __attribute__((visibility("default")))
+#define UCOV_LIKELY(x) __builtin_expect(!!(x), 1)
+#define UCOV_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define UCOV_ALWAYS_INLINE inline __attribute__((always_inline))
+
+/* Relaxed single-copy-atomic accesses (READ_ONCE/WRITE_ONCE in the kernel). */
+#define UCOV_LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#define UCOV_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+
+/*
+ * A compiler barrier that also orders against a signal handler running on
+ * this thread: the only concurrency a task's own hooks see.
+ */
+#define UCOV_SIGNAL_FENCE() __atomic_signal_fence(__ATOMIC_SEQ_CST)
+
+#endif

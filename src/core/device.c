@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * KCOV device state machine: INIT_TRACE, ENABLE, DISABLE with Linux's checks,
+ * in Linux's order, with Linux's errno values.
+ */
+#include "device.h"
+
+#include "task.h"
+#include "ucov/kcov.h"
+#include "ucov/port.h"
+
+/* Linux caps the area at INT_MAX bytes' worth of unsigned longs. */
+#define UCOV_AREA_MAX_WORDS (0x7fffffffull / 8)
+
+static UCOV_NOTRACE int device_init_trace(struct ucov_device *dev, unsigned long size) {
+  /* Size first, then state, as Linux checks before taking its lock. */
+  if (size < 2 || size > UCOV_AREA_MAX_WORDS)
+    return -UCOV_EINVAL;
+  if (dev->state != UCOV_DEVICE_NEW)
+    return -UCOV_EBUSY;
+  uint64_t *area = ucov_port_area_alloc(dev, (uint64_t)size * 8);
+  if (!area)
+    return -UCOV_ENOMEM;
+  dev->area = area;
+  dev->size = size;
+  dev->state = UCOV_DEVICE_READY;
+  return 0;
+}
+
+static UCOV_NOTRACE int task_mode_of(unsigned long kcov_mode, uint32_t *out) {
+  switch (kcov_mode) {
+  case KCOV_TRACE_PC:
+    *out = UCOV_TASK_PC;
+    return 0;
+  case KCOV_TRACE_CMP:
+    *out = UCOV_TASK_CMP;
+    return 0;
+  case KCOV_TRACE_PC_EXT:
+    *out = UCOV_TASK_PC | UCOV_TASK_EXT;
+    return 0;
+  default:
+    return -UCOV_EINVAL;
+  }
+}
+
+static UCOV_NOTRACE int device_enable(struct ucov_device *dev, unsigned long kcov_mode) {
+  struct ucov_task *t = &ucov_task_self;
+  if (dev->state != UCOV_DEVICE_READY)
+    return -UCOV_EINVAL; /* not initialised, or already enabled */
+  if (dev->task || t->dev)
+    return -UCOV_EBUSY; /* this task already traces into another device */
+  uint32_t mode;
+  int err = task_mode_of(kcov_mode, &mode);
+  if (err)
+    return err;
+  err = ucov_port_task_bind(t);
+  if (err)
+    return err;
+  dev->state = UCOV_DEVICE_ENABLED;
+  dev->task_mode = mode;
+  dev->task = t;
+  ucov_task_start(t, dev, dev->area, dev->size, mode);
+  return 0;
+}
+
+/* Unbind dev from its task; release it if its owner already closed it. */
+static UCOV_NOTRACE void device_detach(struct ucov_device *dev) {
+  dev->task = 0;
+  dev->task_mode = 0;
+  dev->state = UCOV_DEVICE_READY;
+  if (dev->closed)
+    ucov_port_device_release(dev);
+}
+
+static UCOV_NOTRACE int device_disable(struct ucov_device *dev, unsigned long arg) {
+  struct ucov_task *t = &ucov_task_self;
+  if (arg != 0 || t->dev != dev)
+    return -UCOV_EINVAL;
+  ucov_task_stop(t);
+  device_detach(dev);
+  return 0;
+}
+
+UCOV_NOTRACE int ucov_device_ioctl(struct ucov_device *dev, unsigned long cmd, unsigned long arg) {
+  if (cmd == KCOV_INIT_TRACE)
+    return device_init_trace(dev, arg);
+  if (cmd == KCOV_ENABLE)
+    return device_enable(dev, arg);
+  if (cmd == KCOV_DISABLE)
+    return device_disable(dev, arg);
+  return -UCOV_ENOTTY;
+}
+
+UCOV_NOTRACE int ucov_device_mmap_check(struct ucov_device *dev, uint64_t length,
+                                        uint64_t offset) {
+  if (!dev->area || offset != 0 || length != dev->size * 8)
+    return -UCOV_EINVAL;
+  return 0;
+}
+
+UCOV_NOTRACE void ucov_device_close(struct ucov_device *dev) {
+  dev->closed = 1;
+  if (!dev->task)
+    ucov_port_device_release(dev);
+}
+
+UCOV_NOTRACE void ucov_task_exit(struct ucov_task *t) {
+  ucov_port_lock();
+  struct ucov_device *dev = t->dev;
+  if (dev) {
+    ucov_task_stop(t);
+    device_detach(dev);
+  }
+  ucov_port_unlock();
+}
+
+UCOV_NOTRACE void ucov_task_fork_child(void) {
+  /*
+   * The child's copy of the parent's task state would keep appending into
+   * the shared area. KCOV does not inherit coverage across fork: stop it,
+   * leaving the device (the parent's) untouched.
+   */
+  ucov_task_stop(&ucov_task_self);
+}

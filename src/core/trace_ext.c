@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Trace path, PC_EXT mode: function entry and exit records.
+ *
+ * Records are PCs with the type in the top nibble: ENTRY 0x0, EXIT 0x1,
+ * NORMAL 0xf (trace_pc tags those through ucov_task.pc_tag). User addresses
+ * have a zero top byte, so an ENTRY record is the bare PC.
+ *
+ * Two sources of entry/exit events:
+ *  - LLVM 23's trace-pc-entry-exit: __sanitizer_cov_trace_pc_entry replaces the
+ *    entry block's trace_pc call, so in plain PC mode it records a plain PC;
+ *    __sanitizer_cov_trace_pc_exit is called before every return.
+ *  - -finstrument-functions (gcc and clang today): __cyg_profile_func_enter and
+ *    _exit run in addition to the block's trace_pc, so they record only in EXT
+ *    mode.
+ * In every case the PC is the hook's return address, inside the function.
+ */
+#include "hooks.h"
+#include "task.h"
+
+UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_pc_entry(void) {
+  struct ucov_task *t = &ucov_task_self;
+  if (UCOV_LIKELY(!(t->mode & UCOV_TASK_PC)))
+    return;
+  trace_append_word(t->area, t->size, (uint64_t)__builtin_return_address(0));
+}
+
+/* Append an ENTRY or EXIT record (tag in place) in EXT mode. */
+static UCOV_ALWAYS_INLINE void trace_append_ext(uint64_t pc, uint64_t tag) {
+  struct ucov_task *t = &ucov_task_self;
+  if (UCOV_LIKELY(!(t->mode & UCOV_TASK_EXT)))
+    return;
+  trace_append_word(t->area, t->size, pc | tag);
+}
+
+UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_pc_exit(void) {
+  trace_append_ext((uint64_t)__builtin_return_address(0), KCOV_RECORD_EXIT_TAG);
+}
+
+UCOV_EXPORT UCOV_NOTRACE void __cyg_profile_func_enter(void *this_fn, void *call_site) {
+  (void)this_fn;
+  (void)call_site;
+  trace_append_ext((uint64_t)__builtin_return_address(0), 0 /* ENTRY */);
+}
+
+UCOV_EXPORT UCOV_NOTRACE void __cyg_profile_func_exit(void *this_fn, void *call_site) {
+  (void)this_fn;
+  (void)call_site;
+  trace_append_ext((uint64_t)__builtin_return_address(0), KCOV_RECORD_EXIT_TAG);
+}

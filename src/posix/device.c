@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * POSIX port: trace devices as memfds, KCOV ioctls emulated on them, and the
+ * port services the core needs (lock, areas, thread exit, fork).
+ *
+ * A device is found from any descriptor of it by the memfd's inode, so dup()ed
+ * or inherited descriptors reach the same device. The runtime keeps its own
+ * shared mapping of the area; the client maps the same pages with mmap(2).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../core/device.h"
+#include "../core/task.h"
+#include "ucov/port.h"
+#include "ucov/ucov.h"
+
+struct posix_device {
+  struct ucov_device core; /* first: the core hands this pointer back */
+  dev_t st_dev;
+  ino_t st_ino;
+  int fd; /* the descriptor of the ioctl in progress (valid under the lock) */
+  struct posix_device *next;
+};
+
+static pthread_mutex_t devices_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct posix_device *devices;
+
+UCOV_NOTRACE void ucov_port_lock(void) {
+  pthread_mutex_lock(&devices_lock);
+}
+
+UCOV_NOTRACE void ucov_port_unlock(void) {
+  pthread_mutex_unlock(&devices_lock);
+}
+
+UCOV_NOTRACE uint64_t *ucov_port_area_alloc(struct ucov_device *dev, uint64_t bytes) {
+  struct posix_device *pd = (struct posix_device *)dev;
+  if (ftruncate(pd->fd, (off_t)bytes) != 0)
+    return NULL;
+  void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, pd->fd, 0);
+  return p == MAP_FAILED ? NULL : p;
+}
+
+UCOV_NOTRACE void ucov_port_device_release(struct ucov_device *dev) {
+  struct posix_device *pd = (struct posix_device *)dev;
+  for (struct posix_device **pp = &devices; *pp; pp = &(*pp)->next) {
+    if (*pp == pd) {
+      *pp = pd->next;
+      break;
+    }
+  }
+  if (dev->area)
+    munmap(dev->area, dev->size * 8);
+  free(pd);
+}
+
+/* --- thread exit and fork --- */
+
+static pthread_once_t task_once = PTHREAD_ONCE_INIT;
+static pthread_key_t task_key;
+static int task_key_err;
+
+static UCOV_NOTRACE void task_key_destructor(void *task) {
+  ucov_task_exit(task);
+}
+
+static UCOV_NOTRACE void fork_prepare(void) {
+  ucov_port_lock();
+}
+
+static UCOV_NOTRACE void fork_parent(void) {
+  ucov_port_unlock();
+}
+
+static UCOV_NOTRACE void fork_child(void) {
+  ucov_port_unlock();
+  ucov_task_fork_child();
+}
+
+static UCOV_NOTRACE void task_once_init(void) {
+  task_key_err = pthread_key_create(&task_key, task_key_destructor);
+  if (!task_key_err)
+    task_key_err = pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+
+UCOV_NOTRACE int ucov_port_task_bind(struct ucov_task *task) {
+  pthread_once(&task_once, task_once_init);
+  if (task_key_err)
+    return -task_key_err;
+  int err = pthread_setspecific(task_key, task);
+  return err ? -err : 0;
+}
+
+/* --- the API --- */
+
+/* The device behind fd, or NULL with *err set (EBADF, ENOTTY). Lock held. */
+static UCOV_NOTRACE struct posix_device *device_lookup(int fd, int *err) {
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    *err = errno;
+    return NULL;
+  }
+  for (struct posix_device *pd = devices; pd; pd = pd->next) {
+    if (pd->st_dev == st.st_dev && pd->st_ino == st.st_ino) {
+      pd->fd = fd;
+      return pd;
+    }
+  }
+  *err = ENOTTY;
+  return NULL;
+}
+
+UCOV_EXPORT UCOV_NOTRACE int ucov_open(void) {
+  struct posix_device *pd = calloc(1, sizeof(*pd));
+  if (!pd)
+    return -1;
+  int fd = memfd_create("ucov-kcov", MFD_CLOEXEC);
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) != 0) {
+    int err = errno;
+    if (fd >= 0)
+      close(fd);
+    free(pd);
+    errno = err;
+    return -1;
+  }
+  pd->st_dev = st.st_dev;
+  pd->st_ino = st.st_ino;
+  pd->fd = -1;
+  ucov_port_lock();
+  pd->next = devices;
+  devices = pd;
+  ucov_port_unlock();
+  return fd;
+}
+
+UCOV_EXPORT UCOV_NOTRACE int ucov_ioctl(int fd, unsigned long cmd, unsigned long arg) {
+  int err = 0;
+  ucov_port_lock();
+  struct posix_device *pd = device_lookup(fd, &err);
+  if (pd) {
+    err = -ucov_device_ioctl(&pd->core, cmd, arg);
+    pd->fd = -1;
+  }
+  ucov_port_unlock();
+  if (err) {
+    errno = err;
+    return -1;
+  }
+  return 0;
+}
+
+UCOV_EXPORT UCOV_NOTRACE void *ucov_mmap(void *addr, size_t length, int prot, int flags, int fd,
+                                         off_t offset) {
+  int err = 0;
+  ucov_port_lock();
+  struct posix_device *pd = device_lookup(fd, &err);
+  if (pd) {
+    err = -ucov_device_mmap_check(&pd->core, length, (uint64_t)offset);
+    pd->fd = -1;
+  } else if (err == ENOTTY) {
+    err = ENODEV;
+  }
+  ucov_port_unlock();
+  if (err) {
+    errno = err;
+    return MAP_FAILED;
+  }
+  /* KCOV's area is one set of pages whatever the flags say: always share. */
+  flags = (flags & ~MAP_PRIVATE) | MAP_SHARED;
+  return mmap(addr, length, prot, flags, fd, offset);
+}
+
+UCOV_EXPORT UCOV_NOTRACE int ucov_close(int fd) {
+  int err = 0;
+  ucov_port_lock();
+  struct posix_device *pd = device_lookup(fd, &err);
+  if (pd)
+    ucov_device_close(&pd->core);
+  ucov_port_unlock();
+  return close(fd);
+}

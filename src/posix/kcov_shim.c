@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libucov-kcov.so: run an unmodified KCOV client on ucov with LD_PRELOAD.
+ *
+ * open("/sys/kernel/debug/kcov") returns a ucov device; ioctl() and mmap() on a
+ * device reach ucov_ioctl() and ucov_mmap(); close() releases it. Everything
+ * else goes to the next definition (libc). The ucov runtime itself lives in
+ * the instrumented program (linked by `ucov cc`) or in a libucov.so it loads;
+ * the shim finds it by name at the first open, so a program without it gets
+ * ENOENT, as on a kernel without KCOV.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "../core/compiler.h"
+#include "ucov/kcov.h"
+
+#define KCOV_PATH "/sys/kernel/debug/kcov"
+
+/* The runtime's entry points, found at the first open. */
+static int (*rt_open)(void);
+static int (*rt_ioctl)(int, unsigned long, unsigned long);
+static void *(*rt_mmap)(void *, size_t, int, int, int, off_t);
+static int (*rt_close)(int);
+
+/* libc's definitions. */
+static int (*next_openat)(int, const char *, int, ...);
+static int (*next_ioctl)(int, unsigned long, ...);
+static void *(*next_mmap)(void *, size_t, int, int, int, off_t);
+static int (*next_close)(int);
+
+/*
+ * Set while this thread runs inside the runtime: the runtime's own mmap(),
+ * ftruncate() and close() calls on a device must reach libc, not come back here.
+ */
+static _Thread_local __attribute__((tls_model("initial-exec"))) int in_runtime;
+#define RT_CALL(expr)                                                                              \
+  ({                                                                                               \
+    in_runtime = 1;                                                                                \
+    __typeof__(expr) rt_ret_ = (expr);                                                             \
+    in_runtime = 0;                                                                                \
+    rt_ret_;                                                                                       \
+  })
+
+/* Descriptors this shim handed out as devices (others are checked by command). */
+#define SHIM_MAX_FD 65536
+static uint64_t shim_fds[SHIM_MAX_FD / 64];
+
+static UCOV_NOTRACE int shim_fd_is_device(int fd) {
+  return !in_runtime && fd >= 0 && fd < SHIM_MAX_FD && (__atomic_load_n(&shim_fds[fd / 64], __ATOMIC_RELAXED) >>
+                                         (fd % 64)) & 1;
+}
+
+static UCOV_NOTRACE void shim_fd_mark(int fd, int on) {
+  if (fd < 0 || fd >= SHIM_MAX_FD)
+    return;
+  uint64_t bit = 1ull << (fd % 64);
+  if (on)
+    __atomic_fetch_or(&shim_fds[fd / 64], bit, __ATOMIC_RELAXED);
+  else
+    __atomic_fetch_and(&shim_fds[fd / 64], ~bit, __ATOMIC_RELAXED);
+}
+
+__attribute__((constructor)) static UCOV_NOTRACE void shim_init(void) {
+  next_openat = (int (*)(int, const char *, int, ...))dlsym(RTLD_NEXT, "openat");
+  next_ioctl = (int (*)(int, unsigned long, ...))dlsym(RTLD_NEXT, "ioctl");
+  next_mmap = (void *(*)(void *, size_t, int, int, int, off_t))dlsym(RTLD_NEXT, "mmap");
+  next_close = (int (*)(int))dlsym(RTLD_NEXT, "close");
+}
+
+static UCOV_NOTRACE int shim_find_runtime(void) {
+  if (rt_open)
+    return 1;
+  rt_ioctl = (int (*)(int, unsigned long, unsigned long))dlsym(RTLD_DEFAULT, "ucov_ioctl");
+  rt_mmap = (void *(*)(void *, size_t, int, int, int, off_t))dlsym(RTLD_DEFAULT, "ucov_mmap");
+  rt_close = (int (*)(int))dlsym(RTLD_DEFAULT, "ucov_close");
+  int (*open_fn)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "ucov_open");
+  if (!rt_ioctl || !rt_mmap || !rt_close || !open_fn)
+    return 0;
+  __atomic_store_n(&rt_open, open_fn, __ATOMIC_RELEASE);
+  return 1;
+}
+
+static UCOV_NOTRACE int shim_open_device(int flags) {
+  if (!shim_find_runtime()) {
+    errno = ENOENT;
+    return -1;
+  }
+  int fd = RT_CALL(rt_open());
+  if (fd < 0)
+    return -1;
+  /* A real open() without O_CLOEXEC gives an inheritable descriptor. */
+  if (!(flags & O_CLOEXEC))
+    fcntl(fd, F_SETFD, 0);
+  shim_fd_mark(fd, 1);
+  return fd;
+}
+
+static UCOV_NOTRACE int shim_openat(int dirfd, const char *path, int flags, mode_t mode) {
+  if (!in_runtime && path && strcmp(path, KCOV_PATH) == 0)
+    return shim_open_device(flags);
+  if (next_openat)
+    return next_openat(dirfd, path, flags, mode);
+  return (int)syscall(SYS_openat, dirfd, path, flags, mode);
+}
+
+/* mode is only passed when flags ask for it; read it only then. */
+#define SHIM_MODE_ARG(flags, mode)                                                                 \
+  do {                                                                                             \
+    if ((flags) & (O_CREAT | O_TMPFILE)) {                                                         \
+      va_list ap;                                                                                  \
+      va_start(ap, flags);                                                                         \
+      mode = va_arg(ap, mode_t);                                                                   \
+      va_end(ap);                                                                                  \
+    }                                                                                              \
+  } while (0)
+
+UCOV_EXPORT UCOV_NOTRACE int open(const char *path, int flags, ...) {
+  mode_t mode = 0;
+  SHIM_MODE_ARG(flags, mode);
+  return shim_openat(AT_FDCWD, path, flags, mode);
+}
+
+UCOV_EXPORT UCOV_NOTRACE int open64(const char *path, int flags, ...) {
+  mode_t mode = 0;
+  SHIM_MODE_ARG(flags, mode);
+  return shim_openat(AT_FDCWD, path, flags, mode);
+}
+
+UCOV_EXPORT UCOV_NOTRACE int openat(int dirfd, const char *path, int flags, ...) {
+  mode_t mode = 0;
+  SHIM_MODE_ARG(flags, mode);
+  return shim_openat(dirfd, path, flags, mode);
+}
+
+UCOV_EXPORT UCOV_NOTRACE int openat64(int dirfd, const char *path, int flags, ...) {
+  mode_t mode = 0;
+  SHIM_MODE_ARG(flags, mode);
+  return shim_openat(dirfd, path, flags, mode);
+}
+
+/* _FORTIFY_SOURCE variants. */
+int __open_2(const char *path, int flags);
+int __open64_2(const char *path, int flags);
+UCOV_EXPORT UCOV_NOTRACE int __open_2(const char *path, int flags) {
+  return shim_openat(AT_FDCWD, path, flags, 0);
+}
+UCOV_EXPORT UCOV_NOTRACE int __open64_2(const char *path, int flags) {
+  return shim_openat(AT_FDCWD, path, flags, 0);
+}
+
+/* Is cmd one of KCOV's ('c', 1) or ('c', 100..104)? */
+static UCOV_NOTRACE int is_kcov_cmd(unsigned long cmd) {
+  unsigned type = (cmd >> 8) & 0xff, nr = cmd & 0xff;
+  return type == 'c' && (nr == 1 || (nr >= 100 && nr <= 104));
+}
+
+UCOV_EXPORT UCOV_NOTRACE int ioctl(int fd, unsigned long cmd, ...) {
+  va_list ap;
+  va_start(ap, cmd);
+  unsigned long arg = va_arg(ap, unsigned long);
+  va_end(ap);
+  /* A descriptor this shim did not open may still be a device (dup, SCM_RIGHTS). */
+  if (shim_fd_is_device(fd) || (!in_runtime && is_kcov_cmd(cmd) && shim_find_runtime())) {
+    int saved = errno;
+    int ret = RT_CALL(rt_ioctl(fd, cmd, arg));
+    if (ret == 0 || errno != ENOTTY || shim_fd_is_device(fd))
+      return ret;
+    errno = saved; /* not a ucov device: the real ioctl decides */
+  }
+  if (next_ioctl)
+    return next_ioctl(fd, cmd, arg);
+  return (int)syscall(SYS_ioctl, fd, cmd, arg);
+}
+
+UCOV_EXPORT UCOV_NOTRACE void *mmap(void *addr, size_t len, int prot, int flags, int fd,
+                                    off_t off) {
+  if (shim_fd_is_device(fd) && rt_mmap)
+    return RT_CALL(rt_mmap(addr, len, prot, flags, fd, off));
+  if (next_mmap)
+    return next_mmap(addr, len, prot, flags, fd, off);
+  /* Before the constructor ran (dlsym itself may allocate): the system call. */
+  return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
+}
+
+UCOV_EXPORT UCOV_NOTRACE void *mmap64(void *addr, size_t len, int prot, int flags, int fd,
+                                      off_t off) {
+  return mmap(addr, len, prot, flags, fd, off);
+}
+
+UCOV_EXPORT UCOV_NOTRACE int close(int fd) {
+  if (shim_fd_is_device(fd) && rt_close) {
+    shim_fd_mark(fd, 0);
+    return RT_CALL(rt_close(fd));
+  }
+  if (next_close)
+    return next_close(fd);
+  return (int)syscall(SYS_close, fd);
+}

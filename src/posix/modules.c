@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * POSIX port: the module map. Every loadable segment of every loaded module,
+ * with its file offset, load bias, path and GNU build-id, so that a PC taken
+ * under PIE and ASLR becomes (module, ELF address) on the host.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <link.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "../core/compiler.h"
+#include "ucov/ucov.h"
+
+struct modules_walk {
+  int (*fn)(const struct ucov_module *m, void *arg);
+  void *arg;
+  int ret;
+  char exe[PATH_MAX];
+};
+
+/* The GNU build-id note of a module, if it has one. */
+static UCOV_NOTRACE const uint8_t *find_build_id(const struct dl_phdr_info *info, size_t *size) {
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type != PT_NOTE)
+      continue;
+    const uint8_t *p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
+    const uint8_t *end = p + ph->p_memsz;
+    while (p + sizeof(ElfW(Nhdr)) <= end) {
+      const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
+      const uint8_t *name = p + sizeof(*nh);
+      const uint8_t *desc = name + ((nh->n_namesz + 3) & ~3u);
+      const uint8_t *next = desc + ((nh->n_descsz + 3) & ~3u);
+      if (next > end)
+        break;
+      if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && memcmp(name, "GNU", 4) == 0) {
+        *size = nh->n_descsz;
+        return desc;
+      }
+      p = next;
+    }
+  }
+  *size = 0;
+  return NULL;
+}
+
+static UCOV_NOTRACE int module_cb(struct dl_phdr_info *info, size_t size, void *data) {
+  (void)size;
+  struct modules_walk *w = data;
+  const char *path = info->dlpi_name;
+  if (!path || !*path) {
+    /* The executable: dl_iterate_phdr names it "". */
+    if (!w->exe[0]) {
+      ssize_t n = readlink("/proc/self/exe", w->exe, sizeof(w->exe) - 1);
+      w->exe[n > 0 ? n : 0] = 0;
+    }
+    path = w->exe;
+  }
+  struct ucov_module m = {0};
+  m.path = path;
+  m.bias = info->dlpi_addr;
+  m.build_id = find_build_id(info, &m.build_id_size);
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type != PT_LOAD)
+      continue;
+    m.start = info->dlpi_addr + ph->p_vaddr;
+    m.end = m.start + ph->p_memsz;
+    m.offset = ph->p_offset;
+    m.prot = ((ph->p_flags & PF_R) ? PROT_READ : 0) | ((ph->p_flags & PF_W) ? PROT_WRITE : 0) |
+             ((ph->p_flags & PF_X) ? PROT_EXEC : 0);
+    w->ret = w->fn(&m, w->arg);
+    if (w->ret)
+      return w->ret;
+  }
+  return 0;
+}
+
+UCOV_EXPORT UCOV_NOTRACE int ucov_modules(int (*fn)(const struct ucov_module *m, void *arg),
+                                          void *arg) {
+  struct modules_walk w = {.fn = fn, .arg = arg};
+  dl_iterate_phdr(module_cb, &w);
+  return w.ret;
+}
+
+/* Formats one line of the module map; returns -errno if the write fails. */
+static UCOV_NOTRACE int write_module_line(const struct ucov_module *m, void *arg) {
+  int fd = *(int *)arg;
+  char line[PATH_MAX + 256];
+  char id[2 * 64 + 1] = "-";
+  if (m->build_id && m->build_id_size <= 64) {
+    for (size_t i = 0; i < m->build_id_size; i++)
+      snprintf(id + 2 * i, 3, "%02x", m->build_id[i]);
+  }
+  int n = snprintf(line, sizeof(line), "0x%lx 0x%lx 0x%lx 0x%lx %c%c%c %s %s\n",
+                   (unsigned long)m->start, (unsigned long)m->end, (unsigned long)m->offset,
+                   (unsigned long)m->bias, (m->prot & PROT_READ) ? 'r' : '-',
+                   (m->prot & PROT_WRITE) ? 'w' : '-', (m->prot & PROT_EXEC) ? 'x' : '-', id,
+                   m->path);
+  if (n < 0 || (size_t)n >= sizeof(line))
+    return -ENAMETOOLONG;
+  for (const char *p = line; n > 0;) {
+    ssize_t w = write(fd, p, (size_t)n);
+    if (w < 0) {
+      if (errno == EINTR)
+        continue;
+      return -errno;
+    }
+    p += w;
+    n -= (int)w;
+  }
+  return 0;
+}
+
+UCOV_EXPORT UCOV_NOTRACE int ucov_modules_write(int fd) {
+  int err = ucov_modules(write_module_line, &fd);
+  if (err) {
+    errno = -err;
+    return -1;
+  }
+  return 0;
+}

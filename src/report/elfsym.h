@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Function symbols of an ELF file, loaded once into a sorted array and
+ * searched by binary search (no per-address library call).
+ */
+#ifndef UCOV_REPORT_ELFSYM_H
+#define UCOV_REPORT_ELFSYM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct elfsym {
+  uint64_t addr; /* ELF virtual address */
+  uint64_t size;
+  const char *name; /* points into the table's string storage */
+};
+
+struct elfsym_table {
+  struct elfsym *syms;
+  size_t count;
+  char *strings; /* owned copy of the string table(s) */
+};
+
+/*
+ * Load the STT_FUNC symbols of the ELF file at path (.symtab, else .dynsym).
+ * Returns 0, or -1 with a message in err (size errlen).
+ */
+int elfsym_load(struct elfsym_table *t, const char *path, char *err, size_t errlen);
+
+/* The function containing ELF address addr, or NULL. */
+const struct elfsym *elfsym_lookup(const struct elfsym_table *t, uint64_t addr);
+
+/* The first function named name, or NULL. */
+const struct elfsym *elfsym_find(const struct elfsym_table *t, const char *name);
+
+void elfsym_free(struct elfsym_table *t);
+
+#endif

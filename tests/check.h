@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/* A tiny test harness: CHECK() records a failure and goes on; main returns the verdict. */
+#ifndef UCOV_TESTS_CHECK_H
+#define UCOV_TESTS_CHECK_H
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+static int check_failures;
+static int check_count;
+
+#define CHECK(cond)                                                                                \
+  do {                                                                                             \
+    check_count++;                                                                                 \
+    if (!(cond)) {                                                                                 \
+      check_failures++;                                                                            \
+      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);                     \
+    }                                                                                              \
+  } while (0)
+
+#define CHECK_EQ(a, b)                                                                             \
+  do {                                                                                             \
+    unsigned long long a_ = (unsigned long long)(a), b_ = (unsigned long long)(b);                 \
+    check_count++;                                                                                 \
+    if (a_ != b_) {                                                                                \
+      check_failures++;                                                                            \
+      fprintf(stderr, "%s:%d: CHECK_EQ failed: %s == %s (0x%llx != 0x%llx)\n", __FILE__,           \
+              __LINE__, #a, #b, a_, b_);                                                           \
+    }                                                                                              \
+  } while (0)
+
+/* A call that must fail with errno e. */
+#define CHECK_ERRNO(call, e)                                                                       \
+  do {                                                                                             \
+    errno = 0;                                                                                     \
+    long r_ = (long)(call);                                                                        \
+    int e_ = errno;                                                                                \
+    check_count++;                                                                                 \
+    if (r_ != -1 || e_ != (e)) {                                                                   \
+      check_failures++;                                                                            \
+      fprintf(stderr, "%s:%d: %s: want -1/%s, got %ld/%s\n", __FILE__, __LINE__, #call, #e, r_,    \
+              strerror(e_));                                                                       \
+    }                                                                                              \
+  } while (0)
+
+#define CHECK_OK(call)                                                                             \
+  do {                                                                                             \
+    errno = 0;                                                                                     \
+    long r_ = (long)(call);                                                                        \
+    check_count++;                                                                                 \
+    if (r_ != 0) {                                                                                 \
+      check_failures++;                                                                            \
+      fprintf(stderr, "%s:%d: %s: want 0, got %ld (%s)\n", __FILE__, __LINE__, #call, r_,         \
+              strerror(errno));                                                                    \
+    }                                                                                              \
+  } while (0)
+
+static inline int check_report(const char *name) {
+  printf("%s: %d checks, %d failed\n", name, check_count, check_failures);
+  return check_failures ? 1 : 0;
+}
+
+#endif

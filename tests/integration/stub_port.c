@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A do-nothing port: linking the core against it with -nostdlib proves the
+ * core needs nothing but include/ucov/port.h.
+ */
+#include "ucov/port.h"
+
+void ucov_port_lock(void) {
+}
+
+void ucov_port_unlock(void) {
+}
+
+static uint64_t arena[64];
+
+uint64_t *ucov_port_area_alloc(struct ucov_device *dev, uint64_t bytes) {
+  (void)dev;
+  return bytes <= sizeof(arena) ? arena : 0;
+}
+
+void ucov_port_device_release(struct ucov_device *dev) {
+  (void)dev;
+}
+
+int ucov_port_task_bind(struct ucov_task *task) {
+  (void)task;
+  return 0;
+}
