@@ -12,9 +12,9 @@ static int check_count;
 
 #define CHECK(cond)                                                                                \
   do {                                                                                             \
-    check_count++;                                                                                 \
+    __atomic_fetch_add(&check_count, 1, __ATOMIC_RELAXED);                                         \
     if (!(cond)) {                                                                                 \
-      check_failures++;                                                                            \
+      __atomic_fetch_add(&check_failures, 1, __ATOMIC_RELAXED);                                    \
       fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);                     \
     }                                                                                              \
   } while (0)
@@ -22,11 +22,11 @@ static int check_count;
 #define CHECK_EQ(a, b)                                                                             \
   do {                                                                                             \
     unsigned long long a_ = (unsigned long long)(a), b_ = (unsigned long long)(b);                 \
-    check_count++;                                                                                 \
+    __atomic_fetch_add(&check_count, 1, __ATOMIC_RELAXED);                                         \
     if (a_ != b_) {                                                                                \
-      check_failures++;                                                                            \
-      fprintf(stderr, "%s:%d: CHECK_EQ failed: %s == %s (0x%llx != 0x%llx)\n", __FILE__,           \
-              __LINE__, #a, #b, a_, b_);                                                           \
+      __atomic_fetch_add(&check_failures, 1, __ATOMIC_RELAXED);                                    \
+      fprintf(stderr, "%s:%d: CHECK_EQ failed: %s == %s (0x%llx != 0x%llx)\n", __FILE__, __LINE__, \
+              #a, #b, a_, b_);                                                                     \
     }                                                                                              \
   } while (0)
 
@@ -36,9 +36,9 @@ static int check_count;
     errno = 0;                                                                                     \
     long r_ = (long)(call);                                                                        \
     int e_ = errno;                                                                                \
-    check_count++;                                                                                 \
+    __atomic_fetch_add(&check_count, 1, __ATOMIC_RELAXED);                                         \
     if (r_ != -1 || e_ != (e)) {                                                                   \
-      check_failures++;                                                                            \
+      __atomic_fetch_add(&check_failures, 1, __ATOMIC_RELAXED);                                    \
       fprintf(stderr, "%s:%d: %s: want -1/%s, got %ld/%s\n", __FILE__, __LINE__, #call, #e, r_,    \
               strerror(e_));                                                                       \
     }                                                                                              \
@@ -48,10 +48,10 @@ static int check_count;
   do {                                                                                             \
     errno = 0;                                                                                     \
     long r_ = (long)(call);                                                                        \
-    check_count++;                                                                                 \
+    __atomic_fetch_add(&check_count, 1, __ATOMIC_RELAXED);                                         \
     if (r_ != 0) {                                                                                 \
-      check_failures++;                                                                            \
-      fprintf(stderr, "%s:%d: %s: want 0, got %ld (%s)\n", __FILE__, __LINE__, #call, r_,         \
+      __atomic_fetch_add(&check_failures, 1, __ATOMIC_RELAXED);                                    \
+      fprintf(stderr, "%s:%d: %s: want 0, got %ld (%s)\n", __FILE__, __LINE__, #call, r_,          \
               strerror(errno));                                                                    \
     }                                                                                              \
   } while (0)

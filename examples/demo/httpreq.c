@@ -16,8 +16,21 @@ static int is_tchar(unsigned char ch) {
   if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9'))
     return 1;
   switch (ch) {
-  case '!': case '#': case '$': case '%': case '&': case '\'': case '*':
-  case '+': case '-': case '.': case '^': case '_': case '`': case '|': case '~':
+  case '!':
+  case '#':
+  case '$':
+  case '%':
+  case '&':
+  case '\'':
+  case '*':
+  case '+':
+  case '-':
+  case '.':
+  case '^':
+  case '_':
+  case '`':
+  case '|':
+  case '~':
     return 1;
   default:
     return 0;
@@ -42,8 +55,8 @@ static int parse_method(struct cursor *c, enum http_method *m) {
   static const struct {
     const char *name;
     enum http_method m;
-  } methods[] = {{"GET", HTTP_GET},       {"HEAD", HTTP_HEAD},     {"POST", HTTP_POST},
-                 {"PUT", HTTP_PUT},       {"DELETE", HTTP_DELETE}, {"OPTIONS", HTTP_OPTIONS}};
+  } methods[] = {{"GET", HTTP_GET}, {"HEAD", HTTP_HEAD},     {"POST", HTTP_POST},
+                 {"PUT", HTTP_PUT}, {"DELETE", HTTP_DELETE}, {"OPTIONS", HTTP_OPTIONS}};
   const char *start = c->p;
   while (!at_end(c) && is_tchar((unsigned char)*c->p))
     c->p++;
@@ -179,7 +192,8 @@ static int parse_headers(struct cursor *c, struct http_request *req) {
     if (c->p[1] != '\n')
       return HTTP_E_HEADER;
     h->value_len = (size_t)(c->p - h->value);
-    while (h->value_len && (h->value[h->value_len - 1] == ' ' || h->value[h->value_len - 1] == '\t'))
+    while (h->value_len &&
+           (h->value[h->value_len - 1] == ' ' || h->value[h->value_len - 1] == '\t'))
       h->value_len--;
     c->p += 2;
     req->nheaders++;

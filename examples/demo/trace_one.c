@@ -49,8 +49,10 @@ int main(int argc, char **argv) {
   for (; i < argc && argv[i][0] == '-'; i++) {
     if (!strcmp(argv[i], "--mode") && i + 1 < argc) {
       const char *m = argv[++i];
-      mode = !strcmp(m, "pc") ? KCOV_TRACE_PC : !strcmp(m, "cmp") ? KCOV_TRACE_CMP
-           : !strcmp(m, "ext") ? KCOV_TRACE_PC_EXT : (usage(), 0);
+      mode = !strcmp(m, "pc")    ? KCOV_TRACE_PC
+             : !strcmp(m, "cmp") ? KCOV_TRACE_CMP
+             : !strcmp(m, "ext") ? KCOV_TRACE_PC_EXT
+                                 : (usage(), 0);
     } else if (!strcmp(argv[i], "--modules") && i + 1 < argc) {
       modules = argv[++i];
     } else {
@@ -89,7 +91,9 @@ int main(int argc, char **argv) {
     } else if (mode == KCOV_TRACE_PC_EXT) {
       uint64_t t = KCOV_RECORD_TYPE(cover[k + 1]);
       printf("0x%llx %s\n", (unsigned long long)KCOV_RECORD_IP(cover[k + 1]),
-             t == KCOV_RECORD_ENTRY ? "entry" : t == KCOV_RECORD_EXIT ? "exit" : "normal");
+             t == KCOV_RECORD_ENTRY  ? "entry"
+             : t == KCOV_RECORD_EXIT ? "exit"
+                                     : "normal");
     } else {
       printf("0x%llx\n", (unsigned long long)cover[k + 1]);
     }

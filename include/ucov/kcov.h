@@ -94,8 +94,7 @@ static inline uint64_t kcov_remote_handle(uint64_t subsys, uint64_t inst) {
 #define KCOV_HANDLE_SUBSYSTEM(h) ((uint64_t)(h)&KCOV_SUBSYSTEM_MASK)
 #define KCOV_HANDLE_INSTANCE(h) ((uint64_t)(h)&KCOV_INSTANCE_MASK)
 /* A handle is well formed when bits 32-55 are zero. */
-#define KCOV_HANDLE_VALID(h)                                                                       \
-  (((uint64_t)(h) & ~(KCOV_SUBSYSTEM_MASK | KCOV_INSTANCE_MASK)) == 0)
+#define KCOV_HANDLE_VALID(h) (((uint64_t)(h) & ~(KCOV_SUBSYSTEM_MASK | KCOV_INSTANCE_MASK)) == 0)
 
 /* Words per TRACE_CMP record: type, arg1, arg2, pc. */
 #define KCOV_WORDS_PER_CMP 4

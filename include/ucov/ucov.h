@@ -85,14 +85,14 @@ int ucov_close(int fd);
 
 /* One loadable segment of a module mapped into the process. */
 struct ucov_module {
-  uintptr_t start;          /* first address of the segment */
-  uintptr_t end;            /* one past its last address */
-  uint64_t offset;          /* file offset that start maps */
-  uintptr_t bias;           /* load bias: ELF virtual address = address - bias */
-  int prot;                 /* PROT_READ | PROT_WRITE | PROT_EXEC of the segment */
-  const char *path;         /* absolute path of the file (the executable's too) */
-  const uint8_t *build_id;  /* GNU build-id bytes, or NULL */
-  size_t build_id_size;     /* their number */
+  uintptr_t start;         /* first address of the segment */
+  uintptr_t end;           /* one past its last address */
+  uint64_t offset;         /* file offset that start maps */
+  uintptr_t bias;          /* load bias: ELF virtual address = address - bias */
+  int prot;                /* PROT_READ | PROT_WRITE | PROT_EXEC of the segment */
+  const char *path;        /* absolute path of the file (the executable's too) */
+  const uint8_t *build_id; /* GNU build-id bytes, or NULL */
+  size_t build_id_size;    /* their number */
 };
 
 /*

@@ -43,11 +43,12 @@ struct cc_opts {
 /* Options of gcc and clang that take their value in the next argument. */
 static int takes_separate_value(const char *a) {
   static const char *const opts[] = {
-      "-o",        "-I",           "-D",      "-U",        "-L",          "-l",
-      "-x",        "-MF",          "-MT",     "-MQ",       "-include",    "-imacros",
-      "-isystem",  "-idirafter",   "-iquote", "-iprefix",  "-isysroot",   "-Xlinker",
-      "-Xassembler", "-Xpreprocessor", "-u",  "-T",        "-z",          "-e",
-      "--param",   "-aux-info",    "-A",      "-target",   "-Xclang",     "--sysroot",
+      "-o",        "-I",        "-D",       "-U",          "-L",
+      "-l",        "-x",        "-MF",      "-MT",         "-MQ",
+      "-include",  "-imacros",  "-isystem", "-idirafter",  "-iquote",
+      "-iprefix",  "-isysroot", "-Xlinker", "-Xassembler", "-Xpreprocessor",
+      "-u",        "-T",        "-z",       "-e",          "--param",
+      "-aux-info", "-A",        "-target",  "-Xclang",     "--sysroot",
   };
   for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
     if (strcmp(a, opts[i]) == 0)

@@ -91,8 +91,7 @@ UCOV_NOTRACE int ucov_device_ioctl(struct ucov_device *dev, unsigned long cmd, u
   return -UCOV_ENOTTY;
 }
 
-UCOV_NOTRACE int ucov_device_mmap_check(struct ucov_device *dev, uint64_t length,
-                                        uint64_t offset) {
+UCOV_NOTRACE int ucov_device_mmap_check(struct ucov_device *dev, uint64_t length, uint64_t offset) {
   if (!dev->area || offset != 0 || length != dev->size * 8)
     return -UCOV_EINVAL;
   return 0;

@@ -39,8 +39,7 @@ int ucov_device_ioctl(struct ucov_device *dev, unsigned long cmd, unsigned long 
  * Linux's kcov_mmap: the area must exist, offset 0, length exactly size * 8.
  * Called with the port lock held.
  */
-int ucov_device_mmap_check(struct ucov_device *dev, uint64_t length,
-                           uint64_t offset) UCOV_HIDDEN;
+int ucov_device_mmap_check(struct ucov_device *dev, uint64_t length, uint64_t offset) UCOV_HIDDEN;
 
 /*
  * The owner closes `dev`. If no task traces into it the port releases it now,

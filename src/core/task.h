@@ -29,7 +29,7 @@
 struct ucov_device;
 
 struct ucov_task {
-  uint32_t mode;           /* UCOV_TASK_* bits; 0: not tracing (the fast path) */
+  uint32_t mode; /* UCOV_TASK_* bits; 0: not tracing (the fast path) */
   uint32_t pad;
   uint64_t *area;          /* word 0 = count, records from word 1 */
   uint64_t size;           /* area size in words */

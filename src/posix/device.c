@@ -146,7 +146,6 @@ UCOV_EXPORT UCOV_NOTRACE int ucov_ioctl(int fd, unsigned long cmd, unsigned long
   struct posix_device *pd = device_lookup(fd, &err);
   if (pd) {
     err = -ucov_device_ioctl(&pd->core, cmd, arg);
-    pd->fd = -1;
   }
   ucov_port_unlock();
   if (err) {
@@ -163,7 +162,6 @@ UCOV_EXPORT UCOV_NOTRACE void *ucov_mmap(void *addr, size_t length, int prot, in
   struct posix_device *pd = device_lookup(fd, &err);
   if (pd) {
     err = -ucov_device_mmap_check(&pd->core, length, (uint64_t)offset);
-    pd->fd = -1;
   } else if (err == ENOTTY) {
     err = ENODEV;
   }

@@ -56,8 +56,8 @@ static _Thread_local __attribute__((tls_model("initial-exec"))) int in_runtime;
 static uint64_t shim_fds[SHIM_MAX_FD / 64];
 
 static UCOV_NOTRACE int shim_fd_is_device(int fd) {
-  return !in_runtime && fd >= 0 && fd < SHIM_MAX_FD && (__atomic_load_n(&shim_fds[fd / 64], __ATOMIC_RELAXED) >>
-                                         (fd % 64)) & 1;
+  return !in_runtime && fd >= 0 && fd < SHIM_MAX_FD &&
+         (__atomic_load_n(&shim_fds[fd / 64], __ATOMIC_RELAXED) >> (fd % 64)) & 1;
 }
 
 static UCOV_NOTRACE void shim_fd_mark(int fd, int on) {

@@ -97,11 +97,11 @@ static UCOV_NOTRACE int write_module_line(const struct ucov_module *m, void *arg
     for (size_t i = 0; i < m->build_id_size; i++)
       snprintf(id + 2 * i, 3, "%02x", m->build_id[i]);
   }
-  int n = snprintf(line, sizeof(line), "0x%lx 0x%lx 0x%lx 0x%lx %c%c%c %s %s\n",
-                   (unsigned long)m->start, (unsigned long)m->end, (unsigned long)m->offset,
-                   (unsigned long)m->bias, (m->prot & PROT_READ) ? 'r' : '-',
-                   (m->prot & PROT_WRITE) ? 'w' : '-', (m->prot & PROT_EXEC) ? 'x' : '-', id,
-                   m->path);
+  int n =
+      snprintf(line, sizeof(line), "0x%lx 0x%lx 0x%lx 0x%lx %c%c%c %s %s\n",
+               (unsigned long)m->start, (unsigned long)m->end, (unsigned long)m->offset,
+               (unsigned long)m->bias, (m->prot & PROT_READ) ? 'r' : '-',
+               (m->prot & PROT_WRITE) ? 'w' : '-', (m->prot & PROT_EXEC) ? 'x' : '-', id, m->path);
   if (n < 0 || (size_t)n >= sizeof(line))
     return -ENAMETOOLONG;
   for (const char *p = line; n > 0;) {

@@ -42,7 +42,8 @@ static int load_symtab(struct elfsym_table *t, const uint8_t *base, uint64_t fsi
   t->strings[strsh->sh_size] = 0;
   t->count = 0;
   for (size_t i = 0; i < n; i++) {
-    if (ELF64_ST_TYPE(syms[i].st_info) != STT_FUNC && ELF64_ST_TYPE(syms[i].st_info) != STT_GNU_IFUNC)
+    if (ELF64_ST_TYPE(syms[i].st_info) != STT_FUNC &&
+        ELF64_ST_TYPE(syms[i].st_info) != STT_GNU_IFUNC)
       continue;
     if (syms[i].st_shndx == SHN_UNDEF || syms[i].st_name >= strsh->sh_size)
       continue;

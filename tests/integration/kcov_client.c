@@ -29,8 +29,8 @@ int main(void) {
     return 1;
   }
   /* Not yet initialised: mmap and enable fail as on Linux. */
-  CHECK(mmap(NULL, COVER_SIZE * sizeof(unsigned long), PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-             0) == MAP_FAILED &&
+  CHECK(mmap(NULL, COVER_SIZE * sizeof(unsigned long), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) ==
+            MAP_FAILED &&
         errno == EINVAL);
   CHECK(ioctl(fd, KCOV_ENABLE, KCOV_TRACE_PC) == -1 && errno == EINVAL);
   if (ioctl(fd, KCOV_INIT_TRACE, COVER_SIZE))

@@ -5,11 +5,9 @@
  */
 #include "ucov/port.h"
 
-void ucov_port_lock(void) {
-}
+void ucov_port_lock(void) {}
 
-void ucov_port_unlock(void) {
-}
+void ucov_port_unlock(void) {}
 
 static uint64_t arena[64];
 

@@ -74,7 +74,7 @@ int main(void) {
   CHECK_EQ(depth, 0);
   CHECK_EQ(max_depth, 3);
   /* Entries in call order. */
-  static const char *const want[] = {"tgt_root", "tgt_mid_a", "tgt_leaf",
+  static const char *const want[] = {"tgt_root",  "tgt_mid_a", "tgt_leaf",
                                      "tgt_mid_b", "tgt_leaf",  "tgt_leaf"};
   CHECK_EQ(nentered, 6);
   for (int i = 0; i < 6 && i < nentered; i++)

@@ -1,14 +1,25 @@
-# The runtime must never instrument itself: its code calls no hook, and it
-# defines the hooks the compilers emit.
-foreach(lib ${LIB} ${SHIM})
-  execute_process(COMMAND objdump -d --no-show-raw-insn ${lib} OUTPUT_VARIABLE dis
-                  RESULT_VARIABLE r)
+# The runtime must never instrument itself: no code of it refers to a hook
+# (the runtime defines the hooks; a reference is a call from instrumented code),
+# and it defines every hook the compilers emit.
+set(hook_re "(__sanitizer_cov_|__cyg_profile_func_)")
+# Static archive: relocations against a hook.
+execute_process(COMMAND objdump -r ${LIB} OUTPUT_VARIABLE relocs RESULT_VARIABLE r)
+if(r)
+  message(FATAL_ERROR "objdump -r failed on ${LIB}")
+endif()
+string(REGEX MATCHALL "[^\n]*R_X86_64_[A-Z0-9_]+ +${hook_re}[^\n]*" refs "${relocs}")
+if(refs)
+  message(FATAL_ERROR "${LIB} refers to instrumentation hooks:\n${refs}")
+endif()
+# Shared objects: dynamic relocations (PLT slots) against a hook.
+foreach(so ${SHARED} ${SHIM})
+  execute_process(COMMAND objdump -R ${so} OUTPUT_VARIABLE relocs RESULT_VARIABLE r)
   if(r)
-    message(FATAL_ERROR "objdump failed on ${lib}")
+    message(FATAL_ERROR "objdump -R failed on ${so}")
   endif()
-  string(REGEX MATCHALL "call[^\n]*<(__sanitizer_cov|__cyg_profile)[^\n]*" calls "${dis}")
-  if(calls)
-    message(FATAL_ERROR "${lib} calls instrumentation hooks:\n${calls}")
+  string(REGEX MATCHALL "[^\n]*${hook_re}[^\n]*" refs "${relocs}")
+  if(refs)
+    message(FATAL_ERROR "${so} calls instrumentation hooks:\n${refs}")
   endif()
 endforeach()
 execute_process(COMMAND nm --defined-only ${LIB} OUTPUT_VARIABLE syms)
