@@ -29,6 +29,16 @@ printf 'garbage\n' >bad.map
 "$UCOV" symbolize --modules bad.map 2>err.txt </dev/null; [ $? -eq 1 ] && grep -q 'bad.map:1' err.txt &&
   pass || fail "corrupt module map: clear error"
 
+# Invocations that do not link get no runtime; --version passes through.
+printf 'int main(void) { return 0; }\n' >m.c
+CC=gcc "$UCOV" cc --version | grep -q 'gcc' && pass || fail "--version passes through"
+for mode in -E -S -c -M; do
+  CC=gcc "$UCOV" cc -v $mode m.c -o m.out 2>cmd.txt >/dev/null
+  ! grep -q 'libucov.a' cmd.txt && pass || fail "ucov cc $mode links no runtime"
+done
+CC="gcc -m64" "$UCOV" cc -v m.c -o m 2>cmd.txt && grep -q '^gcc -m64 .*libucov.a' cmd.txt && ./m &&
+  pass || fail "CC with arguments, linking adds the runtime"
+
 REQ='GET /index.html HTTP/1.1\r\nHost: example\r\nX-Ucov-Magic: 0xdeadbeef\r\nContent-Length: 0\r\n\r\n'
 for cc in gcc clang; do
   command -v "$cc" >/dev/null || { echo "skip $cc: not installed"; continue; }
