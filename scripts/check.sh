@@ -22,8 +22,7 @@ for cfg in "${configs[@]}"; do
     failed+=("$name (build)")
     continue
   fi
-  # ASan's leak checker needs ptrace, which some sandboxes refuse; errors still abort.
-  if ! ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  if ! ASAN_OPTIONS=abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
     TSAN_OPTIONS=halt_on_error=1 ctest --test-dir "$dir" -j "$JOBS" --output-on-failure; then
     failed+=("$name")
   fi

@@ -13,7 +13,6 @@ expect() { # expect DESCRIPTION COMMAND...: the command must succeed
 rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
 SANFLAGS=()
 [ -n "$SAN" ] && SANFLAGS=(-fsanitize="$SAN")
-export ASAN_OPTIONS=detect_leaks=0
 
 # Usage and exit statuses.
 "$UCOV" --help | grep -q 'ucov COMMAND' && pass || fail "ucov --help"
@@ -36,7 +35,7 @@ for mode in -E -S -c -M; do
   CC=gcc "$UCOV" cc -v $mode m.c -o m.out 2>cmd.txt >/dev/null
   ! grep -q 'libucov.a' cmd.txt && pass || fail "ucov cc $mode links no runtime"
 done
-CC="gcc -m64" "$UCOV" cc -v m.c -o m 2>cmd.txt && grep -q '^gcc -m64 .*libucov.a' cmd.txt && ./m &&
+CC="gcc -m64" "$UCOV" cc -v "${SANFLAGS[@]}" m.c -o m 2>cmd.txt && grep -q '^gcc -m64 .*libucov.a' cmd.txt && ./m &&
   pass || fail "CC with arguments, linking adds the runtime"
 
 REQ='GET /index.html HTTP/1.1\r\nHost: example\r\nX-Ucov-Magic: 0xdeadbeef\r\nContent-Length: 0\r\n\r\n'
