@@ -6,7 +6,9 @@
  * device reach ucov_ioctl() and ucov_mmap(); close() releases it. Everything
  * else goes to the next definition (libc). The ucov runtime itself lives in
  * the instrumented program (linked by `ucov cc`) or in a libucov.so it loads;
- * the shim finds it by name at the first open, so a program without it gets
+ * the shim finds it by name at the first open. A process without a runtime (an
+ * uninstrumented fuzzer that hands devices to its targets, say) gets the
+ * libucov.so installed beside the shim; if there is none, open fails with
  * ENOENT, as on a kernel without KCOV.
  */
 #define _GNU_SOURCE
@@ -77,13 +79,35 @@ __attribute__((constructor)) static UCOV_NOTRACE void shim_init(void) {
   next_close = (int (*)(int))dlsym(RTLD_NEXT, "close");
 }
 
+/* libucov.so.0 from the shim's own directory, or NULL. */
+static UCOV_NOTRACE void *shim_load_runtime(void) {
+  Dl_info info;
+  if (!dladdr((void *)shim_load_runtime, &info) || !info.dli_fname)
+    return NULL;
+  const char *slash = strrchr(info.dli_fname, '/');
+  size_t dirlen = slash ? (size_t)(slash - info.dli_fname) + 1 : 0;
+  static const char name[] = "libucov.so.0";
+  char path[4096];
+  if (dirlen + sizeof(name) > sizeof(path))
+    return NULL;
+  memcpy(path, info.dli_fname, dirlen);
+  memcpy(path + dirlen, name, sizeof(name));
+  return dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+}
+
 static UCOV_NOTRACE int shim_find_runtime(void) {
-  if (rt_open)
+  if (__atomic_load_n(&rt_open, __ATOMIC_ACQUIRE))
     return 1;
-  rt_ioctl = (int (*)(int, unsigned long, unsigned long))dlsym(RTLD_DEFAULT, "ucov_ioctl");
-  rt_mmap = (void *(*)(void *, size_t, int, int, int, off_t))dlsym(RTLD_DEFAULT, "ucov_mmap");
-  rt_close = (int (*)(int))dlsym(RTLD_DEFAULT, "ucov_close");
-  int (*open_fn)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "ucov_open");
+  void *where = RTLD_DEFAULT;
+  if (!dlsym(where, "ucov_open")) {
+    where = RT_CALL(shim_load_runtime());
+    if (!where)
+      return 0;
+  }
+  rt_ioctl = (int (*)(int, unsigned long, unsigned long))dlsym(where, "ucov_ioctl");
+  rt_mmap = (void *(*)(void *, size_t, int, int, int, off_t))dlsym(where, "ucov_mmap");
+  rt_close = (int (*)(int))dlsym(where, "ucov_close");
+  int (*open_fn)(void) = (int (*)(void))dlsym(where, "ucov_open");
   if (!rt_ioctl || !rt_mmap || !rt_close || !open_fn)
     return 0;
   __atomic_store_n(&rt_open, open_fn, __ATOMIC_RELEASE);
