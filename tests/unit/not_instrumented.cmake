@@ -2,26 +2,24 @@
 # (the runtime defines the hooks; a reference is a call from instrumented code),
 # and it defines every hook the compilers emit.
 set(hook_re "(__sanitizer_cov_|__cyg_profile_func_)")
-# Static archive: relocations against a hook.
-execute_process(COMMAND objdump -r ${LIB} OUTPUT_VARIABLE relocs RESULT_VARIABLE r)
-if(r)
-  message(FATAL_ERROR "objdump -r failed on ${LIB}")
-endif()
-string(REGEX MATCHALL "[^\n]*R_X86_64_[A-Z0-9_]+ +${hook_re}[^\n]*" refs "${relocs}")
-if(refs)
-  message(FATAL_ERROR "${LIB} refers to instrumentation hooks:\n${refs}")
-endif()
-# Shared objects: dynamic relocations (PLT slots) against a hook.
-foreach(so ${SHARED} ${SHIM})
-  execute_process(COMMAND objdump -R ${so} OUTPUT_VARIABLE relocs RESULT_VARIABLE r)
+
+# Fail if `objdump FLAG FILE` lists a relocation against a hook.
+function(check_no_hook_relocations flag file)
+  execute_process(COMMAND objdump ${flag} ${file} OUTPUT_VARIABLE relocs RESULT_VARIABLE r)
   if(r)
-    message(FATAL_ERROR "objdump -R failed on ${so}")
+    message(FATAL_ERROR "objdump ${flag} failed on ${file}")
   endif()
-  string(REGEX MATCHALL "[^\n]*${hook_re}[^\n]*" refs "${relocs}")
+  string(REGEX MATCHALL "[^\n]*R_X86_64_[A-Z0-9_]+ +${hook_re}[^\n]*" refs "${relocs}")
   if(refs)
-    message(FATAL_ERROR "${so} calls instrumentation hooks:\n${refs}")
+    message(FATAL_ERROR "${file} refers to instrumentation hooks:\n${refs}")
   endif()
+endfunction()
+
+check_no_hook_relocations(-r ${LIB}) # the archive's objects
+foreach(so ${SHARED} ${SHIM})
+  check_no_hook_relocations(-R ${so}) # PLT slots of the shared objects
 endforeach()
+
 execute_process(COMMAND nm --defined-only ${LIB} OUTPUT_VARIABLE syms)
 foreach(hook __sanitizer_cov_trace_pc __sanitizer_cov_trace_cmp1 __sanitizer_cov_trace_cmp8
         __sanitizer_cov_trace_const_cmp4 __sanitizer_cov_trace_switch __sanitizer_cov_trace_cmpf
