@@ -50,6 +50,21 @@ void ucov_port_device_release(struct ucov_device *dev);
  */
 int ucov_port_task_bind(struct ucov_task *task);
 
+/* Memory for the core's own bookkeeping (unit records, reset baselines, parse
+ * tables); zero-filled. Never called from a hook. NULL if there is none. */
+void *ucov_port_alloc(size_t bytes);
+void ucov_port_free(void *p);
+
+/* A one-line diagnostic for a human (libgcov prints these to stderr). */
+void ucov_port_log(const char *msg);
+
+/*
+ * The program is exiting (__gcov_exit) or asked for a dump (__gcov_dump):
+ * write every gcov unit where the port keeps them (files for a hosted port),
+ * using ucov_gcov_write() for the bytes. Called with the port lock held.
+ */
+void ucov_port_gcov_dump(void);
+
 /* --- What the core offers back to the port. --- */
 
 /* The task ended: disable the device it traced into, if any. Takes the port lock. */

@@ -15,16 +15,20 @@
 #include "cli.h"
 
 static const char cc_usage[] =
-    "usage: ucov cc [--trace] [--ext] [--] COMPILER-ARGS...\n"
+    "usage: ucov cc [--trace] [--ext] [--gcov] [--] COMPILER-ARGS...\n"
     "\n"
     "Compile and link C code with ucov instrumentation. Use it as CC:\n"
     "  CC=\"ucov cc --trace\" make\n"
     "\n"
-    "modes (ucov's own options come first; --trace is the default):\n"
+    "modes (ucov's own options come first; they combine; --trace is the default):\n"
     "  --trace     basic-block PCs and comparison operands\n"
     "              (-fsanitize-coverage=trace-pc,trace-cmp)\n"
-    "  --ext       also function entry/exit records for KCOV_TRACE_PC_EXT\n"
-    "              (-finstrument-functions; LLVM 23's trace-pc-entry-exit later)\n"
+    "  --ext       --trace plus function entry/exit records for KCOV_TRACE_PC_EXT\n"
+    "              (-finstrument-functions)\n"
+    "  --gcov      gcov counters (gcc --coverage) kept by ucov instead of libgcov:\n"
+    "              .gcda at exit as libgcov writes them, and live over the control\n"
+    "              socket. Threaded programs get atomic counters from -pthread, as\n"
+    "              with gcc itself.\n"
     "  -h, --help  this text\n"
     "\n"
     "Every other argument goes to the compiler unchanged. -v anywhere also prints\n"
@@ -37,7 +41,7 @@ static const char cc_usage[] =
     "  UCOV_LIBDIR where libucov.a is (default: found next to this ucov)\n";
 
 struct cc_opts {
-  int trace, ext, verbose;
+  int trace, ext, gcov, verbose;
 };
 
 /* Options of gcc and clang that take their value in the next argument. */
@@ -173,6 +177,8 @@ int cmd_cc(int argc, char **argv) {
       o.trace = 1;
     else if (!strcmp(argv[i], "--ext"))
       o.ext = 1;
+    else if (!strcmp(argv[i], "--gcov"))
+      o.gcov = 1;
     else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
       fputs(cc_usage, stdout);
       return UCOV_EXIT_OK;
@@ -201,11 +207,16 @@ int cmd_cc(int argc, char **argv) {
   int n = 0;
   for (int k = 0; k < ncc; k++)
     out[n++] = cc[k];
-  if (job.has_input) {
+  if (!o.trace && !o.ext && !o.gcov)
+    o.trace = 1; /* the default mode */
+  if (job.has_input && (o.trace || o.ext))
     out[n++] = "-fsanitize-coverage=trace-pc,trace-cmp";
-    if (o.ext)
-      out[n++] = "-finstrument-functions";
-  }
+  if (job.has_input && o.ext)
+    out[n++] = "-finstrument-functions";
+  /* At link time gcc adds -lgcov after libucov.a; ucov defines every symbol the
+   * objects need from it, so no member of libgcov is linked. */
+  if (job.has_input && o.gcov)
+    out[n++] = "--coverage";
   for (int k = 0; k < nargs; k++)
     out[n++] = args[k];
   if (job.has_input) {

@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gcc's gcov runtime entry points (__gcov_init, __gcov_exit, __gcov_dump,
+ * __gcov_reset, __gcov_merge_*) and the registry of units.
+ *
+ * Units come from the constructors gcc emits (__gcov_init) or, for code built
+ * with -fprofile-info-section=ucov_gcov_info (no constructor, for freestanding
+ * targets), from that section. The registry is a list of small records the
+ * port allocates; the gcov_info itself is never written.
+ */
+#include "gcov.h"
+
+#include "ucov/port.h"
+
+void __gcov_init(struct gcov_info *info);
+void __gcov_exit(void);
+void __gcov_dump(void);
+void __gcov_reset(void);
+void __gcov_merge_add(gcov_type *counters, unsigned n);
+void __gcov_merge_topn(gcov_type *counters, unsigned n);
+void __gcov_merge_ior(gcov_type *counters, unsigned n);
+void __gcov_merge_time_profile(gcov_type *counters, unsigned n);
+
+static struct ucov_gcov_unit *units;
+static int dumped;      /* libgcov's root->dumped: a dump happened, no reset since */
+static int run_counted; /* libgcov's root->run_counted: this run is in a summary */
+
+/* Units placed in a section instead of registered by a constructor. */
+extern const struct gcov_info *const __start_ucov_gcov_info[]
+    __attribute__((weak, visibility("hidden")));
+extern const struct gcov_info *const __stop_ucov_gcov_info[]
+    __attribute__((weak, visibility("hidden")));
+
+/* Register one unit. Lock held. */
+static UCOV_NOTRACE void unit_register(const struct gcov_info *info) {
+  if (!info || !info->version)
+    return;
+  unsigned nc = gcov_counters_of(info->version);
+  if (!nc) {
+    ucov_port_log("ucov: gcov: object built by an unsupported GCC (12 to 15 are): ignored");
+    return;
+  }
+  const struct gcov_info_tail *tail = gcov_info_tail(info, nc);
+  if (!tail->n_functions)
+    return;
+  for (struct ucov_gcov_unit *u = units; u; u = u->next)
+    if (u->info == info)
+      return; /* both a constructor and the section */
+  struct ucov_gcov_unit *u = ucov_port_alloc(sizeof(*u));
+  if (!u) {
+    ucov_port_log("ucov: gcov: out of memory: a unit is not registered");
+    return;
+  }
+  u->info = info;
+  u->n_counters = nc;
+  u->n_functions = tail->n_functions;
+  u->functions = tail->functions;
+  for (unsigned f = 0; f < u->n_functions; f++) {
+    const struct gcov_fn_info *fn = u->functions[f];
+    if (!fn || fn->key != info)
+      continue;
+    const struct gcov_ctr_info *ctr = fn->ctrs;
+    for (unsigned k = 0; k < nc; k++) {
+      if (!info->merge[k])
+        continue;
+      if (gcov_kind_is_additive(k))
+        u->n_additive += ctr->num;
+      if (ctr->num > u->max_num)
+        u->max_num = ctr->num;
+      ctr++;
+    }
+  }
+  u->next = units;
+  units = u;
+}
+
+static UCOV_NOTRACE void register_section_units(void) {
+  static int done;
+  if (done)
+    return;
+  done = 1;
+  if (!__start_ucov_gcov_info || !__stop_ucov_gcov_info)
+    return;
+  for (const struct gcov_info *const *p = __start_ucov_gcov_info; p < __stop_ucov_gcov_info; p++)
+    unit_register(*p);
+}
+
+UCOV_NOTRACE struct ucov_gcov_unit *ucov_gcov_units(void) {
+  register_section_units();
+  return units;
+}
+
+UCOV_NOTRACE int ucov_gcov_dumped(void) {
+  return dumped;
+}
+
+UCOV_NOTRACE void ucov_gcov_set_dumped(int d) {
+  dumped = d;
+}
+
+UCOV_NOTRACE int ucov_gcov_run_counted(void) {
+  return run_counted;
+}
+
+/* Dump every unit through the port, once until the next reset. Lock held. */
+static UCOV_NOTRACE void dump_all(void) {
+  if (dumped)
+    return;
+  ucov_gcov_units();
+  ucov_port_gcov_dump();
+  dumped = 1;
+  run_counted = 1;
+}
+
+UCOV_EXPORT UCOV_NOTRACE void __gcov_init(struct gcov_info *info) {
+  ucov_port_lock();
+  unit_register(info);
+  ucov_port_unlock();
+}
+
+/* Called by every instrumented object's destructor: the first one dumps. */
+UCOV_EXPORT UCOV_NOTRACE void __gcov_exit(void) {
+  ucov_port_lock();
+  dump_all();
+  ucov_port_unlock();
+}
+
+/* libgcov's public API: dump now (not again until a reset). */
+UCOV_EXPORT UCOV_NOTRACE void __gcov_dump(void) {
+  ucov_port_lock();
+  dump_all();
+  ucov_port_unlock();
+}
+
+/* libgcov's public API: start counting from zero. Here: baselines. */
+UCOV_EXPORT UCOV_NOTRACE void __gcov_reset(void) {
+  ucov_port_lock();
+  for (struct ucov_gcov_unit *u = ucov_gcov_units(); u; u = u->next)
+    ucov_gcov_reset(u);
+  dumped = 0;
+  ucov_port_unlock();
+}
+
+/*
+ * A unit's merge[] entries mark which counter kinds it has. libgcov's merge
+ * functions read counters from the file being merged; ucov merges by kind
+ * (gcda.c) and never calls through these pointers, but they must exist.
+ */
+UCOV_EXPORT UCOV_NOTRACE void __gcov_merge_add(gcov_type *counters, unsigned n) {
+  (void)counters;
+  (void)n;
+}
+
+UCOV_EXPORT UCOV_NOTRACE void __gcov_merge_topn(gcov_type *counters, unsigned n) {
+  (void)counters;
+  (void)n;
+}
+
+UCOV_EXPORT UCOV_NOTRACE void __gcov_merge_ior(gcov_type *counters, unsigned n) {
+  (void)counters;
+  (void)n;
+}
+
+UCOV_EXPORT UCOV_NOTRACE void __gcov_merge_time_profile(gcov_type *counters, unsigned n) {
+  (void)counters;
+  (void)n;
+}

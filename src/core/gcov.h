@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gcov units: the registry of gcc-instrumented objects, their live counters,
+ * reset baselines, and the .gcda writer and merge reader.
+ *
+ * Reset never writes a live counter: it records a baseline, and every read
+ * reports live minus baseline. A read-and-reset takes each counter once and
+ * moves the baseline to exactly that value, so an increment that lands after
+ * the load is in the next read: nothing is lost, whatever -fprofile-update says.
+ */
+#ifndef UCOV_CORE_GCOV_H
+#define UCOV_CORE_GCOV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "compiler.h"
+#include "gcov_abi.h"
+#include "sink.h"
+
+struct ucov_gcov_unit {
+  const struct gcov_info *info;
+  unsigned n_counters;  /* GCOV_COUNTERS of the unit's GCC */
+  unsigned n_functions; /* from the info */
+  const struct gcov_fn_info *const *functions;
+  gcov_type *baseline; /* NULL until the first reset: one per additive counter */
+  uint64_t n_additive; /* number of additive counter values of the unit */
+  uint32_t max_num;    /* the most counters one function has of one kind */
+  struct ucov_gcov_unit *next;
+};
+
+/* Program-wide figures of one dump, as libgcov writes them in OBJECT_SUMMARY. */
+struct ucov_gcov_summary {
+  uint32_t runs;
+  gcov_type sum_max;
+};
+
+/*
+ * A parsed .gcda to merge with, checked against a unit as libgcov does
+ * (version, checksum, function idents and checksums, counter lengths).
+ */
+struct ucov_gcda_merge;
+
+/* The registered units, newest first. Lock held while walking. */
+struct ucov_gcov_unit *ucov_gcov_units(void) UCOV_HIDDEN;
+
+/* The largest arcs counter of this run (live minus baseline), over all units. */
+gcov_type ucov_gcov_run_max(void) UCOV_HIDDEN;
+
+/* Flags of ucov_gcov_write(). */
+#define UCOV_GCOV_RESET 1u /* move the baseline to the values written */
+
+/*
+ * Serialize unit u as a .gcda into sink: live counters minus baseline, plus
+ * the counts of `merge` (NULL: none), with summary `sum`. Returns 0 or a
+ * negative errno value from the sink.
+ */
+int ucov_gcov_write(struct ucov_sink *sink, struct ucov_gcov_unit *u,
+                    const struct ucov_gcov_summary *sum, const struct ucov_gcda_merge *merge,
+                    unsigned flags) UCOV_HIDDEN;
+
+/* Move every baseline of u to the live values (RESET). Returns 0 or -UCOV_ENOMEM. */
+int ucov_gcov_reset(struct ucov_gcov_unit *u) UCOV_HIDDEN;
+
+/* Results of ucov_gcda_parse(). */
+enum ucov_gcda_parse_result {
+  UCOV_GCDA_MERGE = 0,     /* *out is ready to merge */
+  UCOV_GCDA_OVERWRITE = 1, /* another compilation's file (checksum differs): overwrite it */
+  UCOV_GCDA_ERROR = -1,    /* not a .gcda of this unit: msg says why; leave the file alone */
+};
+
+/*
+ * Parse an existing .gcda (buf, len) for merging into unit u. On
+ * UCOV_GCDA_MERGE, *out is allocated (free with ucov_gcda_merge_free) and
+ * points into buf, which must outlive it. On error, msg (size msglen) says why.
+ */
+int ucov_gcda_parse(const uint8_t *buf, size_t len, const struct ucov_gcov_unit *u,
+                    struct ucov_gcda_merge **out, char *msg, size_t msglen) UCOV_HIDDEN;
+void ucov_gcda_merge_free(struct ucov_gcda_merge *m) UCOV_HIDDEN;
+
+/* Runs and sum_max read from the file being merged. */
+struct ucov_gcov_summary ucov_gcda_merge_summary(const struct ucov_gcda_merge *m) UCOV_HIDDEN;
+
+/* Has this process already dumped (and not reset since)? libgcov's root->dumped. */
+int ucov_gcov_dumped(void) UCOV_HIDDEN;
+/* Is this run already in a summary (a dump happened before)? libgcov's run_counted. */
+int ucov_gcov_run_counted(void) UCOV_HIDDEN;
+void ucov_gcov_set_dumped(int dumped) UCOV_HIDDEN;
+
+#endif

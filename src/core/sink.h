@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One writer interface for every serializer of the core: a file, a socket
+ * reply, a FUSE snapshot and a test buffer are all sinks.
+ */
+#ifndef UCOV_CORE_SINK_H
+#define UCOV_CORE_SINK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct ucov_sink {
+  /* Append n bytes; returns 0 or a negative errno value (which the writer returns). */
+  int (*write)(struct ucov_sink *sink, const void *data, size_t n);
+};
+
+/* A sink that only counts bytes: what SIZE answers. */
+struct ucov_count_sink {
+  struct ucov_sink sink;
+  uint64_t bytes;
+};
+
+void ucov_count_sink_init(struct ucov_count_sink *s);
+
+#endif

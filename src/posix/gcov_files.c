@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * POSIX port, profile path: exit-time .gcda files as libgcov writes them.
+ *
+ * Each unit's .gcda goes to its compiled-in path, relocated by GCOV_PREFIX and
+ * GCOV_PREFIX_STRIP as libgcov does; missing directories are created; the file
+ * is locked (fcntl) while an existing one is read, merged (counts add, runs
+ * increase) and rewritten. A file of another compilation is overwritten; one
+ * that does not match (or is corrupt) is left alone with a message.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../core/gcov.h"
+#include "memsink.h"
+#include "ucov/port.h"
+
+UCOV_NOTRACE void *ucov_port_alloc(size_t bytes) {
+  return calloc(1, bytes ? bytes : 1);
+}
+
+UCOV_NOTRACE void ucov_port_free(void *p) {
+  free(p);
+}
+
+UCOV_NOTRACE void ucov_port_log(const char *msg) {
+  /* stderr, unbuffered and without stdio: this may run at exit or in a signal. */
+  size_t n = strlen(msg);
+  if (write(2, msg, n) == (ssize_t)n)
+    (void)!write(2, "\n", 1);
+}
+
+/* The path a unit's .gcda is written to: GCOV_PREFIX / GCOV_PREFIX_STRIP applied. */
+static UCOV_NOTRACE int gcda_path(const char *fname, char *out, size_t outlen) {
+  const char *prefix = getenv("GCOV_PREFIX");
+  const char *strip_env = getenv("GCOV_PREFIX_STRIP");
+  int strip = strip_env ? atoi(strip_env) : 0;
+  if (strip < 0)
+    strip = 0;
+  size_t plen = prefix ? strlen(prefix) : 0;
+  if (plen && prefix[plen - 1] == '/')
+    plen--;
+  if (!plen && strip) {
+    prefix = ".";
+    plen = 1;
+  }
+  if (!plen || fname[0] != '/')
+    return snprintf(out, outlen, "%s", fname) < (int)outlen ? 0 : -ENAMETOOLONG;
+  /* Drop `strip` leading directories: each one ends at the next '/'. */
+  const char *rest = fname;
+  for (const char *p = fname + 1; *p && strip; p++) {
+    if (*p == '/') {
+      rest = p;
+      strip--;
+    }
+  }
+  return snprintf(out, outlen, "%.*s%s", (int)plen, prefix, rest) < (int)outlen ? 0 : -ENAMETOOLONG;
+}
+
+/* mkdir -p of the directories leading to path. */
+static UCOV_NOTRACE void make_parent_dirs(const char *path) {
+  char dir[PATH_MAX];
+  snprintf(dir, sizeof(dir), "%s", path);
+  for (char *p = dir + 1; *p; p++) {
+    if (*p != '/')
+      continue;
+    *p = 0;
+    mkdir(dir, 0755);
+    *p = '/';
+  }
+}
+
+static UCOV_NOTRACE int read_all(int fd, struct mem_sink *into) {
+  uint8_t buf[65536];
+  for (;;) {
+    ssize_t n = read(fd, buf, sizeof(buf));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      return -errno;
+    if (n == 0)
+      return 0;
+    int err = into->sink.write(&into->sink, buf, (size_t)n);
+    if (err)
+      return err;
+  }
+}
+
+static UCOV_NOTRACE int write_all(int fd, const uint8_t *p, size_t n) {
+  while (n) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w < 0)
+      return -errno;
+    p += w;
+    n -= (size_t)w;
+  }
+  return 0;
+}
+
+static UCOV_NOTRACE void log_error(const char *path, const char *what) {
+  char msg[PATH_MAX + 128];
+  snprintf(msg, sizeof(msg), "ucov: gcov: %s: %s", path, what);
+  ucov_port_log(msg);
+}
+
+/* Merge unit u into its .gcda file. */
+static UCOV_NOTRACE void dump_unit(struct ucov_gcov_unit *u, gcov_type run_max, int new_run) {
+  char path[PATH_MAX];
+  if (gcda_path(u->info->filename, path, sizeof(path))) {
+    log_error(u->info->filename, "path too long");
+    return;
+  }
+  int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0 && errno == ENOENT) {
+    make_parent_dirs(path);
+    fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  }
+  if (fd < 0) {
+    log_error(path, strerror(errno));
+    return;
+  }
+  struct flock lk = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+  while (fcntl(fd, F_SETLKW, &lk) != 0 && errno == EINTR)
+    ;
+  struct mem_sink old, out;
+  mem_sink_init(&old);
+  mem_sink_init(&out);
+  struct ucov_gcda_merge *merge = NULL;
+  struct ucov_gcov_summary sum = {0, 0};
+  int err = read_all(fd, &old);
+  if (err) {
+    log_error(path, strerror(-err));
+    goto done;
+  }
+  if (old.len) {
+    char msg[128];
+    int r = ucov_gcda_parse(old.data, old.len, u, &merge, msg, sizeof(msg));
+    if (r == UCOV_GCDA_ERROR) {
+      log_error(path, msg); /* as libgcov: leave a file we cannot merge alone */
+      goto done;
+    }
+    if (r == UCOV_GCDA_OVERWRITE)
+      log_error(path, "overwriting profile data of a different compilation");
+    else
+      sum = ucov_gcda_merge_summary(merge);
+  }
+  if (new_run) {
+    sum.runs++;
+    sum.sum_max += run_max;
+  }
+  err = ucov_gcov_write(&out.sink, u, &sum, merge, 0);
+  if (!err && lseek(fd, 0, SEEK_SET) == 0)
+    err = write_all(fd, out.data, out.len);
+  if (!err && ftruncate(fd, (off_t)out.len) != 0)
+    err = -errno;
+  if (err)
+    log_error(path, strerror(-err));
+done:
+  if (merge)
+    ucov_gcda_merge_free(merge);
+  mem_sink_free(&old);
+  mem_sink_free(&out);
+  close(fd); /* releases the lock */
+}
+
+UCOV_NOTRACE void ucov_port_gcov_dump(void) {
+  int new_run = !ucov_gcov_run_counted();
+  gcov_type run_max = ucov_gcov_run_max();
+  int saved = errno;
+  for (struct ucov_gcov_unit *u = ucov_gcov_units(); u; u = u->next)
+    dump_unit(u, run_max, new_run);
+  errno = saved;
+}
+
+void __gcov_exit(void);
+
+/* Units placed in a section have no destructor calling __gcov_exit: exit dumps them. */
+__attribute__((constructor)) static UCOV_NOTRACE void gcov_section_units_at_exit(void) {
+  ucov_port_lock();
+  int any = ucov_gcov_units() != NULL;
+  ucov_port_unlock();
+  if (any)
+    atexit(__gcov_exit);
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/* A growable in-memory sink (POSIX port). */
+#include "memsink.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/compiler.h"
+
+static UCOV_NOTRACE int mem_write(struct ucov_sink *sink, const void *data, size_t n) {
+  struct mem_sink *s = (struct mem_sink *)sink;
+  if (n > s->cap - s->len) {
+    size_t cap = s->cap ? s->cap : 4096;
+    while (cap - s->len < n)
+      cap *= 2;
+    uint8_t *p = realloc(s->data, cap);
+    if (!p)
+      return -ENOMEM;
+    s->data = p;
+    s->cap = cap;
+  }
+  memcpy(s->data + s->len, data, n);
+  s->len += n;
+  return 0;
+}
+
+UCOV_NOTRACE void mem_sink_init(struct mem_sink *s) {
+  s->sink.write = mem_write;
+  s->data = NULL;
+  s->len = s->cap = 0;
+}
+
+UCOV_NOTRACE void mem_sink_free(struct mem_sink *s) {
+  free(s->data);
+  mem_sink_init(s);
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A --coverage test program: parses each argument as an HTTP request (with
+ * \r \n escapes). "--dump-reset" in the arguments calls libgcov's public
+ * __gcov_dump() and __gcov_reset() at that point.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "../../examples/demo/httpreq.h"
+
+void __gcov_dump(void);
+void __gcov_reset(void);
+
+static size_t unescape(const char *in, char *out, size_t cap) {
+  size_t n = 0;
+  for (; *in && n + 1 < cap; in++) {
+    if (in[0] == '\\' && in[1]) {
+      in++;
+      out[n++] = *in == 'r' ? '\r' : *in == 'n' ? '\n' : *in;
+    } else {
+      out[n++] = *in;
+    }
+  }
+  out[n] = 0;
+  return n;
+}
+
+int main(int argc, char **argv) {
+  int ok = 0;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--dump-reset")) {
+      __gcov_dump();
+      __gcov_reset();
+      continue;
+    }
+    char buf[4096];
+    size_t len = unescape(argv[i], buf, sizeof(buf));
+    struct http_request req;
+    int err = http_parse(buf, len, &req);
+    ok += err == HTTP_OK;
+    printf("%s\n", http_strerror(err));
+  }
+  return ok == 0 && argc > 1;
+}

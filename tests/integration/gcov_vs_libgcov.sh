@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# ucov's gcov runtime against the real libgcov: the same objects linked both
+# ways must write byte-identical .gcda files, alone and when merging, across
+# __gcov_dump/__gcov_reset, with GCOV_PREFIX/_STRIP; bad existing files get a
+# message and are left alone. Usage: gcov_vs_libgcov.sh UCOV SRCDIR WORKDIR [SANITIZE]
+set -u
+UCOV=$1 SRC=$2 WORK=$3 SAN=${4:-}
+fails=0 checks=0
+pass() { checks=$((checks + 1)); }
+fail() { checks=$((checks + 1)); fails=$((fails + 1)); echo "FAIL: $*" >&2; }
+SANFLAGS=()
+[ -n "$SAN" ] && SANFLAGS=(-fsanitize="$SAN")
+rm -rf "$WORK" && mkdir -p "$WORK/obj" && cd "$WORK" || exit 1
+
+cc_obj() { gcc -O1 -g --coverage "${SANFLAGS[@]}" -c "$1" -o "$2"; }
+cc_obj "$SRC/examples/demo/httpreq.c" obj/httpreq.o
+cc_obj "$SRC/tests/integration/gcov_main.c" obj/gcov_main.o
+gcc --coverage "${SANFLAGS[@]}" obj/*.o -o prog_libgcov
+CC=gcc "$UCOV" cc --gcov "${SANFLAGS[@]}" obj/*.o -o prog_ucov
+nm prog_ucov | grep -q ' T __gcov_init' && ! nm prog_ucov | grep -q 'gcov_do_dump\|__gcov_root' &&
+  pass || fail "prog_ucov has ucov's __gcov_init and nothing of libgcov"
+
+R1='GET / HTTP/1.1\r\nHost: a\r\n\r\n'
+R2='POST /x HTTP/1.0\r\nContent-Length: 3\r\n\r\nabc'
+R3='BREW /pot HTTP/1.1\r\n\r\n'
+R4='GET /y HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n'
+gcdas() { ls obj/*.gcda 2>/dev/null; }
+clean() { rm -f obj/*.gcda; }
+save() { mkdir -p "$1" && cp obj/*.gcda "$1/"; }
+same() { # same DESCRIPTION DIR1 DIR2: identical .gcda sets
+  local a b ok=1
+  for a in "$2"/*.gcda; do
+    b=$3/$(basename "$a")
+    cmp -s "$a" "$b" || { ok=0; echo "  $a differs from $b" >&2; }
+  done
+  [ "$(ls "$2" | wc -l)" -eq "$(ls "$3" | wc -l)" ] && [ $ok -eq 1 ] && pass || fail "$1"
+}
+run() { ./"$1" "${@:2}" >/dev/null; }
+
+# One run.
+clean; run prog_libgcov "$R1" "$R3"; save ref1
+clean; run prog_ucov "$R1" "$R3"; save ucov1
+same "one run: byte-identical" ref1 ucov1
+[ "$(gcdas | wc -l)" -eq 2 ] && pass || fail "one .gcda per object"
+
+# Merging into existing files: counts add, runs increase; either runtime first.
+clean; run prog_libgcov "$R1" "$R3"; run prog_libgcov "$R2" "$R4"; save ref2
+clean; run prog_ucov "$R1" "$R3"; run prog_ucov "$R2" "$R4"; save ucov2
+same "two runs merged: byte-identical" ref2 ucov2
+clean; run prog_libgcov "$R1" "$R3"; run prog_ucov "$R2" "$R4"; save mixed
+same "libgcov's file merged by ucov" ref2 mixed
+(cd obj && gcov -t -o . "$SRC/examples/demo/httpreq.c" 2>/dev/null) >gcov.txt
+grep -q '^ *-: *0:Runs:2$' gcov.txt && pass || fail "gcov reads Runs:2"
+grep -qE '^ *4: +[0-9]+:int http_parse' gcov.txt && pass || fail "gcov: http_parse called 4 times"
+
+# __gcov_dump and __gcov_reset mid-run.
+clean; run prog_libgcov "$R1" --dump-reset "$R2" "$R4"; save ref3
+clean; run prog_ucov "$R1" --dump-reset "$R2" "$R4"; save ucov3
+same "__gcov_dump/__gcov_reset: byte-identical" ref3 ucov3
+
+# gcov-tool reads and merges ucov's files.
+mkdir -p tool && gcov-tool merge -o tool/out ucov2 ucov1 >/dev/null 2>&1 &&
+  [ -s tool/out/httpreq.gcda ] && pass || fail "gcov-tool merge accepts ucov's files"
+
+# GCOV_PREFIX and GCOV_PREFIX_STRIP relocate as libgcov does.
+for strip in 0 2; do
+  clean; rm -rf pfx-ref pfx-ucov
+  GCOV_PREFIX=$WORK/pfx-ref GCOV_PREFIX_STRIP=$strip run prog_libgcov "$R1"
+  GCOV_PREFIX=$WORK/pfx-ucov GCOV_PREFIX_STRIP=$strip run prog_ucov "$R1"
+  ref=$(cd pfx-ref && find . -name '*.gcda' | sort) ucov=$(cd pfx-ucov && find . -name '*.gcda' | sort)
+  [ -n "$ref" ] && [ "$ref" = "$ucov" ] && [ -z "$(gcdas)" ] && pass ||
+    fail "GCOV_PREFIX_STRIP=$strip: '$ucov' vs libgcov's '$ref'"
+done
+
+# Bad existing files: a message, the file untouched, the program unharmed.
+clean; printf 'garbage garbage garbage' >obj/httpreq.gcda; cp obj/httpreq.gcda garbage.copy
+./prog_ucov "$R1" >/dev/null 2>err.txt; st=$?
+[ $st -eq 0 ] && grep -q 'httpreq.gcda: not a gcov data file' err.txt && cmp -s obj/httpreq.gcda garbage.copy &&
+  pass || fail "garbage .gcda: message, left alone (status $st)"
+clean; cp ucov1/httpreq.gcda obj/; truncate -s 100 obj/httpreq.gcda; cp obj/httpreq.gcda trunc.copy
+./prog_ucov "$R1" >/dev/null 2>err.txt
+grep -q 'merge mismatch' err.txt && cmp -s obj/httpreq.gcda trunc.copy && pass ||
+  fail "truncated .gcda: message, left alone"
+# Another compilation's file (its checksum differs) is overwritten, as libgcov does.
+clean; run prog_ucov "$R1"; cp obj/gcov_main.gcda fresh.gcda
+mkdir -p other
+cat "$SRC/tests/integration/gcov_main.c" - >other/gcov_main.c <<'C'
+int another_function_another_checksum(void) { return 1; }
+C
+gcc -O1 -g --coverage "${SANFLAGS[@]}" -iquote "$SRC/tests/integration" -c other/gcov_main.c -o other/gm.o
+CC=gcc "$UCOV" cc --gcov "${SANFLAGS[@]}" obj/httpreq.o other/gm.o -o prog_other
+clean; ./prog_other "$R1" >/dev/null; cp other/gm.gcda obj/gcov_main.gcda; rm -f obj/httpreq.gcda
+./prog_ucov "$R1" >/dev/null 2>err.txt
+grep -q 'overwriting' err.txt && cmp -s obj/gcov_main.gcda fresh.gcda && pass ||
+  fail "another compilation's .gcda is overwritten"
+
+echo "gcov_vs_libgcov: $checks checks, $fails failed"
+[ "$fails" -eq 0 ]
