@@ -65,6 +65,17 @@ void ucov_port_log(const char *msg);
  */
 void ucov_port_gcov_dump(void);
 
+/*
+ * Write the module map (the "modules" object) into sink, a struct ucov_sink
+ * of the core. Returns 0, a negative errno, or -UCOV_EOPNOTSUPP if the port
+ * has no module map. Called with the port lock held.
+ */
+struct ucov_sink;
+int ucov_port_modules_write(struct ucov_sink *sink);
+
+/* A gcov unit was registered: a port that serves objects may start now. Lock held. */
+void ucov_port_object_added(void);
+
 /* --- What the core offers back to the port. --- */
 
 /* The task ended: disable the device it traced into, if any. Takes the port lock. */
@@ -77,6 +88,7 @@ void ucov_task_exit(struct ucov_task *task);
 void ucov_task_fork_child(void);
 
 /* Negative errno values the core returns (Linux numbering). */
+#define UCOV_ENOENT 2
 #define UCOV_ENOMEM 12
 #define UCOV_EBUSY 16
 #define UCOV_EEXIST 17

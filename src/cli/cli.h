@@ -10,6 +10,26 @@
 
 int cmd_cc(int argc, char **argv);
 int cmd_symbolize(int argc, char **argv);
+int cmd_ls(int argc, char **argv);
+int cmd_pull(int argc, char **argv);
+int cmd_reset(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Pull objects (all, or names) of process pid into dir; reset: READ_AND_RESET.
+ * Returns an exit status. */
+int pull_objects(pid_t pid, const char *dir, int reset, char **names, int nnames, int quiet);
+
+/* Beside dir/gcov/<path>.gcda, a .gcno link to /<path>.gcno when that exists. */
+void link_notes(const char *dir, const char *name);
+
+/* Write dir/name atomically, creating directories. Returns 0 or -1 (message printed). */
+int write_object_file(const char *dir, const char *name, const void *data, size_t len);
+
+/* Is an object name a safe relative path (no "..", ".", empty or absolute parts)? */
+int object_name_is_safe(const char *name);
 
 /* The directory holding the running ucov executable (no trailing slash). */
 const char *cli_self_dir(void);

@@ -16,6 +16,10 @@ static const char usage[] =
     "commands:\n"
     "  cc          compile and link with ucov instrumentation (a compiler wrapper)\n"
     "  symbolize   turn PCs (and a module map) into function+offset\n"
+    "  ls          list the objects of a running target (--pid N)\n"
+    "  pull        copy a running target's coverage into a directory\n"
+    "  reset       reset a running target's counters\n"
+    "  run         run a target and collect its coverage at exit and on an interval\n"
     "\n"
     "Run 'ucov COMMAND --help' for a command's options.\n";
 
@@ -45,6 +49,14 @@ int main(int argc, char **argv) {
     return cmd_cc(argc - 1, argv + 1);
   if (strcmp(cmd, "symbolize") == 0)
     return cmd_symbolize(argc - 1, argv + 1);
+  if (strcmp(cmd, "ls") == 0)
+    return cmd_ls(argc - 1, argv + 1);
+  if (strcmp(cmd, "pull") == 0)
+    return cmd_pull(argc - 1, argv + 1);
+  if (strcmp(cmd, "reset") == 0)
+    return cmd_reset(argc - 1, argv + 1);
+  if (strcmp(cmd, "run") == 0)
+    return cmd_run(argc - 1, argv + 1);
   if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
     fputs(usage, stdout);
     return UCOV_EXIT_OK;

@@ -72,6 +72,7 @@ static UCOV_NOTRACE void unit_register(const struct gcov_info *info) {
   }
   u->next = units;
   units = u;
+  ucov_port_object_added();
 }
 
 static UCOV_NOTRACE void register_section_units(void) {

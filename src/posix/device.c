@@ -17,6 +17,7 @@
 
 #include "../core/device.h"
 #include "../core/task.h"
+#include "posix.h"
 #include "ucov/port.h"
 #include "ucov/ucov.h"
 
@@ -79,17 +80,27 @@ static UCOV_NOTRACE void fork_parent(void) {
 }
 
 static UCOV_NOTRACE void fork_child(void) {
-  ucov_port_unlock();
   ucov_task_fork_child();
+  control_fork_child();
+  ucov_port_unlock();
+}
+
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+static UCOV_NOTRACE void atfork_register(void) {
+  pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+
+UCOV_NOTRACE void posix_atfork_once(void) {
+  pthread_once(&atfork_once, atfork_register);
 }
 
 static UCOV_NOTRACE void task_once_init(void) {
   task_key_err = pthread_key_create(&task_key, task_key_destructor);
-  if (!task_key_err)
-    task_key_err = pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
 
 UCOV_NOTRACE int ucov_port_task_bind(struct ucov_task *task) {
+  posix_atfork_once();
   pthread_once(&task_once, task_once_init);
   if (task_key_err)
     return -task_key_err;

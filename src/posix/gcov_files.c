@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "../core/gcov.h"
+#include "../core/objects.h"
 #include "memsink.h"
 #include "ucov/port.h"
 
@@ -172,12 +173,58 @@ done:
   close(fd); /* releases the lock */
 }
 
+/* Write dir/name from a filled sink, atomically, creating directories. */
+static UCOV_NOTRACE void write_tree_file(const char *dir, const char *name, struct mem_sink *s) {
+  char path[PATH_MAX], tmp[PATH_MAX + 32];
+  if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
+    return log_error(name, "path too long");
+  snprintf(tmp, sizeof(tmp), "%s.tmp%d", path, (int)getpid());
+  make_parent_dirs(path);
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int err = fd < 0 ? -errno : write_all(fd, s->data, s->len);
+  if (fd >= 0 && close(fd) != 0 && !err)
+    err = -errno;
+  if (!err && rename(tmp, path) != 0)
+    err = -errno;
+  if (err) {
+    unlink(tmp);
+    log_error(path, strerror(-err));
+  }
+}
+
+/*
+ * `ucov run` sets UCOV_EXIT_DIR: the exit dump is a last pull into that
+ * directory (gcov/<path>.gcda and modules), not a merge into build files.
+ */
+static UCOV_NOTRACE void dump_tree(const char *dir, gcov_type run_max) {
+  char name[UCOV_OBJECT_NAME_MAX];
+  struct ucov_gcov_summary sum = {1, run_max};
+  for (struct ucov_gcov_unit *u = ucov_gcov_units(); u; u = u->next) {
+    struct mem_sink s;
+    mem_sink_init(&s);
+    if (!ucov_gcov_object_name(u, name, sizeof(name)) &&
+        ucov_gcov_write(&s.sink, u, &sum, NULL, 0) == 0)
+      write_tree_file(dir, name, &s);
+    mem_sink_free(&s);
+  }
+  struct mem_sink s;
+  mem_sink_init(&s);
+  if (ucov_port_modules_write(&s.sink) == 0)
+    write_tree_file(dir, "modules", &s);
+  mem_sink_free(&s);
+}
+
 UCOV_NOTRACE void ucov_port_gcov_dump(void) {
   int new_run = !ucov_gcov_run_counted();
   gcov_type run_max = ucov_gcov_run_max();
   int saved = errno;
-  for (struct ucov_gcov_unit *u = ucov_gcov_units(); u; u = u->next)
-    dump_unit(u, run_max, new_run);
+  const char *tree = getenv("UCOV_EXIT_DIR");
+  if (tree && *tree) {
+    dump_tree(tree, run_max);
+  } else {
+    for (struct ucov_gcov_unit *u = ucov_gcov_units(); u; u = u->next)
+      dump_unit(u, run_max, new_run);
+  }
   errno = saved;
 }
 

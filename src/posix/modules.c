@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include "../core/compiler.h"
+#include "../core/sink.h"
+#include "ucov/port.h"
 #include "ucov/ucov.h"
 
 struct modules_walk {
@@ -88,9 +90,9 @@ UCOV_EXPORT UCOV_NOTRACE int ucov_modules(int (*fn)(const struct ucov_module *m,
   return w.ret;
 }
 
-/* Formats one line of the module map; returns -errno if the write fails. */
-static UCOV_NOTRACE int write_module_line(const struct ucov_module *m, void *arg) {
-  int fd = *(int *)arg;
+/* Formats one line of the module map and hands it to the sink in arg. */
+static UCOV_NOTRACE int sink_module_line(const struct ucov_module *m, void *arg) {
+  struct ucov_sink *sink = arg;
   char line[PATH_MAX + 256];
   char id[2 * 64 + 1] = "-";
   if (m->build_id && m->build_id_size <= 64) {
@@ -104,21 +106,37 @@ static UCOV_NOTRACE int write_module_line(const struct ucov_module *m, void *arg
                (m->prot & PROT_WRITE) ? 'w' : '-', (m->prot & PROT_EXEC) ? 'x' : '-', id, m->path);
   if (n < 0 || (size_t)n >= sizeof(line))
     return -ENAMETOOLONG;
-  for (const char *p = line; n > 0;) {
-    ssize_t w = write(fd, p, (size_t)n);
+  return sink->write(sink, line, (size_t)n);
+}
+
+UCOV_NOTRACE int ucov_port_modules_write(struct ucov_sink *sink) {
+  return ucov_modules(sink_module_line, sink);
+}
+
+struct fd_sink {
+  struct ucov_sink sink;
+  int fd;
+};
+
+static UCOV_NOTRACE int fd_write(struct ucov_sink *sink, const void *data, size_t n) {
+  const char *p = data;
+  int fd = ((struct fd_sink *)sink)->fd;
+  while (n > 0) {
+    ssize_t w = write(fd, p, n);
     if (w < 0) {
       if (errno == EINTR)
         continue;
       return -errno;
     }
     p += w;
-    n -= (int)w;
+    n -= (size_t)w;
   }
   return 0;
 }
 
 UCOV_EXPORT UCOV_NOTRACE int ucov_modules_write(int fd) {
-  int err = ucov_modules(write_module_line, &fd);
+  struct fd_sink s = {{fd_write}, fd};
+  int err = ucov_modules(sink_module_line, &s.sink);
   if (err) {
     errno = -err;
     return -1;

@@ -39,3 +39,11 @@ void ucov_port_log(const char *msg) {
 }
 
 void ucov_port_gcov_dump(void) {}
+
+int ucov_port_modules_write(struct ucov_sink *sink) {
+  (void)sink;
+  return -UCOV_EOPNOTSUPP;
+}
+
+void ucov_port_object_added(void) {
+}

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: MIT */
+/* The ucov command's side of the control protocol. */
+#define _GNU_SOURCE
+#include "client.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "posix/protocol.h"
+
+int ctl_open(pid_t pid, struct ctl *c, char *err, size_t errlen) {
+  struct sockaddr_un addr = {.sun_family = AF_UNIX};
+  if (ucov_control_path(pid, addr.sun_path, sizeof(addr.sun_path))) {
+    snprintf(err, errlen, "control socket path too long");
+    return -1;
+  }
+  c->pid = pid;
+  c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (c->fd < 0 || connect(c->fd, (struct sockaddr *)&addr, sizeof(addr)) != 0) {
+    int e = errno;
+    if (kill(pid, 0) != 0 && errno == ESRCH)
+      snprintf(err, errlen, "no process %d", (int)pid);
+    else
+      snprintf(err, errlen, "process %d has no ucov control socket (%s: %s)", (int)pid,
+               addr.sun_path, strerror(e));
+    if (c->fd >= 0)
+      close(c->fd);
+    c->fd = -1;
+    return -1;
+  }
+  return 0;
+}
+
+static int write_full(int fd, const void *p, size_t n) {
+  while (n) {
+    ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0)
+      return -1;
+    p = (const char *)p + w;
+    n -= (size_t)w;
+  }
+  return 0;
+}
+
+static int read_full(int fd, void *p, size_t n) {
+  while (n) {
+    ssize_t r = read(fd, p, n);
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r <= 0)
+      return -1;
+    p = (char *)p + r;
+    n -= (size_t)r;
+  }
+  return 0;
+}
+
+int ctl_call(struct ctl *c, uint16_t op, const void *payload, size_t len, struct ctl_reply *r,
+             char *err, size_t errlen) {
+  uint8_t hdr[UCOV_PROTO_HEADER];
+  memset(r, 0, sizeof(*r));
+  ucov_frame_encode(hdr, op, 0, (uint32_t)len);
+  if (write_full(c->fd, hdr, sizeof(hdr)) || (len && write_full(c->fd, payload, len))) {
+    snprintf(err, errlen, "process %d: %s", (int)c->pid, strerror(errno));
+    return -1;
+  }
+  struct ucov_frame f;
+  if (read_full(c->fd, hdr, sizeof(hdr))) {
+    snprintf(err, errlen, "process %d closed the connection", (int)c->pid);
+    return -1;
+  }
+  ucov_frame_decode(hdr, &f);
+  if (f.magic != UCOV_PROTO_MAGIC || f.version != UCOV_PROTO_VERSION) {
+    snprintf(err, errlen, "process %d: not a ucov reply", (int)c->pid);
+    return -1;
+  }
+  r->status = f.status;
+  r->len = f.length;
+  r->data = malloc(f.length + 1);
+  if (!r->data || (f.length && read_full(c->fd, r->data, f.length))) {
+    snprintf(err, errlen, "process %d: truncated reply", (int)c->pid);
+    free(r->data);
+    r->data = NULL;
+    return -1;
+  }
+  r->data[f.length] = 0; /* error messages and text replies read as strings */
+  return 0;
+}
+
+void ctl_reply_free(struct ctl_reply *r) {
+  free(r->data);
+  r->data = NULL;
+}
+
+void ctl_close(struct ctl *c) {
+  if (c->fd >= 0)
+    close(c->fd);
+  c->fd = -1;
+}
+
+long ctl_parse_list(const struct ctl_reply *r, struct ctl_object **out) {
+  long n = 0, cap = 0;
+  struct ctl_object *o = NULL;
+  const uint8_t *p = r->data, *end = r->data + r->len;
+  while (p < end) {
+    if (end - p < 12)
+      goto bad;
+    uint64_t size = 0;
+    uint32_t len = 0;
+    for (int i = 0; i < 8; i++)
+      size |= (uint64_t)p[i] << (8 * i);
+    for (int i = 0; i < 4; i++)
+      len |= (uint32_t)p[8 + i] << (8 * i);
+    p += 12;
+    if ((size_t)(end - p) < len || len == 0)
+      goto bad;
+    if (n == cap) {
+      cap = cap ? 2 * cap : 16;
+      o = realloc(o, (size_t)cap * sizeof(*o));
+    }
+    o[n].size = size;
+    o[n].name = strndup((const char *)p, len);
+    n++;
+    p += len;
+  }
+  *out = o;
+  return n;
+bad:
+  ctl_objects_free(o, n);
+  return -1;
+}
+
+void ctl_objects_free(struct ctl_object *o, long n) {
+  for (long i = 0; i < n; i++)
+    free(o[i].name);
+  free(o);
+}
+
+int parse_pid(const char *s, pid_t *pid) {
+  char *end;
+  long v = strtol(s, &end, 10);
+  if (!*s || *end || v <= 0 || v > 0x3fffffff)
+    return -1;
+  *pid = (pid_t)v;
+  return 0;
+}

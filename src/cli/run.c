@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ucov run [-o DIR] [--interval SECONDS] -- PROG ARGS: run a ucov target,
+ * pull its objects into DIR every SECONDS while it runs, and have it write
+ * the final tree into DIR when it exits (UCOV_EXIT_DIR). Exits with PROG's
+ * status.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <ftw.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static const char run_usage[] =
+    "usage: ucov run [-o DIR] [--interval SECONDS] -- PROG [ARGS...]\n"
+    "\n"
+    "Run PROG (built with `ucov cc --gcov`), collect its coverage into DIR\n"
+    "(default ucov-out) as `ucov pull` lays it out: every SECONDS while it runs\n"
+    "(--interval) and when it exits. Exits with PROG's exit status.\n";
+
+static const char *tree_root;
+
+static int link_one(const char *path, const struct stat *st, int type, struct FTW *ftw) {
+  (void)st;
+  (void)ftw;
+  size_t n = strlen(tree_root);
+  if (type == FTW_F && strncmp(path, tree_root, n) == 0 && path[n] == '/')
+    link_notes(tree_root, path + n + 1);
+  return 0;
+}
+
+int cmd_run(int argc, char **argv) {
+  static const struct option opts[] = {{"output", required_argument, 0, 'o'},
+                                       {"interval", required_argument, 0, 'i'},
+                                       {"help", no_argument, 0, 'h'},
+                                       {0, 0, 0, 0}};
+  const char *out = "ucov-out";
+  double interval = 0;
+  int c;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "+o:i:h", opts, NULL)) != -1) {
+    switch (c) {
+    case 'o':
+      out = optarg;
+      break;
+    case 'i': {
+      char *end;
+      interval = strtod(optarg, &end);
+      if (*end || interval <= 0) {
+        fprintf(stderr, "ucov run: bad interval '%s'\n", optarg);
+        return UCOV_EXIT_USAGE;
+      }
+      break;
+    }
+    case 'h':
+      fputs(run_usage, stdout);
+      return UCOV_EXIT_OK;
+    default:
+      fputs(run_usage, stderr);
+      return UCOV_EXIT_USAGE;
+    }
+  }
+  if (optind >= argc) {
+    fputs(run_usage, stderr);
+    return UCOV_EXIT_USAGE;
+  }
+  char dir[PATH_MAX];
+  if (mkdir(out, 0755) != 0 && errno != EEXIST) {
+    fprintf(stderr, "ucov run: %s: %s\n", out, strerror(errno));
+    return UCOV_EXIT_FAIL;
+  }
+  if (!realpath(out, dir)) {
+    fprintf(stderr, "ucov run: %s: %s\n", out, strerror(errno));
+    return UCOV_EXIT_FAIL;
+  }
+  pid_t pid = fork();
+  if (pid < 0) {
+    fprintf(stderr, "ucov run: fork: %s\n", strerror(errno));
+    return UCOV_EXIT_FAIL;
+  }
+  if (pid == 0) {
+    setenv("UCOV_EXIT_DIR", dir, 1);
+    execvp(argv[optind], argv + optind);
+    fprintf(stderr, "ucov run: %s: %s\n", argv[optind], strerror(errno));
+    _exit(127);
+  }
+  int status = 0;
+  struct timespec next;
+  clock_gettime(CLOCK_MONOTONIC, &next);
+  for (;;) {
+    pid_t w = waitpid(pid, &status, interval > 0 ? WNOHANG : 0);
+    if (w == pid)
+      break;
+    if (w < 0 && errno != EINTR) {
+      fprintf(stderr, "ucov run: waitpid: %s\n", strerror(errno));
+      return UCOV_EXIT_FAIL;
+    }
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    double due = (double)(now.tv_sec - next.tv_sec) + (double)(now.tv_nsec - next.tv_nsec) / 1e9;
+    if (due >= interval) {
+      if (due > 0 || next.tv_sec != now.tv_sec)
+        pull_objects(pid, dir, 0, NULL, 0, 1); /* may fail while the target starts */
+      next = now;
+      next.tv_sec += (time_t)interval;
+      next.tv_nsec += (long)((interval - (double)(time_t)interval) * 1e9);
+      if (next.tv_nsec >= 1000000000L) {
+        next.tv_sec++;
+        next.tv_nsec -= 1000000000L;
+      }
+    }
+    usleep(20000);
+  }
+  tree_root = dir;
+  nftw(dir, link_one, 16, FTW_PHYS);
+  int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  fprintf(stderr, "ucov run: %s exited with status %d; coverage in %s\n", argv[optind], code, dir);
+  return code;
+}

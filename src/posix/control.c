@@ -1,0 +1,338 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * POSIX port: the control socket. One Unix stream socket per target process,
+ * <runtime dir>/<pid>.sock (0600, in a 0700 directory of the user's), served by
+ * one uninstrumented runtime thread with every signal blocked. It starts when
+ * the first object is registered (UCOV_CONTROL=0: never), and again in a
+ * forked child. Peers of another uid (but root) are refused (SO_PEERCRED).
+ *
+ * A malformed, oversized, truncated or unknown frame gets an error reply and
+ * the connection is closed; a request about a missing object gets an error
+ * reply and the connection stays. Nothing a client sends stops the target.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "../core/objects.h"
+#include "memsink.h"
+#include "posix.h"
+#include "protocol.h"
+#include "ucov/port.h"
+#include "ucov/ucov.h"
+
+static int control_started; /* under the port lock */
+static pid_t control_pid;   /* the process whose socket control_path is */
+static char control_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+
+static UCOV_NOTRACE void control_log(const char *what, const char *detail) {
+  char msg[512];
+  snprintf(msg, sizeof(msg), "ucov: control socket: %s%s%s", what, detail ? ": " : "",
+           detail ? detail : "");
+  ucov_port_log(msg);
+}
+
+static UCOV_NOTRACE void control_unlink_at_exit(void) {
+  /* control_pid is published after control_path (release/acquire). */
+  if (__atomic_load_n(&control_pid, __ATOMIC_ACQUIRE) == getpid())
+    unlink(control_path);
+}
+
+/* A private directory for sockets: create it 0700, or accept an existing one
+ * only if it is a directory of ours that nobody else can write. */
+static UCOV_NOTRACE int control_prepare_dir(const char *dir) {
+  if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+    control_log(dir, strerror(errno));
+    return -1;
+  }
+  struct stat st;
+  if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+      (st.st_mode & 022)) {
+    control_log(dir, "not a private directory of this user; not serving");
+    return -1;
+  }
+  return 0;
+}
+
+static UCOV_NOTRACE int control_listen(void) {
+  char dir[256];
+  struct sockaddr_un addr = {.sun_family = AF_UNIX};
+  if (ucov_control_dir(dir, sizeof(dir)) || control_prepare_dir(dir))
+    return -1;
+  if (ucov_control_path(getpid(), addr.sun_path, sizeof(addr.sun_path))) {
+    control_log(dir, "path too long for a Unix socket");
+    return -1;
+  }
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0)
+    return -1;
+  unlink(addr.sun_path); /* a stale socket of an earlier process with this pid */
+  if (bind(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0 || chmod(addr.sun_path, 0600) != 0 ||
+      listen(fd, 16) != 0) {
+    control_log(addr.sun_path, strerror(errno));
+    close(fd);
+    return -1;
+  }
+  memcpy(control_path, addr.sun_path, sizeof(control_path));
+  __atomic_store_n(&control_pid, getpid(), __ATOMIC_RELEASE);
+  return fd;
+}
+
+/* Read exactly n bytes: 0, 1 at a clean EOF before any byte, -1 otherwise. */
+static UCOV_NOTRACE int read_full(int fd, void *buf, size_t n) {
+  size_t got = 0;
+  while (got < n) {
+    ssize_t r = recv(fd, (char *)buf + got, n - got, 0);
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r <= 0)
+      return r == 0 && got == 0 ? 1 : -1;
+    got += (size_t)r;
+  }
+  return 0;
+}
+
+static UCOV_NOTRACE int send_full(int fd, const void *buf, size_t n) {
+  while (n) {
+    ssize_t w = send(fd, buf, n, MSG_NOSIGNAL);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0)
+      return -1;
+    buf = (const char *)buf + w;
+    n -= (size_t)w;
+  }
+  return 0;
+}
+
+static UCOV_NOTRACE int reply(int fd, uint16_t op, uint32_t status, const void *data, size_t len) {
+  uint8_t hdr[UCOV_PROTO_HEADER];
+  ucov_frame_encode(hdr, op, status, (uint32_t)len);
+  return send_full(fd, hdr, sizeof(hdr)) || (len && send_full(fd, data, len)) ? -1 : 0;
+}
+
+static UCOV_NOTRACE int reply_error(int fd, uint16_t op, uint32_t status) {
+  const char *msg = ucov_status_str(status);
+  return reply(fd, op, status, msg, strlen(msg));
+}
+
+static UCOV_NOTRACE uint32_t status_of(int err) {
+  switch (err) {
+  case -UCOV_ENOENT:
+    return UCOV_ST_NO_OBJECT;
+  case -UCOV_EOPNOTSUPP:
+    return UCOV_ST_NOT_SUPPORTED;
+  default:
+    return UCOV_ST_INTERNAL;
+  }
+}
+
+static UCOV_NOTRACE int list_entry(const char *name, uint64_t size, void *arg) {
+  struct mem_sink *s = arg;
+  uint8_t e[12];
+  uint32_t len = (uint32_t)strlen(name);
+  for (int i = 0; i < 8; i++)
+    e[i] = (uint8_t)(size >> (8 * i));
+  for (int i = 0; i < 4; i++)
+    e[8 + i] = (uint8_t)(len >> (8 * i));
+  int err = s->sink.write(&s->sink, e, sizeof(e));
+  return err ? err : s->sink.write(&s->sink, name, len);
+}
+
+/* Serve one request. Returns 0 to keep the connection, -1 to close it. */
+static UCOV_NOTRACE int serve_request(int fd, const struct ucov_frame *f, const char *payload) {
+  struct mem_sink out;
+  mem_sink_init(&out);
+  int err = 0, keep = 0;
+  uint64_t size = 0;
+  char name[UCOV_PROTO_MAX_REQUEST + 1];
+  int named = f->op == UCOV_OP_SIZE || f->op == UCOV_OP_READ || f->op == UCOV_OP_RESET ||
+              f->op == UCOV_OP_READ_AND_RESET;
+  if (named) {
+    /* A name: 1 to 4096 bytes, no NUL. */
+    if (f->length == 0 || memchr(payload, 0, f->length)) {
+      reply_error(fd, f->op, UCOV_ST_BAD_REQUEST);
+      return -1;
+    }
+    memcpy(name, payload, f->length);
+    name[f->length] = 0;
+  } else if (f->length != 0 && f->op >= UCOV_OP_LIST && f->op <= UCOV_OP_INFO) {
+    reply_error(fd, f->op, UCOV_ST_BAD_REQUEST);
+    return -1;
+  }
+  switch (f->op) {
+  case UCOV_OP_LIST:
+    err = ucov_objects_list(list_entry, &out);
+    break;
+  case UCOV_OP_SIZE:
+    err = ucov_object_size(name, &size);
+    for (int i = 0; !err && i < 8; i++) {
+      uint8_t b = (uint8_t)(size >> (8 * i));
+      err = out.sink.write(&out.sink, &b, 1);
+    }
+    break;
+  case UCOV_OP_READ:
+  case UCOV_OP_READ_AND_RESET:
+    err = ucov_object_read(name, &out.sink, f->op == UCOV_OP_READ_AND_RESET);
+    break;
+  case UCOV_OP_RESET:
+    err = ucov_object_reset(name);
+    break;
+  case UCOV_OP_RESET_ALL:
+    err = ucov_objects_reset_all();
+    break;
+  case UCOV_OP_MODULES:
+    err = ucov_object_read("modules", &out.sink, 0);
+    break;
+  case UCOV_OP_INFO: {
+    char exe[PATH_MAX] = "", info[PATH_MAX + 128];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    exe[n > 0 ? n : 0] = 0;
+    int len = snprintf(info, sizeof(info), "pid=%d\nexe=%s\nversion=%s\nprotocol=%d\n",
+                       (int)getpid(), exe, UCOV_VERSION, UCOV_PROTO_VERSION);
+    err = out.sink.write(&out.sink, info, (size_t)len);
+    break;
+  }
+  default:
+    reply_error(fd, f->op, UCOV_ST_UNKNOWN_OP);
+    return -1;
+  }
+  if (err)
+    keep = reply_error(fd, f->op, status_of(err));
+  else
+    keep = reply(fd, f->op, UCOV_ST_OK, out.data, out.len);
+  mem_sink_free(&out);
+  return keep;
+}
+
+static UCOV_NOTRACE void serve_connection(int fd) {
+  struct ucred cred;
+  socklen_t len = sizeof(cred);
+  if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 ||
+      (cred.uid != geteuid() && cred.uid != 0)) {
+    reply_error(fd, 0, UCOV_ST_PERMISSION);
+    return;
+  }
+  /* A client that stops mid-frame does not hold the server forever. */
+  struct timeval tv = {5, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  struct timeval stv = {30, 0};
+  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &stv, sizeof(stv));
+  char payload[UCOV_PROTO_MAX_REQUEST];
+  for (;;) {
+    uint8_t hdr[UCOV_PROTO_HEADER];
+    int r = read_full(fd, hdr, sizeof(hdr));
+    if (r == 1)
+      return; /* the client is done */
+    if (r < 0) {
+      reply_error(fd, 0, UCOV_ST_TRUNCATED);
+      return;
+    }
+    struct ucov_frame f;
+    ucov_frame_decode(hdr, &f);
+    if (f.magic != UCOV_PROTO_MAGIC) {
+      reply_error(fd, f.op, UCOV_ST_BAD_MAGIC);
+      return;
+    }
+    if (f.version != UCOV_PROTO_VERSION) {
+      reply_error(fd, f.op, UCOV_ST_BAD_VERSION);
+      return;
+    }
+    if (f.status != 0) {
+      reply_error(fd, f.op, UCOV_ST_BAD_REQUEST);
+      return;
+    }
+    if (f.length > UCOV_PROTO_MAX_REQUEST) {
+      reply_error(fd, f.op, UCOV_ST_TOO_LARGE);
+      return;
+    }
+    if (f.length && read_full(fd, payload, f.length) != 0) {
+      reply_error(fd, f.op, UCOV_ST_TRUNCATED);
+      return;
+    }
+    if (serve_request(fd, &f, payload) != 0)
+      return;
+  }
+}
+
+static int control_fd = -1; /* the listening socket */
+
+static UCOV_NOTRACE void *control_main(void *arg) {
+  /* In a forked child, wait a little: most children exec at once, and their
+   * socket would outlive them (exec runs no atexit handler). */
+  unsigned delay_ms = (unsigned)(uintptr_t)arg;
+  if (delay_ms)
+    usleep(delay_ms * 1000);
+  int lfd = control_listen();
+  if (lfd < 0)
+    return NULL;
+  __atomic_store_n(&control_fd, lfd, __ATOMIC_RELEASE);
+  for (;;) {
+    int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+    if (fd < 0) {
+      if (errno == EINTR || errno == ECONNABORTED || errno == EMFILE || errno == ENFILE ||
+          errno == ENOBUFS || errno == ENOMEM) {
+        if (errno != EINTR && errno != ECONNABORTED)
+          usleep(100000); /* out of descriptors or memory: try again later */
+        continue;
+      }
+      control_log("accept", strerror(errno));
+      return NULL;
+    }
+    serve_connection(fd);
+    close(fd);
+  }
+}
+
+/* Start the server once per process. Port lock held. */
+static UCOV_NOTRACE void control_start(unsigned delay_ms) {
+  if (control_started)
+    return;
+  control_started = 1;
+  const char *off = getenv("UCOV_CONTROL");
+  if (off && !strcmp(off, "0"))
+    return;
+  posix_atfork_once();
+  static int atexit_done;
+  if (!atexit_done) {
+    atexit_done = 1;
+    atexit(control_unlink_at_exit);
+  }
+  /* The thread takes no signal meant for the program. */
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  pthread_t th;
+  if (pthread_create(&th, &attr, control_main, (void *)(uintptr_t)delay_ms) != 0)
+    control_log("cannot start its thread", strerror(errno));
+  pthread_attr_destroy(&attr);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+UCOV_NOTRACE void ucov_port_object_added(void) {
+  control_start(0);
+}
+
+UCOV_NOTRACE void control_fork_child(void) {
+  if (!control_started)
+    return;
+  int parent_fd = __atomic_exchange_n(&control_fd, -1, __ATOMIC_ACQ_REL);
+  if (parent_fd >= 0)
+    close(parent_fd); /* the parent's; nobody here accepts on it */
+  __atomic_store_n(&control_pid, 0, __ATOMIC_RELEASE);
+  control_started = 0;
+  control_start(200);
+}

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: MIT */
+/* Internal interfaces between the files of the POSIX port. */
+#ifndef UCOV_POSIX_POSIX_H
+#define UCOV_POSIX_POSIX_H
+
+#include "../core/compiler.h"
+
+/*
+ * Register the port's fork handlers once: the port lock is taken across fork,
+ * and in the child a traced task stops tracing and the control server starts
+ * anew (the child has its own pid, so its own socket).
+ */
+void posix_atfork_once(void) UCOV_HIDDEN;
+
+/* In a forked child (lock held, single thread): restart the server if one ran. */
+void control_fork_child(void) UCOV_HIDDEN;
+
+#endif
