@@ -45,5 +45,4 @@ int ucov_port_modules_write(struct ucov_sink *sink) {
   return -UCOV_EOPNOTSUPP;
 }
 
-void ucov_port_object_added(void) {
-}
+void ucov_port_object_added(void) {}
