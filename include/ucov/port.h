@@ -59,11 +59,13 @@ void ucov_port_free(void *p);
 void ucov_port_log(const char *msg);
 
 /*
- * The program is exiting (__gcov_exit) or asked for a dump (__gcov_dump):
- * write every gcov unit where the port keeps them (files for a hosted port),
- * using ucov_gcov_write() for the bytes. Called with the port lock held.
+ * The program is exiting (__gcov_exit, at_exit = 1) or asked for a dump
+ * (__gcov_dump): write every gcov unit where the port keeps them (files for a
+ * hosted port). At exit the dump also moves the baselines to what it wrote, so
+ * that a live read racing with the exit does not report those counts again.
+ * Called with the port lock held.
  */
-void ucov_port_gcov_dump(void);
+void ucov_port_gcov_dump(int at_exit);
 
 /*
  * Write the module map (the "modules" object) into sink, a struct ucov_sink

@@ -104,11 +104,11 @@ UCOV_NOTRACE int ucov_gcov_run_counted(void) {
 }
 
 /* Dump every unit through the port, once until the next reset. Lock held. */
-static UCOV_NOTRACE void dump_all(void) {
+static UCOV_NOTRACE void dump_all(int at_exit) {
   if (dumped)
     return;
   ucov_gcov_units();
-  ucov_port_gcov_dump();
+  ucov_port_gcov_dump(at_exit);
   dumped = 1;
   run_counted = 1;
 }
@@ -122,14 +122,14 @@ UCOV_EXPORT UCOV_NOTRACE void __gcov_init(struct gcov_info *info) {
 /* Called by every instrumented object's destructor: the first one dumps. */
 UCOV_EXPORT UCOV_NOTRACE void __gcov_exit(void) {
   ucov_port_lock();
-  dump_all();
+  dump_all(1);
   ucov_port_unlock();
 }
 
 /* libgcov's public API: dump now (not again until a reset). */
 UCOV_EXPORT UCOV_NOTRACE void __gcov_dump(void) {
   ucov_port_lock();
-  dump_all();
+  dump_all(0);
   ucov_port_unlock();
 }
 

@@ -114,7 +114,8 @@ static UCOV_NOTRACE void log_error(const char *path, const char *what) {
 }
 
 /* Merge unit u into its .gcda file. */
-static UCOV_NOTRACE void dump_unit(struct ucov_gcov_unit *u, gcov_type run_max, int new_run) {
+static UCOV_NOTRACE void dump_unit(struct ucov_gcov_unit *u, gcov_type run_max, int new_run,
+                                   unsigned flags) {
   char path[PATH_MAX];
   if (gcda_path(u->info->filename, path, sizeof(path))) {
     log_error(u->info->filename, "path too long");
@@ -158,7 +159,7 @@ static UCOV_NOTRACE void dump_unit(struct ucov_gcov_unit *u, gcov_type run_max, 
     sum.runs++;
     sum.sum_max += run_max;
   }
-  err = ucov_gcov_write(&out.sink, u, &sum, merge, 0);
+  err = ucov_gcov_write(&out.sink, u, &sum, merge, flags);
   if (!err && lseek(fd, 0, SEEK_SET) == 0)
     err = write_all(fd, out.data, out.len);
   if (!err && ftruncate(fd, (off_t)out.len) != 0)
@@ -176,8 +177,10 @@ done:
 /* Write dir/name from a filled sink, atomically, creating directories. */
 static UCOV_NOTRACE void write_tree_file(const char *dir, const char *name, struct mem_sink *s) {
   char path[PATH_MAX], tmp[PATH_MAX + 32];
-  if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
-    return log_error(name, "path too long");
+  if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path)) {
+    log_error(name, "path too long");
+    return;
+  }
   snprintf(tmp, sizeof(tmp), "%s.tmp%d", path, (int)getpid());
   make_parent_dirs(path);
   int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -196,14 +199,14 @@ static UCOV_NOTRACE void write_tree_file(const char *dir, const char *name, stru
  * `ucov run` sets UCOV_EXIT_DIR: the exit dump is a last pull into that
  * directory (gcov/<path>.gcda and modules), not a merge into build files.
  */
-static UCOV_NOTRACE void dump_tree(const char *dir, gcov_type run_max) {
+static UCOV_NOTRACE void dump_tree(const char *dir, gcov_type run_max, unsigned flags) {
   char name[UCOV_OBJECT_NAME_MAX];
   struct ucov_gcov_summary sum = {1, run_max};
   for (struct ucov_gcov_unit *u = ucov_gcov_units(); u; u = u->next) {
     struct mem_sink s;
     mem_sink_init(&s);
     if (!ucov_gcov_object_name(u, name, sizeof(name)) &&
-        ucov_gcov_write(&s.sink, u, &sum, NULL, 0) == 0)
+        ucov_gcov_write(&s.sink, u, &sum, NULL, flags) == 0)
       write_tree_file(dir, name, &s);
     mem_sink_free(&s);
   }
@@ -214,16 +217,17 @@ static UCOV_NOTRACE void dump_tree(const char *dir, gcov_type run_max) {
   mem_sink_free(&s);
 }
 
-UCOV_NOTRACE void ucov_port_gcov_dump(void) {
+UCOV_NOTRACE void ucov_port_gcov_dump(int at_exit) {
+  unsigned flags = at_exit ? UCOV_GCOV_RESET : 0;
   int new_run = !ucov_gcov_run_counted();
   gcov_type run_max = ucov_gcov_run_max();
   int saved = errno;
   const char *tree = getenv("UCOV_EXIT_DIR");
   if (tree && *tree) {
-    dump_tree(tree, run_max);
+    dump_tree(tree, run_max, flags);
   } else {
     for (struct ucov_gcov_unit *u = ucov_gcov_units(); u; u = u->next)
-      dump_unit(u, run_max, new_run);
+      dump_unit(u, run_max, new_run, flags);
   }
   errno = saved;
 }

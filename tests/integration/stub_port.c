@@ -38,7 +38,9 @@ void ucov_port_log(const char *msg) {
   (void)msg;
 }
 
-void ucov_port_gcov_dump(void) {}
+void ucov_port_gcov_dump(int at_exit) {
+  (void)at_exit;
+}
 
 int ucov_port_modules_write(struct ucov_sink *sink) {
   (void)sink;

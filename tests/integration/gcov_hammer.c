@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Target of the lossless test: 4 threads run a branchy step function a fixed
+ * number of times (built with -fprofile-update=atomic, so the counters are
+ * exact), while a client reads and resets over the control socket.
+ * usage: gcov_hammer ITERATIONS
+ */
+#include <pthread.h>
+#include <stdlib.h>
+
+static volatile long sink;
+
+__attribute__((noinline)) static long step(long i) {
+  if (i % 3 == 0)
+    return i / 3;
+  if (i % 5 == 0)
+    return i * 2;
+  return i + 1;
+}
+
+static void *worker(void *arg) {
+  long n = (long)arg, acc = 0;
+  for (long i = 0; i < n; i++)
+    acc += step(i);
+  sink += acc & 1;
+  return NULL;
+}
+
+int main(int argc, char **argv) {
+  long n = argc > 1 ? atol(argv[1]) : 1000000;
+  pthread_t th[4];
+  for (int i = 0; i < 4; i++)
+    pthread_create(&th[i], NULL, worker, (void *)n);
+  for (int i = 0; i < 4; i++)
+    pthread_join(th[i], NULL);
+  return 0;
+}
