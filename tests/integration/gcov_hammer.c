@@ -8,7 +8,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-static volatile long sink;
+static long sink;
 
 __attribute__((noinline)) static long step(long i) {
   if (i % 3 == 0)
@@ -22,7 +22,7 @@ static void *worker(void *arg) {
   long n = (long)arg, acc = 0;
   for (long i = 0; i < n; i++)
     acc += step(i);
-  sink += acc & 1;
+  __atomic_fetch_add(&sink, acc & 1, __ATOMIC_RELAXED);
   return NULL;
 }
 
