@@ -33,5 +33,41 @@ echo "== the same call in KCOV_TRACE_CMP mode: comparisons with constants, by fu
 "$UCOV" symbolize --modules "$out/modules.txt" "$out/cmp.txt" >"$out/cmp.sym"
 grep -E 'apply_header|parse_hex32|parse_chunked' "$out/cmp.sym" | grep ' const ' | sort -u -k2,2 -k4 | head -20
 echo "(the 0xdeadbeef record is how a fuzzer finds the magic header)"
+
+echo
+echo "== live: a daemon measured while it runs (gcov counters kept by ucov, not libgcov)"
+root=$PWD
+live=$root/$out/live
+rm -rf "$live" && mkdir -p "$live"
+CC=${CC:-gcc} "$UCOV" cc --gcov -O0 -g -c examples/daemon/kvd.c -o "$live/kvd.o"
+CC=${CC:-gcc} "$UCOV" cc --gcov "$live/kvd.o" -o "$live/kvd"
+${CC:-gcc} -O1 examples/daemon/kvd.c -o "$live/kvd-client" # an uninstrumented client
+"$live/kvd" "$live/kvd.sock" &
+kvd_pid=$!
+trap 'kill $kvd_pid 2>/dev/null' EXIT
+for _ in $(seq 100); do [ -S "$live/kvd.sock" ] && break; sleep 0.05; done
+client() { "$live/kvd-client" --client "$live/kvd.sock" "$@" >/dev/null; }
+# Per-function line coverage of one pulled tree, as gcov reports it.
+report() { # report TREE PHASE
+  (cd "$live" && gcov -n -f -o "$1/gcov$live" "$root/examples/daemon/kvd.c" 2>/dev/null) |
+    awk -v phase="$2" '
+      /^Function / { fn = $2; gsub(/\047/, "", fn) }
+      /^Lines executed/ && fn ~ /^(cmd_|handle_line)/ {
+        split($2, pct, ":"); printf "  %-9s %-12s %s\n", phase, fn, pct[2]; fn = "" }'
+}
+"$UCOV" ls --pid $kvd_pid
+client PING
+"$UCOV" pull --pid $kvd_pid -o "$live/0-startup" --reset
+client "SET alpha 1" "SET beta 2" "GET alpha" "GET gamma"
+"$UCOV" pull --pid $kvd_pid -o "$live/1-set-get" --reset
+client "DEL alpha" "KEYS" "STATS"
+"$UCOV" pull --pid $kvd_pid -o "$live/2-del-keys-stats" --reset
+echo "lines executed per function, per phase (the daemon never stopped):"
+report "$live/1-set-get" set+get
+report "$live/2-del-keys-stats" del+keys
+kill $kvd_pid
+wait $kvd_pid 2>/dev/null || true
+trap - EXIT
+
 echo
 echo "demo output is in $out"
