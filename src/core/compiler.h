@@ -27,6 +27,17 @@
 #define UCOV_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
 
 /*
+ * Live reads of counters that instrumented code updates without atomics (gcc's
+ * default -fprofile-update=single): such reads race by design. An aligned
+ * 64-bit load is never torn, and reading never writes the counter, so the
+ * worst case is a value a few increments old. Functions doing them are not
+ * TSan-instrumented, and the loads are plain volatile loads (TSan reports an
+ * atomic load against a plain store even in such a function).
+ */
+#define UCOV_RACY_READS __attribute__((no_sanitize("thread")))
+#define UCOV_LOAD_RACY(p) (*(volatile const __typeof__(*(p)) *)(p))
+
+/*
  * A compiler barrier that also orders against a signal handler running on
  * this thread: the only concurrency a task's own hooks see.
  */

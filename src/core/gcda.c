@@ -244,12 +244,13 @@ static UCOV_NOTRACE void for_each_additive(struct ucov_gcov_unit *u,
   }
 }
 
-static UCOV_NOTRACE void reset_record(struct ucov_gcov_unit *u, unsigned kind,
-                                      const struct gcov_ctr_info *ctr, unsigned bidx, void *arg) {
+static UCOV_RACY_READS UCOV_NOTRACE void reset_record(struct ucov_gcov_unit *u, unsigned kind,
+                                                      const struct gcov_ctr_info *ctr,
+                                                      unsigned bidx, void *arg) {
   (void)kind;
   (void)arg;
   for (uint32_t i = 0; i < ctr->num; i++)
-    u->baseline[bidx + i] = UCOV_LOAD(&ctr->values[i]);
+    u->baseline[bidx + i] = UCOV_LOAD_RACY(&ctr->values[i]);
 }
 
 UCOV_NOTRACE int ucov_gcov_reset(struct ucov_gcov_unit *u) {
@@ -259,13 +260,14 @@ UCOV_NOTRACE int ucov_gcov_reset(struct ucov_gcov_unit *u) {
   return err;
 }
 
-static UCOV_NOTRACE void max_record(struct ucov_gcov_unit *u, unsigned kind,
-                                    const struct gcov_ctr_info *ctr, unsigned bidx, void *arg) {
+static UCOV_RACY_READS UCOV_NOTRACE void max_record(struct ucov_gcov_unit *u, unsigned kind,
+                                                    const struct gcov_ctr_info *ctr, unsigned bidx,
+                                                    void *arg) {
   gcov_type *max = arg;
   if (kind != GCOV_COUNTER_ARCS)
     return;
   for (uint32_t i = 0; i < ctr->num; i++) {
-    gcov_type v = UCOV_LOAD(&ctr->values[i]) - (u->baseline ? u->baseline[bidx + i] : 0);
+    gcov_type v = UCOV_LOAD_RACY(&ctr->values[i]) - (u->baseline ? u->baseline[bidx + i] : 0);
     if (v > *max)
       *max = v;
   }
@@ -279,9 +281,9 @@ UCOV_NOTRACE gcov_type ucov_gcov_run_max(void) {
 }
 
 /* TOPN: the in-memory lists {total, n, list}, then the merged file's pairs. */
-static UCOV_NOTRACE void write_topn(struct gcda_out *o, unsigned kind,
-                                    const struct gcov_ctr_info *ctr, const uint8_t *file,
-                                    uint32_t file_n) {
+static UCOV_RACY_READS UCOV_NOTRACE void write_topn(struct gcda_out *o, unsigned kind,
+                                                    const struct gcov_ctr_info *ctr,
+                                                    const uint8_t *file, uint32_t file_n) {
   uint32_t groups = ctr->num / GCOV_TOPN_MEM_COUNTERS;
   /* The file's groups, walked alongside: {total, n, n pairs} each. */
   const uint8_t *fp = file, *fend = file ? file + (size_t)file_n * 8 : 0;
@@ -289,7 +291,7 @@ static UCOV_NOTRACE void write_topn(struct gcda_out *o, unsigned kind,
   for (uint32_t g = 0; g < groups; g++) {
     uint64_t pairs = 0;
     const struct gcov_kvp *node =
-        (const struct gcov_kvp *)(uintptr_t)UCOV_LOAD(&ctr->values[g * 3 + 2]);
+        (const struct gcov_kvp *)(uintptr_t)UCOV_LOAD_RACY(&ctr->values[g * 3 + 2]);
     for (; node; node = node->next)
       pairs++;
     if (fp && fend - fp >= 16) {
@@ -305,9 +307,9 @@ static UCOV_NOTRACE void write_topn(struct gcda_out *o, unsigned kind,
   out_u32(o, (uint32_t)(disk * 8));
   fp = file;
   for (uint32_t g = 0; g < groups; g++) {
-    gcov_type total = UCOV_LOAD(&ctr->values[g * 3]);
+    gcov_type total = UCOV_LOAD_RACY(&ctr->values[g * 3]);
     const struct gcov_kvp *list =
-        (const struct gcov_kvp *)(uintptr_t)UCOV_LOAD(&ctr->values[g * 3 + 2]);
+        (const struct gcov_kvp *)(uintptr_t)UCOV_LOAD_RACY(&ctr->values[g * 3 + 2]);
     uint64_t pairs = 0, file_pairs = 0;
     for (const struct gcov_kvp *n = list; n; n = n->next)
       pairs++;
@@ -334,9 +336,10 @@ static UCOV_NOTRACE void write_topn(struct gcda_out *o, unsigned kind,
   }
 }
 
-UCOV_NOTRACE int ucov_gcov_write(struct ucov_sink *sink, struct ucov_gcov_unit *u,
-                                 const struct ucov_gcov_summary *sum,
-                                 const struct ucov_gcda_merge *merge, unsigned flags) {
+UCOV_RACY_READS UCOV_NOTRACE int ucov_gcov_write(struct ucov_sink *sink, struct ucov_gcov_unit *u,
+                                                 const struct ucov_gcov_summary *sum,
+                                                 const struct ucov_gcda_merge *merge,
+                                                 unsigned flags) {
   const struct gcov_info *gi = u->info;
   gcov_type *scratch = 0;
   if (u->max_num) {
@@ -393,7 +396,7 @@ UCOV_NOTRACE int ucov_gcov_write(struct ucov_sink *sink, struct ucov_gcov_unit *
       /* One load per counter: what is written and the new baseline agree. */
       int additive = gcov_kind_is_additive(k), nonzero = 0;
       for (uint32_t i = 0; i < ctr->num; i++) {
-        gcov_type live = UCOV_LOAD(&ctr->values[i]), v = live;
+        gcov_type live = UCOV_LOAD_RACY(&ctr->values[i]), v = live;
         if (additive && u->baseline) {
           v -= u->baseline[bidx + i];
           if (flags & UCOV_GCOV_RESET)
