@@ -15,44 +15,7 @@
 
 #include "ucov/port.h"
 
-/* ------------------------------------------------------------ writer */
-
-struct gcda_out {
-  struct ucov_sink *sink;
-  int err;
-  size_t n;
-  uint8_t buf[4096];
-};
-
-static UCOV_NOTRACE void out_flush(struct gcda_out *o) {
-  if (o->n && !o->err)
-    o->err = o->sink->write(o->sink, o->buf, o->n);
-  o->n = 0;
-}
-
-static UCOV_NOTRACE void out_bytes(struct gcda_out *o, const void *p, size_t n) {
-  const uint8_t *b = p;
-  while (n) {
-    if (o->n == sizeof(o->buf))
-      out_flush(o);
-    /* A byte loop: the core has no memcpy (it links with -nostdlib). */
-    size_t k = sizeof(o->buf) - o->n < n ? sizeof(o->buf) - o->n : n;
-    for (size_t i = 0; i < k; i++)
-      o->buf[o->n + i] = b[i];
-    o->n += k;
-    b += k;
-    n -= k;
-  }
-}
-
-static UCOV_NOTRACE void out_u32(struct gcda_out *o, uint32_t v) {
-  out_bytes(o, &v, 4);
-}
-
-static UCOV_NOTRACE void out_counter(struct gcda_out *o, gcov_type v) {
-  out_u32(o, (uint32_t)v);
-  out_u32(o, (uint32_t)((uint64_t)v >> 32));
-}
+#include "gcda_out.h"
 
 /* ------------------------------------------------------------ reader */
 
@@ -351,10 +314,8 @@ UCOV_RACY_READS UCOV_NOTRACE int ucov_gcov_write(struct ucov_sink *sink, struct 
     ucov_port_free(scratch);
     return -UCOV_ENOMEM;
   }
-  struct gcda_out o; /* not zero-initialized: the 4 KiB buffer needs no memset */
-  o.sink = sink;
-  o.err = 0;
-  o.n = 0;
+  struct gcda_out o;
+  out_init(&o, sink);
   out_u32(&o, GCOV_DATA_MAGIC);
   out_u32(&o, gi->version);
   out_u32(&o, gi->stamp);

@@ -10,6 +10,8 @@
  */
 #include "gcov.h"
 
+#include "gcov_llvm.h"
+
 #include "ucov/port.h"
 
 void __gcov_init(struct gcov_info *info);
@@ -126,6 +128,14 @@ UCOV_EXPORT UCOV_NOTRACE void __gcov_exit(void) {
   ucov_port_unlock();
 }
 
+/* At exit for programs with clang units (which have no __gcov_exit). */
+UCOV_NOTRACE void ucov_gcov_exit_llvm(void) {
+  ucov_port_lock();
+  if (ucov_llvm_units())
+    dump_all(1);
+  ucov_port_unlock();
+}
+
 /* libgcov's public API: dump now (not again until a reset). */
 UCOV_EXPORT UCOV_NOTRACE void __gcov_dump(void) {
   ucov_port_lock();
@@ -138,6 +148,8 @@ UCOV_EXPORT UCOV_NOTRACE void __gcov_reset(void) {
   ucov_port_lock();
   for (struct ucov_gcov_unit *u = ucov_gcov_units(); u; u = u->next)
     ucov_gcov_reset(u);
+  for (struct ucov_llvm_unit *u = ucov_llvm_units(); u; u = u->next)
+    ucov_llvm_reset(u);
   dumped = 0;
   ucov_port_unlock();
 }

@@ -81,6 +81,9 @@ void ucov_gcda_merge_free(struct ucov_gcda_merge *m) UCOV_HIDDEN;
 /* Runs and sum_max read from the file being merged. */
 struct ucov_gcov_summary ucov_gcda_merge_summary(const struct ucov_gcda_merge *m) UCOV_HIDDEN;
 
+/* The exit dump for programs with clang units, which call no __gcov_exit. */
+void ucov_gcov_exit_llvm(void) UCOV_HIDDEN;
+
 /* Has this process already dumped (and not reset since)? libgcov's root->dumped. */
 int ucov_gcov_dumped(void) UCOV_HIDDEN;
 /* Is this run already in a summary (a dump happened before)? libgcov's run_counted. */

@@ -3,16 +3,18 @@
 #include "objects.h"
 
 #include "gcov.h"
+#include "gcov_llvm.h"
 #include "ucov/port.h"
 
 #define MODULES_NAME "modules"
 
-UCOV_NOTRACE int ucov_gcov_object_name(const struct ucov_gcov_unit *u, char *out, size_t len) {
-  const char *prefix = u->info->filename[0] == '/' ? "gcov" : "gcov/";
+/* "gcov" + an absolute .gcda path, "gcov/" + a relative one. */
+static UCOV_NOTRACE int gcov_name(const char *filename, char *out, size_t len) {
+  const char *prefix = filename[0] == '/' ? "gcov" : "gcov/";
   size_t n = 0;
   for (const char *p = prefix; *p; p++)
     out[n++] = *p;
-  for (const char *p = u->info->filename; *p; p++) {
+  for (const char *p = filename; *p; p++) {
     if (n + 1 >= len)
       return -1;
     out[n++] = *p;
@@ -21,25 +23,54 @@ UCOV_NOTRACE int ucov_gcov_object_name(const struct ucov_gcov_unit *u, char *out
   return 0;
 }
 
+UCOV_NOTRACE int ucov_gcov_object_name(const struct ucov_gcov_unit *u, char *out, size_t len) {
+  return gcov_name(u->info->filename, out, len);
+}
+
+UCOV_NOTRACE int ucov_llvm_object_name(const struct ucov_llvm_unit *u, char *out, size_t len) {
+  return gcov_name(u->filename, out, len);
+}
+
 static UCOV_NOTRACE int str_eq(const char *a, const char *b) {
   while (*a && *a == *b)
     a++, b++;
   return *a == *b;
 }
 
-/* The unit named `name`, or NULL. Lock held. */
-static UCOV_NOTRACE struct ucov_gcov_unit *find_unit(const char *name) {
+/* A gcov unit of either compiler. */
+struct unit_ref {
+  struct ucov_gcov_unit *gcc;
+  struct ucov_llvm_unit *llvm;
+};
+
+/* The unit named `name` (both NULL if none). Lock held. */
+static UCOV_NOTRACE struct unit_ref find_unit(const char *name) {
   char buf[UCOV_OBJECT_NAME_MAX];
-  for (struct ucov_gcov_unit *u = ucov_gcov_units(); u; u = u->next)
+  struct unit_ref r = {0, 0};
+  for (struct ucov_gcov_unit *u = ucov_gcov_units(); u && !r.gcc; u = u->next)
     if (!ucov_gcov_object_name(u, buf, sizeof(buf)) && str_eq(buf, name))
-      return u;
-  return 0;
+      r.gcc = u;
+  for (struct ucov_llvm_unit *u = ucov_llvm_units(); u && !r.gcc && !r.llvm; u = u->next)
+    if (!ucov_llvm_object_name(u, buf, sizeof(buf)) && str_eq(buf, name))
+      r.llvm = u;
+  return r;
 }
 
-/* A live read: one run, sum_max of what is being read program-wide. */
-static UCOV_NOTRACE int read_unit(struct ucov_gcov_unit *u, struct ucov_sink *sink, int reset) {
+/* A live read: one run (and for gcc, sum_max of what is being read program-wide). */
+static UCOV_NOTRACE int read_unit(struct unit_ref r, struct ucov_sink *sink, int reset) {
+  unsigned flags = reset ? UCOV_GCOV_RESET : 0;
+  if (r.llvm)
+    return ucov_llvm_write(sink, r.llvm, 0, 0, 1, flags);
+  if (!r.gcc)
+    return -UCOV_ENOENT;
   struct ucov_gcov_summary sum = {1, ucov_gcov_run_max()};
-  return ucov_gcov_write(sink, u, &sum, 0, reset ? UCOV_GCOV_RESET : 0);
+  return ucov_gcov_write(sink, r.gcc, &sum, 0, flags);
+}
+
+static UCOV_NOTRACE int reset_unit(struct unit_ref r) {
+  if (r.llvm)
+    return ucov_llvm_reset(r.llvm);
+  return r.gcc ? ucov_gcov_reset(r.gcc) : -UCOV_ENOENT;
 }
 
 UCOV_NOTRACE int ucov_objects_list(int (*fn)(const char *name, uint64_t size, void *arg),
@@ -52,10 +83,15 @@ UCOV_NOTRACE int ucov_objects_list(int (*fn)(const char *name, uint64_t size, vo
   if (ucov_port_modules_write(&count.sink) == 0)
     ret = fn(MODULES_NAME, count.bytes, arg);
   for (struct ucov_gcov_unit *u = ucov_gcov_units(); u && !ret; u = u->next) {
-    if (ucov_gcov_object_name(u, name, sizeof(name)))
-      continue;
+    struct unit_ref r = {u, 0};
     ucov_count_sink_init(&count);
-    if (read_unit(u, &count.sink, 0) == 0)
+    if (!ucov_gcov_object_name(u, name, sizeof(name)) && read_unit(r, &count.sink, 0) == 0)
+      ret = fn(name, count.bytes, arg);
+  }
+  for (struct ucov_llvm_unit *u = ucov_llvm_units(); u && !ret; u = u->next) {
+    struct unit_ref r = {0, u};
+    ucov_count_sink_init(&count);
+    if (!ucov_llvm_object_name(u, name, sizeof(name)) && read_unit(r, &count.sink, 0) == 0)
       ret = fn(name, count.bytes, arg);
   }
   ucov_port_unlock();
@@ -68,8 +104,7 @@ UCOV_NOTRACE int ucov_object_read(const char *name, struct ucov_sink *sink, int 
   if (str_eq(name, MODULES_NAME)) {
     ret = reset ? -UCOV_EOPNOTSUPP : ucov_port_modules_write(sink);
   } else {
-    struct ucov_gcov_unit *u = find_unit(name);
-    ret = u ? read_unit(u, sink, reset) : -UCOV_ENOENT;
+    ret = read_unit(find_unit(name), sink, reset);
   }
   ucov_port_unlock();
   return ret;
@@ -89,8 +124,7 @@ UCOV_NOTRACE int ucov_object_reset(const char *name) {
   if (str_eq(name, MODULES_NAME)) {
     ret = -UCOV_EOPNOTSUPP;
   } else {
-    struct ucov_gcov_unit *u = find_unit(name);
-    ret = u ? ucov_gcov_reset(u) : -UCOV_ENOENT;
+    ret = reset_unit(find_unit(name));
   }
   ucov_port_unlock();
   return ret;
@@ -101,6 +135,11 @@ UCOV_NOTRACE int ucov_objects_reset_all(void) {
   ucov_port_lock();
   for (struct ucov_gcov_unit *u = ucov_gcov_units(); u; u = u->next) {
     int err = ucov_gcov_reset(u);
+    if (err && !ret)
+      ret = err;
+  }
+  for (struct ucov_llvm_unit *u = ucov_llvm_units(); u; u = u->next) {
+    int err = ucov_llvm_reset(u);
     if (err && !ret)
       ret = err;
   }

@@ -32,9 +32,11 @@ int ucov_object_read(const char *name, struct ucov_sink *sink, int reset) UCOV_H
 int ucov_object_size(const char *name, uint64_t *size) UCOV_HIDDEN;
 
 struct ucov_gcov_unit;
+struct ucov_llvm_unit;
 /* A unit's object name: "gcov" + its absolute .gcda path ("gcov/" + a relative
  * one). Returns 0, or -1 if it does not fit in len. */
 int ucov_gcov_object_name(const struct ucov_gcov_unit *u, char *out, size_t len) UCOV_HIDDEN;
+int ucov_llvm_object_name(const struct ucov_llvm_unit *u, char *out, size_t len) UCOV_HIDDEN;
 
 /* Reset one object (-UCOV_EOPNOTSUPP for one without counters), or all. */
 int ucov_object_reset(const char *name) UCOV_HIDDEN;

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "../core/gcov.h"
+#include "../core/gcov_llvm.h"
 #include "../core/objects.h"
 #include "memsink.h"
 #include "ucov/port.h"
@@ -38,8 +39,12 @@ UCOV_NOTRACE void ucov_port_log(const char *msg) {
     (void)!write(2, "\n", 1);
 }
 
-/* The path a unit's .gcda is written to: GCOV_PREFIX / GCOV_PREFIX_STRIP applied. */
-static UCOV_NOTRACE int gcda_path(const char *fname, char *out, size_t outlen) {
+/*
+ * The path a unit's .gcda is written to: GCOV_PREFIX / GCOV_PREFIX_STRIP
+ * applied as libgcov does (a strip without a prefix means "."); compiler-rt,
+ * for clang units, relocates only when GCOV_PREFIX is set.
+ */
+static UCOV_NOTRACE int gcda_path(const char *fname, int clang, char *out, size_t outlen) {
   const char *prefix = getenv("GCOV_PREFIX");
   const char *strip_env = getenv("GCOV_PREFIX_STRIP");
   int strip = strip_env ? atoi(strip_env) : 0;
@@ -48,7 +53,7 @@ static UCOV_NOTRACE int gcda_path(const char *fname, char *out, size_t outlen) {
   size_t plen = prefix ? strlen(prefix) : 0;
   if (plen && prefix[plen - 1] == '/')
     plen--;
-  if (!plen && strip) {
+  if (!plen && strip && !clang) {
     prefix = ".";
     plen = 1;
   }
@@ -113,13 +118,15 @@ static UCOV_NOTRACE void log_error(const char *path, const char *what) {
   ucov_port_log(msg);
 }
 
-/* Merge unit u into its .gcda file. */
-static UCOV_NOTRACE void dump_unit(struct ucov_gcov_unit *u, gcov_type run_max, int new_run,
-                                   unsigned flags) {
-  char path[PATH_MAX];
-  if (gcda_path(u->info->filename, path, sizeof(path))) {
-    log_error(u->info->filename, "path too long");
-    return;
+/*
+ * Open (creating directories and the file as needed) and lock the .gcda of
+ * `fname`, and read what it holds into old. Returns the descriptor or -1.
+ */
+static UCOV_NOTRACE int open_gcda(const char *fname, int clang, char *path, size_t pathlen,
+                                  struct mem_sink *old) {
+  if (gcda_path(fname, clang, path, pathlen)) {
+    log_error(fname, "path too long");
+    return -1;
   }
   int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0 && errno == ENOENT) {
@@ -128,21 +135,62 @@ static UCOV_NOTRACE void dump_unit(struct ucov_gcov_unit *u, gcov_type run_max, 
   }
   if (fd < 0) {
     log_error(path, strerror(errno));
-    return;
+    return -1;
   }
   struct flock lk = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
   while (fcntl(fd, F_SETLKW, &lk) != 0 && errno == EINTR)
     ;
+  int err = read_all(fd, old);
+  if (err) {
+    log_error(path, strerror(-err));
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+/* Replace the file's contents with out. Returns 0 or a negative errno. */
+static UCOV_NOTRACE int rewrite(int fd, const struct mem_sink *out) {
+  if (lseek(fd, 0, SEEK_SET) != 0)
+    return -errno;
+  int err = write_all(fd, out->data, out->len);
+  if (!err && ftruncate(fd, (off_t)out->len) != 0)
+    err = -errno;
+  return err;
+}
+
+/* Merge clang unit u into its .gcda file, as compiler-rt does. */
+static UCOV_NOTRACE void dump_llvm_unit(struct ucov_llvm_unit *u, int new_run, unsigned flags) {
+  char path[PATH_MAX];
+  struct mem_sink old, out;
+  mem_sink_init(&old);
+  mem_sink_init(&out);
+  int fd = open_gcda(u->filename, 1, path, sizeof(path), &old);
+  if (fd >= 0) {
+    int err = ucov_llvm_write(&out.sink, u, old.len ? old.data : NULL, old.len, new_run, flags);
+    if (!err)
+      err = rewrite(fd, &out);
+    if (err)
+      log_error(path, strerror(-err));
+    close(fd); /* releases the lock */
+  }
+  mem_sink_free(&old);
+  mem_sink_free(&out);
+}
+
+/* Merge gcc unit u into its .gcda file, as libgcov does. */
+static UCOV_NOTRACE void dump_unit(struct ucov_gcov_unit *u, gcov_type run_max, int new_run,
+                                   unsigned flags) {
+  char path[PATH_MAX];
   struct mem_sink old, out;
   mem_sink_init(&old);
   mem_sink_init(&out);
   struct ucov_gcda_merge *merge = NULL;
   struct ucov_gcov_summary sum = {0, 0};
-  int err = read_all(fd, &old);
-  if (err) {
-    log_error(path, strerror(-err));
+  int err = 0;
+  int fd = open_gcda(u->info->filename, 0, path, sizeof(path), &old);
+  if (fd < 0)
     goto done;
-  }
   if (old.len) {
     char msg[128];
     int r = ucov_gcda_parse(old.data, old.len, u, &merge, msg, sizeof(msg));
@@ -160,10 +208,8 @@ static UCOV_NOTRACE void dump_unit(struct ucov_gcov_unit *u, gcov_type run_max, 
     sum.sum_max += run_max;
   }
   err = ucov_gcov_write(&out.sink, u, &sum, merge, flags);
-  if (!err && lseek(fd, 0, SEEK_SET) == 0)
-    err = write_all(fd, out.data, out.len);
-  if (!err && ftruncate(fd, (off_t)out.len) != 0)
-    err = -errno;
+  if (!err)
+    err = rewrite(fd, &out);
   if (err)
     log_error(path, strerror(-err));
 done:
@@ -171,7 +217,8 @@ done:
     ucov_gcda_merge_free(merge);
   mem_sink_free(&old);
   mem_sink_free(&out);
-  close(fd); /* releases the lock */
+  if (fd >= 0)
+    close(fd); /* releases the lock */
 }
 
 /* Write dir/name from a filled sink, atomically, creating directories. */
@@ -210,6 +257,14 @@ static UCOV_NOTRACE void dump_tree(const char *dir, gcov_type run_max, unsigned 
       write_tree_file(dir, name, &s);
     mem_sink_free(&s);
   }
+  for (struct ucov_llvm_unit *u = ucov_llvm_units(); u; u = u->next) {
+    struct mem_sink s;
+    mem_sink_init(&s);
+    if (!ucov_llvm_object_name(u, name, sizeof(name)) &&
+        ucov_llvm_write(&s.sink, u, NULL, 0, 1, flags) == 0)
+      write_tree_file(dir, name, &s);
+    mem_sink_free(&s);
+  }
   struct mem_sink s;
   mem_sink_init(&s);
   if (ucov_port_modules_write(&s.sink) == 0)
@@ -228,11 +283,24 @@ UCOV_NOTRACE void ucov_port_gcov_dump(int at_exit) {
   } else {
     for (struct ucov_gcov_unit *u = ucov_gcov_units(); u; u = u->next)
       dump_unit(u, run_max, new_run, flags);
+    for (struct ucov_llvm_unit *u = ucov_llvm_units(); u; u = u->next)
+      dump_llvm_unit(u, new_run, flags);
   }
   errno = saved;
 }
 
 void __gcov_exit(void);
+
+/*
+ * clang units have no __gcov_exit: they are written by this destructor, at
+ * compiler-rt's priority (100: after other destructors, which are counted).
+ */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wprio-ctor-dtor"
+__attribute__((destructor(100))) static UCOV_NOTRACE void gcov_llvm_units_at_exit(void) {
+  ucov_gcov_exit_llvm();
+}
+#pragma GCC diagnostic pop
 
 /* Units placed in a section have no destructor calling __gcov_exit: exit dumps them. */
 __attribute__((constructor)) static UCOV_NOTRACE void gcov_section_units_at_exit(void) {

@@ -88,5 +88,21 @@ child=$(pgrep -n -f '^./forker$')
 wait_sock "$UCOV_RUNTIME_DIR/$child.sock" && "$UCOV" ls --pid "$child" | grep -q "forker-fork.gcda" &&
   pass || fail "forked child serves its own socket"
 
+# The same live pull from a clang --coverage build, read by llvm-cov gcov.
+if command -v clang >/dev/null; then
+  mkdir -p clang && (cd clang && CC=clang "$UCOV" cc --gcov -O0 "${SANFLAGS[@]}" \
+    -c "$SRC/examples/daemon/kvd.c" -o kvd.o && CC=clang "$UCOV" cc --gcov "${SANFLAGS[@]}" kvd.o -o kvd)
+  ./clang/kvd kvd4.sock &
+  pid=$!
+  wait_sock kvd4.sock && wait_sock "$UCOV_RUNTIME_DIR/$pid.sock"
+  ./client --client kvd4.sock "SET k v" "SET k w" >/dev/null
+  "$UCOV" pull --pid $pid -o L 2>/dev/null
+  kill $pid; wait $pid
+  (cd "L/gcov$WORK/clang" && llvm-cov gcov -t kvd.gcda 2>/dev/null) >llvm.txt
+  grep -qE '^ *2: +[0-9]+:static void cmd_set\(' llvm.txt &&
+    grep -qE '^ *#####: +[0-9]+:static void cmd_del\(' llvm.txt && pass ||
+    fail "clang unit pulled live, read by llvm-cov gcov"
+fi
+
 echo "live: $checks checks, $fails failed"
 [ "$fails" -eq 0 ]

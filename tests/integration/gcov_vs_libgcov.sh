@@ -26,7 +26,7 @@ R3='BREW /pot HTTP/1.1\r\n\r\n'
 R4='GET /y HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n'
 gcdas() { ls obj/*.gcda 2>/dev/null; }
 clean() { rm -f obj/*.gcda; }
-save() { mkdir -p "$1" && cp obj/*.gcda "$1/"; }
+save() { mkdir -p "$1" && cp "${SAVE_FROM:-obj}"/*.gcda "$1/"; }
 same() { # same DESCRIPTION DIR1 DIR2: identical .gcda sets
   local a b ok=1
   for a in "$2"/*.gcda; do
@@ -36,6 +36,21 @@ same() { # same DESCRIPTION DIR1 DIR2: identical .gcda sets
   [ "$(ls "$2" | wc -l)" -eq "$(ls "$3" | wc -l)" ] && [ $ok -eq 1 ] && pass || fail "$1"
 }
 run() { ./"$1" "${@:2}" >/dev/null; }
+# Like same, but the files may differ in the run count of the summary (the
+# word before the 8-byte EOF record): compiler-rt counts the run only in the
+# first file a process writes, ucov in every file.
+same_but_runs() {
+  local a b ok=1 len off
+  for a in "$2"/*.gcda; do
+    b=$3/$(basename "$a")
+    len=$(stat -c %s "$a")
+    [ "$len" = "$(stat -c %s "$b")" ] || { ok=0; continue; }
+    while read -r off _; do
+      [ "$off" -ge $((len - 11)) ] && [ "$off" -le $((len - 8)) ] || { ok=0; echo "  $a: byte $off" >&2; }
+    done < <(cmp -l "$a" "$b")
+  done
+  [ $ok -eq 1 ] && pass || fail "$1"
+}
 
 # One run.
 clean; run prog_libgcov "$R1" "$R3"; save ref1
@@ -93,6 +108,35 @@ clean; ./prog_other "$R1" >/dev/null; cp other/gm.gcda obj/gcov_main.gcda; rm -f
 ./prog_ucov "$R1" >/dev/null 2>err.txt
 grep -q 'overwriting' err.txt && cmp -s obj/gcov_main.gcda fresh.gcda && pass ||
   fail "another compilation's .gcda is overwritten"
+
+# clang --coverage: ucov against compiler-rt's GCDAProfiling, and llvm-cov reads it.
+if command -v clang >/dev/null; then
+  mkdir -p clang && cd clang || exit 1
+  export SAVE_FROM=.
+  clang -O1 -g --coverage "${SANFLAGS[@]}" -c "$SRC/examples/demo/httpreq.c" -o httpreq.o
+  clang -O1 -g --coverage "${SANFLAGS[@]}" -c "$SRC/tests/integration/gcov_main.c" -o gcov_main.o
+  clang --coverage "${SANFLAGS[@]}" httpreq.o gcov_main.o -o prog_rt
+  CC=clang "$UCOV" cc --gcov "${SANFLAGS[@]}" httpreq.o gcov_main.o -o prog_ucov
+  rm -f ./*.gcda; ./prog_rt "$R1" "$R3" >/dev/null; save rt1; mv rt1 ../clang-rt1
+  rm -f ./*.gcda; ./prog_ucov "$R1" "$R3" >/dev/null; save ucov1; mv ucov1 ../clang-ucov1
+  rm -f ./*.gcda; ./prog_rt "$R1" "$R3" >/dev/null; ./prog_rt "$R2" >/dev/null; save rt2
+  mv rt2 ../clang-rt2
+  rm -f ./*.gcda; ./prog_ucov "$R1" "$R3" >/dev/null; ./prog_ucov "$R2" >/dev/null; save ucov2
+  mv ucov2 ../clang-ucov2
+  rm -f ./*.gcda; ./prog_rt "$R1" "$R3" >/dev/null; ./prog_ucov "$R2" >/dev/null; save mixed
+  mv mixed ../clang-mixed
+  cd .. || exit 1
+  same "clang: one run, byte-identical to compiler-rt" clang-rt1 clang-ucov1
+  same_but_runs "clang: two runs merged, identical but for compiler-rt's run count" clang-rt2 clang-ucov2
+  same_but_runs "clang: compiler-rt's file merged by ucov" clang-rt2 clang-mixed
+  cmp -s clang-rt2/httpreq.gcda clang-ucov2/httpreq.gcda && pass ||
+    fail "clang: the first file written is byte-identical, runs included"
+  (cd clang-ucov2 && cp ../clang/*.gcno . && llvm-cov gcov -t httpreq.gcda 2>/dev/null) >llvm.txt
+  grep -q '^ *-: *0:Runs:2$' llvm.txt && grep -qE '^ *3: +[0-9]+:int http_parse' llvm.txt && pass ||
+    fail "llvm-cov gcov reads ucov's clang .gcda"
+else
+  echo "skip clang: not installed"
+fi
 
 echo "gcov_vs_libgcov: $checks checks, $fails failed"
 [ "$fails" -eq 0 ]

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/* A buffered word writer over a sink, shared by the .gcda serializers. */
+#ifndef UCOV_CORE_GCDA_OUT_H
+#define UCOV_CORE_GCDA_OUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "compiler.h"
+#include "gcov_abi.h"
+#include "sink.h"
+
+struct gcda_out {
+  struct ucov_sink *sink;
+  int err;
+  size_t n;
+  uint8_t buf[4096];
+};
+
+/* Not zero-initialized: the 4 KiB buffer needs no memset (no libc in the core). */
+static inline UCOV_NOTRACE void out_init(struct gcda_out *o, struct ucov_sink *sink) {
+  o->sink = sink;
+  o->err = 0;
+  o->n = 0;
+}
+
+static inline UCOV_NOTRACE void out_flush(struct gcda_out *o) {
+  if (o->n && !o->err)
+    o->err = o->sink->write(o->sink, o->buf, o->n);
+  o->n = 0;
+}
+
+static inline UCOV_NOTRACE void out_bytes(struct gcda_out *o, const void *p, size_t n) {
+  const uint8_t *b = p;
+  while (n) {
+    if (o->n == sizeof(o->buf))
+      out_flush(o);
+    /* A byte loop: the core has no memcpy (it links with -nostdlib). */
+    size_t k = sizeof(o->buf) - o->n < n ? sizeof(o->buf) - o->n : n;
+    for (size_t i = 0; i < k; i++)
+      o->buf[o->n + i] = b[i];
+    o->n += k;
+    b += k;
+    n -= k;
+  }
+}
+
+static inline UCOV_NOTRACE void out_u32(struct gcda_out *o, uint32_t v) {
+  out_bytes(o, &v, 4);
+}
+
+/* 64-bit counters: low word first. */
+static inline UCOV_NOTRACE void out_counter(struct gcda_out *o, gcov_type v) {
+  out_u32(o, (uint32_t)v);
+  out_u32(o, (uint32_t)((uint64_t)v >> 32));
+}
+
+#endif
