@@ -295,12 +295,16 @@ void __gcov_exit(void);
  * clang units have no __gcov_exit: they are written by this destructor, at
  * compiler-rt's priority (100: after other destructors, which are counted).
  */
+#if !defined(__clang__) /* gcc reserves priorities up to 100; compiler-rt uses 100 */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wprio-ctor-dtor"
+#endif
 __attribute__((destructor(100))) static UCOV_NOTRACE void gcov_llvm_units_at_exit(void) {
   ucov_gcov_exit_llvm();
 }
+#if !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
 
 /* Units placed in a section have no destructor calling __gcov_exit: exit dumps them. */
 __attribute__((constructor)) static UCOV_NOTRACE void gcov_section_units_at_exit(void) {
