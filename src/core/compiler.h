@@ -16,6 +16,16 @@
 #define UCOV_NOTRACE __attribute__((no_instrument_function))
 #endif
 
+/*
+ * Thread-local storage the hooks can reach without a call: initial-exec in
+ * position-independent code (no __tls_get_addr, which may allocate),
+ * local-exec when the runtime is built for executables only (libucov.a).
+ */
+#ifndef UCOV_TLS_MODEL
+#define UCOV_TLS_MODEL "initial-exec"
+#endif
+#define UCOV_THREAD_LOCAL _Thread_local __attribute__((tls_model(UCOV_TLS_MODEL)))
+
 #define UCOV_HIDDEN __attribute__((visibility("hidden")))
 #define UCOV_EXPORT __attribute__((visibility("default")))
 #define UCOV_LIKELY(x) __builtin_expect(!!(x), 1)

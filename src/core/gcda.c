@@ -243,60 +243,89 @@ UCOV_NOTRACE gcov_type ucov_gcov_run_max(void) {
   return max;
 }
 
-/* TOPN: the in-memory lists {total, n, list}, then the merged file's pairs. */
-static UCOV_RACY_READS UCOV_NOTRACE void write_topn(struct gcda_out *o, unsigned kind,
-                                                    const struct gcov_ctr_info *ctr,
-                                                    const uint8_t *file, uint32_t file_n) {
+/* One TOPN group being written: total and (value, count) pairs. */
+#define TOPN_TRACKED 32 /* GCOV_TOPN_MAXIMUM_TRACKED_VALUES */
+#define TOPN_SLOTS 64   /* room for lists that raced past 32 */
+struct topn_group {
+  gcov_type total;
+  uint32_t n;
+  gcov_type value[TOPN_SLOTS], count[TOPN_SLOTS];
+};
+
+/* libgcov's gcov_topn_add_value for a merge (the total is handled apart). */
+static UCOV_NOTRACE void topn_merge_pair(struct topn_group *g, gcov_type value, gcov_type count) {
+  uint32_t minimal = 0;
+  for (uint32_t i = 0; i < g->n; i++) {
+    if (g->value[i] == value) {
+      g->count[i] += count;
+      return;
+    }
+    if (g->count[i] < g->count[minimal])
+      minimal = i;
+  }
+  if (g->n >= TOPN_TRACKED) {
+    if (--g->count[minimal] < count) {
+      g->value[minimal] = value;
+      g->count[minimal] = count;
+    }
+    return;
+  }
+  g->value[g->n] = value;
+  g->count[g->n] = count;
+  g->n++;
+}
+
+/*
+ * TOPN: each group's in-memory list {total, n, list}, merged with the file's
+ * group {total, n, n pairs} as libgcov merges (values add up, new ones are
+ * appended while fewer than 32 are tracked). Groups are built first, then
+ * written, so the record length matches its contents.
+ */
+static UCOV_RACY_READS UCOV_NOTRACE int write_topn(struct gcda_out *o, unsigned kind,
+                                                   const struct gcov_ctr_info *ctr,
+                                                   const uint8_t *file, uint32_t file_n) {
   uint32_t groups = ctr->num / GCOV_TOPN_MEM_COUNTERS;
-  /* The file's groups, walked alongside: {total, n, n pairs} each. */
+  struct topn_group *g = ucov_port_alloc((groups ? groups : 1) * sizeof(*g));
+  if (!g)
+    return -UCOV_ENOMEM;
   const uint8_t *fp = file, *fend = file ? file + (size_t)file_n * 8 : 0;
   uint64_t disk = 0;
-  for (uint32_t g = 0; g < groups; g++) {
-    uint64_t pairs = 0;
+  for (uint32_t i = 0; i < groups; i++) {
+    g[i].total = UCOV_LOAD_RACY(&ctr->values[i * 3]);
     const struct gcov_kvp *node =
-        (const struct gcov_kvp *)(uintptr_t)UCOV_LOAD_RACY(&ctr->values[g * 3 + 2]);
-    for (; node; node = node->next)
-      pairs++;
+        (const struct gcov_kvp *)(uintptr_t)UCOV_LOAD_RACY(&ctr->values[i * 3 + 2]);
+    for (; node && g[i].n < TOPN_SLOTS; node = node->next) {
+      g[i].value[g[i].n] = node->value;
+      g[i].count[g[i].n] = node->count;
+      g[i].n++;
+    }
     if (fp && fend - fp >= 16) {
+      gcov_type all = read_counter(fp);
       uint64_t n = (uint64_t)read_counter(fp + 8);
       if ((uint64_t)(fend - fp - 16) / 16 >= n) {
-        pairs += n;
+        int full = all < 0;
+        g[i].total += full ? -all : all;
+        for (uint64_t k = 0; k < n; k++)
+          topn_merge_pair(&g[i], read_counter(fp + 16 + k * 16), read_counter(fp + 24 + k * 16));
+        if (full)
+          g[i].total = -g[i].total;
         fp += 16 + n * 16;
       }
     }
-    disk += GCOV_TOPN_DISK_COUNTERS + 2 * pairs;
+    disk += GCOV_TOPN_DISK_COUNTERS + 2ull * g[i].n;
   }
   out_u32(o, GCOV_TAG_FOR_COUNTER(kind));
   out_u32(o, (uint32_t)(disk * 8));
-  fp = file;
-  for (uint32_t g = 0; g < groups; g++) {
-    gcov_type total = UCOV_LOAD_RACY(&ctr->values[g * 3]);
-    const struct gcov_kvp *list =
-        (const struct gcov_kvp *)(uintptr_t)UCOV_LOAD_RACY(&ctr->values[g * 3 + 2]);
-    uint64_t pairs = 0, file_pairs = 0;
-    for (const struct gcov_kvp *n = list; n; n = n->next)
-      pairs++;
-    const uint8_t *fpairs = 0;
-    if (fp && fend - fp >= 16) {
-      uint64_t n = (uint64_t)read_counter(fp + 8);
-      if ((uint64_t)(fend - fp - 16) / 16 >= n) {
-        total += read_counter(fp);
-        file_pairs = n;
-        fpairs = fp + 16;
-        fp += 16 + n * 16;
-      }
-    }
-    out_counter(o, total);
-    out_counter(o, (gcov_type)(pairs + file_pairs));
-    for (const struct gcov_kvp *n = list; n; n = n->next) {
-      out_counter(o, n->value);
-      out_counter(o, n->count);
-    }
-    for (uint64_t i = 0; i < file_pairs; i++) {
-      out_counter(o, read_counter(fpairs + i * 16));
-      out_counter(o, read_counter(fpairs + i * 16 + 8));
+  for (uint32_t i = 0; i < groups; i++) {
+    out_counter(o, g[i].total);
+    out_counter(o, (gcov_type)g[i].n);
+    for (uint32_t k = 0; k < g[i].n; k++) {
+      out_counter(o, g[i].value[k]);
+      out_counter(o, g[i].count[k]);
     }
   }
+  ucov_port_free(g);
+  return 0;
 }
 
 UCOV_RACY_READS UCOV_NOTRACE int ucov_gcov_write(struct ucov_sink *sink, struct ucov_gcov_unit *u,
@@ -350,7 +379,8 @@ UCOV_RACY_READS UCOV_NOTRACE int ucov_gcov_write(struct ucov_sink *sink, struct 
         continue;
       const uint8_t *fv = mf ? mf->values[k] : 0;
       if (gcov_kind_is_topn(k)) {
-        write_topn(&o, k, ctr, fv, mf ? mf->n_values[k] : 0);
+        if (!o.err)
+          o.err = write_topn(&o, k, ctr, fv, mf ? mf->n_values[k] : 0);
         ctr++;
         continue;
       }

@@ -37,17 +37,10 @@ struct ucov_task {
   struct ucov_device *dev; /* the device bound to this task, or NULL */
 };
 
-/*
- * Thread-local by default: initial-exec in position-independent code (no
- * __tls_get_addr call, which may allocate), local-exec when the runtime is
- * built for executables only (libucov.a). A port without TLS defines
- * UCOV_TASK_STORAGE empty.
- */
-#ifndef UCOV_TLS_MODEL
-#define UCOV_TLS_MODEL "initial-exec"
-#endif
+/* Thread-local by default (see UCOV_THREAD_LOCAL); a port without TLS
+ * defines UCOV_TASK_STORAGE empty. */
 #ifndef UCOV_TASK_STORAGE
-#define UCOV_TASK_STORAGE _Thread_local __attribute__((tls_model(UCOV_TLS_MODEL)))
+#define UCOV_TASK_STORAGE UCOV_THREAD_LOCAL
 #endif
 
 extern UCOV_TASK_STORAGE struct ucov_task ucov_task_self UCOV_HIDDEN;

@@ -109,6 +109,28 @@ clean; ./prog_other "$R1" >/dev/null; cp other/gm.gcda obj/gcov_main.gcda; rm -f
 grep -q 'overwriting' err.txt && cmp -s obj/gcov_main.gcda fresh.gcda && pass ||
   fail "another compilation's .gcda is overwritten"
 
+# -fprofile-generate value profiles (TOPN, indirect calls, average, ior, time
+# profiler), single-threaded and atomic: identical to libgcov, merges included.
+# ASLR off: the ior counter ors pointer values.
+if command -v setarch >/dev/null && setarch -R true 2>/dev/null; then
+  for update in single atomic; do
+    mkdir -p "vp-$update" && cd "vp-$update" || exit 1
+    gcc -O2 -fprofile-generate -fprofile-update=$update "${SANFLAGS[@]}" \
+      -c "$SRC/tests/integration/gcov_valueprof.c" -o vp.o
+    gcc -fprofile-generate "${SANFLAGS[@]}" vp.o -o vp_libgcov
+    CC=gcc "$UCOV" cc --gcov "${SANFLAGS[@]}" vp.o -o vp_ucov
+    rm -f ./*.gcda; setarch -R ./vp_libgcov 3000; setarch -R ./vp_libgcov 4000 x; cp vp.gcda ref.out
+    rm -f ./*.gcda; setarch -R ./vp_ucov 3000; setarch -R ./vp_ucov 4000 x; cp vp.gcda ucov.out
+    rm -f ./*.gcda; setarch -R ./vp_libgcov 3000; setarch -R ./vp_ucov 4000 x; cp vp.gcda mixed.out
+    cp ucov.out ucov.gcda && cmp -s ref.out ucov.out && cmp -s ref.out mixed.out &&
+      gcov-dump -l ucov.gcda | grep -q topn &&
+      pass || fail "-fprofile-generate ($update): value profiles identical to libgcov"
+    cd .. || exit 1
+  done
+else
+  echo "skip -fprofile-generate comparison: setarch -R unavailable"
+fi
+
 # clang --coverage: ucov against compiler-rt's GCDAProfiling, and llvm-cov reads it.
 if command -v clang >/dev/null; then
   mkdir -p clang && cd clang || exit 1

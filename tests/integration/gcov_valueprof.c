@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT */
+/* A -fprofile-generate test program: divisions, memcpy sizes and indirect calls
+ * give TOPN, indirect-call, average, ior and time-profiler counters. */
+#include <stdlib.h>
+#include <string.h>
+
+static int sq(int x) {
+  return x * x;
+}
+
+static int cube(int x) {
+  return x * x * x;
+}
+
+int (*ops[2])(int) = {sq, cube};
+
+int main(int argc, char **argv) {
+  char buf[64];
+  long s = 0;
+  int n = argc > 1 ? atoi(argv[1]) : 5000;
+  for (int i = 1; i < n; i++) {
+    s += i / (argc + 7);
+    s += i % (argc * 8);
+    memcpy(buf, argv[0], (size_t)(1 + i % 7));
+    s += buf[0];
+    s += ops[(i % 5) == 0](i);
+  }
+  return (int)(s & 1) * 0;
+}
