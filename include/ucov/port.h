@@ -97,5 +97,6 @@ void ucov_task_fork_child(void);
 #define UCOV_EINVAL 22
 #define UCOV_ENOTTY 25
 #define UCOV_EOPNOTSUPP 95
+#define UCOV_ESHUTDOWN 108
 
 #endif /* UCOV_PORT_H */

@@ -25,8 +25,11 @@ int pull_objects(pid_t pid, const char *dir, int reset, char **names, int nnames
 /* Beside dir/gcov/<path>.gcda, a .gcno link to /<path>.gcno when that exists. */
 void link_notes(const char *dir, const char *name);
 
-/* Write dir/name atomically, creating directories. Returns 0 or -1 (message printed). */
-int write_object_file(const char *dir, const char *name, const void *data, size_t len);
+struct timespec;
+/* Write dir/name atomically, creating directories; with unless_newer, keep a
+ * file modified after that time instead. Returns 0 or -1 (message printed). */
+int write_object_file(const char *dir, const char *name, const void *data, size_t len,
+                      const struct timespec *unless_newer);
 
 /* Is an object name a safe relative path (no "..", ".", empty or absolute parts)? */
 int object_name_is_safe(const char *name);

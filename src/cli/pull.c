@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -87,17 +88,18 @@ usage:
 }
 
 /* LIST, decoded. Returns the count or -1 (message printed). */
-static long list_objects(struct ctl *c, struct ctl_object **objs) {
+static long list_objects(struct ctl *c, struct ctl_object **objs, int quiet) {
   struct ctl_reply r;
   char err[512];
   if (ctl_call(c, UCOV_OP_LIST, NULL, 0, &r, err, sizeof(err))) {
-    fprintf(stderr, "ucov: %s\n", err);
+    if (!quiet)
+      fprintf(stderr, "ucov: %s\n", err);
     return -1;
   }
   long n = r.status ? -1 : ctl_parse_list(&r, objs);
-  if (r.status)
+  if (r.status && !quiet)
     fprintf(stderr, "ucov: list: %s\n", (char *)r.data);
-  else if (n < 0)
+  else if (n < 0 && !r.status)
     fprintf(stderr, "ucov: list: malformed reply\n");
   ctl_reply_free(&r);
   return n;
@@ -120,7 +122,7 @@ int cmd_ls(int argc, char **argv) {
   if (connect_or_fail(pid, &c))
     return UCOV_EXIT_FAIL;
   struct ctl_object *objs;
-  long n = list_objects(&c, &objs);
+  long n = list_objects(&c, &objs, 0);
   ctl_close(&c);
   if (n < 0)
     return UCOV_EXIT_FAIL;
@@ -163,13 +165,21 @@ static int make_parents(const char *path) {
   return 0;
 }
 
-int write_object_file(const char *dir, const char *name, const void *data, size_t len) {
+int write_object_file(const char *dir, const char *name, const void *data, size_t len,
+                      const struct timespec *unless_newer) {
   char *path = NULL, *tmp = NULL;
   int ret = -1;
   if (asprintf(&path, "%s/%s", dir, name) < 0 || asprintf(&tmp, "%s.tmp%d", path, getpid()) < 0)
     goto out;
   if (make_parents(path))
     goto out;
+  struct stat st;
+  if (unless_newer && stat(path, &st) == 0 &&
+      (st.st_mtim.tv_sec > unless_newer->tv_sec ||
+       (st.st_mtim.tv_sec == unless_newer->tv_sec && st.st_mtim.tv_nsec > unless_newer->tv_nsec))) {
+    ret = 0; /* written since we asked (the target's final tree): keep it */
+    goto out;
+  }
   FILE *f = fopen(tmp, "wb");
   if (!f)
     goto out;
@@ -204,13 +214,21 @@ void link_notes(const char *dir, const char *name) {
 }
 
 int pull_objects(pid_t pid, const char *dir, int reset, char **names, int nnames, int quiet) {
+  /* In quiet mode (ucov run) the target writes its final tree into dir at exit;
+   * a pull answered before that must not overwrite it. */
+  struct timespec asked;
+  clock_gettime(CLOCK_REALTIME, &asked);
   struct ctl c;
-  if (connect_or_fail(pid, &c))
+  char err[512];
+  if (ctl_open(pid, &c, err, sizeof(err))) {
+    if (!quiet)
+      fprintf(stderr, "ucov: %s\n", err);
     return UCOV_EXIT_FAIL;
+  }
   struct ctl_object *objs = NULL;
   long n = 0;
   if (nnames == 0) {
-    n = list_objects(&c, &objs);
+    n = list_objects(&c, &objs, quiet);
     if (n < 0) {
       ctl_close(&c);
       return UCOV_EXIT_FAIL;
@@ -228,17 +246,18 @@ int pull_objects(pid_t pid, const char *dir, int reset, char **names, int nnames
     }
     int can_reset = reset && strcmp(name, "modules") != 0;
     struct ctl_reply r;
-    char err[512];
     if (ctl_call(&c, can_reset ? UCOV_OP_READ_AND_RESET : UCOV_OP_READ, name, strlen(name), &r, err,
                  sizeof(err))) {
-      fprintf(stderr, "ucov: %s\n", err);
+      if (!quiet)
+        fprintf(stderr, "ucov: %s\n", err);
       status = UCOV_EXIT_FAIL;
       break;
     }
     if (r.status) {
-      fprintf(stderr, "ucov: %s: %s\n", name, (char *)r.data);
+      if (!quiet)
+        fprintf(stderr, "ucov: %s: %s\n", name, (char *)r.data);
       status = UCOV_EXIT_FAIL;
-    } else if (write_object_file(dir, name, r.data, r.len) == 0) {
+    } else if (write_object_file(dir, name, r.data, r.len, quiet ? &asked : NULL) == 0) {
       link_notes(dir, name);
       bytes += r.len;
       pulled++;

@@ -26,6 +26,7 @@ void __gcov_merge_time_profile(gcov_type *counters, unsigned n);
 static struct ucov_gcov_unit *units;
 static int dumped;      /* libgcov's root->dumped: a dump happened, no reset since */
 static int run_counted; /* libgcov's root->run_counted: this run is in a summary */
+static int exited;      /* the exit dump happened: objects are gone */
 
 /* Units placed in a section instead of registered by a constructor. */
 extern const struct gcov_info *const __start_ucov_gcov_info[]
@@ -101,6 +102,10 @@ UCOV_NOTRACE void ucov_gcov_set_dumped(int d) {
   dumped = d;
 }
 
+UCOV_NOTRACE int ucov_gcov_exited(void) {
+  return exited;
+}
+
 UCOV_NOTRACE int ucov_gcov_run_counted(void) {
   return run_counted;
 }
@@ -113,6 +118,7 @@ static UCOV_NOTRACE void dump_all(int at_exit) {
   ucov_port_gcov_dump(at_exit);
   dumped = 1;
   run_counted = 1;
+  exited |= at_exit;
 }
 
 UCOV_EXPORT UCOV_NOTRACE void __gcov_init(struct gcov_info *info) {

@@ -81,6 +81,10 @@ void ucov_gcda_merge_free(struct ucov_gcda_merge *m) UCOV_HIDDEN;
 /* Runs and sum_max read from the file being merged. */
 struct ucov_gcov_summary ucov_gcda_merge_summary(const struct ucov_gcda_merge *m) UCOV_HIDDEN;
 
+/* Has the exit dump run? Then the objects are gone: their final counts are
+ * written, and a later read would report nothing or count twice. Lock held. */
+int ucov_gcov_exited(void) UCOV_HIDDEN;
+
 /* The exit dump for programs with clang units, which call no __gcov_exit. */
 void ucov_gcov_exit_llvm(void) UCOV_HIDDEN;
 

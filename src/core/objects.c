@@ -79,6 +79,10 @@ UCOV_NOTRACE int ucov_objects_list(int (*fn)(const char *name, uint64_t size, vo
   int ret = 0;
   struct ucov_count_sink count;
   ucov_port_lock();
+  if (ucov_gcov_exited()) {
+    ucov_port_unlock();
+    return -UCOV_ESHUTDOWN;
+  }
   ucov_count_sink_init(&count);
   if (ucov_port_modules_write(&count.sink) == 0)
     ret = fn(MODULES_NAME, count.bytes, arg);
@@ -101,7 +105,9 @@ UCOV_NOTRACE int ucov_objects_list(int (*fn)(const char *name, uint64_t size, vo
 UCOV_NOTRACE int ucov_object_read(const char *name, struct ucov_sink *sink, int reset) {
   int ret;
   ucov_port_lock();
-  if (str_eq(name, MODULES_NAME)) {
+  if (ucov_gcov_exited()) {
+    ret = -UCOV_ESHUTDOWN;
+  } else if (str_eq(name, MODULES_NAME)) {
     ret = reset ? -UCOV_EOPNOTSUPP : ucov_port_modules_write(sink);
   } else {
     ret = read_unit(find_unit(name), sink, reset);
@@ -121,7 +127,9 @@ UCOV_NOTRACE int ucov_object_size(const char *name, uint64_t *size) {
 UCOV_NOTRACE int ucov_object_reset(const char *name) {
   int ret;
   ucov_port_lock();
-  if (str_eq(name, MODULES_NAME)) {
+  if (ucov_gcov_exited()) {
+    ret = -UCOV_ESHUTDOWN;
+  } else if (str_eq(name, MODULES_NAME)) {
     ret = -UCOV_EOPNOTSUPP;
   } else {
     ret = reset_unit(find_unit(name));
@@ -133,7 +141,9 @@ UCOV_NOTRACE int ucov_object_reset(const char *name) {
 UCOV_NOTRACE int ucov_objects_reset_all(void) {
   int ret = 0;
   ucov_port_lock();
-  for (struct ucov_gcov_unit *u = ucov_gcov_units(); u; u = u->next) {
+  if (ucov_gcov_exited())
+    ret = -UCOV_ESHUTDOWN;
+  for (struct ucov_gcov_unit *u = ucov_gcov_units(); u && !ret; u = u->next) {
     int err = ucov_gcov_reset(u);
     if (err && !ret)
       ret = err;

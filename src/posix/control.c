@@ -132,6 +132,8 @@ static UCOV_NOTRACE uint32_t status_of(int err) {
     return UCOV_ST_NO_OBJECT;
   case -UCOV_EOPNOTSUPP:
     return UCOV_ST_NOT_SUPPORTED;
+  case -UCOV_ESHUTDOWN:
+    return UCOV_ST_EXITING;
   default:
     return UCOV_ST_INTERNAL;
   }

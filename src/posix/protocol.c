@@ -52,6 +52,7 @@ UCOV_NOTRACE const char *ucov_status_str(uint32_t status) {
       "not supported for this object",
       "permission denied",
       "internal error",
+      "target is exiting",
   };
   return status < sizeof(names) / sizeof(names[0]) ? names[status] : "unknown status";
 }

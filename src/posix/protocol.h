@@ -48,6 +48,7 @@ enum ucov_status {
   UCOV_ST_NOT_SUPPORTED = 8,
   UCOV_ST_PERMISSION = 9,
   UCOV_ST_INTERNAL = 10,
+  UCOV_ST_EXITING = 11, /* the target wrote its final counts and is exiting */
 };
 
 const char *ucov_status_str(uint32_t status);

@@ -4,15 +4,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int sq(int x) {
+static unsigned sq(unsigned x) {
   return x * x;
 }
 
-static int cube(int x) {
+static unsigned cube(unsigned x) {
   return x * x * x;
 }
 
-int (*ops[2])(int) = {sq, cube};
+unsigned (*ops[2])(unsigned) = {sq, cube};
 
 int main(int argc, char **argv) {
   char buf[64];
@@ -23,7 +23,7 @@ int main(int argc, char **argv) {
     s += i % (argc * 8);
     memcpy(buf, argv[0], (size_t)(1 + i % 7));
     s += buf[0];
-    s += ops[(i % 5) == 0](i);
+    s += ops[(i % 5) == 0]((unsigned)i) & 0xff;
   }
   return (int)(s & 1) * 0;
 }

@@ -111,17 +111,18 @@ grep -q 'overwriting' err.txt && cmp -s obj/gcov_main.gcda fresh.gcda && pass ||
 
 # -fprofile-generate value profiles (TOPN, indirect calls, average, ior, time
 # profiler), single-threaded and atomic: identical to libgcov, merges included.
-# ASLR off: the ior counter ors pointer values.
+# ASLR off: the ior counter ors pointer values (stack addresses, so the two
+# programs' names have the same length).
 if command -v setarch >/dev/null && setarch -R true 2>/dev/null; then
   for update in single atomic; do
     mkdir -p "vp-$update" && cd "vp-$update" || exit 1
     gcc -O2 -fprofile-generate -fprofile-update=$update "${SANFLAGS[@]}" \
       -c "$SRC/tests/integration/gcov_valueprof.c" -o vp.o
-    gcc -fprofile-generate "${SANFLAGS[@]}" vp.o -o vp_libgcov
-    CC=gcc "$UCOV" cc --gcov "${SANFLAGS[@]}" vp.o -o vp_ucov
-    rm -f ./*.gcda; setarch -R ./vp_libgcov 3000; setarch -R ./vp_libgcov 4000 x; cp vp.gcda ref.out
-    rm -f ./*.gcda; setarch -R ./vp_ucov 3000; setarch -R ./vp_ucov 4000 x; cp vp.gcda ucov.out
-    rm -f ./*.gcda; setarch -R ./vp_libgcov 3000; setarch -R ./vp_ucov 4000 x; cp vp.gcda mixed.out
+    gcc -fprofile-generate "${SANFLAGS[@]}" vp.o -o vp_gcc
+    CC=gcc "$UCOV" cc --gcov "${SANFLAGS[@]}" vp.o -o vp_ucv
+    rm -f ./*.gcda; setarch -R ./vp_gcc 3000; setarch -R ./vp_gcc 4000 x; cp vp.gcda ref.out
+    rm -f ./*.gcda; setarch -R ./vp_ucv 3000; setarch -R ./vp_ucv 4000 x; cp vp.gcda ucov.out
+    rm -f ./*.gcda; setarch -R ./vp_gcc 3000; setarch -R ./vp_ucv 4000 x; cp vp.gcda mixed.out
     cp ucov.out ucov.gcda && cmp -s ref.out ucov.out && cmp -s ref.out mixed.out &&
       gcov-dump -l ucov.gcda | grep -q topn &&
       pass || fail "-fprofile-generate ($update): value profiles identical to libgcov"
