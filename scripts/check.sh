@@ -6,18 +6,20 @@ cd "$(dirname "$0")/.."
 bash scripts/deps.sh
 
 JOBS=${JOBS:-2}
+# name:compiler:sanitizers:build type (gcc at -O3 too: it warns about more there)
 configs=(
-  "gcc:gcc:"
-  "clang:clang:"
-  "asan-ubsan:gcc:address,undefined"
-  "tsan:clang:thread"
+  "gcc:gcc::Release"
+  "clang:clang::RelWithDebInfo"
+  "asan-ubsan:gcc:address,undefined:RelWithDebInfo"
+  "tsan:clang:thread:RelWithDebInfo"
 )
 failed=()
 for cfg in "${configs[@]}"; do
-  IFS=: read -r name cc san <<<"$cfg"
+  IFS=: read -r name cc san type <<<"$cfg"
   dir=build/check-$name
   echo "=== $name (CC=$cc${san:+, -fsanitize=$san})"
-  cmake -S . -B "$dir" -G Ninja -DCMAKE_C_COMPILER="$cc" -DUCOV_SANITIZE="$san" >/dev/null
+  cmake -S . -B "$dir" -G Ninja -DCMAKE_C_COMPILER="$cc" -DUCOV_SANITIZE="$san" \
+    -DCMAKE_BUILD_TYPE="$type" >/dev/null
   if ! cmake --build "$dir" -j "$JOBS"; then
     failed+=("$name (build)")
     continue

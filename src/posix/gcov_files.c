@@ -113,8 +113,8 @@ static UCOV_NOTRACE int write_all(int fd, const uint8_t *p, size_t n) {
 }
 
 static UCOV_NOTRACE void log_error(const char *path, const char *what) {
-  char msg[PATH_MAX + 128];
-  snprintf(msg, sizeof(msg), "ucov: gcov: %s: %s", path, what);
+  char msg[PATH_MAX + 512];
+  snprintf(msg, sizeof(msg), "ucov: gcov: %s: %.300s", path, what);
   ucov_port_log(msg);
 }
 
