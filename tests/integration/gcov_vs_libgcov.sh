@@ -109,6 +109,20 @@ clean; ./prog_other "$R1" >/dev/null; cp other/gm.gcda obj/gcov_main.gcda; rm -f
 grep -q 'overwriting' err.txt && cmp -s obj/gcov_main.gcda fresh.gcda && pass ||
   fail "another compilation's .gcda is overwritten"
 
+# -fprofile-info-section=ucov_gcov_info: no constructor, no __gcov_init; the
+# runtime finds the units in the section and writes them at exit all the same.
+mkdir -p sec && cd sec || exit 1
+gcc -O1 -g --coverage -fprofile-info-section=ucov_gcov_info "${SANFLAGS[@]}" \
+  -c "$SRC/examples/demo/httpreq.c" -o httpreq.o
+gcc -O1 -g --coverage -fprofile-info-section=ucov_gcov_info "${SANFLAGS[@]}" \
+  -c "$SRC/tests/integration/gcov_main.c" -o gcov_main.o
+CC=gcc "$UCOV" cc --gcov "${SANFLAGS[@]}" httpreq.o gcov_main.o -o prog_sec
+./prog_sec "$R1" "$R3" "$R4" >/dev/null
+! nm httpreq.o | grep -q __gcov_init && [ -s httpreq.gcda ] && [ -s gcov_main.gcda ] &&
+  gcov -t -o . "$SRC/examples/demo/httpreq.c" 2>/dev/null | grep -qE '^ *3: +[0-9]+:int http_parse' &&
+  pass || fail "-fprofile-info-section units are found and written at exit"
+cd .. || exit 1
+
 # -fprofile-generate value profiles (TOPN, indirect calls, average, ior, time
 # profiler), single-threaded and atomic: identical to libgcov, merges included.
 # ASLR off: the ior counter ors pointer values (stack addresses, so the two
