@@ -3,16 +3,9 @@
 # trace in every mode, symbolize. Usage: cli.sh UCOV SRCDIR WORKDIR [SANITIZE] [SHIM]
 set -u
 UCOV=$1 SRC=$2 WORK=$3 SAN=${4:-} SHIM=${5:-}
-fails=0 checks=0
-pass() { checks=$((checks + 1)); }
-fail() { checks=$((checks + 1)); fails=$((fails + 1)); echo "FAIL: $*" >&2; }
-expect() { # expect DESCRIPTION COMMAND...: the command must succeed
-  local what=$1; shift
-  if "$@"; then pass; else fail "$what"; fi
-}
+. "$SRC/tests/lib.sh"
 rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
-SANFLAGS=()
-[ -n "$SAN" ] && SANFLAGS=(-fsanitize="$SAN")
+sanflags "$SAN"
 
 # Usage and exit statuses.
 "$UCOV" --help | grep -q 'ucov COMMAND' && pass || fail "ucov --help"
@@ -91,5 +84,4 @@ for cc in gcc clang; do
   cd .. || exit 1
 done
 
-echo "e2e: $checks checks, $fails failed"
-[ "$fails" -eq 0 ]
+finish e2e

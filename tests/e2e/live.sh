@@ -3,11 +3,8 @@
 # Usage: live.sh UCOV SRCDIR WORKDIR [SANITIZE]
 set -u
 UCOV=$1 SRC=$2 WORK=$3 SAN=${4:-}
-fails=0 checks=0
-pass() { checks=$((checks + 1)); }
-fail() { checks=$((checks + 1)); fails=$((fails + 1)); echo "FAIL: $*" >&2; }
-SANFLAGS=()
-[ -n "$SAN" ] && SANFLAGS=(-fsanitize="$SAN")
+. "$SRC/tests/lib.sh"
+sanflags "$SAN"
 rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
 WORK=$(pwd -P)
 export UCOV_RUNTIME_DIR=$WORK/rt
@@ -104,5 +101,4 @@ if command -v clang >/dev/null; then
     fail "clang unit pulled live, read by llvm-cov gcov"
 fi
 
-echo "live: $checks checks, $fails failed"
-[ "$fails" -eq 0 ]
+finish live

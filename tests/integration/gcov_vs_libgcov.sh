@@ -5,11 +5,8 @@
 # message and are left alone. Usage: gcov_vs_libgcov.sh UCOV SRCDIR WORKDIR [SANITIZE]
 set -u
 UCOV=$1 SRC=$2 WORK=$3 SAN=${4:-}
-fails=0 checks=0
-pass() { checks=$((checks + 1)); }
-fail() { checks=$((checks + 1)); fails=$((fails + 1)); echo "FAIL: $*" >&2; }
-SANFLAGS=()
-[ -n "$SAN" ] && SANFLAGS=(-fsanitize="$SAN")
+. "$SRC/tests/lib.sh"
+sanflags "$SAN"
 rm -rf "$WORK" && mkdir -p "$WORK/obj" && cd "$WORK" || exit 1
 
 cc_obj() { gcc -O1 -g --coverage "${SANFLAGS[@]}" -c "$1" -o "$2"; }
@@ -175,5 +172,4 @@ else
   echo "skip clang: not installed"
 fi
 
-echo "gcov_vs_libgcov: $checks checks, $fails failed"
-[ "$fails" -eq 0 ]
+finish gcov_vs_libgcov
