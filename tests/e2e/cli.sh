@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The ucov command end to end: ucov cc with gcc and clang on the demo target,
-# trace in every mode, symbolize. Usage: cli.sh UCOV SRCDIR WORKDIR [SANITIZE] [SHIM]
+# trace in every mode, symbolize. Usage: cli.sh UCOV SRCDIR WORKDIR [SANITIZE]
 set -u
-UCOV=$1 SRC=$2 WORK=$3 SAN=${4:-} SHIM=${5:-}
+UCOV=$1 SRC=$2 WORK=$3 SAN=${4:-}
 . "$SRC/tests/lib.sh"
 rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
 sanflags "$SAN"
