@@ -15,7 +15,7 @@
 #include "cli.h"
 
 static const char cc_usage[] =
-    "usage: ucov cc [--trace] [--ext] [--gcov] [--] COMPILER-ARGS...\n"
+    "usage: ucov cc [--trace] [--ext] [--unique] [--gcov] [--] COMPILER-ARGS...\n"
     "\n"
     "Compile and link C code with ucov instrumentation. Use it as CC:\n"
     "  CC=\"ucov cc --trace\" make\n"
@@ -25,6 +25,8 @@ static const char cc_usage[] =
     "              (-fsanitize-coverage=trace-pc,trace-cmp)\n"
     "  --ext       --trace plus function entry/exit records for KCOV_TRACE_PC_EXT\n"
     "              (-finstrument-functions)\n"
+    "  --unique    --trace built for KCOV_UNIQUE_ENABLE: clang's trace-pc-guard\n"
+    "              (exact: an index per edge); gcc has only trace-pc (PCs hashed)\n"
     "  --gcov      gcov counters (--coverage) kept by ucov instead of libgcov or\n"
     "              compiler-rt: .gcda at exit as they write them, and live over the\n"
     "              control socket (ucov ls/pull/reset). Threaded programs get atomic\n"
@@ -41,7 +43,7 @@ static const char cc_usage[] =
     "  UCOV_LIBDIR where libucov.a is (default: found next to this ucov)\n";
 
 struct cc_opts {
-  int trace, ext, gcov, verbose;
+  int trace, ext, gcov, unique, verbose;
 };
 
 /* Options of gcc and clang that take their value in the next argument. */
@@ -113,6 +115,29 @@ static int compiler_words(char **out, int max) {
   return split_words(cc && *cc ? cc : "cc", out, max);
 }
 
+/* gcc or clang? By name, else by what the compiler says it is. */
+static int compiler_is_clang(const char *cc) {
+  const char *base = strrchr(cc, '/');
+  base = base ? base + 1 : cc;
+  if (strstr(base, "clang"))
+    return 1;
+  if (strstr(base, "gcc"))
+    return 0;
+  char *cmd = NULL;
+  if (asprintf(&cmd, "'%s' --version 2>/dev/null", cc) < 0)
+    return 0;
+  FILE *p = popen(cmd, "r");
+  free(cmd);
+  if (!p)
+    return 0;
+  char line[512];
+  int clang = 0;
+  while (fgets(line, sizeof(line), p))
+    clang |= strstr(line, "clang") != NULL;
+  pclose(p);
+  return clang;
+}
+
 static int file_exists(const char *p) {
   struct stat st;
   return stat(p, &st) == 0;
@@ -179,6 +204,8 @@ int cmd_cc(int argc, char **argv) {
       o.ext = 1;
     else if (!strcmp(argv[i], "--gcov"))
       o.gcov = 1;
+    else if (!strcmp(argv[i], "--unique"))
+      o.unique = 1;
     else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
       fputs(cc_usage, stdout);
       return UCOV_EXIT_OK;
@@ -207,9 +234,13 @@ int cmd_cc(int argc, char **argv) {
   int n = 0;
   for (int k = 0; k < ncc; k++)
     out[n++] = cc[k];
-  if (!o.trace && !o.ext && !o.gcov)
+  if (!o.trace && !o.ext && !o.gcov && !o.unique)
     o.trace = 1; /* the default mode */
-  if (job.has_input && (o.trace || o.ext))
+  /* UNIQUE is exact with clang's trace-pc-guard (an index per edge); gcc has
+   * only trace-pc, which unique mode keys by a hash of the PC. */
+  if (job.has_input && o.unique && compiler_is_clang(cc[0]))
+    out[n++] = "-fsanitize-coverage=trace-pc-guard,trace-cmp";
+  else if (job.has_input && (o.trace || o.ext || o.unique))
     out[n++] = "-fsanitize-coverage=trace-pc,trace-cmp";
   if (job.has_input && o.ext)
     out[n++] = "-finstrument-functions";

@@ -43,6 +43,23 @@ static UCOV_NOTRACE int task_mode_of(unsigned long kcov_mode, uint32_t *out) {
   }
 }
 
+/* Bind dev to the calling task in `mode`; UNIQUE with `words` bitmap words. */
+static UCOV_NOTRACE int device_bind(struct ucov_device *dev, uint32_t mode, uint64_t words) {
+  struct ucov_task *t = &ucov_task_self;
+  int err = ucov_port_task_bind(t);
+  if (err)
+    return err;
+  dev->state = UCOV_DEVICE_ENABLED;
+  dev->task_mode = mode;
+  dev->unique_words = words;
+  dev->task = t;
+  if (words)
+    ucov_task_start(t, dev, dev->area + words, dev->size - words, mode, dev->area, words);
+  else
+    ucov_task_start(t, dev, dev->area, dev->size, mode, 0, 0);
+  return 0;
+}
+
 static UCOV_NOTRACE int device_enable(struct ucov_device *dev, unsigned long kcov_mode) {
   struct ucov_task *t = &ucov_task_self;
   if (dev->state != UCOV_DEVICE_READY)
@@ -51,15 +68,34 @@ static UCOV_NOTRACE int device_enable(struct ucov_device *dev, unsigned long kco
     return -UCOV_EBUSY; /* this task already traces into another device */
   uint32_t mode;
   int err = task_mode_of(kcov_mode, &mode);
-  if (err)
-    return err;
-  err = ucov_port_task_bind(t);
-  if (err)
-    return err;
-  dev->state = UCOV_DEVICE_ENABLED;
-  dev->task_mode = mode;
-  dev->task = t;
-  ucov_task_start(t, dev, dev->area, dev->size, mode);
+  return err ? err : device_bind(dev, mode, 0);
+}
+
+/*
+ * KCOV_UNIQUE_ENABLE(words): TRACE_PC where each PC is appended once. The
+ * bitmap takes the first `words` words; the trace (count, PCs) follows, and
+ * needs at least two words.
+ */
+static UCOV_NOTRACE int device_unique_enable(struct ucov_device *dev, unsigned long words) {
+  struct ucov_task *t = &ucov_task_self;
+  if (dev->state != UCOV_DEVICE_READY)
+    return -UCOV_EINVAL;
+  if (dev->task || t->dev)
+    return -UCOV_EBUSY;
+  if (words == 0 || words >= dev->size - 1)
+    return -UCOV_EINVAL;
+  return device_bind(dev, UCOV_TASK_PC | UCOV_TASK_UNIQUE, words);
+}
+
+/* KCOV_RESET_TRACE: clear the bitmap and the trace count (UNIQUE), or the count. */
+static UCOV_NOTRACE int device_reset_trace(struct ucov_device *dev) {
+  struct ucov_task *t = &ucov_task_self;
+  if (t->dev != dev)
+    return -UCOV_EINVAL;
+  uint64_t words = dev->unique_words;
+  for (uint64_t i = 0; i < words; i++)
+    UCOV_STORE(&dev->area[i], 0);
+  UCOV_STORE(&dev->area[words], 0);
   return 0;
 }
 
@@ -67,6 +103,7 @@ static UCOV_NOTRACE int device_enable(struct ucov_device *dev, unsigned long kco
 static UCOV_NOTRACE void device_detach(struct ucov_device *dev) {
   dev->task = 0;
   dev->task_mode = 0;
+  dev->unique_words = 0;
   dev->state = UCOV_DEVICE_READY;
   if (dev->closed)
     ucov_port_device_release(dev);
@@ -88,6 +125,10 @@ UCOV_NOTRACE int ucov_device_ioctl(struct ucov_device *dev, unsigned long cmd, u
     return device_enable(dev, arg);
   if (cmd == KCOV_DISABLE)
     return device_disable(dev, arg);
+  if (cmd == KCOV_UNIQUE_ENABLE)
+    return device_unique_enable(dev, arg);
+  if (cmd == KCOV_RESET_TRACE)
+    return device_reset_trace(dev);
   return -UCOV_ENOTTY;
 }
 

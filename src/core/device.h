@@ -22,6 +22,7 @@ struct ucov_task;
 struct ucov_device {
   enum ucov_device_state state;
   uint32_t task_mode;     /* UCOV_TASK_* bits while enabled */
+  uint64_t unique_words;  /* UNIQUE: bitmap words at the start of the area */
   uint64_t size;          /* area size in words */
   uint64_t *area;         /* the port's mapping of the area */
   struct ucov_task *task; /* the task tracing into it while enabled */

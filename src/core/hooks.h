@@ -7,6 +7,9 @@
 
 /* -fsanitize-coverage=trace-pc (gcc, clang) */
 void __sanitizer_cov_trace_pc(void);
+/* -fsanitize-coverage=trace-pc-guard (clang) */
+void __sanitizer_cov_trace_pc_guard(uint32_t *guard);
+void __sanitizer_cov_trace_pc_guard_init(uint32_t *start, uint32_t *stop);
 /* LLVM 23 trace-pc-entry-exit */
 void __sanitizer_cov_trace_pc_entry(void);
 void __sanitizer_cov_trace_pc_exit(void);

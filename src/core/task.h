@@ -22,19 +22,22 @@
 #define KCOV_RECORD_EXIT_TAG (KCOV_RECORD_EXIT << KCOV_RECORD_TYPE_SHIFT)
 
 /* What the hooks of a task record: bits of ucov_task.mode. */
-#define UCOV_TASK_PC (1u << 0)  /* trace_pc hooks append a PC */
-#define UCOV_TASK_CMP (1u << 1) /* trace_cmp hooks append a 4-word record */
-#define UCOV_TASK_EXT (1u << 2) /* entry/exit hooks append tagged records */
+#define UCOV_TASK_PC (1u << 0)     /* trace_pc hooks append a PC */
+#define UCOV_TASK_CMP (1u << 1)    /* trace_cmp hooks append a 4-word record */
+#define UCOV_TASK_EXT (1u << 2)    /* entry/exit hooks append tagged records */
+#define UCOV_TASK_UNIQUE (1u << 3) /* with PC: append a PC only if its bitmap bit was clear */
 
 struct ucov_device;
 
 struct ucov_task {
   uint32_t mode; /* UCOV_TASK_* bits; 0: not tracing (the fast path) */
   uint32_t pad;
-  uint64_t *area;          /* word 0 = count, records from word 1 */
-  uint64_t size;           /* area size in words */
+  uint64_t *area;          /* the trace: word 0 = count, records from word 1 */
+  uint64_t size;           /* trace size in words */
   uint64_t pc_tag;         /* or-ed into trace_pc records: NORMAL tag in EXT mode */
   struct ucov_device *dev; /* the device bound to this task, or NULL */
+  uint64_t *bitmap;        /* UNIQUE: seen PCs (the start of the buffer) */
+  uint64_t bitmap_bits;    /* UNIQUE: its size in bits */
 };
 
 /* Thread-local by default (see UCOV_THREAD_LOCAL); a port without TLS
@@ -60,9 +63,39 @@ static UCOV_ALWAYS_INLINE void trace_append_word(uint64_t *area, uint64_t size, 
   }
 }
 
-/* Start and stop tracing on the calling task (device layer only). */
+/*
+ * UNIQUE mode: append pc unless bit `key` of the task's bitmap is set, and set
+ * it. Only this task writes its bitmap (a signal handler in between can at
+ * worst make a PC appear twice, never lose one). A key beyond the bitmap
+ * cannot be deduplicated: that PC is appended every time.
+ */
+static UCOV_ALWAYS_INLINE void trace_append_unique(struct ucov_task *t, uint64_t key, uint64_t pc) {
+  if (UCOV_LIKELY(key < t->bitmap_bits)) {
+    uint64_t *word = &t->bitmap[key / 64], bit = 1ull << (key % 64);
+    uint64_t seen = UCOV_LOAD(word);
+    if (seen & bit)
+      return;
+    UCOV_STORE(word, seen | bit);
+  }
+  trace_append_word(t->area, t->size, pc);
+}
+
+/*
+ * gcc has only trace-pc, so UNIQUE mode keys a PC by a hash of it: two PCs
+ * whose hashes meet share a bit and the second is never appended (see
+ * docs/formats.md for what that loses, measured). Fibonacci hashing, then a
+ * multiply-shift range reduction onto the bitmap's bits.
+ */
+static UCOV_ALWAYS_INLINE uint64_t pc_key(uint64_t pc, uint64_t bits) {
+  uint64_t h = pc * 0x9e3779b97f4a7c15ull;
+  return (uint64_t)(((unsigned __int128)h * bits) >> 64);
+}
+
+/* Start and stop tracing on the calling task (device layer only). In UNIQUE
+ * mode the bitmap is the first bitmap_words words of the buffer and the trace
+ * (area, size) follows it. */
 void ucov_task_start(struct ucov_task *t, struct ucov_device *dev, uint64_t *area, uint64_t size,
-                     uint32_t mode) UCOV_HIDDEN;
+                     uint32_t mode, uint64_t *bitmap, uint64_t bitmap_words) UCOV_HIDDEN;
 void ucov_task_stop(struct ucov_task *t) UCOV_HIDDEN;
 
 #endif

@@ -11,9 +11,12 @@
 UCOV_TASK_STORAGE struct ucov_task ucov_task_self;
 
 UCOV_NOTRACE void ucov_task_start(struct ucov_task *t, struct ucov_device *dev, uint64_t *area,
-                                  uint64_t size, uint32_t mode) {
+                                  uint64_t size, uint32_t mode, uint64_t *bitmap,
+                                  uint64_t bitmap_words) {
   t->area = area;
   t->size = size;
+  t->bitmap = bitmap;
+  t->bitmap_bits = bitmap_words * 64;
   t->pc_tag = (mode & UCOV_TASK_EXT) ? KCOV_RECORD_NORMAL_TAG : 0;
   t->dev = dev;
   /* A signal handler on this task must see area and size before mode. */
@@ -29,6 +32,14 @@ UCOV_NOTRACE void ucov_task_stop(struct ucov_task *t) {
   t->size = 0;
   t->pc_tag = 0;
   t->dev = 0;
+  t->bitmap = 0;
+  t->bitmap_bits = 0;
+}
+
+/* The PC path of the hook, once the task traces (kept out of the fast path). */
+static UCOV_NOTRACE __attribute__((noinline)) void trace_pc_unique(struct ucov_task *t,
+                                                                   uint64_t pc) {
+  trace_append_unique(t, pc_key(pc, t->bitmap_bits), pc);
 }
 
 /*
@@ -38,7 +49,50 @@ UCOV_NOTRACE void ucov_task_stop(struct ucov_task *t) {
  */
 UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_pc(void) {
   struct ucov_task *t = &ucov_task_self;
-  if (UCOV_LIKELY(!(t->mode & UCOV_TASK_PC)))
+  uint32_t mode = t->mode;
+  if (UCOV_LIKELY(!(mode & UCOV_TASK_PC)))
     return;
+  if (UCOV_UNLIKELY(mode & UCOV_TASK_UNIQUE)) {
+    trace_pc_unique(t, (uint64_t)__builtin_return_address(0));
+    return;
+  }
   trace_append_word(t->area, t->size, (uint64_t)__builtin_return_address(0) | t->pc_tag);
+}
+
+/* Guard indices: 1, 2, ... in order of first hit, process-wide, never reused. */
+static uint32_t guard_next;
+
+/* The guard's index, assigned on its first hit under tracing (0: not yet). */
+static UCOV_ALWAYS_INLINE uint32_t guard_index(uint32_t *guard) {
+  uint32_t idx = UCOV_LOAD(guard);
+  if (UCOV_LIKELY(idx))
+    return idx;
+  uint32_t fresh = __atomic_add_fetch(&guard_next, 1, __ATOMIC_RELAXED), expected = 0;
+  if (__atomic_compare_exchange_n(guard, &expected, fresh, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+    return fresh;
+  return expected; /* another thread assigned it first */
+}
+
+/*
+ * clang's trace-pc-guard (ucov cc --unique): one guard per edge. In UNIQUE
+ * mode the guard's index is its bit, exactly: the bitmap is an AFL-style edge
+ * map. In plain PC mode the hook appends like trace_pc.
+ */
+UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_pc_guard(uint32_t *guard) {
+  struct ucov_task *t = &ucov_task_self;
+  uint32_t mode = t->mode;
+  if (UCOV_LIKELY(!(mode & UCOV_TASK_PC)))
+    return;
+  uint64_t pc = (uint64_t)__builtin_return_address(0);
+  if (mode & UCOV_TASK_UNIQUE)
+    trace_append_unique(t, guard_index(guard) - 1, pc);
+  else
+    trace_append_word(t->area, t->size, pc | t->pc_tag);
+}
+
+/* Guards are numbered lazily on first hit (above), so that only edges that ran
+ * take bits; the module's guards start at 0 and need nothing here. */
+UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_pc_guard_init(uint32_t *start, uint32_t *stop) {
+  (void)start;
+  (void)stop;
 }

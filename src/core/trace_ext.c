@@ -20,9 +20,14 @@
 
 UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_pc_entry(void) {
   struct ucov_task *t = &ucov_task_self;
-  if (UCOV_LIKELY(!(t->mode & UCOV_TASK_PC)))
+  uint32_t mode = t->mode;
+  if (UCOV_LIKELY(!(mode & UCOV_TASK_PC)))
     return;
-  trace_append_word(t->area, t->size, (uint64_t)__builtin_return_address(0));
+  uint64_t pc = (uint64_t)__builtin_return_address(0);
+  if (mode & UCOV_TASK_UNIQUE)
+    trace_append_unique(t, pc_key(pc, t->bitmap_bits), pc);
+  else
+    trace_append_word(t->area, t->size, pc);
 }
 
 /* Append an ENTRY or EXIT record (tag in place) in EXT mode. */
