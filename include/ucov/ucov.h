@@ -81,6 +81,27 @@ void *ucov_mmap(void *addr, size_t length, int prot, int flags, int fd, off_t of
  */
 int ucov_close(int fd);
 
+/* --------------------------------------------------------------- remote */
+
+/*
+ * REMOTE coverage (KCOV_REMOTE_ENABLE): a worker brackets work it does on
+ * behalf of a handle, and the coverage lands in the buffer of the device
+ * that registered the handle. Start returns 0 (also when nobody registered
+ * the handle: then nothing is collected) or -1 if the thread already traces
+ * or is inside a section (sections do not nest). Stop appends the section to
+ * that buffer (count published last, with release order), or discards it if
+ * the device was disabled meanwhile. Neither allocates on a hook path.
+ */
+int ucov_remote_start(uint64_t handle);
+void ucov_remote_stop(void);
+
+/*
+ * The calling thread's common handle: the one a KCOV_REMOTE_ENABLE on this
+ * thread registered, inherited by the threads it creates (pthread_create in
+ * code linked by `ucov cc`) and the children it forks. 0 if none.
+ */
+uint64_t ucov_common_handle(void);
+
 /* ----------------------------------------------------------- module map */
 
 /* One loadable segment of a module mapped into the process. */

@@ -266,6 +266,7 @@ int cmd_cc(int argc, char **argv) {
     out[n++] = "-Wl,--export-dynamic-symbol=ucov_*";
     out[n++] = "-Wl,--export-dynamic-symbol=__sanitizer_cov_*";
     out[n++] = "-Wl,--export-dynamic-symbol=__cyg_profile_func_*";
+    out[n++] = "-Wl,--wrap=pthread_create"; /* threads inherit the common handle */
     out[n++] = "-lpthread";
     out[n++] = "-ldl";
   }

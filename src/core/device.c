@@ -5,6 +5,7 @@
  */
 #include "device.h"
 
+#include "remote.h"
 #include "task.h"
 #include "ucov/kcov.h"
 #include "ucov/port.h"
@@ -87,6 +88,33 @@ static UCOV_NOTRACE int device_unique_enable(struct ucov_device *dev, unsigned l
   return device_bind(dev, UCOV_TASK_PC | UCOV_TASK_UNIQUE, words);
 }
 
+/*
+ * KCOV_REMOTE_ENABLE(arg = struct kcov_remote_arg *): register handles; the
+ * calling task is bound (busy) but traces nothing itself; its common handle
+ * is set for the threads it creates.
+ */
+static UCOV_NOTRACE int device_remote_enable(struct ucov_device *dev, unsigned long arg) {
+  struct ucov_task *t = &ucov_task_self;
+  if (dev->state != UCOV_DEVICE_READY)
+    return -UCOV_EINVAL;
+  if (dev->task || t->dev)
+    return -UCOV_EBUSY;
+  const struct kcov_remote_arg *ra = (const struct kcov_remote_arg *)arg;
+  int err = ucov_remote_register(dev, ra);
+  if (err)
+    return err;
+  err = ucov_port_task_bind(t);
+  if (err) {
+    ucov_remote_unregister(dev);
+    return err;
+  }
+  dev->state = UCOV_DEVICE_ENABLED;
+  dev->task = t;
+  t->dev = dev;
+  ucov_remote_set_common(ra->common_handle);
+  return 0;
+}
+
 /* KCOV_RESET_TRACE: clear the bitmap and the trace count (UNIQUE), or the count. */
 static UCOV_NOTRACE int device_reset_trace(struct ucov_device *dev) {
   struct ucov_task *t = &ucov_task_self;
@@ -101,6 +129,10 @@ static UCOV_NOTRACE int device_reset_trace(struct ucov_device *dev) {
 
 /* Unbind dev from its task; release it if its owner already closed it. */
 static UCOV_NOTRACE void device_detach(struct ucov_device *dev) {
+  if (dev->remote) {
+    ucov_remote_unregister(dev);
+    ucov_remote_set_common(0); /* the task is the registering one */
+  }
   dev->task = 0;
   dev->task_mode = 0;
   dev->unique_words = 0;
@@ -129,6 +161,8 @@ UCOV_NOTRACE int ucov_device_ioctl(struct ucov_device *dev, unsigned long cmd, u
     return device_unique_enable(dev, arg);
   if (cmd == KCOV_RESET_TRACE)
     return device_reset_trace(dev);
+  if (cmd == KCOV_REMOTE_ENABLE)
+    return device_remote_enable(dev, arg);
   return -UCOV_ENOTTY;
 }
 
@@ -161,4 +195,5 @@ UCOV_NOTRACE void ucov_task_fork_child(void) {
    * leaving the device (the parent's) untouched.
    */
   ucov_task_stop(&ucov_task_self);
+  ucov_task_self.remote_handle = 0; /* a section does not continue in the child */
 }

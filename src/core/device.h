@@ -27,6 +27,10 @@ struct ucov_device {
   uint64_t *area;         /* the port's mapping of the area */
   struct ucov_task *task; /* the task tracing into it while enabled */
   int closed;             /* the owner closed it; release when no task uses it */
+  int remote;             /* KCOV_REMOTE_ENABLE: handles registered, the task does not trace */
+  uint32_t remote_mode;   /* UCOV_TASK_PC or UCOV_TASK_CMP for sections */
+  uint64_t remote_size;   /* words of each section's area */
+  uint64_t sequence;      /* changes at every (remote) enable and disable */
 };
 
 /*

@@ -38,6 +38,8 @@ struct ucov_task {
   struct ucov_device *dev; /* the device bound to this task, or NULL */
   uint64_t *bitmap;        /* UNIQUE: seen PCs (the start of the buffer) */
   uint64_t bitmap_bits;    /* UNIQUE: its size in bits */
+  uint64_t remote_handle;  /* REMOTE section in progress for this handle (0: none) */
+  uint64_t remote_seq;     /* the device's sequence when the section started */
 };
 
 /* Thread-local by default (see UCOV_THREAD_LOCAL); a port without TLS
