@@ -35,7 +35,7 @@ gcc -O1 --coverage -c "$work/f10k.c" -o "$work/f10k.o"
 gcc --coverage "$work/f10k.o" -o "$work/f10k_libgcov"
 CC=gcc "$UCOV" cc --gcov "$work/f10k.o" -o "$work/f10k_ucov"
 
-gcc -O2 -I"$root/src" -I"$root/include" "$here/pull_timer.c" "$root/src/cli/client.c" \
+gcc -O2 -I"$root/src" -I"$root/include" "$here/pull_timer.c" "$root/src/posix/client.c" \
   "$root/src/posix/protocol.c" -o "$work/pull_timer"
 
 raw=$work/raw.txt

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli/client.h"
+#include "posix/client.h"
 #include "posix/protocol.h"
 
 static int cmp_double(const void *a, const void *b) {

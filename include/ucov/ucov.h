@@ -102,6 +102,18 @@ void ucov_remote_stop(void);
  */
 uint64_t ucov_common_handle(void);
 
+/*
+ * KCOV_REMOTE_ENABLE in another process: register the handles of `arg` with
+ * the running ucov target `pid`, for device fd (after KCOV_INIT_TRACE and
+ * mmap here). The target maps the same pages, so the sections its workers run
+ * for these handles are appended to fd's buffer. Returns a descriptor whose
+ * lifetime is the registration's: close it (or exit) and the handles are
+ * freed. -1 with errno: EINVAL, EEXIST (a handle another device holds) as for
+ * KCOV_REMOTE_ENABLE; EBUSY; ESRCH (no such process); ECONNREFUSED (no
+ * control socket there).
+ */
+int ucov_remote_attach(pid_t pid, int fd, const struct kcov_remote_arg *arg);
+
 /* ----------------------------------------------------------- module map */
 
 /* One loadable segment of a module mapped into the process. */

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "client.h"
+#include "posix/client.h"
 #include "posix/protocol.h"
 
 static const char ls_usage[] = "usage: ucov ls --pid N\n"

@@ -2,9 +2,10 @@
 /*
  * POSIX port: the control socket. One Unix stream socket per target process,
  * <runtime dir>/<pid>.sock (0600, in a 0700 directory of the user's), served by
- * one uninstrumented runtime thread with every signal blocked. It starts when
- * the first object is registered (UCOV_CONTROL=0: never), and again in a
- * forked child. Peers of another uid (but root) are refused (SO_PEERCRED).
+ * one uninstrumented runtime thread with every signal blocked, each client on a
+ * thread of its own. It starts with the process (UCOV_CONTROL=0: never), and
+ * again in a forked child. Peers of another uid (but root) are refused
+ * (SO_PEERCRED).
  *
  * A malformed, oversized, truncated or unknown frame gets an error reply and
  * the connection is closed; a request about a missing object gets an error
@@ -18,13 +19,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "../core/device.h"
 #include "../core/objects.h"
+#include "../core/remote.h"
 #include "memsink.h"
 #include "posix.h"
 #include "protocol.h"
@@ -88,15 +94,47 @@ static UCOV_NOTRACE int control_listen(void) {
   return fd;
 }
 
-/* Read exactly n bytes: 0, 1 at a clean EOF before any byte, -1 otherwise. */
-static UCOV_NOTRACE int read_full(int fd, void *buf, size_t n) {
+/* One client connection, served by its own thread. */
+struct conn {
+  int fd;
+  int passed_fd;           /* a descriptor the client sent (SCM_RIGHTS), or -1 */
+  struct ucov_device *dev; /* REMOTE_ENABLE: the client's device, mapped here */
+};
+
+/*
+ * Read exactly n bytes: 0, 1 at a clean EOF before any byte, -1 otherwise.
+ * A descriptor passed along is kept in c->passed_fd (extra ones are closed).
+ */
+static UCOV_NOTRACE int read_full(struct conn *c, void *buf, size_t n) {
   size_t got = 0;
   while (got < n) {
-    ssize_t r = recv(fd, (char *)buf + got, n - got, 0);
+    struct iovec iov = {(char *)buf + got, n - got};
+    union {
+      struct cmsghdr h;
+      char buf[CMSG_SPACE(4 * sizeof(int))];
+    } ctrl;
+    struct msghdr msg = {.msg_iov = &iov,
+                         .msg_iovlen = 1,
+                         .msg_control = ctrl.buf,
+                         .msg_controllen = sizeof(ctrl.buf)};
+    ssize_t r = recvmsg(c->fd, &msg, MSG_CMSG_CLOEXEC);
     if (r < 0 && errno == EINTR)
       continue;
     if (r <= 0)
       return r == 0 && got == 0 ? 1 : -1;
+    for (struct cmsghdr *cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
+      if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+        continue;
+      size_t nfd = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+      for (size_t i = 0; i < nfd; i++) {
+        int pfd;
+        memcpy(&pfd, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
+        if (c->passed_fd < 0)
+          c->passed_fd = pfd;
+        else
+          close(pfd);
+      }
+    }
     got += (size_t)r;
   }
   return 0;
@@ -151,8 +189,103 @@ static UCOV_NOTRACE int list_entry(const char *name, uint64_t size, void *arg) {
   return err ? err : s->sink.write(&s->sink, name, len);
 }
 
+static UCOV_NOTRACE int reply_errno(int fd, uint16_t op, int err) {
+  uint8_t e[4];
+  for (int i = 0; i < 4; i++)
+    e[i] = (uint8_t)((uint32_t)err >> (8 * i));
+  return reply(fd, op, UCOV_ST_ERRNO, e, sizeof(e));
+}
+
+/*
+ * REMOTE_ENABLE from another process: map the client's device (the descriptor
+ * it passed) and register its handles; they stay registered until the
+ * connection ends. Returns 0 to keep the connection, -1 to close it.
+ */
+static UCOV_NOTRACE int serve_remote_enable(struct conn *c, const struct ucov_frame *f,
+                                            const char *payload) {
+  struct kcov_remote_arg head;
+  if (f->length < sizeof(head)) {
+    reply_error(c->fd, f->op, UCOV_ST_BAD_REQUEST);
+    return -1;
+  }
+  memcpy(&head, payload, sizeof(head));
+  if (head.num_handles > KCOV_REMOTE_MAX_HANDLES)
+    return reply_errno(c->fd, f->op, EINVAL);
+  if (f->length != sizeof(head) + (size_t)head.num_handles * sizeof(uint64_t)) {
+    reply_error(c->fd, f->op, UCOV_ST_BAD_REQUEST);
+    return -1;
+  }
+  int pfd = c->passed_fd;
+  c->passed_fd = -1;
+  if (c->dev) {
+    if (pfd >= 0)
+      close(pfd);
+    return reply_errno(c->fd, f->op, EBUSY); /* one registration per connection */
+  }
+  struct stat st;
+  if (pfd < 0 || fstat(pfd, &st) != 0) {
+    if (pfd >= 0)
+      close(pfd);
+    return reply_errno(c->fd, f->op, EBADF);
+  }
+  if (!S_ISREG(st.st_mode) || st.st_size < 16 || st.st_size % 8) {
+    close(pfd);
+    return reply_errno(c->fd, f->op, EINVAL); /* not an initialised device */
+  }
+  void *area = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, pfd, 0);
+  close(pfd);
+  struct ucov_device *dev = calloc(1, sizeof(*dev));
+  if (area == MAP_FAILED || !dev) {
+    if (area != MAP_FAILED)
+      munmap(area, (size_t)st.st_size);
+    free(dev);
+    return reply_errno(c->fd, f->op, ENOMEM);
+  }
+  dev->area = area;
+  dev->size = (uint64_t)st.st_size / 8;
+  dev->state = UCOV_DEVICE_READY;
+  /* The argument, aligned, handles included. */
+  struct kcov_remote_arg *arg = malloc(f->length);
+  int err = arg ? 0 : -UCOV_ENOMEM;
+  if (arg) {
+    memcpy(arg, payload, f->length);
+    ucov_port_lock();
+    err = ucov_remote_register(dev, arg);
+    if (!err)
+      dev->state = UCOV_DEVICE_ENABLED;
+    ucov_port_unlock();
+    free(arg);
+  }
+  if (err) {
+    munmap(area, (size_t)st.st_size);
+    free(dev);
+    return reply_errno(c->fd, f->op, -err);
+  }
+  c->dev = dev;
+  return reply(c->fd, f->op, UCOV_ST_OK, NULL, 0);
+}
+
+/* The client is gone: its handles go, sections for them are discarded. */
+static UCOV_NOTRACE void conn_release(struct conn *c) {
+  if (c->dev) {
+    ucov_port_lock();
+    ucov_remote_unregister(c->dev);
+    ucov_port_unlock();
+    munmap(c->dev->area, c->dev->size * 8);
+    free(c->dev);
+    c->dev = NULL;
+  }
+  if (c->passed_fd >= 0)
+    close(c->passed_fd);
+  c->passed_fd = -1;
+}
+
 /* Serve one request. Returns 0 to keep the connection, -1 to close it. */
-static UCOV_NOTRACE int serve_request(int fd, const struct ucov_frame *f, const char *payload) {
+static UCOV_NOTRACE int serve_request(struct conn *c, const struct ucov_frame *f,
+                                      const char *payload) {
+  int fd = c->fd;
+  if (f->op == UCOV_OP_REMOTE_ENABLE)
+    return serve_remote_enable(c, f, payload);
   struct mem_sink out;
   mem_sink_init(&out);
   int err = 0, keep = 0;
@@ -217,7 +350,8 @@ static UCOV_NOTRACE int serve_request(int fd, const struct ucov_frame *f, const 
   return keep;
 }
 
-static UCOV_NOTRACE void serve_connection(int fd) {
+static UCOV_NOTRACE void serve_connection(struct conn *c) {
+  int fd = c->fd;
   struct ucred cred;
   socklen_t len = sizeof(cred);
   if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 ||
@@ -232,8 +366,13 @@ static UCOV_NOTRACE void serve_connection(int fd) {
   setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &stv, sizeof(stv));
   char payload[UCOV_PROTO_MAX_REQUEST];
   for (;;) {
+    /* Between requests a client may stay as long as it likes (a REMOTE
+     * registration lasts as long as its connection); within one, 5 s. */
+    struct pollfd pfd = {.fd = fd, .events = POLLIN};
+    while (poll(&pfd, 1, -1) < 0 && errno == EINTR)
+      ;
     uint8_t hdr[UCOV_PROTO_HEADER];
-    int r = read_full(fd, hdr, sizeof(hdr));
+    int r = read_full(c, hdr, sizeof(hdr));
     if (r == 1)
       return; /* the client is done */
     if (r < 0) {
@@ -258,16 +397,52 @@ static UCOV_NOTRACE void serve_connection(int fd) {
       reply_error(fd, f.op, UCOV_ST_TOO_LARGE);
       return;
     }
-    if (f.length && read_full(fd, payload, f.length) != 0) {
+    if (f.length && read_full(c, payload, f.length) != 0) {
       reply_error(fd, f.op, UCOV_ST_TRUNCATED);
       return;
     }
-    if (serve_request(fd, &f, payload) != 0)
+    if (serve_request(c, &f, payload) != 0)
       return;
   }
 }
 
 static int control_fd = -1; /* the listening socket */
+static int conn_threads;    /* connections being served */
+#define CONN_THREADS_MAX 64
+
+static UCOV_NOTRACE void *conn_main(void *arg) {
+  struct conn *c = arg;
+  serve_connection(c);
+  conn_release(c);
+  close(c->fd);
+  free(c);
+  __atomic_fetch_sub(&conn_threads, 1, __ATOMIC_RELAXED);
+  return NULL;
+}
+
+/* Serve a connection on a thread of its own (signals stay blocked: inherited). */
+static UCOV_NOTRACE void conn_start(int fd) {
+  struct conn *c = calloc(1, sizeof(*c));
+  pthread_attr_t attr;
+  pthread_t th;
+  if (!c || __atomic_add_fetch(&conn_threads, 1, __ATOMIC_RELAXED) > CONN_THREADS_MAX) {
+    if (c)
+      __atomic_fetch_sub(&conn_threads, 1, __ATOMIC_RELAXED);
+    free(c);
+    close(fd); /* too many clients at once */
+    return;
+  }
+  c->fd = fd;
+  c->passed_fd = -1;
+  pthread_attr_init(&attr);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  if (pthread_create(&th, &attr, conn_main, c) != 0) {
+    __atomic_fetch_sub(&conn_threads, 1, __ATOMIC_RELAXED);
+    close(fd);
+    free(c);
+  }
+  pthread_attr_destroy(&attr);
+}
 
 static UCOV_NOTRACE void *control_main(void *arg) {
   /* In a forked child, wait a little: most children exec at once, and their
@@ -291,8 +466,7 @@ static UCOV_NOTRACE void *control_main(void *arg) {
       control_log("accept", strerror(errno));
       return NULL;
     }
-    serve_connection(fd);
-    close(fd);
+    conn_start(fd);
   }
 }
 
@@ -326,6 +500,14 @@ static UCOV_NOTRACE void control_start(unsigned delay_ms) {
 
 UCOV_NOTRACE void ucov_port_object_added(void) {
   control_start(0);
+}
+
+/* Every target serves from the start: remote clients attach before the first
+ * section runs, and the module map is an object of every process. */
+__attribute__((constructor)) static UCOV_NOTRACE void control_autostart(void) {
+  ucov_port_lock();
+  control_start(0);
+  ucov_port_unlock();
 }
 
 UCOV_NOTRACE void control_fork_child(void) {

@@ -53,6 +53,7 @@ UCOV_NOTRACE const char *ucov_status_str(uint32_t status) {
       "permission denied",
       "internal error",
       "target is exiting",
+      "operation failed (errno in the payload)",
   };
   return status < sizeof(names) / sizeof(names[0]) ? names[status] : "unknown status";
 }

@@ -34,6 +34,7 @@ enum ucov_op {
   UCOV_OP_RESET_ALL = 6,      /* -> nothing */
   UCOV_OP_MODULES = 7,        /* -> module map text */
   UCOV_OP_INFO = 8,           /* -> "key=value\n" lines: pid, exe, version */
+  UCOV_OP_REMOTE_ENABLE = 9,  /* struct kcov_remote_arg + a device fd (SCM_RIGHTS) -> nothing */
 };
 
 enum ucov_status {
@@ -49,6 +50,7 @@ enum ucov_status {
   UCOV_ST_PERMISSION = 9,
   UCOV_ST_INTERNAL = 10,
   UCOV_ST_EXITING = 11, /* the target wrote its final counts and is exiting */
+  UCOV_ST_ERRNO = 12,   /* the operation failed: payload = u32 errno (Linux numbering) */
 };
 
 const char *ucov_status_str(uint32_t status);

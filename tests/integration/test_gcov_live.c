@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "../check.h"
-#include "cli/client.h"
+#include "posix/client.h"
 #include "posix/protocol.h"
 
 static const char *prog, *work, *iterations;

@@ -9,10 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "posix/protocol.h"
+#include "protocol.h"
 
 int ctl_open(pid_t pid, struct ctl *c, char *err, size_t errlen) {
   struct sockaddr_un addr = {.sun_family = AF_UNIX};
@@ -63,12 +64,44 @@ static int read_full(int fd, void *p, size_t n) {
   return 0;
 }
 
+/* The header, with pass_fd attached to its first byte when >= 0. */
+static int send_header(int fd, const uint8_t *hdr, int pass_fd) {
+  if (pass_fd < 0)
+    return write_full(fd, hdr, UCOV_PROTO_HEADER);
+  struct iovec iov = {(void *)hdr, UCOV_PROTO_HEADER};
+  union {
+    struct cmsghdr h;
+    char buf[CMSG_SPACE(sizeof(int))];
+  } ctrl;
+  memset(&ctrl, 0, sizeof(ctrl));
+  struct msghdr msg = {.msg_iov = &iov,
+                       .msg_iovlen = 1,
+                       .msg_control = ctrl.buf,
+                       .msg_controllen = sizeof(ctrl.buf)};
+  struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+  cm->cmsg_level = SOL_SOCKET;
+  cm->cmsg_type = SCM_RIGHTS;
+  cm->cmsg_len = CMSG_LEN(sizeof(int));
+  memcpy(CMSG_DATA(cm), &pass_fd, sizeof(int));
+  ssize_t w;
+  while ((w = sendmsg(fd, &msg, MSG_NOSIGNAL)) < 0 && errno == EINTR)
+    ;
+  if (w < 0)
+    return -1;
+  return w == UCOV_PROTO_HEADER ? 0 : write_full(fd, hdr + w, UCOV_PROTO_HEADER - (size_t)w);
+}
+
 int ctl_call(struct ctl *c, uint16_t op, const void *payload, size_t len, struct ctl_reply *r,
              char *err, size_t errlen) {
+  return ctl_call_fd(c, op, payload, len, -1, r, err, errlen);
+}
+
+int ctl_call_fd(struct ctl *c, uint16_t op, const void *payload, size_t len, int pass_fd,
+                struct ctl_reply *r, char *err, size_t errlen) {
   uint8_t hdr[UCOV_PROTO_HEADER];
   memset(r, 0, sizeof(*r));
   ucov_frame_encode(hdr, op, 0, (uint32_t)len);
-  if (write_full(c->fd, hdr, sizeof(hdr)) || (len && write_full(c->fd, payload, len))) {
+  if (send_header(c->fd, hdr, pass_fd) || (len && write_full(c->fd, payload, len))) {
     snprintf(err, errlen, "process %d: %s", (int)c->pid, strerror(errno));
     return -1;
   }

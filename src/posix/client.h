@@ -26,6 +26,10 @@ int ctl_open(pid_t pid, struct ctl *c, char *err, size_t errlen);
 int ctl_call(struct ctl *c, uint16_t op, const void *payload, size_t len, struct ctl_reply *r,
              char *err, size_t errlen);
 
+/* As ctl_call, passing descriptor pass_fd along (SCM_RIGHTS). */
+int ctl_call_fd(struct ctl *c, uint16_t op, const void *payload, size_t len, int pass_fd,
+                struct ctl_reply *r, char *err, size_t errlen);
+
 void ctl_reply_free(struct ctl_reply *r);
 void ctl_close(struct ctl *c);
 
