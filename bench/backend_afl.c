@@ -25,8 +25,9 @@ void __sanitizer_cov_trace_pc_guard(uint32_t *guard) {
   afl_map[*guard]++;
 }
 
-uint64_t *backend_start(uint64_t words) {
+uint64_t *backend_start(uint64_t words, uint64_t unique_words) {
   (void)words;
+  (void)unique_words;
   return NULL;
 }
 

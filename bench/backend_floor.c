@@ -22,7 +22,9 @@ void __sanitizer_cov_trace_pc(void) {
   }
 }
 
-uint64_t *backend_start(uint64_t words) {
+uint64_t *backend_start(uint64_t words, uint64_t unique_words) {
+  if (unique_words)
+    return NULL; /* the floor has no unique mode */
   uint64_t *a = calloc(words, 8);
   floor_size = words;
   floor_area = a;

@@ -4,8 +4,9 @@
 
 #include "backend.h"
 
-uint64_t *backend_start(uint64_t words) {
+uint64_t *backend_start(uint64_t words, uint64_t unique_words) {
   (void)words;
+  (void)unique_words;
   return NULL;
 }
 

@@ -38,6 +38,7 @@ struct ucov_task {
   struct ucov_device *dev; /* the device bound to this task, or NULL */
   uint64_t *bitmap;        /* UNIQUE: seen PCs (the start of the buffer) */
   uint64_t bitmap_bits;    /* UNIQUE: its size in bits */
+  uint64_t bitmap_shift;   /* UNIQUE with hashed PCs: pc_key()'s shift */
   uint64_t remote_handle;  /* REMOTE section in progress for this handle (0: none) */
   uint64_t remote_seq;     /* the device's sequence when the section started */
 };
@@ -69,10 +70,12 @@ static UCOV_ALWAYS_INLINE void trace_append_word(uint64_t *area, uint64_t size, 
  * UNIQUE mode: append pc unless bit `key` of the task's bitmap is set, and set
  * it. Only this task writes its bitmap (a signal handler in between can at
  * worst make a PC appear twice, never lose one). A key beyond the bitmap
- * cannot be deduplicated: that PC is appended every time.
+ * cannot be deduplicated: that PC is appended every time. in_range: the
+ * caller knows the key fits (hashed keys do, by construction).
  */
-static UCOV_ALWAYS_INLINE void trace_append_unique(struct ucov_task *t, uint64_t key, uint64_t pc) {
-  if (UCOV_LIKELY(key < t->bitmap_bits)) {
+static UCOV_ALWAYS_INLINE void trace_append_unique(struct ucov_task *t, uint64_t key, uint64_t pc,
+                                                   int in_range) {
+  if (in_range || UCOV_LIKELY(key < t->bitmap_bits)) {
     uint64_t *word = &t->bitmap[key / 64], bit = 1ull << (key % 64);
     uint64_t seen = UCOV_LOAD(word);
     if (seen & bit)
@@ -84,13 +87,17 @@ static UCOV_ALWAYS_INLINE void trace_append_unique(struct ucov_task *t, uint64_t
 
 /*
  * gcc has only trace-pc, so UNIQUE mode keys a PC by a hash of it: two PCs
- * whose hashes meet share a bit and the second is never appended (see
- * docs/formats.md for what that loses, measured). Fibonacci hashing, then a
- * multiply-shift range reduction onto the bitmap's bits.
+ * whose hashes meet share a bit and the second is never appended (bench/
+ * RESULTS-unique.md measures what that loses). Fibonacci hashing onto the
+ * largest power of two of bits the bitmap holds: one multiply and one shift.
  */
-static UCOV_ALWAYS_INLINE uint64_t pc_key(uint64_t pc, uint64_t bits) {
-  uint64_t h = pc * 0x9e3779b97f4a7c15ull;
-  return (uint64_t)(((unsigned __int128)h * bits) >> 64);
+static UCOV_ALWAYS_INLINE uint64_t pc_key(uint64_t pc, unsigned shift) {
+  return (pc * 0x9e3779b97f4a7c15ull) >> shift;
+}
+
+/* The shift for a bitmap of `bits` bits (at least 64): 64 - floor(log2(bits)). */
+static inline unsigned pc_key_shift(uint64_t bits) {
+  return (unsigned)__builtin_clzll(bits) + 1;
 }
 
 /* Start and stop tracing on the calling task (device layer only). In UNIQUE

@@ -17,6 +17,7 @@ UCOV_NOTRACE void ucov_task_start(struct ucov_task *t, struct ucov_device *dev, 
   t->size = size;
   t->bitmap = bitmap;
   t->bitmap_bits = bitmap_words * 64;
+  t->bitmap_shift = bitmap_words ? pc_key_shift(bitmap_words * 64) : 0;
   t->pc_tag = (mode & UCOV_TASK_EXT) ? KCOV_RECORD_NORMAL_TAG : 0;
   t->dev = dev;
   /* A signal handler on this task must see area and size before mode. */
@@ -36,12 +37,6 @@ UCOV_NOTRACE void ucov_task_stop(struct ucov_task *t) {
   t->bitmap_bits = 0;
 }
 
-/* The PC path of the hook, once the task traces (kept out of the fast path). */
-static UCOV_NOTRACE __attribute__((noinline)) void trace_pc_unique(struct ucov_task *t,
-                                                                   uint64_t pc) {
-  trace_append_unique(t, pc_key(pc, t->bitmap_bits), pc);
-}
-
 /*
  * Called by gcc and clang (-fsanitize-coverage=trace-pc) at the start of every
  * basic block. The return address is the PC; tools subtract one instruction
@@ -52,11 +47,11 @@ UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_pc(void) {
   uint32_t mode = t->mode;
   if (UCOV_LIKELY(!(mode & UCOV_TASK_PC)))
     return;
-  if (UCOV_UNLIKELY(mode & UCOV_TASK_UNIQUE)) {
-    trace_pc_unique(t, (uint64_t)__builtin_return_address(0));
-    return;
-  }
-  trace_append_word(t->area, t->size, (uint64_t)__builtin_return_address(0) | t->pc_tag);
+  uint64_t pc = (uint64_t)__builtin_return_address(0);
+  if (mode & UCOV_TASK_UNIQUE)
+    trace_append_unique(t, pc_key(pc, (unsigned)t->bitmap_shift), pc, 1);
+  else
+    trace_append_word(t->area, t->size, pc | t->pc_tag);
 }
 
 /* Guard indices: 1, 2, ... in order of first hit, process-wide, never reused. */
@@ -85,7 +80,7 @@ UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_pc_guard(uint32_t *guard) {
     return;
   uint64_t pc = (uint64_t)__builtin_return_address(0);
   if (mode & UCOV_TASK_UNIQUE)
-    trace_append_unique(t, guard_index(guard) - 1, pc);
+    trace_append_unique(t, guard_index(guard) - 1, pc, 0);
   else
     trace_append_word(t->area, t->size, pc | t->pc_tag);
 }

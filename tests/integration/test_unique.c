@@ -87,7 +87,7 @@ static uint64_t expected_records(uint64_t bits, int exact) {
   memset(seen, 0, sizeof(seen));
   uint64_t n = 0;
   for (uint64_t i = 0; i < n_distinct; i++) {
-    uint64_t k = exact ? i : pc_key(distinct[i], bits);
+    uint64_t k = exact ? i : pc_key(distinct[i], pc_key_shift(bits));
     if (k >= bits || !seen[k]) {
       if (k < bits)
         seen[k] = 1;
