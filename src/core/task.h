@@ -34,7 +34,6 @@ struct ucov_task {
   uint32_t pad;
   uint64_t *area;          /* the trace: word 0 = count, records from word 1 */
   uint64_t size;           /* trace size in words */
-  uint64_t pc_tag;         /* or-ed into trace_pc records: NORMAL tag in EXT mode */
   struct ucov_device *dev; /* the device bound to this task, or NULL */
   uint64_t *bitmap;        /* UNIQUE: seen PCs (the start of the buffer) */
   uint64_t bitmap_bits;    /* UNIQUE: its size in bits */

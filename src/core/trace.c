@@ -18,7 +18,6 @@ UCOV_NOTRACE void ucov_task_start(struct ucov_task *t, struct ucov_device *dev, 
   t->bitmap = bitmap;
   t->bitmap_bits = bitmap_words * 64;
   t->bitmap_shift = bitmap_words ? pc_key_shift(bitmap_words * 64) : 0;
-  t->pc_tag = (mode & UCOV_TASK_EXT) ? KCOV_RECORD_NORMAL_TAG : 0;
   t->dev = dev;
   /* A signal handler on this task must see area and size before mode. */
   UCOV_SIGNAL_FENCE();
@@ -31,7 +30,6 @@ UCOV_NOTRACE void ucov_task_stop(struct ucov_task *t) {
   UCOV_SIGNAL_FENCE();
   t->area = 0;
   t->size = 0;
-  t->pc_tag = 0;
   t->dev = 0;
   t->bitmap = 0;
   t->bitmap_bits = 0;
@@ -48,10 +46,15 @@ UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_pc(void) {
   if (UCOV_LIKELY(!(mode & UCOV_TASK_PC)))
     return;
   uint64_t pc = (uint64_t)__builtin_return_address(0);
-  if (mode & UCOV_TASK_UNIQUE)
-    trace_append_unique(t, pc_key(pc, (unsigned)t->bitmap_shift), pc, 1);
-  else
-    trace_append_word(t->area, t->size, pc | t->pc_tag);
+  /* Plain TRACE_PC falls through: one more test than a bare hook. */
+  if (UCOV_UNLIKELY(mode & (UCOV_TASK_UNIQUE | UCOV_TASK_EXT))) {
+    if (mode & UCOV_TASK_UNIQUE)
+      trace_append_unique(t, pc_key(pc, (unsigned)t->bitmap_shift), pc, 1);
+    else
+      trace_append_word(t->area, t->size, pc | KCOV_RECORD_NORMAL_TAG);
+    return;
+  }
+  trace_append_word(t->area, t->size, pc);
 }
 
 /* Guard indices: 1, 2, ... in order of first hit, process-wide, never reused. */
@@ -79,10 +82,14 @@ UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_pc_guard(uint32_t *guard) {
   if (UCOV_LIKELY(!(mode & UCOV_TASK_PC)))
     return;
   uint64_t pc = (uint64_t)__builtin_return_address(0);
-  if (mode & UCOV_TASK_UNIQUE)
-    trace_append_unique(t, guard_index(guard) - 1, pc, 0);
-  else
-    trace_append_word(t->area, t->size, pc | t->pc_tag);
+  if (UCOV_UNLIKELY(mode & (UCOV_TASK_UNIQUE | UCOV_TASK_EXT))) {
+    if (mode & UCOV_TASK_UNIQUE)
+      trace_append_unique(t, guard_index(guard) - 1, pc, 0);
+    else
+      trace_append_word(t->area, t->size, pc | KCOV_RECORD_NORMAL_TAG);
+    return;
+  }
+  trace_append_word(t->area, t->size, pc);
 }
 
 /* Guards are numbered lazily on first hit (above), so that only edges that ran

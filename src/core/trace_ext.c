@@ -3,7 +3,7 @@
  * Trace path, PC_EXT mode: function entry and exit records.
  *
  * Records are PCs with the type in the top nibble: ENTRY 0x0, EXIT 0x1,
- * NORMAL 0xf (trace_pc tags those through ucov_task.pc_tag). User addresses
+ * NORMAL 0xf (trace_pc tags those in EXT mode). User addresses
  * have a zero top byte, so an ENTRY record is the bare PC.
  *
  * Two sources of entry/exit events:
