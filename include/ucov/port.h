@@ -32,8 +32,8 @@ void ucov_port_unlock(void);
 
 /*
  * Give device `dev` a trace area of `bytes` bytes (a multiple of 8, at least 16),
- * zero-filled, shared with whoever maps the device. Returns NULL if there is no
- * memory. Called with the port lock held.
+ * zero-filled, 16-byte aligned at least, shared with whoever maps the device. Returns NULL if there
+ * is no memory. Called with the port lock held.
  */
 uint64_t *ucov_port_area_alloc(struct ucov_device *dev, uint64_t bytes);
 
@@ -51,7 +51,8 @@ void ucov_port_device_release(struct ucov_device *dev);
 int ucov_port_task_bind(struct ucov_task *task);
 
 /* Memory for the core's own bookkeeping (unit records, reset baselines, parse
- * tables); zero-filled. Never called from a hook. NULL if there is none. */
+ * tables, REMOTE section areas); zero-filled, 16-byte aligned. Never called
+ * from a hook. NULL if there is none. */
 void *ucov_port_alloc(size_t bytes);
 void ucov_port_free(void *p);
 

@@ -26,11 +26,20 @@
 #define UCOV_TASK_CMP (1u << 1)    /* trace_cmp hooks append a 4-word record */
 #define UCOV_TASK_EXT (1u << 2)    /* entry/exit hooks append tagged records */
 #define UCOV_TASK_UNIQUE (1u << 3) /* with PC: append a PC only if its bitmap bit was clear */
+/* The bits of ucov_task.hot that are not the area's address. */
+#define UCOV_TASK_HOT_BITS ((uintptr_t)(UCOV_TASK_CMP | UCOV_TASK_EXT | UCOV_TASK_UNIQUE))
 
 struct ucov_device;
 
 struct ucov_task {
-  uint32_t mode; /* UCOV_TASK_* bits; 0: not tracing (the fast path) */
+  /*
+   * What every hook loads first: 0 when the task does not trace (the fast
+   * path: one load and a test). Else the trace area's address (16-byte aligned
+   * at least) or-ed with the mode bits other than UCOV_TASK_PC: for plain
+   * TRACE_PC it is the area itself, so the record path needs no other test.
+   */
+  uintptr_t hot;
+  uint32_t mode; /* UCOV_TASK_* bits; 0: not tracing */
   uint32_t pad;
   uint64_t *area;          /* the trace: word 0 = count, records from word 1 */
   uint64_t size;           /* trace size in words */

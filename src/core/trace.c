@@ -19,13 +19,18 @@ UCOV_NOTRACE void ucov_task_start(struct ucov_task *t, struct ucov_device *dev, 
   t->bitmap_bits = bitmap_words * 64;
   t->bitmap_shift = bitmap_words ? pc_key_shift(bitmap_words * 64) : 0;
   t->dev = dev;
-  /* A signal handler on this task must see area and size before mode. */
-  UCOV_SIGNAL_FENCE();
+  /* A signal handler on this task must see area and size before hot. UNIQUE
+   * keys hot on the bitmap (the buffer's start), the others on the trace. */
+  uintptr_t base = (uintptr_t)(bitmap ? bitmap : area);
   t->mode = mode;
+  UCOV_SIGNAL_FENCE();
+  t->hot = base | ((uintptr_t)mode & UCOV_TASK_HOT_BITS);
 }
 
 UCOV_NOTRACE void ucov_task_stop(struct ucov_task *t) {
-  /* Mode first: from here on no hook on this task touches the area. */
+  /* hot first: from here on no hook on this task touches the area. */
+  t->hot = 0;
+  UCOV_SIGNAL_FENCE();
   t->mode = 0;
   UCOV_SIGNAL_FENCE();
   t->area = 0;
@@ -42,19 +47,19 @@ UCOV_NOTRACE void ucov_task_stop(struct ucov_task *t) {
  */
 UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_pc(void) {
   struct ucov_task *t = &ucov_task_self;
-  uint32_t mode = t->mode;
-  if (UCOV_LIKELY(!(mode & UCOV_TASK_PC)))
+  uintptr_t hot = t->hot;
+  if (UCOV_LIKELY(!hot))
     return;
   uint64_t pc = (uint64_t)__builtin_return_address(0);
-  /* Plain TRACE_PC falls through: one more test than a bare hook. */
-  if (UCOV_UNLIKELY(mode & (UCOV_TASK_UNIQUE | UCOV_TASK_EXT))) {
-    if (mode & UCOV_TASK_UNIQUE)
-      trace_append_unique(t, pc_key(pc, (unsigned)t->bitmap_shift), pc, 1);
-    else
-      trace_append_word(t->area, t->size, pc | KCOV_RECORD_NORMAL_TAG);
+  if (UCOV_LIKELY(!(hot & UCOV_TASK_HOT_BITS))) {
+    trace_append_word((uint64_t *)hot, t->size, pc); /* plain TRACE_PC */
     return;
   }
-  trace_append_word(t->area, t->size, pc);
+  if (hot & UCOV_TASK_UNIQUE)
+    trace_append_unique(t, pc_key(pc, (unsigned)t->bitmap_shift), pc, 1);
+  else if (hot & UCOV_TASK_EXT)
+    trace_append_word(t->area, t->size, pc | KCOV_RECORD_NORMAL_TAG);
+  /* CMP mode: no PC records */
 }
 
 /* Guard indices: 1, 2, ... in order of first hit, process-wide, never reused. */
@@ -78,18 +83,18 @@ static UCOV_ALWAYS_INLINE uint32_t guard_index(uint32_t *guard) {
  */
 UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_pc_guard(uint32_t *guard) {
   struct ucov_task *t = &ucov_task_self;
-  uint32_t mode = t->mode;
-  if (UCOV_LIKELY(!(mode & UCOV_TASK_PC)))
+  uintptr_t hot = t->hot;
+  if (UCOV_LIKELY(!hot))
     return;
   uint64_t pc = (uint64_t)__builtin_return_address(0);
-  if (UCOV_UNLIKELY(mode & (UCOV_TASK_UNIQUE | UCOV_TASK_EXT))) {
-    if (mode & UCOV_TASK_UNIQUE)
-      trace_append_unique(t, guard_index(guard) - 1, pc, 0);
-    else
-      trace_append_word(t->area, t->size, pc | KCOV_RECORD_NORMAL_TAG);
+  if (UCOV_LIKELY(!(hot & UCOV_TASK_HOT_BITS))) {
+    trace_append_word((uint64_t *)hot, t->size, pc);
     return;
   }
-  trace_append_word(t->area, t->size, pc);
+  if (hot & UCOV_TASK_UNIQUE)
+    trace_append_unique(t, guard_index(guard) - 1, pc, 0);
+  else if (hot & UCOV_TASK_EXT)
+    trace_append_word(t->area, t->size, pc | KCOV_RECORD_NORMAL_TAG);
 }
 
 /* Guards are numbered lazily on first hit (above), so that only edges that ran

@@ -12,7 +12,7 @@
 static UCOV_ALWAYS_INLINE void trace_append_cmp(uint64_t type, uint64_t arg1, uint64_t arg2,
                                                 uint64_t pc) {
   struct ucov_task *t = &ucov_task_self;
-  if (UCOV_LIKELY(!(t->mode & UCOV_TASK_CMP)))
+  if (UCOV_LIKELY(!(t->hot & UCOV_TASK_CMP)))
     return;
   uint64_t *area = t->area;
   uint64_t count = UCOV_LOAD(&area[0]);
@@ -63,7 +63,7 @@ UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_cmpd(double a, double b) {
  * from cases[2]. One CONST record per case value, as Linux writes them.
  */
 UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_switch(uint64_t val, uint64_t *cases) {
-  if (UCOV_LIKELY(!(ucov_task_self.mode & UCOV_TASK_CMP)))
+  if (UCOV_LIKELY(!(ucov_task_self.hot & UCOV_TASK_CMP)))
     return;
   uint64_t type;
   switch (cases[1]) {

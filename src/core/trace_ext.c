@@ -20,11 +20,11 @@
 
 UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_pc_entry(void) {
   struct ucov_task *t = &ucov_task_self;
-  uint32_t mode = t->mode;
-  if (UCOV_LIKELY(!(mode & UCOV_TASK_PC)))
+  uintptr_t hot = t->hot;
+  if (UCOV_LIKELY(!hot) || (hot & UCOV_TASK_CMP))
     return;
   uint64_t pc = (uint64_t)__builtin_return_address(0);
-  if (mode & UCOV_TASK_UNIQUE)
+  if (hot & UCOV_TASK_UNIQUE)
     trace_append_unique(t, pc_key(pc, (unsigned)t->bitmap_shift), pc, 1);
   else
     trace_append_word(t->area, t->size, pc);
@@ -33,7 +33,7 @@ UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_pc_entry(void) {
 /* Append an ENTRY or EXIT record (tag in place) in EXT mode. */
 static UCOV_ALWAYS_INLINE void trace_append_ext(uint64_t pc, uint64_t tag) {
   struct ucov_task *t = &ucov_task_self;
-  if (UCOV_LIKELY(!(t->mode & UCOV_TASK_EXT)))
+  if (UCOV_LIKELY(!(t->hot & UCOV_TASK_EXT)))
     return;
   trace_append_word(t->area, t->size, pc | tag);
 }
