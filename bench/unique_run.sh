@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # UNIQUE mode on the Lua workload: records appended and drops against plain
-# TRACE_PC for the same buffer size, what gcc's hashed keys lose against an
+# TRACE_PC for the same buffer size, what gcc's address keys lose against an
 # exact distinct count, and the cost per hit of unique mode against TRACE_PC.
 # Writes bench/RESULTS-unique.md.   bash bench/unique_run.sh [ROUNDS]
 set -euo pipefail
@@ -49,7 +49,7 @@ for ((r = 0; r < rounds; r++)); do
   run clang-guard on
   run clang-guard unique:16384
 done
-# Keying: gcc's hashed bits against a bitmap so large that collisions vanish.
+# Keying: gcc's address keys against a bitmap so large that collisions vanish.
 for w in 64 1024 16384 16777216; do run gcc-pc "unique:$w"; done
 run clang-guard unique:1024
 python3 - "$raw" "$rounds" "$scale" >"$here/RESULTS-unique.md" <<'PY'
@@ -73,7 +73,7 @@ for cc, b in (("gcc", "gcc-pc"), ("clang", "clang-guard")):
     hits = rec[(b, "on")]
     kept = min(hits, S - 1)
     u = rec[(b, "unique:16384")]
-    out.append(f"| {cc} ({'trace-pc, hashed keys' if cc == 'gcc' else 'trace-pc-guard, exact'}) | "
+    out.append(f"| {cc} ({'trace-pc, address keys' if cc == 'gcc' else 'trace-pc-guard, exact'}) | "
                f"{hits:,} | {kept:,} | {hits - kept:,} | {u:,} | 0 |")
 out.append("\nCost per hit (minimum times; the plain run resets its buffer when half full, as a "
            "fuzzer does per input):\n")
@@ -87,7 +87,7 @@ for cc, b in (("gcc", "gcc-pc"), ("clang", "clang-guard")):
     np_, nu = (tp - t0) / hits * 1e9, (tu - t0) / hits * 1e9
     out.append(f"| {cc} | {t0:.3f} | {tp:.3f} | {tu:.3f} | {np_:.2f} | {nu:.2f} | {nu / np_:.3f} |")
 exact = rec[("gcc-pc", "unique:16777216")]
-out.append("\nWhat gcc's hashed keys lose (distinct PCs of the run: "
+out.append("\nWhat gcc's address keys lose (distinct PCs of the run: "
            f"{exact:,}, measured with a 2^30-bit bitmap where collisions vanish):\n")
 out.append("| bitmap bits | records | PCs lost to collisions |")
 out.append("|---|---|---|")

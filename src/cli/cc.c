@@ -26,7 +26,7 @@ static const char cc_usage[] =
     "  --ext       --trace plus function entry/exit records for KCOV_TRACE_PC_EXT\n"
     "              (-finstrument-functions)\n"
     "  --unique    --trace built for KCOV_UNIQUE_ENABLE: clang's trace-pc-guard\n"
-    "              (exact: an index per edge); gcc has only trace-pc (PCs hashed)\n"
+    "              (exact: an index per edge); gcc has only trace-pc (keyed by PC address)\n"
     "  --gcov      gcov counters (--coverage) kept by ucov instead of libgcov or\n"
     "              compiler-rt: .gcda at exit as they write them, and live over the\n"
     "              control socket (ucov ls/pull/reset). Threaded programs get atomic\n"
@@ -237,7 +237,7 @@ int cmd_cc(int argc, char **argv) {
   if (!o.trace && !o.ext && !o.gcov && !o.unique)
     o.trace = 1; /* the default mode */
   /* UNIQUE is exact with clang's trace-pc-guard (an index per edge); gcc has
-   * only trace-pc, which unique mode keys by a hash of the PC. */
+   * only trace-pc, which unique mode keys by the PC address. */
   if (job.has_input && o.unique && compiler_is_clang(cc[0]))
     out[n++] = "-fsanitize-coverage=trace-pc-guard,trace-cmp";
   else if (job.has_input && (o.trace || o.ext || o.unique))

@@ -46,7 +46,7 @@ struct ucov_task {
   struct ucov_device *dev; /* the device bound to this task, or NULL */
   uint64_t *bitmap;        /* UNIQUE: seen PCs (the start of the buffer) */
   uint64_t bitmap_bits;    /* UNIQUE: its size in bits */
-  uint64_t bitmap_shift;   /* UNIQUE with hashed PCs: pc_key()'s shift */
+  uint64_t bitmap_mask;    /* UNIQUE keyed by PC: pc_key()'s mask */
   uint64_t remote_handle;  /* REMOTE section in progress for this handle (0: none) */
   uint64_t remote_seq;     /* the device's sequence when the section started */
 };
@@ -79,7 +79,7 @@ static UCOV_ALWAYS_INLINE void trace_append_word(uint64_t *area, uint64_t size, 
  * it. Only this task writes its bitmap (a signal handler in between can at
  * worst make a PC appear twice, never lose one). A key beyond the bitmap
  * cannot be deduplicated: that PC is appended every time. in_range: the
- * caller knows the key fits (hashed keys do, by construction).
+ * caller knows the key fits (address keys do: they are masked).
  */
 static UCOV_ALWAYS_INLINE void trace_append_unique(struct ucov_task *t, uint64_t key, uint64_t pc,
                                                    int in_range) {
@@ -94,18 +94,21 @@ static UCOV_ALWAYS_INLINE void trace_append_unique(struct ucov_task *t, uint64_t
 }
 
 /*
- * gcc has only trace-pc, so UNIQUE mode keys a PC by a hash of it: two PCs
- * whose hashes meet share a bit and the second is never appended (bench/
- * RESULTS-unique.md measures what that loses). Fibonacci hashing onto the
- * largest power of two of bits the bitmap holds: one multiply and one shift.
+ * gcc has only trace-pc, so UNIQUE mode keys a PC by its address: bits 2 and
+ * up, modulo the largest power of two of bits the bitmap holds. A call to the
+ * hook takes 5 bytes, so two return addresses differ by 5 or more and never
+ * share bits 2 and up: within a window of 4 bytes per bitmap bit of code the
+ * keys are exact. PCs farther apart than that can share a bit, and the second
+ * is then never appended (bench/RESULTS-unique.md measures it). A shift and a
+ * mask: no multiply on the hot path.
  */
-static UCOV_ALWAYS_INLINE uint64_t pc_key(uint64_t pc, unsigned shift) {
-  return (pc * 0x9e3779b97f4a7c15ull) >> shift;
+static UCOV_ALWAYS_INLINE uint64_t pc_key(uint64_t pc, uint64_t mask) {
+  return (pc >> 2) & mask;
 }
 
-/* The shift for a bitmap of `bits` bits (at least 64): 64 - floor(log2(bits)). */
-static inline unsigned pc_key_shift(uint64_t bits) {
-  return (unsigned)__builtin_clzll(bits) + 1;
+/* The mask for a bitmap of `bits` bits (at least 64): its largest power of two, less one. */
+static inline uint64_t pc_key_mask(uint64_t bits) {
+  return (1ull << (63 - __builtin_clzll(bits))) - 1;
 }
 
 /* Start and stop tracing on the calling task (device layer only). In UNIQUE

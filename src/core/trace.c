@@ -17,7 +17,7 @@ UCOV_NOTRACE void ucov_task_start(struct ucov_task *t, struct ucov_device *dev, 
   t->size = size;
   t->bitmap = bitmap;
   t->bitmap_bits = bitmap_words * 64;
-  t->bitmap_shift = bitmap_words ? pc_key_shift(bitmap_words * 64) : 0;
+  t->bitmap_mask = bitmap_words ? pc_key_mask(bitmap_words * 64) : 0;
   t->dev = dev;
   /* A signal handler on this task must see area and size before hot. UNIQUE
    * keys hot on the bitmap (the buffer's start), the others on the trace. */
@@ -55,10 +55,18 @@ UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_pc(void) {
     trace_append_word((uint64_t *)hot, t->size, pc); /* plain TRACE_PC */
     return;
   }
-  if (hot & UCOV_TASK_UNIQUE)
-    trace_append_unique(t, pc_key(pc, (unsigned)t->bitmap_shift), pc, 1);
-  else if (hot & UCOV_TASK_EXT)
+  if (hot & UCOV_TASK_UNIQUE) {
+    /* The bitmap is the buffer's start, which hot holds. */
+    uint64_t key = pc_key(pc, t->bitmap_mask);
+    uint64_t *word = (uint64_t *)(hot & ~UCOV_TASK_HOT_BITS) + key / 64;
+    uint64_t seen = UCOV_LOAD(word), bit = 1ull << (key % 64);
+    if (seen & bit)
+      return;
+    UCOV_STORE(word, seen | bit);
+    trace_append_word(t->area, t->size, pc);
+  } else if (hot & UCOV_TASK_EXT) {
     trace_append_word(t->area, t->size, pc | KCOV_RECORD_NORMAL_TAG);
+  }
   /* CMP mode: no PC records */
 }
 
@@ -91,9 +99,17 @@ UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_pc_guard(uint32_t *guard) {
     trace_append_word((uint64_t *)hot, t->size, pc);
     return;
   }
-  if (hot & UCOV_TASK_UNIQUE)
-    trace_append_unique(t, guard_index(guard) - 1, pc, 0);
-  else if (hot & UCOV_TASK_EXT)
+  if (hot & UCOV_TASK_UNIQUE) {
+    uint64_t key = guard_index(guard) - 1;
+    if (UCOV_LIKELY(key < t->bitmap_bits)) {
+      uint64_t *word = (uint64_t *)(hot & ~UCOV_TASK_HOT_BITS) + key / 64;
+      uint64_t seen = UCOV_LOAD(word), bit = 1ull << (key % 64);
+      if (seen & bit)
+        return;
+      UCOV_STORE(word, seen | bit);
+    }
+    trace_append_word(t->area, t->size, pc);
+  } else if (hot & UCOV_TASK_EXT)
     trace_append_word(t->area, t->size, pc | KCOV_RECORD_NORMAL_TAG);
 }
 

@@ -2,7 +2,7 @@
 /*
  * KCOV_UNIQUE_ENABLE and KCOV_RESET_TRACE: errors, each PC once, reset, a
  * read-only mapping, bitmap size edges. Built against a trace-pc target
- * (hashed keys: checked against the core's own key function) and, with clang,
+ * (address keys: checked against the core's own key function) and, with clang,
  * a trace-pc-guard target (exact: one bit per edge, stable indices).
  */
 #define _GNU_SOURCE
@@ -87,7 +87,7 @@ static uint64_t expected_records(uint64_t bits, int exact) {
   memset(seen, 0, sizeof(seen));
   uint64_t n = 0;
   for (uint64_t i = 0; i < n_distinct; i++) {
-    uint64_t k = exact ? i : pc_key(distinct[i], pc_key_shift(bits));
+    uint64_t k = exact ? i : pc_key(distinct[i], pc_key_mask(bits));
     if (k >= bits || !seen[k]) {
       if (k < bits)
         seen[k] = 1;
@@ -180,7 +180,7 @@ int main(void) {
 #ifdef UCOV_TEST_GUARD
   test_unique(1); /* trace-pc-guard: exact */
 #else
-  test_unique(0); /* trace-pc: hashed */
+  test_unique(0); /* trace-pc: address keys */
 #endif
   test_small_bitmap();
   test_read_only_mapping();
