@@ -18,6 +18,7 @@
 #include <ucov/ucov.h>
 
 #include "httpreq.h"
+#include "unescape.h"
 
 #define COVER_SIZE (64 << 10)
 
@@ -25,21 +26,6 @@ static void usage(void) {
   fprintf(stderr, "usage: trace_one [--mode pc|cmp|ext] [--modules FILE] REQUEST\n"
                   "REQUEST may use \\r, \\n, \\t and \\\\ escapes.\n");
   exit(2);
-}
-
-/* Undo \r \n \t \\ escapes in place; returns the new length. */
-static size_t unescape(char *s) {
-  char *out = s;
-  for (char *p = s; *p; p++) {
-    if (*p == '\\' && p[1]) {
-      p++;
-      *out++ = *p == 'r' ? '\r' : *p == 'n' ? '\n' : *p == 't' ? '\t' : *p;
-    } else {
-      *out++ = *p;
-    }
-  }
-  *out = 0;
-  return (size_t)(out - s);
 }
 
 int main(int argc, char **argv) {

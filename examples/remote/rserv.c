@@ -22,26 +22,13 @@
 #include <ucov/ucov.h>
 
 #include "../demo/httpreq.h"
+#include "../demo/unescape.h"
 
 #define WORKERS 4
 
 static int queue[256], q_head, q_tail;
 static pthread_mutex_t q_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t q_cond = PTHREAD_COND_INITIALIZER;
-
-static size_t unescape(char *s) {
-  char *out = s;
-  for (char *p = s; *p; p++) {
-    if (*p == '\\' && p[1]) {
-      p++;
-      *out++ = *p == 'r' ? '\r' : *p == 'n' ? '\n' : *p;
-    } else {
-      *out++ = *p;
-    }
-  }
-  *out = 0;
-  return (size_t)(out - s);
-}
 
 /* Serve one connection: each line is a request done for its handle. */
 static void serve(int fd) {

@@ -75,16 +75,16 @@ static UCOV_ALWAYS_INLINE void trace_append_word(uint64_t *area, uint64_t size, 
 }
 
 /*
- * UNIQUE mode: append pc unless bit `key` of the task's bitmap is set, and set
- * it. Only this task writes its bitmap (a signal handler in between can at
- * worst make a PC appear twice, never lose one). A key beyond the bitmap
- * cannot be deduplicated: that PC is appended every time. in_range: the
- * caller knows the key fits (address keys do: they are masked).
+ * UNIQUE mode: append pc unless bit `key` of the bitmap is set, and set it.
+ * Only this task writes its bitmap (a signal handler in between can at worst
+ * make a PC appear twice, never lose one). A key beyond the bitmap cannot be
+ * deduplicated: that PC is appended every time. in_range: the caller knows
+ * the key fits (address keys do: they are masked).
  */
-static UCOV_ALWAYS_INLINE void trace_append_unique(struct ucov_task *t, uint64_t key, uint64_t pc,
-                                                   int in_range) {
+static UCOV_ALWAYS_INLINE void trace_append_unique(struct ucov_task *t, uint64_t *bitmap,
+                                                   uint64_t key, uint64_t pc, int in_range) {
   if (in_range || UCOV_LIKELY(key < t->bitmap_bits)) {
-    uint64_t *word = &t->bitmap[key / 64], bit = 1ull << (key % 64);
+    uint64_t *word = &bitmap[key / 64], bit = 1ull << (key % 64);
     uint64_t seen = UCOV_LOAD(word);
     if (seen & bit)
       return;

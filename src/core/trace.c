@@ -57,15 +57,10 @@ UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_pc(void) {
     trace_append_word((uint64_t *)hot, t->size, pc); /* plain TRACE_PC */
     return;
   }
+  /* UNIQUE: the bitmap is the buffer's start, which hot holds. */
   if (hot & UCOV_TASK_UNIQUE) {
-    /* The bitmap is the buffer's start, which hot holds. */
-    uint64_t key = pc_key(pc, t->bitmap_mask);
-    uint64_t *word = (uint64_t *)(hot & ~UCOV_TASK_HOT_BITS) + key / 64;
-    uint64_t seen = UCOV_LOAD(word), bit = 1ull << (key % 64);
-    if (seen & bit)
-      return;
-    UCOV_STORE(word, seen | bit);
-    trace_append_word(t->area, t->size, pc);
+    uint64_t *bitmap = (uint64_t *)(hot & ~UCOV_TASK_HOT_BITS);
+    trace_append_unique(t, bitmap, pc_key(pc, t->bitmap_mask), pc, 1);
   } else if (hot & UCOV_TASK_EXT) {
     trace_append_word(t->area, t->size, pc | KCOV_RECORD_NORMAL_TAG);
   }
@@ -102,15 +97,8 @@ UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_pc_guard(uint32_t *guard) {
     return;
   }
   if (hot & UCOV_TASK_UNIQUE) {
-    uint64_t key = guard_index(guard) - 1;
-    if (UCOV_LIKELY(key < t->bitmap_bits)) {
-      uint64_t *word = (uint64_t *)(hot & ~UCOV_TASK_HOT_BITS) + key / 64;
-      uint64_t seen = UCOV_LOAD(word), bit = 1ull << (key % 64);
-      if (seen & bit)
-        return;
-      UCOV_STORE(word, seen | bit);
-    }
-    trace_append_word(t->area, t->size, pc);
+    uint64_t *bitmap = (uint64_t *)(hot & ~UCOV_TASK_HOT_BITS);
+    trace_append_unique(t, bitmap, guard_index(guard) - 1, pc, 0);
   } else if (hot & UCOV_TASK_EXT)
     trace_append_word(t->area, t->size, pc | KCOV_RECORD_NORMAL_TAG);
 }

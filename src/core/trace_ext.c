@@ -25,7 +25,7 @@ UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_pc_entry(void) {
     return;
   uint64_t pc = (uint64_t)__builtin_return_address(0);
   if (hot & UCOV_TASK_UNIQUE)
-    trace_append_unique(t, pc_key(pc, t->bitmap_mask), pc, 1);
+    trace_append_unique(t, t->bitmap, pc_key(pc, t->bitmap_mask), pc, 1);
   else
     trace_append_word(t->area, t->size, pc);
 }

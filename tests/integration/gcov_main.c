@@ -8,23 +8,10 @@
 #include <string.h>
 
 #include "../../examples/demo/httpreq.h"
+#include "../../examples/demo/unescape.h"
 
 void __gcov_dump(void);
 void __gcov_reset(void);
-
-static size_t unescape(const char *in, char *out, size_t cap) {
-  size_t n = 0;
-  for (; *in && n + 1 < cap; in++) {
-    if (in[0] == '\\' && in[1]) {
-      in++;
-      out[n++] = *in == 'r' ? '\r' : *in == 'n' ? '\n' : *in;
-    } else {
-      out[n++] = *in;
-    }
-  }
-  out[n] = 0;
-  return n;
-}
 
 int main(int argc, char **argv) {
   int ok = 0;
@@ -34,8 +21,8 @@ int main(int argc, char **argv) {
       __gcov_reset();
       continue;
     }
-    char buf[4096];
-    size_t len = unescape(argv[i], buf, sizeof(buf));
+    size_t len = unescape(argv[i]);
+    const char *buf = argv[i];
     struct http_request req;
     int err = http_parse(buf, len, &req);
     ok += err == HTTP_OK;
