@@ -63,7 +63,8 @@ kill $pid; wait $pid
 # ucov run: interval pulls while it runs, the final tree at exit, its exit status.
 "$UCOV" run -o R --interval 0.2 -- ./kvd kvd3.sock 2>run.txt &
 runpid=$!
-wait_sock kvd3.sock; ./client --client kvd3.sock "SET x 1" >/dev/null; sleep 0.6
+wait_sock kvd3.sock; ./client --client kvd3.sock "SET x 1" >/dev/null
+for _ in $(seq 100); do [ -s "R/gcov$WORK/kvd.gcda" ] && break; sleep 0.05; done
 [ -s "R/gcov$WORK/kvd.gcda" ] && pass || fail "run: interval pulls"
 pkill -TERM -f '^./kvd kvd3.sock'; wait $runpid; st=$?
 [ $st -eq 0 ] && [ "$(calls R cmd_set)" = 1 ] && [ -L "R/gcov$WORK/kvd.gcno" ] && [ -s R/modules ] &&
