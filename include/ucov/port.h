@@ -76,6 +76,11 @@ void ucov_port_gcov_dump(int at_exit);
 struct ucov_sink;
 int ucov_port_modules_write(struct ucov_sink *sink);
 
+/* The LLVM profile sections of the program (clang -fprofile-instr-generate),
+ * a struct ucov_llvm_sections of the core. 0, or -1 if there are none. */
+struct ucov_llvm_sections;
+int ucov_port_llvm_sections(struct ucov_llvm_sections *s);
+
 /* A gcov unit was registered: a port that serves objects may start now. Lock held. */
 void ucov_port_object_added(void);
 

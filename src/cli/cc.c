@@ -15,7 +15,7 @@
 #include "cli.h"
 
 static const char cc_usage[] =
-    "usage: ucov cc [--trace] [--ext] [--unique] [--gcov] [--] COMPILER-ARGS...\n"
+    "usage: ucov cc [--trace] [--ext] [--unique] [--gcov] [--pgo] [--] COMPILER-ARGS...\n"
     "\n"
     "Compile and link C code with ucov instrumentation. Use it as CC:\n"
     "  CC=\"ucov cc --trace\" make\n"
@@ -27,6 +27,9 @@ static const char cc_usage[] =
     "              (-finstrument-functions)\n"
     "  --unique    --trace built for KCOV_UNIQUE_ENABLE: clang's trace-pc-guard\n"
     "              (exact: an index per edge); gcc has only trace-pc (keyed by PC address)\n"
+    "  --pgo       clang -fprofile-instr-generate -fcoverage-mapping: a raw profile\n"
+    "              (LLVM_PROFILE_FILE, default.profraw) at exit for llvm-profdata\n"
+    "              and llvm-cov, written by ucov (compile and link separately)\n"
     "  --gcov      gcov counters (--coverage) kept by ucov instead of libgcov or\n"
     "              compiler-rt: .gcda at exit as they write them, and live over the\n"
     "              control socket (ucov ls/pull/reset). Threaded programs get atomic\n"
@@ -43,7 +46,7 @@ static const char cc_usage[] =
     "  UCOV_LIBDIR where libucov.a is (default: found next to this ucov)\n";
 
 struct cc_opts {
-  int trace, ext, gcov, unique, verbose;
+  int trace, ext, gcov, unique, pgo, verbose;
 };
 
 /* Options of gcc and clang that take their value in the next argument. */
@@ -206,6 +209,8 @@ int cmd_cc(int argc, char **argv) {
       o.gcov = 1;
     else if (!strcmp(argv[i], "--unique"))
       o.unique = 1;
+    else if (!strcmp(argv[i], "--pgo"))
+      o.pgo = 1;
     else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
       fputs(cc_usage, stdout);
       return UCOV_EXIT_OK;
@@ -234,7 +239,7 @@ int cmd_cc(int argc, char **argv) {
   int n = 0;
   for (int k = 0; k < ncc; k++)
     out[n++] = cc[k];
-  if (!o.trace && !o.ext && !o.gcov && !o.unique)
+  if (!o.trace && !o.ext && !o.gcov && !o.unique && !o.pgo)
     o.trace = 1; /* the default mode */
   /* UNIQUE is exact with clang's trace-pc-guard (an index per edge); gcc has
    * only trace-pc, which unique mode keys by the PC address. */
@@ -248,6 +253,12 @@ int cmd_cc(int argc, char **argv) {
    * objects need from it, so no member of libgcov is linked. */
   if (job.has_input && o.gcov)
     out[n++] = "--coverage";
+  /* Compiling only: at link time the flag would add compiler-rt's runtime
+   * (ucov defines __llvm_profile_runtime, which keeps it out all the same). */
+  if (job.has_input && o.pgo && job.compile_only) {
+    out[n++] = "-fprofile-instr-generate";
+    out[n++] = "-fcoverage-mapping";
+  }
   for (int k = 0; k < nargs; k++)
     out[n++] = args[k];
   if (job.has_input) {

@@ -4,6 +4,7 @@
 
 #include "gcov.h"
 #include "gcov_llvm.h"
+#include "pgo.h"
 #include "ucov/port.h"
 
 #define MODULES_NAME "modules"
@@ -35,6 +36,22 @@ static UCOV_NOTRACE int str_eq(const char *a, const char *b) {
   while (*a && *a == *b)
     a++, b++;
   return *a == *b;
+}
+
+/* "pgo/<module>.profraw" of the program's LLVM profile, if it has one. */
+static UCOV_NOTRACE int pgo_object(struct ucov_llvm_sections *s, char *name, size_t len) {
+  if (ucov_port_llvm_sections(s))
+    return -1;
+  static const char pre[] = "pgo/", post[] = ".profraw";
+  size_t n = 0;
+  for (const char *p = pre; *p; p++)
+    name[n++] = *p;
+  for (const char *p = s->name; *p && n + sizeof(post) < len; p++)
+    name[n++] = *p;
+  for (const char *p = post; *p; p++)
+    name[n++] = *p;
+  name[n] = 0;
+  return 0;
 }
 
 /* A gcov unit of either compiler. */
@@ -86,6 +103,11 @@ UCOV_NOTRACE int ucov_objects_list(int (*fn)(const char *name, uint64_t size, vo
   ucov_count_sink_init(&count);
   if (ucov_port_modules_write(&count.sink) == 0)
     ret = fn(MODULES_NAME, count.bytes, arg);
+  struct ucov_llvm_sections pgo;
+  ucov_count_sink_init(&count);
+  if (!ret && pgo_object(&pgo, name, sizeof(name)) == 0 &&
+      ucov_pgo_write(&count.sink, &pgo, &ucov_pgo_baseline, 0) == 0)
+    ret = fn(name, count.bytes, arg);
   for (struct ucov_gcov_unit *u = ucov_gcov_units(); u && !ret; u = u->next) {
     struct unit_ref r = {u, 0};
     ucov_count_sink_init(&count);
@@ -102,13 +124,22 @@ UCOV_NOTRACE int ucov_objects_list(int (*fn)(const char *name, uint64_t size, vo
   return ret;
 }
 
+/* Is name the program's LLVM profile object? Fills *s if so. */
+static UCOV_NOTRACE int is_pgo(const char *name, struct ucov_llvm_sections *s) {
+  char buf[UCOV_OBJECT_NAME_MAX];
+  return pgo_object(s, buf, sizeof(buf)) == 0 && str_eq(buf, name);
+}
+
 UCOV_NOTRACE int ucov_object_read(const char *name, struct ucov_sink *sink, int reset) {
+  struct ucov_llvm_sections pgo;
   int ret;
   ucov_port_lock();
   if (ucov_gcov_exited()) {
     ret = -UCOV_ESHUTDOWN;
   } else if (str_eq(name, MODULES_NAME)) {
     ret = reset ? -UCOV_EOPNOTSUPP : ucov_port_modules_write(sink);
+  } else if (is_pgo(name, &pgo)) {
+    ret = ucov_pgo_write(sink, &pgo, &ucov_pgo_baseline, reset);
   } else {
     ret = read_unit(find_unit(name), sink, reset);
   }
@@ -125,12 +156,17 @@ UCOV_NOTRACE int ucov_object_size(const char *name, uint64_t *size) {
 }
 
 UCOV_NOTRACE int ucov_object_reset(const char *name) {
+  struct ucov_llvm_sections pgo;
+  struct ucov_count_sink discard;
   int ret;
   ucov_port_lock();
   if (ucov_gcov_exited()) {
     ret = -UCOV_ESHUTDOWN;
   } else if (str_eq(name, MODULES_NAME)) {
     ret = -UCOV_EOPNOTSUPP;
+  } else if (is_pgo(name, &pgo)) {
+    ucov_count_sink_init(&discard); /* reset = read-and-reset into nowhere */
+    ret = ucov_pgo_write(&discard.sink, &pgo, &ucov_pgo_baseline, 1);
   } else {
     ret = reset_unit(find_unit(name));
   }
@@ -153,6 +189,11 @@ UCOV_NOTRACE int ucov_objects_reset_all(void) {
     if (err && !ret)
       ret = err;
   }
+  struct ucov_llvm_sections pgo;
+  struct ucov_count_sink discard;
+  ucov_count_sink_init(&discard);
+  if (!ret && ucov_port_llvm_sections(&pgo) == 0)
+    ret = ucov_pgo_write(&discard.sink, &pgo, &ucov_pgo_baseline, 1);
   ucov_port_unlock();
   return ret;
 }

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# clang -fprofile-instr-generate: ucov's raw profiles against compiler-rt's for
+# the same objects and runs (llvm-profdata and llvm-cov must read the same
+# counts), LLVM_PROFILE_FILE, and the live object pgo/<program>.profraw.
+# Usage: pgo_vs_compiler_rt.sh UCOV SRCDIR WORKDIR [SANITIZE]
+set -u
+UCOV=$1 SRC=$2 WORK=$3 SAN=${4:-}
+. "$SRC/tests/lib.sh"
+sanflags "$SAN"
+command -v clang >/dev/null && command -v llvm-profdata >/dev/null || {
+  echo "skip: clang or llvm-profdata missing"
+  exit 0
+}
+rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
+PGO=(-O1 -fprofile-instr-generate -fcoverage-mapping)
+clang "${PGO[@]}" "${SANFLAGS[@]}" -c "$SRC/examples/demo/httpreq.c" -o httpreq.o
+clang "${PGO[@]}" "${SANFLAGS[@]}" -c "$SRC/tests/integration/gcov_main.c" -o main.o
+clang -fprofile-instr-generate "${SANFLAGS[@]}" httpreq.o main.o -o prog_rt
+CC=clang "$UCOV" cc --pgo "${SANFLAGS[@]}" httpreq.o main.o -o prog_ucov
+! nm prog_ucov | grep -q 'lprofWriteData\|__llvm_profile_write_file' && pass ||
+  fail "compiler-rt's profile runtime is not linked"
+
+R1='GET / HTTP/1.1\r\nHost: a\r\n\r\n'
+R2='POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n1\r\na\r\n0\r\n\r\n'
+LLVM_PROFILE_FILE=rt.profraw ./prog_rt "$R1" "$R2" "$R1" >/dev/null
+LLVM_PROFILE_FILE=ucov.profraw ./prog_ucov "$R1" "$R2" "$R1" >/dev/null
+llvm-profdata merge -o rt.profdata rt.profraw && llvm-profdata merge -o ucov.profdata ucov.profraw &&
+  pass || fail "llvm-profdata merge accepts the raw profile"
+llvm-profdata show --all-functions --counts rt.profdata >rt.show
+llvm-profdata show --all-functions --counts ucov.profdata >ucov.show
+cmp -s rt.show ucov.show && grep -q 'http_parse' ucov.show && pass ||
+  fail "the same functions, hashes and counts as compiler-rt's"
+llvm-cov report ./prog_rt -instr-profile=rt.profdata | sed 's/prog_rt//' >rt.report
+llvm-cov report ./prog_ucov -instr-profile=ucov.profdata | sed 's/prog_ucov//' >ucov.report
+cmp -s rt.report ucov.report && grep -q 'httpreq.c' ucov.report && pass ||
+  fail "llvm-cov report equals compiler-rt's"
+LLVM_PROFILE_FILE=run-%p.profraw ./prog_ucov "$R1" >/dev/null
+ls run-[0-9]*.profraw >/dev/null 2>&1 && pass || fail "LLVM_PROFILE_FILE %p"
+(cd sub 2>/dev/null || mkdir sub && cd sub && "$WORK/prog_ucov" "$R1" >/dev/null && [ -s default.profraw ]) &&
+  pass || fail "default.profraw"
+
+# Live: pgo/<program>.profraw, reset, only the second phase.
+CC=clang "$UCOV" cc --pgo -O0 "${SANFLAGS[@]}" -c "$SRC/examples/daemon/kvd.c" -o kvd.o
+CC=clang "$UCOV" cc --pgo "${SANFLAGS[@]}" kvd.o -o kvd
+gcc -O1 "$SRC/examples/daemon/kvd.c" -o client
+export UCOV_RUNTIME_DIR=$WORK/rt
+./kvd kvd.sock &
+pid=$!
+for _ in $(seq 200); do [ -S kvd.sock ] && [ -S "rt/$pid.sock" ] && break; sleep 0.02; done
+./client --client kvd.sock "SET a 1" "GET a" >/dev/null
+"$UCOV" ls --pid $pid | grep -qP '^\d+\tpgo/kvd.profraw$' && pass || fail "ls shows pgo/kvd.profraw"
+"$UCOV" reset --pid $pid pgo/kvd.profraw && pass || fail "reset pgo/kvd.profraw"
+./client --client kvd.sock "DEL a" "DEL b" >/dev/null
+"$UCOV" pull --pid $pid -o L pgo/kvd.profraw 2>/dev/null
+kill $pid
+wait $pid
+llvm-profdata merge -o live.profdata L/pgo/kvd.profraw &&
+  llvm-profdata show --function=cmd_del --counts live.profdata | grep -q 'Function count: 2' &&
+  llvm-profdata show --function=cmd_set --counts live.profdata | grep -q 'Function count: 0' &&
+  pass || fail "live pull after reset: only the second phase"
+finish pgo
