@@ -10,6 +10,8 @@ have ninja || need+=(ninja-build)
 have gcc || need+=(gcc libc6-dev)
 have clang || need+=(clang)
 have objdump && have nm && have readelf || need+=(binutils)
+# A second clang for the LLVM profile tests (raw profile v8 from clang 14 to 17).
+have clang-16 && have llvm-profdata-16 && have llvm-cov-16 || need+=(clang-16 llvm-16 libclang-rt-16-dev)
 [ -f /usr/include/linux/kcov.h ] || need+=(linux-libc-dev)
 
 # clang's sanitizer runtimes come in their own package (libclang-rt-N-dev).
@@ -19,6 +21,10 @@ echo 'int main(void) { return 0; }' >"$probe/p.c"
 if have clang && ! clang -fsanitize=thread "$probe/p.c" -o "$probe/p" 2>/dev/null; then
   major=$(clang -dumpversion | cut -d. -f1)
   need+=("libclang-rt-$major-dev")
+fi
+
+if have clang-16 && ! clang-16 -fprofile-instr-generate "$probe/p.c" -o "$probe/p" 2>/dev/null; then
+  need+=(libclang-rt-16-dev)
 fi
 
 if [ ${#need[@]} -eq 0 ]; then

@@ -12,32 +12,43 @@ command -v clang >/dev/null && command -v llvm-profdata >/dev/null || {
   exit 0
 }
 rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
-PGO=(-O1 -fprofile-instr-generate -fcoverage-mapping)
-clang "${PGO[@]}" "${SANFLAGS[@]}" -c "$SRC/examples/demo/httpreq.c" -o httpreq.o
-clang "${PGO[@]}" "${SANFLAGS[@]}" -c "$SRC/tests/integration/gcov_main.c" -o main.o
-clang -fprofile-instr-generate "${SANFLAGS[@]}" httpreq.o main.o -o prog_rt
-CC=clang "$UCOV" cc --pgo "${SANFLAGS[@]}" httpreq.o main.o -o prog_ucov
-! nm prog_ucov | grep -q 'lprofWriteData\|__llvm_profile_write_file' && pass ||
-  fail "compiler-rt's profile runtime is not linked"
-
 R1='GET / HTTP/1.1\r\nHost: a\r\n\r\n'
 R2='POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n1\r\na\r\n0\r\n\r\n'
-LLVM_PROFILE_FILE=rt.profraw ./prog_rt "$R1" "$R2" "$R1" >/dev/null
-LLVM_PROFILE_FILE=ucov.profraw ./prog_ucov "$R1" "$R2" "$R1" >/dev/null
-llvm-profdata merge -o rt.profdata rt.profraw && llvm-profdata merge -o ucov.profdata ucov.profraw &&
-  pass || fail "llvm-profdata merge accepts the raw profile"
-llvm-profdata show --all-functions --counts rt.profdata >rt.show
-llvm-profdata show --all-functions --counts ucov.profdata >ucov.show
-cmp -s rt.show ucov.show && grep -q 'http_parse' ucov.show && pass ||
-  fail "the same functions, hashes and counts as compiler-rt's"
-llvm-cov report ./prog_rt -instr-profile=rt.profdata | sed 's/prog_rt//' >rt.report
-llvm-cov report ./prog_ucov -instr-profile=ucov.profdata | sed 's/prog_ucov//' >ucov.report
-cmp -s rt.report ucov.report && grep -q 'httpreq.c' ucov.report && pass ||
-  fail "llvm-cov report equals compiler-rt's"
+PGO=(-O1 -fprofile-instr-generate -fcoverage-mapping)
+# Every clang present with its own llvm-profdata and llvm-cov (clang 14 and 16 here).
+for v in "" -16; do
+  CLANG=clang$v PROFDATA=llvm-profdata$v LLVMCOV=llvm-cov$v
+  command -v $CLANG >/dev/null && command -v $PROFDATA >/dev/null || {
+    echo "skip $CLANG: not installed"
+    continue
+  }
+  mkdir -p "c$v" && cd "c$v" || exit 1
+  $CLANG "${PGO[@]}" "${SANFLAGS[@]}" -c "$SRC/examples/demo/httpreq.c" -o httpreq.o
+  $CLANG "${PGO[@]}" "${SANFLAGS[@]}" -c "$SRC/tests/integration/gcov_main.c" -o main.o
+  $CLANG -fprofile-instr-generate "${SANFLAGS[@]}" httpreq.o main.o -o prog_rt
+  CC=$CLANG "$UCOV" cc --pgo "${SANFLAGS[@]}" httpreq.o main.o -o prog_ucov
+  ! nm prog_ucov | grep -q 'lprofWriteData\|__llvm_profile_write_file' && pass ||
+    fail "$CLANG: compiler-rt's profile runtime is not linked"
+  LLVM_PROFILE_FILE=rt.profraw ./prog_rt "$R1" "$R2" "$R1" >/dev/null
+  LLVM_PROFILE_FILE=ucov.profraw ./prog_ucov "$R1" "$R2" "$R1" >/dev/null
+  $PROFDATA merge -o rt.profdata rt.profraw && $PROFDATA merge -o ucov.profdata ucov.profraw &&
+    pass || fail "$CLANG: llvm-profdata merge accepts the raw profile"
+  $PROFDATA show --all-functions --counts rt.profdata >rt.show
+  $PROFDATA show --all-functions --counts ucov.profdata >ucov.show
+  cmp -s rt.show ucov.show && grep -q 'http_parse' ucov.show && pass ||
+    fail "$CLANG: the same functions, hashes and counts as compiler-rt's"
+  $LLVMCOV report ./prog_rt -instr-profile=rt.profdata | sed 's/prog_rt//' >rt.report
+  $LLVMCOV report ./prog_ucov -instr-profile=ucov.profdata | sed 's/prog_ucov//' >ucov.report
+  cmp -s rt.report ucov.report && grep -q 'httpreq.c' ucov.report && pass ||
+    fail "$CLANG: llvm-cov report equals compiler-rt's"
+  cd .. || exit 1
+done
+cd c || exit 1
 LLVM_PROFILE_FILE=run-%p.profraw ./prog_ucov "$R1" >/dev/null
 ls run-[0-9]*.profraw >/dev/null 2>&1 && pass || fail "LLVM_PROFILE_FILE %p"
-(cd sub 2>/dev/null || mkdir sub && cd sub && "$WORK/prog_ucov" "$R1" >/dev/null && [ -s default.profraw ]) &&
+(mkdir -p sub && cd sub && ../prog_ucov "$R1" >/dev/null && [ -s default.profraw ]) &&
   pass || fail "default.profraw"
+cd .. || exit 1
 
 # Live: pgo/<program>.profraw, reset, only the second phase.
 CC=clang "$UCOV" cc --pgo -O0 "${SANFLAGS[@]}" -c "$SRC/examples/daemon/kvd.c" -o kvd.o
