@@ -21,9 +21,48 @@ static UCOV_NOTRACE uint64_t pad8(uint64_t n) {
   return (8 - n % 8) % 8;
 }
 
+static UCOV_NOTRACE uint64_t get_u64(const uint8_t *p) {
+  uint64_t v;
+  __builtin_memcpy(&v, p, 8);
+  return v;
+}
+
+/* Where old's counters are, if it is a raw profile of the same functions; else NULL. */
+static UCOV_NOTRACE const uint8_t *old_counters(const struct ucov_llvm_sections *s,
+                                                const uint8_t *old, size_t len) {
+  uint64_t n_data = (uint64_t)(s->data_end - s->data) / UCOV_PROFRAW_DATA_SIZE;
+  uint64_t n_cnts = (uint64_t)(s->cnts_end - s->cnts);
+  uint64_t names = (uint64_t)(s->names_end - s->names);
+  if (len < 88 || get_u64(old) != UCOV_PROFRAW_MAGIC || get_u64(old + 8) != s->version ||
+      get_u64(old + 24) != n_data || get_u64(old + 40) != n_cnts || get_u64(old + 56) != names)
+    return 0;
+  uint64_t ids = get_u64(old + 16), pad = get_u64(old + 32);
+  if (ids > len || n_data > len / UCOV_PROFRAW_DATA_SIZE || pad > len || n_cnts > len / 8)
+    return 0;
+  uint64_t data = 88 + ids, cnts = data + n_data * UCOV_PROFRAW_DATA_SIZE + pad;
+  if (cnts > len || len - cnts < n_cnts * 8)
+    return 0;
+  /* The same functions: NameRef and FuncHash of every record. */
+  for (uint64_t i = 0; i < n_data; i++)
+    for (int k = 0; k < 16; k++)
+      if (old[data + i * UCOV_PROFRAW_DATA_SIZE + k] != s->data[i * UCOV_PROFRAW_DATA_SIZE + k])
+        return 0;
+  return old + cnts;
+}
+
 UCOV_RACY_READS UCOV_NOTRACE int ucov_pgo_write(struct ucov_sink *sink,
                                                 const struct ucov_llvm_sections *s,
                                                 uint64_t **baseline, int reset) {
+  return ucov_pgo_write_merged(sink, s, baseline, reset, 0, 0);
+}
+
+UCOV_RACY_READS UCOV_NOTRACE int ucov_pgo_write_merged(struct ucov_sink *sink,
+                                                       const struct ucov_llvm_sections *s,
+                                                       uint64_t **baseline, int reset,
+                                                       const uint8_t *old, size_t old_len) {
+  const uint8_t *old_cnts = old ? old_counters(s, old, old_len) : 0;
+  if (old && !old_cnts)
+    return -UCOV_EINVAL;
   uint64_t n_data = (uint64_t)(s->data_end - s->data) / UCOV_PROFRAW_DATA_SIZE;
   uint64_t n_cnts = (uint64_t)(s->cnts_end - s->cnts);
   uint64_t names_size = (uint64_t)(s->names_end - s->names);
@@ -61,6 +100,8 @@ UCOV_RACY_READS UCOV_NOTRACE int ucov_pgo_write(struct ucov_sink *sink,
       if (reset)
         base[i] = live;
     }
+    if (old_cnts)
+      v += get_u64(old_cnts + i * 8);
     out_u64(&o, v);
   }
   static const uint8_t zero[8];

@@ -38,4 +38,14 @@ extern uint64_t *ucov_pgo_baseline UCOV_HIDDEN;
 int ucov_pgo_write(struct ucov_sink *sink, const struct ucov_llvm_sections *s, uint64_t **baseline,
                    int reset) UCOV_HIDDEN;
 
+/*
+ * As ucov_pgo_write, adding the counters of an existing raw profile `old`
+ * (LLVM_PROFILE_FILE's %m pools). Returns -UCOV_EINVAL, writing nothing, if
+ * old is not a raw profile of the same functions (truncated, corrupt, or
+ * another program's).
+ */
+int ucov_pgo_write_merged(struct ucov_sink *sink, const struct ucov_llvm_sections *s,
+                          uint64_t **baseline, int reset, const uint8_t *old,
+                          size_t old_len) UCOV_HIDDEN;
+
 #endif

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../core/pgo.h"
@@ -72,8 +73,15 @@ UCOV_NOTRACE int ucov_port_llvm_sections(struct ucov_llvm_sections *s) {
   return 0;
 }
 
-/* LLVM_PROFILE_FILE expanded: %p pid, %h host name, %% percent. */
-static UCOV_NOTRACE int profile_path(char *out, size_t len) {
+/* LLVM_PROFILE_FILE expanded: %p pid, %h host name, %% percent, %m (or %Nm)
+ * a number naming the program's profile layout, and *pool set: several runs
+ * merge into that file, as with compiler-rt. */
+static UCOV_NOTRACE int profile_path(const struct ucov_llvm_sections *s, char *out, size_t len,
+                                     int *pool) {
+  uint64_t sig = (uint64_t)(s->data_end - s->data) * 0x9e3779b97f4a7c15ull ^
+                 (uint64_t)(s->cnts_end - s->cnts) << 20 ^ (uint64_t)(s->names_end - s->names) ^
+                 s->version;
+  *pool = 0;
   const char *pat = getenv("LLVM_PROFILE_FILE");
   if (!pat || !*pat)
     pat = "default.profraw";
@@ -86,6 +94,11 @@ static UCOV_NOTRACE int profile_path(char *out, size_t len) {
       gethostname(tmp, sizeof(tmp));
     else if (p[0] == '%' && p[1] == '%')
       strcpy(tmp, "%");
+    else if (p[0] == '%' && (p[1] == 'm' || (p[1] >= '1' && p[1] <= '9' && p[2] == 'm'))) {
+      snprintf(tmp, sizeof(tmp), "%llu", (unsigned long long)sig);
+      *pool = 1;
+      p += p[1] == 'm' ? 0 : 1;
+    }
     if (tmp[0]) {
       n += (size_t)snprintf(out + n, len - n, "%s", tmp);
       p++;
@@ -97,26 +110,65 @@ static UCOV_NOTRACE int profile_path(char *out, size_t len) {
   return n < len ? 0 : -1;
 }
 
+static UCOV_NOTRACE void log_path(const char *path, const char *what) {
+  char msg[PATH_MAX + 128];
+  snprintf(msg, sizeof(msg), "ucov: profile: %s: %s", path, what);
+  ucov_port_log(msg);
+}
+
+/*
+ * At exit: the raw profile to LLVM_PROFILE_FILE (merged into a %m pool), or
+ * into UCOV_EXIT_DIR as pgo/<program>.profraw for `ucov run`. Counts since
+ * the last reset; the baseline moves, so a racing live read counts nothing twice.
+ */
 static UCOV_NOTRACE void pgo_write_at_exit(void) {
   struct ucov_llvm_sections s;
   char path[PATH_MAX];
-  if (ucov_port_llvm_sections(&s) || profile_path(path, sizeof(path)))
+  int pool = 0;
+  if (ucov_port_llvm_sections(&s))
     return;
-  struct mem_sink out;
+  const char *tree = getenv("UCOV_EXIT_DIR");
+  if (tree && *tree) {
+    mkdir(tree, 0755);
+    snprintf(path, sizeof(path), "%s/pgo", tree);
+    mkdir(path, 0755);
+    snprintf(path, sizeof(path), "%s/pgo/%s.profraw", tree, s.name);
+  } else if (profile_path(&s, path, sizeof(path), &pool)) {
+    log_path("LLVM_PROFILE_FILE", "too long");
+    return;
+  }
+  int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | (pool ? 0 : O_TRUNC), 0644);
+  if (fd < 0) {
+    log_path(path, strerror(errno));
+    return;
+  }
+  struct mem_sink old, out;
+  mem_sink_init(&old);
   mem_sink_init(&out);
+  if (pool) {
+    struct flock lk = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    while (fcntl(fd, F_SETLKW, &lk) != 0 && errno == EINTR)
+      ;
+    uint8_t buf[65536];
+    ssize_t n;
+    while ((n = read(fd, buf, sizeof(buf))) > 0)
+      old.sink.write(&old.sink, buf, (size_t)n);
+  }
   ucov_port_lock();
-  int err = ucov_pgo_write(&out.sink, &s, &ucov_pgo_baseline, 1);
+  int err = ucov_pgo_write_merged(&out.sink, &s, &ucov_pgo_baseline, 1, old.len ? old.data : NULL,
+                                  old.len);
+  if (err == -UCOV_EINVAL) {
+    log_path(path, "not a profile of this program: overwritten");
+    err = ucov_pgo_write(&out.sink, &s, &ucov_pgo_baseline, 1);
+  }
   ucov_port_unlock();
-  int fd = err ? -1 : open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd >= 0) {
-    err = write(fd, out.data, out.len) == (ssize_t)out.len ? 0 : -EIO;
-    close(fd);
-  }
-  if (err || fd < 0) {
-    char msg[PATH_MAX + 64];
-    snprintf(msg, sizeof(msg), "ucov: profile: %s: cannot write", path);
-    ucov_port_log(msg);
-  }
+  if (!err && (lseek(fd, 0, SEEK_SET) != 0 || write(fd, out.data, out.len) != (ssize_t)out.len ||
+               ftruncate(fd, (off_t)out.len) != 0))
+    err = -EIO;
+  if (err)
+    log_path(path, "cannot write");
+  close(fd);
+  mem_sink_free(&old);
   mem_sink_free(&out);
 }
 

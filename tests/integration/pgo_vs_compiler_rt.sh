@@ -48,6 +48,20 @@ LLVM_PROFILE_FILE=run-%p.profraw ./prog_ucov "$R1" >/dev/null
 ls run-[0-9]*.profraw >/dev/null 2>&1 && pass || fail "LLVM_PROFILE_FILE %p"
 (mkdir -p sub && cd sub && ../prog_ucov "$R1" >/dev/null && [ -s default.profraw ]) &&
   pass || fail "default.profraw"
+# %m: runs merge into one pool file; a corrupt or truncated pool is replaced, with a message.
+parse_count() { llvm-profdata merge -o pool.profdata "$1" 2>/dev/null &&
+  llvm-profdata show --function=http_parse --counts pool.profdata | sed -n 's/.*Function count: //p'; }
+mkdir -p pool && (cd pool && for _ in 1 2 3; do LLVM_PROFILE_FILE=p-%m.profraw ../prog_ucov "$R1" >/dev/null; done)
+[ "$(ls pool | wc -l)" = 1 ] && [ "$(parse_count pool/p-*.profraw)" = 3 ] && pass ||
+  fail "%m: three runs merged in one pool file"
+pf=$(ls pool/p-*.profraw)
+truncate -s 50 "$pf"
+(cd pool && LLVM_PROFILE_FILE=p-%m.profraw ../prog_ucov "$R1" >/dev/null 2>../err.txt)
+grep -q 'not a profile of this program' err.txt && [ "$(parse_count "$pf")" = 1 ] && pass ||
+  fail "%m: a truncated pool file is replaced, with a message"
+printf 'garbage' >"$pf"
+(cd pool && LLVM_PROFILE_FILE=p-%m.profraw ../prog_ucov "$R1" >/dev/null 2>/dev/null)
+[ "$(parse_count "$pf")" = 1 ] && pass || fail "%m: a corrupt pool file is replaced"
 cd .. || exit 1
 
 # Live: pgo/<program>.profraw, reset, only the second phase.

@@ -3,7 +3,8 @@
  * The control socket, live: READ_AND_RESET in a loop while 4 threads count
  * loses nothing (the pulls plus the exit-time tree add up to a run without
  * pulls), and bad input never stops the target.
- * usage: test_gcov_live HAMMER_PROGRAM WORKDIR ITERATIONS
+ * usage: test_gcov_live HAMMER_PROGRAM WORKDIR ITERATIONS [pgo]
+ * (pgo: the hammer is a clang --pgo build; its raw profile is pulled)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -25,6 +26,7 @@
 #include "posix/protocol.h"
 
 static const char *prog, *work, *iterations;
+static int pgo; /* the target is a clang --pgo build: pgo/<program>.profraw */
 
 /* Sum of all ARCS counters of a .gcda image. */
 static uint64_t sum_arcs(const uint8_t *p, size_t len) {
@@ -52,6 +54,25 @@ static uint64_t sum_arcs(const uint8_t *p, size_t len) {
   return sum;
 }
 
+/* Sum of all counters of an LLVM raw profile (v8). */
+static uint64_t sum_profraw(const uint8_t *p, size_t len) {
+  uint64_t h[11], sum = 0;
+  if (len < sizeof(h))
+    return 0;
+  memcpy(h, p, sizeof(h));
+  uint64_t off = sizeof(h) + h[2] + h[3] * 48 + h[4];
+  for (uint64_t i = 0; i < h[5] && off + 8 * (i + 1) <= len; i++) {
+    uint64_t v;
+    memcpy(&v, p + off + 8 * i, 8);
+    sum += v;
+  }
+  return sum;
+}
+
+static uint64_t sum_counters(const uint8_t *p, size_t len) {
+  return pgo ? sum_profraw(p, len) : sum_arcs(p, len);
+}
+
 static uint64_t sum_file(const char *path) {
   FILE *f = fopen(path, "rb");
   if (!f)
@@ -59,7 +80,7 @@ static uint64_t sum_file(const char *path) {
   static uint8_t buf[1 << 20];
   size_t n = fread(buf, 1, sizeof(buf), f);
   fclose(f);
-  return sum_arcs(buf, n);
+  return sum_counters(buf, n);
 }
 
 static pid_t spawn(const char *exit_dir, const char *iters) {
@@ -86,7 +107,8 @@ static int connect_retry(pid_t pid, struct ctl *c) {
 /* The exit tree's .gcda of the hammer (the only unit). */
 static uint64_t sum_tree(const char *dir) {
   char cmd[4096], path[4096] = "";
-  snprintf(cmd, sizeof(cmd), "find '%s/gcov' -name '*.gcda'", dir);
+  snprintf(cmd, sizeof(cmd), "find '%s/%s' -name '*.%s'", dir, pgo ? "pgo" : "gcov",
+           pgo ? "profraw" : "gcda");
   FILE *p = popen(cmd, "r");
   if (p && fgets(path, sizeof(path), p))
     path[strcspn(path, "\n")] = 0;
@@ -116,7 +138,7 @@ static void test_lossless(void) {
   struct ctl_object *objs;
   long n = ctl_parse_list(&r, &objs);
   for (long i = 0; i < n; i++)
-    if (!strncmp(objs[i].name, "gcov/", 5))
+    if (!strncmp(objs[i].name, pgo ? "pgo/" : "gcov/", pgo ? 4 : 5))
       snprintf(name, sizeof(name), "%s", objs[i].name);
   ctl_objects_free(objs, n);
   ctl_reply_free(&r);
@@ -126,7 +148,7 @@ static void test_lossless(void) {
     if (ctl_call(&c, UCOV_OP_READ_AND_RESET, name, strlen(name), &r, err, sizeof(err)))
       break; /* the target is exiting */
     if (r.status == 0) {
-      pulled += sum_arcs(r.data, r.len);
+      pulled += sum_counters(r.data, r.len);
       pulls++;
     }
     ctl_reply_free(&r);
@@ -292,10 +314,11 @@ static void test_bad_input(void) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 4) {
-    fprintf(stderr, "usage: test_gcov_live HAMMER WORKDIR ITERATIONS\n");
+  if (argc != 4 && !(argc == 5 && !strcmp(argv[4], "pgo"))) {
+    fprintf(stderr, "usage: test_gcov_live HAMMER WORKDIR ITERATIONS [pgo]\n");
     return 2;
   }
+  pgo = argc == 5;
   prog = argv[1];
   work = argv[2];
   iterations = argv[3];
@@ -308,7 +331,8 @@ int main(int argc, char **argv) {
   }
   setenv("UCOV_RUNTIME_DIR", rt, 1);
   test_lossless();
-  test_bad_input();
+  if (!pgo)
+    test_bad_input();
   rmdir(rt);
   return check_report("test_gcov_live");
 }
