@@ -73,6 +73,9 @@ UCOV_NOTRACE int ucov_port_llvm_sections(struct ucov_llvm_sections *s) {
   return 0;
 }
 
+static int pgo_dumped;              /* __llvm_profile_dump ran: nothing more at exit */
+static char pgo_filename[PATH_MAX]; /* __llvm_profile_set_filename, else LLVM_PROFILE_FILE */
+
 /* LLVM_PROFILE_FILE expanded: %p pid, %h host name, %% percent, %m (or %Nm)
  * a number naming the program's profile layout, and *pool set: several runs
  * merge into that file, as with compiler-rt. */
@@ -82,7 +85,7 @@ static UCOV_NOTRACE int profile_path(const struct ucov_llvm_sections *s, char *o
                  (uint64_t)(s->cnts_end - s->cnts) << 20 ^ (uint64_t)(s->names_end - s->names) ^
                  s->version;
   *pool = 0;
-  const char *pat = getenv("LLVM_PROFILE_FILE");
+  const char *pat = pgo_filename[0] ? pgo_filename : getenv("LLVM_PROFILE_FILE");
   if (!pat || !*pat)
     pat = "default.profraw";
   size_t n = 0;
@@ -121,12 +124,14 @@ static UCOV_NOTRACE void log_path(const char *path, const char *what) {
  * into UCOV_EXIT_DIR as pgo/<program>.profraw for `ucov run`. Counts since
  * the last reset; the baseline moves, so a racing live read counts nothing twice.
  */
-static UCOV_NOTRACE void pgo_write_at_exit(void) {
+/* Write the raw profile where compiler-rt would. reset: move the baseline.
+ * Returns 0 or -1. */
+static UCOV_NOTRACE int pgo_write(int reset) {
   struct ucov_llvm_sections s;
   char path[PATH_MAX];
   int pool = 0;
   if (ucov_port_llvm_sections(&s))
-    return;
+    return -1;
   const char *tree = getenv("UCOV_EXIT_DIR");
   if (tree && *tree) {
     mkdir(tree, 0755);
@@ -135,12 +140,12 @@ static UCOV_NOTRACE void pgo_write_at_exit(void) {
     snprintf(path, sizeof(path), "%s/pgo/%s.profraw", tree, s.name);
   } else if (profile_path(&s, path, sizeof(path), &pool)) {
     log_path("LLVM_PROFILE_FILE", "too long");
-    return;
+    return -1;
   }
   int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | (pool ? 0 : O_TRUNC), 0644);
   if (fd < 0) {
     log_path(path, strerror(errno));
-    return;
+    return -1;
   }
   struct mem_sink old, out;
   mem_sink_init(&old);
@@ -155,11 +160,11 @@ static UCOV_NOTRACE void pgo_write_at_exit(void) {
       old.sink.write(&old.sink, buf, (size_t)n);
   }
   ucov_port_lock();
-  int err = ucov_pgo_write_merged(&out.sink, &s, &ucov_pgo_baseline, 1, old.len ? old.data : NULL,
-                                  old.len);
+  int err = ucov_pgo_write_merged(&out.sink, &s, &ucov_pgo_baseline, reset,
+                                  old.len ? old.data : NULL, old.len);
   if (err == -UCOV_EINVAL) {
     log_path(path, "not a profile of this program: overwritten");
-    err = ucov_pgo_write(&out.sink, &s, &ucov_pgo_baseline, 1);
+    err = ucov_pgo_write(&out.sink, &s, &ucov_pgo_baseline, reset);
   }
   ucov_port_unlock();
   if (!err && (lseek(fd, 0, SEEK_SET) != 0 || write(fd, out.data, out.len) != (ssize_t)out.len ||
@@ -170,6 +175,47 @@ static UCOV_NOTRACE void pgo_write_at_exit(void) {
   close(fd);
   mem_sink_free(&old);
   mem_sink_free(&out);
+  return err ? -1 : 0;
+}
+
+/* At exit, unless __llvm_profile_dump already wrote. The baseline moves, so a
+ * live read racing with the exit counts nothing twice. */
+static UCOV_NOTRACE void pgo_write_at_exit(void) {
+  if (!pgo_dumped)
+    pgo_write(1);
+}
+
+/* compiler-rt's public API, for programs that call it. */
+int __llvm_profile_write_file(void);
+int __llvm_profile_dump(void);
+void __llvm_profile_reset_counters(void);
+void __llvm_profile_set_filename(const char *name);
+
+UCOV_EXPORT UCOV_NOTRACE int __llvm_profile_write_file(void) {
+  return pgo_dumped ? -1 : pgo_write(0);
+}
+
+/* Write now, and nothing more at exit. */
+UCOV_EXPORT UCOV_NOTRACE int __llvm_profile_dump(void) {
+  int ret = __llvm_profile_write_file();
+  pgo_dumped = 1;
+  return ret;
+}
+
+/* Counting from zero again: here, a baseline (live counters are never written). */
+UCOV_EXPORT UCOV_NOTRACE void __llvm_profile_reset_counters(void) {
+  struct ucov_llvm_sections s;
+  struct ucov_count_sink discard;
+  ucov_count_sink_init(&discard);
+  ucov_port_lock();
+  if (ucov_port_llvm_sections(&s) == 0)
+    ucov_pgo_write(&discard.sink, &s, &ucov_pgo_baseline, 1);
+  pgo_dumped = 0;
+  ucov_port_unlock();
+}
+
+UCOV_EXPORT UCOV_NOTRACE void __llvm_profile_set_filename(const char *name) {
+  snprintf(pgo_filename, sizeof(pgo_filename), "%s", name ? name : "");
 }
 
 __attribute__((constructor)) static UCOV_NOTRACE void pgo_at_exit(void) {
