@@ -2,7 +2,8 @@
 /*
  * Profile-path benchmark driver: runs a Lua script in an interpreter built
  * with --coverage (linked with libgcov or with ucov), then
- *   BENCH_DUMP=1: times one __gcov_dump() (the .gcda files, GCOV_PREFIX set);
+ *   BENCH_DUMP=1: times one __gcov_dump() (the .gcda files, GCOV_PREFIX set),
+ *                 or with -DBENCH_PGO one __llvm_profile_write_file();
  *   BENCH_HOLD=1: prints "ready" and waits for SIGTERM (for live pulls).
  * usage: gcov_driver SCRIPT SCALE
  */
@@ -17,7 +18,13 @@
 #include "lua.h"
 #include "lualib.h"
 
+#ifdef BENCH_PGO /* an LLVM profile build: compiler-rt's (or ucov's) writer */
+int __llvm_profile_write_file(void);
+#define BENCH_WRITE() __llvm_profile_write_file()
+#else
 void __gcov_dump(void);
+#define BENCH_WRITE() __gcov_dump()
+#endif
 
 static double now(void) {
   struct timespec t;
@@ -43,7 +50,7 @@ int main(int argc, char **argv) {
   printf("time %.6f\n", t1 - t0);
   if (getenv("BENCH_DUMP")) {
     double d0 = now();
-    __gcov_dump();
+    BENCH_WRITE();
     printf("dump %.6f\n", now() - d0);
   }
   if (getenv("BENCH_HOLD")) {

@@ -3,7 +3,7 @@
  * Times live pulls: READ of every gcov object of a running target over its
  * control socket, N times; prints the minimum and median of a whole pull in
  * milliseconds and its size.
- * usage: pull_timer PID N
+ * usage: pull_timer PID N [PREFIX]   (objects whose names start with PREFIX, default gcov/)
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -20,8 +20,9 @@ static int cmp_double(const void *a, const void *b) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 3)
+  if (argc != 3 && argc != 4)
     return 2;
+  const char *prefix = argc == 4 ? argv[3] : "gcov/";
   pid_t pid = (pid_t)atoi(argv[1]);
   int n = atoi(argv[2]);
   struct ctl c;
@@ -47,7 +48,7 @@ int main(int argc, char **argv) {
     bytes = 0;
     units = 0;
     for (long i = 0; i < nobj; i++) {
-      if (strncmp(objs[i].name, "gcov/", 5))
+      if (strncmp(objs[i].name, prefix, strlen(prefix)))
         continue;
       if (ctl_call(&c, UCOV_OP_READ, objs[i].name, strlen(objs[i].name), &r, err, sizeof(err)) ||
           r.status) {

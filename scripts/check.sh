@@ -25,7 +25,7 @@ for cfg in "${configs[@]}"; do
     continue
   fi
   if ! ASAN_OPTIONS=abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-    TSAN_OPTIONS=halt_on_error=1:die_after_fork=0 ctest --test-dir "$dir" -j "$JOBS" --output-on-failure; then
+    TSAN_OPTIONS=halt_on_error=1:die_after_fork=0 ctest --test-dir "$dir" -j "$JOBS" --timeout 600 --output-on-failure; then
     failed+=("$name")
   fi
 done

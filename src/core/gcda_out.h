@@ -32,6 +32,13 @@ static inline UCOV_NOTRACE void out_flush(struct gcda_out *o) {
 
 static inline UCOV_NOTRACE void out_bytes(struct gcda_out *o, const void *p, size_t n) {
   const uint8_t *b = p;
+  if (n >= sizeof(o->buf)) {
+    /* A large block (a section's bytes) goes to the sink as it is. */
+    out_flush(o);
+    if (!o->err)
+      o->err = o->sink->write(o->sink, b, n);
+    return;
+  }
   while (n) {
     if (o->n == sizeof(o->buf))
       out_flush(o);
@@ -45,8 +52,23 @@ static inline UCOV_NOTRACE void out_bytes(struct gcda_out *o, const void *p, siz
   }
 }
 
+/* Words go straight into the buffer (a constant-size copy is one store). */
 static inline UCOV_NOTRACE void out_u32(struct gcda_out *o, uint32_t v) {
+  if (UCOV_LIKELY(o->n + 4 <= sizeof(o->buf))) {
+    __builtin_memcpy(o->buf + o->n, &v, 4);
+    o->n += 4;
+    return;
+  }
   out_bytes(o, &v, 4);
+}
+
+static inline UCOV_NOTRACE void out_u64(struct gcda_out *o, uint64_t v) {
+  if (UCOV_LIKELY(o->n + 8 <= sizeof(o->buf))) {
+    __builtin_memcpy(o->buf + o->n, &v, 8);
+    o->n += 8;
+    return;
+  }
+  out_bytes(o, &v, 8);
 }
 
 /* 64-bit counters: low word first. */

@@ -13,10 +13,6 @@
 
 uint64_t *ucov_pgo_baseline;
 
-static UCOV_NOTRACE void out_u64(struct gcda_out *o, uint64_t v) {
-  out_bytes(o, &v, 8);
-}
-
 static UCOV_NOTRACE uint64_t pad8(uint64_t n) {
   return (8 - n % 8) % 8;
 }

@@ -406,8 +406,10 @@ static UCOV_NOTRACE void serve_connection(struct conn *c) {
   }
 }
 
-static int control_fd = -1; /* the listening socket */
-static int conn_threads;    /* connections being served */
+static int control_fd = -1;        /* the listening socket */
+static int control_ready;          /* the server thread is past its start-up */
+static int control_started_thread; /* a server thread was created in this process */
+static int conn_threads;           /* connections being served */
 #define CONN_THREADS_MAX 64
 
 static UCOV_NOTRACE void *conn_main(void *arg) {
@@ -451,6 +453,7 @@ static UCOV_NOTRACE void *control_main(void *arg) {
   if (delay_ms)
     usleep(delay_ms * 1000);
   int lfd = control_listen();
+  __atomic_store_n(&control_ready, 1, __ATOMIC_RELEASE);
   if (lfd < 0)
     return NULL;
   __atomic_store_n(&control_fd, lfd, __ATOMIC_RELEASE);
@@ -492,8 +495,11 @@ static UCOV_NOTRACE void control_start(unsigned delay_ms) {
   pthread_attr_init(&attr);
   pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
   pthread_t th;
+  __atomic_store_n(&control_ready, 0, __ATOMIC_RELEASE);
   if (pthread_create(&th, &attr, control_main, (void *)(uintptr_t)delay_ms) != 0)
     control_log("cannot start its thread", strerror(errno));
+  else
+    __atomic_store_n(&control_started_thread, 1, __ATOMIC_RELEASE);
   pthread_attr_destroy(&attr);
   pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
@@ -510,6 +516,18 @@ __attribute__((constructor)) static UCOV_NOTRACE void control_autostart(void) {
   ucov_port_unlock();
 }
 
+/*
+ * Before fork: let a server thread that is still starting finish (at most
+ * 300 ms). A thread caught inside an allocator that is not fork-safe (ASan's)
+ * would leave the child's allocator locked for good.
+ */
+UCOV_NOTRACE void control_fork_prepare(void) {
+  for (int i = 0; i < 300 && __atomic_load_n(&control_started_thread, __ATOMIC_ACQUIRE) &&
+                  !__atomic_load_n(&control_ready, __ATOMIC_ACQUIRE);
+       i++)
+    usleep(1000);
+}
+
 UCOV_NOTRACE void control_fork_child(void) {
   if (!control_started)
     return;
@@ -517,6 +535,7 @@ UCOV_NOTRACE void control_fork_child(void) {
   if (parent_fd >= 0)
     close(parent_fd); /* the parent's; nobody here accepts on it */
   __atomic_store_n(&control_pid, 0, __ATOMIC_RELEASE);
+  __atomic_store_n(&control_started_thread, 0, __ATOMIC_RELEASE);
   control_started = 0;
   control_start(200);
 }

@@ -72,6 +72,7 @@ static UCOV_NOTRACE void task_key_destructor(void *task) {
 }
 
 static UCOV_NOTRACE void fork_prepare(void) {
+  control_fork_prepare();
   ucov_port_lock();
 }
 

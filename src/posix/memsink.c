@@ -25,6 +25,17 @@ static UCOV_NOTRACE int mem_write(struct ucov_sink *sink, const void *data, size
   return 0;
 }
 
+UCOV_NOTRACE int mem_sink_reserve(struct mem_sink *s, size_t n) {
+  if (n <= s->cap - s->len)
+    return 0;
+  uint8_t *p = realloc(s->data, s->len + n);
+  if (!p)
+    return -ENOMEM;
+  s->data = p;
+  s->cap = s->len + n;
+  return 0;
+}
+
 UCOV_NOTRACE void mem_sink_init(struct mem_sink *s) {
   s->sink.write = mem_write;
   s->data = NULL;

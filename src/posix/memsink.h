@@ -17,4 +17,7 @@ struct mem_sink {
 void mem_sink_init(struct mem_sink *s);
 void mem_sink_free(struct mem_sink *s);
 
+/* Make room for n more bytes at once (a size known in advance). 0 or -ENOMEM. */
+int mem_sink_reserve(struct mem_sink *s, size_t n);
+
 #endif

@@ -159,6 +159,10 @@ static UCOV_NOTRACE int pgo_write(int reset) {
     while ((n = read(fd, buf, sizeof(buf))) > 0)
       old.sink.write(&old.sink, buf, (size_t)n);
   }
+  /* The profile's size is known: one allocation. */
+  mem_sink_reserve(&out, 88 + 8 + s.build_id_size + 8 + (size_t)(s.data_end - s.data) +
+                             (size_t)(s.cnts_end - s.cnts) * 8 + (size_t)(s.names_end - s.names) +
+                             8);
   ucov_port_lock();
   int err = ucov_pgo_write_merged(&out.sink, &s, &ucov_pgo_baseline, reset,
                                   old.len ? old.data : NULL, old.len);
@@ -167,8 +171,10 @@ static UCOV_NOTRACE int pgo_write(int reset) {
     err = ucov_pgo_write(&out.sink, &s, &ucov_pgo_baseline, reset);
   }
   ucov_port_unlock();
-  if (!err && (lseek(fd, 0, SEEK_SET) != 0 || write(fd, out.data, out.len) != (ssize_t)out.len ||
-               ftruncate(fd, (off_t)out.len) != 0))
+  /* A pool was read: rewrite it from the start; otherwise the file is empty. */
+  if (!err && pool && (lseek(fd, 0, SEEK_SET) != 0 || ftruncate(fd, 0) != 0))
+    err = -EIO;
+  if (!err && write(fd, out.data, out.len) != (ssize_t)out.len)
     err = -EIO;
   if (err)
     log_path(path, "cannot write");

@@ -12,6 +12,9 @@
  */
 void posix_atfork_once(void) UCOV_HIDDEN;
 
+/* Before fork, without the lock: wait for a server thread still starting. */
+void control_fork_prepare(void) UCOV_HIDDEN;
+
 /* In a forked child (lock held, single thread): restart the server if one ran. */
 void control_fork_child(void) UCOV_HIDDEN;
 
