@@ -94,14 +94,6 @@ UCOV_NOTRACE struct ucov_gcov_unit *ucov_gcov_units(void) {
   return units;
 }
 
-UCOV_NOTRACE int ucov_gcov_dumped(void) {
-  return dumped;
-}
-
-UCOV_NOTRACE void ucov_gcov_set_dumped(int d) {
-  dumped = d;
-}
-
 UCOV_NOTRACE int ucov_gcov_exited(void) {
   return exited;
 }

@@ -88,10 +88,7 @@ int ucov_gcov_exited(void) UCOV_HIDDEN;
 /* The exit dump for programs with clang units, which call no __gcov_exit. */
 void ucov_gcov_exit_llvm(void) UCOV_HIDDEN;
 
-/* Has this process already dumped (and not reset since)? libgcov's root->dumped. */
-int ucov_gcov_dumped(void) UCOV_HIDDEN;
 /* Is this run already in a summary (a dump happened before)? libgcov's run_counted. */
 int ucov_gcov_run_counted(void) UCOV_HIDDEN;
-void ucov_gcov_set_dumped(int dumped) UCOV_HIDDEN;
 
 #endif
