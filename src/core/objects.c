@@ -157,7 +157,6 @@ UCOV_NOTRACE int ucov_object_size(const char *name, uint64_t *size) {
 
 UCOV_NOTRACE int ucov_object_reset(const char *name) {
   struct ucov_llvm_sections pgo;
-  struct ucov_count_sink discard;
   int ret;
   ucov_port_lock();
   if (ucov_gcov_exited()) {
@@ -165,8 +164,7 @@ UCOV_NOTRACE int ucov_object_reset(const char *name) {
   } else if (str_eq(name, MODULES_NAME)) {
     ret = -UCOV_EOPNOTSUPP;
   } else if (is_pgo(name, &pgo)) {
-    ucov_count_sink_init(&discard); /* reset = read-and-reset into nowhere */
-    ret = ucov_pgo_write(&discard.sink, &pgo, &ucov_pgo_baseline, 1);
+    ret = ucov_pgo_reset(&pgo);
   } else {
     ret = reset_unit(find_unit(name));
   }
@@ -177,9 +175,11 @@ UCOV_NOTRACE int ucov_object_reset(const char *name) {
 UCOV_NOTRACE int ucov_objects_reset_all(void) {
   int ret = 0;
   ucov_port_lock();
-  if (ucov_gcov_exited())
-    ret = -UCOV_ESHUTDOWN;
-  for (struct ucov_gcov_unit *u = ucov_gcov_units(); u && !ret; u = u->next) {
+  if (ucov_gcov_exited()) {
+    ucov_port_unlock();
+    return -UCOV_ESHUTDOWN;
+  }
+  for (struct ucov_gcov_unit *u = ucov_gcov_units(); u; u = u->next) {
     int err = ucov_gcov_reset(u);
     if (err && !ret)
       ret = err;
@@ -190,10 +190,11 @@ UCOV_NOTRACE int ucov_objects_reset_all(void) {
       ret = err;
   }
   struct ucov_llvm_sections pgo;
-  struct ucov_count_sink discard;
-  ucov_count_sink_init(&discard);
-  if (!ret && ucov_port_llvm_sections(&pgo) == 0)
-    ret = ucov_pgo_write(&discard.sink, &pgo, &ucov_pgo_baseline, 1);
+  if (ucov_port_llvm_sections(&pgo) == 0) {
+    int err = ucov_pgo_reset(&pgo);
+    if (err && !ret)
+      ret = err;
+  }
   ucov_port_unlock();
   return ret;
 }

@@ -106,3 +106,15 @@ UCOV_RACY_READS UCOV_NOTRACE int ucov_pgo_write_merged(struct ucov_sink *sink,
   out_flush(&o);
   return o.err;
 }
+
+UCOV_RACY_READS UCOV_NOTRACE int ucov_pgo_reset(const struct ucov_llvm_sections *s) {
+  uint64_t n = (uint64_t)(s->cnts_end - s->cnts);
+  if (!ucov_pgo_baseline && n) {
+    ucov_pgo_baseline = ucov_port_alloc(n * 8);
+    if (!ucov_pgo_baseline)
+      return -UCOV_ENOMEM;
+  }
+  for (uint64_t i = 0; i < n; i++)
+    ucov_pgo_baseline[i] = UCOV_LOAD_RACY(&s->cnts[i]);
+  return 0;
+}

@@ -48,4 +48,7 @@ int ucov_pgo_write_merged(struct ucov_sink *sink, const struct ucov_llvm_section
                           uint64_t **baseline, int reset, const uint8_t *old,
                           size_t old_len) UCOV_HIDDEN;
 
+/* Move the baseline to the live counters (RESET). 0 or -UCOV_ENOMEM. */
+int ucov_pgo_reset(const struct ucov_llvm_sections *s) UCOV_HIDDEN;
+
 #endif

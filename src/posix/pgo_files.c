@@ -211,11 +211,9 @@ UCOV_EXPORT UCOV_NOTRACE int __llvm_profile_dump(void) {
 /* Counting from zero again: here, a baseline (live counters are never written). */
 UCOV_EXPORT UCOV_NOTRACE void __llvm_profile_reset_counters(void) {
   struct ucov_llvm_sections s;
-  struct ucov_count_sink discard;
-  ucov_count_sink_init(&discard);
   ucov_port_lock();
   if (ucov_port_llvm_sections(&s) == 0)
-    ucov_pgo_write(&discard.sink, &s, &ucov_pgo_baseline, 1);
+    ucov_pgo_reset(&s);
   pgo_dumped = 0;
   ucov_port_unlock();
 }
