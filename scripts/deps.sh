@@ -10,8 +10,11 @@ have ninja || need+=(ninja-build)
 have gcc || need+=(gcc libc6-dev)
 have clang || need+=(clang)
 have objdump && have nm && have readelf || need+=(binutils)
-# A second clang for the LLVM profile tests (raw profile v8 from clang 14 to 17).
-have clang-16 && have llvm-profdata-16 && have llvm-cov-16 || need+=(clang-16 llvm-16 libclang-rt-16-dev)
+# More clangs for the LLVM profile tests: raw profile v8 (clang 14 to 17) and
+# v10 with MC/DC bitmaps and vtable values (clang 19, in Debian 12's main archive).
+for v in 16 19; do
+  have clang-$v && have llvm-profdata-$v && have llvm-cov-$v || need+=(clang-$v llvm-$v libclang-rt-$v-dev)
+done
 [ -f /usr/include/linux/kcov.h ] || need+=(linux-libc-dev)
 
 # clang's sanitizer runtimes come in their own package (libclang-rt-N-dev).
@@ -23,9 +26,11 @@ if have clang && ! clang -fsanitize=thread "$probe/p.c" -o "$probe/p" 2>/dev/nul
   need+=("libclang-rt-$major-dev")
 fi
 
-if have clang-16 && ! clang-16 -fprofile-instr-generate "$probe/p.c" -o "$probe/p" 2>/dev/null; then
-  need+=(libclang-rt-16-dev)
-fi
+for v in 16 19; do
+  if have clang-$v && ! clang-$v -fprofile-instr-generate "$probe/p.c" -o "$probe/p" 2>/dev/null; then
+    need+=(libclang-rt-$v-dev)
+  fi
+done
 
 if [ ${#need[@]} -eq 0 ]; then
   exit 0

@@ -48,6 +48,30 @@
 #define UCOV_LOAD_RACY(p) (*(volatile const __typeof__(*(p)) *)(p))
 
 /*
+ * Take a byte that instrumented code sets without atomics (MC/DC bitmaps):
+ * an atomic exchange with 0, so a bit set meanwhile is never lost. TSan
+ * reports any atomic against the program's plain stores, so its builds read
+ * and clear with plain accesses instead (a bit set in between may be lost).
+ */
+#if defined(__SANITIZE_THREAD__)
+#define UCOV_TSAN_BUILD 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define UCOV_TSAN_BUILD 1
+#endif
+#endif
+#ifdef UCOV_TSAN_BUILD
+#define UCOV_TAKE_RACY(p)                                                                          \
+  __extension__({                                                                                  \
+    __typeof__(*(p)) v_ = UCOV_LOAD_RACY(p);                                                       \
+    *(volatile __typeof__(*(p)) *)(p) = 0;                                                         \
+    v_;                                                                                            \
+  })
+#else
+#define UCOV_TAKE_RACY(p) __atomic_exchange_n((p), 0, __ATOMIC_RELAXED)
+#endif
+
+/*
  * A compiler barrier that also orders against a signal handler running on
  * this thread: the only concurrency a task's own hooks see.
  */

@@ -106,7 +106,7 @@ UCOV_NOTRACE int ucov_objects_list(int (*fn)(const char *name, uint64_t size, vo
   struct ucov_llvm_sections pgo;
   ucov_count_sink_init(&count);
   if (!ret && pgo_object(&pgo, name, sizeof(name)) == 0 &&
-      ucov_pgo_write(&count.sink, &pgo, &ucov_pgo_baseline, 0) == 0)
+      ucov_pgo_write(&count.sink, &pgo, 0) == 0)
     ret = fn(name, count.bytes, arg);
   for (struct ucov_gcov_unit *u = ucov_gcov_units(); u && !ret; u = u->next) {
     struct unit_ref r = {u, 0};
@@ -139,7 +139,7 @@ UCOV_NOTRACE int ucov_object_read(const char *name, struct ucov_sink *sink, int 
   } else if (str_eq(name, MODULES_NAME)) {
     ret = reset ? -UCOV_EOPNOTSUPP : ucov_port_modules_write(sink);
   } else if (is_pgo(name, &pgo)) {
-    ret = ucov_pgo_write(sink, &pgo, &ucov_pgo_baseline, reset);
+    ret = ucov_pgo_write(sink, &pgo, reset);
   } else {
     ret = read_unit(find_unit(name), sink, reset);
   }

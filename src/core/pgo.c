@@ -1,17 +1,45 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The LLVM raw profile (version 8, clang 14-17): header of 11 u64 {magic,
- * version, binary-ids size, data records, padding, counters, padding, names
- * size, counters delta, names delta, value-kind-last}, the GNU build-id
- * (u64 length, bytes, padding to 8), the data records, the counters, the
- * names, padding to 8. No value-profile data (no value sites are written).
+ * The LLVM raw profile, versions 8 (clang 14-17), 9 (clang 18) and 10 (clang
+ * 19+), as compiler-rt writes it:
+ *
+ *   header       u64 words: magic, version, binary-ids size, data records,
+ *                padding, counters, padding, [v9+: bitmap bytes, padding],
+ *                names size, counters delta, [v9+: bitmap delta], names
+ *                delta, [v10: vtable records, vtable names size],
+ *                value-kind-last
+ *   binary ids   u64 length, the GNU build-id, padding to 8
+ *   data         the __llvm_prf_data records as they are
+ *   counters     u64 each, live minus the reset baseline
+ *   bitmaps      v9+: MC/DC bitmap bytes, padding to 8
+ *   names        __llvm_prf_names, padding to 8
+ *   vtables      v10: __llvm_prf_vtab, padding; __llvm_prf_vns, padding
+ *   value data   for each record with value sites: u32 total size, u32 kinds,
+ *                then per kind with sites {u32 kind, u32 sites, u8 values
+ *                per site, padding to 8, {u64 value, u64 count} per value}
+ *
+ * A reset never writes a counter or a value node: it records them as a
+ * baseline that later reads subtract. MC/DC bitmaps are the exception: bits
+ * cannot be subtracted, so a reset takes them (an atomic exchange with 0 per
+ * byte: a bit set concurrently is kept for the next read, never lost).
  */
 #include "pgo.h"
 
 #include "gcda_out.h"
 #include "ucov/port.h"
 
-uint64_t *ucov_pgo_baseline;
+static uint64_t *base_cnts; /* counters at the last reset; NULL: never reset */
+static uint64_t *base_vp;   /* {value, count} of each value node at the last reset */
+
+/* Scratch of one write (the port lock is held): per site of one record, the
+ * values its list holds and the values written; the nodes' {value, count}. */
+static uint8_t *site_new, *site_all;
+static uint64_t site_cap;
+static uint64_t *snap;
+static uint64_t snap_cap;
+
+#define VARIANT_BYTE_COVERAGE (1ull << 60)
+#define VTAB_RECORD 24 /* {u64 name hash, pointer, u32 size} */
 
 static UCOV_NOTRACE uint64_t pad8(uint64_t n) {
   return (8 - n % 8) % 8;
@@ -23,98 +51,508 @@ static UCOV_NOTRACE uint64_t get_u64(const uint8_t *p) {
   return v;
 }
 
-/* Where old's counters are, if it is a raw profile of the same functions; else NULL. */
-static UCOV_NOTRACE const uint8_t *old_counters(const struct ucov_llvm_sections *s,
-                                                const uint8_t *old, size_t len) {
-  uint64_t n_data = (uint64_t)(s->data_end - s->data) / UCOV_PROFRAW_DATA_SIZE;
+static UCOV_NOTRACE uint32_t get_u32(const uint8_t *p) {
+  uint32_t v;
+  __builtin_memcpy(&v, p, 4);
+  return v;
+}
+
+static UCOV_NOTRACE uint16_t get_u16(const uint8_t *p) {
+  uint16_t v;
+  __builtin_memcpy(&v, p, 2);
+  return v;
+}
+
+static UCOV_NOTRACE int set_layout(struct ucov_pgo_layout *l, uint32_t v) {
+  struct ucov_pgo_layout v8 = {.version = 8,
+                               .rec = 48,
+                               .off_values = 32,
+                               .off_ncnts = 40,
+                               .off_sites = 44,
+                               .off_nbits = 0,
+                               .kinds = 2,
+                               .header_words = 11};
+  struct ucov_pgo_layout v9 = {.version = 9,
+                               .rec = 64,
+                               .off_values = 40,
+                               .off_ncnts = 48,
+                               .off_sites = 52,
+                               .off_nbits = 56,
+                               .kinds = 2,
+                               .header_words = 14};
+  struct ucov_pgo_layout v10 = v9;
+  v10.version = 10;
+  v10.off_nbits = 60;
+  v10.kinds = 3;
+  v10.header_words = 16;
+  if (v == 8)
+    *l = v8;
+  else if (v == 9)
+    *l = v9;
+  else if (v == 10)
+    *l = v10;
+  else
+    return -1;
+  return 0;
+}
+
+/* Do s's data records have this layout? Every record's counters must lie in
+ * the counters section (a wrong record size reads hashes as offsets). */
+static UCOV_NOTRACE int records_fit(const struct ucov_llvm_sections *s,
+                                    const struct ucov_pgo_layout *l) {
+  uint64_t size = (uint64_t)(s->data_end - s->data);
+  if (size % l->rec)
+    return 0;
+  for (uint64_t off = 0; off < size; off += l->rec) {
+    const uint8_t *r = s->data + off;
+    uintptr_t at = (uintptr_t)r + (uintptr_t)get_u64(r + 16);
+    uint64_t n = get_u32(r + l->off_ncnts);
+    if (at < (uintptr_t)s->cnts || at > (uintptr_t)s->cnts_end ||
+        n > ((uintptr_t)s->cnts_end - at) / 8)
+      return 0;
+  }
+  return 1;
+}
+
+UCOV_NOTRACE int ucov_pgo_layout(const struct ucov_llvm_sections *s, struct ucov_pgo_layout *l) {
+  if (s->version & VARIANT_BYTE_COVERAGE)
+    return -UCOV_EOPNOTSUPP;
+  uint32_t v = (uint32_t)s->version;
+  if (v) {
+    if (set_layout(l, v))
+      return -UCOV_EOPNOTSUPP;
+    l->version = s->version;
+    return records_fit(s, l) ? 0 : -UCOV_EINVAL;
+  }
+  set_layout(l, 8);
+  if (records_fit(s, l))
+    return 0;
+  set_layout(l, 10);
+  if (!records_fit(s, l))
+    return -UCOV_EINVAL;
+  /* 64-byte records: clang 19+ (v10) unless the bitmap sizes sit where clang
+   * 18 (v9) keeps them. Without MC/DC both read the same: v10. */
+  uint64_t bits = (uint64_t)(s->bits_end - s->bits), at56 = 0, at60 = 0;
+  for (const uint8_t *r = s->data; bits && r < s->data_end; r += l->rec) {
+    at56 += get_u32(r + 56);
+    at60 += get_u32(r + 60);
+  }
+  if (bits && at56 == bits && at60 != bits)
+    set_layout(l, 9);
+  return 0;
+}
+
+/* Value sites of a record, per kind; returns how many kinds have any. */
+static UCOV_NOTRACE uint32_t record_sites(const uint8_t *r, const struct ucov_pgo_layout *l,
+                                          uint16_t ns[3], uint64_t *total) {
+  uint32_t kinds = 0;
+  *total = 0;
+  for (uint32_t k = 0; k < 3; k++) {
+    ns[k] = k < l->kinds ? get_u16(r + l->off_sites + 2 * k) : 0;
+    kinds += ns[k] != 0;
+    *total += ns[k];
+  }
+  return kinds;
+}
+
+/*
+ * One function's value data in an old profile: the end of it, or NULL if it
+ * is malformed or does not have these sites.
+ */
+static UCOV_NOTRACE const uint8_t *old_values_next(const uint8_t *p, const uint8_t *end,
+                                                   const uint16_t ns[3], uint32_t kinds) {
+  if (end - p < 8)
+    return 0;
+  uint32_t total = get_u32(p);
+  if (total < 8 || total % 8 || total > (uint64_t)(end - p) || get_u32(p + 4) != kinds)
+    return 0;
+  const uint8_t *q = p + 8, *rec_end = p + total;
+  for (uint32_t k = 0; k < 3; k++) {
+    if (!ns[k])
+      continue;
+    if (rec_end - q < 8 || get_u32(q) != k || get_u32(q + 4) != ns[k])
+      return 0;
+    uint64_t head = 8 + ns[k] + pad8(ns[k]), values = 0;
+    if ((uint64_t)(rec_end - q) < head)
+      return 0;
+    for (uint32_t j = 0; j < ns[k]; j++)
+      values += q[8 + j];
+    q += head;
+    if ((uint64_t)(rec_end - q) / 16 < values)
+      return 0;
+    q += values * 16;
+  }
+  return q == rec_end ? rec_end : 0;
+}
+
+/* Where an old raw profile's parts are. */
+struct old_view {
+  const uint8_t *cnts, *bits, *values, *end;
+};
+
+/* Is old a raw profile of the same functions, whole? Fills *v if so. */
+static UCOV_NOTRACE int old_parse(const struct ucov_llvm_sections *s,
+                                  const struct ucov_pgo_layout *l, const uint8_t *old, size_t len,
+                                  struct old_view *v) {
+  uint64_t n_data = (uint64_t)(s->data_end - s->data) / l->rec;
   uint64_t n_cnts = (uint64_t)(s->cnts_end - s->cnts);
-  uint64_t names = (uint64_t)(s->names_end - s->names);
-  if (len < 88 || get_u64(old) != UCOV_PROFRAW_MAGIC || get_u64(old + 8) != s->version ||
-      get_u64(old + 24) != n_data || get_u64(old + 40) != n_cnts || get_u64(old + 56) != names)
+  uint64_t n_bits = (uint64_t)(s->bits_end - s->bits);
+  uint64_t n_names = (uint64_t)(s->names_end - s->names);
+  uint64_t n_vtab = (uint64_t)(s->vtab_end - s->vtab);
+  uint64_t n_vnames = (uint64_t)(s->vnames_end - s->vnames);
+  uint32_t num = (uint32_t)l->version;
+  uint64_t hdr = l->header_words * 8;
+  if (len < hdr || get_u64(old) != UCOV_PROFRAW_MAGIC || get_u64(old + 8) != l->version)
     return 0;
-  uint64_t ids = get_u64(old + 16), pad = get_u64(old + 32);
-  if (ids > len || n_data > len / UCOV_PROFRAW_DATA_SIZE || pad > len || n_cnts > len / 8)
+#define W(i) get_u64(old + 8 * (i))
+  uint64_t names_at = num >= 9 ? 9 : 7;
+  if (W(3) != n_data || W(5) != n_cnts || W(names_at) != n_names)
     return 0;
-  uint64_t data = 88 + ids, cnts = data + n_data * UCOV_PROFRAW_DATA_SIZE + pad;
-  if (cnts > len || len - cnts < n_cnts * 8)
+  if (num >= 9 && W(7) != n_bits)
     return 0;
+  if (num >= 10 && (W(13) != n_vtab / VTAB_RECORD || W(14) != n_vnames))
+    return 0;
+  /* Each part's offset, checked against the length as it grows. */
+  uint64_t at = hdr, parts[12];
+  int n = 0;
+  parts[n++] = W(2);            /* binary ids */
+  parts[n++] = n_data * l->rec; /* data */
+  parts[n++] = W(4);            /* padding */
+  parts[n++] = n_cnts * 8;      /* counters */
+  parts[n++] = W(6);            /* padding */
+  parts[n++] = num >= 9 ? n_bits : 0;
+  parts[n++] = num >= 9 ? W(8) : 0; /* padding */
+  parts[n++] = n_names + pad8(n_names);
+  if (num >= 10) {
+    parts[n++] = n_vtab + pad8(n_vtab);
+    parts[n++] = n_vnames + pad8(n_vnames);
+  }
+#undef W
+  uint64_t data = 0, cnts = 0, bits = 0;
+  for (int i = 0; i < n; i++) {
+    if (parts[i] > len - at)
+      return 0;
+    if (i == 1)
+      data = at;
+    else if (i == 3)
+      cnts = at;
+    else if (i == 5)
+      bits = at;
+    at += parts[i];
+  }
   /* The same functions: NameRef and FuncHash of every record. */
   for (uint64_t i = 0; i < n_data; i++)
     for (int k = 0; k < 16; k++)
-      if (old[data + i * UCOV_PROFRAW_DATA_SIZE + k] != s->data[i * UCOV_PROFRAW_DATA_SIZE + k])
+      if (old[data + i * l->rec + k] != s->data[i * l->rec + k])
         return 0;
-  return old + cnts;
+  /* Whole value data for every record with value sites. */
+  const uint8_t *p = old + at, *end = old + len;
+  for (const uint8_t *r = s->data; r < s->data_end; r += l->rec) {
+    uint16_t ns[3];
+    uint64_t total;
+    uint32_t kinds = record_sites(r, l, ns, &total);
+    if (kinds && !(p = old_values_next(p, end, ns, kinds)))
+      return 0;
+  }
+  v->cnts = old + cnts;
+  v->bits = old + bits;
+  v->values = old + at;
+  v->end = end;
+  return 1;
+}
+
+/* Scratch for records of up to `sites` sites and every value node. */
+static UCOV_NOTRACE int scratch_for(uint64_t sites) {
+  if (sites > site_cap) {
+    uint8_t *a = ucov_port_alloc(sites), *b = ucov_port_alloc(sites);
+    if (!a || !b) {
+      ucov_port_free(a);
+      ucov_port_free(b);
+      return -UCOV_ENOMEM;
+    }
+    ucov_port_free(site_new);
+    ucov_port_free(site_all);
+    site_new = a;
+    site_all = b;
+    site_cap = sites;
+  }
+  if (!snap) {
+    snap = ucov_port_alloc(ucov_vp_nodes() * 16);
+    if (!snap)
+      return -UCOV_ENOMEM;
+    snap_cap = ucov_vp_nodes();
+  }
+  return 0;
+}
+
+static UCOV_NOTRACE int alloc_vp_baseline(void) {
+  if (!base_vp && ucov_vp_used())
+    base_vp = ucov_port_alloc(ucov_vp_nodes() * 16);
+  return !base_vp && ucov_vp_used() ? -UCOV_ENOMEM : 0;
+}
+
+/* Does a value appear among n {value, count} pairs? Its index, or -1. */
+static UCOV_NOTRACE int64_t find_value(const uint64_t *pairs, uint64_t n, uint64_t value) {
+  for (uint64_t i = 0; i < n; i++)
+    if (pairs[2 * i] == value)
+      return (int64_t)i;
+  return -1;
+}
+
+/*
+ * Take a record's value sites: each site's nodes (at most 255) into snap as
+ * {value, count since the reset}, how many into site_new. With reset the
+ * baseline moves. Returns the pairs taken.
+ */
+static UCOV_RACY_READS UCOV_NOTRACE uint64_t take_sites(const uint8_t *r,
+                                                        const struct ucov_pgo_layout *l,
+                                                        uint64_t sites, int reset) {
+  struct ucov_vp_node **heads;
+  __builtin_memcpy(&heads, r + l->off_values, sizeof(heads));
+  uint64_t used = 0;
+  for (uint64_t g = 0; g < sites; g++) {
+    site_new[g] = 0;
+    struct ucov_vp_node *n = heads ? __atomic_load_n(&heads[g], __ATOMIC_ACQUIRE) : 0;
+    for (; n && site_new[g] < 255 && used < snap_cap;
+         n = __atomic_load_n(&n->next, __ATOMIC_ACQUIRE)) {
+      uint64_t value = UCOV_LOAD(&n->value), count = UCOV_LOAD(&n->count), delta = count;
+      uint64_t i = ucov_vp_index(n);
+      if (base_vp && i != ~0ull) {
+        if (base_vp[2 * i] == value)
+          delta = count >= base_vp[2 * i + 1] ? count - base_vp[2 * i + 1] : 0;
+        if (reset) {
+          base_vp[2 * i] = value;
+          base_vp[2 * i + 1] = count;
+        }
+      }
+      snap[2 * used] = value;
+      snap[2 * used + 1] = delta;
+      used++;
+      site_new[g]++;
+    }
+  }
+  return used;
+}
+
+/* An old record's sites, walked in order: their value counts and values. */
+struct old_sites {
+  const uint8_t *counts, *values; /* of the current kind */
+  uint32_t j;                     /* site within the kind */
+};
+
+/* Position o at kind k of the old record p (NULL p: no old data). */
+static UCOV_NOTRACE void old_kind(struct old_sites *o, const uint8_t *p, const uint16_t ns[3],
+                                  uint32_t k) {
+  o->counts = o->values = 0;
+  o->j = 0;
+  if (!p)
+    return;
+  const uint8_t *q = p + 8;
+  for (uint32_t i = 0; i < k; i++) {
+    if (!ns[i])
+      continue;
+    uint64_t values = 0;
+    for (uint32_t j = 0; j < ns[i]; j++)
+      values += q[8 + j];
+    q += 8 + ns[i] + pad8(ns[i]) + values * 16;
+  }
+  o->counts = q + 8;
+  o->values = q + 8 + ns[k] + pad8(ns[k]);
+}
+
+/* The value data of every record with value sites (after old's, merged). */
+static UCOV_NOTRACE int write_values(struct gcda_out *o, const struct ucov_llvm_sections *s,
+                                     const struct ucov_pgo_layout *l, int reset,
+                                     const uint8_t *oldv, const uint8_t *old_end) {
+  uint64_t max_sites = 0, any = 0;
+  for (const uint8_t *r = s->data; r < s->data_end; r += l->rec) {
+    uint16_t ns[3];
+    uint64_t total;
+    any |= record_sites(r, l, ns, &total);
+    max_sites = total > max_sites ? total : max_sites;
+  }
+  if (!any)
+    return 0;
+  int err = scratch_for(max_sites);
+  if (!err && reset)
+    err = alloc_vp_baseline();
+  if (err)
+    return err;
+  for (const uint8_t *r = s->data; r < s->data_end; r += l->rec) {
+    uint16_t ns[3];
+    uint64_t sites;
+    uint32_t kinds = record_sites(r, l, ns, &sites);
+    if (!kinds)
+      continue;
+    const uint8_t *oldrec = oldv;
+    if (oldv)
+      oldv = old_values_next(oldv, old_end, ns, kinds); /* checked whole before */
+    take_sites(r, l, sites, reset);
+    /* Values per site: the live ones, then old ones not among them. */
+    uint64_t size = 8, g = 0, at = 0;
+    for (uint32_t k = 0; k < 3; k++) {
+      if (!ns[k])
+        continue;
+      size += 8 + ns[k] + pad8(ns[k]);
+      struct old_sites os;
+      old_kind(&os, oldrec, ns, k);
+      for (uint32_t j = 0; j < ns[k]; j++, g++) {
+        uint32_t m = site_new[g];
+        for (uint32_t v = 0; os.counts && v < os.counts[j]; v++, os.values += 16)
+          if (m < 255 && find_value(snap + 2 * at, site_new[g], get_u64(os.values)) < 0)
+            m++;
+        site_all[g] = (uint8_t)m;
+        size += 16ull * m;
+        at += site_new[g];
+      }
+    }
+    out_u32(o, (uint32_t)size);
+    out_u32(o, kinds);
+    g = 0;
+    at = 0;
+    for (uint32_t k = 0; k < 3; k++) {
+      if (!ns[k])
+        continue;
+      static const uint8_t zero[8];
+      out_u32(o, k);
+      out_u32(o, ns[k]);
+      out_bytes(o, site_all + g, ns[k]);
+      out_bytes(o, zero, pad8(ns[k]));
+      struct old_sites os;
+      old_kind(&os, oldrec, ns, k);
+      for (uint32_t j = 0; j < ns[k]; j++, g++) {
+        const uint64_t *live = snap + 2 * at;
+        const uint8_t *ov = os.values;
+        uint32_t on = os.counts ? os.counts[j] : 0, m = site_new[g];
+        for (uint32_t v = 0; v < site_new[g]; v++) {
+          uint64_t count = live[2 * v + 1];
+          for (uint32_t w = 0; w < on; w++)
+            if (get_u64(ov + 16 * w) == live[2 * v])
+              count += get_u64(ov + 16 * w + 8);
+          out_u64(o, live[2 * v]);
+          out_u64(o, count);
+        }
+        for (uint32_t w = 0; w < on && m < site_all[g]; w++)
+          if (find_value(live, site_new[g], get_u64(ov + 16 * w)) < 0) {
+            out_bytes(o, ov + 16 * w, 16);
+            m++;
+          }
+        os.values += 16ull * on;
+        at += site_new[g];
+      }
+    }
+  }
+  return 0;
 }
 
 UCOV_RACY_READS UCOV_NOTRACE int ucov_pgo_write(struct ucov_sink *sink,
-                                                const struct ucov_llvm_sections *s,
-                                                uint64_t **baseline, int reset) {
-  return ucov_pgo_write_merged(sink, s, baseline, reset, 0, 0);
+                                                const struct ucov_llvm_sections *s, int reset) {
+  return ucov_pgo_write_merged(sink, s, reset, 0, 0);
 }
 
 UCOV_RACY_READS UCOV_NOTRACE int ucov_pgo_write_merged(struct ucov_sink *sink,
                                                        const struct ucov_llvm_sections *s,
-                                                       uint64_t **baseline, int reset,
-                                                       const uint8_t *old, size_t old_len) {
-  const uint8_t *old_cnts = old ? old_counters(s, old, old_len) : 0;
-  if (old && !old_cnts)
+                                                       int reset, const uint8_t *old,
+                                                       size_t old_len) {
+  struct ucov_pgo_layout l;
+  int err = ucov_pgo_layout(s, &l);
+  if (err)
+    return err;
+  struct old_view ov = {0, 0, 0, 0};
+  if (old && !old_parse(s, &l, old, old_len, &ov))
     return -UCOV_EINVAL;
-  uint64_t n_data = (uint64_t)(s->data_end - s->data) / UCOV_PROFRAW_DATA_SIZE;
+  uint32_t num = (uint32_t)l.version;
+  uint64_t n_data = (uint64_t)(s->data_end - s->data) / l.rec;
   uint64_t n_cnts = (uint64_t)(s->cnts_end - s->cnts);
+  uint64_t n_bits = num >= 9 ? (uint64_t)(s->bits_end - s->bits) : 0;
   uint64_t names_size = (uint64_t)(s->names_end - s->names);
-  if (reset && !*baseline && n_cnts) {
-    *baseline = ucov_port_alloc(n_cnts * 8);
-    if (!*baseline)
+  if (reset && !base_cnts && n_cnts) {
+    base_cnts = ucov_port_alloc(n_cnts * 8);
+    if (!base_cnts)
       return -UCOV_ENOMEM;
   }
   uint64_t ids = s->build_id ? 8 + s->build_id_size + pad8(s->build_id_size) : 0;
+  static const uint8_t zero[8];
   struct gcda_out o;
   out_init(&o, sink);
   out_u64(&o, UCOV_PROFRAW_MAGIC);
-  out_u64(&o, s->version);
+  out_u64(&o, l.version);
   out_u64(&o, ids);
   out_u64(&o, n_data);
   out_u64(&o, 0); /* padding before the counters */
   out_u64(&o, n_cnts);
   out_u64(&o, 0); /* padding after them */
+  if (num >= 9) {
+    out_u64(&o, n_bits);
+    out_u64(&o, pad8(n_bits));
+  }
   out_u64(&o, names_size);
   out_u64(&o, (uint64_t)((uintptr_t)s->cnts - (uintptr_t)s->data));
+  if (num >= 9)
+    out_u64(&o, n_bits ? (uint64_t)((uintptr_t)s->bits - (uintptr_t)s->data) : 0);
   out_u64(&o, (uint64_t)(uintptr_t)s->names);
-  out_u64(&o, 1); /* IPVK_Last */
+  if (num >= 10) {
+    out_u64(&o, (uint64_t)(s->vtab_end - s->vtab) / VTAB_RECORD);
+    out_u64(&o, (uint64_t)(s->vnames_end - s->vnames));
+  }
+  out_u64(&o, l.kinds - 1); /* IPVK_Last */
   if (s->build_id) {
-    static const uint8_t zero[8];
     out_u64(&o, s->build_id_size);
     out_bytes(&o, s->build_id, s->build_id_size);
     out_bytes(&o, zero, pad8(s->build_id_size));
   }
-  out_bytes(&o, s->data, (size_t)(n_data * UCOV_PROFRAW_DATA_SIZE));
-  uint64_t *base = *baseline;
+  out_bytes(&o, s->data, (size_t)(n_data * l.rec));
   for (uint64_t i = 0; i < n_cnts; i++) {
     uint64_t live = UCOV_LOAD_RACY(&s->cnts[i]), v = live;
-    if (base) {
-      v -= base[i];
+    if (base_cnts) {
+      v -= base_cnts[i];
       if (reset)
-        base[i] = live;
+        base_cnts[i] = live;
     }
-    if (old_cnts)
-      v += get_u64(old_cnts + i * 8);
+    if (ov.cnts)
+      v += get_u64(ov.cnts + i * 8);
     out_u64(&o, v);
   }
-  static const uint8_t zero[8];
+  for (uint64_t i = 0; i < n_bits; i++) {
+    uint8_t b = reset ? UCOV_TAKE_RACY(&s->bits[i]) : UCOV_LOAD_RACY(&s->bits[i]);
+    if (ov.bits)
+      b |= ov.bits[i];
+    out_bytes(&o, &b, 1);
+  }
+  out_bytes(&o, zero, pad8(n_bits));
   out_bytes(&o, s->names, (size_t)names_size);
   out_bytes(&o, zero, pad8(names_size));
+  if (num >= 10) {
+    uint64_t n = (uint64_t)(s->vtab_end - s->vtab);
+    out_bytes(&o, s->vtab, (size_t)n);
+    out_bytes(&o, zero, pad8(n));
+    n = (uint64_t)(s->vnames_end - s->vnames);
+    out_bytes(&o, s->vnames, (size_t)n);
+    out_bytes(&o, zero, pad8(n));
+  }
+  err = write_values(&o, s, &l, reset, ov.values, ov.end);
   out_flush(&o);
-  return o.err;
+  return err ? err : o.err;
 }
 
 UCOV_RACY_READS UCOV_NOTRACE int ucov_pgo_reset(const struct ucov_llvm_sections *s) {
   uint64_t n = (uint64_t)(s->cnts_end - s->cnts);
-  if (!ucov_pgo_baseline && n) {
-    ucov_pgo_baseline = ucov_port_alloc(n * 8);
-    if (!ucov_pgo_baseline)
+  if (!base_cnts && n) {
+    base_cnts = ucov_port_alloc(n * 8);
+    if (!base_cnts)
       return -UCOV_ENOMEM;
   }
+  int err = alloc_vp_baseline();
+  if (err)
+    return err;
   for (uint64_t i = 0; i < n; i++)
-    ucov_pgo_baseline[i] = UCOV_LOAD_RACY(&s->cnts[i]);
+    base_cnts[i] = UCOV_LOAD_RACY(&s->cnts[i]);
+  for (uint8_t *b = s->bits; b < s->bits_end; b++)
+    UCOV_TAKE_RACY(b);
+  for (uint64_t i = 0, used = ucov_vp_used(); base_vp && i < used; i++) {
+    struct ucov_vp_node *node = ucov_vp_node_at(i);
+    base_vp[2 * i] = UCOV_LOAD(&node->value);
+    base_vp[2 * i + 1] = UCOV_LOAD(&node->count);
+  }
   return 0;
 }

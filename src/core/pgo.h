@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * LLVM instrumentation profiles (clang -fprofile-instr-generate): the raw
- * profile writer. Counters are read live, minus a reset baseline, like gcov
- * units; the raw profile's data and names are the sections' own bytes.
+ * LLVM instrumentation profiles (clang -fprofile-instr-generate and
+ * -fprofile-generate): the raw profile writer and the value profiler.
+ * Counters and value counts are read live, minus a reset baseline, like gcov
+ * units; the raw profile's data records and names are the sections' own bytes.
  */
 #ifndef UCOV_CORE_PGO_H
 #define UCOV_CORE_PGO_H
@@ -13,42 +14,110 @@
 #include "compiler.h"
 #include "sink.h"
 
+/* One tracked value of a value site (indirect-call target, memop size):
+ * compiler-rt's ValueProfNode, the layout of __llvm_prf_vnds. */
+struct ucov_vp_node {
+  uint64_t value;
+  uint64_t count;
+  struct ucov_vp_node *next;
+};
+
 /* Where a module's profile sections are (the port finds them). */
 struct ucov_llvm_sections {
-  const uint8_t *data, *data_end;   /* __llvm_prf_data: 48-byte records (raw v8) */
-  uint64_t *cnts, *cnts_end;        /* __llvm_prf_cnts: the counters */
-  const uint8_t *names, *names_end; /* __llvm_prf_names */
-  const uint8_t *build_id;          /* GNU build-id of the module, or NULL */
+  const uint8_t *data, *data_end;       /* __llvm_prf_data: the per-function records */
+  uint64_t *cnts, *cnts_end;            /* __llvm_prf_cnts: the counters */
+  uint8_t *bits, *bits_end;             /* __llvm_prf_bits: MC/DC bitmaps (raw v9+) */
+  const uint8_t *names, *names_end;     /* __llvm_prf_names */
+  const uint8_t *vtab, *vtab_end;       /* __llvm_prf_vtab: vtable records (raw v10) */
+  const uint8_t *vnames, *vnames_end;   /* __llvm_prf_vns: vtable names (raw v10) */
+  struct ucov_vp_node *vnds, *vnds_end; /* __llvm_prf_vnds: value nodes */
+  const uint8_t *build_id;              /* GNU build-id of the module, or NULL */
   size_t build_id_size;
-  uint64_t version; /* __llvm_profile_raw_version, or 8 */
+  /* __llvm_profile_raw_version (with its variant bits), or 0: the version is
+   * read from the layout of the data records (clang emits the symbol only for
+   * IR-level instrumentation). */
+  uint64_t version;
   const char *name; /* the module's file name, for its object "pgo/<name>.profraw" */
 };
 
-/* The reset baseline of the program's counters (NULL until the first reset). */
-extern uint64_t *ucov_pgo_baseline UCOV_HIDDEN;
+/*
+ * What differs between raw profile versions: 8 (clang 14-17), 9 (clang 18:
+ * MC/DC bitmaps), 10 (clang 19+: vtable value profiling).
+ */
+struct ucov_pgo_layout {
+  uint64_t version;      /* the header's version word */
+  uint32_t rec;          /* bytes of a data record */
+  uint32_t off_values;   /* offset in a record of Values (the sites' list heads) */
+  uint32_t off_ncnts;    /* ... of NumCounters (u32) */
+  uint32_t off_sites;    /* ... of NumValueSites[kinds] (u16 each) */
+  uint32_t off_nbits;    /* ... of NumBitmapBytes (u32); 0: none (v8) */
+  uint32_t kinds;        /* value kinds: IPVK_Last + 1 */
+  uint32_t header_words; /* u64 words of the header */
+};
 
 #define UCOV_PROFRAW_MAGIC 0xff6c70726f667281ull
-#define UCOV_PROFRAW_DATA_SIZE 48
 
 /*
- * Write a raw profile (version 8) of the sections into sink: live counters
- * minus *baseline (allocated on first reset; NULL: none). With reset, the
- * baseline moves to the values written. Returns 0 or a negative errno.
+ * The layout of s's data records: from s->version, or (0) from the records
+ * themselves: 48-byte records are version 8; 64-byte ones version 10, or 9
+ * when the bitmap sizes say so. -UCOV_EINVAL if the records do not fit the
+ * layout (their counters outside the counters section); -UCOV_EOPNOTSUPP for
+ * versions and variants ucov does not write (single-byte counters).
  */
-int ucov_pgo_write(struct ucov_sink *sink, const struct ucov_llvm_sections *s, uint64_t **baseline,
+int ucov_pgo_layout(const struct ucov_llvm_sections *s, struct ucov_pgo_layout *l) UCOV_HIDDEN;
+
+/*
+ * Write a raw profile of the sections into sink: live counters and value
+ * counts minus the reset baseline. With reset, the baseline moves to the
+ * values written (and MC/DC bitmaps are taken, each byte exchanged with 0).
+ * Returns 0 or a negative errno. Called with the port lock held.
+ */
+int ucov_pgo_write(struct ucov_sink *sink, const struct ucov_llvm_sections *s,
                    int reset) UCOV_HIDDEN;
 
 /*
- * As ucov_pgo_write, adding the counters of an existing raw profile `old`
- * (LLVM_PROFILE_FILE's %m pools). Returns -UCOV_EINVAL, writing nothing, if
- * old is not a raw profile of the same functions (truncated, corrupt, or
- * another program's).
+ * As ucov_pgo_write, adding an existing raw profile `old` (LLVM_PROFILE_FILE's
+ * %m pools): counters add, bitmaps OR, value sites unite (counts of a value
+ * add). Returns -UCOV_EINVAL, writing nothing, if old is not a raw profile
+ * of the same functions (truncated, corrupt, or another program's).
  */
-int ucov_pgo_write_merged(struct ucov_sink *sink, const struct ucov_llvm_sections *s,
-                          uint64_t **baseline, int reset, const uint8_t *old,
-                          size_t old_len) UCOV_HIDDEN;
+int ucov_pgo_write_merged(struct ucov_sink *sink, const struct ucov_llvm_sections *s, int reset,
+                          const uint8_t *old, size_t old_len) UCOV_HIDDEN;
 
-/* Move the baseline to the live counters (RESET). 0 or -UCOV_ENOMEM. */
+/* Move the baseline to the live counters (RESET). 0 or a negative errno. */
 int ucov_pgo_reset(const struct ucov_llvm_sections *s) UCOV_HIDDEN;
+
+/* --- The value profiler (pgo_value.c). --- */
+
+/* Nodes beyond the sections' own: compiler-rt adds the same static pool. */
+#ifndef UCOV_VP_POOL_NODES
+#define UCOV_VP_POOL_NODES 1024
+#endif
+/* Values tracked per site unless LLVM_VP_MAX_NUM_VALS_PER_SITE says otherwise. */
+#define UCOV_VP_DEFAULT_PER_SITE 24
+#define UCOV_VP_MAX_PER_SITE 255
+
+/*
+ * Start value profiling for the program's sections (the port calls it once,
+ * early): until then the entry points drop what they are given.
+ * max_per_site: values kept per site (0: the default).
+ */
+void ucov_vp_setup(const struct ucov_llvm_sections *s, const struct ucov_pgo_layout *l,
+                   uint32_t max_per_site) UCOV_HIDDEN;
+
+/* Nodes there are (the sections' and the pool), node i of them, and the
+ * index of a node (or -1 for a node not from either). */
+uint64_t ucov_vp_nodes(void) UCOV_HIDDEN;
+struct ucov_vp_node *ucov_vp_node_at(uint64_t i) UCOV_HIDDEN;
+uint64_t ucov_vp_index(const struct ucov_vp_node *n) UCOV_HIDDEN;
+/* Nodes taken so far (at most ucov_vp_nodes()), and values dropped for want of one. */
+uint64_t ucov_vp_used(void) UCOV_HIDDEN;
+uint64_t ucov_vp_dropped(void) UCOV_HIDDEN;
+
+/* compiler-rt's entry points, which clang's value-profiling code calls. */
+void __llvm_profile_instrument_target(uint64_t value, void *data, uint32_t site);
+void __llvm_profile_instrument_target_value(uint64_t value, void *data, uint32_t site,
+                                            uint64_t count);
+void __llvm_profile_instrument_memop(uint64_t size, void *data, uint32_t site);
 
 #endif

@@ -30,8 +30,18 @@ extern uint64_t __start___llvm_prf_cnts[] __attribute__((weak, visibility("hidde
 extern uint64_t __stop___llvm_prf_cnts[] __attribute__((weak, visibility("hidden")));
 extern const uint8_t __start___llvm_prf_names[] __attribute__((weak, visibility("hidden")));
 extern const uint8_t __stop___llvm_prf_names[] __attribute__((weak, visibility("hidden")));
+extern uint8_t __start___llvm_prf_bits[] __attribute__((weak, visibility("hidden")));
+extern uint8_t __stop___llvm_prf_bits[] __attribute__((weak, visibility("hidden")));
+extern const uint8_t __start___llvm_prf_vtab[] __attribute__((weak, visibility("hidden")));
+extern const uint8_t __stop___llvm_prf_vtab[] __attribute__((weak, visibility("hidden")));
+extern const uint8_t __start___llvm_prf_vns[] __attribute__((weak, visibility("hidden")));
+extern const uint8_t __stop___llvm_prf_vns[] __attribute__((weak, visibility("hidden")));
+extern struct ucov_vp_node __start___llvm_prf_vnds[] __attribute__((weak, visibility("hidden")));
+extern struct ucov_vp_node __stop___llvm_prf_vnds[] __attribute__((weak, visibility("hidden")));
 /* Emitted by clang for IR-level instrumentation (with its variant bits). */
 extern const uint64_t __llvm_profile_raw_version __attribute__((weak));
+/* The profile file named at compile time (-fprofile-generate[=DIR]). */
+extern const char __llvm_profile_filename[] __attribute__((weak));
 
 static int exe_module(const struct ucov_module *m, void *arg) {
   struct ucov_llvm_sections *s = arg;
@@ -58,9 +68,43 @@ static UCOV_NOTRACE void find_sections(void) {
   found.cnts_end = __stop___llvm_prf_cnts;
   found.names = __start___llvm_prf_names;
   found.names_end = __stop___llvm_prf_names;
-  found.version = &__llvm_profile_raw_version ? __llvm_profile_raw_version : 8;
+  if (__start___llvm_prf_bits) {
+    found.bits = __start___llvm_prf_bits;
+    found.bits_end = __stop___llvm_prf_bits;
+  }
+  if (__start___llvm_prf_vtab) {
+    found.vtab = __start___llvm_prf_vtab;
+    found.vtab_end = __stop___llvm_prf_vtab;
+  }
+  if (__start___llvm_prf_vns) {
+    found.vnames = __start___llvm_prf_vns;
+    found.vnames_end = __stop___llvm_prf_vns;
+  }
+  if (__start___llvm_prf_vnds) {
+    found.vnds = __start___llvm_prf_vnds;
+    found.vnds_end = __stop___llvm_prf_vnds;
+  }
+  /* The version: clang's symbol (IR-level instrumentation), else
+   * UCOV_LLVM_PROFILE_VERSION (clang 18's front-end instrumentation without
+   * MC/DC reads as 19's), else the layout of the records tells. */
+  const char *env = getenv("UCOV_LLVM_PROFILE_VERSION");
+  found.version = &__llvm_profile_raw_version ? __llvm_profile_raw_version
+                  : env && *env               ? strtoull(env, NULL, 0)
+                                              : 0;
   found.name = "default";
   ucov_modules(exe_module, &found);
+  struct ucov_pgo_layout l;
+  int err = ucov_pgo_layout(&found, &l);
+  if (err) {
+    ucov_port_log(err == -UCOV_EOPNOTSUPP
+                      ? "ucov: profile: this raw profile version or variant (single-byte "
+                        "counters) is not supported: no LLVM profile"
+                      : "ucov: profile: the __llvm_prf_data records do not match their "
+                        "counters: no LLVM profile");
+    return;
+  }
+  const char *vals = getenv("LLVM_VP_MAX_NUM_VALS_PER_SITE");
+  ucov_vp_setup(&found, &l, vals && *vals ? (uint32_t)strtoul(vals, NULL, 10) : 0);
   found_ok = 1;
 }
 
@@ -86,6 +130,8 @@ static UCOV_NOTRACE int profile_path(const struct ucov_llvm_sections *s, char *o
                  s->version;
   *pool = 0;
   const char *pat = pgo_filename[0] ? pgo_filename : getenv("LLVM_PROFILE_FILE");
+  if ((!pat || !*pat) && __llvm_profile_filename)
+    pat = __llvm_profile_filename;
   if (!pat || !*pat)
     pat = "default.profraw";
   size_t n = 0;
@@ -162,13 +208,12 @@ static UCOV_NOTRACE int pgo_write(int reset) {
   /* The profile's size is known: one allocation. */
   mem_sink_reserve(&out, 88 + 8 + s.build_id_size + 8 + (size_t)(s.data_end - s.data) +
                              (size_t)(s.cnts_end - s.cnts) * 8 + (size_t)(s.names_end - s.names) +
-                             8);
+                             (size_t)(s.bits_end - s.bits) + 64);
   ucov_port_lock();
-  int err = ucov_pgo_write_merged(&out.sink, &s, &ucov_pgo_baseline, reset,
-                                  old.len ? old.data : NULL, old.len);
+  int err = ucov_pgo_write_merged(&out.sink, &s, reset, old.len ? old.data : NULL, old.len);
   if (err == -UCOV_EINVAL) {
     log_path(path, "not a profile of this program: overwritten");
-    err = ucov_pgo_write(&out.sink, &s, &ucov_pgo_baseline, reset);
+    err = ucov_pgo_write(&out.sink, &s, reset);
   }
   ucov_port_unlock();
   /* A pool was read: rewrite it from the start; otherwise the file is empty. */
@@ -189,6 +234,15 @@ static UCOV_NOTRACE int pgo_write(int reset) {
 static UCOV_NOTRACE void pgo_write_at_exit(void) {
   if (!pgo_dumped)
     pgo_write(1);
+  uint64_t lost = ucov_vp_dropped();
+  if (lost) {
+    char msg[200];
+    snprintf(msg, sizeof(msg),
+             "ucov: profile: %llu values not tracked: out of value nodes (build with -mllvm "
+             "-vp-counters-per-site=N for more)",
+             (unsigned long long)lost);
+    ucov_port_log(msg);
+  }
 }
 
 /* compiler-rt's public API, for programs that call it. */
@@ -222,7 +276,8 @@ UCOV_EXPORT UCOV_NOTRACE void __llvm_profile_set_filename(const char *name) {
   snprintf(pgo_filename, sizeof(pgo_filename), "%s", name ? name : "");
 }
 
-__attribute__((constructor)) static UCOV_NOTRACE void pgo_at_exit(void) {
+/* Early, so that value profiling runs in other constructors too. */
+__attribute__((constructor(101))) static UCOV_NOTRACE void pgo_at_exit(void) {
   struct ucov_llvm_sections s;
   if (ucov_port_llvm_sections(&s) == 0)
     atexit(pgo_write_at_exit);

@@ -15,8 +15,9 @@ rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
 R1='GET / HTTP/1.1\r\nHost: a\r\n\r\n'
 R2='POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n1\r\na\r\n0\r\n\r\n'
 PGO=(-O1 -fprofile-instr-generate -fcoverage-mapping)
-# Every clang present with its own llvm-profdata and llvm-cov (clang 14 and 16 here).
-for v in "" -16; do
+# Every clang present with its own llvm-profdata and llvm-cov (clang 14, 16
+# and 19 here: raw profile versions 8 and 10).
+for v in "" -16 -19; do
   CLANG=clang$v PROFDATA=llvm-profdata$v LLVMCOV=llvm-cov$v
   command -v $CLANG >/dev/null && command -v $PROFDATA >/dev/null || {
     echo "skip $CLANG: not installed"
