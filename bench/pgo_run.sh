@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # LLVM profile benchmark: Lua 5.4 built once with clang -fprofile-instr-generate
-# and linked with compiler-rt's profile runtime and with ucov: run time,
-# __llvm_profile_write_file time, and a live pull of pgo/<program>.profraw.
+# (front-end) and once with -fprofile-generate (IR-level, with value profiling
+# of indirect calls and memops), each linked with compiler-rt's profile runtime
+# and with ucov: run time, __llvm_profile_write_file time, and a live pull of
+# pgo/<program>.profraw.
 # Writes bench/RESULTS-pgo.md.   bash bench/pgo_run.sh [ROUNDS]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -9,26 +11,31 @@ root=$(dirname "$here")
 work=$here/work/pgo
 rounds=${1:-10}
 scale=${SCALE:-40}
-mkdir -p "$work/lua"
 bash "$root/scripts/deps.sh"
 bash "$here/fetch_source.sh" lua5.4 "$here/work/lua"
 cmake -S "$root" -B "$work/ucov" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=clang \
   -DBUILD_TESTING=OFF >/dev/null
 cmake --build "$work/ucov" -j 2 >/dev/null
-for s in $(ls "$here"/work/lua/src/*.c | grep -v -E '/(lua|luac)\.c$'); do
-  o=$work/lua/$(basename "${s%.c}").o
-  [ -f "$o" ] || echo "clang -O2 -DLUA_USE_POSIX '-Dluai_makeseed(L)=0' -fprofile-instr-generate -fcoverage-mapping -c $s -o $o"
-done | xargs -d '\n' -P 2 -I{} sh -c '{}'
-clang -O2 -DBENCH_PGO -I"$here/work/lua/src" -c "$here/gcov_driver.c" -o "$work/driver.o"
-clang -fprofile-instr-generate "$work/driver.o" "$work"/lua/l*.o -lm -ldl -o "$work/lua_rt"
-CC=clang "$work/ucov/ucov" cc --pgo "$work/driver.o" "$work"/lua/l*.o -lm -ldl -o "$work/lua_ucov"
+for mode in fe ir; do
+  flags="-fprofile-instr-generate -fcoverage-mapping"
+  [ $mode = ir ] && flags=-fprofile-generate
+  mkdir -p "$work/lua-$mode"
+  for s in $(ls "$here"/work/lua/src/*.c | grep -v -E '/(lua|luac)\.c$'); do
+    o=$work/lua-$mode/$(basename "${s%.c}").o
+    [ -f "$o" ] || echo "clang -O2 -DLUA_USE_POSIX '-Dluai_makeseed(L)=0' $flags -c $s -o $o"
+  done | xargs -d '\n' -P 2 -I{} sh -c '{}'
+  clang -O2 -DBENCH_PGO -I"$here/work/lua/src" -c "$here/gcov_driver.c" -o "$work/driver.o"
+  clang ${flags%% *} "$work/driver.o" "$work/lua-$mode"/l*.o -lm -ldl -o "$work/lua_${mode}_rt"
+  CC=clang "$work/ucov/ucov" cc --pgo "$work/driver.o" "$work/lua-$mode"/l*.o -lm -ldl \
+    -o "$work/lua_${mode}_ucov"
+done
 clang -O2 -I"$root/src" -I"$root/include" "$here/pull_timer.c" "$root/src/posix/client.c" \
   "$root/src/posix/protocol.c" -o "$work/pull_timer"
 raw=$work/raw.txt
 : >"$raw"
 export UCOV_RUNTIME_DIR=$work/rt
 for ((r = 0; r < rounds; r++)); do
-  for v in rt ucov; do
+  for v in fe_rt fe_ucov ir_rt ir_ucov; do
     echo "run $v $(LLVM_PROFILE_FILE=/dev/null UCOV_CONTROL=0 "$work/lua_$v" "$here/workload.lua" "$scale")" >>"$raw"
     rm -f "$work/out.profraw"
     line=$(LLVM_PROFILE_FILE=$work/out.profraw BENCH_DUMP=1 UCOV_CONTROL=0 "$work/lua_$v" \
@@ -36,38 +43,63 @@ for ((r = 0; r < rounds; r++)); do
     echo "write $v $line" >>"$raw"
   done
 done
-coproc TARGET { BENCH_HOLD=1 LLVM_PROFILE_FILE=/dev/null exec "$work/lua_ucov" "$here/workload.lua" 1; }
-while read -r line <&"${TARGET[0]}"; do [ "$line" = ready ] && break; done
-for _ in $(seq 100); do [ -S "$UCOV_RUNTIME_DIR/$TARGET_PID.sock" ] && break; sleep 0.02; done
-echo "pull ucov $("$work/pull_timer" "$TARGET_PID" 50 pgo/)" >>"$raw"
-kill "$TARGET_PID"
-wait "$TARGET_PID" || true
+# Instructions of one __llvm_profile_write_file (callgrind; the memcpy of the
+# sections counts one instruction per byte copied).
+if command -v valgrind >/dev/null; then
+  for v in fe_rt fe_ucov ir_rt ir_ucov; do
+    LLVM_PROFILE_FILE=$work/out.profraw BENCH_DUMP=1 UCOV_CONTROL=0 valgrind --tool=callgrind \
+      --callgrind-out-file="$work/cg.out" --toggle-collect=__llvm_profile_write_file \
+      "$work/lua_$v" "$here/workload.lua" 1 >/dev/null 2>&1
+    echo "instr $v ir $(sed -n 's/^summary: //p' "$work/cg.out")" >>"$raw"
+  done
+fi
+for mode in fe ir; do
+  coproc TARGET { BENCH_HOLD=1 LLVM_PROFILE_FILE=/dev/null exec "$work/lua_${mode}_ucov" "$here/workload.lua" 1; }
+  while read -r line <&"${TARGET[0]}"; do [ "$line" = ready ] && break; done
+  for _ in $(seq 100); do [ -S "$UCOV_RUNTIME_DIR/$TARGET_PID.sock" ] && break; sleep 0.02; done
+  echo "pull $mode $("$work/pull_timer" "$TARGET_PID" 50 pgo/)" >>"$raw"
+  kill "$TARGET_PID"
+  wait "$TARGET_PID" || true
+done
 python3 - "$raw" "$rounds" "$scale" >"$here/RESULTS-pgo.md" <<'PY'
 import datetime, statistics, subprocess, sys
 raw, rounds, scale = sys.argv[1:]
-v, pull = {}, {}
+v, pull, instr = {}, {}, {}
 for line in open(raw):
     f = line.split()
     kv = dict(zip(f[2::2], f[3::2]))
     if f[0] == "pull":
-        pull = kv
+        pull[f[1]] = kv
+        continue
+    if f[0] == "instr":
+        instr[f[1]] = int(kv["ir"])
         continue
     v.setdefault((f[0], f[1]), []).append(float(kv["time" if f[0] == "run" else "dump"]))
 clang = subprocess.run(["clang", "--version"], capture_output=True, text=True).stdout.splitlines()[0]
 out = ["# LLVM profile benchmark results\n",
        f"Generated by `bench/pgo_run.sh` on {datetime.date.today()}: {clang}; Lua 5.4 (Debian "
-       "source) built once with `-fprofile-instr-generate -fcoverage-mapping` and linked with "
-       f"compiler-rt's profile runtime and with ucov; {rounds} rounds alternating.\n",
-       "| measure | compiler-rt min | median | ucov min | median | ucov/compiler-rt (min) |",
-       "|---|---|---|---|---|---|"]
-for kind, label, mul in (("run", f"Lua workload (scale {scale}), s", 1),
-                         ("write", "__llvm_profile_write_file, ms", 1000)):
-    a, b = v[(kind, "rt")], v[(kind, "ucov")]
-    out.append(f"| {label} | {min(a) * mul:.3f} | {statistics.median(a) * mul:.3f} | "
-               f"{min(b) * mul:.3f} | {statistics.median(b) * mul:.3f} | {min(b) / min(a):.3f} |")
-out.append(f"\nLive pull of `pgo/lua_ucov.profraw` ({pull['bytes']} bytes) from the running "
-           f"interpreter, 50 times: min {float(pull['pull_min_ms']):.3f} ms, median "
-           f"{float(pull['pull_median_ms']):.3f} ms.\n")
+       "source) built once with `-fprofile-instr-generate -fcoverage-mapping` (front-end) and "
+       "once with `-fprofile-generate` (IR-level: value profiling of indirect calls and memop "
+       "sizes), each linked with compiler-rt's profile runtime and with ucov; "
+       f"{rounds} rounds, the four programs alternating.\n",
+       "| measure | compiler-rt min | median | ucov min | median | ucov/compiler-rt (min) | (median) |",
+       "|---|---|---|---|---|---|---|"]
+for mode, name in (("fe", "front-end"), ("ir", "IR + values")):
+    for kind, label, mul in (("run", f"{name}: Lua workload (scale {scale}), s", 1),
+                             ("write", f"{name}: __llvm_profile_write_file, ms", 1000)):
+        a, b = v[(kind, mode + "_rt")], v[(kind, mode + "_ucov")]
+        out.append(f"| {label} | {min(a) * mul:.3f} | {statistics.median(a) * mul:.3f} | "
+                   f"{min(b) * mul:.3f} | {statistics.median(b) * mul:.3f} | "
+                   f"{min(b) / min(a):.3f} | {statistics.median(b) / statistics.median(a):.3f} |")
+if instr:
+    out.append("\nInstructions of one `__llvm_profile_write_file` (callgrind): " + "; ".join(
+        f"{name}: compiler-rt {instr[mode + '_rt']:,}, ucov {instr[mode + '_ucov']:,}"
+        for mode, name in (("fe", "front-end"), ("ir", "IR + values"))) + ".")
+for mode, name in (("fe", "front-end"), ("ir", "IR + values")):
+    p = pull[mode]
+    out.append(f"\nLive pull of the {name} profile `pgo/lua_{mode}_ucov.profraw` ({p['bytes']} "
+               f"bytes) from the running interpreter, 50 times: min {float(p['pull_min_ms']):.3f} "
+               f"ms, median {float(p['pull_median_ms']):.3f} ms.")
 print("\n".join(out))
 PY
 cat "$here/RESULTS-pgo.md"

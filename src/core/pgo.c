@@ -155,6 +155,45 @@ static UCOV_NOTRACE uint32_t record_sites(const uint8_t *r, const struct ucov_pg
   return kinds;
 }
 
+/* The layout of the sections last written (they never move): checking every
+ * record once per write costs as much as writing the counters. */
+static struct {
+  const uint8_t *data, *data_end;
+  const uint64_t *cnts_end;
+  const uint8_t *bits_end;
+  uint64_t version;
+  int valid, err;
+  struct ucov_pgo_layout l;
+  uint64_t max_sites;  /* the most value sites of one record */
+  uint64_t site_bytes; /* value data of all records, but for the values */
+} cached;
+
+UCOV_NOTRACE int ucov_pgo_prepare(const struct ucov_llvm_sections *s, struct ucov_pgo_layout *l) {
+  if (!cached.valid || cached.data != s->data || cached.data_end != s->data_end ||
+      cached.cnts_end != s->cnts_end || cached.bits_end != s->bits_end ||
+      cached.version != s->version) {
+    cached.err = ucov_pgo_layout(s, &cached.l);
+    cached.max_sites = cached.site_bytes = 0;
+    for (const uint8_t *r = s->data; !cached.err && r < s->data_end; r += cached.l.rec) {
+      uint16_t ns[3];
+      uint64_t sites;
+      uint32_t kinds = record_sites(r, &cached.l, ns, &sites);
+      cached.max_sites = sites > cached.max_sites ? sites : cached.max_sites;
+      for (uint32_t k = 0; k < 3; k++)
+        cached.site_bytes += ns[k] ? 8 + ns[k] + pad8(ns[k]) : 0;
+      cached.site_bytes += kinds ? 8 : 0;
+    }
+    cached.data = s->data;
+    cached.data_end = s->data_end;
+    cached.cnts_end = s->cnts_end;
+    cached.bits_end = s->bits_end;
+    cached.version = s->version;
+    cached.valid = 1;
+  }
+  *l = cached.l;
+  return cached.err;
+}
+
 /*
  * One function's value data in an old profile: the end of it, or NULL if it
  * is malformed or does not have these sites.
@@ -261,27 +300,42 @@ static UCOV_NOTRACE int old_parse(const struct ucov_llvm_sections *s,
   return 1;
 }
 
-/* Scratch for records of up to `sites` sites and every value node. */
+/* Scratch for records of up to `sites` sites. */
 static UCOV_NOTRACE int scratch_for(uint64_t sites) {
-  if (sites > site_cap) {
-    uint8_t *a = ucov_port_alloc(sites), *b = ucov_port_alloc(sites);
-    if (!a || !b) {
-      ucov_port_free(a);
-      ucov_port_free(b);
-      return -UCOV_ENOMEM;
-    }
-    ucov_port_free(site_new);
-    ucov_port_free(site_all);
-    site_new = a;
-    site_all = b;
-    site_cap = sites;
+  if (sites <= site_cap)
+    return 0;
+  uint8_t *a = ucov_port_alloc(sites), *b = ucov_port_alloc(sites);
+  if (!a || !b) {
+    ucov_port_free(a);
+    ucov_port_free(b);
+    return -UCOV_ENOMEM;
   }
-  if (!snap) {
-    snap = ucov_port_alloc(ucov_vp_nodes() * 16);
-    if (!snap)
-      return -UCOV_ENOMEM;
-    snap_cap = ucov_vp_nodes();
+  ucov_port_free(site_new);
+  ucov_port_free(site_all);
+  site_new = a;
+  site_all = b;
+  site_cap = sites;
+  return 0;
+}
+
+/* Room in snap for a record's nodes (counted first: lists only grow, and
+ * take_sites stops at snap_cap). */
+static UCOV_RACY_READS UCOV_NOTRACE int snap_for(struct ucov_vp_node **heads, uint64_t sites) {
+  uint64_t n = 0;
+  for (uint64_t g = 0; heads && g < sites; g++) {
+    struct ucov_vp_node *node = __atomic_load_n(&heads[g], __ATOMIC_ACQUIRE);
+    for (uint32_t k = 0; node && k < 255; k++, n++)
+      node = __atomic_load_n(&node->next, __ATOMIC_ACQUIRE);
   }
+  if (n <= snap_cap)
+    return 0;
+  n = n < 64 ? 64 : n * 2;
+  uint64_t *grown = ucov_port_alloc(n * 16);
+  if (!grown)
+    return -UCOV_ENOMEM;
+  ucov_port_free(snap);
+  snap = grown;
+  snap_cap = n;
   return 0;
 }
 
@@ -304,11 +358,8 @@ static UCOV_NOTRACE int64_t find_value(const uint64_t *pairs, uint64_t n, uint64
  * {value, count since the reset}, how many into site_new. With reset the
  * baseline moves. Returns the pairs taken.
  */
-static UCOV_RACY_READS UCOV_NOTRACE uint64_t take_sites(const uint8_t *r,
-                                                        const struct ucov_pgo_layout *l,
-                                                        uint64_t sites, int reset) {
-  struct ucov_vp_node **heads;
-  __builtin_memcpy(&heads, r + l->off_values, sizeof(heads));
+static UCOV_RACY_READS UCOV_NOTRACE uint64_t take_sites(struct ucov_vp_node **heads, uint64_t sites,
+                                                        int reset) {
   uint64_t used = 0;
   for (uint64_t g = 0; g < sites; g++) {
     site_new[g] = 0;
@@ -364,16 +415,9 @@ static UCOV_NOTRACE void old_kind(struct old_sites *o, const uint8_t *p, const u
 static UCOV_NOTRACE int write_values(struct gcda_out *o, const struct ucov_llvm_sections *s,
                                      const struct ucov_pgo_layout *l, int reset,
                                      const uint8_t *oldv, const uint8_t *old_end) {
-  uint64_t max_sites = 0, any = 0;
-  for (const uint8_t *r = s->data; r < s->data_end; r += l->rec) {
-    uint16_t ns[3];
-    uint64_t total;
-    any |= record_sites(r, l, ns, &total);
-    max_sites = total > max_sites ? total : max_sites;
-  }
-  if (!any)
+  if (!cached.max_sites) /* (set by ucov_pgo_prepare) */
     return 0;
-  int err = scratch_for(max_sites);
+  int err = scratch_for(cached.max_sites);
   if (!err && reset)
     err = alloc_vp_baseline();
   if (err)
@@ -387,7 +431,12 @@ static UCOV_NOTRACE int write_values(struct gcda_out *o, const struct ucov_llvm_
     const uint8_t *oldrec = oldv;
     if (oldv)
       oldv = old_values_next(oldv, old_end, ns, kinds); /* checked whole before */
-    take_sites(r, l, sites, reset);
+    struct ucov_vp_node **heads;
+    __builtin_memcpy(&heads, r + l->off_values, sizeof(heads));
+    err = snap_for(heads, sites);
+    if (err)
+      return err;
+    take_sites(heads, sites, reset);
     /* Values per site: the live ones, then old ones not among them. */
     uint64_t size = 8, g = 0, at = 0;
     for (uint32_t k = 0; k < 3; k++) {
@@ -445,6 +494,19 @@ static UCOV_NOTRACE int write_values(struct gcda_out *o, const struct ucov_llvm_
   return 0;
 }
 
+UCOV_NOTRACE size_t ucov_pgo_size_bound(const struct ucov_llvm_sections *s) {
+  struct ucov_pgo_layout l;
+  if (ucov_pgo_prepare(s, &l))
+    return 0;
+  uint64_t n = l.header_words * 8 + 8 + s->build_id_size + 8;
+  n += (uint64_t)(s->data_end - s->data) + (uint64_t)(s->cnts_end - s->cnts) * 8;
+  n += (uint64_t)(s->bits_end - s->bits) + (uint64_t)(s->names_end - s->names) + 16;
+  n += (uint64_t)(s->vtab_end - s->vtab) + (uint64_t)(s->vnames_end - s->vnames) + 16;
+  n += cached.site_bytes;
+  /* Every node is in one list at most; a few more may be linked meanwhile. */
+  return (size_t)(n + 16 * (ucov_vp_used() + 64));
+}
+
 UCOV_RACY_READS UCOV_NOTRACE int ucov_pgo_write(struct ucov_sink *sink,
                                                 const struct ucov_llvm_sections *s, int reset) {
   return ucov_pgo_write_merged(sink, s, reset, 0, 0);
@@ -455,7 +517,7 @@ UCOV_RACY_READS UCOV_NOTRACE int ucov_pgo_write_merged(struct ucov_sink *sink,
                                                        int reset, const uint8_t *old,
                                                        size_t old_len) {
   struct ucov_pgo_layout l;
-  int err = ucov_pgo_layout(s, &l);
+  int err = ucov_pgo_prepare(s, &l);
   if (err)
     return err;
   struct old_view ov = {0, 0, 0, 0};
@@ -502,6 +564,13 @@ UCOV_RACY_READS UCOV_NOTRACE int ucov_pgo_write_merged(struct ucov_sink *sink,
     out_bytes(&o, zero, pad8(s->build_id_size));
   }
   out_bytes(&o, s->data, (size_t)(n_data * l.rec));
+#ifndef UCOV_TSAN_BUILD
+  /* Never reset, nothing to add: the counters as they are, in one block. */
+  if (!base_cnts && !ov.cnts) {
+    out_bytes(&o, s->cnts, (size_t)(n_cnts * 8));
+    n_cnts = 0;
+  }
+#endif
   for (uint64_t i = 0; i < n_cnts; i++) {
     uint64_t live = UCOV_LOAD_RACY(&s->cnts[i]), v = live;
     if (base_cnts) {

@@ -84,6 +84,16 @@ int ucov_pgo_write(struct ucov_sink *sink, const struct ucov_llvm_sections *s,
 int ucov_pgo_write_merged(struct ucov_sink *sink, const struct ucov_llvm_sections *s, int reset,
                           const uint8_t *old, size_t old_len) UCOV_HIDDEN;
 
+/*
+ * ucov_pgo_layout, remembered for the sections (with what the writer needs
+ * of every record): the port calls it once at start, so that writes do not
+ * go over the records again.
+ */
+int ucov_pgo_prepare(const struct ucov_llvm_sections *s, struct ucov_pgo_layout *l) UCOV_HIDDEN;
+
+/* At least the bytes ucov_pgo_write writes now (a buffer for it, sized once). */
+size_t ucov_pgo_size_bound(const struct ucov_llvm_sections *s) UCOV_HIDDEN;
+
 /* Move the baseline to the live counters (RESET). 0 or a negative errno. */
 int ucov_pgo_reset(const struct ucov_llvm_sections *s) UCOV_HIDDEN;
 

@@ -31,7 +31,9 @@ static struct ucov_vp_node pool[UCOV_VP_POOL_NODES];
 UCOV_NOTRACE void ucov_vp_setup(const struct ucov_llvm_sections *s, const struct ucov_pgo_layout *l,
                                 uint32_t max) {
   sec_nodes = s->vnds;
-  sec_count = s->vnds && s->vnds_end > s->vnds ? (uint64_t)(s->vnds_end - s->vnds) : 0;
+  /* In bytes: the section may end in padding, not a whole node. */
+  uintptr_t bytes = (uintptr_t)s->vnds_end - (uintptr_t)s->vnds;
+  sec_count = s->vnds && s->vnds_end > s->vnds ? bytes / sizeof(struct ucov_vp_node) : 0;
   max_per_site = !max                         ? UCOV_VP_DEFAULT_PER_SITE
                  : max > UCOV_VP_MAX_PER_SITE ? UCOV_VP_MAX_PER_SITE
                                               : max;

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* A growable in-memory sink (POSIX port). */
+/* The POSIX port's sinks: a growable in-memory one, a file descriptor. */
 #include "memsink.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../core/compiler.h"
 
@@ -45,4 +46,25 @@ UCOV_NOTRACE void mem_sink_init(struct mem_sink *s) {
 UCOV_NOTRACE void mem_sink_free(struct mem_sink *s) {
   free(s->data);
   mem_sink_init(s);
+}
+
+static UCOV_NOTRACE int fd_write(struct ucov_sink *sink, const void *data, size_t n) {
+  const char *p = data;
+  int fd = ((struct fd_sink *)sink)->fd;
+  while (n > 0) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0) {
+      if (errno == EINTR)
+        continue;
+      return -errno;
+    }
+    p += w;
+    n -= (size_t)w;
+  }
+  return 0;
+}
+
+UCOV_NOTRACE void fd_sink_init(struct fd_sink *s, int fd) {
+  s->sink.write = fd_write;
+  s->fd = fd;
 }

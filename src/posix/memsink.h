@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* A growable in-memory sink (POSIX port): serialize first, then write or send. */
+/* Sinks of the POSIX port: a growable in-memory one (serialize first, then
+ * write or send), and a file descriptor. */
 #ifndef UCOV_POSIX_MEMSINK_H
 #define UCOV_POSIX_MEMSINK_H
 
@@ -19,5 +20,13 @@ void mem_sink_free(struct mem_sink *s);
 
 /* Make room for n more bytes at once (a size known in advance). 0 or -ENOMEM. */
 int mem_sink_reserve(struct mem_sink *s, size_t n);
+
+/* A sink writing straight to a file descriptor (write(2), EINTR retried). */
+struct fd_sink {
+  struct ucov_sink sink;
+  int fd;
+};
+
+void fd_sink_init(struct fd_sink *s, int fd);
 
 #endif

@@ -15,6 +15,7 @@
 
 #include "../core/compiler.h"
 #include "../core/sink.h"
+#include "memsink.h"
 #include "ucov/port.h"
 #include "ucov/ucov.h"
 
@@ -113,29 +114,9 @@ UCOV_NOTRACE int ucov_port_modules_write(struct ucov_sink *sink) {
   return ucov_modules(sink_module_line, sink);
 }
 
-struct fd_sink {
-  struct ucov_sink sink;
-  int fd;
-};
-
-static UCOV_NOTRACE int fd_write(struct ucov_sink *sink, const void *data, size_t n) {
-  const char *p = data;
-  int fd = ((struct fd_sink *)sink)->fd;
-  while (n > 0) {
-    ssize_t w = write(fd, p, n);
-    if (w < 0) {
-      if (errno == EINTR)
-        continue;
-      return -errno;
-    }
-    p += w;
-    n -= (size_t)w;
-  }
-  return 0;
-}
-
 UCOV_EXPORT UCOV_NOTRACE int ucov_modules_write(int fd) {
-  struct fd_sink s = {{fd_write}, fd};
+  struct fd_sink s;
+  fd_sink_init(&s, fd);
   int err = ucov_modules(sink_module_line, &s.sink);
   if (err) {
     errno = -err;

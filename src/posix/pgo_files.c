@@ -94,7 +94,7 @@ static UCOV_NOTRACE void find_sections(void) {
   found.name = "default";
   ucov_modules(exe_module, &found);
   struct ucov_pgo_layout l;
-  int err = ucov_pgo_layout(&found, &l);
+  int err = ucov_pgo_prepare(&found, &l);
   if (err) {
     ucov_port_log(err == -UCOV_EOPNOTSUPP
                       ? "ucov: profile: this raw profile version or variant (single-byte "
@@ -188,36 +188,52 @@ static UCOV_NOTRACE int pgo_write(int reset) {
     log_path("LLVM_PROFILE_FILE", "too long");
     return -1;
   }
-  int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | (pool ? 0 : O_TRUNC), 0644);
+  /* No O_TRUNC: the file was emptied at start, and truncating even an empty
+   * file costs more than the whole write; emptied here only if not empty. */
+  int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) {
     log_path(path, strerror(errno));
     return -1;
   }
+  struct stat st;
+  if (!pool && (fstat(fd, &st) != 0 || (st.st_size > 0 && ftruncate(fd, 0) != 0))) {
+    log_path(path, strerror(errno));
+    close(fd);
+    return -1;
+  }
+  if (!pool) {
+    /* Straight into the file: the sections' large blocks go to write(2) as
+     * they are, the rest through the writer's buffer. */
+    struct fd_sink out;
+    fd_sink_init(&out, fd);
+    ucov_port_lock();
+    int err = ucov_pgo_write(&out.sink, &s, reset);
+    ucov_port_unlock();
+    if (err)
+      log_path(path, "cannot write");
+    close(fd);
+    return err ? -1 : 0;
+  }
+  /* A pool: read it under a lock, merge, rewrite it from the start. */
   struct mem_sink old, out;
   mem_sink_init(&old);
   mem_sink_init(&out);
-  if (pool) {
-    struct flock lk = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
-    while (fcntl(fd, F_SETLKW, &lk) != 0 && errno == EINTR)
-      ;
-    uint8_t buf[65536];
-    ssize_t n;
-    while ((n = read(fd, buf, sizeof(buf))) > 0)
-      old.sink.write(&old.sink, buf, (size_t)n);
-  }
-  /* The profile's size is known: one allocation. */
-  mem_sink_reserve(&out, 88 + 8 + s.build_id_size + 8 + (size_t)(s.data_end - s.data) +
-                             (size_t)(s.cnts_end - s.cnts) * 8 + (size_t)(s.names_end - s.names) +
-                             (size_t)(s.bits_end - s.bits) + 64);
+  struct flock lk = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+  while (fcntl(fd, F_SETLKW, &lk) != 0 && errno == EINTR)
+    ;
+  uint8_t buf[65536];
+  ssize_t n;
+  while ((n = read(fd, buf, sizeof(buf))) > 0)
+    old.sink.write(&old.sink, buf, (size_t)n);
   ucov_port_lock();
+  mem_sink_reserve(&out, old.len + ucov_pgo_size_bound(&s));
   int err = ucov_pgo_write_merged(&out.sink, &s, reset, old.len ? old.data : NULL, old.len);
   if (err == -UCOV_EINVAL) {
     log_path(path, "not a profile of this program: overwritten");
     err = ucov_pgo_write(&out.sink, &s, reset);
   }
   ucov_port_unlock();
-  /* A pool was read: rewrite it from the start; otherwise the file is empty. */
-  if (!err && pool && (lseek(fd, 0, SEEK_SET) != 0 || ftruncate(fd, 0) != 0))
+  if (!err && (lseek(fd, 0, SEEK_SET) != 0 || ftruncate(fd, 0) != 0))
     err = -EIO;
   if (!err && write(fd, out.data, out.len) != (ssize_t)out.len)
     err = -EIO;
@@ -272,13 +288,34 @@ UCOV_EXPORT UCOV_NOTRACE void __llvm_profile_reset_counters(void) {
   ucov_port_unlock();
 }
 
+/*
+ * As compiler-rt does, a profile file that is not a %m pool is emptied when
+ * the program starts (and when __llvm_profile_set_filename names another):
+ * a run that dies leaves no stale profile of an earlier run behind.
+ */
+static UCOV_NOTRACE void truncate_profile(void) {
+  struct ucov_llvm_sections s;
+  char path[PATH_MAX];
+  int pool;
+  const char *tree = getenv("UCOV_EXIT_DIR");
+  if ((tree && *tree) || ucov_port_llvm_sections(&s) ||
+      profile_path(&s, path, sizeof(path), &pool) || pool)
+    return;
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd >= 0)
+    close(fd);
+}
+
 UCOV_EXPORT UCOV_NOTRACE void __llvm_profile_set_filename(const char *name) {
   snprintf(pgo_filename, sizeof(pgo_filename), "%s", name ? name : "");
+  truncate_profile();
 }
 
 /* Early, so that value profiling runs in other constructors too. */
 __attribute__((constructor(101))) static UCOV_NOTRACE void pgo_at_exit(void) {
   struct ucov_llvm_sections s;
-  if (ucov_port_llvm_sections(&s) == 0)
+  if (ucov_port_llvm_sections(&s) == 0) {
+    truncate_profile();
     atexit(pgo_write_at_exit);
+  }
 }

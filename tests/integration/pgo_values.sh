@@ -69,10 +69,13 @@ grep -q 'not a profile of this program' err.txt &&
   fail "%m: a pool with truncated value data is replaced, with a message"
 
 # Live: values after a reset are the second phase's only.
-coproc P { UCOV_RUNTIME_DIR=$WORK/rt exec ./p_ucov; }
+# (As with compiler-rt, the profile file is emptied when the program starts.)
+echo stale >stale.profraw
+coproc P { LLVM_PROFILE_FILE=stale.profraw UCOV_RUNTIME_DIR=$WORK/rt exec ./p_ucov; }
 pid=$P_PID
 cmd() { echo "$1" >&"${P[1]}" && read -r -t 20 _ <&"${P[0]}"; }
 cmd "c 1 7" && cmd "m 700 3"
+[ -e stale.profraw ] && [ ! -s stale.profraw ] && pass || fail "the profile file is emptied at start"
 UCOV_RUNTIME_DIR=$WORK/rt "$UCOV" pull --pid "$pid" -o L1 pgo/p_ucov.profraw &&
   UCOV_RUNTIME_DIR=$WORK/rt "$UCOV" reset --pid "$pid" pgo/p_ucov.profraw && pass ||
   fail "pull and reset pgo/p_ucov.profraw"
@@ -80,6 +83,8 @@ cmd "c 2 5" && cmd "c 1 2"
 UCOV_RUNTIME_DIR=$WORK/rt "$UCOV" pull --pid "$pid" -o L2 pgo/p_ucov.profraw
 cmd q
 wait "$pid"
+llvm-profdata-$v "${SHOW[@]}" stale.profraw | grep -q 'op_dbl, *2 \]' && pass ||
+  fail "the exit profile: counts since the reset"
 llvm-profdata-$v "${SHOW[@]}" L1/pgo/p_ucov.profraw >l1.show
 llvm-profdata-$v "${SHOW[@]}" L2/pgo/p_ucov.profraw >l2.show
 grep -q 'op_dbl, *7 \]' l1.show && grep -q 'op_neg, *5 \]' l2.show &&
