@@ -16,6 +16,10 @@ for v in 16 19; do
   have clang-$v && have llvm-profdata-$v && have llvm-cov-$v || need+=(clang-$v llvm-$v libclang-rt-$v-dev)
 done
 [ -f /usr/include/linux/kcov.h ] || need+=(linux-libc-dev)
+# The report tests' oracles: lcov/genhtml, gcovr, xmllint.
+have lcov && have genhtml || need+=(lcov)
+have gcovr || need+=(gcovr)
+have xmllint || need+=(libxml2-utils)
 
 # clang's sanitizer runtimes come in their own package (libclang-rt-N-dev).
 probe=$(mktemp -d)

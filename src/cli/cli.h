@@ -14,6 +14,8 @@ int cmd_ls(int argc, char **argv);
 int cmd_pull(int argc, char **argv);
 int cmd_reset(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 
 #include <stddef.h>
 #include <sys/types.h>

@@ -20,6 +20,8 @@ static const char usage[] =
     "  pull        copy a running target's coverage into a directory\n"
     "  reset       reset a running target's counters\n"
     "  run         run a target and collect its coverage at exit and on an interval\n"
+    "  report      turn coverage (pulled, .gcda, .profraw, lcov, JSON) into reports\n"
+    "  merge       add up coverage inputs into one lcov tracefile or ucov JSON\n"
     "\n"
     "Run 'ucov COMMAND --help' for a command's options.\n";
 
@@ -57,6 +59,10 @@ int main(int argc, char **argv) {
     return cmd_reset(argc - 1, argv + 1);
   if (strcmp(cmd, "run") == 0)
     return cmd_run(argc - 1, argv + 1);
+  if (strcmp(cmd, "report") == 0)
+    return cmd_report(argc - 1, argv + 1);
+  if (strcmp(cmd, "merge") == 0)
+    return cmd_merge(argc - 1, argv + 1);
   if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
     fputs(usage, stdout);
     return UCOV_EXIT_OK;

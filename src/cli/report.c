@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ucov report | merge: coverage inputs of any kind (pulled trees, .gcda
+ * trees, LLVM profiles, lcov tracefiles, ucov JSON) into one model, written
+ * as lcov, Cobertura, JSON (and a summary on stdout).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "report/formats.h"
+#include "report/inputs.h"
+#include "report/model.h"
+
+static const char report_usage[] =
+    "usage: ucov report INPUT... [--lcov FILE] [--cobertura FILE] [--json FILE]\n"
+    "\n"
+    "Read coverage INPUTs and write reports; with no output option, print a summary.\n"
+    "An INPUT is a directory written by `ucov pull` or a build (its .gcda, .profraw,\n"
+    ".info and .json files), a .gcda, a .profraw or .profdata (with --binary), an\n"
+    "lcov tracefile or ucov JSON; kinds mix, and counts of the same lines add up.\n"
+    "\n"
+    "  --lcov FILE          an lcov tracefile (1.x records)\n"
+    "  --cobertura FILE     Cobertura XML (coverage-04.dtd)\n"
+    "  --json FILE          ucov JSON (docs/formats.md)\n"
+    "  --binary PROG        the instrumented program of LLVM profiles (repeatable)\n"
+    "  --prefix-map OLD=NEW rewrite source paths starting with OLD (repeatable)\n"
+    "  --include GLOB       keep only source paths matching GLOB (repeatable)\n"
+    "  --exclude GLOB       drop source paths matching GLOB (repeatable)\n"
+    "  --gcov-tool TOOL     gcov of the compiler that built the .gcda (default gcov)\n"
+    "  -q, --quiet          no summary, no progress line\n"
+    "  -h, --help\n"
+    "\n"
+    "Exit status: 0, 1 if an input could not be read (the report has the rest), 2 usage.\n";
+
+static const char merge_usage[] =
+    "usage: ucov merge INPUT... -o FILE\n"
+    "\n"
+    "Add up coverage INPUTs (as `ucov report` reads them) into one lcov tracefile, or\n"
+    "ucov JSON when FILE ends in .json. Merging is associative and commutative:\n"
+    "shards merge in any order to the same result.\n"
+    "\n"
+    "  -o, --output FILE\n"
+    "  --binary, --prefix-map, --include, --exclude, --gcov-tool: as for ucov report\n"
+    "  -q, --quiet\n"
+    "  -h, --help\n";
+
+enum { O_LCOV = 256, O_COBERTURA, O_JSON, O_BINARY, O_PREFIX, O_INCLUDE, O_EXCLUDE, O_GCOV };
+
+struct outputs {
+  const char *lcov, *cobertura, *json;
+};
+
+static int write_one(const char *path, int (*writer)(const struct cov_model *, FILE *),
+                     const struct cov_model *m) {
+  FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+  if (!f) {
+    fprintf(stderr, "ucov: %s: %s\n", path, strerror(errno));
+    return -1;
+  }
+  int err = writer(m, f);
+  if (f != stdout && fclose(f))
+    err = -1;
+  else if (f == stdout && fflush(f))
+    err = -1;
+  if (err)
+    fprintf(stderr, "ucov: %s: write error\n", path);
+  return err;
+}
+
+static void summary_line(const char *what, uint64_t hit, uint64_t found) {
+  if (found)
+    printf("%-10s %6.2f%% (%" PRIu64 " of %" PRIu64 ")\n", what,
+           100.0 * (double)hit / (double)found, hit, found);
+  else
+    printf("%-10s no data\n", what);
+}
+
+static void print_summary(const struct cov_model *m) {
+  struct cov_summary s;
+  cov_summary(m, &s);
+  printf("%zu files\n", m->n_files);
+  summary_line("lines:", s.lines_hit, s.lines_found);
+  summary_line("functions:", s.funcs_hit, s.funcs_found);
+  summary_line("branches:", s.branches_hit, s.branches_found);
+}
+
+/* Options both commands share; the rest by `extra`. Returns optind or -1. */
+static int parse(int argc, char **argv, const char *usage, struct cov_model *m,
+                 struct input_opts *in, struct outputs *out, const char **merge_out, int *quiet) {
+  static const struct option opts[] = {{"lcov", required_argument, 0, O_LCOV},
+                                       {"cobertura", required_argument, 0, O_COBERTURA},
+                                       {"json", required_argument, 0, O_JSON},
+                                       {"binary", required_argument, 0, O_BINARY},
+                                       {"prefix-map", required_argument, 0, O_PREFIX},
+                                       {"include", required_argument, 0, O_INCLUDE},
+                                       {"exclude", required_argument, 0, O_EXCLUDE},
+                                       {"gcov-tool", required_argument, 0, O_GCOV},
+                                       {"output", required_argument, 0, 'o'},
+                                       {"quiet", no_argument, 0, 'q'},
+                                       {"help", no_argument, 0, 'h'},
+                                       {0, 0, 0, 0}};
+  int c;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, merge_out ? "o:qh" : "qh", opts, NULL)) != -1) {
+    switch (c) {
+    case O_LCOV:
+    case O_COBERTURA:
+    case O_JSON:
+      if (merge_out) {
+        fputs(usage, stderr);
+        return -1;
+      }
+      *(c == O_LCOV ? &out->lcov : c == O_JSON ? &out->json : &out->cobertura) = optarg;
+      break;
+    case O_BINARY:
+      in->binaries = realloc(in->binaries, (size_t)(in->n_binaries + 1) * sizeof(char *));
+      in->binaries[in->n_binaries++] = optarg;
+      break;
+    case O_PREFIX:
+      if (cov_add_prefix_map(m, optarg)) {
+        fprintf(stderr, "ucov: --prefix-map wants OLD=NEW, not '%s'\n", optarg);
+        return -1;
+      }
+      break;
+    case O_INCLUDE:
+      cov_add_include(m, optarg);
+      break;
+    case O_EXCLUDE:
+      cov_add_exclude(m, optarg);
+      break;
+    case O_GCOV:
+      in->gcov_tool = optarg;
+      break;
+    case 'o':
+      *merge_out = optarg;
+      break;
+    case 'q':
+      *quiet = 1;
+      break;
+    case 'h':
+      fputs(usage, stdout);
+      exit(UCOV_EXIT_OK);
+    default:
+      fputs(usage, stderr);
+      return -1;
+    }
+  }
+  if (optind >= argc) {
+    fprintf(stderr, "ucov: no INPUT\n%s", usage);
+    return -1;
+  }
+  in->progress = !*quiet && isatty(2);
+  return optind;
+}
+
+static int read_inputs(struct cov_model *m, int argc, char **argv, int first,
+                       const struct input_opts *in) {
+  int bad = 0;
+  for (int i = first; i < argc; i++)
+    bad += input_read(m, argv[i], in);
+  cov_finish(m);
+  return bad;
+}
+
+int cmd_report(int argc, char **argv) {
+  struct cov_model m;
+  struct input_opts in = {0};
+  struct outputs out = {0};
+  int quiet = 0;
+  cov_init(&m);
+  int first = parse(argc, argv, report_usage, &m, &in, &out, NULL, &quiet);
+  if (first < 0) {
+    cov_free(&m);
+    free(in.binaries);
+    return UCOV_EXIT_USAGE;
+  }
+  int bad = read_inputs(&m, argc, argv, first, &in);
+  int err = 0;
+  if (out.lcov)
+    err |= write_one(out.lcov, lcov_write, &m);
+  if (out.cobertura)
+    err |= write_one(out.cobertura, cobertura_write, &m);
+  if (out.json)
+    err |= write_one(out.json, ucov_json_write, &m);
+  if (!quiet && !out.lcov && !out.cobertura && !out.json)
+    print_summary(&m);
+  cov_free(&m);
+  free(in.binaries);
+  return err || bad ? UCOV_EXIT_FAIL : UCOV_EXIT_OK;
+}
+
+int cmd_merge(int argc, char **argv) {
+  struct cov_model m;
+  struct input_opts in = {0};
+  struct outputs out = {0};
+  const char *dest = NULL;
+  int quiet = 0;
+  cov_init(&m);
+  int first = parse(argc, argv, merge_usage, &m, &in, &out, &dest, &quiet);
+  if (first >= 0 && !dest) {
+    fprintf(stderr, "ucov: merge needs -o FILE\n%s", merge_usage);
+    first = -1;
+  }
+  if (first < 0) {
+    cov_free(&m);
+    free(in.binaries);
+    return UCOV_EXIT_USAGE;
+  }
+  int bad = read_inputs(&m, argc, argv, first, &in);
+  size_t n = strlen(dest);
+  int json = n > 5 && strcmp(dest + n - 5, ".json") == 0;
+  int err = write_one(dest, json ? ucov_json_write : lcov_write, &m);
+  cov_free(&m);
+  free(in.binaries);
+  return err || bad ? UCOV_EXIT_FAIL : UCOV_EXIT_OK;
+}

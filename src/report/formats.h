@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Report formats: lcov tracefiles (read, write), ucov JSON (read, write),
+ * gcov's JSON (read), Cobertura XML (write). Readers add to a model and say
+ * what they could not read on stderr, "ucov: FILE:LINE: what", and go on.
+ */
+#ifndef UCOV_REPORT_FORMATS_H
+#define UCOV_REPORT_FORMATS_H
+
+#include <stdio.h>
+
+#include "json.h"
+#include "model.h"
+
+/* An lcov tracefile (1.x; lcov 2's extra records are skipped). Returns the
+ * records it could not read (0: all), or -1 if the file cannot be read. */
+int lcov_read(struct cov_model *m, const char *path);
+/* A finished model as an lcov tracefile. 0 or -1 (a write error). */
+int lcov_write(const struct cov_model *m, FILE *f);
+
+/* ucov JSON (docs/formats.md). Returns 0, or -1 if root is not one (msg says why). */
+int ucov_json_read(struct cov_model *m, const struct json *root, char *msg, size_t len);
+int ucov_json_write(const struct cov_model *m, FILE *f);
+
+/* One document of `gcov --json-format --stdout`. 0, or -1 if it is not one. */
+int gcov_json_read(struct cov_model *m, const struct json *root, char *msg, size_t len);
+
+/* Cobertura XML (coverage-04.dtd): packages are directories, classes files. */
+int cobertura_write(const struct cov_model *m, FILE *f);
+
+#endif

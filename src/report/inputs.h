@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Report inputs: whatever a path holds, into the model. A directory (as
+ * `ucov pull` or a build writes it) is walked for .gcda, .profraw/.profdata,
+ * lcov tracefiles (.info) and ucov JSON (.json); a file is read by its
+ * content. .gcda files go through `gcov --json-format --stdout` (their .gcno
+ * found beside them, or, in a pulled tree DIR/gcov/<build path>.gcda, at the
+ * build path); raw profiles through llvm-profdata and `llvm-cov export`
+ * (with --binary) of the clang version that wrote them.
+ */
+#ifndef UCOV_REPORT_INPUTS_H
+#define UCOV_REPORT_INPUTS_H
+
+#include "model.h"
+
+struct input_opts {
+  const char **binaries; /* --binary: programs for .profraw inputs */
+  int n_binaries;
+  const char *gcov_tool; /* default "gcov" */
+  int progress;          /* a progress line on stderr */
+};
+
+/* Read one input. Returns the number of problems reported on stderr (0: all read). */
+int input_read(struct cov_model *m, const char *path, const struct input_opts *o);
+
+#endif

@@ -1,0 +1,343 @@
+/* SPDX-License-Identifier: MIT */
+#include "model.h"
+
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void cov_init(struct cov_model *m) {
+  memset(m, 0, sizeof(*m));
+}
+
+static void free_file(struct cov_file *f) {
+  for (size_t i = 0; i < f->n_funcs; i++)
+    free(f->funcs[i].name);
+  free(f->funcs);
+  free(f->lines);
+  free(f->branches);
+  free(f->path);
+  free(f);
+}
+
+void cov_free(struct cov_model *m) {
+  for (size_t i = 0; i < m->n_files; i++)
+    free_file(m->files[i]);
+  free(m->files);
+  free(m->slots);
+  for (size_t i = 0; i < m->n_maps; i++) {
+    free(m->maps[i].from);
+    free(m->maps[i].to);
+  }
+  free(m->maps);
+  for (size_t i = 0; i < m->n_include; i++)
+    free(m->include[i]);
+  for (size_t i = 0; i < m->n_exclude; i++)
+    free(m->exclude[i]);
+  free(m->include);
+  free(m->exclude);
+  cov_init(m);
+}
+
+/* Grow an array to hold one more element. */
+static int grow(void **arr, size_t *cap, size_t n, size_t elem) {
+  if (n < *cap)
+    return 0;
+  size_t c = *cap ? *cap * 2 : 8;
+  void *p = realloc(*arr, c * elem);
+  if (!p)
+    return -1;
+  *arr = p;
+  *cap = c;
+  return 0;
+}
+
+int cov_add_prefix_map(struct cov_model *m, const char *rule) {
+  const char *eq = strchr(rule, '=');
+  if (!eq || eq == rule)
+    return -1;
+  struct cov_rule *r = realloc(m->maps, (m->n_maps + 1) * sizeof(*r));
+  if (!r)
+    return -1;
+  m->maps = r;
+  r[m->n_maps].from = strndup(rule, (size_t)(eq - rule));
+  r[m->n_maps].to = strdup(eq + 1);
+  m->n_maps++;
+  return 0;
+}
+
+static void add_glob(char ***list, size_t *n, const char *glob) {
+  char **l = realloc(*list, (*n + 1) * sizeof(*l));
+  if (!l)
+    return;
+  *list = l;
+  l[(*n)++] = strdup(glob);
+}
+
+void cov_add_include(struct cov_model *m, const char *glob) {
+  add_glob(&m->include, &m->n_include, glob);
+}
+
+void cov_add_exclude(struct cov_model *m, const char *glob) {
+  add_glob(&m->exclude, &m->n_exclude, glob);
+}
+
+/* Lexical normalization in place: "//" and "/./" collapse, "x/.." goes. */
+static void normalize(char *p) {
+  int abs = p[0] == '/';
+  char *seg[4096];
+  int n = 0;
+  char *save, *tok = strtok_r(p, "/", &save);
+  char buf[8192];
+  size_t o = 0;
+  for (; tok && n < 4096; tok = strtok_r(NULL, "/", &save)) {
+    if (strcmp(tok, ".") == 0)
+      continue;
+    if (strcmp(tok, "..") == 0 && n > 0 && strcmp(seg[n - 1], "..") != 0) {
+      n--;
+      continue;
+    }
+    if (strcmp(tok, "..") == 0 && abs)
+      continue;
+    seg[n++] = tok;
+  }
+  if (abs)
+    buf[o++] = '/';
+  for (int i = 0; i < n && o < sizeof(buf) - 1; i++) {
+    size_t l = strlen(seg[i]);
+    if (o + l + 2 > sizeof(buf))
+      break;
+    memcpy(buf + o, seg[i], l);
+    o += l;
+    if (i + 1 < n)
+      buf[o++] = '/';
+  }
+  if (o == 0)
+    buf[o++] = '.';
+  buf[o] = 0;
+  strcpy(p, buf);
+}
+
+static int matches(char **globs, size_t n, const char *path) {
+  for (size_t i = 0; i < n; i++)
+    if (fnmatch(globs[i], path, 0) == 0)
+      return 1;
+  return 0;
+}
+
+static uint64_t hash_str(const char *s) {
+  uint64_t h = 1469598103934665603ull;
+  for (; *s; s++)
+    h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return h;
+}
+
+static int index_rebuild(struct cov_model *m, size_t n_slots) {
+  size_t *slots = calloc(n_slots, sizeof(*slots));
+  if (!slots)
+    return -1;
+  for (size_t i = 0; i < m->n_files; i++) {
+    size_t s = hash_str(m->files[i]->path) & (n_slots - 1);
+    while (slots[s])
+      s = (s + 1) & (n_slots - 1);
+    slots[s] = i + 1;
+  }
+  free(m->slots);
+  m->slots = slots;
+  m->n_slots = n_slots;
+  return 0;
+}
+
+struct cov_file *cov_file(struct cov_model *m, const char *path, const char *dir) {
+  char p[8192];
+  if (path[0] != '/' && dir && dir[0])
+    snprintf(p, sizeof(p), "%s/%s", dir, path);
+  else
+    snprintf(p, sizeof(p), "%s", path);
+  normalize(p);
+  for (size_t i = 0; i < m->n_maps; i++) {
+    size_t l = strlen(m->maps[i].from);
+    if (strncmp(p, m->maps[i].from, l) == 0 && (p[l] == '/' || p[l] == 0)) {
+      char q[8192];
+      snprintf(q, sizeof(q), "%s%s", m->maps[i].to, p + l);
+      strcpy(p, q);
+      normalize(p);
+      break;
+    }
+  }
+  if ((m->n_include && !matches(m->include, m->n_include, p)) ||
+      matches(m->exclude, m->n_exclude, p))
+    return NULL;
+  if (m->n_slots < 2 * (m->n_files + 1) && index_rebuild(m, m->n_slots ? m->n_slots * 2 : 64))
+    return NULL;
+  size_t s = hash_str(p) & (m->n_slots - 1);
+  for (; m->slots[s]; s = (s + 1) & (m->n_slots - 1))
+    if (strcmp(m->files[m->slots[s] - 1]->path, p) == 0)
+      return m->files[m->slots[s] - 1];
+  if (grow((void **)&m->files, &m->cap_files, m->n_files, sizeof(*m->files)))
+    return NULL;
+  struct cov_file *f = calloc(1, sizeof(*f));
+  if (!f || !(f->path = strdup(p))) {
+    free(f);
+    return NULL;
+  }
+  m->files[m->n_files++] = f;
+  m->slots[s] = m->n_files;
+  return f;
+}
+
+int cov_add_line(struct cov_file *f, uint32_t line, uint64_t count) {
+  if (grow((void **)&f->lines, &f->cap_lines, f->n_lines, sizeof(*f->lines)))
+    return -1;
+  f->lines[f->n_lines++] = (struct cov_line){line, count};
+  return 0;
+}
+
+int cov_add_func(struct cov_file *f, const char *name, uint32_t line, uint64_t count) {
+  if (grow((void **)&f->funcs, &f->cap_funcs, f->n_funcs, sizeof(*f->funcs)))
+    return -1;
+  char *n = strdup(name);
+  if (!n)
+    return -1;
+  f->funcs[f->n_funcs++] = (struct cov_func){n, line, count};
+  return 0;
+}
+
+int cov_add_branch(struct cov_file *f, uint32_t line, uint32_t block, uint32_t branch, int executed,
+                   uint64_t taken) {
+  if (grow((void **)&f->branches, &f->cap_branches, f->n_branches, sizeof(*f->branches)))
+    return -1;
+  f->branches[f->n_branches++] = (struct cov_branch){line, block, branch, executed != 0, taken};
+  return 0;
+}
+
+static int cmp_line(const void *a, const void *b) {
+  const struct cov_line *x = a, *y = b;
+  return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* Functions by name: one entry per name (the first line it was seen at). */
+static int cmp_func_name(const void *a, const void *b) {
+  const struct cov_func *x = a, *y = b;
+  int c = strcmp(x->name, y->name);
+  return c ? c : (x->line < y->line ? -1 : x->line > y->line);
+}
+
+/* Then by line, as lcov lists them. */
+static int cmp_func_line(const void *a, const void *b) {
+  const struct cov_func *x = a, *y = b;
+  if (x->line != y->line)
+    return x->line < y->line ? -1 : 1;
+  return strcmp(x->name, y->name);
+}
+
+static int cmp_branch(const void *a, const void *b) {
+  const struct cov_branch *x = a, *y = b;
+  if (x->line != y->line)
+    return x->line < y->line ? -1 : 1;
+  if (x->block != y->block)
+    return x->block < y->block ? -1 : 1;
+  return x->branch < y->branch ? -1 : x->branch > y->branch;
+}
+
+static int cmp_file(const void *a, const void *b) {
+  return strcmp((*(struct cov_file *const *)a)->path, (*(struct cov_file *const *)b)->path);
+}
+
+/* qsort, which must not see a NULL array even when empty. */
+static void sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *)) {
+  if (n > 1)
+    qsort(base, n, size, cmp);
+}
+
+static void finish_file(struct cov_file *f) {
+  size_t o = 0;
+  sort(f->lines, f->n_lines, sizeof(*f->lines), cmp_line);
+  for (size_t i = 0; i < f->n_lines; i++) {
+    if (o && f->lines[o - 1].line == f->lines[i].line)
+      f->lines[o - 1].count = cov_sum(f->lines[o - 1].count, f->lines[i].count);
+    else
+      f->lines[o++] = f->lines[i];
+  }
+  f->n_lines = o;
+  o = 0;
+  sort(f->funcs, f->n_funcs, sizeof(*f->funcs), cmp_func_name);
+  for (size_t i = 0; i < f->n_funcs; i++) {
+    if (o && strcmp(f->funcs[o - 1].name, f->funcs[i].name) == 0) {
+      f->funcs[o - 1].count = cov_sum(f->funcs[o - 1].count, f->funcs[i].count);
+      free(f->funcs[i].name);
+    } else {
+      f->funcs[o++] = f->funcs[i];
+    }
+  }
+  f->n_funcs = o;
+  sort(f->funcs, f->n_funcs, sizeof(*f->funcs), cmp_func_line);
+  o = 0;
+  sort(f->branches, f->n_branches, sizeof(*f->branches), cmp_branch);
+  for (size_t i = 0; i < f->n_branches; i++) {
+    struct cov_branch *b = &f->branches[i];
+    if (o && !cmp_branch(&f->branches[o - 1], b)) {
+      struct cov_branch *a = &f->branches[o - 1];
+      a->taken = cov_sum(a->taken, b->taken);
+      a->executed |= b->executed;
+    } else {
+      f->branches[o++] = *b;
+    }
+  }
+  f->n_branches = o;
+}
+
+void cov_finish(struct cov_model *m) {
+  for (size_t i = 0; i < m->n_files; i++)
+    finish_file(m->files[i]);
+  sort(m->files, m->n_files, sizeof(*m->files), cmp_file);
+  index_rebuild(m, m->n_slots ? m->n_slots : 64);
+}
+
+int cov_merge(struct cov_model *dst, const struct cov_model *src) {
+  for (size_t i = 0; i < src->n_files; i++) {
+    const struct cov_file *s = src->files[i];
+    struct cov_file *d = cov_file(dst, s->path, NULL);
+    if (!d)
+      continue; /* filtered out */
+    for (size_t k = 0; k < s->n_lines; k++)
+      if (cov_add_line(d, s->lines[k].line, s->lines[k].count))
+        return -1;
+    for (size_t k = 0; k < s->n_funcs; k++)
+      if (cov_add_func(d, s->funcs[k].name, s->funcs[k].line, s->funcs[k].count))
+        return -1;
+    for (size_t k = 0; k < s->n_branches; k++) {
+      const struct cov_branch *b = &s->branches[k];
+      if (cov_add_branch(d, b->line, b->block, b->branch, b->executed, b->taken))
+        return -1;
+    }
+  }
+  return 0;
+}
+
+void cov_file_summary(const struct cov_file *f, struct cov_summary *s) {
+  memset(s, 0, sizeof(*s));
+  s->lines_found = f->n_lines;
+  for (size_t i = 0; i < f->n_lines; i++)
+    s->lines_hit += f->lines[i].count > 0;
+  s->funcs_found = f->n_funcs;
+  for (size_t i = 0; i < f->n_funcs; i++)
+    s->funcs_hit += f->funcs[i].count > 0;
+  s->branches_found = f->n_branches;
+  for (size_t i = 0; i < f->n_branches; i++)
+    s->branches_hit += f->branches[i].executed && f->branches[i].taken > 0;
+}
+
+void cov_summary(const struct cov_model *m, struct cov_summary *s) {
+  memset(s, 0, sizeof(*s));
+  for (size_t i = 0; i < m->n_files; i++) {
+    struct cov_summary f;
+    cov_file_summary(m->files[i], &f);
+    s->lines_found += f.lines_found;
+    s->lines_hit += f.lines_hit;
+    s->funcs_found += f.funcs_found;
+    s->funcs_hit += f.funcs_hit;
+    s->branches_found += f.branches_found;
+    s->branches_hit += f.branches_hit;
+  }
+}

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The coverage model every input fills and every writer reads: source file
+ * -> lines, functions and branches, with counts. Adding is summing (counts
+ * of the same line, function or branch add, saturating), so merging models
+ * is associative and commutative; cov_finish puts everything in one
+ * canonical order (files by path, lines by number, ...).
+ */
+#ifndef UCOV_REPORT_MODEL_H
+#define UCOV_REPORT_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct cov_line {
+  uint32_t line;
+  uint64_t count;
+};
+
+struct cov_func {
+  char *name;
+  uint32_t line;
+  uint64_t count;
+};
+
+/* lcov's BRDA: a branch of a block on a line; taken, or never executed ('-'). */
+struct cov_branch {
+  uint32_t line, block, branch;
+  int executed;
+  uint64_t taken;
+};
+
+struct cov_file {
+  char *path;
+  struct cov_line *lines;
+  size_t n_lines, cap_lines;
+  struct cov_func *funcs;
+  size_t n_funcs, cap_funcs;
+  struct cov_branch *branches;
+  size_t n_branches, cap_branches;
+};
+
+struct cov_rule {
+  char *from, *to; /* --prefix-map OLD=NEW */
+};
+
+struct cov_model {
+  struct cov_file **files;
+  size_t n_files, cap_files;
+  size_t *slots; /* open-addressing index of files by path: file index + 1 */
+  size_t n_slots;
+  /* Path rules applied by cov_file: prefix maps, then include/exclude globs. */
+  struct cov_rule *maps;
+  size_t n_maps;
+  char **include, **exclude;
+  size_t n_include, n_exclude;
+};
+
+struct cov_summary {
+  uint64_t lines_found, lines_hit;
+  uint64_t funcs_found, funcs_hit;
+  uint64_t branches_found, branches_hit;
+};
+
+void cov_init(struct cov_model *m);
+void cov_free(struct cov_model *m);
+
+/* Path rules (copied). A rule that cannot be parsed returns -1. */
+int cov_add_prefix_map(struct cov_model *m, const char *old_eq_new);
+void cov_add_include(struct cov_model *m, const char *glob);
+void cov_add_exclude(struct cov_model *m, const char *glob);
+
+/*
+ * The file of a source path (found or added), after the prefix maps and
+ * lexical normalization ("a/./b", "a/x/../b"); NULL if the include/exclude
+ * globs leave it out (or no memory). dir: what a relative path is relative to
+ * (NULL: keep it relative).
+ */
+struct cov_file *cov_file(struct cov_model *m, const char *path, const char *dir);
+
+/* Add counts (0 on success, -1 without memory). */
+int cov_add_line(struct cov_file *f, uint32_t line, uint64_t count);
+int cov_add_func(struct cov_file *f, const char *name, uint32_t line, uint64_t count);
+int cov_add_branch(struct cov_file *f, uint32_t line, uint32_t block, uint32_t branch, int executed,
+                   uint64_t taken);
+
+/* Sort and coalesce: one entry per line, function, branch; files by path. */
+void cov_finish(struct cov_model *m);
+
+/* Add every count of src to dst (both finished or not; dst is left unfinished). */
+int cov_merge(struct cov_model *dst, const struct cov_model *src);
+
+/* Found and hit counts of a (finished) file, or added over all files. */
+void cov_file_summary(const struct cov_file *f, struct cov_summary *s);
+void cov_summary(const struct cov_model *m, struct cov_summary *s);
+
+/* Saturating addition of counts. */
+static inline uint64_t cov_sum(uint64_t a, uint64_t b) {
+  return a + b < a ? UINT64_MAX : a + b;
+}
+
+#endif

@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# ucov report and ucov merge against the tools people use: lcov output read by
+# lcov and genhtml, Cobertura validated against coverage-04.dtd, line counts
+# equal to gcovr's on the same .gcda and to llvm-cov's on the same .profraw,
+# a pulled tree of a running daemon, merges in any order, path rules, and
+# corrupt inputs (a message, the rest of the report, exit status 1).
+# Usage: report.sh UCOV SRCDIR WORKDIR [SANITIZE]
+set -u
+UCOV=$1 SRC=$2 WORK=$3 SAN=${4:-}
+. "$SRC/tests/lib.sh"
+sanflags "$SAN"
+rm -rf "$WORK" && mkdir -p "$WORK/b" && cd "$WORK/b" || exit 1
+R1='GET / HTTP/1.1\r\nHost: a\r\n\r\n'
+R2='POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n1\r\na\r\n0\r\n\r\n'
+D=$SRC/examples/demo
+gcc --coverage -O0 -I"$D" -c "$D/httpreq.c" -o httpreq.o
+gcc --coverage -O0 -c "$SRC/tests/integration/gcov_main.c" -o gcov_main.o
+gcc --coverage httpreq.o gcov_main.o -o prog
+./prog "$R1" "$R2" >/dev/null
+cd "$WORK" || exit 1
+
+# lcov, Cobertura, JSON from a build tree of .gcda files.
+"$UCOV" report b --lcov r.info --cobertura r.xml --json r.json && pass || fail "report exits 0"
+grep -q "^SF:$SRC/examples/demo/httpreq.c$" r.info && grep -q '^FNDA:2,http_parse$' r.info &&
+  grep -q '^BRDA:' r.info && pass || fail "lcov tracefile: files, functions, branches"
+if command -v lcov >/dev/null; then
+  lcov --rc lcov_branch_coverage=1 --summary r.info >sum.txt 2>&1 &&
+    grep -q 'lines\.\.\.\.\.\.: [0-9.]*% ([0-9]* of [0-9]* lines)' sum.txt && pass ||
+    fail "lcov --summary reads the tracefile: $(cat sum.txt)"
+  genhtml -q --branch-coverage -o html r.info >gen.txt 2>&1 && [ -s html/index.html ] && pass ||
+    fail "genhtml reads the tracefile: $(head -3 gen.txt)"
+else
+  echo "skip lcov/genhtml: not installed"
+fi
+xmllint --nonet --noout --dtdvalid "$SRC/tests/data/coverage-04.dtd" r.xml 2>xml.txt && pass ||
+  fail "Cobertura validates against coverage-04.dtd: $(grep -v 'network\|external entity\|DOCTYPE\|\^' xml.txt | head -3)"
+if command -v gcovr >/dev/null; then
+  # gcovr's and ucov's line counts, file by file, line by line.
+  (cd b && gcovr -r "$SRC" --json -o ../gcovr.json . >/dev/null 2>&1)
+  python3 - "$SRC" gcovr.json r.json >cmp.txt <<'PY'
+import json, os, sys
+src, g, u = sys.argv[1], json.load(open(sys.argv[2])), json.load(open(sys.argv[3]))
+gl = {(os.path.join(src, f["file"]), l["line_number"], l["count"]) for f in g["files"]
+      for l in f["lines"] if not l.get("gcovr/noncode")}
+ul = {(f["path"], l[0], l[1]) for f in u["files"] for l in f["lines"]}
+print("same" if gl == ul and gl else f"gcovr-only {sorted(gl - ul)[:5]} ucov-only {sorted(ul - gl)[:5]}")
+PY
+  grep -q '^same$' cmp.txt && pass || fail "gcovr and ucov line counts: $(cat cmp.txt)"
+else
+  echo "skip gcovr: not installed"
+fi
+
+# Text summary; path rules.
+"$UCOV" report b >summary.txt && grep -qP '^lines: +\d+\.\d+% \(\d+ of \d+\)' summary.txt &&
+  grep -q '^3 files' summary.txt && pass || fail "summary: $(cat summary.txt)"
+"$UCOV" report b --exclude '*.h' --prefix-map "$SRC=/src" --lcov p.info &&
+  grep -q '^SF:/src/examples/demo/httpreq.c$' p.info && ! grep -q '^SF:.*\.h$' p.info && pass ||
+  fail "--prefix-map and --exclude"
+"$UCOV" report b --include '*/gcov_main.c' --lcov i.info && [ "$(grep -c '^SF:' i.info)" = 1 ] &&
+  pass || fail "--include"
+
+# Merging: lcov and JSON shards of three runs add up in any order.
+for r in 1 2 3; do
+  rm -f b/*.gcda
+  args=("$R1")
+  [ $r = 2 ] && args+=("$R2")
+  (cd b && ./prog "${args[@]}" >/dev/null)
+  "$UCOV" report -q b --lcov s$r.info --json s$r.json
+done
+"$UCOV" merge -q s1.info s2.info -o s12.info && "$UCOV" merge -q s12.info s3.info -o a.info &&
+  "$UCOV" merge -q s2.info s3.info -o s23.info && "$UCOV" merge -q s1.info s23.info -o b.info &&
+  "$UCOV" merge -q s3.info s1.info s2.info -o c.info && cmp -s a.info b.info && cmp -s a.info c.info &&
+  grep -q '^FNDA:4,http_parse$' a.info && pass || fail "lcov merges are associative and commutative"
+"$UCOV" merge -q s1.json s2.json -o j12.json && "$UCOV" merge -q j12.json s3.json -o ja.json &&
+  "$UCOV" merge -q s3.json s2.json s1.json -o jb.json && cmp -s ja.json jb.json &&
+  "$UCOV" merge -q ja.json -o ja.info && cmp -s ja.info a.info && pass ||
+  fail "JSON merges: associative, commutative, the same counts as lcov"
+"$UCOV" merge -q s1.info s2.json b -o mixed.info && grep -q '^FNDA:4,http_parse$' mixed.info && pass ||
+  fail "inputs of different kinds mix"
+
+# A pulled tree of a running daemon (.gcda with .gcno links).
+CC=gcc "$UCOV" cc --gcov "${SANFLAGS[@]}" -O0 "$SRC/examples/daemon/kvd.c" -o kvd
+gcc -O1 "$SRC/examples/daemon/kvd.c" -o client
+export UCOV_RUNTIME_DIR=$WORK/rt
+./kvd kvd.sock &
+pid=$!
+for _ in $(seq 200); do [ -S kvd.sock ] && [ -S "rt/$pid.sock" ] && break; sleep 0.02; done
+./client --client kvd.sock "SET a 1" "GET a" "DEL a" >/dev/null
+"$UCOV" pull -q --pid $pid -o pulled 2>/dev/null || "$UCOV" pull --pid $pid -o pulled >/dev/null 2>&1
+kill $pid
+wait $pid 2>/dev/null
+"$UCOV" report pulled --lcov k.info 2>k.err && grep -q "^SF:$SRC/examples/daemon/kvd.c$" k.info &&
+  grep -q '^FNDA:1,cmd_del$' k.info && pass || fail "a pulled tree: $(head -3 k.err)"
+
+# LLVM profiles: llvm-cov's own figures for the same raw profile.
+if command -v clang >/dev/null && command -v llvm-cov >/dev/null; then
+  mkdir -p l && cd l || exit 1
+  clang -fprofile-instr-generate -fcoverage-mapping -O0 -I"$D" "$D/httpreq.c" \
+    "$SRC/tests/integration/gcov_main.c" -o lprog
+  LLVM_PROFILE_FILE=l.profraw ./lprog "$R1" >/dev/null
+  "$UCOV" report l.profraw --binary ./lprog --json l.json && pass || fail "report of a .profraw"
+  llvm-profdata merge -o l.profdata l.profraw
+  # Line by line as `llvm-cov show` prints them (its `report` totals leave out
+  # lines that only a macro expansion covers, which show and export list).
+  llvm-cov show ./lprog -instr-profile=l.profdata -show-expansions=false >show.txt
+  python3 - show.txt l.json >lcmp.txt <<'PY'
+import json, re, sys
+show, cur = set(), None
+for line in open(sys.argv[1]):
+    m = re.match(r"^(/\S+):$", line.rstrip())
+    if m:
+        cur = m.group(1)
+        continue
+    m = re.match(r"^\s*(\d+)\|\s*([0-9.]+[kMGTPE]?)\|", line)
+    if m and cur:
+        c = m.group(2)
+        show.add((cur, int(m.group(1)), int(c) if c.isdigit() else c))
+u = json.load(open(sys.argv[2]))
+mine = {(f["path"], l[0], l[1]) for f in u["files"] for l in f["lines"]}
+# counts llvm-cov abbreviates (1.2k) are compared by line only
+exact = {x for x in show if isinstance(x[2], int)}
+approx = {(x[0], x[1]) for x in show if not isinstance(x[2], int)}
+mine_exact = {x for x in mine if (x[0], x[1]) not in approx}
+ok = exact == mine_exact and approx <= {(x[0], x[1]) for x in mine} and exact
+print("same" if ok else f"show-only {sorted(exact - mine_exact)[:4]} ucov-only {sorted(mine_exact - exact)[:4]}")
+PY
+  grep -q '^same$' lcmp.txt && pass || fail "llvm-cov show and ucov lines: $(cat lcmp.txt)"
+  "$UCOV" report l.profraw 2>nobin.txt
+  [ $? = 1 ] && grep -q 'needs --binary' nobin.txt && pass || fail "a .profraw without --binary"
+  cd .. || exit 1
+else
+  echo "skip LLVM profiles: clang or llvm-cov missing"
+fi
+
+# Corrupt inputs: a message, the rest of the report, exit status 1.
+cp -r b bad
+head -c 20 bad/httpreq.gcda >t && mv t bad/httpreq.gcda
+printf 'SF:/x.c\nDA:1,1\nDA:oops\nend_of_record\n' >bad.info
+"$UCOV" report bad bad.info --lcov part.info 2>bad.txt
+st=$?
+[ $st = 1 ] && grep -q 'bad.info:3: not an lcov record' bad.txt &&
+  grep -q "^SF:$SRC/tests/integration/gcov_main.c$" part.info && grep -q '^SF:/x.c$' part.info &&
+  pass || fail "corrupt inputs: status $st, $(head -4 bad.txt)"
+printf 'garbage' >junk.bin
+"$UCOV" report junk.bin >/dev/null 2>junk.txt
+[ $? = 1 ] && grep -q 'not a .gcda, LLVM profile' junk.txt && pass || fail "an unknown input"
+printf '{"format": "ucov-coverage", "version": 1, "files": [{"path": "/a.c", "lines": [[1]]}]}' >bad.json
+"$UCOV" report bad.json >/dev/null 2>bj.txt
+[ $? = 1 ] && grep -q 'not \[line, count\]' bj.txt && pass || fail "bad ucov JSON: $(cat bj.txt)"
+"$UCOV" report 2>/dev/null
+[ $? = 2 ] && pass || fail "no input: usage, status 2"
+finish report
