@@ -20,6 +20,8 @@ done
 have lcov && have genhtml || need+=(lcov)
 have gcovr || need+=(gcovr)
 have xmllint || need+=(libxml2-utils)
+# Headless Chromium opens the HTML report in the tests.
+have chromium || need+=(chromium)
 
 # clang's sanitizer runtimes come in their own package (libclang-rt-N-dev).
 probe=$(mktemp -d)

@@ -14,12 +14,14 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "report/diff.h"
 #include "report/formats.h"
+#include "report/html.h"
 #include "report/inputs.h"
 #include "report/model.h"
 
 static const char report_usage[] =
-    "usage: ucov report INPUT... [--lcov FILE] [--cobertura FILE] [--json FILE]\n"
+    "usage: ucov report INPUT... [--lcov FILE] [--cobertura FILE] [--json FILE] [--html FILE]\n"
     "\n"
     "Read coverage INPUTs and write reports; with no output option, print a summary.\n"
     "An INPUT is a directory written by `ucov pull` or a build (its .gcda, .profraw,\n"
@@ -29,6 +31,10 @@ static const char report_usage[] =
     "  --lcov FILE          an lcov tracefile (1.x records)\n"
     "  --cobertura FILE     Cobertura XML (coverage-04.dtd)\n"
     "  --json FILE          ucov JSON (docs/formats.md)\n"
+    "  --html FILE          one self-contained HTML page (sortable summary, sources)\n"
+    "  --title TEXT         the HTML page's title\n"
+    "  --baseline INPUT     differential coverage against an older INPUT (repeatable):\n"
+    "                       each line's lcov 2 category (GNC UNC GBC LBC CBC UBC DCB DUB)\n"
     "  --binary PROG        the instrumented program of LLVM profiles (repeatable)\n"
     "  --prefix-map OLD=NEW rewrite source paths starting with OLD (repeatable)\n"
     "  --include GLOB       keep only source paths matching GLOB (repeatable)\n"
@@ -51,10 +57,24 @@ static const char merge_usage[] =
     "  -q, --quiet\n"
     "  -h, --help\n";
 
-enum { O_LCOV = 256, O_COBERTURA, O_JSON, O_BINARY, O_PREFIX, O_INCLUDE, O_EXCLUDE, O_GCOV };
+enum {
+  O_LCOV = 256,
+  O_COBERTURA,
+  O_JSON,
+  O_HTML,
+  O_TITLE,
+  O_BASELINE,
+  O_BINARY,
+  O_PREFIX,
+  O_INCLUDE,
+  O_EXCLUDE,
+  O_GCOV
+};
 
 struct outputs {
-  const char *lcov, *cobertura, *json;
+  const char *lcov, *cobertura, *json, *html, *title;
+  char **baselines;
+  int n_baselines;
 };
 
 static int write_one(const char *path, int (*writer)(const struct cov_model *, FILE *),
@@ -97,6 +117,9 @@ static int parse(int argc, char **argv, const char *usage, struct cov_model *m,
   static const struct option opts[] = {{"lcov", required_argument, 0, O_LCOV},
                                        {"cobertura", required_argument, 0, O_COBERTURA},
                                        {"json", required_argument, 0, O_JSON},
+                                       {"html", required_argument, 0, O_HTML},
+                                       {"title", required_argument, 0, O_TITLE},
+                                       {"baseline", required_argument, 0, O_BASELINE},
                                        {"binary", required_argument, 0, O_BINARY},
                                        {"prefix-map", required_argument, 0, O_PREFIX},
                                        {"include", required_argument, 0, O_INCLUDE},
@@ -113,11 +136,25 @@ static int parse(int argc, char **argv, const char *usage, struct cov_model *m,
     case O_LCOV:
     case O_COBERTURA:
     case O_JSON:
+    case O_HTML:
+    case O_TITLE:
       if (merge_out) {
         fputs(usage, stderr);
         return -1;
       }
-      *(c == O_LCOV ? &out->lcov : c == O_JSON ? &out->json : &out->cobertura) = optarg;
+      *(c == O_LCOV    ? &out->lcov
+        : c == O_JSON  ? &out->json
+        : c == O_HTML  ? &out->html
+        : c == O_TITLE ? &out->title
+                       : &out->cobertura) = optarg;
+      break;
+    case O_BASELINE:
+      if (merge_out) {
+        fputs(usage, stderr);
+        return -1;
+      }
+      out->baselines = realloc(out->baselines, (size_t)(out->n_baselines + 1) * sizeof(char *));
+      out->baselines[out->n_baselines++] = optarg;
       break;
     case O_BINARY:
       in->binaries = realloc(in->binaries, (size_t)(in->n_binaries + 1) * sizeof(char *));
@@ -169,30 +206,88 @@ static int read_inputs(struct cov_model *m, int argc, char **argv, int first,
   return bad;
 }
 
+static const struct cov_diff *the_diff;
+
+static int write_json(const struct cov_model *m, FILE *f) {
+  return ucov_json_write(m, f, the_diff);
+}
+
+static const char *the_title;
+
+static int write_html(const struct cov_model *m, FILE *f) {
+  return html_write(m, f, the_title, the_diff);
+}
+
+static int write_json_plain(const struct cov_model *m, FILE *f) {
+  return ucov_json_write(m, f, NULL);
+}
+
+static void print_diff(const struct cov_diff *d) {
+  printf("against the baseline:");
+  for (int cat = 1; cat < COV_DIFF_CATEGORIES; cat++)
+    printf(" %s %" PRIu64, cov_category_name[cat], d->totals[cat]);
+  printf("\n");
+}
+
 int cmd_report(int argc, char **argv) {
-  struct cov_model m;
+  struct cov_model m, base;
   struct input_opts in = {0};
   struct outputs out = {0};
   int quiet = 0;
   cov_init(&m);
+  cov_init(&base);
   int first = parse(argc, argv, report_usage, &m, &in, &out, NULL, &quiet);
   if (first < 0) {
     cov_free(&m);
     free(in.binaries);
+    free(out.baselines);
     return UCOV_EXIT_USAGE;
   }
   int bad = read_inputs(&m, argc, argv, first, &in);
+  struct cov_diff diff = {0};
+  int have_diff = 0;
+  if (out.n_baselines) {
+    /* The baseline goes through the same path rules. */
+    base.maps = m.maps;
+    base.n_maps = m.n_maps;
+    base.include = m.include;
+    base.n_include = m.n_include;
+    base.exclude = m.exclude;
+    base.n_exclude = m.n_exclude;
+    bad += read_inputs(&base, out.n_baselines, out.baselines, 0, &in);
+    base.maps = NULL;
+    base.n_maps = base.n_include = base.n_exclude = 0;
+    base.include = base.exclude = NULL;
+    if (cov_diff_compute(&diff, &m, &base)) {
+      fprintf(stderr, "ucov: out of memory\n");
+      bad++;
+    } else {
+      have_diff = 1;
+      the_diff = &diff;
+    }
+  }
+  the_title = out.title ? out.title : "ucov coverage report";
   int err = 0;
   if (out.lcov)
     err |= write_one(out.lcov, lcov_write, &m);
   if (out.cobertura)
     err |= write_one(out.cobertura, cobertura_write, &m);
   if (out.json)
-    err |= write_one(out.json, ucov_json_write, &m);
-  if (!quiet && !out.lcov && !out.cobertura && !out.json)
+    err |= write_one(out.json, write_json, &m);
+  if (out.html)
+    err |= write_one(out.html, write_html, &m);
+  if (!quiet && !out.lcov && !out.cobertura && !out.json && !out.html) {
     print_summary(&m);
+    if (have_diff)
+      print_diff(&diff);
+  }
+  if (have_diff)
+    cov_diff_free(&diff);
+  the_diff = NULL;
   cov_free(&m);
+  cov_free(&base);
   free(in.binaries);
+  free(out.baselines);
   return err || bad ? UCOV_EXIT_FAIL : UCOV_EXIT_OK;
 }
 
@@ -216,7 +311,7 @@ int cmd_merge(int argc, char **argv) {
   int bad = read_inputs(&m, argc, argv, first, &in);
   size_t n = strlen(dest);
   int json = n > 5 && strcmp(dest + n - 5, ".json") == 0;
-  int err = write_one(dest, json ? ucov_json_write : lcov_write, &m);
+  int err = write_one(dest, json ? write_json_plain : lcov_write, &m);
   cov_free(&m);
   free(in.binaries);
   return err || bad ? UCOV_EXIT_FAIL : UCOV_EXIT_OK;

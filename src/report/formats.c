@@ -241,7 +241,7 @@ int ucov_json_read(struct cov_model *m, const struct json *root, char *msg, size
   return 0;
 }
 
-int ucov_json_write(const struct cov_model *m, FILE *f) {
+int ucov_json_write(const struct cov_model *m, FILE *f, const struct cov_diff *diff) {
   fputs("{\"format\": \"ucov-coverage\", \"version\": 1, \"files\": [", f);
   for (size_t i = 0; i < m->n_files; i++) {
     const struct cov_file *c = m->files[i];
@@ -267,7 +267,24 @@ int ucov_json_write(const struct cov_model *m, FILE *f) {
       else
         fputs("null]", f);
     }
-    fputs("]}", f);
+    fputs("]", f);
+    if (diff && i < diff->n_files) {
+      fputs(", \"diff\": {", f);
+      int first = 1;
+      for (int cat = 1; cat < COV_DIFF_CATEGORIES; cat++) {
+        if (!diff->files[i].counts[cat])
+          continue;
+        fprintf(f, "%s\"%s\": [", first ? "" : ", ", cov_category_name[cat]);
+        first = 0;
+        int any = 0;
+        for (size_t k = 0; k < diff->files[i].n; k++)
+          if (diff->files[i].lines[k].category == cat)
+            fprintf(f, "%s%" PRIu32, any++ ? ", " : "", diff->files[i].lines[k].line);
+        fputs("]", f);
+      }
+      fputs("}", f);
+    }
+    fputs("}", f);
   }
   fputs("\n]}\n", f);
   return ferror(f) ? -1 : 0;

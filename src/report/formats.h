@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 
+#include "diff.h"
 #include "json.h"
 #include "model.h"
 
@@ -20,7 +21,8 @@ int lcov_write(const struct cov_model *m, FILE *f);
 
 /* ucov JSON (docs/formats.md). Returns 0, or -1 if root is not one (msg says why). */
 int ucov_json_read(struct cov_model *m, const struct json *root, char *msg, size_t len);
-int ucov_json_write(const struct cov_model *m, FILE *f);
+/* diff: NULL, or each file gets "diff": {CATEGORY: [lines], ...} (readers ignore it). */
+int ucov_json_write(const struct cov_model *m, FILE *f, const struct cov_diff *diff);
 
 /* One document of `gcov --json-format --stdout`. 0, or -1 if it is not one. */
 int gcov_json_read(struct cov_model *m, const struct json *root, char *msg, size_t len);

@@ -2,8 +2,9 @@
 # ucov report and ucov merge against the tools people use: lcov output read by
 # lcov and genhtml, Cobertura validated against coverage-04.dtd, line counts
 # equal to gcovr's on the same .gcda and to llvm-cov's on the same .profraw,
-# a pulled tree of a running daemon, merges in any order, path rules, and
-# corrupt inputs (a message, the rest of the report, exit status 1).
+# a pulled tree of a running daemon, merges in any order, path rules, the
+# HTML page in headless Chromium, differential categories against a
+# baseline, and corrupt inputs (a message, the rest of the report, status 1).
 # Usage: report.sh UCOV SRCDIR WORKDIR [SANITIZE]
 set -u
 UCOV=$1 SRC=$2 WORK=$3 SAN=${4:-}
@@ -50,6 +51,41 @@ else
   echo "skip gcovr: not installed"
 fi
 
+# The HTML report: self-contained; in headless Chromium the summary lists the
+# files and a file's page shows the lcov count of a known line.
+"$UCOV" report b --html r.html --title 'demo <report>' && pass || fail "--html"
+! grep -qE '(src|href)="(https?:)?//' r.html && grep -q '<title>demo &lt;report></title>' r.html &&
+  pass || fail "the HTML page loads nothing from elsewhere; the title is escaped"
+BROWSER=$(command -v chromium || command -v chromium-browser || true)
+headless() { timeout 120 "$BROWSER" --headless --no-sandbox --disable-gpu --hide-scrollbars \
+  --window-size=1200,900 --virtual-time-budget=10000 "$@" 2>/dev/null; }
+if [ -n "$BROWSER" ]; then
+  headless --dump-dom "file://$WORK/r.html" >dom.html
+  [ "$(grep -o '<tr data-path="/[^"]*"' dom.html | wc -l)" = 3 ] &&
+    grep -q "<tr data-path=\"$SRC/examples/demo/httpreq.c\"" dom.html && pass ||
+    fail "the summary renders in Chromium"
+  idx=$(grep -o '<tr data-path="[^"]*"' dom.html | grep -n 'httpreq.c' | cut -d: -f1)
+  line=$(awk -F'[:,]' -v f="SF:$SRC/examples/demo/httpreq.c" '$0==f{p=1} p&&/^FN:.*,http_parse$/{print $2; exit}' r.info)
+  want=$(awk -F'[:,]' -v f="SF:$SRC/examples/demo/httpreq.c" -v l="$line" '$0==f{p=1} p&&$1=="DA"&&$2==l{print $3; exit}' r.info)
+  headless --dump-dom "file://$WORK/r.html#f=$((idx - 1))" >file.html
+  grep -q "<tr id=\"L$line\" class=\"hit\"><td class=\"ln\">$line</td><td class=\"cnt\">$want</td>" file.html &&
+    [ -n "$want" ] && pass || fail "a file page shows line $line's count ($want) in the DOM"
+  headless --screenshot="$WORK/report-summary.png" "file://$WORK/r.html"
+  headless --screenshot="$WORK/report-file.png" "file://$WORK/r.html#f=$((idx - 1))"
+  [ -s report-summary.png ] && [ -s report-file.png ] && pass || fail "screenshots saved"
+  # 10,000 files: one report, and the summary still renders them all.
+  python3 - >big.info <<'PY'
+for i in range(10000):
+    print(f"TN:\nSF:/big/dir{i % 100}/file{i}.c\nFN:1,f{i}\nFNDA:{i % 3},f{i}")
+    print(f"DA:1,{i % 3}\nDA:2,{i % 2}\nDA:3,0\nend_of_record")
+PY
+  "$UCOV" report -q big.info --html big.html && headless --dump-dom "file://$WORK/big.html" >bigdom.html &&
+    [ "$(grep -o '<tr data-path="/' bigdom.html | wc -l)" = 10000 ] && pass ||
+    fail "an HTML report of 10,000 files renders its summary"
+else
+  echo "skip Chromium checks: chromium not installed"
+fi
+
 # Text summary; path rules.
 "$UCOV" report b >summary.txt && grep -qP '^lines: +\d+\.\d+% \(\d+ of \d+\)' summary.txt &&
   grep -q '^3 files' summary.txt && pass || fail "summary: $(cat summary.txt)"
@@ -77,6 +113,17 @@ done
   fail "JSON merges: associative, commutative, the same counts as lcov"
 "$UCOV" merge -q s1.info s2.json b -o mixed.info && grep -q '^FNDA:4,http_parse$' mixed.info && pass ||
   fail "inputs of different kinds mix"
+
+# Differential coverage: a baseline of more runs than the current one loses
+# lines (LBC); the other way round they are gained (GBC).
+"$UCOV" report s2.json --baseline s1.json --json d.json >d.txt &&
+  "$UCOV" report s2.json --baseline s1.json >dsum.txt && grep -qP 'GBC [1-9]' dsum.txt &&
+  grep -qP 'LBC 0 ' dsum.txt && grep -q '"GBC": \[' d.json && pass ||
+  fail "--baseline: lines newly covered are GBC: $(cat dsum.txt)"
+"$UCOV" report s1.json --baseline s2.json >dsum2.txt && grep -qP 'LBC [1-9]' dsum2.txt &&
+  grep -qP 'GBC 0 ' dsum2.txt && pass || fail "--baseline: lines no longer covered are LBC"
+"$UCOV" report s1.json --baseline s2.json --html d.html && grep -q '"diff": true' d.html &&
+  grep -q '"LBC"' d.html && pass || fail "--baseline: categories in the HTML page"
 
 # A pulled tree of a running daemon (.gcda with .gcno links).
 CC=gcc "$UCOV" cc --gcov "${SANFLAGS[@]}" -O0 "$SRC/examples/daemon/kvd.c" -o kvd
@@ -125,7 +172,7 @@ ok = exact == mine_exact and approx <= {(x[0], x[1]) for x in mine} and exact
 print("same" if ok else f"show-only {sorted(exact - mine_exact)[:4]} ucov-only {sorted(mine_exact - exact)[:4]}")
 PY
   grep -q '^same$' lcmp.txt && pass || fail "llvm-cov show and ucov lines: $(cat lcmp.txt)"
-  "$UCOV" report l.profraw 2>nobin.txt
+  "$UCOV" report l.profraw >/dev/null 2>nobin.txt
   [ $? = 1 ] && grep -q 'needs --binary' nobin.txt && pass || fail "a .profraw without --binary"
   cd .. || exit 1
 else

@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One self-contained HTML report: the coverage and the sources as JSON in the
+ * page, rendered by a small script (no network, no external assets). The
+ * summary is a sortable, filterable table of files; a file's page (#f=N)
+ * shows its source with counts, coloured, and its functions. Pages are built
+ * when opened, so 10,000 files cost one table.
+ *
+ * DOM the tests rely on: table#summary (tr[data-path] rows), table#source
+ * (tr#L<line> rows with class hit/miss/none and td.cnt holding the count).
+ */
+#include "html.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* A JSON string safe inside <script>: '<' and '>' escaped, as are controls. */
+static void put_js_string(FILE *f, const char *s, size_t n) {
+  putc('"', f);
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c == '"' || c == '\\')
+      fprintf(f, "\\%c", c);
+    else if (c == '\n')
+      fputs("\\n", f);
+    else if (c == '\t')
+      fputs("\\t", f);
+    else if (c < 0x20 || c == '<' || c == '>' || c == '&')
+      fprintf(f, "\\u%04x", c);
+    else
+      putc(c, f);
+  }
+  putc('"', f);
+}
+
+static char *read_source(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return NULL;
+  size_t cap = 65536, n = 0, r;
+  char *buf = malloc(cap);
+  while (buf && (r = fread(buf + n, 1, cap - n, f)) > 0) {
+    n += r;
+    if (n == cap) {
+      char *nb = cap < ((size_t)256 << 20) ? realloc(buf, cap * 2) : NULL;
+      if (!nb) { /* larger than 256 MiB: not shown */
+        free(buf);
+        buf = NULL;
+        break;
+      }
+      buf = nb;
+      cap *= 2;
+    }
+  }
+  fclose(f);
+  *len = n;
+  return buf;
+}
+
+static const char style[] =
+    "body{font:14px/1.4 system-ui,sans-serif;margin:0;color:#222}"
+    "header{background:#234;color:#fff;padding:10px 16px}header h1{font-size:18px;margin:0}"
+    "header .t{font-size:13px;opacity:.85}main{padding:12px 16px}"
+    "table{border-collapse:collapse}th,td{padding:2px 8px}"
+    "#summary th{cursor:pointer;background:#eef;position:sticky;top:0;text-align:left}"
+    "#summary td.n{text-align:right;font-variant-numeric:tabular-nums}"
+    "#summary tr:nth-child(even){background:#f7f7f7}"
+    ".bar{display:inline-block;width:80px;height:10px;background:#e66;vertical-align:middle}"
+    ".bar i{display:block;height:10px;background:#4a4}"
+    ".hi{color:#174}.mid{color:#a60}.lo{color:#b22}"
+    "#filter{margin:0 0 8px;padding:4px;width:320px}"
+    "#source{font:12px/1.35 ui-monospace,monospace;width:100%}"
+    "#source td{padding:0 6px;white-space:pre;vertical-align:top}"
+    "#source td.ln,#source td.cnt{text-align:right;color:#777;user-select:none}"
+    "#source tr.hit td.src{background:#dfd}#source tr.miss td.src{background:#fdd}"
+    "#source tr.hit td.cnt{background:#bdb;color:#000}#source tr.miss td.cnt{background:#ebb}"
+    "#source td.cat{font-size:11px;color:#555}"
+    ".funcs{margin:8px 0}.funcs span{display:inline-block;margin:0 12px 2px 0}"
+    "a{color:#125}";
+
+/* The page script: renders the summary or a file from the embedded data. */
+static const char script[] =
+    "const D=JSON.parse(document.getElementById('data').textContent);\n"
+    "const M=document.querySelector('main');\n"
+    "function pc(h,f){return f?100*h/f:null}\n"
+    "function cls(p){return p===null?'':p>=90?'hi':p>=60?'mid':'lo'}\n"
+    "function fmt(h,f){const p=pc(h,f);return p===null?'-':p.toFixed(1)+'%'}\n"
+    "function esc(s){return s.replace(/[&<>\"]/g,c=>({'&':'&amp;','<':'&lt;','>':'&gt;','\"':"
+    "'&quot;'}[c]))}\n"
+    "function stats(f){let lh=0,fh=0,bh=0,bf=0;for(const l of f.l)if(l[1]>0)lh++;"
+    "for(const x of f.f)if(x[2]>0)fh++;for(const b of f.b){bh+=b[1];bf+=b[2]}"
+    "return{lh,lf:f.l.length,fh,ff:f.f.length,bh,bf}}\n"
+    "const S=D.files.map(stats);\n"
+    "let key='p',dir=1,filt='';\n"
+    "function cell(h,f){const p=pc(h,f);return '<td class=\"n '+cls(p)+'\">'+fmt(h,f)+"
+    "'</td><td class=\"n\">'+h+' / '+f+'</td>'}\n"
+    "function summary(){\n"
+    " const idx=D.files.map((f,i)=>i).filter(i=>!filt||D.files[i].p.includes(filt));\n"
+    " const val=i=>key==='p'?D.files[i].p:key==='l'?pc(S[i].lh,S[i].lf):key==='f'?"
+    "pc(S[i].fh,S[i].ff):pc(S[i].bh,S[i].bf);\n"
+    " idx.sort((a,b)=>{const x=val(a),y=val(b);return (x===y?0:x===null?-1:y===null?1:x<y?-1:1)"
+    "*dir});\n"
+    " let h='<input id=\"filter\" placeholder=\"filter files\" value=\"'+esc(filt)+'\">"
+    "<table id=\"summary\"><thead><tr><th data-k=\"p\">File</th><th data-k=\"l\" colspan=3>"
+    "Lines</th><th data-k=\"f\" colspan=2>Functions</th><th data-k=\"b\" colspan=2>Branches"
+    "</th>'+(D.diff?'<th>Diff</th>':'')+'</tr></thead><tbody>';\n"
+    " const rows=[];for(const i of idx){const f=D.files[i],s=S[i],p=pc(s.lh,s.lf);"
+    "rows.push('<tr data-path=\"'+esc(f.p)+'\"><td><a href=\"#f='+i+'\">'+esc(f.p)+'</a></td>"
+    "<td><span class=\"bar\"><i style=\"width:'+(p===null?100:p)+'%\"></i></span></td>'+"
+    "cell(s.lh,s.lf)+cell(s.fh,s.ff)+cell(s.bh,s.bf)+(D.diff?'<td>'+esc(f.dc||'')+'</td>':'')+"
+    "'</tr>')}\n"
+    " M.innerHTML=h+rows.join('')+'</tbody></table>';\n"
+    " for(const th of M.querySelectorAll('th[data-k]'))th.onclick=()=>{dir=key===th.dataset.k?"
+    "-dir:1;key=th.dataset.k;summary()};\n"
+    " const fi=document.getElementById('filter');fi.oninput=()=>{filt=fi.value;summary();"
+    "const g=document.getElementById('filter');g.focus();g.setSelectionRange(filt.length,"
+    "filt.length)};\n"
+    "}\n"
+    "function file(i){\n"
+    " const f=D.files[i],s=S[i],cnt=new Map(f.l),br=new Map(f.b.map(b=>[b[0],b])),"
+    "cat=new Map(f.d||[]);\n"
+    " let h='<p><a href=\"#\">&larr; all files</a></p><h2>'+esc(f.p)+'</h2><p>Lines '+"
+    "fmt(s.lh,s.lf)+' ('+s.lh+' / '+s.lf+'), functions '+fmt(s.fh,s.ff)+', branches '+"
+    "fmt(s.bh,s.bf)+'</p><div class=\"funcs\">'+f.f.map(x=>'<span class=\"'+(x[2]>0?'hi':'lo')"
+    "+'\"><a href=\"#f='+i+'&l='+x[1]+'\">'+esc(x[0])+'</a> '+x[2]+'</span>').join('')+"
+    "'</div>';\n"
+    " const src=f.s===null?null:f.s.split('\\n');\n"
+    " if(src===null)h+='<p>(source not available: '+esc(f.p)+')</p>';\n"
+    " const n=src?src.length:(f.l.length?f.l[f.l.length-1][0]:0);const rows=[];\n"
+    " for(let k=1;k<=n;k++){const c=cnt.get(k),b=br.get(k),d=cat.get(k);"
+    "rows.push('<tr id=\"L'+k+'\" class=\"'+(c===undefined?'none':c>0?'hit':'miss')+'\">"
+    "<td class=\"ln\">'+k+'</td><td class=\"cnt\">'+(c===undefined?'':c)+'</td><td class=\"br\">'"
+    "+(b?b[1]+'/'+b[2]:'')+'</td>'+(D.diff?'<td class=\"cat\">'+(d||'')+'</td>':'')+"
+    "'<td class=\"src\">'+(src?esc(src[k-1]):'')+'</td></tr>')}\n"
+    " M.innerHTML=h+'<table id=\"source\"><tbody>'+rows.join('')+'</tbody></table>';\n"
+    "}\n"
+    "function route(){const m=/^#f=(\\d+)(?:&l=(\\d+))?/.exec(location.hash);"
+    "if(m&&D.files[+m[1]]){file(+m[1]);if(m[2]){const r=document.getElementById('L'+m[2]);"
+    "if(r)r.scrollIntoView()}}else summary();}\n"
+    "window.onhashchange=route;route();\n";
+
+int html_write(const struct cov_model *m, FILE *f, const char *title, const struct cov_diff *diff) {
+  struct cov_summary all;
+  cov_summary(m, &all);
+  char when[64];
+  time_t now = time(NULL);
+  strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime(&now));
+  fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        "<meta name=\"viewport\" content=\"width=device-width\"><title>",
+        f);
+  for (const char *p = title; *p; p++)
+    if (*p == '<')
+      fputs("&lt;", f);
+    else if (*p == '&')
+      fputs("&amp;", f);
+    else
+      putc(*p, f);
+  fprintf(f, "</title><style>%s</style></head><body><header><h1>", style);
+  for (const char *p = title; *p; p++)
+    if (*p == '<')
+      fputs("&lt;", f);
+    else if (*p == '&')
+      fputs("&amp;", f);
+    else
+      putc(*p, f);
+  fprintf(f,
+          "</h1><div class=\"t\">%zu files &middot; lines %" PRIu64 "/%" PRIu64
+          " &middot; functions %" PRIu64 "/%" PRIu64 " &middot; branches %" PRIu64 "/%" PRIu64
+          " &middot; %s &middot; ucov</div></header>\n<main></main>\n"
+          "<script type=\"application/json\" id=\"data\">{\"diff\": %s, \"files\": [",
+          m->n_files, all.lines_hit, all.lines_found, all.funcs_hit, all.funcs_found,
+          all.branches_hit, all.branches_found, when, diff ? "true" : "false");
+  for (size_t i = 0; i < m->n_files; i++) {
+    const struct cov_file *c = m->files[i];
+    fputs(i ? ",\n{\"p\": " : "\n{\"p\": ", f);
+    put_js_string(f, c->path, strlen(c->path));
+    fputs(", \"l\": [", f);
+    for (size_t k = 0; k < c->n_lines; k++)
+      fprintf(f, "%s[%" PRIu32 ",%" PRIu64 "]", k ? "," : "", c->lines[k].line, c->lines[k].count);
+    fputs("], \"f\": [", f);
+    for (size_t k = 0; k < c->n_funcs; k++) {
+      fputs(k ? ",[" : "[", f);
+      put_js_string(f, c->funcs[k].name, strlen(c->funcs[k].name));
+      fprintf(f, ",%" PRIu32 ",%" PRIu64 "]", c->funcs[k].line, c->funcs[k].count);
+    }
+    /* Branches per line: [line, taken, found]. */
+    fputs("], \"b\": [", f);
+    for (size_t k = 0, first = 1; k < c->n_branches;) {
+      uint32_t line = c->branches[k].line;
+      uint64_t hit = 0, found = 0;
+      for (; k < c->n_branches && c->branches[k].line == line; k++) {
+        found++;
+        hit += c->branches[k].executed && c->branches[k].taken > 0;
+      }
+      fprintf(f, "%s[%" PRIu32 ",%" PRIu64 ",%" PRIu64 "]", first ? "" : ",", line, hit, found);
+      first = 0;
+    }
+    fputs("]", f);
+    if (diff && i < diff->n_files && diff->files[i].n) {
+      const struct cov_diff_file *d = &diff->files[i];
+      fputs(", \"d\": [", f);
+      for (size_t k = 0; k < d->n; k++)
+        fprintf(f, "%s[%" PRIu32 ",\"%s\"]", k ? "," : "", d->lines[k].line,
+                cov_category_name[d->lines[k].category]);
+      fputs("], \"dc\": \"", f);
+      for (int cat = 1; cat < COV_DIFF_CATEGORIES; cat++)
+        if (d->counts[cat])
+          fprintf(f, "%s %" PRIu64 " ", cov_category_name[cat], d->counts[cat]);
+      fputs("\"", f);
+    }
+    size_t len = 0;
+    char *src = read_source(c->path, &len);
+    fputs(", \"s\": ", f);
+    if (src)
+      put_js_string(f, src, len && src[len - 1] == '\n' ? len - 1 : len);
+    else
+      fputs("null", f);
+    free(src);
+    fputs("}", f);
+  }
+  fprintf(f, "\n]}</script>\n<script>%s</script>\n</body></html>\n", script);
+  return ferror(f) ? -1 : 0;
+}
