@@ -35,6 +35,16 @@ static void put_js_string(FILE *f, const char *s, size_t n) {
   putc('"', f);
 }
 
+static void put_html(FILE *f, const char *s) {
+  for (; *s; s++)
+    if (*s == '<')
+      fputs("&lt;", f);
+    else if (*s == '&')
+      fputs("&amp;", f);
+    else
+      putc(*s, f);
+}
+
 static char *read_source(const char *path, size_t *len) {
   FILE *f = fopen(path, "rb");
   if (!f)
@@ -150,21 +160,9 @@ int html_write(const struct cov_model *m, FILE *f, const char *title, const stru
   fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         "<meta name=\"viewport\" content=\"width=device-width\"><title>",
         f);
-  for (const char *p = title; *p; p++)
-    if (*p == '<')
-      fputs("&lt;", f);
-    else if (*p == '&')
-      fputs("&amp;", f);
-    else
-      putc(*p, f);
+  put_html(f, title);
   fprintf(f, "</title><style>%s</style></head><body><header><h1>", style);
-  for (const char *p = title; *p; p++)
-    if (*p == '<')
-      fputs("&lt;", f);
-    else if (*p == '&')
-      fputs("&amp;", f);
-    else
-      putc(*p, f);
+  put_html(f, title);
   fprintf(f,
           "</h1><div class=\"t\">%zu files &middot; lines %" PRIu64 "/%" PRIu64
           " &middot; functions %" PRIu64 "/%" PRIu64 " &middot; branches %" PRIu64 "/%" PRIu64
