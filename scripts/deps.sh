@@ -22,6 +22,9 @@ have gcovr || need+=(gcovr)
 have xmllint || need+=(libxml2-utils)
 # Headless Chromium opens the HTML report in the tests.
 have chromium || need+=(chromium)
+# The symbolizer reads DWARF with elfutils' libdw.
+[ -f /usr/include/elfutils/libdw.h ] || need+=(libdw-dev libelf-dev)
+have eu-addr2line || need+=(elfutils)
 
 # clang's sanitizer runtimes come in their own package (libclang-rt-N-dev).
 probe=$(mktemp -d)

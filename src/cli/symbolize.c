@@ -16,20 +16,87 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../report/dwarf.h"
 #include "../report/elfsym.h"
 #include "../report/modmap.h"
 #include "cli.h"
 #include "ucov/kcov.h"
 
 static const char sym_usage[] =
-    "usage: ucov symbolize [--modules FILE] [--binary ELF] [FILE...]\n"
+    "usage: ucov symbolize [--modules FILE] [--binary ELF] [--lines | --addr2line] [FILE...]\n"
+    "       ucov symbolize --call-sites --binary ELF\n"
     "\n"
     "Read lines that start with a hexadecimal PC (stdin when no FILE) and print\n"
     "  PC FUNCTION+0xOFFSET [MODULE] REST-OF-LINE\n"
     "\n"
     "  -m, --modules FILE  module map of the traced process (ucov_modules_write)\n"
     "  -b, --binary ELF    without a module map: PCs are addresses of this file\n"
+    "  -l, --lines         PC FILE:LINE:COLUMN FUNCTION, then one indented line per\n"
+    "                      function it was inlined into (from DWARF; PCs are return\n"
+    "                      addresses: pc-1 is looked up)\n"
+    "  -a, --addr2line     addresses (not return addresses), printed as\n"
+    "                      `addr2line -f -i` does: FUNCTION, FILE:LINE per inline level\n"
+    "  -c, --call-sites    list the address of every call to the trace-pc hook in ELF\n"
     "  -h, --help          this text\n";
+
+/* DWARF of each module, loaded once per path. */
+struct dw_cache {
+  char *path;
+  struct dw_module mod;
+  int ok;
+};
+
+static struct dw_cache *dwc;
+static size_t dwc_n;
+
+static const struct dw_module *dwarf_of(const char *path) {
+  for (size_t i = 0; i < dwc_n; i++)
+    if (strcmp(dwc[i].path, path) == 0)
+      return dwc[i].ok ? &dwc[i].mod : NULL;
+  dwc = realloc(dwc, (dwc_n + 1) * sizeof(*dwc));
+  struct dw_cache *c = &dwc[dwc_n++];
+  c->path = strdup(path);
+  char err[512];
+  c->ok = dw_load(&c->mod, path, err, sizeof(err)) == 0;
+  if (!c->ok)
+    fprintf(stderr, "ucov symbolize: %s\n", err);
+  else if (!c->mod.has_dwarf)
+    fprintf(stderr, "ucov symbolize: %s: no DWARF debug info (build with -g)\n", path);
+  return c->ok ? &c->mod : NULL;
+}
+
+enum mode { MODE_SYMBOL, MODE_LINES, MODE_ADDR2LINE };
+static enum mode mode;
+
+/* The frames of one address, in the chosen format. */
+static void print_frames(const char *pc_text, size_t pc_len, const char *path, uint64_t addr,
+                         const char *rest) {
+  struct dw_frame fr[32];
+  const struct dw_module *m = path ? dwarf_of(path) : NULL;
+  int n = m ? dw_lookup(m, addr, fr, 32) : 0;
+  if (mode == MODE_ADDR2LINE) {
+    if (!n)
+      printf("??\n??:0\n");
+    for (int i = 0; i < n; i++) {
+      printf("%s\n%s:", fr[i].function ? fr[i].function : "??", fr[i].file ? fr[i].file : "??");
+      if (!fr[i].file)
+        printf("0\n");
+      else if (fr[i].line)
+        printf("%" PRIu32 "\n", fr[i].line);
+      else
+        printf("?\n"); /* line 0: code of no source line, as addr2line prints it */
+    }
+    return;
+  }
+  fwrite(pc_text, 1, pc_len, stdout);
+  if (!n)
+    printf(" ??:0 ??");
+  for (int i = 0; i < n; i++)
+    printf("%s%s:%" PRIu32 ":%" PRIu32 " %s", i ? "\n  inlined into " : " ",
+           fr[i].file ? fr[i].file : "??", fr[i].line, fr[i].col,
+           fr[i].function ? fr[i].function : "??");
+  fputs(rest, stdout);
+}
 
 /* Symbol tables, loaded once per module path. */
 struct sym_cache {
@@ -70,6 +137,11 @@ static void symbolize_line(char *line, const struct modmap *mods, const char *bi
     path = e ? e->path : NULL;
     addr = e ? pc - e->bias : 0;
   }
+  if (mode != MODE_SYMBOL) {
+    print_frames(line, (size_t)(end - line), path, mode == MODE_LINES && addr ? addr - 1 : addr,
+                 end);
+    return;
+  }
   const struct elfsym_table *t = path ? symbols_of(path) : NULL;
   const struct elfsym *s = t && addr ? elfsym_lookup(t, addr - 1) : NULL;
   const char *mod = path ? strrchr(path, '/') : NULL;
@@ -94,12 +166,25 @@ static int symbolize_file(FILE *f, const struct modmap *mods, const char *binary
 int cmd_symbolize(int argc, char **argv) {
   static const struct option opts[] = {{"modules", required_argument, 0, 'm'},
                                        {"binary", required_argument, 0, 'b'},
+                                       {"lines", no_argument, 0, 'l'},
+                                       {"addr2line", no_argument, 0, 'a'},
+                                       {"call-sites", no_argument, 0, 'c'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
   const char *modules = NULL, *binary = NULL;
-  int c;
-  while ((c = getopt_long(argc, argv, "m:b:h", opts, NULL)) != -1) {
+  int c, sites = 0;
+  mode = MODE_SYMBOL;
+  while ((c = getopt_long(argc, argv, "m:b:lach", opts, NULL)) != -1) {
     switch (c) {
+    case 'l':
+      mode = MODE_LINES;
+      break;
+    case 'a':
+      mode = MODE_ADDR2LINE;
+      break;
+    case 'c':
+      sites = 1;
+      break;
     case 'm':
       modules = optarg;
       break;
@@ -117,6 +202,23 @@ int cmd_symbolize(int argc, char **argv) {
   if (!modules && !binary) {
     fprintf(stderr, "ucov symbolize: need --modules or --binary\n%s", sym_usage);
     return UCOV_EXIT_USAGE;
+  }
+  if (sites) {
+    if (!binary) {
+      fprintf(stderr, "ucov symbolize: --call-sites needs --binary\n");
+      return UCOV_EXIT_USAGE;
+    }
+    uint64_t *v;
+    char err[512];
+    long n = dw_call_sites(binary, &v, err, sizeof(err));
+    if (n < 0) {
+      fprintf(stderr, "ucov symbolize: %s\n", err);
+      return UCOV_EXIT_FAIL;
+    }
+    for (long i = 0; i < n; i++)
+      printf("0x%" PRIx64 "\n", v[i]);
+    free(v);
+    return UCOV_EXIT_OK;
   }
   struct modmap mods;
   if (modules) {

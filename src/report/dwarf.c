@@ -1,0 +1,531 @@
+/* SPDX-License-Identifier: MIT */
+#define _GNU_SOURCE
+#include "dwarf.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define NONE UINT32_MAX
+
+/* ---- strings, deduplicated through an open-addressing index ---- */
+
+struct str_index {
+  uint32_t *slots; /* string index + 1 */
+  size_t n_slots;
+  size_t cap;
+};
+
+static uint64_t hash(const char *s) {
+  uint64_t h = 1469598103934665603ull;
+  for (; *s; s++)
+    h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return h;
+}
+
+static uint32_t intern(struct dw_module *m, const char *s) {
+  if (!s)
+    return NONE;
+  struct str_index *ix = m->index;
+  if (2 * (m->n_strings + 1) > ix->n_slots) {
+    size_t n = ix->n_slots ? ix->n_slots * 2 : 1024;
+    uint32_t *slots = calloc(n, sizeof(*slots));
+    if (!slots)
+      return NONE;
+    for (size_t i = 0; i < m->n_strings; i++) {
+      size_t k = hash(m->strings[i]) & (n - 1);
+      while (slots[k])
+        k = (k + 1) & (n - 1);
+      slots[k] = (uint32_t)i + 1;
+    }
+    free(ix->slots);
+    ix->slots = slots;
+    ix->n_slots = n;
+  }
+  size_t k = hash(s) & (ix->n_slots - 1);
+  for (; ix->slots[k]; k = (k + 1) & (ix->n_slots - 1))
+    if (strcmp(m->strings[ix->slots[k] - 1], s) == 0)
+      return ix->slots[k] - 1;
+  if (m->n_strings == ix->cap) {
+    size_t c = ix->cap ? ix->cap * 2 : 256;
+    char **v = realloc(m->strings, c * sizeof(*v));
+    if (!v)
+      return NONE;
+    m->strings = v;
+    ix->cap = c;
+  }
+  m->strings[m->n_strings] = strdup(s);
+  ix->slots[k] = (uint32_t)m->n_strings + 1;
+  return (uint32_t)m->n_strings++;
+}
+
+/* ---- growable arrays ---- */
+
+static int reserve(void **arr, size_t *cap, size_t n, size_t elem) {
+  if (n < *cap)
+    return 0;
+  size_t c = *cap ? *cap * 2 : 1024;
+  void *p = realloc(*arr, c * elem);
+  if (!p)
+    return -1;
+  *arr = p;
+  *cap = c;
+  return 0;
+}
+
+/* ---- functions: a tree of ranges ---- */
+
+struct fn_vec {
+  struct dw_fn *v;
+  size_t n, cap;
+};
+
+static int cmp_fn(const void *a, const void *b) {
+  const struct dw_fn *x = a, *y = b;
+  return x->low < y->low ? -1 : x->low > y->low;
+}
+
+/* The name of a function DIE, following abstract origins and specifications. */
+static const char *fn_name(Dwarf_Die *die) {
+  Dwarf_Attribute attr;
+  const char *name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &attr));
+  return name;
+}
+
+struct cu_ctx {
+  struct dw_module *m;
+  Dwarf_Files *files;
+  size_t n_files;
+  struct fn_vec all; /* every node, children placed after their parents' lists */
+};
+
+static uint32_t cu_file(struct cu_ctx *c, Dwarf_Word idx) {
+  if (!c->files || idx >= c->n_files)
+    return NONE;
+  return intern(c->m, dwarf_filesrc(c->files, idx, NULL, NULL));
+}
+
+/*
+ * Collect the range nodes of the functions among die's children (recursing
+ * through lexical blocks and other scopes) into out, each with its own
+ * children placed in c->all.
+ */
+static int collect(struct cu_ctx *c, Dwarf_Die *parent, struct fn_vec *out, int depth);
+
+static int add_fn_die(struct cu_ctx *c, Dwarf_Die *die, int tag, struct fn_vec *out, int depth) {
+  struct fn_vec kids = {0};
+  if (depth < 64 && collect(c, die, &kids, depth + 1)) {
+    free(kids.v);
+    return -1;
+  }
+  uint32_t first = (uint32_t)c->all.n;
+  if (kids.n) {
+    qsort(kids.v, kids.n, sizeof(*kids.v), cmp_fn);
+    for (size_t i = 0; i < kids.n; i++) {
+      if (reserve((void **)&c->all.v, &c->all.cap, c->all.n, sizeof(struct dw_fn)))
+        return -1;
+      c->all.v[c->all.n++] = kids.v[i];
+    }
+  }
+  struct dw_fn node = {0, 0, intern(c->m, fn_name(die)), NONE, 0, 0, first, (uint32_t)kids.n};
+  free(kids.v);
+  if (tag == DW_TAG_inlined_subroutine) {
+    Dwarf_Attribute a;
+    Dwarf_Word v;
+    if (dwarf_attr(die, DW_AT_call_file, &a) && dwarf_formudata(&a, &v) == 0)
+      node.call_file = cu_file(c, v);
+    if (dwarf_attr(die, DW_AT_call_line, &a) && dwarf_formudata(&a, &v) == 0)
+      node.call_line = (uint32_t)v;
+    if (dwarf_attr(die, DW_AT_call_column, &a) && dwarf_formudata(&a, &v) == 0)
+      node.call_col = (uint32_t)v;
+  }
+  Dwarf_Addr base, start, end;
+  ptrdiff_t off = 0;
+  while ((off = dwarf_ranges(die, off, &base, &start, &end)) > 0) {
+    if (start >= end)
+      continue;
+    node.low = start;
+    node.high = end;
+    if (reserve((void **)&out->v, &out->cap, out->n, sizeof(struct dw_fn)))
+      return -1;
+    out->v[out->n++] = node;
+  }
+  return 0;
+}
+
+static int collect(struct cu_ctx *c, Dwarf_Die *parent, struct fn_vec *out, int depth) {
+  Dwarf_Die child;
+  if (dwarf_child(parent, &child) != 0)
+    return 0;
+  do {
+    int tag = dwarf_tag(&child);
+    if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
+      if (add_fn_die(c, &child, tag, out, depth))
+        return -1;
+    } else if (tag == DW_TAG_lexical_block || tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
+               tag == DW_TAG_structure_type || tag == DW_TAG_try_block ||
+               tag == DW_TAG_catch_block) {
+      if (depth < 64 && collect(c, &child, out, depth + 1))
+        return -1;
+    }
+  } while (dwarf_siblingof(&child, &child) == 0);
+  return 0;
+}
+
+static int cmp_row(const void *a, const void *b) {
+  const struct dw_row *x = a, *y = b;
+  if (x->addr != y->addr)
+    return x->addr < y->addr ? -1 : 1;
+  /* At one address an end of sequence comes first (the next sequence starts
+   * there); then the rows in their order. */
+  if ((x->file != NONE) != (y->file != NONE))
+    return (x->file != NONE) - (y->file != NONE);
+  return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static int dw_load_dwarf(struct dw_module *m, const char *path, char *err, size_t errlen);
+
+int dw_load(struct dw_module *m, const char *path, char *err, size_t errlen) {
+  int ret = dw_load_dwarf(m, path, err, errlen);
+  if (ret == 0) {
+    char ignored[256];
+    m->has_syms = elfsym_load(&m->syms, path, ignored, sizeof(ignored)) == 0;
+  }
+  return ret;
+}
+
+static int dw_load_dwarf(struct dw_module *m, const char *path, char *err, size_t errlen) {
+  memset(m, 0, sizeof(*m));
+  struct str_index ix = {0};
+  m->index = &ix;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    snprintf(err, errlen, "%s: %s", path, strerror(errno));
+    return -1;
+  }
+  elf_version(EV_CURRENT);
+  Dwarf *dw = dwarf_begin(fd, DWARF_C_READ);
+  if (!dw) {
+    Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+    int is_elf = elf && elf_kind(elf) == ELF_K_ELF;
+    if (elf)
+      elf_end(elf);
+    close(fd);
+    if (!is_elf) {
+      snprintf(err, errlen, "%s: not an ELF file", path);
+      return -1;
+    }
+    m->index = NULL;
+    return 0; /* ELF without DWARF: no lines */
+  }
+  size_t cap_rows = 0, skeletons = 0;
+  struct fn_vec top = {0};
+  struct cu_ctx c = {m, NULL, 0, {0}};
+  Dwarf_CU *cu = NULL;
+  Dwarf_Die cudie, subdie;
+  uint8_t unit_type;
+  Dwarf_Half version;
+  int ret = 0;
+  while (!ret && dwarf_get_units(dw, cu, &cu, &version, &unit_type, &cudie, &subdie) == 0) {
+    if (unit_type == DW_UT_skeleton) {
+      /* Split DWARF: the lines and functions live in .dwo files. */
+      if (dwarf_tag(&subdie) != DW_TAG_compile_unit) {
+        skeletons++;
+        continue;
+      }
+      cudie = subdie;
+    } else if (unit_type != DW_UT_compile && unit_type != DW_UT_partial) {
+      continue;
+    }
+    m->has_dwarf = 1;
+    Dwarf_Lines *lines;
+    size_t n;
+    if (dwarf_getsrclines(&cudie, &lines, &n) == 0) {
+      for (size_t i = 0; i < n; i++) {
+        Dwarf_Line *l = dwarf_onesrcline(lines, i);
+        Dwarf_Addr addr;
+        int lineno = 0, col = 0;
+        bool end = false;
+        if (!l || dwarf_lineaddr(l, &addr))
+          continue;
+        dwarf_lineno(l, &lineno);
+        dwarf_linecol(l, &col);
+        dwarf_lineendsequence(l, &end);
+        if (reserve((void **)&m->rows, &cap_rows, m->n_rows, sizeof(*m->rows))) {
+          ret = -1;
+          break;
+        }
+        m->rows[m->n_rows++] =
+            (struct dw_row){addr, end ? NONE : intern(m, dwarf_linesrc(l, NULL, NULL)),
+                            (uint32_t)lineno, (uint32_t)col, (uint32_t)m->n_rows};
+      }
+    }
+    c.files = NULL;
+    c.n_files = 0;
+    if (dwarf_getsrcfiles(&cudie, &c.files, &c.n_files) != 0)
+      c.files = NULL;
+    if (!ret && collect(&c, &cudie, &top, 0))
+      ret = -1;
+  }
+  if (ret) {
+    snprintf(err, errlen, "%s: out of memory reading DWARF", path);
+  } else if (skeletons && !m->has_dwarf) {
+    snprintf(err, errlen,
+             "%s: split DWARF (-gsplit-dwarf) whose .dwo files are not found: build with -g "
+             "without -gsplit-dwarf, or keep the .dwo files beside the objects",
+             path);
+    ret = -1;
+  }
+  /* All top-level ranges first, sorted; their children follow. */
+  if (!ret) {
+    qsort(top.v, top.n, sizeof(*top.v), cmp_fn);
+    size_t shift = top.n;
+    m->fns = malloc((top.n + c.all.n + 1) * sizeof(*m->fns));
+    if (!m->fns) {
+      ret = -1;
+    } else {
+      memcpy(m->fns, top.v, top.n * sizeof(*m->fns));
+      if (c.all.n)
+        memcpy(m->fns + top.n, c.all.v, c.all.n * sizeof(*m->fns));
+      m->n_top = top.n;
+      m->n_fns = top.n + c.all.n;
+      for (size_t i = 0; i < m->n_fns; i++)
+        m->fns[i].first_child += (uint32_t)shift;
+    }
+    if (m->n_rows > 1)
+      qsort(m->rows, m->n_rows, sizeof(*m->rows), cmp_row);
+  }
+  free(top.v);
+  free(c.all.v);
+  free(ix.slots);
+  m->index = NULL;
+  dwarf_end(dw);
+  close(fd);
+  if (ret)
+    dw_free(m);
+  return ret;
+}
+
+void dw_free(struct dw_module *m) {
+  if (m->has_syms)
+    elfsym_free(&m->syms);
+  for (size_t i = 0; i < m->n_strings; i++)
+    free(m->strings[i]);
+  free(m->strings);
+  free(m->rows);
+  free(m->fns);
+  memset(m, 0, sizeof(*m));
+}
+
+/* The last range in fns[lo, hi) (sorted by low) that contains addr, or NULL. */
+static const struct dw_fn *find_range(const struct dw_fn *fns, size_t n, uint64_t addr) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) { /* first range with low > addr */
+    size_t mid = (lo + hi) / 2;
+    if (fns[mid].low <= addr)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  /* Ranges may overlap (a function's pieces): look back a little. */
+  for (size_t i = lo; i > 0 && lo - i < 16; i--)
+    if (fns[i - 1].low <= addr && addr < fns[i - 1].high)
+      return &fns[i - 1];
+  return NULL;
+}
+
+int dw_lookup(const struct dw_module *m, uint64_t addr, struct dw_frame *frames, int max) {
+  if (max <= 0)
+    return 0;
+  /* The line row: the last one at or before addr, unless it ends a sequence. */
+  const char *file = NULL;
+  uint32_t line = 0, col = 0;
+  size_t lo = 0, hi = m->n_rows;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (m->rows[mid].addr <= addr)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo > 0 && m->rows[lo - 1].file != NONE) {
+    const struct dw_row *r = &m->rows[lo - 1];
+    file = m->strings[r->file];
+    line = r->line;
+    col = r->col;
+  }
+  /* The function chain: outermost subprogram down to the innermost inline. */
+  const struct dw_fn *chain[64];
+  int depth = 0;
+  const struct dw_fn *f = find_range(m->fns, m->n_top, addr);
+  while (f && depth < 64) {
+    chain[depth++] = f;
+    f = f->n_children ? find_range(m->fns + f->first_child, f->n_children, addr) : NULL;
+  }
+  /* Code DWARF does not describe (compiler-made constructors): the symbol table's name. */
+  const struct elfsym *sym = !depth && m->has_syms ? elfsym_lookup(&m->syms, addr) : NULL;
+  if (!depth && !file && !sym)
+    return 0;
+  /* Innermost first: its location is the line row's; each outer frame's is
+   * where the frame inside it was inlined. */
+  int n = 0;
+  frames[n++] =
+      (struct dw_frame){depth && chain[depth - 1]->name != NONE ? m->strings[chain[depth - 1]->name]
+                        : sym                                   ? sym->name
+                                                                : NULL,
+                        file, line, col};
+  for (int d = depth - 1; d > 0 && n < max; d--) {
+    const struct dw_fn *in = chain[d], *out = chain[d - 1];
+    if (in->call_file == NONE && !in->call_line)
+      break; /* a nested subprogram, not an inline */
+    frames[n++] = (struct dw_frame){out->name != NONE ? m->strings[out->name] : NULL,
+                                    in->call_file != NONE ? m->strings[in->call_file] : NULL,
+                                    in->call_line, in->call_col};
+  }
+  return n;
+}
+
+/* ---- call sites of the coverage hooks ---- */
+
+static int is_hook(const char *name) {
+  return name && (strcmp(name, "__sanitizer_cov_trace_pc") == 0 ||
+                  strcmp(name, "__sanitizer_cov_trace_pc_guard") == 0);
+}
+
+static int cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+long dw_call_sites(const char *path, uint64_t **sites, char *err, size_t errlen) {
+  *sites = NULL;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    snprintf(err, errlen, "%s: %s", path, strerror(errno));
+    return -1;
+  }
+  elf_version(EV_CURRENT);
+  Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+  GElf_Ehdr eh;
+  if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
+    snprintf(err, errlen, "%s: not an ELF file", path);
+    if (elf)
+      elf_end(elf);
+    close(fd);
+    return -1;
+  }
+  if (eh.e_machine != EM_X86_64) {
+    snprintf(err, errlen, "%s: call sites are found in x86-64 code only", path);
+    elf_end(elf);
+    close(fd);
+    return -1;
+  }
+  /* Targets: the hooks' addresses, and the PLT entries jumping through their GOT slots. */
+  uint64_t targets[16];
+  int n_targets = 0;
+  uint64_t got[8];
+  int n_got = 0;
+  Elf_Scn *scn = NULL;
+  while ((scn = elf_nextscn(elf, scn))) {
+    GElf_Shdr sh;
+    if (!gelf_getshdr(scn, &sh))
+      continue;
+    Elf_Data *d = elf_getdata(scn, NULL);
+    if (!d)
+      continue;
+    if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM) {
+      for (size_t i = 0; i < sh.sh_size / (sh.sh_entsize ? sh.sh_entsize : 1); i++) {
+        GElf_Sym sym;
+        if (!gelf_getsym(d, (int)i, &sym) || !sym.st_value || sym.st_shndx == SHN_UNDEF)
+          continue;
+        if (is_hook(elf_strptr(elf, sh.sh_link, sym.st_name)) && n_targets < 16)
+          targets[n_targets++] = sym.st_value;
+      }
+    } else if (sh.sh_type == SHT_RELA) {
+      /* .rela.plt: GOT slots of the hooks, when they come from a shared library. */
+      Elf_Scn *symscn = elf_getscn(elf, sh.sh_link);
+      GElf_Shdr symsh;
+      Elf_Data *symd = symscn ? elf_getdata(symscn, NULL) : NULL;
+      if (!symd || !gelf_getshdr(symscn, &symsh))
+        continue;
+      for (size_t i = 0; i < sh.sh_size / (sh.sh_entsize ? sh.sh_entsize : 1); i++) {
+        GElf_Rela r;
+        GElf_Sym sym;
+        if (!gelf_getrela(d, (int)i, &r) || !gelf_getsym(symd, (int)GELF_R_SYM(r.r_info), &sym))
+          continue;
+        if (is_hook(elf_strptr(elf, symsh.sh_link, sym.st_name)) && n_got < 8)
+          got[n_got++] = r.r_offset;
+      }
+    }
+  }
+  /* PLT entries (16 bytes each) whose jmp *slot(%rip) reads one of those slots. */
+  size_t shstrndx;
+  elf_getshdrstrndx(elf, &shstrndx);
+  for (scn = NULL; n_got && (scn = elf_nextscn(elf, scn));) {
+    GElf_Shdr sh;
+    if (!gelf_getshdr(scn, &sh))
+      continue;
+    const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
+    if (!name || strncmp(name, ".plt", 4) != 0 || sh.sh_type != SHT_PROGBITS)
+      continue;
+    Elf_Data *d = elf_getdata(scn, NULL);
+    const uint8_t *b = d ? d->d_buf : NULL;
+    for (size_t i = 0; b && i + 6 <= d->d_size; i++) {
+      if (b[i] != 0xff || b[i + 1] != 0x25)
+        continue;
+      int32_t rel;
+      memcpy(&rel, b + i + 2, 4);
+      uint64_t slot = sh.sh_addr + i + 6 + (uint64_t)(int64_t)rel;
+      for (int g = 0; g < n_got; g++)
+        if (slot == got[g] && n_targets < 16)
+          targets[n_targets++] = sh.sh_addr + (i & ~(size_t)15);
+    }
+  }
+  size_t n = 0, cap = 0;
+  uint64_t *out = NULL;
+  for (scn = NULL; n_targets && (scn = elf_nextscn(elf, scn));) {
+    GElf_Shdr sh;
+    if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || !(sh.sh_flags & SHF_EXECINSTR))
+      continue;
+    Elf_Data *d = elf_getdata(scn, NULL);
+    const uint8_t *b = d ? d->d_buf : NULL;
+    for (size_t i = 0; b && i + 5 <= d->d_size; i++) {
+      if (b[i] != 0xe8)
+        continue;
+      int32_t rel;
+      memcpy(&rel, b + i + 1, 4);
+      uint64_t target = sh.sh_addr + i + 5 + (uint64_t)(int64_t)rel;
+      for (int t = 0; t < n_targets; t++) {
+        if (target != targets[t])
+          continue;
+        if (reserve((void **)&out, &cap, n, sizeof(*out))) {
+          free(out);
+          elf_end(elf);
+          close(fd);
+          snprintf(err, errlen, "out of memory");
+          return -1;
+        }
+        out[n++] = sh.sh_addr + i;
+        break;
+      }
+    }
+  }
+  elf_end(elf);
+  close(fd);
+  if (!n_targets) {
+    snprintf(err, errlen,
+             "%s: no __sanitizer_cov_trace_pc or _guard: not built with ucov cc --trace", path);
+    free(out);
+    return -1;
+  }
+  if (n > 1)
+    qsort(out, n, sizeof(*out), cmp_u64);
+  *sites = out;
+  return (long)n;
+}

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The symbolizer: a module's DWARF line table read once (elfutils libdw)
+ * into one array sorted by address, and its functions (subprograms, and
+ * the inlined subroutines inside them) into a tree of address ranges; a
+ * lookup is a binary search and a walk down that tree, giving the inline
+ * chain as `addr2line -f -i` prints it. No library call per address.
+ */
+#ifndef UCOV_REPORT_DWARF_H
+#define UCOV_REPORT_DWARF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "elfsym.h"
+
+struct dw_row {
+  uint64_t addr;
+  uint32_t file; /* index into strings; UINT32_MAX: end of a sequence */
+  uint32_t line;
+  uint32_t col;
+  uint32_t order; /* position in the line tables: of rows at one address, the last wins */
+};
+
+struct dw_fn {
+  uint64_t low, high; /* one range of the DIE */
+  uint32_t name;      /* index into strings (UINT32_MAX: no name) */
+  uint32_t call_file; /* inlined: where it was inlined (UINT32_MAX: a subprogram) */
+  uint32_t call_line, call_col;
+  uint32_t first_child, n_children; /* children ranges: fns[first_child ...] sorted by low */
+};
+
+struct dw_module {
+  struct dw_row *rows;
+  size_t n_rows;
+  struct dw_fn *fns; /* top-level subprogram ranges: fns[0 .. n_top), sorted by low */
+  size_t n_fns, n_top;
+  char **strings; /* file and function names, deduplicated */
+  size_t n_strings;
+  void *index;              /* string dedup index, while loading */
+  int has_dwarf;            /* 0: no debug info (functions may come from the symbol table) */
+  struct elfsym_table syms; /* names of code DWARF does not describe */
+  int has_syms;
+};
+
+/* One frame of a lookup: innermost first, like addr2line -i. */
+struct dw_frame {
+  const char *function; /* NULL: unknown ("??") */
+  const char *file;     /* NULL: unknown */
+  uint32_t line, col;
+};
+
+/*
+ * Load the ELF file at path. Returns 0, or -1 with a clear message in err
+ * (no such file, not ELF, split DWARF whose .dwo files are not found). A file
+ * without debug info loads (has_dwarf 0) and answers with no lines.
+ */
+int dw_load(struct dw_module *m, const char *path, char *err, size_t errlen);
+void dw_free(struct dw_module *m);
+
+/* The frames at ELF address addr (at most max); returns how many (0: none). */
+int dw_lookup(const struct dw_module *m, uint64_t addr, struct dw_frame *frames, int max);
+
+/*
+ * Addresses of every call to a coverage hook (__sanitizer_cov_trace_pc,
+ * __sanitizer_cov_trace_pc_guard) in the executable sections of the ELF file:
+ * direct calls to the hook's own address or its PLT entry, found by scanning
+ * the code for call instructions (x86-64 e8 rel32). Sorted. Returns the
+ * count, or -1 with a message.
+ */
+long dw_call_sites(const char *path, uint64_t **sites, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# The DWARF symbolizer against addr2line and llvm-symbolizer on every
+# trace-pc call site of the demo parser built with gcc and clang, -O0 and
+# -O2, DWARF 4 and 5: the call sites are the ones objdump shows; the inline
+# chains equal `addr2line -f -i` (on DWARF 5, binutils 2.40 misreads some file
+# indexes and inline ranges: there ucov must agree with llvm-symbolizer, and
+# differ from addr2line only where llvm-symbolizer does too). Missing debug
+# info, split DWARF and non-ELF input give clear messages.
+# Usage: symbolizer.sh UCOV SRCDIR WORKDIR [SANITIZE]
+set -u
+UCOV=$1 SRC=$2 WORK=$3 SAN=${4:-}
+. "$SRC/tests/lib.sh"
+sanflags "$SAN"
+rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
+D=$SRC/examples/demo
+SYM=$(command -v llvm-symbolizer || command -v llvm-symbolizer-14 || command -v llvm-symbolizer-16 || true)
+command -v addr2line >/dev/null && command -v objdump >/dev/null || {
+  echo "skip: binutils missing"
+  exit 0
+}
+for cc in gcc clang; do
+  for o in O0 O2; do
+    for dw in 4 5; do
+      b=p_${cc}_${o}_$dw
+      # (Compiled without the sanitizers, whose synthetic code is not what is
+      # tested; linked with them, as the runtime of a sanitizer build needs.)
+      CC=$cc "$UCOV" cc --trace -gdwarf-$dw -$o -I"$D" -c "$D/httpreq.c" -o $b-1.o &&
+        CC=$cc "$UCOV" cc --trace -gdwarf-$dw -$o -c "$SRC/tests/integration/gcov_main.c" -o $b-2.o &&
+        CC=$cc "$UCOV" cc --trace "${SANFLAGS[@]}" $b-1.o $b-2.o -o $b || {
+        fail "$b: build"
+        continue
+      }
+      "$UCOV" symbolize --call-sites --binary $b >$b.sites
+      objdump -d $b | grep -E 'call +[0-9a-f]+ <__sanitizer_cov_trace_pc(@plt)?>' |
+        awk '{sub(":", "", $1); print "0x" $1}' >$b.objdump
+      [ -s $b.sites ] && cmp -s <(sort $b.sites) <(sort $b.objdump) && pass ||
+        fail "$b: call sites ($(wc -l <$b.sites)) are objdump's ($(wc -l <$b.objdump))"
+      "$UCOV" symbolize --addr2line --binary $b $b.sites >$b.ucov
+      addr2line -f -i -e $b $(cat $b.sites) | sed 's/ (discriminator [0-9]*)//' >$b.a2l
+      if [ $dw = 4 ]; then
+        cmp -s $b.ucov $b.a2l && pass || fail "$b: equals addr2line -f -i: $(diff $b.ucov $b.a2l | head -4)"
+        continue
+      fi
+      [ -n "$SYM" ] || {
+        echo "skip $b: llvm-symbolizer missing"
+        continue
+      }
+      # Per site: ucov must equal addr2line, or else llvm-symbolizer where that
+      # disagrees with addr2line too. (One run of each tool; address 0 between
+      # sites separates their answers.)
+      awk '{print; print "0x0"}' $b.sites >$b.split
+      "$UCOV" symbolize --addr2line --binary $b $b.split >$b.u2
+      addr2line -f -i -e $b $(cat $b.split) | sed 's/ (discriminator [0-9]*)//' >$b.a2
+      "$SYM" --obj=$b -i --functions=short $(cat $b.split) | sed '/^$/d; s/:[0-9]*$//; s/:0$/:?/' >$b.l2
+      read -r bad odd < <(python3 - $b.u2 $b.a2 $b.l2 <<'PY'
+import sys
+def sites(path):
+    out, cur = [], []
+    lines = open(path).read().split("\n")
+    i = 0
+    while i + 1 < len(lines):
+        pair = lines[i:i + 2]
+        i += 2
+        if pair in (["??", "??:0"], ["??", "??:?"]):
+            out.append(cur)
+            cur = []
+        else:
+            cur.append(tuple(pair))
+    return out
+u, a, l = (sites(p) for p in sys.argv[1:4])
+bad = odd = 0
+for x, y, z in zip(u, a, l):
+    if x == y:
+        continue
+    if x == z and z != y:
+        odd += 1
+    else:
+        bad += 1
+bad += abs(len(u) - len(a)) + abs(len(u) - len(l))
+print(bad, odd)
+PY
+      )
+      [ "$bad" = 0 ] && pass || fail "$b: $bad sites differ from both addr2line and llvm-symbolizer"
+      echo "$b: $(wc -l <$b.sites) sites, $odd where addr2line alone differs"
+    done
+  done
+done
+# --lines: a trace PC (a return address) is looked up at pc-1.
+b=p_gcc_O0_5
+site=$(head -1 $b.sites)
+ret=$(printf '0x%x' $((site + 5)))
+"$UCOV" symbolize --lines --binary $b <<<"$ret" >lines.txt
+want=$("$UCOV" symbolize --addr2line --binary $b <<<"$site" | sed -n 2p)
+grep -q "^$ret ${want}:[0-9]* " lines.txt && pass || fail "--lines: $(cat lines.txt) (want $want)"
+# No debug info, split DWARF without its .dwo, not ELF.
+printf '#include "httpreq.h"\nint main(int c, char **v) { (void)c; struct http_request r;\n  return http_parse(v[0], 1, &r) != 0; }\n' >small.c
+gcc -O0 -I"$D" "$D/httpreq.c" small.c -o nodebug
+"$UCOV" symbolize --lines --binary nodebug <<<0x1000 >nd.out 2>nd.err
+grep -q 'no DWARF debug info' nd.err && grep -q '??' nd.out && pass || fail "no debug info: $(cat nd.err)"
+mkdir -p split && (cd split && gcc -g -gsplit-dwarf -O0 -I"$D" -c "$D/httpreq.c" -o h.o &&
+  gcc h.o ../small.c -I"$D" -o prog && rm -f ./*.dwo)
+"$UCOV" symbolize --lines --binary split/prog <<<0x1000 >/dev/null 2>split.err
+grep -q 'split DWARF' split.err && pass || fail "split DWARF without .dwo: $(cat split.err)"
+printf 'not elf' >junk
+"$UCOV" symbolize --lines --binary junk <<<0x1000 >/dev/null 2>junk.err
+grep -q 'not an ELF file' junk.err && pass || fail "not ELF: $(cat junk.err)"
+finish symbolizer
