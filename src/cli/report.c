@@ -25,8 +25,10 @@ static const char report_usage[] =
     "\n"
     "Read coverage INPUTs and write reports; with no output option, print a summary.\n"
     "An INPUT is a directory written by `ucov pull` or a build (its .gcda, .profraw,\n"
-    ".info and .json files), a .gcda, a .profraw or .profdata (with --binary), an\n"
-    "lcov tracefile or ucov JSON; kinds mix, and counts of the same lines add up.\n"
+    ".info, .json and PC dump files), a .gcda, a .profraw or .profdata (with\n"
+    "--binary), an lcov tracefile, ucov JSON, or a trace: hex PCs a line (KCOV,\n"
+    "syzkaller rawcover) or a KCOV buffer dump (.kcov), with --binary or --modules;\n"
+    "kinds mix, and counts of the same lines add up.\n"
     "\n"
     "  --lcov FILE          an lcov tracefile (1.x records)\n"
     "  --cobertura FILE     Cobertura XML (coverage-04.dtd)\n"
@@ -35,7 +37,10 @@ static const char report_usage[] =
     "  --title TEXT         the HTML page's title\n"
     "  --baseline INPUT     differential coverage against an older INPUT (repeatable):\n"
     "                       each line's lcov 2 category (GNC UNC GBC LBC CBC UBC DCB DUB)\n"
-    "  --binary PROG        the instrumented program of LLVM profiles (repeatable)\n"
+    "  --binary PROG        the instrumented program of LLVM profiles and PC dumps\n"
+    "                       (repeatable)\n"
+    "  --modules MAP        the module map of the traced process, for PC dumps\n"
+    "                       (ucov_modules_write; a pulled DIR/modules is used by itself)\n"
     "  --prefix-map OLD=NEW rewrite source paths starting with OLD (repeatable)\n"
     "  --include GLOB       keep only source paths matching GLOB (repeatable)\n"
     "  --exclude GLOB       drop source paths matching GLOB (repeatable)\n"
@@ -65,6 +70,7 @@ enum {
   O_TITLE,
   O_BASELINE,
   O_BINARY,
+  O_MODULES,
   O_PREFIX,
   O_INCLUDE,
   O_EXCLUDE,
@@ -121,6 +127,7 @@ static int parse(int argc, char **argv, const char *usage, struct cov_model *m,
                                        {"title", required_argument, 0, O_TITLE},
                                        {"baseline", required_argument, 0, O_BASELINE},
                                        {"binary", required_argument, 0, O_BINARY},
+                                       {"modules", required_argument, 0, O_MODULES},
                                        {"prefix-map", required_argument, 0, O_PREFIX},
                                        {"include", required_argument, 0, O_INCLUDE},
                                        {"exclude", required_argument, 0, O_EXCLUDE},
@@ -159,6 +166,9 @@ static int parse(int argc, char **argv, const char *usage, struct cov_model *m,
     case O_BINARY:
       in->binaries = realloc(in->binaries, (size_t)(in->n_binaries + 1) * sizeof(char *));
       in->binaries[in->n_binaries++] = optarg;
+      break;
+    case O_MODULES:
+      in->modules = optarg;
       break;
     case O_PREFIX:
       if (cov_add_prefix_map(m, optarg)) {

@@ -133,7 +133,16 @@ static int add_fn_die(struct cu_ctx *c, Dwarf_Die *die, int tag, struct fn_vec *
       c->all.v[c->all.n++] = kids.v[i];
     }
   }
-  struct dw_fn node = {0, 0, intern(c->m, fn_name(die)), NONE, 0, 0, first, (uint32_t)kids.n};
+  struct dw_fn node = {.name = intern(c->m, fn_name(die)),
+                       .call_file = NONE,
+                       .decl_file = NONE,
+                       .first_child = first,
+                       .n_children = (uint32_t)kids.n};
+  int decl_line;
+  if (dwarf_decl_line(die, &decl_line) == 0 && decl_line > 0) {
+    node.decl_line = (uint32_t)decl_line;
+    node.decl_file = intern(c->m, dwarf_decl_file(die));
+  }
   free(kids.v);
   if (tag == DW_TAG_inlined_subroutine) {
     Dwarf_Attribute a;
@@ -375,18 +384,27 @@ int dw_lookup(const struct dw_module *m, uint64_t addr, struct dw_frame *frames,
   /* Innermost first: its location is the line row's; each outer frame's is
    * where the frame inside it was inlined. */
   int n = 0;
-  frames[n++] =
-      (struct dw_frame){depth && chain[depth - 1]->name != NONE ? m->strings[chain[depth - 1]->name]
-                        : sym                                   ? sym->name
-                                                                : NULL,
-                        file, line, col};
+  const struct dw_fn *inner = depth ? chain[depth - 1] : NULL;
+  frames[n++] = (struct dw_frame){
+      .function = inner && inner->name != NONE ? m->strings[inner->name]
+                  : sym                        ? sym->name
+                                               : NULL,
+      .file = file,
+      .line = line,
+      .col = col,
+      .fn_file = inner && inner->decl_file != NONE ? m->strings[inner->decl_file] : NULL,
+      .fn_line = inner ? inner->decl_line : 0};
   for (int d = depth - 1; d > 0 && n < max; d--) {
     const struct dw_fn *in = chain[d], *out = chain[d - 1];
     if (in->call_file == NONE && !in->call_line)
       break; /* a nested subprogram, not an inline */
-    frames[n++] = (struct dw_frame){out->name != NONE ? m->strings[out->name] : NULL,
-                                    in->call_file != NONE ? m->strings[in->call_file] : NULL,
-                                    in->call_line, in->call_col};
+    frames[n++] =
+        (struct dw_frame){.function = out->name != NONE ? m->strings[out->name] : NULL,
+                          .file = in->call_file != NONE ? m->strings[in->call_file] : NULL,
+                          .line = in->call_line,
+                          .col = in->call_col,
+                          .fn_file = out->decl_file != NONE ? m->strings[out->decl_file] : NULL,
+                          .fn_line = out->decl_line};
   }
   return n;
 }

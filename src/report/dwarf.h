@@ -27,6 +27,7 @@ struct dw_fn {
   uint32_t name;      /* index into strings (UINT32_MAX: no name) */
   uint32_t call_file; /* inlined: where it was inlined (UINT32_MAX: a subprogram) */
   uint32_t call_line, call_col;
+  uint32_t decl_file, decl_line;    /* where the function is defined */
   uint32_t first_child, n_children; /* children ranges: fns[first_child ...] sorted by low */
 };
 
@@ -48,6 +49,8 @@ struct dw_frame {
   const char *function; /* NULL: unknown ("??") */
   const char *file;     /* NULL: unknown */
   uint32_t line, col;
+  const char *fn_file; /* where the function is defined (NULL: unknown) */
+  uint32_t fn_line;
 };
 
 /*

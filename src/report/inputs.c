@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,8 +14,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "dwarf.h"
 #include "formats.h"
 #include "json.h"
+#include "modmap.h"
+#include "ucov/kcov.h"
 
 struct strlist {
   char **v;
@@ -299,6 +303,224 @@ static int read_profile(struct cov_model *m, const char *path, const struct inpu
   return bad;
 }
 
+/* ---- traces: PCs against the trace-pc call sites of their modules ---- */
+
+struct trace_module {
+  char *path;
+  struct dw_module dw;
+  uint64_t *sites, *hits;
+  long n_sites;
+  int ok, used;
+};
+
+static struct trace_module *tmods;
+static size_t n_tmods;
+
+static struct trace_module *trace_module(const char *path) {
+  for (size_t i = 0; i < n_tmods; i++)
+    if (strcmp(tmods[i].path, path) == 0)
+      return tmods[i].ok ? &tmods[i] : NULL;
+  struct trace_module *v = realloc(tmods, (n_tmods + 1) * sizeof(*v));
+  if (!v)
+    return NULL;
+  tmods = v;
+  struct trace_module *t = &tmods[n_tmods++];
+  memset(t, 0, sizeof(*t));
+  t->path = strdup(path);
+  char err[512];
+  if (dw_load(&t->dw, path, err, sizeof(err))) {
+    fprintf(stderr, "ucov: %s\n", err);
+    return NULL;
+  }
+  if (!t->dw.has_dwarf)
+    fprintf(stderr, "ucov: %s: no DWARF debug info (build with -g): its PCs have no lines\n", path);
+  t->n_sites = dw_call_sites(path, &t->sites, err, sizeof(err));
+  if (t->n_sites < 0) {
+    fprintf(stderr, "ucov: %s\n", err);
+    dw_free(&t->dw);
+    return NULL;
+  }
+  t->hits = calloc((size_t)t->n_sites + 1, sizeof(*t->hits));
+  t->ok = t->hits != NULL;
+  return t->ok ? t : NULL;
+}
+
+/* The call site a return address comes back to: the 5-byte call just before. */
+static long site_of(const struct trace_module *t, uint64_t ret) {
+  uint64_t want = ret - 5;
+  long lo = 0, hi = t->n_sites;
+  while (lo < hi) {
+    long mid = (lo + hi) / 2;
+    if (t->sites[mid] < want)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < t->n_sites && t->sites[lo] == want ? lo : -1;
+}
+
+struct line_hit {
+  const char *file;
+  uint32_t line;
+  uint64_t count;
+};
+
+static int cmp_line_hit(const void *a, const void *b) {
+  const struct line_hit *x = a, *y = b;
+  int c = strcmp(x->file, y->file);
+  return c ? c : (x->line < y->line ? -1 : x->line > y->line);
+}
+
+/*
+ * A module's sites into the model: each site's line (the innermost frame's),
+ * hit as often as its PC came back (a line with several sites: the most
+ * hits); each function once, counted by its first site.
+ */
+static void trace_flush(struct cov_model *m, struct trace_module *t) {
+  struct line_hit *lh = malloc(((size_t)t->n_sites + 1) * sizeof(*lh));
+  size_t n = 0;
+  char **seen = NULL;
+  size_t n_seen = 0;
+  for (long i = 0; lh && i < t->n_sites; i++) {
+    struct dw_frame fr[16];
+    if (dw_lookup(&t->dw, t->sites[i], fr, 16) <= 0 || !fr[0].file || !fr[0].line)
+      continue;
+    lh[n++] = (struct line_hit){fr[0].file, fr[0].line, t->hits[i]};
+    if (!fr[0].function)
+      continue;
+    size_t k = 0;
+    while (k < n_seen && strcmp(seen[k], fr[0].function) != 0)
+      k++;
+    if (k < n_seen)
+      continue;
+    char **ns = realloc(seen, (n_seen + 1) * sizeof(*ns));
+    if (!ns)
+      continue;
+    seen = ns;
+    seen[n_seen++] = (char *)fr[0].function;
+    struct cov_file *f = cov_file(m, fr[0].fn_file ? fr[0].fn_file : fr[0].file, NULL);
+    if (f)
+      cov_add_func(f, fr[0].function, fr[0].fn_line ? fr[0].fn_line : fr[0].line, t->hits[i]);
+  }
+  if (n > 1)
+    qsort(lh, n, sizeof(*lh), cmp_line_hit);
+  for (size_t i = 0; i < n;) {
+    size_t j = i;
+    uint64_t most = 0;
+    for (; j < n && !cmp_line_hit(&lh[i], &lh[j]); j++)
+      most = lh[j].count > most ? lh[j].count : most;
+    struct cov_file *f = cov_file(m, lh[i].file, NULL);
+    if (f)
+      cov_add_line(f, lh[i].line, most);
+    i = j;
+  }
+  free(seen);
+  free(lh);
+  memset(t->hits, 0, ((size_t)t->n_sites + 1) * sizeof(*t->hits));
+}
+
+/* PCs of one dump: text (hex per line) or a KCOV buffer (.kcov). */
+static int read_pcs(struct cov_model *m, const char *path, const struct input_opts *o,
+                    const char *modules) {
+  struct modmap map = {0};
+  int have_map = 0, bad = 0;
+  if (modules) {
+    FILE *f = fopen(modules, "r");
+    char err[512];
+    if (!f || modmap_read(&map, f, modules, err, sizeof(err))) {
+      fprintf(stderr, "ucov: %s: %s\n", modules, f ? err : strerror(errno));
+      if (f)
+        fclose(f);
+      return 1;
+    }
+    fclose(f);
+    have_map = 1;
+  } else if (!o->n_binaries) {
+    fprintf(stderr, "ucov: %s: PCs need --binary PROG or --modules MAP\n", path);
+    return 1;
+  }
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    fprintf(stderr, "ucov: %s: %s\n", path, strerror(errno));
+    if (have_map)
+      modmap_free(&map);
+    return 1;
+  }
+  for (size_t i = 0; i < n_tmods; i++)
+    tmods[i].used = 0;
+  if (!have_map)
+    for (int i = 0; i < o->n_binaries; i++) {
+      struct trace_module *t = trace_module(o->binaries[i]);
+      if (t)
+        t->used = 1;
+    }
+  int kcov = ends_with(path, ".kcov");
+  uint64_t total = 0, unknown = 0, words = 0, limit = 0;
+  char *line = NULL;
+  size_t cap = 0;
+  unsigned long lineno = 0;
+  for (;;) {
+    uint64_t pc;
+    if (kcov) {
+      if (fread(&pc, 8, 1, f) != 1)
+        break;
+      if (words++ == 0) { /* the count word: PCs after it are stale */
+        limit = pc;
+        continue;
+      }
+      if (words - 1 > limit)
+        break;
+    } else {
+      if (getline(&line, &cap, f) < 0)
+        break;
+      lineno++;
+      char *p = line, *end;
+      while (*p == ' ' || *p == '\t')
+        p++;
+      if (!*p || *p == '\n' || *p == '#')
+        continue;
+      errno = 0;
+      pc = strtoull(p, &end, 16);
+      if (end == p || errno) {
+        if (bad++ < 3)
+          fprintf(stderr, "ucov: %s:%lu: not a hexadecimal PC\n", path, lineno);
+        continue;
+      }
+    }
+    pc &= KCOV_RECORD_IP_MASK;
+    total++;
+    const char *mod = o->n_binaries ? o->binaries[0] : NULL;
+    uint64_t addr = pc;
+    if (have_map) {
+      const struct modmap_entry *e = modmap_find(&map, pc);
+      mod = e ? e->path : NULL;
+      addr = e ? pc - e->bias : 0;
+    }
+    struct trace_module *t = mod ? trace_module(mod) : NULL;
+    long s = t ? site_of(t, addr) : -1;
+    if (s < 0) {
+      unknown++;
+      continue;
+    }
+    t->used = 1;
+    t->hits[s]++;
+  }
+  free(line);
+  fclose(f);
+  for (size_t i = 0; i < n_tmods; i++)
+    if (tmods[i].ok && tmods[i].used)
+      trace_flush(m, &tmods[i]);
+  if (unknown)
+    fprintf(stderr, "ucov: %s: %" PRIu64 " of %" PRIu64 " PCs are no trace-pc call site of %s%s\n",
+            path, unknown, total, have_map ? "their module" : o->binaries[0],
+            have_map ? "" : " (another build? PIE or shared objects need --modules)");
+  if (total && unknown == total)
+    bad++;
+  if (have_map)
+    modmap_free(&map);
+  return bad;
+}
+
 /* ---- files and directories ---- */
 
 static int read_json_file(struct cov_model *m, const char *path) {
@@ -338,11 +560,10 @@ static int read_json_file(struct cov_model *m, const char *path) {
   return bad;
 }
 
-static struct strlist walk_gcda, walk_prof, walk_lcov, walk_json;
+static struct strlist walk_gcda, walk_prof, walk_lcov, walk_json, walk_pcs;
 
 static int walk_entry(const char *path, const struct stat *st, int type, struct FTW *ftw) {
   (void)st;
-  (void)ftw;
   if (type != FTW_F)
     return 0;
   if (ends_with(path, ".gcda"))
@@ -353,6 +574,9 @@ static int walk_entry(const char *path, const struct stat *st, int type, struct 
     sl_add(&walk_lcov, path);
   else if (ends_with(path, ".json"))
     sl_add(&walk_json, path);
+  else if (ends_with(path, ".pcs") || ends_with(path, ".kcov") ||
+           strncmp(path + ftw->base, "rawcover", 8) == 0)
+    sl_add(&walk_pcs, path);
   return 0;
 }
 
@@ -372,12 +596,12 @@ int input_read(struct cov_model *m, const char *path, const struct input_opts *o
       fprintf(stderr, "ucov: %s: %s\n", path, strerror(errno));
       bad++;
     }
-    struct strlist *lists[] = {&walk_gcda, &walk_prof, &walk_lcov, &walk_json};
-    for (int i = 0; i < 4; i++)
+    struct strlist *lists[] = {&walk_gcda, &walk_prof, &walk_lcov, &walk_json, &walk_pcs};
+    for (int i = 0; i < 5; i++)
       if (lists[i]->n)
         qsort(lists[i]->v, lists[i]->n, sizeof(char *), cmp_str);
-    if (!walk_gcda.n && !walk_prof.n && !walk_lcov.n && !walk_json.n) {
-      fprintf(stderr, "ucov: %s: no .gcda, .profraw, .info or .json inside\n", path);
+    if (!walk_gcda.n && !walk_prof.n && !walk_lcov.n && !walk_json.n && !walk_pcs.n) {
+      fprintf(stderr, "ucov: %s: no .gcda, .profraw, .info, .json or PC dump inside\n", path);
       bad++;
     }
     if (walk_gcda.n)
@@ -388,7 +612,13 @@ int input_read(struct cov_model *m, const char *path, const struct input_opts *o
       bad += lcov_read(m, walk_lcov.v[i]) != 0;
     for (size_t i = 0; i < walk_json.n; i++)
       bad += read_json_file(m, walk_json.v[i]);
-    for (int i = 0; i < 4; i++)
+    /* PC dumps: the module map beside them, unless --modules says otherwise. */
+    char map[PATH_MAX];
+    snprintf(map, sizeof(map), "%s/modules", path);
+    const char *modules = o->modules ? o->modules : access(map, R_OK) == 0 ? map : NULL;
+    for (size_t i = 0; i < walk_pcs.n; i++)
+      bad += read_pcs(m, walk_pcs.v[i], o, modules);
+    for (int i = 0; i < 5; i++)
       sl_free(lists[i]);
     return bad;
   }
@@ -421,7 +651,20 @@ int input_read(struct cov_model *m, const char *path, const struct input_opts *o
     return read_json_file(m, path);
   if (n >= 3 && (memcmp(head, "TN:", 3) == 0 || memcmp(head, "SF:", 3) == 0))
     return lcov_read(m, path) != 0;
+  if (ends_with(path, ".kcov"))
+    return read_pcs(m, path, o, o->modules);
+  /* Hex PCs: "0x..." or hex digits, a line each. */
+  size_t h =
+      i + (i + 1 < n && head[i] == '0' && (head[i + 1] == 'x' || head[i + 1] == 'X') ? 2 : 0);
+  int hex = h < n;
+  for (size_t k = h; k < n && head[k] != '\n' && head[k] != '\r'; k++)
+    hex &= (head[k] >= '0' && head[k] <= '9') || (head[k] >= 'a' && head[k] <= 'f') ||
+           (head[k] >= 'A' && head[k] <= 'F');
+  if (hex)
+    return read_pcs(m, path, o, o->modules);
   fprintf(stderr,
-          "ucov: %s: not a .gcda, LLVM profile, lcov tracefile or ucov/gcov JSON: skipped\n", path);
+          "ucov: %s: not a .gcda, LLVM profile, lcov tracefile, ucov/gcov JSON or PC dump: "
+          "skipped\n",
+          path);
   return 1;
 }

@@ -6,7 +6,11 @@
  * content. .gcda files go through `gcov --json-format --stdout` (their .gcno
  * found beside them, or, in a pulled tree DIR/gcov/<build path>.gcda, at the
  * build path); raw profiles through llvm-profdata and `llvm-cov export`
- * (with --binary) of the clang version that wrote them.
+ * (with --binary) of the clang version that wrote them. Traces: PC dumps (one
+ * hex PC a line, as KCOV clients and syzkaller's rawcover print them; *.pcs or
+ * rawcover* in a directory) and KCOV buffer dumps (*.kcov: the u64 count, then
+ * the PCs), against --binary or the module map (--modules, or DIR/modules):
+ * every trace-pc call site of a module is a line with code, hit or not.
  */
 #ifndef UCOV_REPORT_INPUTS_H
 #define UCOV_REPORT_INPUTS_H
@@ -14,8 +18,9 @@
 #include "model.h"
 
 struct input_opts {
-  const char **binaries; /* --binary: programs for .profraw inputs */
+  const char **binaries; /* --binary: programs for .profraw inputs and PC dumps */
   int n_binaries;
+  const char *modules;   /* --modules: the module map of the traced process (PC dumps) */
   const char *gcov_tool; /* default "gcov" */
   int progress;          /* a progress line on stderr */
 };

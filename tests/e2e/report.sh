@@ -179,9 +179,56 @@ else
   echo "skip LLVM profiles: clang or llvm-cov missing"
 fi
 
+# Traces: the PCs of one parse (trace_one prints them, with its module map)
+# hit the parser functions gcov sees called for the same request; the lines hit
+# are the lines (addr2line's) of the call sites hit, and every call site's
+# line is a line with code, hit or not. (A function's count is its first
+# block's hits: exact unless that block is a loop head, as parse_headers' is,
+# so hit-or-not is what is compared with gcov. Lines follow DWARF, not gcov's
+# notes: a shared return block takes the line of the code before it.)
+mkdir -p t && cd t || exit 1
+CC=gcc "$UCOV" cc --trace -g -O0 -I"$D" "${SANFLAGS[@]}" "$D/trace_one.c" "$D/httpreq.c" -o trace_one
+./trace_one --modules mods.txt "$R1" >pcs.txt 2>/dev/null
+"$UCOV" report pcs.txt --modules mods.txt --lcov trace.info 2>terr.txt && pass ||
+  fail "report of a PC dump: $(head -3 terr.txt)"
+mkdir -p g && (cd g && gcc --coverage -O0 -I"$D" "$D/httpreq.c" "$SRC/tests/integration/gcov_main.c" \
+  -o g && ./g "$R1" >/dev/null)
+"$UCOV" report g --lcov gcov.info
+fnda() { awk -F'[:,]' -v f="SF:$D/httpreq.c" '$0==f{p=1} /^end_of_record/{p=0}
+  p&&/^FNDA:/&&$3!="http_strerror"{print $3, ($2>0)}' "$1"; }
+[ -n "$(fnda trace.info)" ] && cmp -s <(fnda trace.info) <(fnda gcov.info) &&
+  grep -q '^FNDA:19,at_end$' trace.info && grep -q '^FNDA:19,at_end$' gcov.info && pass ||
+  fail "trace functions hit are gcov's: $(diff <(fnda trace.info) <(fnda gcov.info) | head -4)"
+# Lines hit: addr2line's lines of the call sites the PCs return to (pc - bias - 5).
+bias=$(awk '$5 == "r-x" && $7 ~ /trace_one$/ {print $4; exit}' mods.txt)
+while read -r pc; do printf '0x%x\n' $((pc - bias - 5)); done <pcs.txt | sort -u >hit-sites.txt
+addr2line -e trace_one $(cat hit-sites.txt) | sed 's/ (discriminator [0-9]*)//' | sort -u >hit-a2l.txt
+awk -F'[:,]' '/^SF:/{f=$2} /^DA:/&&$3>0{print f ":" $2}' trace.info | sort -u >hit-da.txt
+[ -s hit-da.txt ] && cmp -s hit-a2l.txt hit-da.txt && pass ||
+  fail "trace lines hit are addr2line's lines of the sites hit: $(diff hit-a2l.txt hit-da.txt | head -3)"
+"$UCOV" symbolize --call-sites --binary trace_one >sites.txt
+"$UCOV" symbolize --addr2line --binary trace_one sites.txt | awk 'NR%2==0' | grep -v ':?$' |
+  sort -u >site-lines.txt
+awk -F'[:,]' '/^SF:/{f=$2} /^DA:/{print f ":" $2}' trace.info | sort -u >da-lines.txt
+cmp -s site-lines.txt da-lines.txt && pass ||
+  fail "every call site line is a DA line: $(diff site-lines.txt da-lines.txt | head -4)"
+# Without the module map, a PIE's PCs fit nowhere: said so, status 1.
+"$UCOV" report pcs.txt --binary trace_one >/dev/null 2>nomap.txt
+[ $? = 1 ] && grep -q 'need --modules\|PIE or shared objects need --modules' nomap.txt && pass ||
+  fail "PIE PCs without a module map: $(cat nomap.txt)"
+# A KCOV buffer dump (count word, PCs, stale words after them) reads the same.
+python3 - pcs.txt buf.kcov <<'PY'
+import struct, sys
+pcs = [int(l, 16) for l in open(sys.argv[1]) if l.strip()]
+open(sys.argv[2], "wb").write(struct.pack(f"<{len(pcs) + 4}Q", len(pcs), *pcs, 1, 2, 3))
+PY
+"$UCOV" report buf.kcov --modules mods.txt --lcov kcov.info && cmp -s kcov.info trace.info && pass ||
+  fail "a .kcov buffer dump reads as the same PCs as text"
+cd .. || exit 1
+
 # Corrupt inputs: a message, the rest of the report, exit status 1.
 cp -r b bad
-head -c 20 bad/httpreq.gcda >t && mv t bad/httpreq.gcda
+head -c 20 bad/httpreq.gcda >cut.tmp && mv cut.tmp bad/httpreq.gcda
 printf 'SF:/x.c\nDA:1,1\nDA:oops\nend_of_record\n' >bad.info
 "$UCOV" report bad bad.info --lcov part.info 2>bad.txt
 st=$?
