@@ -192,13 +192,58 @@ static int cmp_row(const void *a, const void *b) {
   if (x->addr != y->addr)
     return x->addr < y->addr ? -1 : 1;
   /* At one address an end of sequence comes first (the next sequence starts
-   * there); then the rows in their order. */
-  if ((x->file != NONE) != (y->file != NONE))
-    return (x->file != NONE) - (y->file != NONE);
-  return x->order < y->order ? -1 : x->order > y->order;
+   * there); rows at one address keep their order (qsort here is glibc's
+   * merge sort, stable; and it runs only when the units' tables interleave). */
+  return (x->file != NONE) - (y->file != NONE);
 }
 
 static int dw_load_dwarf(struct dw_module *m, const char *path, char *err, size_t errlen);
+
+/* The rows of one unit: libdw hands them over sorted. */
+struct run {
+  size_t start, n;
+};
+
+static const struct dw_row *run_first;
+
+static int cmp_run(const void *a, const void *b) {
+  const struct run *x = a, *y = b;
+  return cmp_row(&run_first[x->start], &run_first[y->start]);
+}
+
+/*
+ * Sort the whole table. Units' tables are sorted each and usually cover
+ * disjoint addresses, only not in address order: then putting the units in
+ * order is enough (one copy); otherwise a full sort.
+ */
+static int sort_rows(struct dw_module *m, struct run *runs, size_t n_runs) {
+  int sorted_runs = 1;
+  for (size_t r = 0; sorted_runs && r < n_runs; r++)
+    for (size_t i = runs[r].start + 1; sorted_runs && i < runs[r].start + runs[r].n; i++)
+      sorted_runs = cmp_row(&m->rows[i - 1], &m->rows[i]) <= 0;
+  if (sorted_runs && n_runs > 1) {
+    run_first = m->rows;
+    qsort(runs, n_runs, sizeof(*runs), cmp_run);
+    for (size_t r = 1; sorted_runs && r < n_runs; r++)
+      sorted_runs =
+          cmp_row(&m->rows[runs[r - 1].start + runs[r - 1].n - 1], &m->rows[runs[r].start]) <= 0;
+    if (sorted_runs) {
+      struct dw_row *v = malloc(m->n_rows * sizeof(*v));
+      if (!v)
+        return -1;
+      size_t o = 0;
+      for (size_t r = 0; r < n_runs; r++) {
+        memcpy(v + o, m->rows + runs[r].start, runs[r].n * sizeof(*v));
+        o += runs[r].n;
+      }
+      free(m->rows);
+      m->rows = v;
+    }
+  }
+  if (!sorted_runs)
+    qsort(m->rows, m->n_rows, sizeof(*m->rows), cmp_row);
+  return 0;
+}
 
 int dw_load(struct dw_module *m, const char *path, char *err, size_t errlen) {
   int ret = dw_load_dwarf(m, path, err, errlen);
@@ -233,7 +278,8 @@ static int dw_load_dwarf(struct dw_module *m, const char *path, char *err, size_
     m->index = NULL;
     return 0; /* ELF without DWARF: no lines */
   }
-  size_t cap_rows = 0, skeletons = 0;
+  size_t cap_rows = 0, skeletons = 0, n_runs = 0, cap_runs = 0;
+  struct run *runs = NULL;
   struct fn_vec top = {0};
   struct cu_ctx c = {m, NULL, 0, {0}};
   Dwarf_CU *cu = NULL;
@@ -255,6 +301,9 @@ static int dw_load_dwarf(struct dw_module *m, const char *path, char *err, size_
     m->has_dwarf = 1;
     Dwarf_Lines *lines;
     size_t n;
+    const char *last_src = NULL;
+    uint32_t last_file = NONE;
+    size_t run_start = m->n_rows;
     if (dwarf_getsrclines(&cudie, &lines, &n) == 0) {
       for (size_t i = 0; i < n; i++) {
         Dwarf_Line *l = dwarf_onesrcline(lines, i);
@@ -270,10 +319,30 @@ static int dw_load_dwarf(struct dw_module *m, const char *path, char *err, size_
           ret = -1;
           break;
         }
-        m->rows[m->n_rows++] =
-            (struct dw_row){addr, end ? NONE : intern(m, dwarf_linesrc(l, NULL, NULL)),
-                            (uint32_t)lineno, (uint32_t)col, (uint32_t)m->n_rows};
+        /* Rows of one file follow each other: the last name's index is reused. */
+        uint32_t file = NONE;
+        if (!end) {
+          const char *src = dwarf_linesrc(l, NULL, NULL);
+          if (src != last_src) {
+            last_src = src;
+            last_file = intern(m, src);
+          }
+          file = last_file;
+        }
+        m->rows[m->n_rows++] = (struct dw_row){addr, file,
+                                               (uint32_t)(lineno < 0          ? 0
+                                                          : lineno > 0x3fffff ? 0x3fffff
+                                                                              : lineno),
+                                               (uint32_t)(col < 0      ? 0
+                                                          : col > 1023 ? 1023
+                                                                       : col)};
       }
+    }
+    if (m->n_rows > run_start) {
+      if (reserve((void **)&runs, &cap_runs, n_runs, sizeof(*runs)))
+        ret = -1;
+      else
+        runs[n_runs++] = (struct run){run_start, m->n_rows - run_start};
     }
     c.files = NULL;
     c.n_files = 0;
@@ -307,11 +376,12 @@ static int dw_load_dwarf(struct dw_module *m, const char *path, char *err, size_
       for (size_t i = 0; i < m->n_fns; i++)
         m->fns[i].first_child += (uint32_t)shift;
     }
-    if (m->n_rows > 1)
-      qsort(m->rows, m->n_rows, sizeof(*m->rows), cmp_row);
+    if (sort_rows(m, runs, n_runs))
+      ret = -1;
   }
   free(top.v);
   free(c.all.v);
+  free(runs);
   free(ix.slots);
   m->index = NULL;
   dwarf_end(dw);

@@ -14,12 +14,12 @@
 
 #include "elfsym.h"
 
+/* 16 bytes a row: the line table of a large program is most of the memory. */
 struct dw_row {
   uint64_t addr;
-  uint32_t file; /* index into strings; UINT32_MAX: end of a sequence */
-  uint32_t line;
-  uint32_t col;
-  uint32_t order; /* position in the line tables: of rows at one address, the last wins */
+  uint32_t file;      /* index into strings; UINT32_MAX: end of a sequence */
+  uint32_t line : 22; /* (lines past 4M and columns past 1023 are clamped) */
+  uint32_t col : 10;
 };
 
 struct dw_fn {

@@ -224,6 +224,15 @@ open(sys.argv[2], "wb").write(struct.pack(f"<{len(pcs) + 4}Q", len(pcs), *pcs, 1
 PY
 "$UCOV" report buf.kcov --modules mods.txt --lcov kcov.info && cmp -s kcov.info trace.info && pass ||
   fail "a .kcov buffer dump reads as the same PCs as text"
+# Garbage lines among the PCs: named, the rest read; a binary without debug info: said so.
+{ echo 'zzz not a pc'; cat pcs.txt; } >mixed.pcs
+"$UCOV" report mixed.pcs --modules mods.txt --lcov mixed.info 2>mixed.txt
+[ $? = 1 ] && grep -q 'mixed.pcs:1: not a hexadecimal PC' mixed.txt && cmp -s mixed.info trace.info &&
+  pass || fail "garbage PCs: $(head -2 mixed.txt)"
+CC=gcc "$UCOV" cc --trace -O0 -I"$D" "${SANFLAGS[@]}" "$D/trace_one.c" "$D/httpreq.c" -o nodebug
+./nodebug --modules nd-mods.txt "$R1" >nd.pcs 2>/dev/null
+"$UCOV" report nd.pcs --modules nd-mods.txt >/dev/null 2>nd.txt
+grep -q 'no DWARF debug info (build with -g)' nd.txt && pass || fail "no debug info: $(head -2 nd.txt)"
 cd .. || exit 1
 
 # Corrupt inputs: a message, the rest of the report, exit status 1.
