@@ -310,7 +310,7 @@ struct trace_module {
   struct dw_module dw;
   uint64_t *sites, *hits;
   long n_sites;
-  int ok, used;
+  int ok, used, warned;
 };
 
 static struct trace_module *tmods;
@@ -381,10 +381,13 @@ static void trace_flush(struct cov_model *m, struct trace_module *t) {
   size_t n = 0;
   char **seen = NULL;
   size_t n_seen = 0;
+  long no_line = 0;
   for (long i = 0; lh && i < t->n_sites; i++) {
     struct dw_frame fr[16];
-    if (dw_lookup(&t->dw, t->sites[i], fr, 16) <= 0 || !fr[0].file || !fr[0].line)
+    if (dw_lookup(&t->dw, t->sites[i], fr, 16) <= 0 || !fr[0].file || !fr[0].line) {
+      no_line++;
       continue;
+    }
     lh[n++] = (struct line_hit){fr[0].file, fr[0].line, t->hits[i]};
     if (!fr[0].function)
       continue;
@@ -413,6 +416,11 @@ static void trace_flush(struct cov_model *m, struct trace_module *t) {
     if (f)
       cov_add_line(f, lh[i].line, most);
     i = j;
+  }
+  if (no_line && t->dw.has_dwarf && !t->warned) {
+    fprintf(stderr, "ucov: %s: %ld of %ld trace-pc call sites have no line information%s\n",
+            t->path, no_line, t->n_sites, no_line == t->n_sites ? " (build with -g)" : "");
+    t->warned = 1;
   }
   free(seen);
   free(lh);
@@ -651,7 +659,9 @@ int input_read(struct cov_model *m, const char *path, const struct input_opts *o
     return read_json_file(m, path);
   if (n >= 3 && (memcmp(head, "TN:", 3) == 0 || memcmp(head, "SF:", 3) == 0))
     return lcov_read(m, path) != 0;
-  if (ends_with(path, ".kcov"))
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  if (ends_with(path, ".kcov") || ends_with(path, ".pcs") || strncmp(base, "rawcover", 8) == 0)
     return read_pcs(m, path, o, o->modules);
   /* Hex PCs: "0x..." or hex digits, a line each. */
   size_t h =
