@@ -100,15 +100,13 @@ static const char *fn_name(Dwarf_Die *die) {
 
 struct cu_ctx {
   struct dw_module *m;
-  Dwarf_Files *files;
+  uint32_t *files; /* the unit's file table, as interned names */
   size_t n_files;
   struct fn_vec all; /* every node, children placed after their parents' lists */
 };
 
 static uint32_t cu_file(struct cu_ctx *c, Dwarf_Word idx) {
-  if (!c->files || idx >= c->n_files)
-    return NONE;
-  return intern(c->m, dwarf_filesrc(c->files, idx, NULL, NULL));
+  return c->files && idx < c->n_files ? c->files[idx] : NONE;
 }
 
 /*
@@ -138,10 +136,12 @@ static int add_fn_die(struct cu_ctx *c, Dwarf_Die *die, int tag, struct fn_vec *
                        .decl_file = NONE,
                        .first_child = first,
                        .n_children = (uint32_t)kids.n};
-  int decl_line;
-  if (dwarf_decl_line(die, &decl_line) == 0 && decl_line > 0) {
-    node.decl_line = (uint32_t)decl_line;
-    node.decl_file = intern(c->m, dwarf_decl_file(die));
+  Dwarf_Attribute da;
+  Dwarf_Word dv;
+  if (dwarf_formudata(dwarf_attr_integrate(die, DW_AT_decl_line, &da), &dv) == 0 && dv > 0) {
+    node.decl_line = (uint32_t)dv;
+    if (dwarf_formudata(dwarf_attr_integrate(die, DW_AT_decl_file, &da), &dv) == 0)
+      node.decl_file = cu_file(c, dv);
   }
   free(kids.v);
   if (tag == DW_TAG_inlined_subroutine) {
@@ -245,6 +245,373 @@ static int sort_rows(struct dw_module *m, struct run *runs, size_t n_runs) {
   return 0;
 }
 
+/* ---- the line program (.debug_line, DWARF 2 to 5), read here: libdw's
+ * own line tables cost more memory than everything else together ---- */
+
+struct rd {
+  const uint8_t *p, *end;
+  int err;
+};
+
+static uint64_t rd_n(struct rd *r, int n) {
+  if (r->end - r->p < n) {
+    r->err = 1;
+    r->p = r->end;
+    return 0;
+  }
+  uint64_t v = 0;
+  for (int i = 0; i < n; i++)
+    v |= (uint64_t)r->p[i] << (8 * i);
+  r->p += n;
+  return v;
+}
+
+static uint64_t rd_uleb(struct rd *r) {
+  uint64_t v = 0;
+  for (int shift = 0; r->p < r->end; shift += 7) {
+    uint8_t b = *r->p++;
+    if (shift < 64)
+      v |= (uint64_t)(b & 0x7f) << shift;
+    if (!(b & 0x80))
+      return v;
+  }
+  r->err = 1;
+  return v;
+}
+
+static int64_t rd_sleb(struct rd *r) {
+  int64_t v = 0;
+  int shift = 0;
+  uint8_t b = 0x80;
+  while (r->p < r->end && (b & 0x80)) {
+    b = *r->p++;
+    if (shift < 64)
+      v |= (int64_t)((uint64_t)(b & 0x7f) << shift);
+    shift += 7;
+  }
+  if (b & 0x80)
+    r->err = 1;
+  else if (shift < 64 && (b & 0x40))
+    v |= -((int64_t)1 << shift);
+  return v;
+}
+
+static const char *rd_str(struct rd *r) {
+  const uint8_t *q = memchr(r->p, 0, (size_t)(r->end - r->p));
+  if (!q) {
+    r->err = 1;
+    r->p = r->end;
+    return "";
+  }
+  const char *s = (const char *)r->p;
+  r->p = q + 1;
+  return s;
+}
+
+struct dbg_secs {
+  const uint8_t *line, *line_str, *str;
+  size_t line_n, line_str_n, str_n;
+};
+
+static void find_sections(Elf *elf, struct dbg_secs *d) {
+  size_t shstrndx;
+  if (!elf || elf_getshdrstrndx(elf, &shstrndx))
+    return;
+  for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+    GElf_Shdr sh;
+    if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+      continue;
+    const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
+    const uint8_t **p = NULL;
+    size_t *n = NULL;
+    if (name && strcmp(name, ".debug_line") == 0)
+      p = &d->line, n = &d->line_n;
+    else if (name && strcmp(name, ".debug_line_str") == 0)
+      p = &d->line_str, n = &d->line_str_n;
+    else if (name && strcmp(name, ".debug_str") == 0)
+      p = &d->str, n = &d->str_n;
+    if (!p)
+      continue;
+    if (sh.sh_flags & SHF_COMPRESSED)
+      elf_compress(scn, 0, 0);
+    Elf_Data *data = elf_getdata(scn, NULL);
+    if (data && data->d_buf) {
+      *p = data->d_buf;
+      *n = data->d_size;
+    }
+  }
+}
+
+static const char *sec_str(const uint8_t *sec, size_t n, uint64_t off) {
+  if (!sec || off >= n || !memchr(sec + off, 0, n - off))
+    return NULL;
+  return (const char *)sec + off;
+}
+
+/* One entry field of a DWARF 5 directory or file table. */
+static int read_form(struct rd *r, const struct dbg_secs *d, uint64_t form, int dwarf64,
+                     const char **str, uint64_t *num) {
+  switch (form) {
+  case DW_FORM_string:
+    *str = rd_str(r);
+    return 0;
+  case DW_FORM_line_strp:
+    *str = sec_str(d->line_str, d->line_str_n, rd_n(r, dwarf64 ? 8 : 4));
+    return *str ? 0 : -1;
+  case DW_FORM_strp:
+    *str = sec_str(d->str, d->str_n, rd_n(r, dwarf64 ? 8 : 4));
+    return *str ? 0 : -1;
+  case DW_FORM_udata:
+    *num = rd_uleb(r);
+    return 0;
+  case DW_FORM_data1:
+    *num = rd_n(r, 1);
+    return 0;
+  case DW_FORM_data2:
+    *num = rd_n(r, 2);
+    return 0;
+  case DW_FORM_data4:
+    *num = rd_n(r, 4);
+    return 0;
+  case DW_FORM_data8:
+    *num = rd_n(r, 8);
+    return 0;
+  case DW_FORM_data16:
+    rd_n(r, 8);
+    rd_n(r, 8);
+    return 0;
+  case DW_FORM_block: {
+    uint64_t n = rd_uleb(r);
+    if ((uint64_t)(r->end - r->p) < n)
+      return -1;
+    r->p += n;
+    return 0;
+  }
+  default:
+    return -1; /* (string index forms need .debug_str_offsets: not in line tables) */
+  }
+}
+
+static uint32_t join_intern(struct dw_module *m, const char *dir, const char *name,
+                            const char *comp_dir) {
+  char buf[8192];
+  if (name[0] == '/' || !dir || !dir[0])
+    snprintf(buf, sizeof(buf), "%s", name);
+  else if (dir[0] == '/' || !comp_dir)
+    snprintf(buf, sizeof(buf), "%s/%s", dir, name);
+  else
+    snprintf(buf, sizeof(buf), "%s/%s/%s", comp_dir, dir, name);
+  return intern(m, buf);
+}
+
+/* A directory or file table of DWARF 5: the paths (and directory indexes). */
+static int v5_table(struct rd *r, const struct dbg_secs *d, int dwarf64, const char ***paths,
+                    uint64_t **dirs, uint64_t *count) {
+  uint8_t nfmt = (uint8_t)rd_n(r, 1);
+  uint64_t fmt[32][2];
+  if (nfmt > 32)
+    return -1;
+  for (int i = 0; i < nfmt; i++) {
+    fmt[i][0] = rd_uleb(r);
+    fmt[i][1] = rd_uleb(r);
+  }
+  *count = rd_uleb(r);
+  if (r->err || *count > (uint64_t)(r->end - r->p))
+    return -1;
+  *paths = calloc(*count + 1, sizeof(**paths));
+  *dirs = calloc(*count + 1, sizeof(**dirs));
+  if (!*paths || !*dirs)
+    return -1;
+  for (uint64_t e = 0; e < *count; e++)
+    for (int i = 0; i < nfmt; i++) {
+      const char *str = NULL;
+      uint64_t num = 0;
+      if (read_form(r, d, fmt[i][1], dwarf64, &str, &num) || r->err)
+        return -1;
+      if (fmt[i][0] == DW_LNCT_path)
+        (*paths)[e] = str;
+      else if (fmt[i][0] == DW_LNCT_directory_index)
+        (*dirs)[e] = num;
+    }
+  return 0;
+}
+
+/*
+ * Read the line program at offset off: rows into m (each sequence a run for
+ * sort_rows), and the unit's file table as interned names in *files.
+ * Returns 0 or -1 (malformed).
+ */
+static int read_lines(struct dw_module *m, const struct dbg_secs *d, uint64_t off,
+                      const char *comp_dir, uint32_t **files, size_t *n_files, size_t *cap_rows,
+                      struct run **runs, size_t *n_runs, size_t *cap_runs) {
+  *files = NULL;
+  *n_files = 0;
+  if (!d->line || off >= d->line_n)
+    return -1;
+  struct rd r = {d->line + off, d->line + d->line_n, 0};
+  uint64_t len = rd_n(&r, 4);
+  int dwarf64 = len == 0xffffffff;
+  if (dwarf64)
+    len = rd_n(&r, 8);
+  if (r.err || len > (uint64_t)(r.end - r.p))
+    return -1;
+  r.end = r.p + len;
+  unsigned version = (unsigned)rd_n(&r, 2);
+  if (version < 2 || version > 5)
+    return -1;
+  if (version >= 5)
+    rd_n(&r, 2); /* address size, segment selector size */
+  uint64_t hlen = rd_n(&r, dwarf64 ? 8 : 4);
+  if (r.err || hlen > (uint64_t)(r.end - r.p))
+    return -1;
+  const uint8_t *prog = r.p + hlen;
+  unsigned min_inst = (unsigned)rd_n(&r, 1);
+  if (version >= 4)
+    rd_n(&r, 1); /* maximum operations per instruction (VLIW) */
+  int default_stmt = (int)rd_n(&r, 1);
+  (void)default_stmt;
+  int line_base = (int8_t)rd_n(&r, 1);
+  unsigned line_range = (unsigned)rd_n(&r, 1);
+  unsigned opcode_base = (unsigned)rd_n(&r, 1);
+  uint8_t std_len[256] = {0};
+  for (unsigned i = 1; i < opcode_base; i++)
+    std_len[i] = (uint8_t)rd_n(&r, 1);
+  if (r.err || !line_range || !opcode_base)
+    return -1;
+  const char **dir_paths = NULL, **file_paths = NULL;
+  uint64_t *dir_idx = NULL, *file_dir = NULL, n_dirs = 0, nf = 0, unused;
+  int ret = -1;
+  if (version >= 5) {
+    if (v5_table(&r, d, dwarf64, &dir_paths, &file_dir, &n_dirs) ||
+        v5_table(&r, d, dwarf64, &file_paths, &dir_idx, &nf))
+      goto out;
+    free(file_dir);
+    file_dir = dir_idx;
+    dir_idx = NULL;
+  } else {
+    /* Directories 1..n after the compilation directory; files 1..n. */
+    size_t cap = 16;
+    dir_paths = calloc(cap, sizeof(*dir_paths));
+    dir_paths[n_dirs++] = comp_dir;
+    for (const char *s = rd_str(&r); !r.err && s[0]; s = rd_str(&r)) {
+      if (n_dirs == cap)
+        dir_paths = realloc(dir_paths, (cap *= 2) * sizeof(*dir_paths));
+      dir_paths[n_dirs++] = s;
+    }
+    size_t fcap = 16;
+    file_paths = calloc(fcap, sizeof(*file_paths));
+    file_dir = calloc(fcap, sizeof(*file_dir));
+    file_paths[nf++] = NULL; /* file 0: none before DWARF 5 */
+    for (const char *s = rd_str(&r); !r.err && s[0]; s = rd_str(&r)) {
+      if (nf == fcap) {
+        fcap *= 2;
+        file_paths = realloc(file_paths, fcap * sizeof(*file_paths));
+        file_dir = realloc(file_dir, fcap * sizeof(*file_dir));
+      }
+      file_paths[nf] = s;
+      file_dir[nf++] = rd_uleb(&r);
+      rd_uleb(&r); /* mtime */
+      rd_uleb(&r); /* length */
+    }
+    if (r.err)
+      goto out;
+  }
+  (void)unused;
+  *files = malloc((nf + 1) * sizeof(**files));
+  if (!*files)
+    goto out;
+  for (uint64_t i = 0; i < nf; i++) {
+    const char *dir = file_dir[i] < n_dirs ? dir_paths[file_dir[i]] : NULL;
+    (*files)[i] = file_paths[i] ? join_intern(m, dir, file_paths[i], comp_dir) : NONE;
+  }
+  *n_files = nf;
+  /* The program. */
+  r.p = prog;
+  uint64_t addr = 0, file = 1, line = 1, col = 0;
+  size_t seq_start = m->n_rows;
+  int skip_seq = 0, first = 1;
+  while (r.p < r.end && !r.err) {
+    unsigned op = (unsigned)rd_n(&r, 1);
+    int emit = 0, end_seq = 0;
+    if (op >= opcode_base) {
+      unsigned adj = op - opcode_base;
+      addr += (adj / line_range) * min_inst;
+      line += (uint64_t)(int64_t)(line_base + (int)(adj % line_range));
+      emit = 1;
+    } else if (op == 0) {
+      uint64_t n = rd_uleb(&r);
+      if (r.err || n == 0 || n > (uint64_t)(r.end - r.p))
+        break;
+      const uint8_t *next = r.p + n;
+      unsigned sub = (unsigned)rd_n(&r, 1);
+      if (sub == DW_LNE_end_sequence) {
+        emit = end_seq = 1;
+      } else if (sub == DW_LNE_set_address) {
+        addr = rd_n(&r, (int)(n - 1 > 8 ? 8 : n - 1));
+      }
+      r.p = next; /* define_file, set_discriminator, vendor ops: skipped */
+    } else if (op == DW_LNS_copy) {
+      emit = 1;
+    } else if (op == DW_LNS_advance_pc) {
+      addr += rd_uleb(&r) * min_inst;
+    } else if (op == DW_LNS_advance_line) {
+      line += (uint64_t)rd_sleb(&r);
+    } else if (op == DW_LNS_set_file) {
+      file = rd_uleb(&r);
+    } else if (op == DW_LNS_set_column) {
+      col = rd_uleb(&r);
+    } else if (op == DW_LNS_const_add_pc) {
+      addr += ((255 - opcode_base) / line_range) * min_inst;
+    } else if (op == DW_LNS_fixed_advance_pc) {
+      addr += rd_n(&r, 2);
+    } else {
+      for (unsigned i = 0; i < std_len[op]; i++) /* negate_stmt, basic_block, ... */
+        rd_uleb(&r);
+    }
+    if (!emit)
+      continue;
+    if (first) {
+      /* Code the linker dropped keeps its rows at address 0 (or -1): skipped. */
+      skip_seq = addr == 0 || addr >= 0xffffffff00000000ull;
+      first = 0;
+    }
+    if (!skip_seq) {
+      if (reserve((void **)&m->rows, cap_rows, m->n_rows, sizeof(*m->rows)))
+        goto out;
+      uint32_t id = end_seq ? NONE : file < nf ? (*files)[file] : NONE;
+      if (end_seq || id != NONE) /* (a row of no known file is left out) */
+        m->rows[m->n_rows++] =
+            (struct dw_row){addr, id, (uint32_t)(line > 0x3fffff ? 0x3fffff : line),
+                            (uint32_t)(col > 1023 ? 1023 : col)};
+    }
+    if (end_seq) {
+      if (!skip_seq && m->n_rows > seq_start) {
+        if (reserve((void **)runs, cap_runs, *n_runs, sizeof(**runs)))
+          goto out;
+        (*runs)[(*n_runs)++] = (struct run){seq_start, m->n_rows - seq_start};
+      }
+      seq_start = m->n_rows;
+      addr = 0;
+      file = 1;
+      line = 1;
+      col = 0;
+      first = 1;
+    }
+  }
+  ret = r.err ? -1 : 0;
+out:
+  free(dir_paths);
+  free(file_paths);
+  free(dir_idx);
+  free(file_dir);
+  if (ret) {
+    free(*files);
+    *files = NULL;
+    *n_files = 0;
+  }
+  return ret;
+}
+
 int dw_load(struct dw_module *m, const char *path, char *err, size_t errlen) {
   int ret = dw_load_dwarf(m, path, err, errlen);
   if (ret == 0) {
@@ -278,8 +645,10 @@ static int dw_load_dwarf(struct dw_module *m, const char *path, char *err, size_
     m->index = NULL;
     return 0; /* ELF without DWARF: no lines */
   }
-  size_t cap_rows = 0, skeletons = 0, n_runs = 0, cap_runs = 0;
+  size_t cap_rows = 0, skeletons = 0, n_runs = 0, cap_runs = 0, bad_lines = 0;
   struct run *runs = NULL;
+  struct dbg_secs secs = {0};
+  find_sections(dwarf_getelf(dw), &secs);
   struct fn_vec top = {0};
   struct cu_ctx c = {m, NULL, 0, {0}};
   Dwarf_CU *cu = NULL;
@@ -288,8 +657,9 @@ static int dw_load_dwarf(struct dw_module *m, const char *path, char *err, size_
   Dwarf_Half version;
   int ret = 0;
   while (!ret && dwarf_get_units(dw, cu, &cu, &version, &unit_type, &cudie, &subdie) == 0) {
+    Dwarf_Die skel = cudie;
     if (unit_type == DW_UT_skeleton) {
-      /* Split DWARF: the lines and functions live in .dwo files. */
+      /* Split DWARF: the functions live in .dwo files. */
       if (dwarf_tag(&subdie) != DW_TAG_compile_unit) {
         skeletons++;
         continue;
@@ -299,55 +669,18 @@ static int dw_load_dwarf(struct dw_module *m, const char *path, char *err, size_
       continue;
     }
     m->has_dwarf = 1;
-    Dwarf_Lines *lines;
-    size_t n;
-    const char *last_src = NULL;
-    uint32_t last_file = NONE;
-    size_t run_start = m->n_rows;
-    if (dwarf_getsrclines(&cudie, &lines, &n) == 0) {
-      for (size_t i = 0; i < n; i++) {
-        Dwarf_Line *l = dwarf_onesrcline(lines, i);
-        Dwarf_Addr addr;
-        int lineno = 0, col = 0;
-        bool end = false;
-        if (!l || dwarf_lineaddr(l, &addr))
-          continue;
-        dwarf_lineno(l, &lineno);
-        dwarf_linecol(l, &col);
-        dwarf_lineendsequence(l, &end);
-        if (reserve((void **)&m->rows, &cap_rows, m->n_rows, sizeof(*m->rows))) {
-          ret = -1;
-          break;
-        }
-        /* Rows of one file follow each other: the last name's index is reused. */
-        uint32_t file = NONE;
-        if (!end) {
-          const char *src = dwarf_linesrc(l, NULL, NULL);
-          if (src != last_src) {
-            last_src = src;
-            last_file = intern(m, src);
-          }
-          file = last_file;
-        }
-        m->rows[m->n_rows++] = (struct dw_row){addr, file,
-                                               (uint32_t)(lineno < 0          ? 0
-                                                          : lineno > 0x3fffff ? 0x3fffff
-                                                                              : lineno),
-                                               (uint32_t)(col < 0      ? 0
-                                                          : col > 1023 ? 1023
-                                                                       : col)};
-      }
-    }
-    if (m->n_rows > run_start) {
-      if (reserve((void **)&runs, &cap_runs, n_runs, sizeof(*runs)))
-        ret = -1;
-      else
-        runs[n_runs++] = (struct run){run_start, m->n_rows - run_start};
-    }
+    /* The line program of the unit (a split unit's is its skeleton's). */
+    Dwarf_Die *linedie = unit_type == DW_UT_skeleton ? &skel : &cudie;
+    Dwarf_Attribute a;
+    Dwarf_Word stmt;
+    const char *comp_dir = dwarf_formstring(dwarf_attr(linedie, DW_AT_comp_dir, &a));
+    free(c.files);
     c.files = NULL;
     c.n_files = 0;
-    if (dwarf_getsrcfiles(&cudie, &c.files, &c.n_files) != 0)
-      c.files = NULL;
+    if (dwarf_formudata(dwarf_attr(linedie, DW_AT_stmt_list, &a), &stmt) == 0 &&
+        read_lines(m, &secs, stmt, comp_dir, &c.files, &c.n_files, &cap_rows, &runs, &n_runs,
+                   &cap_runs))
+      bad_lines++;
     if (!ret && collect(&c, &cudie, &top, 0))
       ret = -1;
   }
@@ -379,8 +712,12 @@ static int dw_load_dwarf(struct dw_module *m, const char *path, char *err, size_
     if (sort_rows(m, runs, n_runs))
       ret = -1;
   }
+  if (!ret && bad_lines)
+    fprintf(stderr, "ucov: %s: %zu line tables not read (malformed or of an unknown form)\n", path,
+            bad_lines);
   free(top.v);
   free(c.all.v);
+  free(c.files);
   free(runs);
   free(ix.slots);
   m->index = NULL;
