@@ -250,9 +250,10 @@ static int parse_value(struct parser *ps, struct json *v) {
     if (q >= ps->end || *q < '0' || *q > '9')
       return fail(ps, "bad number");
     for (; q < ps->end && *q >= '0' && *q <= '9'; q++) {
-      if (u > (UINT64_MAX - 9) / 10)
-        integer = 0;
-      u = u * 10 + (uint64_t)(*q - '0');
+      uint64_t d = (uint64_t)(*q - '0');
+      if (u > (UINT64_MAX - d) / 10)
+        integer = 0; /* too large for 64 bits: a double only */
+      u = u * 10 + d;
     }
     if (q < ps->end && (*q == '.' || *q == 'e' || *q == 'E')) {
       integer = 0;

@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The report's pieces without tools around them: the JSON reader (escapes,
+ * numbers, every truncation of a document refused without reading past it,
+ * nesting limited), the model (sums saturate, merging in any order gives the
+ * same canonical result), ucov JSON written, read back and written again
+ * byte for byte, and differential categories.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../check.h"
+#include "report/diff.h"
+#include "report/formats.h"
+#include "report/json.h"
+#include "report/model.h"
+
+static void test_json(void) {
+  static const char doc[] = "{\"a\": [1, 2.5, -3, 18446744073709551615, true, false, null],"
+                            " \"s\": \"x\\n\\u00e9\\ud83d\\ude00\\\"\", \"o\": {\"k\": {}}}";
+  struct json_doc d;
+  size_t used;
+  CHECK_EQ(json_parse(&d, doc, strlen(doc), &used), 0);
+  CHECK_EQ(used, strlen(doc));
+  const struct json *a = json_get(d.root, "a");
+  CHECK(a && a->type == JSON_ARRAY && a->len == 7);
+  CHECK_EQ(json_u64(a->first), 1);
+  CHECK(a->first->next->type == JSON_NUMBER && !a->first->next->is_u64);
+  CHECK(!a->first->next->next->is_u64); /* negative */
+  CHECK_EQ(json_u64(a->first->next->next->next), UINT64_MAX);
+  CHECK(strcmp(json_str(json_get(d.root, "s")), "x\n\xc3\xa9\xf0\x9f\x98\x80\"") == 0);
+  CHECK(json_get(json_get(d.root, "o"), "k") != NULL);
+  CHECK(json_get(d.root, "missing") == NULL);
+  json_free(&d);
+  /* Every prefix is refused (the parser reads only what it is given: ASan checks). */
+  int refused = 0;
+  for (size_t n = 0; n < strlen(doc); n++) {
+    char *cut = malloc(n ? n : 1);
+    memcpy(cut, doc, n);
+    refused += json_parse(&d, cut, n, NULL) != 0 && d.error[0];
+    free(cut);
+  }
+  CHECK_EQ(refused, strlen(doc));
+  /* Nesting has a limit; garbage is named with its offset. */
+  char deep[1002];
+  memset(deep, '[', 1000);
+  deep[1000] = 0;
+  CHECK(json_parse(&d, deep, 1000, NULL) != 0 && strstr(d.error, "nested too deep"));
+  CHECK(json_parse(&d, "{\"a\" 1}", 7, NULL) != 0 && strstr(d.error, "at byte 5"));
+  /* A stream of documents, one after another. */
+  static const char two[] = "{\"x\": 1}\n{\"x\": 2}\n";
+  CHECK_EQ(json_parse(&d, two, strlen(two), &used), 0);
+  CHECK_EQ(json_u64(json_get(d.root, "x")), 1);
+  json_free(&d);
+  CHECK_EQ(json_parse(&d, two + used, strlen(two) - used, NULL), 0);
+  CHECK_EQ(json_u64(json_get(d.root, "x")), 2);
+  json_free(&d);
+}
+
+/* A small model from a seed: three files, overlapping lines and functions. */
+static void fill(struct cov_model *m, unsigned seed) {
+  static const char *paths[] = {"/p/b.c", "/p/a.c", "/p/sub/../c.h"};
+  for (int f = 0; f < 3; f++) {
+    struct cov_file *c = cov_file(m, paths[(f + seed) % 3], NULL);
+    for (uint32_t l = 1; l < 8; l++)
+      cov_add_line(c, l * (f + 1), (seed * 7 + l) % 5);
+    cov_add_func(c, "fn", 3, seed);
+    cov_add_func(c, seed % 2 ? "odd" : "even", 2 + seed, 1);
+    cov_add_branch(c, 4, 0, seed % 2, seed % 3 != 0, seed);
+  }
+}
+
+static char *json_of(struct cov_model *m) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  ucov_json_write(m, f, NULL);
+  fclose(f);
+  return buf;
+}
+
+static void test_model(void) {
+  /* ((1 + 2) + 3) and (3 + (2 + 1)) and 1 + 2 + 3 at once: the same bytes. */
+  struct cov_model a, b, c, t;
+  cov_init(&a);
+  cov_init(&b);
+  cov_init(&c);
+  fill(&a, 1);
+  fill(&a, 2);
+  cov_finish(&a);
+  fill(&a, 3);
+  cov_finish(&a);
+  cov_init(&t);
+  fill(&t, 2);
+  fill(&t, 1);
+  cov_finish(&t);
+  fill(&b, 3);
+  cov_merge(&b, &t);
+  cov_finish(&b);
+  fill(&c, 1);
+  fill(&c, 2);
+  fill(&c, 3);
+  cov_finish(&c);
+  char *ja = json_of(&a), *jb = json_of(&b), *jc = json_of(&c);
+  CHECK(strcmp(ja, jb) == 0);
+  CHECK(strcmp(ja, jc) == 0);
+  /* Canonical: files by path, normalized ("/p/sub/../c.h" is "/p/c.h"). */
+  CHECK_EQ(a.n_files, 3);
+  CHECK(strcmp(a.files[0]->path, "/p/a.c") == 0 && strcmp(a.files[2]->path, "/p/c.h") == 0);
+  /* Written, read, written: the same bytes. */
+  struct json_doc d;
+  char msg[200];
+  CHECK_EQ(json_parse(&d, ja, strlen(ja), NULL), 0);
+  struct cov_model r;
+  cov_init(&r);
+  CHECK_EQ(ucov_json_read(&r, d.root, msg, sizeof(msg)), 0);
+  cov_finish(&r);
+  char *jr = json_of(&r);
+  CHECK(strcmp(ja, jr) == 0);
+  json_free(&d);
+  /* Counts saturate instead of wrapping. */
+  struct cov_model s;
+  cov_init(&s);
+  struct cov_file *f = cov_file(&s, "/x.c", NULL);
+  cov_add_line(f, 1, UINT64_MAX - 1);
+  cov_add_line(f, 1, 5);
+  cov_finish(&s);
+  CHECK_EQ(s.files[0]->lines[0].count, UINT64_MAX);
+  /* Path rules: a prefix map, then globs. */
+  struct cov_model g;
+  cov_init(&g);
+  CHECK_EQ(cov_add_prefix_map(&g, "/build=/src"), 0);
+  CHECK(cov_add_prefix_map(&g, "nothing") != 0);
+  cov_add_exclude(&g, "*.h");
+  CHECK(cov_file(&g, "/build/x/../a.c", NULL) != NULL);
+  CHECK(strcmp(g.files[0]->path, "/src/a.c") == 0);
+  CHECK(cov_file(&g, "/build/a.h", NULL) == NULL);
+  CHECK(cov_file(&g, "rel.c", "/build/d") != NULL && strcmp(g.files[1]->path, "/src/d/rel.c") == 0);
+  /* Differential categories of a line against a baseline. */
+  struct cov_model base, cur;
+  cov_init(&base);
+  cov_init(&cur);
+  struct cov_file *bf = cov_file(&base, "/d.c", NULL), *cf = cov_file(&cur, "/d.c", NULL);
+  cov_add_line(bf, 1, 1); /* hit, hit: CBC */
+  cov_add_line(cf, 1, 2);
+  cov_add_line(bf, 2, 1); /* hit, missed: LBC */
+  cov_add_line(cf, 2, 0);
+  cov_add_line(bf, 3, 0); /* missed, hit: GBC */
+  cov_add_line(cf, 3, 4);
+  cov_add_line(bf, 4, 0); /* missed, missed: UBC */
+  cov_add_line(cf, 4, 0);
+  cov_add_line(cf, 5, 1);                               /* new, hit: GNC */
+  cov_add_line(cf, 6, 0);                               /* new, missed: UNC */
+  cov_add_line(bf, 7, 3);                               /* gone, was hit: DCB */
+  cov_add_line(cov_file(&base, "/gone.c", NULL), 1, 0); /* a file gone: DUB */
+  cov_finish(&base);
+  cov_finish(&cur);
+  struct cov_diff diff;
+  CHECK_EQ(cov_diff_compute(&diff, &cur, &base), 0);
+  static const int want[COV_DIFF_CATEGORIES] = {0, 1, 1, 1, 1, 1, 1, 1, 1};
+  for (int k = 1; k < COV_DIFF_CATEGORIES; k++)
+    CHECK_EQ(diff.totals[k], want[k]);
+  CHECK_EQ(diff.files[0].lines[1].category, COV_LBC);
+  cov_diff_free(&diff);
+  free(ja);
+  free(jb);
+  free(jc);
+  free(jr);
+  cov_free(&a);
+  cov_free(&b);
+  cov_free(&c);
+  cov_free(&t);
+  cov_free(&r);
+  cov_free(&s);
+  cov_free(&g);
+  cov_free(&base);
+  cov_free(&cur);
+}
+
+int main(void) {
+  test_json();
+  test_model();
+  return check_report("test_report_model");
+}
