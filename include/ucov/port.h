@@ -81,6 +81,13 @@ int ucov_port_modules_write(struct ucov_sink *sink);
 struct ucov_llvm_sections;
 int ucov_port_llvm_sections(struct ucov_llvm_sections *s);
 
+/*
+ * The process's KCOV devices, for the trace objects "kcov/<id>.kcov": the one
+ * after prev (NULL: the first), with a number that names it for its life in
+ * *id; NULL after the last. Called with the port lock held.
+ */
+struct ucov_device *ucov_port_device_next(struct ucov_device *prev, uint32_t *id);
+
 /* A gcov unit was registered: a port that serves objects may start now. Lock held. */
 void ucov_port_object_added(void);
 

@@ -52,6 +52,7 @@ static UCOV_NOTRACE int device_bind(struct ucov_device *dev, uint32_t mode, uint
     return err;
   dev->state = UCOV_DEVICE_ENABLED;
   dev->task_mode = mode;
+  dev->last_mode = mode;
   dev->unique_words = words;
   dev->task = t;
   if (words)

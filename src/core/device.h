@@ -31,6 +31,7 @@ struct ucov_device {
   uint32_t remote_mode;   /* UCOV_TASK_PC or UCOV_TASK_CMP for sections */
   uint64_t remote_size;   /* words of each section's area */
   uint64_t sequence;      /* changes at every (remote) enable and disable */
+  uint32_t last_mode;     /* the mode of the last (remote) enable: what the area holds */
 };
 
 /*

@@ -2,9 +2,12 @@
 /* The object registry and its operations (see objects.h). */
 #include "objects.h"
 
+#include "device.h"
+#include "gcda_out.h"
 #include "gcov.h"
 #include "gcov_llvm.h"
 #include "pgo.h"
+#include "task.h"
 #include "ucov/port.h"
 
 #define MODULES_NAME "modules"
@@ -90,6 +93,61 @@ static UCOV_NOTRACE int reset_unit(struct unit_ref r) {
   return r.gcc ? ucov_gcov_reset(r.gcc) : -UCOV_ENOENT;
 }
 
+/* ---- trace buffers: "kcov/<id>.kcov", the area of a KCOV device in PC mode ---- */
+
+static UCOV_NOTRACE int is_pc_trace(const struct ucov_device *dev) {
+  return dev->area && (dev->last_mode & UCOV_TASK_PC) &&
+         !(dev->last_mode & (UCOV_TASK_CMP | UCOV_TASK_UNIQUE));
+}
+
+static UCOV_NOTRACE void trace_name(uint32_t id, char *out) {
+  static const char pre[] = "kcov/", post[] = ".kcov";
+  char digits[10];
+  int n = 0, o = 0;
+  do
+    digits[n++] = (char)('0' + id % 10);
+  while ((id /= 10) && n < 10);
+  for (int i = 0; pre[i]; i++)
+    out[o++] = pre[i];
+  while (n)
+    out[o++] = digits[--n];
+  for (int i = 0; post[i]; i++)
+    out[o++] = post[i];
+  out[o] = 0;
+}
+
+/* The device a trace object name names, or NULL. */
+static UCOV_NOTRACE struct ucov_device *trace_find(const char *name) {
+  char buf[32];
+  uint32_t id;
+  for (struct ucov_device *d = ucov_port_device_next(0, &id); d;
+       d = ucov_port_device_next(d, &id)) {
+    trace_name(id, buf);
+    if (is_pc_trace(d) && str_eq(buf, name))
+      return d;
+  }
+  return 0;
+}
+
+/*
+ * The area as a KCOV buffer dump: the count word, then that many PCs. With
+ * reset the count is exchanged with 0 first, as a KCOV client resets its
+ * buffer: PCs appended from then on are the next read's.
+ */
+static UCOV_RACY_READS UCOV_NOTRACE int trace_write(struct ucov_sink *sink, struct ucov_device *dev,
+                                                    int reset) {
+  uint64_t n = reset ? UCOV_TAKE_RACY(&dev->area[0]) : UCOV_LOAD_RACY(&dev->area[0]);
+  if (n > dev->size - 1)
+    n = dev->size - 1;
+  struct gcda_out o;
+  out_init(&o, sink);
+  out_u64(&o, n);
+  for (uint64_t i = 1; i <= n; i++)
+    out_u64(&o, UCOV_LOAD_RACY(&dev->area[i]));
+  out_flush(&o);
+  return o.err;
+}
+
 UCOV_NOTRACE int ucov_objects_list(int (*fn)(const char *name, uint64_t size, void *arg),
                                    void *arg) {
   char name[UCOV_OBJECT_NAME_MAX];
@@ -120,6 +178,16 @@ UCOV_NOTRACE int ucov_objects_list(int (*fn)(const char *name, uint64_t size, vo
     if (!ucov_llvm_object_name(u, name, sizeof(name)) && read_unit(r, &count.sink, 0) == 0)
       ret = fn(name, count.bytes, arg);
   }
+  uint32_t id;
+  for (struct ucov_device *d = ucov_port_device_next(0, &id); d && !ret;
+       d = ucov_port_device_next(d, &id)) {
+    if (!is_pc_trace(d))
+      continue;
+    ucov_count_sink_init(&count);
+    trace_name(id, name);
+    if (trace_write(&count.sink, d, 0) == 0)
+      ret = fn(name, count.bytes, arg);
+  }
   ucov_port_unlock();
   return ret;
 }
@@ -140,6 +208,8 @@ UCOV_NOTRACE int ucov_object_read(const char *name, struct ucov_sink *sink, int 
     ret = reset ? -UCOV_EOPNOTSUPP : ucov_port_modules_write(sink);
   } else if (is_pgo(name, &pgo)) {
     ret = ucov_pgo_write(sink, &pgo, reset);
+  } else if (trace_find(name)) {
+    ret = trace_write(sink, trace_find(name), reset);
   } else {
     ret = read_unit(find_unit(name), sink, reset);
   }
@@ -165,6 +235,9 @@ UCOV_NOTRACE int ucov_object_reset(const char *name) {
     ret = -UCOV_EOPNOTSUPP;
   } else if (is_pgo(name, &pgo)) {
     ret = ucov_pgo_reset(&pgo);
+  } else if (trace_find(name)) {
+    UCOV_TAKE_RACY(&trace_find(name)->area[0]);
+    ret = 0;
   } else {
     ret = reset_unit(find_unit(name));
   }

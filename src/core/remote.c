@@ -100,6 +100,7 @@ UCOV_NOTRACE int ucov_remote_register(struct ucov_device *dev, const struct kcov
     dev->remote_mode = UCOV_TASK_CMP;
   else
     return -UCOV_EINVAL;
+  dev->last_mode = dev->remote_mode;
   if (arg->area_size < 2 || arg->area_size > REMOTE_AREA_MAX_WORDS)
     return -UCOV_EINVAL;
   for (uint32_t i = 0; i < arg->num_handles; i++)

@@ -25,12 +25,24 @@ struct posix_device {
   struct ucov_device core; /* first: the core hands this pointer back */
   dev_t st_dev;
   ino_t st_ino;
-  int fd; /* the descriptor of the ioctl in progress (valid under the lock) */
+  int fd;      /* the descriptor of the ioctl in progress (valid under the lock) */
+  uint32_t id; /* names its trace object, kcov/<id>.kcov */
   struct posix_device *next;
 };
 
 static pthread_mutex_t devices_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct posix_device *devices;
+static struct posix_device *devices; /* newest first */
+static uint32_t next_id;
+
+/* Oldest first: the one opened after prev is the one just before it in the list. */
+UCOV_NOTRACE struct ucov_device *ucov_port_device_next(struct ucov_device *prev, uint32_t *id) {
+  struct posix_device *pd = NULL;
+  for (struct posix_device *p = devices; p && p != (struct posix_device *)prev; p = p->next)
+    pd = p; /* the last one before prev (or the oldest of all) */
+  if (pd)
+    *id = pd->id;
+  return pd ? &pd->core : NULL;
+}
 
 UCOV_NOTRACE void ucov_port_lock(void) {
   pthread_mutex_lock(&devices_lock);
@@ -146,6 +158,7 @@ UCOV_EXPORT UCOV_NOTRACE int ucov_open(void) {
   pd->st_ino = st.st_ino;
   pd->fd = -1;
   ucov_port_lock();
+  pd->id = ++next_id;
   pd->next = devices;
   devices = pd;
   ucov_port_unlock();

@@ -947,7 +947,7 @@ long dw_call_sites(const char *path, uint64_t **sites, char *err, size_t errlen)
     snprintf(err, errlen,
              "%s: no __sanitizer_cov_trace_pc or _guard: not built with ucov cc --trace", path);
     free(out);
-    return -1;
+    return -2;
   }
   if (n > 1)
     qsort(out, n, sizeof(*out), cmp_u64);

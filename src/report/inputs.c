@@ -316,7 +316,9 @@ struct trace_module {
 static struct trace_module *tmods;
 static size_t n_tmods;
 
-static struct trace_module *trace_module(const char *path) {
+/* A module's call sites and DWARF, loaded once; quiet: a module without the
+ * hook (libc, the vdso) is left out without a word. */
+static struct trace_module *trace_module_q(const char *path, int quiet) {
   for (size_t i = 0; i < n_tmods; i++)
     if (strcmp(tmods[i].path, path) == 0)
       return tmods[i].ok ? &tmods[i] : NULL;
@@ -328,21 +330,27 @@ static struct trace_module *trace_module(const char *path) {
   memset(t, 0, sizeof(*t));
   t->path = strdup(path);
   char err[512];
+  t->n_sites = dw_call_sites(path, &t->sites, err, sizeof(err));
+  if (t->n_sites < 0) {
+    if (!(quiet && t->n_sites == -2))
+      fprintf(stderr, "ucov: %s\n", err);
+    return NULL;
+  }
   if (dw_load(&t->dw, path, err, sizeof(err))) {
     fprintf(stderr, "ucov: %s\n", err);
+    free(t->sites);
+    t->sites = NULL;
     return NULL;
   }
   if (!t->dw.has_dwarf)
     fprintf(stderr, "ucov: %s: no DWARF debug info (build with -g): its PCs have no lines\n", path);
-  t->n_sites = dw_call_sites(path, &t->sites, err, sizeof(err));
-  if (t->n_sites < 0) {
-    fprintf(stderr, "ucov: %s\n", err);
-    dw_free(&t->dw);
-    return NULL;
-  }
   t->hits = calloc((size_t)t->n_sites + 1, sizeof(*t->hits));
   t->ok = t->hits != NULL;
   return t->ok ? t : NULL;
+}
+
+static struct trace_module *trace_module(const char *path) {
+  return trace_module_q(path, 0);
 }
 
 /* The call site a return address comes back to: the 5-byte call just before. */
@@ -456,12 +464,21 @@ static int read_pcs(struct cov_model *m, const char *path, const struct input_op
   }
   for (size_t i = 0; i < n_tmods; i++)
     tmods[i].used = 0;
+  /* Every instrumented module counts, hit or not: the binaries, or the
+   * mapped files that call the hook. */
   if (!have_map)
     for (int i = 0; i < o->n_binaries; i++) {
       struct trace_module *t = trace_module(o->binaries[i]);
       if (t)
         t->used = 1;
     }
+  for (size_t i = 0; have_map && i < map.count; i++) {
+    const struct modmap_entry *e = &map.entries[i];
+    struct trace_module *t =
+        e->perms[2] == 'x' && e->path[0] == '/' ? trace_module_q(e->path, 1) : NULL;
+    if (t)
+      t->used = 1;
+  }
   int kcov = ends_with(path, ".kcov");
   uint64_t total = 0, unknown = 0, words = 0, limit = 0;
   char *line = NULL;

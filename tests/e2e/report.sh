@@ -224,6 +224,28 @@ open(sys.argv[2], "wb").write(struct.pack(f"<{len(pcs) + 4}Q", len(pcs), *pcs, 1
 PY
 "$UCOV" report buf.kcov --modules mods.txt --lcov kcov.info && cmp -s kcov.info trace.info && pass ||
   fail "a .kcov buffer dump reads as the same PCs as text"
+# A running process's trace buffers are objects too (kcov/<id>.kcov): pulled
+# with the module map, they make a report; a reset empties one.
+CC=gcc "$UCOV" cc --trace -g -O0 -I"$D" "${SANFLAGS[@]}" "$SRC/tests/integration/trace_hold.c" \
+  "$D/httpreq.c" -o hold
+coproc H { UCOV_RUNTIME_DIR=$WORK/rt exec ./hold $'GET / HTTP/1.1\r\nHost: a\r\n\r\n'; }
+hpid=$H_PID
+read -r -t 20 ready <&"${H[0]}"
+for _ in $(seq 100); do [ -S "$WORK/rt/$hpid.sock" ] && break; sleep 0.02; done
+UCOV_RUNTIME_DIR=$WORK/rt "$UCOV" ls --pid $hpid >hls.txt
+UCOV_RUNTIME_DIR=$WORK/rt "$UCOV" pull --pid $hpid -o P1 >/dev/null 2>&1
+UCOV_RUNTIME_DIR=$WORK/rt "$UCOV" reset --pid $hpid kcov/1.kcov
+UCOV_RUNTIME_DIR=$WORK/rt "$UCOV" pull --pid $hpid -o P2 >/dev/null 2>&1
+echo q >&"${H[1]}"
+wait $hpid
+n=$(echo "$ready" | awk '{print $3}')
+grep -qP "^$((8 * (n + 1)))\tkcov/1.kcov$" hls.txt && [ "$n" -gt 10 ] && pass ||
+  fail "ucov ls shows the trace buffer kcov/1.kcov ($ready): $(cat hls.txt)"
+"$UCOV" report P1 --lcov p1.info 2>p1.err && grep -q '^FNDA:1,http_parse$' p1.info &&
+  grep -q '^FNDA:0,http_strerror$' p1.info && pass || fail "report of a pulled trace: $(head -2 p1.err)"
+[ "$(stat -c %s P2/kcov/1.kcov)" = 8 ] && "$UCOV" report P2 --lcov p2.info 2>/dev/null &&
+  grep -q '^FNDA:0,http_parse$' p2.info && pass || fail "a reset trace buffer reads empty"
+
 # Garbage lines among the PCs: named, the rest read; a binary without debug info: said so.
 { echo 'zzz not a pc'; cat pcs.txt; } >mixed.pcs
 "$UCOV" report mixed.pcs --modules mods.txt --lcov mixed.info 2>mixed.txt
