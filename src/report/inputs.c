@@ -548,6 +548,24 @@ static int read_pcs(struct cov_model *m, const char *path, const struct input_op
 
 /* ---- files and directories ---- */
 
+/* The path of the first module of a module map (the executable). */
+static int first_module(const char *map_path, char *out, size_t len) {
+  FILE *f = fopen(map_path, "r");
+  if (!f)
+    return -1;
+  struct modmap map;
+  char err[256];
+  int ret = modmap_read(&map, f, map_path, err, sizeof(err));
+  fclose(f);
+  if (ret)
+    return -1;
+  ret = map.count && map.entries[0].path[0] == '/' ? 0 : -1;
+  if (!ret)
+    snprintf(out, len, "%s", map.entries[0].path);
+  modmap_free(&map);
+  return ret;
+}
+
 static int read_json_file(struct cov_model *m, const char *path) {
   FILE *f = fopen(path, "rb");
   if (!f) {
@@ -631,8 +649,19 @@ int input_read(struct cov_model *m, const char *path, const struct input_opts *o
     }
     if (walk_gcda.n)
       bad += read_gcdas(m, &walk_gcda, o);
+    /* A pulled directory's LLVM profile is the program's, whose path the
+     * module map gives (its first module) when --binary does not. */
+    struct input_opts po = *o;
+    char map_path[PATH_MAX], exe[PATH_MAX] = "";
+    const char *exe_list[1];
+    snprintf(map_path, sizeof(map_path), "%s/modules", path);
+    if (walk_prof.n && !o->n_binaries && first_module(map_path, exe, sizeof(exe)) == 0) {
+      exe_list[0] = exe;
+      po.binaries = exe_list;
+      po.n_binaries = 1;
+    }
     for (size_t i = 0; i < walk_prof.n; i++)
-      bad += read_profile(m, walk_prof.v[i], o);
+      bad += read_profile(m, walk_prof.v[i], &po);
     for (size_t i = 0; i < walk_lcov.n; i++)
       bad += lcov_read(m, walk_lcov.v[i]) != 0;
     for (size_t i = 0; i < walk_json.n; i++)

@@ -106,10 +106,14 @@ for _ in $(seq 200); do [ -S kvd.sock ] && [ -S "rt/$pid.sock" ] && break; sleep
 "$UCOV" reset --pid $pid pgo/kvd.profraw && pass || fail "reset pgo/kvd.profraw"
 ./client --client kvd.sock "DEL a" "DEL b" >/dev/null
 "$UCOV" pull --pid $pid -o L pgo/kvd.profraw 2>/dev/null
+"$UCOV" pull --pid $pid -o LA >/dev/null 2>&1
 kill $pid
 wait $pid
 llvm-profdata merge -o live.profdata L/pgo/kvd.profraw &&
   llvm-profdata show --function=cmd_del --counts live.profdata | grep -q 'Function count: 2' &&
   llvm-profdata show --function=cmd_set --counts live.profdata | grep -q 'Function count: 0' &&
   pass || fail "live pull after reset: only the second phase"
+# ucov report of the whole pulled tree: the program is the module map's first module.
+"$UCOV" report LA --lcov la.info 2>la.err && grep -q "^SF:$SRC/examples/daemon/kvd.c$" la.info &&
+  grep -q '^FNDA:2,\(kvd.c:\)\?cmd_del$' la.info && pass || fail "report of a pulled tree with a profile: $(head -2 la.err)"
 finish pgo
