@@ -25,6 +25,9 @@ have chromium || need+=(chromium)
 # The symbolizer reads DWARF with elfutils' libdw.
 [ -f /usr/include/elfutils/libdw.h ] || need+=(libdw-dev libelf-dev)
 have eu-addr2line || need+=(elfutils)
+# ucov mount: libfuse3, and fusermount3 to leave a mount.
+[ -f /usr/include/fuse3/fuse.h ] || need+=(libfuse3-dev)
+have fusermount3 || need+=(fuse3)
 
 # clang's sanitizer runtimes come in their own package (libclang-rt-N-dev).
 probe=$(mktemp -d)

@@ -16,6 +16,7 @@ int cmd_reset(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+int cmd_mount(int argc, char **argv);
 
 #include <stddef.h>
 #include <sys/types.h>

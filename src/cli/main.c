@@ -22,6 +22,7 @@ static const char usage[] =
     "  run         run a target and collect its coverage at exit and on an interval\n"
     "  report      turn coverage (pulled, .gcda, .profraw, lcov, JSON) into reports\n"
     "  merge       add up coverage inputs into one lcov tracefile or ucov JSON\n"
+    "  mount       show a running target's coverage as files (FUSE), like debugfs\n"
     "\n"
     "Run 'ucov COMMAND --help' for a command's options.\n";
 
@@ -63,6 +64,14 @@ int main(int argc, char **argv) {
     return cmd_report(argc - 1, argv + 1);
   if (strcmp(cmd, "merge") == 0)
     return cmd_merge(argc - 1, argv + 1);
+  if (strcmp(cmd, "mount") == 0) {
+#ifdef UCOV_HAVE_FUSE
+    return cmd_mount(argc - 1, argv + 1);
+#else
+    fprintf(stderr, "ucov: built without FUSE: install libfuse3-dev and rebuild for ucov mount\n");
+    return UCOV_EXIT_FAIL;
+#endif
+  }
   if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
     fputs(usage, stdout);
     return UCOV_EXIT_OK;

@@ -1,0 +1,509 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ucov mount --pid N DIR: the objects of a running target as files (FUSE),
+ * as debugfs shows the kernel's: gcov/<build path>/x.gcda (with a .gcno link
+ * to the notes file), pgo/<program>.profraw, kcov/<id>.kcov, modules, and
+ * reset files. Each open reads one snapshot of the object, whose exact size
+ * fstat reports, so cp and tar copy whole files; writing to an object resets
+ * it, writing to reset (pgo/reset) resets all (the LLVM profiles).
+ */
+#define _GNU_SOURCE
+#define FUSE_USE_VERSION 31
+#include <errno.h>
+#include <fuse.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "posix/client.h"
+#include "posix/protocol.h"
+
+static const char mount_usage[] =
+    "usage: ucov mount --pid N [-f] [--allow-other] DIR\n"
+    "\n"
+    "Show the objects of running ucov target N as files under DIR, as debugfs\n"
+    "shows the kernel's: gcov/<build path>/x.gcda (and a .gcno link), pgo/*.profraw,\n"
+    "kcov/<id>.kcov, modules. Each open reads one snapshot. Writing to an object\n"
+    "resets it; writing to DIR/reset resets everything, to DIR/pgo/reset the LLVM\n"
+    "profiles. Leave with fusermount3 -u DIR or Ctrl-C; when the target exits the\n"
+    "mount goes away and ucov mount exits with status 1.\n"
+    "\n"
+    "  -p, --pid N       the target process\n"
+    "  -f, --foreground  stay in the foreground\n"
+    "  --allow-other     let other users see the files (needs user_allow_other)\n"
+    "  -h, --help\n";
+
+static struct {
+  pid_t pid;
+  unsigned long long start; /* the target's start time: a restarted pid is another process */
+  struct ctl ctl;
+  pthread_mutex_t lock; /* one request at a time on the connection */
+  int gone;             /* the target went away: set by the watcher and by failed calls */
+  struct ctl_object *objs;
+  long n_objs;
+  time_t listed;
+  const char *dir;
+  char abs_dir[4096];
+  struct fuse *fuse;
+} M = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* The start time field of /proc/PID/stat, or 0 if the process is gone. */
+static unsigned long long start_time(pid_t pid) {
+  char path[64], buf[1024];
+  snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return 0;
+  size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+  fclose(f);
+  buf[n] = 0;
+  char *p = strrchr(buf, ')');
+  unsigned long long v = 0;
+  for (int field = 2; p && *p; p++) /* field 22 is starttime */
+    if (*p == ' ' && ++field == 22) {
+      v = strtoull(p + 1, NULL, 10);
+      break;
+    }
+  return v;
+}
+
+/* One call; a broken connection or an exiting target marks the mount gone. */
+static int call(uint16_t op, const char *name, struct ctl_reply *r) {
+  if (__atomic_load_n(&M.gone, __ATOMIC_ACQUIRE))
+    return -ENOTCONN;
+  char err[256];
+  pthread_mutex_lock(&M.lock);
+  int ret = ctl_call(&M.ctl, op, name, name ? strlen(name) : 0, r, err, sizeof(err));
+  pthread_mutex_unlock(&M.lock);
+  if (ret) {
+    __atomic_store_n(&M.gone, 1, __ATOMIC_RELEASE);
+    return -ENOTCONN;
+  }
+  switch (r->status) {
+  case UCOV_ST_OK:
+    return 0;
+  case UCOV_ST_NO_OBJECT:
+    ctl_reply_free(r);
+    return -ENOENT;
+  case UCOV_ST_EXITING:
+    __atomic_store_n(&M.gone, 1, __ATOMIC_RELEASE);
+    ctl_reply_free(r);
+    return -ENOTCONN;
+  case UCOV_ST_NOT_SUPPORTED:
+    ctl_reply_free(r);
+    return -EPERM;
+  default:
+    ctl_reply_free(r);
+    return -EIO;
+  }
+}
+
+/* The object list, read again when a second old. */
+static int refresh(void) {
+  time_t now = time(NULL);
+  if (M.objs && now == M.listed)
+    return 0;
+  struct ctl_reply r;
+  int err = call(UCOV_OP_LIST, NULL, &r);
+  if (err)
+    return err;
+  struct ctl_object *objs;
+  long n = ctl_parse_list(&r, &objs);
+  ctl_reply_free(&r);
+  if (n < 0)
+    return -EIO;
+  ctl_objects_free(M.objs, M.n_objs);
+  M.objs = objs;
+  M.n_objs = n;
+  M.listed = now;
+  return 0;
+}
+
+enum kind { K_NONE, K_DIR, K_OBJECT, K_RESET, K_PGO_RESET, K_GCNO };
+
+static int ends_with(const char *s, const char *x) {
+  size_t a = strlen(s), b = strlen(x);
+  return a >= b && strcmp(s + a - b, x) == 0;
+}
+
+static int resettable(const char *name) {
+  return strncmp(name, "gcov/", 5) == 0 || strncmp(name, "pgo/", 4) == 0 ||
+         strncmp(name, "kcov/", 5) == 0;
+}
+
+/* What a FUSE path is; *obj: the object (K_OBJECT) or the .gcda of a .gcno link. */
+static enum kind classify(const char *path, long *obj) {
+  if (strcmp(path, "/") == 0)
+    return K_DIR;
+  const char *rel = path + 1;
+  size_t len = strlen(rel);
+  if (strcmp(rel, "reset") == 0)
+    return K_RESET;
+  int pgo = 0;
+  for (long i = 0; i < M.n_objs; i++) {
+    const char *n = M.objs[i].name;
+    pgo |= strncmp(n, "pgo/", 4) == 0;
+    if (strcmp(n, rel) == 0) {
+      *obj = i;
+      return K_OBJECT;
+    }
+    if (strncmp(n, rel, len) == 0 && n[len] == '/')
+      return K_DIR;
+    if (ends_with(rel, ".gcno") && strncmp(n, "gcov/", 5) == 0 && strlen(n) == len &&
+        strncmp(n, rel, len - 5) == 0 && ends_with(n, ".gcda")) {
+      char notes[4096];
+      snprintf(notes, sizeof(notes), "/%.*s.gcno", (int)(len - 5 - 5), rel + 5);
+      if (access(notes, F_OK) == 0) {
+        *obj = i;
+        return K_GCNO;
+      }
+    }
+  }
+  if (pgo && strcmp(rel, "pgo/reset") == 0)
+    return K_PGO_RESET;
+  return K_NONE;
+}
+
+struct snap {
+  uint8_t *data;
+  size_t len;
+  int reset_done;
+};
+
+static int fs_getattr(const char *path, struct stat *st, struct fuse_file_info *fi) {
+  memset(st, 0, sizeof(*st));
+  st->st_uid = getuid();
+  st->st_gid = getgid();
+  st->st_nlink = 1;
+  st->st_mtime = st->st_ctime = st->st_atime = time(NULL);
+  if (fi && fi->fh) { /* an open file: its snapshot */
+    struct snap *s = (struct snap *)(uintptr_t)fi->fh;
+    st->st_mode = S_IFREG | 0644;
+    st->st_size = (off_t)s->len;
+    return 0;
+  }
+  int err = refresh();
+  if (err && strcmp(path, "/") != 0)
+    return err;
+  long i = -1;
+  switch (classify(path, &i)) {
+  case K_DIR:
+    st->st_mode = S_IFDIR | 0755;
+    st->st_nlink = 2;
+    return 0;
+  case K_RESET:
+  case K_PGO_RESET:
+    st->st_mode = S_IFREG | 0644; /* reads empty, so cp -a copies the tree */
+    return 0;
+  case K_GCNO:
+    st->st_mode = S_IFLNK | 0777;
+    return 0;
+  case K_OBJECT: {
+    struct ctl_reply r;
+    err = call(UCOV_OP_SIZE, M.objs[i].name, &r);
+    if (err)
+      return err;
+    uint64_t size = 0;
+    if (r.len == 8)
+      memcpy(&size, r.data, 8);
+    ctl_reply_free(&r);
+    st->st_mode = S_IFREG | (resettable(path + 1) ? 0644 : 0444);
+    st->st_size = (off_t)size;
+    return 0;
+  }
+  default:
+    return -ENOENT;
+  }
+}
+
+static int fs_readlink(const char *path, char *buf, size_t len) {
+  long i;
+  if (refresh() || classify(path, &i) != K_GCNO)
+    return -ENOENT;
+  size_t n = strlen(path);
+  snprintf(buf, len, "/%.*s.gcno", (int)(n - 1 - 5 - 5), path + 1 + 5);
+  return 0;
+}
+
+static int fs_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t off,
+                      struct fuse_file_info *fi, enum fuse_readdir_flags flags) {
+  (void)off;
+  (void)fi;
+  (void)flags;
+  int err = refresh();
+  if (err)
+    return err;
+  long i;
+  if (classify(path, &i) != K_DIR)
+    return -ENOTDIR;
+  fill(buf, ".", NULL, 0, 0);
+  fill(buf, "..", NULL, 0, 0);
+  const char *rel = strcmp(path, "/") == 0 ? "" : path + 1;
+  size_t len = strlen(rel);
+  int pgo = 0;
+  /* Each direct child once: names are sorted by nobody, so look back. */
+  char **seen = calloc((size_t)M.n_objs * 2 + 2, sizeof(char *));
+  size_t n_seen = 0;
+  for (long k = 0; k < M.n_objs && seen; k++) {
+    const char *n = M.objs[k].name;
+    pgo |= strncmp(n, "pgo/", 4) == 0;
+    if (len && (strncmp(n, rel, len) != 0 || n[len] != '/'))
+      continue;
+    const char *child = n + (len ? len + 1 : 0);
+    const char *slash = strchr(child, '/');
+    char name[4096];
+    snprintf(name, sizeof(name), "%.*s", (int)(slash ? slash - child : (long)strlen(child)), child);
+    char link[4096] = "";
+    if (!slash && ends_with(name, ".gcda") && strncmp(n, "gcov/", 5) == 0) {
+      char notes[4096];
+      snprintf(notes, sizeof(notes), "/%.*s.gcno", (int)(strlen(n) - 5 - 5), n + 5);
+      if (access(notes, F_OK) == 0)
+        snprintf(link, sizeof(link), "%.*s.gcno", (int)(strlen(name) - 5), name);
+    }
+    for (int pass = 0; pass < 2; pass++) {
+      const char *e = pass ? link : name;
+      if (!e[0])
+        continue;
+      size_t j = 0;
+      while (j < n_seen && strcmp(seen[j], e) != 0)
+        j++;
+      if (j < n_seen)
+        continue;
+      seen[n_seen++] = strdup(e);
+      fill(buf, e, NULL, 0, 0);
+    }
+  }
+  for (size_t j = 0; j < n_seen; j++)
+    free(seen[j]);
+  free(seen);
+  if (!len)
+    fill(buf, "reset", NULL, 0, 0);
+  if (pgo && strcmp(rel, "pgo") == 0)
+    fill(buf, "reset", NULL, 0, 0);
+  return 0;
+}
+
+static int fs_open(const char *path, struct fuse_file_info *fi) {
+  int err = refresh();
+  if (err)
+    return err;
+  long i = -1;
+  enum kind k = classify(path, &i);
+  int writing = (fi->flags & O_ACCMODE) != O_RDONLY;
+  if (k == K_RESET || k == K_PGO_RESET) {
+    (void)writing;
+    fi->fh = 0;
+    fi->direct_io = 1;
+    return 0;
+  }
+  if (k != K_OBJECT)
+    return k == K_NONE ? -ENOENT : -EISDIR;
+  if (writing && !resettable(path + 1))
+    return -EACCES;
+  struct snap *s = calloc(1, sizeof(*s));
+  if (!s)
+    return -ENOMEM;
+  if ((fi->flags & O_ACCMODE) != O_WRONLY) {
+    struct ctl_reply r;
+    err = call(UCOV_OP_READ, M.objs[i].name, &r);
+    if (err) {
+      free(s);
+      return err;
+    }
+    s->data = r.data;
+    s->len = r.len;
+  }
+  fi->fh = (uint64_t)(uintptr_t)s;
+  fi->keep_cache = 0;
+  return 0;
+}
+
+static int fs_read(const char *path, char *buf, size_t size, off_t off, struct fuse_file_info *fi) {
+  (void)path;
+  struct snap *s = (struct snap *)(uintptr_t)fi->fh;
+  if (!s || (size_t)off >= s->len)
+    return 0;
+  size_t n = s->len - (size_t)off < size ? s->len - (size_t)off : size;
+  memcpy(buf, s->data + off, n);
+  return (int)n;
+}
+
+static int reset_pgo(void) {
+  for (long i = 0; i < M.n_objs; i++) {
+    if (strncmp(M.objs[i].name, "pgo/", 4) != 0)
+      continue;
+    struct ctl_reply r;
+    int err = call(UCOV_OP_RESET, M.objs[i].name, &r);
+    if (err)
+      return err;
+    ctl_reply_free(&r);
+  }
+  return 0;
+}
+
+static int fs_write(const char *path, const char *buf, size_t size, off_t off,
+                    struct fuse_file_info *fi) {
+  (void)buf;
+  (void)off;
+  long i = -1;
+  enum kind k = classify(path, &i);
+  struct snap *s = (struct snap *)(uintptr_t)fi->fh;
+  struct ctl_reply r;
+  int err = 0;
+  if (k == K_RESET) {
+    err = call(UCOV_OP_RESET_ALL, NULL, &r);
+    if (!err)
+      ctl_reply_free(&r);
+  } else if (k == K_PGO_RESET) {
+    err = reset_pgo();
+  } else if (k == K_OBJECT && s && !s->reset_done) {
+    err = call(UCOV_OP_RESET, M.objs[i].name, &r);
+    if (!err) {
+      ctl_reply_free(&r);
+      s->reset_done = 1; /* once per open: the rest of what is written changes nothing */
+    }
+  }
+  return err ? err : (int)size;
+}
+
+static int fs_truncate(const char *path, off_t size, struct fuse_file_info *fi) {
+  (void)size;
+  (void)fi;
+  long i = -1;
+  enum kind k = classify(path, &i);
+  if (k == K_RESET || k == K_PGO_RESET || (k == K_OBJECT && resettable(path + 1)))
+    return 0; /* "echo 1 > file" truncates first: nothing to do */
+  return -EACCES;
+}
+
+static int fs_release(const char *path, struct fuse_file_info *fi) {
+  (void)path;
+  struct snap *s = (struct snap *)(uintptr_t)fi->fh;
+  if (s) {
+    free(s->data);
+    free(s);
+  }
+  return 0;
+}
+
+static void *watch(void *arg) {
+  (void)arg;
+  for (;;) {
+    struct timespec ts = {0, 200 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    unsigned long long st = start_time(M.pid);
+    if (st && st == M.start && !__atomic_load_n(&M.gone, __ATOMIC_ACQUIRE))
+      continue;
+    __atomic_store_n(&M.gone, 1, __ATOMIC_RELEASE);
+    fprintf(stderr, "ucov mount: process %d %s: unmounting %s\n", (int)M.pid,
+            st && st != M.start ? "was replaced by another" : "exited", M.dir);
+    fuse_exit(M.fuse);
+    /* Unmount (lazily, by fusermount3, so that no descriptor of the loop is
+     * closed under it): its read fails and it returns. */
+    pid_t child = fork();
+    if (child == 0) {
+      execlp("fusermount3", "fusermount3", "-u", "-z", M.abs_dir, (char *)NULL);
+      _exit(127);
+    }
+    if (child > 0)
+      waitpid(child, NULL, 0);
+    return NULL;
+  }
+}
+
+static void *fs_init(struct fuse_conn_info *conn, struct fuse_config *cfg) {
+  (void)conn;
+  cfg->direct_io = 1; /* sizes change: no page cache, reads come to us */
+  cfg->attr_timeout = 0;
+  cfg->entry_timeout = 0;
+  cfg->negative_timeout = 0;
+  M.fuse = fuse_get_context()->fuse;
+  pthread_t t;
+  if (pthread_create(&t, NULL, watch, NULL) == 0)
+    pthread_detach(t);
+  return NULL;
+}
+
+static const struct fuse_operations ops = {
+    .init = fs_init,
+    .getattr = fs_getattr,
+    .readlink = fs_readlink,
+    .readdir = fs_readdir,
+    .open = fs_open,
+    .read = fs_read,
+    .write = fs_write,
+    .truncate = fs_truncate,
+    .release = fs_release,
+};
+
+int cmd_mount(int argc, char **argv) {
+  static const struct option opts[] = {{"pid", required_argument, 0, 'p'},
+                                       {"foreground", no_argument, 0, 'f'},
+                                       {"allow-other", no_argument, 0, 'a'},
+                                       {"help", no_argument, 0, 'h'},
+                                       {0, 0, 0, 0}};
+  int c, fg = 0, other = 0;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "p:fh", opts, NULL)) != -1) {
+    switch (c) {
+    case 'p':
+      if (parse_pid(optarg, &M.pid)) {
+        fprintf(stderr, "ucov mount: bad pid '%s'\n", optarg);
+        return UCOV_EXIT_USAGE;
+      }
+      break;
+    case 'f':
+      fg = 1;
+      break;
+    case 'a':
+      other = 1;
+      break;
+    case 'h':
+      fputs(mount_usage, stdout);
+      return UCOV_EXIT_OK;
+    default:
+      fputs(mount_usage, stderr);
+      return UCOV_EXIT_USAGE;
+    }
+  }
+  if (!M.pid || optind != argc - 1) {
+    fputs(mount_usage, stderr);
+    return UCOV_EXIT_USAGE;
+  }
+  M.dir = argv[optind];
+  if (!realpath(M.dir, M.abs_dir)) {
+    fprintf(stderr, "ucov mount: %s: %s\n", M.dir, strerror(errno));
+    return UCOV_EXIT_FAIL;
+  }
+  char err[256];
+  if (ctl_open(M.pid, &M.ctl, err, sizeof(err))) {
+    fprintf(stderr, "ucov mount: %s\n", err);
+    return UCOV_EXIT_FAIL;
+  }
+  M.start = start_time(M.pid);
+  char *fargv[8];
+  int fargc = 0;
+  fargv[fargc++] = "ucov-mount";
+  fargv[fargc++] = "-s"; /* one thread: the connection carries one request at a time */
+  if (fg)
+    fargv[fargc++] = "-f";
+  fargv[fargc++] = "-o";
+  fargv[fargc++] = other ? "fsname=ucov,subtype=ucov,allow_other" : "fsname=ucov,subtype=ucov";
+  fargv[fargc++] = (char *)M.dir;
+  fargv[fargc] = NULL;
+  int ret = fuse_main(fargc, fargv, &ops, NULL);
+  ctl_close(&M.ctl);
+  ctl_objects_free(M.objs, M.n_objs);
+  if (__atomic_load_n(&M.gone, __ATOMIC_ACQUIRE))
+    return UCOV_EXIT_FAIL;
+  return ret ? UCOV_EXIT_FAIL : UCOV_EXIT_OK;
+}
