@@ -68,7 +68,17 @@ static int takes_separate_value(const char *a) {
 /* What the compiler invocation does, from its arguments. */
 struct cc_job {
   int has_input, compile_only, shared;
+  int has_source; /* a C or C++ source among the inputs: this command compiles */
 };
+
+static int is_source(const char *a) {
+  const char *dot = strrchr(a, '.');
+  static const char *const ext[] = {".c", ".i", ".cc", ".cp", ".cxx", ".cpp", ".c++", ".C", ".ii"};
+  for (size_t i = 0; dot && i < sizeof(ext) / sizeof(ext[0]); i++)
+    if (strcmp(dot, ext[i]) == 0)
+      return 1;
+  return 0;
+}
 
 static struct cc_job classify(int argc, char **argv) {
   struct cc_job j = {0};
@@ -76,6 +86,7 @@ static struct cc_job classify(int argc, char **argv) {
     const char *a = argv[i];
     if (a[0] != '-' || a[1] == 0) {
       j.has_input = 1;
+      j.has_source |= is_source(a);
       continue;
     }
     if (takes_separate_value(a)) {
@@ -253,9 +264,10 @@ int cmd_cc(int argc, char **argv) {
    * objects need from it, so no member of libgcov is linked. */
   if (job.has_input && o.gcov)
     out[n++] = "--coverage";
-  /* Compiling only: at link time the flag would add compiler-rt's runtime
-   * (ucov defines __llvm_profile_runtime, which keeps it out all the same). */
-  if (job.has_input && o.pgo && job.compile_only) {
+  /* When compiling (alone, or with the link): at a link of objects only the
+   * flag is not needed (and ucov defines __llvm_profile_runtime, which keeps
+   * compiler-rt's runtime out of links that pass it all the same). */
+  if (job.has_input && o.pgo && (job.compile_only || job.has_source)) {
     out[n++] = "-fprofile-instr-generate";
     out[n++] = "-fcoverage-mapping";
   }

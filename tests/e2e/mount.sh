@@ -55,4 +55,28 @@ wait $mpid || st=$?
 [ $st = 1 ] && grep -q "process $pid exited: unmounting" mount.err && ! mount | grep -q "$WORK/mnt" &&
   pass || fail "the target exits: status $st, $(cat mount.err)"
 fusermount3 -u mnt 2>/dev/null
+# An LLVM profile: llvm-profdata reads the mounted file; pgo/reset resets it.
+if command -v clang >/dev/null && command -v llvm-profdata >/dev/null; then
+  CC=clang "$UCOV" cc --pgo -O0 "${SANFLAGS[@]}" "$SRC/examples/daemon/kvd.c" -o pkvd
+  rm -f kvd.sock
+  ./pkvd kvd.sock &
+  pid=$!
+  for _ in $(seq 200); do [ -S kvd.sock ] && [ -S "rt/$pid.sock" ] && break; sleep 0.02; done
+  ./client --client kvd.sock "SET a 1" "DEL a" >/dev/null
+  "$UCOV" mount --pid $pid -f mnt 2>pmount.err &
+  mpid=$!
+  for _ in $(seq 100); do [ -e mnt/modules ] && break; sleep 0.05; done
+  cp mnt/pgo/pkvd.profraw p1.profraw
+  llvm-profdata show --function=cmd_del --counts p1.profraw 2>/dev/null | grep -q 'Function count: 1' &&
+    pass || fail "llvm-profdata reads a mounted .profraw"
+  echo 1 >mnt/pgo/reset && cp mnt/pgo/pkvd.profraw p2.profraw &&
+    llvm-profdata show --function=cmd_del --counts p2.profraw 2>/dev/null | grep -q 'Function count: 0' &&
+    pass || fail "pgo/reset resets the LLVM profile"
+  fusermount3 -u mnt
+  wait $mpid
+  st=$?
+  [ $st = 0 ] && pass || fail "leaving with fusermount3 -u: status $st, $(cat pmount.err)"
+  kill $pid
+  wait $pid
+fi
 finish mount
