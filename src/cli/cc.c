@@ -43,7 +43,9 @@ static const char cc_usage[] =
     "\n"
     "environment:\n"
     "  UCOV_CC     the compiler to run (a command line); else CC; else cc\n"
-    "  UCOV_LIBDIR where libucov.a is (default: found next to this ucov)\n";
+    "  UCOV_LIBDIR where libucov.a is (default: found next to this ucov)\n"
+    "  UCOV_MODE   modes when no option names one: trace, ext, unique, gcov, pgo\n"
+    "              (commas between them), for builds that pass only CC\n";
 
 struct cc_opts {
   int trace, ext, gcov, unique, pgo, verbose;
@@ -230,6 +232,30 @@ int cmd_cc(int argc, char **argv) {
       break;
     } else
       break;
+  }
+  /* Build systems that pass only CC: UCOV_MODE=gcov,trace (commas, colons or blanks). */
+  const char *env = getenv("UCOV_MODE");
+  if (env && *env && !o.trace && !o.ext && !o.gcov && !o.unique && !o.pgo) {
+    char *copy = strdup(env), *save = NULL;
+    for (char *w = strtok_r(copy, ",: \t", &save); w; w = strtok_r(NULL, ",: \t", &save)) {
+      if (!strcmp(w, "trace"))
+        o.trace = 1;
+      else if (!strcmp(w, "ext"))
+        o.ext = 1;
+      else if (!strcmp(w, "gcov"))
+        o.gcov = 1;
+      else if (!strcmp(w, "unique"))
+        o.unique = 1;
+      else if (!strcmp(w, "pgo"))
+        o.pgo = 1;
+      else {
+        fprintf(stderr, "ucov cc: UCOV_MODE: unknown mode '%s' (trace, ext, unique, gcov, pgo)\n",
+                w);
+        free(copy);
+        return UCOV_EXIT_USAGE;
+      }
+    }
+    free(copy);
   }
   int nargs = argc - i;
   char **args = argv + i;
