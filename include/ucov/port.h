@@ -88,6 +88,10 @@ int ucov_port_llvm_sections(struct ucov_llvm_sections *s);
  */
 struct ucov_device *ucov_port_device_next(struct ucov_device *prev, uint32_t *id);
 
+/* The program wrote its exit-time counts: a port serving objects refuses new
+ * requests and lets those in flight finish (their replies carry counts). No lock. */
+void ucov_port_exit_drain(void);
+
 /* A gcov unit was registered: a port that serves objects may start now. Lock held. */
 void ucov_port_object_added(void);
 

@@ -145,11 +145,17 @@ int ucov_modules_write(int fd);
 
 /* ---------------------------------------------------------- attributes */
 
-/* Keep a function out of every ucov instrumentation (trace and entry/exit). */
+/*
+ * Keep a function out of every ucov instrumentation: trace-pc/cmp hooks,
+ * entry/exit records, gcov and LLVM profile counters, with the attributes
+ * each compiler knows:  UCOV_NO_INSTRUMENT static void hot(void) { ... }
+ */
 #if defined(__clang__)
-#define UCOV_NO_INSTRUMENT __attribute__((no_instrument_function, no_sanitize("coverage")))
+#define UCOV_NO_INSTRUMENT                                                                         \
+  __attribute__((no_instrument_function, no_sanitize("coverage"), no_profile_instrument_function))
 #elif defined(__GNUC__) && __GNUC__ >= 12
-#define UCOV_NO_INSTRUMENT __attribute__((no_instrument_function, no_sanitize_coverage))
+#define UCOV_NO_INSTRUMENT                                                                         \
+  __attribute__((no_instrument_function, no_sanitize_coverage, no_profile_instrument_function))
 #else
 #define UCOV_NO_INSTRUMENT __attribute__((no_instrument_function))
 #endif

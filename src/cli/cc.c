@@ -6,6 +6,8 @@
  * the compiler. CC (or UCOV_CC) chooses the compiler.
  */
 #define _GNU_SOURCE
+#include <fnmatch.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +17,8 @@
 #include "cli.h"
 
 static const char cc_usage[] =
-    "usage: ucov cc [--trace] [--ext] [--unique] [--gcov] [--pgo] [--] COMPILER-ARGS...\n"
+    "usage: ucov cc [--trace] [--ext] [--unique] [--gcov] [--pgo] [--only GLOB] [--skip GLOB]\n"
+    "               [--] COMPILER-ARGS...\n"
     "\n"
     "Compile and link C code with ucov instrumentation. Use it as CC:\n"
     "  CC=\"ucov cc --trace\" make\n"
@@ -29,11 +32,14 @@ static const char cc_usage[] =
     "              (exact: an index per edge); gcc has only trace-pc (keyed by PC address)\n"
     "  --pgo       clang -fprofile-instr-generate -fcoverage-mapping: a raw profile\n"
     "              (LLVM_PROFILE_FILE, default.profraw) at exit for llvm-profdata\n"
-    "              and llvm-cov, written by ucov (compile and link separately)\n"
+    "              and llvm-cov, written by ucov\n"
     "  --gcov      gcov counters (--coverage) kept by ucov instead of libgcov or\n"
     "              compiler-rt: .gcda at exit as they write them, and live over the\n"
     "              control socket (ucov ls/pull/reset). Threaded programs get atomic\n"
     "              counters from -pthread, as with gcc itself.\n"
+    "  --only GLOB instrument only sources matching GLOB (repeatable; as given, absolute,\n"
+    "              or the base name for a glob without '/'); others compile plain\n"
+    "  --skip GLOB do not instrument sources matching GLOB (repeatable)\n"
     "  -h, --help  this text\n"
     "\n"
     "Every other argument goes to the compiler unchanged. -v anywhere also prints\n"
@@ -45,11 +51,49 @@ static const char cc_usage[] =
     "  UCOV_CC     the compiler to run (a command line); else CC; else cc\n"
     "  UCOV_LIBDIR where libucov.a is (default: found next to this ucov)\n"
     "  UCOV_MODE   modes when no option names one: trace, ext, unique, gcov, pgo\n"
-    "              (commas between them), for builds that pass only CC\n";
+    "              (commas between them), for builds that pass only CC\n"
+    "  UCOV_ONLY, UCOV_SKIP  colon-separated globs, as --only and --skip\n";
 
 struct cc_opts {
   int trace, ext, gcov, unique, pgo, verbose;
+  const char *only[64], *skip[64]; /* --only/--skip GLOBs (and UCOV_ONLY/UCOV_SKIP) */
+  int n_only, n_skip;
 };
+
+/* Does glob match a source path: as given, absolute, or (a glob without '/') its base name? */
+static int glob_matches(const char *glob, const char *path) {
+  char abs[PATH_MAX];
+  const char *base = strrchr(path, '/');
+  if (fnmatch(glob, path, 0) == 0)
+    return 1;
+  if (realpath(path, abs) && fnmatch(glob, abs, 0) == 0)
+    return 1;
+  return !strchr(glob, '/') && fnmatch(glob, base ? base + 1 : path, 0) == 0;
+}
+
+/* Is this source selected for instrumentation by --only and --skip? */
+static int selected(const struct cc_opts *o, const char *src) {
+  int in = o->n_only == 0;
+  for (int i = 0; i < o->n_only && !in; i++)
+    in = glob_matches(o->only[i], src);
+  for (int i = 0; i < o->n_skip && in; i++)
+    in = !glob_matches(o->skip[i], src);
+  return in;
+}
+
+/* UCOV_ONLY / UCOV_SKIP: colon-separated globs, added to the options'. */
+static void env_globs(const char *var, const char **list, int *n) {
+  const char *v = getenv(var);
+  if (!v || !*v)
+    return;
+  static char *copies[2] __attribute__((used)); /* kept reachable while the globs are in use */
+  static int n_copies;
+  char *copy = strdup(v), *save = NULL;
+  if (n_copies < 2)
+    copies[n_copies++] = copy;
+  for (char *w = strtok_r(copy, ":", &save); w && *n < 64; w = strtok_r(NULL, ":", &save))
+    list[(*n)++] = w;
+}
 
 /* Options of gcc and clang that take their value in the next argument. */
 static int takes_separate_value(const char *a) {
@@ -124,9 +168,13 @@ static int compiler_words(char **out, int max) {
   const char *cc = getenv("UCOV_CC");
   if (!cc || !*cc) {
     cc = getenv("CC");
-    char *words[1];
-    if (cc && *cc && split_words(cc, words, 1) == 1 && is_ucov(words[0]))
-      cc = NULL; /* CC="ucov cc" exported to us: don't recurse */
+    char first[4096];
+    if (cc && *cc) {
+      size_t k = strspn(cc, " \t");
+      snprintf(first, sizeof(first), "%.*s", (int)strcspn(cc + k, " \t"), cc + k);
+      if (is_ucov(first))
+        cc = NULL; /* CC="ucov cc" exported to us: don't recurse */
+    }
   }
   return split_words(cc && *cc ? cc : "cc", out, max);
 }
@@ -224,6 +272,16 @@ int cmd_cc(int argc, char **argv) {
       o.unique = 1;
     else if (!strcmp(argv[i], "--pgo"))
       o.pgo = 1;
+    else if ((!strcmp(argv[i], "--only") || !strcmp(argv[i], "--skip")) && i + 1 < argc) {
+      if (argv[i][2] == 'o' && o.n_only < 64)
+        o.only[o.n_only++] = argv[i + 1];
+      else if (argv[i][2] == 's' && o.n_skip < 64)
+        o.skip[o.n_skip++] = argv[i + 1];
+      i++;
+    } else if (!strncmp(argv[i], "--only=", 7) && o.n_only < 64)
+      o.only[o.n_only++] = argv[i] + 7;
+    else if (!strncmp(argv[i], "--skip=", 7) && o.n_skip < 64)
+      o.skip[o.n_skip++] = argv[i] + 7;
     else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
       fputs(cc_usage, stdout);
       return UCOV_EXIT_OK;
@@ -233,6 +291,8 @@ int cmd_cc(int argc, char **argv) {
     } else
       break;
   }
+  env_globs("UCOV_ONLY", o.only, &o.n_only);
+  env_globs("UCOV_SKIP", o.skip, &o.n_skip);
   /* Build systems that pass only CC: UCOV_MODE=gcov,trace (commas, colons or blanks). */
   const char *env = getenv("UCOV_MODE");
   if (env && *env && !o.trace && !o.ext && !o.gcov && !o.unique && !o.pgo) {
@@ -278,6 +338,28 @@ int cmd_cc(int argc, char **argv) {
     out[n++] = cc[k];
   if (!o.trace && !o.ext && !o.gcov && !o.unique && !o.pgo)
     o.trace = 1; /* the default mode */
+  /* --only/--skip, per translation unit: the sources of this command all
+   * selected (instrumented), or none (compiled plain; a link still gets the
+   * runtime). One command mixing both cannot give each its own flags. */
+  int n_src = 0, n_sel = 0;
+  for (int k = 0; k < nargs; k++) {
+    if (k > 0 && takes_separate_value(args[k - 1]))
+      continue;
+    if ((args[k][0] != '-' || !args[k][1]) && is_source(args[k])) {
+      n_src++;
+      n_sel += selected(&o, args[k]);
+    }
+  }
+  if (n_sel && n_sel < n_src) {
+    fprintf(stderr,
+            "ucov cc: --only/--skip select %d of the %d sources of one command: compile "
+            "them one per command (-c)\n",
+            n_sel, n_src);
+    free(out);
+    return UCOV_EXIT_USAGE;
+  }
+  if (n_src && !n_sel)
+    o.trace = o.ext = o.unique = o.gcov = o.pgo = 0; /* compiled as they are */
   /* UNIQUE is exact with clang's trace-pc-guard (an index per edge); gcc has
    * only trace-pc, which unique mode keys by the PC address. */
   if (job.has_input && o.unique && compiler_is_clang(cc[0]))

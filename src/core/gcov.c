@@ -124,14 +124,18 @@ UCOV_EXPORT UCOV_NOTRACE void __gcov_exit(void) {
   ucov_port_lock();
   dump_all(1);
   ucov_port_unlock();
+  ucov_port_exit_drain();
 }
 
 /* At exit for programs with clang units (which have no __gcov_exit). */
 UCOV_NOTRACE void ucov_gcov_exit_llvm(void) {
   ucov_port_lock();
-  if (ucov_llvm_units())
+  int have = ucov_llvm_units() != 0;
+  if (have)
     dump_all(1);
   ucov_port_unlock();
+  if (have)
+    ucov_port_exit_drain();
 }
 
 /* libgcov's public API: dump now (not again until a reset). */

@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../core/device.h"
@@ -281,6 +282,9 @@ static UCOV_NOTRACE void conn_release(struct conn *c) {
 }
 
 /* Serve one request. Returns 0 to keep the connection, -1 to close it. */
+static int in_flight; /* requests between their exiting check and their reply */
+static int quiescing; /* the process is exiting: new requests get UCOV_ST_EXITING */
+
 static UCOV_NOTRACE int serve_request(struct conn *c, const struct ucov_frame *f,
                                       const char *payload) {
   int fd = c->fd;
@@ -401,8 +405,30 @@ static UCOV_NOTRACE void serve_connection(struct conn *c) {
       reply_error(fd, f.op, UCOV_ST_TRUNCATED);
       return;
     }
-    if (serve_request(c, &f, payload) != 0)
+    /* Counted from before the exiting check to after the reply: the exit
+     * waits for replies whose counts already left the baseline. */
+    __atomic_add_fetch(&in_flight, 1, __ATOMIC_SEQ_CST);
+    int served;
+    if (__atomic_load_n(&quiescing, __ATOMIC_SEQ_CST) && f.op != UCOV_OP_INFO) {
+      reply_error(fd, f.op, UCOV_ST_EXITING);
+      served = -1;
+    } else {
+      served = serve_request(c, &f, payload);
+    }
+    __atomic_sub_fetch(&in_flight, 1, __ATOMIC_SEQ_CST);
+    if (served != 0)
       return;
+  }
+}
+
+/* The process is exiting: refuse new requests, and let those in flight send
+ * their replies (at most a second): a READ_AND_RESET that moved a baseline
+ * must not die with its reply. Takes no lock. */
+UCOV_NOTRACE void ucov_port_exit_drain(void) {
+  __atomic_store_n(&quiescing, 1, __ATOMIC_SEQ_CST);
+  for (int i = 0; i < 1000 && __atomic_load_n(&in_flight, __ATOMIC_SEQ_CST); i++) {
+    struct timespec ts = {0, 1000 * 1000};
+    nanosleep(&ts, NULL);
   }
 }
 

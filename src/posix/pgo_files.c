@@ -250,6 +250,7 @@ static UCOV_NOTRACE int pgo_write(int reset) {
 static UCOV_NOTRACE void pgo_write_at_exit(void) {
   if (!pgo_dumped)
     pgo_write(1);
+  ucov_port_exit_drain();
   uint64_t lost = ucov_vp_dropped();
   if (lost) {
     char msg[200];

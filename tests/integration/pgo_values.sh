@@ -75,6 +75,7 @@ coproc P { LLVM_PROFILE_FILE=stale.profraw UCOV_RUNTIME_DIR=$WORK/rt exec ./p_uc
 pid=$P_PID
 cmd() { echo "$1" >&"${P[1]}" && read -r -t 20 _ <&"${P[0]}"; }
 cmd "c 1 7" && cmd "m 700 3"
+for _ in $(seq 200); do [ -S "$WORK/rt/$pid.sock" ] && break; sleep 0.02; done
 [ -e stale.profraw ] && [ ! -s stale.profraw ] && pass || fail "the profile file is emptied at start"
 UCOV_RUNTIME_DIR=$WORK/rt "$UCOV" pull --pid "$pid" -o L1 pgo/p_ucov.profraw &&
   UCOV_RUNTIME_DIR=$WORK/rt "$UCOV" reset --pid "$pid" pgo/p_ucov.profraw && pass ||
@@ -109,6 +110,7 @@ if command -v clang-19 >/dev/null && command -v llvm-cov-19 >/dev/null; then
   coproc M { UCOV_RUNTIME_DIR=$WORK/rt exec ./p_ucov; }
   pid=$M_PID
   echo "d 3 1" >&"${M[1]}" && read -r -t 20 _ <&"${M[0]}"
+  for _ in $(seq 200); do [ -S "$WORK/rt/$pid.sock" ] && break; sleep 0.02; done
   UCOV_RUNTIME_DIR=$WORK/rt "$UCOV" reset --pid "$pid" pgo/p_ucov.profraw
   echo "d 1 1" >&"${M[1]}" && read -r -t 20 _ <&"${M[0]}"
   UCOV_RUNTIME_DIR=$WORK/rt "$UCOV" pull --pid "$pid" -o L pgo/p_ucov.profraw

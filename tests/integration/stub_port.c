@@ -49,6 +49,8 @@ int ucov_port_modules_write(struct ucov_sink *sink) {
 
 void ucov_port_object_added(void) {}
 
+void ucov_port_exit_drain(void) {}
+
 struct ucov_device *ucov_port_device_next(struct ucov_device *prev, uint32_t *id) {
   (void)prev;
   (void)id;
