@@ -126,6 +126,76 @@ static int is_source(const char *a) {
   return 0;
 }
 
+/*
+ * Response files: an argument @FILE stands for the arguments in FILE (blank
+ * separated, with '...' and "..." quoting and backslash escapes, nested @FILEs
+ * expanded too), as gcc and clang read them. Expanded here so that ucov sees
+ * the sources and -c they hold; an unreadable @FILE stays as it is.
+ */
+static void add_arg(char ***v, int *n, int *cap, char *a) {
+  if (*n + 1 >= *cap) {
+    *cap = *cap ? *cap * 2 : 64;
+    *v = realloc(*v, (size_t)*cap * sizeof(**v));
+  }
+  (*v)[(*n)++] = a;
+  (*v)[*n] = NULL;
+}
+
+static void expand_args(int argc, char **argv, char ***v, int *n, int *cap, int depth) {
+  for (int i = 0; i < argc; i++) {
+    FILE *f = argv[i][0] == '@' && depth < 16 ? fopen(argv[i] + 1, "r") : NULL;
+    if (!f) {
+      add_arg(v, n, cap, argv[i]);
+      continue;
+    }
+    char **sub = NULL;
+    int nsub = 0, capsub = 0, c;
+    char *tok = NULL;
+    size_t len = 0, tcap = 0;
+    int quote = 0, have = 0;
+    while ((c = fgetc(f)) != EOF) {
+      if (!quote && (c == ' ' || c == '\t' || c == '\n' || c == '\r')) {
+        if (have) {
+          tok[len] = 0;
+          add_arg(&sub, &nsub, &capsub, tok);
+          tok = NULL;
+          len = tcap = 0;
+          have = 0;
+        }
+        continue;
+      }
+      if (c == '\\') {
+        int d = fgetc(f);
+        if (d == EOF)
+          break;
+        c = d;
+      } else if (!quote && (c == '\'' || c == '"')) {
+        quote = c;
+        have = 1;
+        continue;
+      } else if (quote && c == quote) {
+        quote = 0;
+        continue;
+      }
+      if (len + 2 > tcap) {
+        tcap = tcap ? tcap * 2 : 64;
+        tok = realloc(tok, tcap);
+      }
+      tok[len++] = (char)c;
+      have = 1;
+    }
+    if (have) {
+      if (!tok)
+        tok = calloc(1, 1);
+      tok[len] = 0;
+      add_arg(&sub, &nsub, &capsub, tok);
+    }
+    fclose(f);
+    expand_args(nsub, sub, v, n, cap, depth + 1);
+    free(sub); /* (the strings stay: they are arguments now) */
+  }
+}
+
 static struct cc_job classify(int argc, char **argv) {
   struct cc_job j = {0};
   for (int i = 0; i < argc; i++) {
@@ -317,8 +387,10 @@ int cmd_cc(int argc, char **argv) {
     }
     free(copy);
   }
-  int nargs = argc - i;
-  char **args = argv + i;
+  static char **expanded; /* (kept until the compiler runs) */
+  int nargs = 0, cap = 0;
+  expand_args(argc - i, argv + i, &expanded, &nargs, &cap, 0);
+  char **args = nargs ? expanded : argv + argc;
   for (int k = 0; k < nargs; k++)
     if (!strcmp(args[k], "-v"))
       o.verbose = 1;

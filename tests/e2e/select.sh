@@ -3,7 +3,8 @@
 # three-directory sample, per translation unit, for gcc and clang in trace,
 # gcov and pgo modes: the instrumented objects are exactly the selected ones
 # (checked by the symbols each references); a command mixing selected and
-# unselected sources is refused; UCOV_NO_INSTRUMENT keeps one function out.
+# unselected sources is refused; response files are read; UCOV_NO_INSTRUMENT
+# keeps one function out.
 # Usage: select.sh UCOV SRCDIR WORKDIR [SANITIZE]
 set -u
 UCOV=$1 SRC=$2 WORK=$3
@@ -43,6 +44,12 @@ CC=gcc "$UCOV" cc --skip 'lib/*' -c core/core.c lib/lib.c 2>mixed.txt
 # Base-name globs, and a link of plain objects still gets the runtime.
 CC=gcc "$UCOV" cc --skip 'lib.c' -c lib/lib.c -o base.o && ! nm base.o | grep -q __sanitizer_cov &&
   pass || fail "a glob without / matches the base name"
+# Response files (@FILE, nested, quoted): ucov sees the sources and -c they hold.
+printf -- '-c "core/core.c"\n-o rsp.o' >args.rsp
+printf '@args.rsp' >outer.rsp
+CC=gcc "$UCOV" cc --trace @outer.rsp && nm rsp.o | grep -q __sanitizer_cov_trace_pc &&
+  CC=gcc "$UCOV" cc --trace --skip 'core/*' @args.rsp && ! nm rsp.o | grep -q __sanitizer_cov &&
+  pass || fail "response files"
 # UCOV_NO_INSTRUMENT keeps one function out of every mode.
 cat >no.c <<'C'
 #include "ucov/ucov.h"
