@@ -200,6 +200,7 @@ static UCOV_NOTRACE int is_pgo(const char *name, struct ucov_llvm_sections *s) {
 
 UCOV_NOTRACE int ucov_object_read(const char *name, struct ucov_sink *sink, int reset) {
   struct ucov_llvm_sections pgo;
+  struct ucov_device *trace;
   int ret;
   ucov_port_lock();
   if (ucov_gcov_exited()) {
@@ -208,8 +209,8 @@ UCOV_NOTRACE int ucov_object_read(const char *name, struct ucov_sink *sink, int 
     ret = reset ? -UCOV_EOPNOTSUPP : ucov_port_modules_write(sink);
   } else if (is_pgo(name, &pgo)) {
     ret = ucov_pgo_write(sink, &pgo, reset);
-  } else if (trace_find(name)) {
-    ret = trace_write(sink, trace_find(name), reset);
+  } else if ((trace = trace_find(name))) {
+    ret = trace_write(sink, trace, reset);
   } else {
     ret = read_unit(find_unit(name), sink, reset);
   }
@@ -227,6 +228,7 @@ UCOV_NOTRACE int ucov_object_size(const char *name, uint64_t *size) {
 
 UCOV_NOTRACE int ucov_object_reset(const char *name) {
   struct ucov_llvm_sections pgo;
+  struct ucov_device *trace;
   int ret;
   ucov_port_lock();
   if (ucov_gcov_exited()) {
@@ -235,8 +237,8 @@ UCOV_NOTRACE int ucov_object_reset(const char *name) {
     ret = -UCOV_EOPNOTSUPP;
   } else if (is_pgo(name, &pgo)) {
     ret = ucov_pgo_reset(&pgo);
-  } else if (trace_find(name)) {
-    UCOV_TAKE_RACY(&trace_find(name)->area[0]);
+  } else if ((trace = trace_find(name))) {
+    UCOV_TAKE_RACY(&trace->area[0]);
     ret = 0;
   } else {
     ret = reset_unit(find_unit(name));

@@ -339,6 +339,13 @@ static UCOV_RACY_READS UCOV_NOTRACE int snap_for(struct ucov_vp_node **heads, ui
   return 0;
 }
 
+/* The counters' baseline, allocated at the first reset. 0 or -UCOV_ENOMEM. */
+static UCOV_NOTRACE int alloc_cnt_baseline(uint64_t n) {
+  if (!base_cnts && n)
+    base_cnts = ucov_port_alloc(n * 8);
+  return !base_cnts && n ? -UCOV_ENOMEM : 0;
+}
+
 static UCOV_NOTRACE int alloc_vp_baseline(void) {
   if (!base_vp && ucov_vp_used())
     base_vp = ucov_port_alloc(ucov_vp_nodes() * 16);
@@ -528,11 +535,8 @@ UCOV_RACY_READS UCOV_NOTRACE int ucov_pgo_write_merged(struct ucov_sink *sink,
   uint64_t n_cnts = (uint64_t)(s->cnts_end - s->cnts);
   uint64_t n_bits = num >= 9 ? (uint64_t)(s->bits_end - s->bits) : 0;
   uint64_t names_size = (uint64_t)(s->names_end - s->names);
-  if (reset && !base_cnts && n_cnts) {
-    base_cnts = ucov_port_alloc(n_cnts * 8);
-    if (!base_cnts)
-      return -UCOV_ENOMEM;
-  }
+  if (reset && alloc_cnt_baseline(n_cnts))
+    return -UCOV_ENOMEM;
   uint64_t ids = s->build_id ? 8 + s->build_id_size + pad8(s->build_id_size) : 0;
   static const uint8_t zero[8];
   struct gcda_out o;
@@ -606,12 +610,7 @@ UCOV_RACY_READS UCOV_NOTRACE int ucov_pgo_write_merged(struct ucov_sink *sink,
 
 UCOV_RACY_READS UCOV_NOTRACE int ucov_pgo_reset(const struct ucov_llvm_sections *s) {
   uint64_t n = (uint64_t)(s->cnts_end - s->cnts);
-  if (!base_cnts && n) {
-    base_cnts = ucov_port_alloc(n * 8);
-    if (!base_cnts)
-      return -UCOV_ENOMEM;
-  }
-  int err = alloc_vp_baseline();
+  int err = alloc_cnt_baseline(n) ? -UCOV_ENOMEM : alloc_vp_baseline();
   if (err)
     return err;
   for (uint64_t i = 0; i < n; i++)

@@ -158,14 +158,22 @@ static int read_gcov_stream(struct cov_model *m, const char *out, size_t len) {
   return bad;
 }
 
+/* A private temporary directory under $TMPDIR (else /tmp) into buf, or NULL (said why). */
+static char *temp_dir(char *buf, size_t len, const char *what) {
+  const char *base = getenv("TMPDIR");
+  snprintf(buf, len, "%s/ucov-%s-XXXXXX", base && *base ? base : "/tmp", what);
+  char *d = mkdtemp(buf);
+  if (!d)
+    fprintf(stderr, "ucov: report: no temporary directory (%s): %s\n", buf, strerror(errno));
+  return d;
+}
+
 static int read_gcdas(struct cov_model *m, struct strlist *gcdas, const struct input_opts *o) {
   int bad = 0;
-  char tmpl[] = "/tmp/ucov-report-XXXXXX";
-  char *tmp = mkdtemp(tmpl);
-  if (!tmp) {
-    fprintf(stderr, "ucov: report: no temporary directory: %s\n", strerror(errno));
+  char tmpl[PATH_MAX];
+  char *tmp = temp_dir(tmpl, sizeof(tmpl), "report");
+  if (!tmp)
     return 1;
-  }
   const char *tool = o->gcov_tool ? o->gcov_tool : "gcov";
   for (size_t start = 0; start < gcdas->n; start += GCOV_BATCH) {
     size_t end = start + GCOV_BATCH < gcdas->n ? start + GCOV_BATCH : gcdas->n;
@@ -248,8 +256,8 @@ static int read_profile(struct cov_model *m, const char *path, const struct inpu
     uint32_t v = (uint32_t)hdr[1];
     suffixes = v == 8 ? v8 : v == 9 ? v9 : v == 10 ? v10 : any;
   }
-  char tmpl[] = "/tmp/ucov-profile-XXXXXX";
-  char *tmp = mkdtemp(tmpl);
+  char tmpl[PATH_MAX];
+  char *tmp = temp_dir(tmpl, sizeof(tmpl), "profile");
   if (!tmp)
     return 1;
   char indexed[PATH_MAX];
@@ -304,6 +312,18 @@ static int read_profile(struct cov_model *m, const char *path, const struct inpu
 }
 
 /* ---- traces: PCs against the trace-pc call sites of their modules ---- */
+
+/* Read a module map file; quiet: no message when it cannot be read. 0 or -1. */
+static int load_modmap(const char *path, struct modmap *map, int quiet) {
+  FILE *f = fopen(path, "r");
+  char err[512];
+  int ret = f ? modmap_read(map, f, path, err, sizeof(err)) : -1;
+  if (ret && !quiet)
+    fprintf(stderr, "ucov: %s: %s\n", path, f ? err : strerror(errno));
+  if (f)
+    fclose(f);
+  return ret ? -1 : 0;
+}
 
 struct trace_module {
   char *path;
@@ -441,15 +461,8 @@ static int read_pcs(struct cov_model *m, const char *path, const struct input_op
   struct modmap map = {0};
   int have_map = 0, bad = 0;
   if (modules) {
-    FILE *f = fopen(modules, "r");
-    char err[512];
-    if (!f || modmap_read(&map, f, modules, err, sizeof(err))) {
-      fprintf(stderr, "ucov: %s: %s\n", modules, f ? err : strerror(errno));
-      if (f)
-        fclose(f);
+    if (load_modmap(modules, &map, 0))
       return 1;
-    }
-    fclose(f);
     have_map = 1;
   } else if (!o->n_binaries) {
     fprintf(stderr, "ucov: %s: PCs need --binary PROG or --modules MAP\n", path);
@@ -550,16 +563,10 @@ static int read_pcs(struct cov_model *m, const char *path, const struct input_op
 
 /* The path of the first module of a module map (the executable). */
 static int first_module(const char *map_path, char *out, size_t len) {
-  FILE *f = fopen(map_path, "r");
-  if (!f)
-    return -1;
   struct modmap map;
-  char err[256];
-  int ret = modmap_read(&map, f, map_path, err, sizeof(err));
-  fclose(f);
-  if (ret)
+  if (load_modmap(map_path, &map, 1))
     return -1;
-  ret = map.count && map.entries[0].path[0] == '/' ? 0 : -1;
+  int ret = map.count && map.entries[0].path[0] == '/' ? 0 : -1;
   if (!ret)
     snprintf(out, len, "%s", map.entries[0].path);
   modmap_free(&map);
