@@ -28,6 +28,11 @@ have eu-addr2line || need+=(elfutils)
 # ucov mount: libfuse3, and fusermount3 to leave a mount.
 [ -f /usr/include/fuse3/fuse.h ] || need+=(libfuse3-dev)
 have fusermount3 || need+=(fuse3)
+# SQLite's own build (tests/e2e/builds.sh) makes its amalgamation with tclsh;
+# Lua's and SQLite's make; apt-get source needs dpkg-source.
+have tclsh || need+=(tcl)
+have make || need+=(make)
+have dpkg-source || need+=(dpkg-dev)
 
 # clang's sanitizer runtimes come in their own package (libclang-rt-N-dev).
 probe=$(mktemp -d)

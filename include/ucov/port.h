@@ -76,10 +76,12 @@ void ucov_port_gcov_dump(int at_exit);
 struct ucov_sink;
 int ucov_port_modules_write(struct ucov_sink *sink);
 
-/* The LLVM profile sections of the program (clang -fprofile-instr-generate),
- * a struct ucov_llvm_sections of the core. 0, or -1 if there are none. */
+/* The LLVM profile sections (clang -fprofile-instr-generate) of module i
+ * (0, 1, ...: the program, then the shared objects that registered theirs),
+ * a struct ucov_llvm_sections of the core. 0, or -1 if there is no module i
+ * with a profile. Indexes do not change while the process runs. */
 struct ucov_llvm_sections;
-int ucov_port_llvm_sections(struct ucov_llvm_sections *s);
+int ucov_port_llvm_sections(unsigned i, struct ucov_llvm_sections *s);
 
 /*
  * The process's KCOV devices, for the trace objects "kcov/<id>.kcov": the one

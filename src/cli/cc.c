@@ -18,7 +18,7 @@
 
 static const char cc_usage[] =
     "usage: ucov cc [--trace] [--ext] [--unique] [--gcov] [--pgo] [--only GLOB] [--skip GLOB]\n"
-    "               [--] COMPILER-ARGS...\n"
+    "               [--cc COMPILER] [--] COMPILER-ARGS...\n"
     "\n"
     "Compile and link C code with ucov instrumentation. Use it as CC:\n"
     "  CC=\"ucov cc --trace\" make\n"
@@ -40,15 +40,19 @@ static const char cc_usage[] =
     "  --only GLOB instrument only sources matching GLOB (repeatable; as given, absolute,\n"
     "              or the base name for a glob without '/'); others compile plain\n"
     "  --skip GLOB do not instrument sources matching GLOB (repeatable)\n"
+    "  --cc COMPILER  the compiler to run (gcc, clang, clang-16, a path), kept in CC so that\n"
+    "              a build's later steps use it too (else UCOV_CC, CC, cc)\n"
     "  -h, --help  this text\n"
     "\n"
     "Every other argument goes to the compiler unchanged. -v anywhere also prints\n"
     "the exact command ucov runs. When the command links a program, the static\n"
     "runtime (libucov.a) is linked in and its API and hooks are exported, so\n"
     "instrumented shared libraries and the KCOV shim (libucov-kcov.so) reach it.\n"
+    "A shared library (-shared) gets libucov.so as a dependency instead, which\n"
+    "stays dormant in a program with its own runtime: one runtime per process.\n"
     "\n"
     "environment:\n"
-    "  UCOV_CC     the compiler to run (a command line); else CC; else cc\n"
+    "  UCOV_CC     the compiler to run (a command line) without --cc; else CC; else cc\n"
     "  UCOV_LIBDIR where libucov.a is (default: found next to this ucov)\n"
     "  UCOV_MODE   modes when no option names one: trace, ext, unique, gcov, pgo\n"
     "              (commas between them), for builds that pass only CC\n"
@@ -56,6 +60,7 @@ static const char cc_usage[] =
 
 struct cc_opts {
   int trace, ext, gcov, unique, pgo, verbose;
+  const char *cc;                  /* --cc COMPILER */
   const char *only[64], *skip[64]; /* --only/--skip GLOBs (and UCOV_ONLY/UCOV_SKIP) */
   int n_only, n_skip;
 };
@@ -114,16 +119,55 @@ static int takes_separate_value(const char *a) {
 /* What the compiler invocation does, from its arguments. */
 struct cc_job {
   int has_input, compile_only, shared;
-  int has_source; /* a C or C++ source among the inputs: this command compiles */
+  int has_source;   /* a C or C++ source among the inputs: this command compiles */
+  int preprocesses; /* a source or .S file: the preprocessor runs (-idirafter is used) */
 };
 
-static int is_source(const char *a) {
+/* Kinds of input, by -x LANG or else by the file name's extension. */
+enum input_kind { INPUT_OTHER, INPUT_SOURCE, INPUT_PREPROCESSED, INPUT_ASM_CPP };
+
+static enum input_kind kind_of_lang(const char *lang) {
+  static const char *const src[] = {"c", "c++", "objective-c", "objective-c++"};
+  static const char *const pre[] = {"cpp-output", "c++-cpp-output"};
+  for (size_t i = 0; i < sizeof(src) / sizeof(src[0]); i++)
+    if (!strcmp(lang, src[i]))
+      return INPUT_SOURCE;
+  for (size_t i = 0; i < sizeof(pre) / sizeof(pre[0]); i++)
+    if (!strcmp(lang, pre[i]))
+      return INPUT_PREPROCESSED;
+  return !strcmp(lang, "assembler-with-cpp") ? INPUT_ASM_CPP : INPUT_OTHER;
+}
+
+static enum input_kind kind_of_file(const char *a) {
   const char *dot = strrchr(a, '.');
-  static const char *const ext[] = {".c", ".i", ".cc", ".cp", ".cxx", ".cpp", ".c++", ".C", ".ii"};
+  static const char *const ext[] = {".c", ".cc", ".cp", ".cxx", ".cpp", ".c++", ".C"};
   for (size_t i = 0; dot && i < sizeof(ext) / sizeof(ext[0]); i++)
     if (strcmp(dot, ext[i]) == 0)
-      return 1;
-  return 0;
+      return INPUT_SOURCE;
+  if (dot && (!strcmp(dot, ".i") || !strcmp(dot, ".ii")))
+    return INPUT_PREPROCESSED;
+  return dot && (!strcmp(dot, ".S") || !strcmp(dot, ".sx")) ? INPUT_ASM_CPP : INPUT_OTHER;
+}
+
+/* Is this input a C or C++ translation unit (to instrument)? */
+static int is_source_kind(enum input_kind k) {
+  return k == INPUT_SOURCE || k == INPUT_PREPROCESSED;
+}
+
+/* The kind of input argv[k], with the -x LANG in force ("none": by name). */
+static enum input_kind input_kind(char **argv, int k) {
+  const char *lang = NULL;
+  for (int i = 0; i < k; i++) {
+    if (!strcmp(argv[i], "-x") && i + 1 < k)
+      lang = argv[++i];
+    else if (!strncmp(argv[i], "-x", 2) && argv[i][2])
+      lang = argv[i] + 2;
+  }
+  return lang && strcmp(lang, "none") ? kind_of_lang(lang) : kind_of_file(argv[k]);
+}
+
+static int is_source(char **argv, int k) {
+  return is_source_kind(input_kind(argv, k));
 }
 
 /*
@@ -201,8 +245,10 @@ static struct cc_job classify(int argc, char **argv) {
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
     if (a[0] != '-' || a[1] == 0) {
+      enum input_kind k = input_kind(argv, i);
       j.has_input = 1;
-      j.has_source |= is_source(a);
+      j.has_source |= is_source_kind(k);
+      j.preprocesses |= k == INPUT_SOURCE || k == INPUT_ASM_CPP;
       continue;
     }
     if (takes_separate_value(a)) {
@@ -233,9 +279,9 @@ static int is_ucov(const char *word) {
   return strcmp(base, "ucov") == 0;
 }
 
-/* The compiler command: UCOV_CC, else CC unless it is ucov itself, else cc. */
-static int compiler_words(char **out, int max) {
-  const char *cc = getenv("UCOV_CC");
+/* The compiler command: --cc, else UCOV_CC, else CC unless it is ucov itself, else cc. */
+static int compiler_words(const char *opt, char **out, int max) {
+  const char *cc = opt && *opt ? opt : getenv("UCOV_CC");
   if (!cc || !*cc) {
     cc = getenv("CC");
     char first[4096];
@@ -342,6 +388,10 @@ int cmd_cc(int argc, char **argv) {
       o.unique = 1;
     else if (!strcmp(argv[i], "--pgo"))
       o.pgo = 1;
+    else if (!strcmp(argv[i], "--cc") && i + 1 < argc)
+      o.cc = argv[++i];
+    else if (!strncmp(argv[i], "--cc=", 5))
+      o.cc = argv[i] + 5;
     else if ((!strcmp(argv[i], "--only") || !strcmp(argv[i], "--skip")) && i + 1 < argc) {
       if (argv[i][2] == 'o' && o.n_only < 64)
         o.only[o.n_only++] = argv[i + 1];
@@ -396,7 +446,7 @@ int cmd_cc(int argc, char **argv) {
       o.verbose = 1;
 
   char *cc[64];
-  int ncc = compiler_words(cc, 64);
+  int ncc = compiler_words(o.cc, cc, 64);
   if (ncc == 0) {
     fprintf(stderr, "ucov cc: no compiler (set CC)\n");
     return UCOV_EXIT_USAGE;
@@ -417,7 +467,7 @@ int cmd_cc(int argc, char **argv) {
   for (int k = 0; k < nargs; k++) {
     if (k > 0 && takes_separate_value(args[k - 1]))
       continue;
-    if ((args[k][0] != '-' || !args[k][1]) && is_source(args[k])) {
+    if ((args[k][0] != '-' || !args[k][1]) && is_source(args, k)) {
       n_src++;
       n_sel += selected(&o, args[k]);
     }
@@ -432,46 +482,82 @@ int cmd_cc(int argc, char **argv) {
   }
   if (n_src && !n_sel)
     o.trace = o.ext = o.unique = o.gcov = o.pgo = 0; /* compiled as they are */
+  /* Compile flags only where a C or C++ source is compiled: clang calls a
+   * flag unused (an error under -Werror) on assembler input or a link. */
+  int compiles = job.has_source;
   /* UNIQUE is exact with clang's trace-pc-guard (an index per edge); gcc has
    * only trace-pc, which unique mode keys by the PC address. */
-  if (job.has_input && o.unique && compiler_is_clang(cc[0]))
+  if (compiles && o.unique && compiler_is_clang(cc[0]))
     out[n++] = "-fsanitize-coverage=trace-pc-guard,trace-cmp";
-  else if (job.has_input && (o.trace || o.ext || o.unique))
+  else if (compiles && (o.trace || o.ext || o.unique))
     out[n++] = "-fsanitize-coverage=trace-pc,trace-cmp";
-  if (job.has_input && o.ext)
+  if (compiles && o.ext)
     out[n++] = "-finstrument-functions";
-  /* At link time gcc adds -lgcov after libucov.a; ucov defines every symbol the
-   * objects need from it, so no member of libgcov is linked. */
-  if (job.has_input && o.gcov)
+  /* Also at a link (gcc then adds -lgcov after libucov.a; ucov defines every
+   * symbol the objects need from it, so no member of libgcov is linked). */
+  if (o.gcov && (compiles || (job.has_input && !job.compile_only)))
     out[n++] = "--coverage";
   /* When compiling (alone, or with the link): at a link of objects only the
    * flag is not needed (and ucov defines __llvm_profile_runtime, which keeps
    * compiler-rt's runtime out of links that pass it all the same). */
-  if (job.has_input && o.pgo && (job.compile_only || job.has_source)) {
+  if (compiles && o.pgo && !compiler_is_clang(cc[0])) {
+    fprintf(stderr, "ucov cc: --pgo needs clang, and the compiler is %s (--cc clang, or UCOV_CC)\n",
+            cc[0]);
+    free(out);
+    return UCOV_EXIT_USAGE;
+  }
+  if (compiles && o.pgo) {
     out[n++] = "-fprofile-instr-generate";
     out[n++] = "-fcoverage-mapping";
   }
-  for (int k = 0; k < nargs; k++)
+  int lang_set = 0;
+  for (int k = 0; k < nargs; k++) {
     out[n++] = args[k];
-  if (job.has_input) {
+    lang_set |= !strncmp(args[k], "-x", 2);
+  }
+  if (lang_set) { /* what ucov adds is taken by its name, not as the -x language */
+    out[n++] = "-x";
+    out[n++] = "none";
+  }
+  if (job.preprocesses) {
     out[n++] = "-idirafter";
     out[n++] = find_includedir();
   }
-  if (job.has_input && !job.compile_only && !job.shared) {
+  if (job.has_input && !job.compile_only) {
     char *libdir = find_libdir();
     if (!libdir) {
       fprintf(stderr, "ucov cc: cannot find libucov.a (set UCOV_LIBDIR)\n");
       return UCOV_EXIT_FAIL;
     }
-    out[n++] = "-Wl,--whole-archive";
-    out[n++] = path_join(libdir, "libucov.a");
-    out[n++] = "-Wl,--no-whole-archive";
-    out[n++] = "-Wl,--export-dynamic-symbol=ucov_*";
-    out[n++] = "-Wl,--export-dynamic-symbol=__sanitizer_cov_*";
-    out[n++] = "-Wl,--export-dynamic-symbol=__cyg_profile_func_*";
-    out[n++] = "-Wl,--wrap=pthread_create"; /* threads inherit the common handle */
-    out[n++] = "-lpthread";
-    out[n++] = "-ldl";
+    if (job.shared) {
+      /* A shared object binds to the process's one runtime: the program's,
+       * when it was linked by ucov cc (which exports it, and comes first in
+       * the lookup order), else libucov.so, which it needs for that. Its own
+       * LLVM profile sections are registered by libucov-dso.a. */
+      out[n++] = "-Wl,--whole-archive";
+      out[n++] = path_join(libdir, "libucov-dso.a");
+      out[n++] = "-Wl,--no-whole-archive";
+      out[n++] = path_join(libdir, "libucov.so");
+      char *rpath = NULL, canon[PATH_MAX];
+      if (asprintf(&rpath, "-Wl,-rpath,%s", realpath(libdir, canon) ? canon : libdir) > 0)
+        out[n++] = rpath;
+    } else {
+      out[n++] = "-Wl,--whole-archive";
+      out[n++] = path_join(libdir, "libucov.a");
+      out[n++] = "-Wl,--no-whole-archive";
+      /* Exported: shared objects and the KCOV shim bind to this runtime. */
+      static const char *const exports[] = {
+          "ucov_*",      "__sanitizer_cov_*", "__cyg_profile_func_*", "__gcov_*",
+          "llvm_gcov_*", "llvm_gcda_*",       "__llvm_profile_*"};
+      for (size_t k = 0; k < sizeof(exports) / sizeof(exports[0]); k++) {
+        char *e = NULL;
+        if (asprintf(&e, "-Wl,--export-dynamic-symbol=%s", exports[k]) > 0)
+          out[n++] = e;
+      }
+      out[n++] = "-Wl,--wrap=pthread_create"; /* threads inherit the common handle */
+      out[n++] = "-lpthread";
+      out[n++] = "-ldl";
+    }
   }
   out[n] = NULL;
   if (o.verbose)

@@ -41,9 +41,10 @@ static UCOV_NOTRACE int str_eq(const char *a, const char *b) {
   return *a == *b;
 }
 
-/* "pgo/<module>.profraw" of the program's LLVM profile, if it has one. */
-static UCOV_NOTRACE int pgo_object(struct ucov_llvm_sections *s, char *name, size_t len) {
-  if (ucov_port_llvm_sections(s))
+/* "pgo/<module>.profraw" of module i's LLVM profile, if it has one. */
+static UCOV_NOTRACE int pgo_object(unsigned i, struct ucov_llvm_sections *s, char *name,
+                                   size_t len) {
+  if (ucov_port_llvm_sections(i, s))
     return -1;
   static const char pre[] = "pgo/", post[] = ".profraw";
   size_t n = 0;
@@ -162,10 +163,11 @@ UCOV_NOTRACE int ucov_objects_list(int (*fn)(const char *name, uint64_t size, vo
   if (ucov_port_modules_write(&count.sink) == 0)
     ret = fn(MODULES_NAME, count.bytes, arg);
   struct ucov_llvm_sections pgo;
-  ucov_count_sink_init(&count);
-  if (!ret && pgo_object(&pgo, name, sizeof(name)) == 0 &&
-      ucov_pgo_write(&count.sink, &pgo, 0) == 0)
-    ret = fn(name, count.bytes, arg);
+  for (unsigned i = 0; !ret && pgo_object(i, &pgo, name, sizeof(name)) == 0; i++) {
+    ucov_count_sink_init(&count);
+    if (ucov_pgo_write(&count.sink, &pgo, 0) == 0)
+      ret = fn(name, count.bytes, arg);
+  }
   for (struct ucov_gcov_unit *u = ucov_gcov_units(); u && !ret; u = u->next) {
     struct unit_ref r = {u, 0};
     ucov_count_sink_init(&count);
@@ -192,10 +194,13 @@ UCOV_NOTRACE int ucov_objects_list(int (*fn)(const char *name, uint64_t size, vo
   return ret;
 }
 
-/* Is name the program's LLVM profile object? Fills *s if so. */
+/* Is name a module's LLVM profile object? Fills *s if so. */
 static UCOV_NOTRACE int is_pgo(const char *name, struct ucov_llvm_sections *s) {
   char buf[UCOV_OBJECT_NAME_MAX];
-  return pgo_object(s, buf, sizeof(buf)) == 0 && str_eq(buf, name);
+  for (unsigned i = 0; pgo_object(i, s, buf, sizeof(buf)) == 0; i++)
+    if (str_eq(buf, name))
+      return 1;
+  return 0;
 }
 
 UCOV_NOTRACE int ucov_object_read(const char *name, struct ucov_sink *sink, int reset) {
@@ -265,7 +270,7 @@ UCOV_NOTRACE int ucov_objects_reset_all(void) {
       ret = err;
   }
   struct ucov_llvm_sections pgo;
-  if (ucov_port_llvm_sections(&pgo) == 0) {
+  for (unsigned i = 0; ucov_port_llvm_sections(i, &pgo) == 0; i++) {
     int err = ucov_pgo_reset(&pgo);
     if (err && !ret)
       ret = err;

@@ -28,8 +28,9 @@
 #include "gcda_out.h"
 #include "ucov/port.h"
 
-static uint64_t *base_cnts; /* counters at the last reset; NULL: never reset */
-static uint64_t *base_vp;   /* {value, count} of each value node at the last reset */
+/* {value, count} of each value node at the last reset of its module. Nodes
+ * are the process's (one pool for every module), so this is too. */
+static uint64_t *base_vp;
 
 /* Scratch of one write (the port lock is held): per site of one record, the
  * values its list holds and the values written; the nodes' {value, count}. */
@@ -155,43 +156,37 @@ static UCOV_NOTRACE uint32_t record_sites(const uint8_t *r, const struct ucov_pg
   return kinds;
 }
 
-/* The layout of the sections last written (they never move): checking every
- * record once per write costs as much as writing the counters. */
-static struct {
-  const uint8_t *data, *data_end;
-  const uint64_t *cnts_end;
-  const uint8_t *bits_end;
-  uint64_t version;
-  int valid, err;
-  struct ucov_pgo_layout l;
-  uint64_t max_sites;  /* the most value sites of one record */
-  uint64_t site_bytes; /* value data of all records, but for the values */
-} cached;
+/* A port that keeps no state of its own for the sections: one shared. */
+static struct ucov_pgo_state default_state;
+
+static UCOV_NOTRACE struct ucov_pgo_state *state_of(const struct ucov_llvm_sections *s) {
+  return s->state ? s->state : &default_state;
+}
 
 UCOV_NOTRACE int ucov_pgo_prepare(const struct ucov_llvm_sections *s, struct ucov_pgo_layout *l) {
-  if (!cached.valid || cached.data != s->data || cached.data_end != s->data_end ||
-      cached.cnts_end != s->cnts_end || cached.bits_end != s->bits_end ||
-      cached.version != s->version) {
-    cached.err = ucov_pgo_layout(s, &cached.l);
-    cached.max_sites = cached.site_bytes = 0;
-    for (const uint8_t *r = s->data; !cached.err && r < s->data_end; r += cached.l.rec) {
+  struct ucov_pgo_state *c = state_of(s);
+  if (!c->valid || c->data != s->data || c->data_end != s->data_end || c->cnts_end != s->cnts_end ||
+      c->bits_end != s->bits_end || c->version != s->version) {
+    c->err = ucov_pgo_layout(s, &c->l);
+    c->max_sites = c->site_bytes = 0;
+    for (const uint8_t *r = s->data; !c->err && r < s->data_end; r += c->l.rec) {
       uint16_t ns[3];
       uint64_t sites;
-      uint32_t kinds = record_sites(r, &cached.l, ns, &sites);
-      cached.max_sites = sites > cached.max_sites ? sites : cached.max_sites;
+      uint32_t kinds = record_sites(r, &c->l, ns, &sites);
+      c->max_sites = sites > c->max_sites ? sites : c->max_sites;
       for (uint32_t k = 0; k < 3; k++)
-        cached.site_bytes += ns[k] ? 8 + ns[k] + pad8(ns[k]) : 0;
-      cached.site_bytes += kinds ? 8 : 0;
+        c->site_bytes += ns[k] ? 8 + ns[k] + pad8(ns[k]) : 0;
+      c->site_bytes += kinds ? 8 : 0;
     }
-    cached.data = s->data;
-    cached.data_end = s->data_end;
-    cached.cnts_end = s->cnts_end;
-    cached.bits_end = s->bits_end;
-    cached.version = s->version;
-    cached.valid = 1;
+    c->data = s->data;
+    c->data_end = s->data_end;
+    c->cnts_end = s->cnts_end;
+    c->bits_end = s->bits_end;
+    c->version = s->version;
+    c->valid = 1;
   }
-  *l = cached.l;
-  return cached.err;
+  *l = c->l;
+  return c->err;
 }
 
 /*
@@ -340,10 +335,10 @@ static UCOV_RACY_READS UCOV_NOTRACE int snap_for(struct ucov_vp_node **heads, ui
 }
 
 /* The counters' baseline, allocated at the first reset. 0 or -UCOV_ENOMEM. */
-static UCOV_NOTRACE int alloc_cnt_baseline(uint64_t n) {
-  if (!base_cnts && n)
-    base_cnts = ucov_port_alloc(n * 8);
-  return !base_cnts && n ? -UCOV_ENOMEM : 0;
+static UCOV_NOTRACE int alloc_cnt_baseline(struct ucov_pgo_state *c, uint64_t n) {
+  if (!c->base_cnts && n)
+    c->base_cnts = ucov_port_alloc(n * 8);
+  return !c->base_cnts && n ? -UCOV_ENOMEM : 0;
 }
 
 static UCOV_NOTRACE int alloc_vp_baseline(void) {
@@ -422,9 +417,10 @@ static UCOV_NOTRACE void old_kind(struct old_sites *o, const uint8_t *p, const u
 static UCOV_NOTRACE int write_values(struct gcda_out *o, const struct ucov_llvm_sections *s,
                                      const struct ucov_pgo_layout *l, int reset,
                                      const uint8_t *oldv, const uint8_t *old_end) {
-  if (!cached.max_sites) /* (set by ucov_pgo_prepare) */
+  const struct ucov_pgo_state *c = state_of(s);
+  if (!c->max_sites) /* (set by ucov_pgo_prepare) */
     return 0;
-  int err = scratch_for(cached.max_sites);
+  int err = scratch_for(c->max_sites);
   if (!err && reset)
     err = alloc_vp_baseline();
   if (err)
@@ -509,7 +505,7 @@ UCOV_NOTRACE size_t ucov_pgo_size_bound(const struct ucov_llvm_sections *s) {
   n += (uint64_t)(s->data_end - s->data) + (uint64_t)(s->cnts_end - s->cnts) * 8;
   n += (uint64_t)(s->bits_end - s->bits) + (uint64_t)(s->names_end - s->names) + 16;
   n += (uint64_t)(s->vtab_end - s->vtab) + (uint64_t)(s->vnames_end - s->vnames) + 16;
-  n += cached.site_bytes;
+  n += state_of(s)->site_bytes;
   /* Every node is in one list at most; a few more may be linked meanwhile. */
   return (size_t)(n + 16 * (ucov_vp_used() + 64));
 }
@@ -535,8 +531,11 @@ UCOV_RACY_READS UCOV_NOTRACE int ucov_pgo_write_merged(struct ucov_sink *sink,
   uint64_t n_cnts = (uint64_t)(s->cnts_end - s->cnts);
   uint64_t n_bits = num >= 9 ? (uint64_t)(s->bits_end - s->bits) : 0;
   uint64_t names_size = (uint64_t)(s->names_end - s->names);
-  if (reset && alloc_cnt_baseline(n_cnts))
+  struct ucov_pgo_state *c = state_of(s);
+  uint64_t *base_cnts = c->base_cnts;
+  if (reset && alloc_cnt_baseline(c, n_cnts))
     return -UCOV_ENOMEM;
+  base_cnts = c->base_cnts;
   uint64_t ids = s->build_id ? 8 + s->build_id_size + pad8(s->build_id_size) : 0;
   static const uint8_t zero[8];
   struct gcda_out o;
@@ -609,18 +608,37 @@ UCOV_RACY_READS UCOV_NOTRACE int ucov_pgo_write_merged(struct ucov_sink *sink,
 }
 
 UCOV_RACY_READS UCOV_NOTRACE int ucov_pgo_reset(const struct ucov_llvm_sections *s) {
+  struct ucov_pgo_state *c = state_of(s);
+  struct ucov_pgo_layout l;
   uint64_t n = (uint64_t)(s->cnts_end - s->cnts);
-  int err = alloc_cnt_baseline(n) ? -UCOV_ENOMEM : alloc_vp_baseline();
+  int err = ucov_pgo_prepare(s, &l);
+  if (!err)
+    err = alloc_cnt_baseline(c, n) ? -UCOV_ENOMEM : alloc_vp_baseline();
   if (err)
     return err;
   for (uint64_t i = 0; i < n; i++)
-    base_cnts[i] = UCOV_LOAD_RACY(&s->cnts[i]);
+    c->base_cnts[i] = UCOV_LOAD_RACY(&s->cnts[i]);
   for (uint8_t *b = s->bits; b < s->bits_end; b++)
     UCOV_TAKE_RACY(b);
-  for (uint64_t i = 0, used = ucov_vp_used(); base_vp && i < used; i++) {
-    struct ucov_vp_node *node = ucov_vp_node_at(i);
-    base_vp[2 * i] = UCOV_LOAD(&node->value);
-    base_vp[2 * i + 1] = UCOV_LOAD(&node->count);
+  /* The value nodes of this module's sites (other modules' stay as they are). */
+  for (const uint8_t *r = s->data; base_vp && c->max_sites && r < s->data_end; r += l.rec) {
+    uint16_t ns[3];
+    uint64_t sites;
+    struct ucov_vp_node **heads;
+    if (!record_sites(r, &l, ns, &sites))
+      continue;
+    __builtin_memcpy(&heads, r + l.off_values, sizeof(heads));
+    for (uint64_t g = 0; heads && g < sites; g++) {
+      struct ucov_vp_node *node = __atomic_load_n(&heads[g], __ATOMIC_ACQUIRE);
+      for (uint32_t k = 0; node && k < 255;
+           k++, node = __atomic_load_n(&node->next, __ATOMIC_ACQUIRE)) {
+        uint64_t i = ucov_vp_index(node);
+        if (i == ~0ull)
+          continue;
+        base_vp[2 * i] = UCOV_LOAD(&node->value);
+        base_vp[2 * i + 1] = UCOV_LOAD(&node->count);
+      }
+    }
   }
   return 0;
 }

@@ -38,6 +38,9 @@ struct ucov_llvm_sections {
    * IR-level instrumentation). */
   uint64_t version;
   const char *name; /* the module's file name, for its object "pgo/<name>.profraw" */
+  /* What the writer keeps for these sections (one per module, zeroed by the
+   * port); NULL: one state shared by all. */
+  struct ucov_pgo_state *state;
 };
 
 /*
@@ -53,6 +56,21 @@ struct ucov_pgo_layout {
   uint32_t off_nbits;    /* ... of NumBitmapBytes (u32); 0: none (v8) */
   uint32_t kinds;        /* value kinds: IPVK_Last + 1 */
   uint32_t header_words; /* u64 words of the header */
+};
+
+/* What the writer keeps for one module's sections: the layout of its records
+ * (checked once: checking every record per write costs as much as writing
+ * the counters) and the counters' reset baseline. */
+struct ucov_pgo_state {
+  const uint8_t *data, *data_end; /* the sections the layout is for */
+  const uint64_t *cnts_end;
+  const uint8_t *bits_end;
+  uint64_t version;
+  int valid, err;
+  struct ucov_pgo_layout l;
+  uint64_t max_sites;  /* the most value sites of one record */
+  uint64_t site_bytes; /* value data of all records, but for the values */
+  uint64_t *base_cnts; /* counters at the last reset; NULL: never reset */
 };
 
 #define UCOV_PROFRAW_MAGIC 0xff6c70726f667281ull

@@ -476,6 +476,7 @@ static UCOV_NOTRACE void *control_main(void *arg) {
   /* In a forked child, wait a little: most children exec at once, and their
    * socket would outlive them (exec runs no atexit handler). */
   unsigned delay_ms = (unsigned)(uintptr_t)arg;
+  pthread_setname_np(pthread_self(), "ucov-control"); /* one a process: `top -H` shows it */
   if (delay_ms)
     usleep(delay_ms * 1000);
   int lfd = control_listen();
@@ -501,7 +502,7 @@ static UCOV_NOTRACE void *control_main(void *arg) {
 
 /* Start the server once per process. Port lock held. */
 static UCOV_NOTRACE void control_start(unsigned delay_ms) {
-  if (control_started)
+  if (control_started || !posix_runtime_active())
     return;
   control_started = 1;
   const char *off = getenv("UCOV_CONTROL");

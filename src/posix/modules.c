@@ -5,6 +5,7 @@
  * under PIE and ASLR becomes (module, ELF address) on the host.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
 #include <limits.h>
@@ -16,6 +17,7 @@
 #include "../core/compiler.h"
 #include "../core/sink.h"
 #include "memsink.h"
+#include "posix.h"
 #include "ucov/port.h"
 #include "ucov/ucov.h"
 
@@ -124,3 +126,24 @@ UCOV_EXPORT UCOV_NOTRACE int ucov_modules_write(int fd) {
   }
   return 0;
 }
+
+#ifdef UCOV_STATIC_RUNTIME
+UCOV_NOTRACE int posix_runtime_active(void) {
+  return 1;
+}
+#else
+UCOV_NOTRACE int posix_runtime_active(void) {
+  static int active = -1;
+  int a = __atomic_load_n(&active, __ATOMIC_RELAXED);
+  if (a < 0) {
+    /* Where ucov_open binds for everyone: here (or nowhere: dlopen'ed with
+     * RTLD_LOCAL), or in another module, which has the runtime then. */
+    void *bound = dlsym(RTLD_DEFAULT, "ucov_open");
+    Dl_info there, here;
+    a = !bound || !dladdr(bound, &there) || !dladdr((void *)&posix_runtime_active, &here) ||
+        there.dli_fbase == here.dli_fbase;
+    __atomic_store_n(&active, a, __ATOMIC_RELAXED);
+  }
+  return a;
+}
+#endif

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,101 +20,150 @@
 
 #include "../core/pgo.h"
 #include "memsink.h"
+#include "pgo_module.h"
+#include "posix.h"
 #include "ucov/port.h"
 #include "ucov/ucov.h"
 
 UCOV_EXPORT int __llvm_profile_runtime;
 
-extern const uint8_t __start___llvm_prf_data[] __attribute__((weak, visibility("hidden")));
-extern const uint8_t __stop___llvm_prf_data[] __attribute__((weak, visibility("hidden")));
-extern uint64_t __start___llvm_prf_cnts[] __attribute__((weak, visibility("hidden")));
-extern uint64_t __stop___llvm_prf_cnts[] __attribute__((weak, visibility("hidden")));
-extern const uint8_t __start___llvm_prf_names[] __attribute__((weak, visibility("hidden")));
-extern const uint8_t __stop___llvm_prf_names[] __attribute__((weak, visibility("hidden")));
-extern uint8_t __start___llvm_prf_bits[] __attribute__((weak, visibility("hidden")));
-extern uint8_t __stop___llvm_prf_bits[] __attribute__((weak, visibility("hidden")));
-extern const uint8_t __start___llvm_prf_vtab[] __attribute__((weak, visibility("hidden")));
-extern const uint8_t __stop___llvm_prf_vtab[] __attribute__((weak, visibility("hidden")));
-extern const uint8_t __start___llvm_prf_vns[] __attribute__((weak, visibility("hidden")));
-extern const uint8_t __stop___llvm_prf_vns[] __attribute__((weak, visibility("hidden")));
-extern struct ucov_vp_node __start___llvm_prf_vnds[] __attribute__((weak, visibility("hidden")));
-extern struct ucov_vp_node __stop___llvm_prf_vnds[] __attribute__((weak, visibility("hidden")));
-/* Emitted by clang for IR-level instrumentation (with its variant bits). */
-extern const uint64_t __llvm_profile_raw_version __attribute__((weak));
-/* The profile file named at compile time (-fprofile-generate[=DIR]). */
-extern const char __llvm_profile_filename[] __attribute__((weak));
+/*
+ * The modules with an LLVM profile: the program (found here, first), then
+ * shared objects built by `ucov cc -shared`, which register theirs from a
+ * constructor (libucov-dso.a). One runtime serves them all, as one
+ * compiler-rt per module would: one object each, "pgo/<module>.profraw", and
+ * at exit one profile each, appended to the same LLVM_PROFILE_FILE (which
+ * llvm-profdata reads as one) or to its own %m pool.
+ */
+#define PGO_MODULES 32
+static struct pgo_module {
+  struct ucov_llvm_sections s;
+  struct ucov_pgo_state state;
+  char name[NAME_MAX + 1];
+  const char *filename; /* its __llvm_profile_filename */
+} modules[PGO_MODULES];
+static unsigned n_modules; /* published with release: entries below it never change */
+/* Registration only (not the port lock, which callers of ucov_port_llvm_sections hold). */
+static pthread_mutex_t modules_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t own_once = PTHREAD_ONCE_INIT;
+static int vp_ready;
 
-static int exe_module(const struct ucov_module *m, void *arg) {
-  struct ucov_llvm_sections *s = arg;
-  s->build_id = m->build_id;
-  s->build_id_size = m->build_id ? m->build_id_size : 0;
-  const char *slash = strrchr(m->path, '/');
-  static char name[NAME_MAX + 1];
-  snprintf(name, sizeof(name), "%s", slash ? slash + 1 : m->path);
-  s->name = name;
-  return 1; /* the first module is the executable */
+struct find_module {
+  uintptr_t addr;
+  struct pgo_module *m;
+};
+
+static UCOV_NOTRACE int module_of(const struct ucov_module *seg, void *arg) {
+  struct find_module *f = arg;
+  if (f->addr < seg->start || f->addr >= seg->end)
+    return 0;
+  f->m->s.build_id = seg->build_id;
+  f->m->s.build_id_size = seg->build_id ? seg->build_id_size : 0;
+  const char *slash = strrchr(seg->path, '/');
+  snprintf(f->m->name, sizeof(f->m->name), "%s", slash ? slash + 1 : seg->path);
+  return 1;
 }
 
-/* The sections never change: found once. */
-static struct ucov_llvm_sections found;
-static int found_ok;
-static pthread_once_t found_once = PTHREAD_ONCE_INIT;
+static void truncate_profile(const struct pgo_module *m);
 
-static UCOV_NOTRACE void find_sections(void) {
-  if (!__start___llvm_prf_data || &__start___llvm_prf_data[0] == &__stop___llvm_prf_data[0])
+/* Add a module's sections (once: a module registering again is ignored). */
+static UCOV_NOTRACE void add_module(const struct ucov_pgo_module *in) {
+  struct ucov_pgo_module r = {0};
+  __builtin_memcpy(&r, in, in->size < sizeof(r) ? in->size : sizeof(r));
+  if (!r.data || r.data_end <= r.data)
     return;
-  found.data = __start___llvm_prf_data;
-  found.data_end = __stop___llvm_prf_data;
-  found.cnts = __start___llvm_prf_cnts;
-  found.cnts_end = __stop___llvm_prf_cnts;
-  found.names = __start___llvm_prf_names;
-  found.names_end = __stop___llvm_prf_names;
-  if (__start___llvm_prf_bits) {
-    found.bits = __start___llvm_prf_bits;
-    found.bits_end = __stop___llvm_prf_bits;
+  pthread_mutex_lock(&modules_lock);
+  unsigned n = n_modules;
+  for (unsigned i = 0; i < n; i++)
+    if (modules[i].s.data == r.data) {
+      pthread_mutex_unlock(&modules_lock);
+      return;
+    }
+  if (n == PGO_MODULES) {
+    pthread_mutex_unlock(&modules_lock);
+    ucov_port_log("ucov: profile: more than 32 modules with an LLVM profile: one not counted");
+    return;
   }
-  if (__start___llvm_prf_vtab) {
-    found.vtab = __start___llvm_prf_vtab;
-    found.vtab_end = __stop___llvm_prf_vtab;
-  }
-  if (__start___llvm_prf_vns) {
-    found.vnames = __start___llvm_prf_vns;
-    found.vnames_end = __stop___llvm_prf_vns;
-  }
-  if (__start___llvm_prf_vnds) {
-    found.vnds = __start___llvm_prf_vnds;
-    found.vnds_end = __stop___llvm_prf_vnds;
-  }
+  struct pgo_module *m = &modules[n];
+  __builtin_memset(m, 0, sizeof(*m));
+  m->s = (struct ucov_llvm_sections){
+      .data = r.data,
+      .data_end = r.data_end,
+      .cnts = r.cnts,
+      .cnts_end = r.cnts_end,
+      .names = r.names,
+      .names_end = r.names_end,
+      .bits = r.bits,
+      .bits_end = r.bits_end,
+      .vtab = r.vtab,
+      .vtab_end = r.vtab_end,
+      .vnames = r.vnames,
+      .vnames_end = r.vnames_end,
+      .vnds = r.vnds,
+      .vnds_end = r.vnds_end,
+      .state = &m->state,
+  };
   /* The version: clang's symbol (IR-level instrumentation), else
    * UCOV_LLVM_PROFILE_VERSION (clang 18's front-end instrumentation without
    * MC/DC reads as 19's), else the layout of the records tells. */
   const char *env = getenv("UCOV_LLVM_PROFILE_VERSION");
-  found.version = &__llvm_profile_raw_version ? __llvm_profile_raw_version
-                  : env && *env               ? strtoull(env, NULL, 0)
-                                              : 0;
-  found.name = "default";
-  ucov_modules(exe_module, &found);
+  m->s.version = r.version ? r.version : env && *env ? strtoull(env, NULL, 0) : 0;
+  m->filename = r.filename;
+  snprintf(m->name, sizeof(m->name), "default");
+  struct find_module f = {(uintptr_t)r.data, m};
+  ucov_modules(module_of, &f);
+  m->s.name = m->name;
   struct ucov_pgo_layout l;
-  int err = ucov_pgo_prepare(&found, &l);
+  int err = ucov_pgo_prepare(&m->s, &l);
   if (err) {
-    ucov_port_log(err == -UCOV_EOPNOTSUPP
-                      ? "ucov: profile: this raw profile version or variant (single-byte "
-                        "counters) is not supported: no LLVM profile"
-                      : "ucov: profile: the __llvm_prf_data records do not match their "
-                        "counters: no LLVM profile");
+    pthread_mutex_unlock(&modules_lock);
+    char msg[NAME_MAX + 200];
+    snprintf(msg, sizeof(msg),
+             err == -UCOV_EOPNOTSUPP
+                 ? "ucov: profile: %s: this raw profile version or variant (single-byte "
+                   "counters) is not supported: no LLVM profile"
+                 : "ucov: profile: %s: the __llvm_prf_data records do not match their "
+                   "counters: no LLVM profile",
+             m->name);
+    ucov_port_log(msg);
     return;
   }
-  const char *vals = getenv("LLVM_VP_MAX_NUM_VALS_PER_SITE");
-  ucov_vp_setup(&found, &l, vals && *vals ? (uint32_t)strtoul(vals, NULL, 10) : 0);
-  found_ok = 1;
+  /* Value nodes: the first module's section and the pool serve every module. */
+  if (!vp_ready) {
+    const char *vals = getenv("LLVM_VP_MAX_NUM_VALS_PER_SITE");
+    ucov_vp_setup(&m->s, &l, vals && *vals ? (uint32_t)strtoul(vals, NULL, 10) : 0);
+    vp_ready = 1;
+  }
+  __atomic_store_n(&n_modules, n + 1, __ATOMIC_RELEASE);
+  pthread_mutex_unlock(&modules_lock);
+  truncate_profile(m);
 }
 
-/* The executable's sections; 0, or -1 if it has no LLVM profile. */
-UCOV_NOTRACE int ucov_port_llvm_sections(struct ucov_llvm_sections *s) {
-  pthread_once(&found_once, find_sections);
-  if (!found_ok)
+static void pgo_at_exit_once(void);
+
+/* The program's own sections: module 0, whoever asks first. */
+static UCOV_NOTRACE void find_own(void) {
+  struct ucov_pgo_module m;
+  if (ucov_pgo_this_module(&m))
+    add_module(&m);
+  if (__atomic_load_n(&n_modules, __ATOMIC_ACQUIRE))
+    pgo_at_exit_once();
+}
+
+UCOV_EXPORT UCOV_NOTRACE void ucov_pgo_register(const struct ucov_pgo_module *m) {
+  if (!m || m->size < offsetof(struct ucov_pgo_module, version))
+    return;
+  pthread_once(&own_once, find_own);
+  add_module(m);
+  pgo_at_exit_once();
+}
+
+/* Module i's sections; 0, or -1 if there is no module i. */
+UCOV_NOTRACE int ucov_port_llvm_sections(unsigned i, struct ucov_llvm_sections *s) {
+  pthread_once(&own_once, find_own);
+  if (i >= __atomic_load_n(&n_modules, __ATOMIC_ACQUIRE))
     return -1;
-  *s = found;
+  *s = modules[i].s;
   return 0;
 }
 
@@ -123,15 +173,15 @@ static char pgo_filename[PATH_MAX]; /* __llvm_profile_set_filename, else LLVM_PR
 /* LLVM_PROFILE_FILE expanded: %p pid, %h host name, %% percent, %m (or %Nm)
  * a number naming the program's profile layout, and *pool set: several runs
  * merge into that file, as with compiler-rt. */
-static UCOV_NOTRACE int profile_path(const struct ucov_llvm_sections *s, char *out, size_t len,
-                                     int *pool) {
+static UCOV_NOTRACE int profile_path(const struct pgo_module *m, char *out, size_t len, int *pool) {
+  const struct ucov_llvm_sections *s = &m->s;
   uint64_t sig = (uint64_t)(s->data_end - s->data) * 0x9e3779b97f4a7c15ull ^
                  (uint64_t)(s->cnts_end - s->cnts) << 20 ^ (uint64_t)(s->names_end - s->names) ^
                  s->version;
   *pool = 0;
   const char *pat = pgo_filename[0] ? pgo_filename : getenv("LLVM_PROFILE_FILE");
-  if ((!pat || !*pat) && __llvm_profile_filename)
-    pat = __llvm_profile_filename;
+  if ((!pat || !*pat) && m->filename)
+    pat = m->filename;
   if (!pat || !*pat)
     pat = "default.profraw";
   size_t n = 0;
@@ -166,37 +216,43 @@ static UCOV_NOTRACE void log_path(const char *path, const char *what) {
 }
 
 /*
- * At exit: the raw profile to LLVM_PROFILE_FILE (merged into a %m pool), or
- * into UCOV_EXIT_DIR as pgo/<program>.profraw for `ucov run`. Counts since
+ * At exit: the raw profiles to LLVM_PROFILE_FILE (merged into a %m pool), or
+ * into UCOV_EXIT_DIR as pgo/<module>.profraw for `ucov run`. Counts since
  * the last reset; the baseline moves, so a racing live read counts nothing twice.
+ *
+ * Module i's profile goes where compiler-rt would write it: appended to a
+ * file an earlier module of this write wrote (compiler-rt's runtime of each
+ * module appends), else from the start. reset: move the baseline. 0 or -1.
  */
-/* Write the raw profile where compiler-rt would. reset: move the baseline.
- * Returns 0 or -1. */
-static UCOV_NOTRACE int pgo_write(int reset) {
-  struct ucov_llvm_sections s;
-  char path[PATH_MAX];
-  int pool = 0;
-  if (ucov_port_llvm_sections(&s))
-    return -1;
+static UCOV_NOTRACE int pgo_write_module(unsigned i, int reset) {
+  const struct pgo_module *m = &modules[i];
+  const struct ucov_llvm_sections *s = &m->s;
+  char path[PATH_MAX], other[PATH_MAX];
+  int pool = 0, append = 0;
   const char *tree = getenv("UCOV_EXIT_DIR");
   if (tree && *tree) {
     mkdir(tree, 0755);
     snprintf(path, sizeof(path), "%s/pgo", tree);
     mkdir(path, 0755);
-    snprintf(path, sizeof(path), "%s/pgo/%s.profraw", tree, s.name);
-  } else if (profile_path(&s, path, sizeof(path), &pool)) {
+    snprintf(path, sizeof(path), "%s/pgo/%s.profraw", tree, s->name);
+  } else if (profile_path(m, path, sizeof(path), &pool)) {
     log_path("LLVM_PROFILE_FILE", "too long");
     return -1;
   }
+  for (unsigned j = 0; j < i && !pool && !(tree && *tree); j++) {
+    int pool_j;
+    append |= profile_path(&modules[j], other, sizeof(other), &pool_j) == 0 && !pool_j &&
+              strcmp(path, other) == 0;
+  }
   /* No O_TRUNC: the file was emptied at start, and truncating even an empty
    * file costs more than the whole write; emptied here only if not empty. */
-  int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | (append ? O_APPEND : 0), 0644);
   if (fd < 0) {
     log_path(path, strerror(errno));
     return -1;
   }
   struct stat st;
-  if (!pool && (fstat(fd, &st) != 0 || (st.st_size > 0 && ftruncate(fd, 0) != 0))) {
+  if (!pool && !append && (fstat(fd, &st) != 0 || (st.st_size > 0 && ftruncate(fd, 0) != 0))) {
     log_path(path, strerror(errno));
     close(fd);
     return -1;
@@ -207,7 +263,7 @@ static UCOV_NOTRACE int pgo_write(int reset) {
     struct fd_sink out;
     fd_sink_init(&out, fd);
     ucov_port_lock();
-    int err = ucov_pgo_write(&out.sink, &s, reset);
+    int err = ucov_pgo_write(&out.sink, s, reset);
     ucov_port_unlock();
     if (err)
       log_path(path, "cannot write");
@@ -226,11 +282,11 @@ static UCOV_NOTRACE int pgo_write(int reset) {
   while ((n = read(fd, buf, sizeof(buf))) > 0)
     old.sink.write(&old.sink, buf, (size_t)n);
   ucov_port_lock();
-  mem_sink_reserve(&out, old.len + ucov_pgo_size_bound(&s));
-  int err = ucov_pgo_write_merged(&out.sink, &s, reset, old.len ? old.data : NULL, old.len);
+  mem_sink_reserve(&out, old.len + ucov_pgo_size_bound(s));
+  int err = ucov_pgo_write_merged(&out.sink, s, reset, old.len ? old.data : NULL, old.len);
   if (err == -UCOV_EINVAL) {
     log_path(path, "not a profile of this program: overwritten");
-    err = ucov_pgo_write(&out.sink, &s, reset);
+    err = ucov_pgo_write(&out.sink, s, reset);
   }
   ucov_port_unlock();
   if (!err && (lseek(fd, 0, SEEK_SET) != 0 || ftruncate(fd, 0) != 0))
@@ -243,6 +299,15 @@ static UCOV_NOTRACE int pgo_write(int reset) {
   mem_sink_free(&old);
   mem_sink_free(&out);
   return err ? -1 : 0;
+}
+
+/* Every module's profile; 0, or -1 if one could not be written (or none). */
+static UCOV_NOTRACE int pgo_write(int reset) {
+  unsigned n = __atomic_load_n(&n_modules, __ATOMIC_ACQUIRE);
+  int ret = n ? 0 : -1;
+  for (unsigned i = 0; i < n; i++)
+    ret |= pgo_write_module(i, reset);
+  return ret;
 }
 
 /* At exit, unless __llvm_profile_dump already wrote. The baseline moves, so a
@@ -269,6 +334,7 @@ void __llvm_profile_reset_counters(void);
 void __llvm_profile_set_filename(const char *name);
 
 UCOV_EXPORT UCOV_NOTRACE int __llvm_profile_write_file(void) {
+  pthread_once(&own_once, find_own);
   return pgo_dumped ? -1 : pgo_write(0);
 }
 
@@ -282,8 +348,9 @@ UCOV_EXPORT UCOV_NOTRACE int __llvm_profile_dump(void) {
 /* Counting from zero again: here, a baseline (live counters are never written). */
 UCOV_EXPORT UCOV_NOTRACE void __llvm_profile_reset_counters(void) {
   struct ucov_llvm_sections s;
+  pthread_once(&own_once, find_own);
   ucov_port_lock();
-  if (ucov_port_llvm_sections(&s) == 0)
+  for (unsigned i = 0; ucov_port_llvm_sections(i, &s) == 0; i++)
     ucov_pgo_reset(&s);
   pgo_dumped = 0;
   ucov_port_unlock();
@@ -291,16 +358,14 @@ UCOV_EXPORT UCOV_NOTRACE void __llvm_profile_reset_counters(void) {
 
 /*
  * As compiler-rt does, a profile file that is not a %m pool is emptied when
- * the program starts (and when __llvm_profile_set_filename names another):
+ * the module starts (and when __llvm_profile_set_filename names another):
  * a run that dies leaves no stale profile of an earlier run behind.
  */
-static UCOV_NOTRACE void truncate_profile(void) {
-  struct ucov_llvm_sections s;
+static UCOV_NOTRACE void truncate_profile(const struct pgo_module *m) {
   char path[PATH_MAX];
   int pool;
   const char *tree = getenv("UCOV_EXIT_DIR");
-  if ((tree && *tree) || ucov_port_llvm_sections(&s) ||
-      profile_path(&s, path, sizeof(path), &pool) || pool)
+  if ((tree && *tree) || profile_path(m, path, sizeof(path), &pool) || pool)
     return;
   int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd >= 0)
@@ -309,14 +374,21 @@ static UCOV_NOTRACE void truncate_profile(void) {
 
 UCOV_EXPORT UCOV_NOTRACE void __llvm_profile_set_filename(const char *name) {
   snprintf(pgo_filename, sizeof(pgo_filename), "%s", name ? name : "");
-  truncate_profile();
+  pthread_once(&own_once, find_own);
+  for (unsigned i = 0, n = __atomic_load_n(&n_modules, __ATOMIC_ACQUIRE); i < n; i++)
+    truncate_profile(&modules[i]);
+}
+
+/* The exit write, registered once, when the first module comes. */
+static UCOV_NOTRACE void pgo_at_exit_once(void) {
+  static int done;
+  if (__atomic_load_n(&n_modules, __ATOMIC_ACQUIRE) &&
+      !__atomic_exchange_n(&done, 1, __ATOMIC_ACQ_REL))
+    atexit(pgo_write_at_exit);
 }
 
 /* Early, so that value profiling runs in other constructors too. */
-__attribute__((constructor(101))) static UCOV_NOTRACE void pgo_at_exit(void) {
-  struct ucov_llvm_sections s;
-  if (ucov_port_llvm_sections(&s) == 0) {
-    truncate_profile();
-    atexit(pgo_write_at_exit);
-  }
+__attribute__((constructor(101))) static UCOV_NOTRACE void pgo_start(void) {
+  if (posix_runtime_active())
+    pthread_once(&own_once, find_own);
 }

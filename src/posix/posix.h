@@ -18,4 +18,12 @@ void control_fork_prepare(void) UCOV_HIDDEN;
 /* In a forked child (lock held, single thread): restart the server if one ran. */
 void control_fork_child(void) UCOV_HIDDEN;
 
+/*
+ * Is this copy of the runtime the process's? Always for libucov.a (linked into
+ * the program). libucov.so stays dormant (no server, no exit files) when the
+ * program has its own runtime and exports it: then the program's definitions
+ * are the ones every module binds to, libucov.so's are never called.
+ */
+int posix_runtime_active(void) UCOV_HIDDEN;
+
 #endif

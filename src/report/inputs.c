@@ -136,6 +136,124 @@ static int rm_entry(const char *path, const struct stat *st, int type, struct FT
 
 #define GCOV_BATCH 256
 
+/* Was this .gcno written by clang (LLVM's gcov format, version "408*" by
+ * default), which gcc's gcov cannot read? Versions of gcc's own start with a
+ * letter ('A' is gcc 10, 'B' gcc 11 and up). */
+static int gcno_is_llvm(const char *gcno) {
+  FILE *f = fopen(gcno, "rb");
+  uint32_t w[2] = {0, 0};
+  int n = f ? (int)fread(w, 4, 2, f) : 0;
+  if (f)
+    fclose(f);
+  return n == 2 && w[0] == 0x67636e6f && (w[1] >> 24) < 'A';
+}
+
+/*
+ * One clang .gcda through `llvm-cov gcov -b -t` (which prints gcov's text
+ * format: no JSON there), turned into an lcov record for the model. base is
+ * the directory relative source names are relative to (the .gcno's).
+ */
+static int read_llvm_gcda(struct cov_model *m, const char *gcda_abs, const char *gcno_abs,
+                          const char *tmp, size_t idx) {
+  char dir[PATH_MAX], link[PATH_MAX + 32], base[PATH_MAX];
+  snprintf(dir, sizeof(dir), "%s/l%zu", tmp, idx);
+  mkdir(dir, 0700);
+  snprintf(link, sizeof(link), "%s/x.gcno", dir);
+  if (symlink(gcno_abs, link))
+    return 1;
+  snprintf(link, sizeof(link), "%s/x.gcda", dir);
+  if (symlink(gcda_abs, link))
+    return 1;
+  snprintf(base, sizeof(base), "%s", gcno_abs);
+  char *slash = strrchr(base, '/');
+  if (slash)
+    *slash = 0;
+  static const char *const tools[] = {"llvm-cov",    "llvm-cov-14", "llvm-cov-16", "llvm-cov-19",
+                                      "llvm-cov-15", "llvm-cov-17", "llvm-cov-18", NULL};
+  char *out = NULL;
+  size_t len = 0;
+  int st = 127;
+  for (int t = 0; tools[t] && st; t++) {
+    char *argv[] = {(char *)tools[t], "gcov", "-b", "-c", "-t", link, NULL};
+    free(out);
+    out = NULL;
+    st = run_capture(argv, base, &out, &len); /* relative sources: from the .gcno's place */
+  }
+  if (st) {
+    fprintf(stderr, "ucov: %s: clang's gcov format: no llvm-cov gcov here reads it\n", gcda_abs);
+    free(out);
+    return 1;
+  }
+  char info[PATH_MAX + 32];
+  snprintf(info, sizeof(info), "%s/x.info", dir);
+  FILE *w = fopen(info, "w");
+  if (!w) {
+    free(out);
+    return 1;
+  }
+  /* Lines: "COUNT:LINE:SOURCE" (COUNT "-" not code, "#####" never run, a
+   * trailing '*' unexecuted blocks); "function NAME called N ..." before a
+   * function's first line; "branch K taken N" / "branch K never executed". */
+  int in_file = 0, pending_fn = 0, last_line = 0, branch_no = 0;
+  char fn_name[512] = "";
+  long long fn_count = 0;
+  for (char *line = out, *next; line && line < out + len; line = next) {
+    next = memchr(line, '\n', (size_t)(out + len - line));
+    if (next)
+      *next++ = 0;
+    long long count, taken;
+    int k, lineno, used = 0;
+    if (sscanf(line, "function %511s called %lld", fn_name, &fn_count) == 2) {
+      pending_fn = 1;
+      continue;
+    }
+    if (sscanf(line, "branch %d taken %lld", &k, &taken) == 2 && in_file && last_line) {
+      fprintf(w, "BRDA:%d,0,%d,%lld\n", last_line, branch_no++, taken);
+      continue;
+    }
+    if (sscanf(line, "branch %d never executed", &k) == 1 && in_file && last_line) {
+      fprintf(w, "BRDA:%d,0,%d,-\n", last_line, branch_no++);
+      continue;
+    }
+    char cnt[32];
+    if (sscanf(line, " %31[^:]:%d:%n", cnt, &lineno, &used) < 2 || !used)
+      continue;
+    if (lineno == 0) {
+      if (strncmp(line + used, "Source:", 7) == 0) {
+        const char *src = line + used + 7;
+        if (in_file)
+          fputs("end_of_record\n", w);
+        if (src[0] == '/')
+          fprintf(w, "SF:%s\n", src);
+        else
+          fprintf(w, "SF:%s/%s\n", base, src);
+        in_file = 1;
+        pending_fn = 0;
+        last_line = 0;
+      }
+      continue;
+    }
+    if (!in_file)
+      continue;
+    if (pending_fn) {
+      fprintf(w, "FN:%d,%s\nFNDA:%lld,%s\n", lineno, fn_name, fn_count, fn_name);
+      pending_fn = 0;
+    }
+    if (cnt[0] == '-')
+      continue;
+    last_line = lineno;
+    branch_no = 0;
+    count = cnt[0] == '#' || cnt[0] == '=' ? 0 : strtoll(cnt, NULL, 10);
+    fprintf(w, "DA:%d,%lld\n", lineno, count);
+  }
+  if (in_file)
+    fputs("end_of_record\n", w);
+  free(out);
+  if (fclose(w))
+    return 1;
+  return lcov_read(m, info) != 0;
+}
+
 /* Parse gcov's stream of JSON documents (one per .gcda). */
 static int read_gcov_stream(struct cov_model *m, const char *out, size_t len) {
   int bad = 0;
@@ -193,6 +311,10 @@ static int read_gcdas(struct cov_model *m, struct strlist *gcdas, const struct i
       }
       if (!realpath(g, abs) || !realpath(gcno, gcno_abs))
         continue;
+      if (gcno_is_llvm(gcno_abs)) {
+        bad += read_llvm_gcda(m, abs, gcno_abs, tmp, i);
+        continue;
+      }
       /* gcov wants both side by side: links in a directory of their own. */
       const char *base = strrchr(gcno, '/');
       base = base ? base + 1 : gcno;
@@ -562,13 +684,29 @@ static int read_pcs(struct cov_model *m, const char *path, const struct input_op
 /* ---- files and directories ---- */
 
 /* The path of the first module of a module map (the executable). */
-static int first_module(const char *map_path, char *out, size_t len) {
+/*
+ * The module a pulled profile pgo/<name>.profraw belongs to: the module of
+ * the map whose file is named <name> (a shared object's), else the first
+ * one (the program). 0, or -1 if the map gives none.
+ */
+static int profile_module(const char *map_path, const char *profile, char *out, size_t len) {
   struct modmap map;
   if (load_modmap(map_path, &map, 1))
     return -1;
+  const char *base = strrchr(profile, '/');
+  base = base ? base + 1 : profile;
+  size_t name_len = strlen(base) - strlen(".profraw");
   int ret = map.count && map.entries[0].path[0] == '/' ? 0 : -1;
   if (!ret)
     snprintf(out, len, "%s", map.entries[0].path);
+  for (size_t i = 0; !ret && ends_with(base, ".profraw") && i < map.count; i++) {
+    const char *p = map.entries[i].path, *slash = strrchr(p, '/');
+    const char *file = slash ? slash + 1 : p;
+    if (p[0] == '/' && strlen(file) == name_len && strncmp(file, base, name_len) == 0) {
+      snprintf(out, len, "%s", p);
+      break;
+    }
+  }
   modmap_free(&map);
   return ret;
 }
@@ -656,19 +794,20 @@ int input_read(struct cov_model *m, const char *path, const struct input_opts *o
     }
     if (walk_gcda.n)
       bad += read_gcdas(m, &walk_gcda, o);
-    /* A pulled directory's LLVM profile is the program's, whose path the
-     * module map gives (its first module) when --binary does not. */
-    struct input_opts po = *o;
+    /* A pulled directory's LLVM profiles are its modules' (pgo/<module>.profraw),
+     * whose paths the module map gives when --binary does not. */
     char map_path[PATH_MAX], exe[PATH_MAX] = "";
     const char *exe_list[1];
     snprintf(map_path, sizeof(map_path), "%s/modules", path);
-    if (walk_prof.n && !o->n_binaries && first_module(map_path, exe, sizeof(exe)) == 0) {
-      exe_list[0] = exe;
-      po.binaries = exe_list;
-      po.n_binaries = 1;
-    }
-    for (size_t i = 0; i < walk_prof.n; i++)
+    for (size_t i = 0; i < walk_prof.n; i++) {
+      struct input_opts po = *o;
+      if (!o->n_binaries && profile_module(map_path, walk_prof.v[i], exe, sizeof(exe)) == 0) {
+        exe_list[0] = exe;
+        po.binaries = exe_list;
+        po.n_binaries = 1;
+      }
       bad += read_profile(m, walk_prof.v[i], &po);
+    }
     for (size_t i = 0; i < walk_lcov.n; i++)
       bad += lcov_read(m, walk_lcov.v[i]) != 0;
     for (size_t i = 0; i < walk_json.n; i++)

@@ -13,7 +13,7 @@ rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
 P=$WORK/prefix
 cmake --install "$BUILD" --prefix "$P" >install.log 2>&1 && pass || fail "cmake --install: $(tail -3 install.log)"
 for f in bin/ucov include/ucov/ucov.h include/ucov/kcov.h lib*/libucov.a lib*/libucov.so \
-  lib*/libucov-kcov.so lib*/pkgconfig/ucov.pc lib*/cmake/ucov/ucovConfig.cmake; do
+  lib*/libucov-kcov.so lib*/libucov-dso.a lib*/pkgconfig/ucov.pc lib*/cmake/ucov/ucovConfig.cmake; do
   ls $P/$f >/dev/null 2>&1 || fail "installed: $f"
 done
 pass
@@ -66,4 +66,11 @@ UCOV_MODE=gcov,trace CC=gcc "$P/bin/ucov" cc -c app.c -o mode2.o && nm mode2.o |
   nm mode2.o | grep -q __sanitizer_cov_trace_pc && pass || fail "UCOV_MODE=gcov,trace"
 UCOV_MODE=bogus "$P/bin/ucov" cc -c app.c -o x.o 2>/dev/null
 [ $? = 2 ] && pass || fail "UCOV_MODE with an unknown mode: usage error"
+# The installed ucov cc links a shared library against the installed libucov.so.
+printf 'int lw(int x) { return x > 2 ? x : 1; }\n' >lw.c
+printf 'int lw(int);\nint main(void) { return lw(3) != 3; }\n' >lm.c
+env -u UCOV_LIBDIR CC=gcc "$P/bin/ucov" cc --gcov "${SANFLAGS[@]}" -fPIC -shared lw.c -o liblw.so &&
+  gcc "${SANFLAGS[@]}" lm.c -L. -llw -Wl,-rpath,"$PWD" -o lm && ./lm &&
+  ldd liblw.so | grep -q "$P/lib.*/libucov.so" && [ -f liblw.so-lw.gcda ] && pass ||
+  fail "installed ucov cc -shared: $(ldd liblw.so | grep ucov)"
 finish install

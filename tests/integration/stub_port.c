@@ -57,7 +57,8 @@ struct ucov_device *ucov_port_device_next(struct ucov_device *prev, uint32_t *id
   return 0;
 }
 
-int ucov_port_llvm_sections(struct ucov_llvm_sections *s) {
+int ucov_port_llvm_sections(unsigned i, struct ucov_llvm_sections *s) {
+  (void)i;
   (void)s;
   return -1;
 }

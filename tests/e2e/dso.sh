@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# A shared library and a program, both built by `ucov cc`, and each alone
+# (the other built by the plain compiler), in every mode and with gcc and
+# clang: the process has one runtime (one control server thread), coverage
+# comes from every instrumented module and from no other, the module map
+# places the library's PCs, live pulls and exit files hold both modules.
+# Also: a library dlopen'ed into an uninstrumented program.
+# Usage: dso.sh UCOV SRCDIR WORKDIR [SANITIZE [CC]]
+# (Sanitizer builds test only CC, the compiler of the runtime: one process
+# cannot mix gcc's and clang's sanitizer runtimes.)
+set -u
+UCOV=$1 SRC=$2 WORK=$3 RTCC=$(basename "${5:-}")
+. "$SRC/tests/lib.sh"
+sanflags "${4:-}"
+rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
+export UCOV_RUNTIME_DIR=$WORK/rt
+I=$SRC/tests/integration
+LLVM_PROFDATA=llvm-profdata-14
+# Sanitizer runtimes must come first in a program that loads them; the plain
+# program of the "library alone" case has none then.
+PLAIN_SAN=("${SANFLAGS[@]}")
+# A program with its own runtime that loads libucov.so (a library's
+# dependency) has two definitions of the runtime's exported data: the
+# program's, which every module binds to, and the dormant library's. ASan
+# calls that an ODR violation; here it is interposition by design.
+export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_odr_violation=0
+
+# fnda INFO FUNC: the function's hit count in an lcov file (empty if absent;
+# llvm-cov names a static function FILE:FUNC).
+fnda() { sed -n "s/^FNDA:\([0-9]*\),\([a-z_]*\.c:\)\?$2\$/\1/p" "$1" | head -1; }
+
+# hit INFO FUNC WANT(yes|no): the function is counted (>0) or absent/zero.
+hit() {
+  local n
+  n=$(fnda "$1" "$2")
+  if [ "$3" = yes ]; then [ -n "$n" ] && [ "$n" -gt 0 ]; else [ -z "$n" ] || [ "$n" = 0 ]; fi
+}
+
+# run_case CC MODE COMBO: COMBO is both, lib (library only) or exe (program only).
+run_case() {
+  local cc=$1 mode=$2 combo=$3 tag=$1-$2-$3 kmode=none lib_in=yes exe_in=yes
+  case $mode in trace) kmode=pc ;; ext) kmode=ext ;; unique) kmode=unique ;; esac
+  [ $combo = exe ] && lib_in=no
+  [ $combo = lib ] && exe_in=no
+  mkdir -p "$tag" && cd "$tag" || return
+  if [ $lib_in = yes ]; then
+    CC=$cc "$UCOV" cc --$mode "${SANFLAGS[@]}" -g -O0 -fPIC -shared "$I/dso_lib.c" -o libdso.so
+  else
+    $cc "${SANFLAGS[@]}" -g -O0 -fPIC -shared "$I/dso_lib.c" -o libdso.so
+  fi || { fail "$tag: library build"; cd ..; return; }
+  if [ $exe_in = yes ]; then
+    CC=$cc "$UCOV" cc --$mode "${SANFLAGS[@]}" -g -O0 -I"$SRC/include" "$I/dso_main.c" \
+      -L. -ldso -Wl,-rpath,"$PWD" -o main
+  else
+    $cc "${PLAIN_SAN[@]}" -g -O0 -I"$SRC/include" "$I/dso_main.c" -L. -ldso -Wl,-rpath,"$PWD" -o main
+  fi || { fail "$tag: program build"; cd ..; return; }
+  coproc M { LLVM_PROFILE_FILE=$PWD/exit.profraw exec ./main $kmode pcs.txt mods.txt; }
+  local pid=$M_PID ready=""
+  read -r -t 30 ready <&"${M[0]}"
+  for _ in $(seq 100); do [ -S "$UCOV_RUNTIME_DIR/$pid.sock" ] && break; sleep 0.02; done
+  local threads
+  threads=$(cat /proc/$pid/task/*/comm 2>/dev/null | grep -c '^ucov-control$')
+  "$UCOV" ls --pid $pid >ls.txt 2>&1
+  "$UCOV" pull --pid $pid -o P >/dev/null 2>pull.err
+  [ -n "${M[1]:-}" ] && echo q >&"${M[1]}"
+  wait $pid
+  local rc=$?
+  [ "${ready%% *}" = ready ] && [ $rc = 0 ] && pass || fail "$tag: ran ($ready, status $rc)"
+  # One runtime: one control server thread (a second runtime would start its own).
+  [ "$threads" = 1 ] && pass || fail "$tag: $threads control threads: one runtime per process"
+  grep -q "$PWD/libdso.so" mods.txt && grep -q "$PWD/main" mods.txt && pass ||
+    fail "$tag: module map lists the program and the library"
+  case $mode in
+  trace | ext | unique)
+    "$UCOV" report pcs.txt --modules mods.txt --lcov t.info 2>t.err
+    hit t.info exe_work $exe_in && hit t.info lib_work $lib_in && pass ||
+      fail "$tag: traced PCs: exe_work=$(fnda t.info exe_work) lib_work=$(fnda t.info lib_work)" \
+        "$(head -2 t.err)"
+    if [ $mode = trace ]; then
+      "$UCOV" report P --lcov p.info 2>p.err
+      hit p.info exe_work $exe_in && hit p.info lib_work $lib_in && pass ||
+        fail "$tag: pulled trace: $(head -2 p.err)"
+    fi
+    ;;
+  gcov)
+    if [ $lib_in = yes ]; then grep -q 'dso_lib.gcda$' ls.txt; else ! grep -q dso_lib ls.txt; fi &&
+      pass || fail "$tag: ls: $(cat ls.txt)"
+    # (clang's gcov files are LLVM's format: ucov report reads them with llvm-cov gcov)
+    "$UCOV" report P --lcov p.info 2>p.err
+    hit p.info lib_work $lib_in && hit p.info exe_work $exe_in && pass ||
+      fail "$tag: pulled gcov: lib_work=$(fnda p.info lib_work) exe_work=$(fnda p.info exe_work)" \
+        "$(head -2 p.err 2>/dev/null)"
+    if [ $lib_in = yes ]; then
+      grep -q '^FNDA:0,lib_idle$' p.info && pass || fail "$tag: lib_idle counted 0"
+    fi
+    local gcdas
+    gcdas=$(find . -name '*.gcda' -not -path './P/*' | grep -c dso_lib)
+    [ "$gcdas" = "$([ $lib_in = yes ] && echo 1 || echo 0)" ] && pass ||
+      fail "$tag: exit .gcda of the library: $gcdas"
+    ;;
+  pgo)
+    ls P/pgo/*.profraw >/dev/null 2>&1 && pass || fail "$tag: no live profile pulled"
+    local n_live
+    n_live=$(ls P/pgo/ 2>/dev/null | wc -l)
+    [ "$n_live" = "$([ $combo = both ] && echo 2 || echo 1)" ] && pass ||
+      fail "$tag: live profiles: $(ls P/pgo)"
+    $LLVM_PROFDATA show --all-functions exit.profraw >show.txt 2>&1
+    { grep -q '^  lib_work:' show.txt && [ $lib_in = yes ] || [ $lib_in = no ]; } &&
+      { grep -q '^  \(dso_main.c:\)\?exe_work:' show.txt && [ $exe_in = yes ] || [ $exe_in = no ]; } &&
+      ! { [ $lib_in = no ] && grep -q lib_work show.txt; } && pass ||
+      fail "$tag: exit profile: $(tr '\n' ' ' <show.txt)"
+    if [ $combo = both ]; then
+      $LLVM_PROFDATA merge -o m.profdata exit.profraw &&
+        llvm-cov-14 export -format=lcov ./main -object ./libdso.so -instr-profile m.profdata >c.info &&
+        hit c.info lib_work yes && hit c.info exe_work yes && pass ||
+        fail "$tag: llvm-cov of both modules from one exit profile"
+      "$UCOV" report P --lcov p.info 2>p.err
+      hit p.info lib_work yes && hit p.info exe_work yes && pass ||
+        fail "$tag: report of the pulled profiles: $(head -2 p.err)"
+    fi
+    ;;
+  esac
+  cd .. || exit 1
+}
+
+for cc in gcc clang; do
+  command -v $cc >/dev/null || continue
+  [ -n "${4:-}" ] && [ -n "$RTCC" ] && [[ $RTCC != $cc* ]] && continue
+  for mode in trace ext unique gcov pgo; do
+    [ $mode = pgo ] && [ $cc = gcc ] && continue
+    for combo in both lib exe; do
+      # clang's sanitizer runtimes define trace-pc-guard hooks of their own, which
+      # an uninstrumented sanitized program exports first: the library binds to them.
+      [ -n "${4:-}" ] && [ $cc = clang ] && [ $mode = unique ] && [ $combo = lib ] && continue
+      run_case $cc $mode $combo
+    done
+  done
+done
+
+# dlopen: an instrumented library loaded into an uninstrumented program.
+mkdir -p dl && cd dl || exit 1
+cat >dl.c <<'C'
+#include <dlfcn.h>
+#include <stdio.h>
+int main(int argc, char **argv) {
+  void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+  if (!h) { fprintf(stderr, "%s\n", dlerror()); return 1; }
+  int (*f)(int) = (int (*)(int))dlsym(h, "lib_work");
+  printf("%d\n", f(argc + 5));
+  return 0;
+}
+C
+DLCC=gcc
+[ -n "${4:-}" ] && [ -n "$RTCC" ] && DLCC=$RTCC
+CC=$DLCC "$UCOV" cc --gcov "${SANFLAGS[@]}" -g -O0 -fPIC -shared "$I/dso_lib.c" -o libdl.so &&
+  $DLCC "${PLAIN_SAN[@]}" dl.c -o dl -ldl && ./dl "$PWD/libdl.so" >out.txt &&
+  { [ -f libdl.so-dso_lib.gcda ] || [ -f dso_lib.gcda ]; } && pass || fail "a dlopen'ed library writes its .gcda"
+cd .. || exit 1
+finish dso
