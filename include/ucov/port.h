@@ -79,7 +79,8 @@ int ucov_port_modules_write(struct ucov_sink *sink);
 /* The LLVM profile sections (clang -fprofile-instr-generate) of module i
  * (0, 1, ...: the program, then the shared objects that registered theirs),
  * a struct ucov_llvm_sections of the core. 0, or -1 if there is no module i
- * with a profile. Indexes do not change while the process runs. */
+ * with a profile; 1 if module i was unloaded (skip it). Indexes do not change
+ * while the process runs. */
 struct ucov_llvm_sections;
 int ucov_port_llvm_sections(unsigned i, struct ucov_llvm_sections *s);
 
@@ -89,6 +90,24 @@ int ucov_port_llvm_sections(unsigned i, struct ucov_llvm_sections *s);
  * *id; NULL after the last. Called with the port lock held.
  */
 struct ucov_device *ucov_port_device_next(struct ucov_device *prev, uint32_t *id);
+
+/*
+ * The INFO request's answer: "key=value\n" lines about the target (pid and
+ * exe for a process, the kernel's name for a kernel; version; protocol).
+ * 0 or a negative errno. Called with the port lock not held.
+ */
+int ucov_port_info(struct ucov_sink *sink);
+
+/*
+ * The COMMAND request: run a command the target defines (a kernel's shell)
+ * with UCOV_COMMAND_* flags, its answer into out. 0, a negative errno, or
+ * -UCOV_EOPNOTSUPP for a target without commands (a process).
+ */
+int ucov_port_command(uint32_t flags, const char *cmd, size_t len, struct ucov_sink *out);
+
+/* Are a and b (code or data addresses) in the same loaded module? A port with
+ * one module (a kernel, firmware) says yes. */
+int ucov_port_same_module(const void *a, const void *b);
 
 /* The program wrote its exit-time counts: a port serving objects refuses new
  * requests and lets those in flight finish (their replies carry counts). No lock. */

@@ -27,7 +27,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#if !defined(__STDC_HOSTED__) || __STDC_HOSTED__
 #include <sys/types.h>
+#endif
 
 #include "kcov.h"
 
@@ -112,7 +114,9 @@ uint64_t ucov_common_handle(void);
  * KCOV_REMOTE_ENABLE; EBUSY; ESRCH (no such process); ECONNREFUSED (no
  * control socket there).
  */
+#if !defined(__STDC_HOSTED__) || __STDC_HOSTED__
 int ucov_remote_attach(pid_t pid, int fd, const struct kcov_remote_arg *arg);
+#endif
 
 /* ----------------------------------------------------------- module map */
 

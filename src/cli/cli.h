@@ -23,7 +23,8 @@ int cmd_mount(int argc, char **argv);
 
 /* Pull objects (all, or names) of process pid into dir; reset: READ_AND_RESET.
  * Returns an exit status. */
-int pull_objects(pid_t pid, const char *dir, int reset, char **names, int nnames, int quiet);
+int pull_objects(pid_t pid, const char *serial, const char *dir, int reset, char **names,
+                 int nnames, int quiet);
 
 /* Beside dir/gcov/<path>.gcda, a .gcno link to /<path>.gcno when that exists. */
 void link_notes(const char *dir, const char *name);

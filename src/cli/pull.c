@@ -21,39 +21,49 @@
 #include "posix/client.h"
 #include "posix/protocol.h"
 
-static const char ls_usage[] = "usage: ucov ls --pid N\n"
-                               "\n"
-                               "List the objects of a running ucov target: size in bytes, name.\n";
+static const char ls_usage[] =
+    "usage: ucov ls --pid N | --serial PATH\n"
+    "\n"
+    "List the objects of a running ucov target: size in bytes, name.\n"
+    "  --serial PATH  a target on a serial line (a kernel): a Unix socket (QEMU's\n"
+    "                 -serial unix:PATH,server) or a terminal device\n";
 static const char pull_usage[] =
-    "usage: ucov pull --pid N [-o DIR] [--reset] [NAME...]\n"
+    "usage: ucov pull --pid N | --serial PATH [-o DIR] [--reset] [NAME...]\n"
     "\n"
     "Copy objects of a running ucov target (all of them, or the NAMEs) into DIR\n"
-    "(default ucov-PID), named as `ucov ls` shows them: DIR/gcov/<build path>/x.gcda\n"
+    "(default ucov-PID, or ucov-serial), named as `ucov ls` shows them:\n"
+    "DIR/gcov/<build path>/x.gcda\n"
     "(with a .gcno link when the notes file exists) and DIR/modules.\n"
     "\n"
     "  -p, --pid N    the target process\n"
+    "  -s, --serial PATH  a target on a serial line (a kernel): a Unix socket or a tty\n"
     "  -o, --output DIR\n"
     "  -r, --reset    reset each object to what was read, atomically (nothing lost)\n"
     "  -h, --help\n";
-static const char reset_usage[] = "usage: ucov reset --pid N [NAME...]\n"
+static const char reset_usage[] = "usage: ucov reset --pid N | --serial PATH [NAME...]\n"
                                   "\n"
                                   "Reset the counters of a running ucov target (all, or the "
                                   "NAMEs).\nReset never writes live counters: later reads "
                                   "report counts since the reset.\n";
 
-/* Common options: --pid, -o, --reset, --help. Returns optind or -1 (usage printed). */
+/* --serial PATH: the target is on a serial line instead of a process. */
+static const char *serial;
+
+/* Common options: --pid, --serial, -o, --reset, --help. Returns optind or -1 (usage printed). */
 static int parse_opts(int argc, char **argv, const char *usage, pid_t *pid, const char **out,
                       int *reset) {
-  static const struct option opts[] = {{"pid", required_argument, 0, 'p'},
-                                       {"output", required_argument, 0, 'o'},
-                                       {"reset", no_argument, 0, 'r'},
-                                       {"help", no_argument, 0, 'h'},
-                                       {0, 0, 0, 0}};
+  static const struct option opts[] = {
+      {"pid", required_argument, 0, 'p'},    {"serial", required_argument, 0, 's'},
+      {"output", required_argument, 0, 'o'}, {"reset", no_argument, 0, 'r'},
+      {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
   int c;
   *pid = 0;
   optind = 1;
-  while ((c = getopt_long(argc, argv, out ? "p:o:rh" : "p:h", opts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, out ? "p:s:o:rh" : "p:s:h", opts, NULL)) != -1) {
     switch (c) {
+    case 's':
+      serial = optarg;
+      break;
     case 'p':
       if (parse_pid(optarg, pid)) {
         fprintf(stderr, "ucov: bad pid '%s'\n", optarg);
@@ -77,8 +87,8 @@ static int parse_opts(int argc, char **argv, const char *usage, pid_t *pid, cons
       goto usage;
     }
   }
-  if (!*pid) {
-    fprintf(stderr, "ucov: --pid is required\n");
+  if (!*pid == !serial) {
+    fprintf(stderr, "ucov: one of --pid and --serial is required\n");
     goto usage;
   }
   return optind;
@@ -107,7 +117,7 @@ static long list_objects(struct ctl *c, struct ctl_object **objs, int quiet) {
 
 static int connect_or_fail(pid_t pid, struct ctl *c) {
   char err[512];
-  if (ctl_open(pid, c, err, sizeof(err))) {
+  if (ctl_open_target(pid, serial, c, err, sizeof(err))) {
     fprintf(stderr, "ucov: %s\n", err);
     return -1;
   }
@@ -213,14 +223,15 @@ void link_notes(const char *dir, const char *name) {
   free(link);
 }
 
-int pull_objects(pid_t pid, const char *dir, int reset, char **names, int nnames, int quiet) {
+int pull_objects(pid_t pid, const char *serial_path, const char *dir, int reset, char **names,
+                 int nnames, int quiet) {
   /* In quiet mode (ucov run) the target writes its final tree into dir at exit;
    * a pull answered before that must not overwrite it. */
   struct timespec asked;
   clock_gettime(CLOCK_REALTIME, &asked);
   struct ctl c;
   char err[512];
-  if (ctl_open(pid, &c, err, sizeof(err))) {
+  if (ctl_open_target(pid, serial_path, &c, err, sizeof(err))) {
     if (!quiet)
       fprintf(stderr, "ucov: %s\n", err);
     return UCOV_EXIT_FAIL;
@@ -266,11 +277,11 @@ int pull_objects(pid_t pid, const char *dir, int reset, char **names, int nnames
     }
     ctl_reply_free(&r);
   }
-  ctl_close(&c);
   ctl_objects_free(objs, n);
   if (!quiet)
-    fprintf(stderr, "ucov: pulled %ld objects (%" PRIu64 " bytes) from %d into %s\n", pulled, bytes,
-            (int)pid, dir);
+    fprintf(stderr, "ucov: pulled %ld objects (%" PRIu64 " bytes) from %s into %s\n", pulled, bytes,
+            c.label, dir);
+  ctl_close(&c);
   return status;
 }
 
@@ -283,10 +294,13 @@ int cmd_pull(int argc, char **argv) {
     return UCOV_EXIT_USAGE;
   char defdir[64];
   if (!out) {
-    snprintf(defdir, sizeof(defdir), "ucov-%d", (int)pid);
+    if (serial)
+      snprintf(defdir, sizeof(defdir), "ucov-serial");
+    else
+      snprintf(defdir, sizeof(defdir), "ucov-%d", (int)pid);
     out = defdir;
   }
-  return pull_objects(pid, out, reset, argv + i, argc - i, 0);
+  return pull_objects(pid, serial, out, reset, argv + i, argc - i, 0);
 }
 
 int cmd_reset(int argc, char **argv) {

@@ -110,7 +110,7 @@ int cmd_run(int argc, char **argv) {
     double due = (double)(now.tv_sec - next.tv_sec) + (double)(now.tv_nsec - next.tv_nsec) / 1e9;
     if (due >= interval) {
       if (due > 0 || next.tv_sec != now.tv_sec)
-        pull_objects(pid, dir, 0, NULL, 0, 1); /* may fail while the target starts */
+        pull_objects(pid, NULL, dir, 0, NULL, 0, 1); /* may fail while the target starts */
       next = now;
       next.tv_sec += (time_t)interval;
       next.tv_nsec += (long)((interval - (double)(time_t)interval) * 1e9);

@@ -24,7 +24,11 @@
 #ifndef UCOV_TLS_MODEL
 #define UCOV_TLS_MODEL "initial-exec"
 #endif
+/* A port without threads or TLS (a kernel that switches the task state
+ * itself) defines UCOV_THREAD_LOCAL empty: the state is then global. */
+#ifndef UCOV_THREAD_LOCAL
 #define UCOV_THREAD_LOCAL _Thread_local __attribute__((tls_model(UCOV_TLS_MODEL)))
+#endif
 
 #define UCOV_HIDDEN __attribute__((visibility("hidden")))
 #define UCOV_EXPORT __attribute__((visibility("default")))

@@ -119,8 +119,27 @@ UCOV_EXPORT UCOV_NOTRACE void __gcov_init(struct gcov_info *info) {
   ucov_port_unlock();
 }
 
-/* Called by every instrumented object's destructor: the first one dumps. */
+/* Forget a unit (its module goes away). Lock held. */
+UCOV_NOTRACE void ucov_gcov_unit_remove(struct ucov_gcov_unit *u) {
+  for (struct ucov_gcov_unit **p = &units; *p; p = &(*p)->next)
+    if (*p == u) {
+      *p = u->next;
+      ucov_port_free(u->baseline);
+      ucov_port_free(u);
+      return;
+    }
+}
+
+/* Called by every instrumented object's destructor: the first one of the
+ * runtime's own module dumps. Other modules (shared objects) are written when
+ * they go away (ucov_dso_unload), or by that dump. */
 UCOV_EXPORT UCOV_NOTRACE void __gcov_exit(void) {
+  if (ucov_port_same_module(__builtin_return_address(0), (const void *)&dump_all))
+    ucov_gcov_exit();
+}
+
+/* The exit dump of every unit. */
+UCOV_NOTRACE void ucov_gcov_exit(void) {
   ucov_port_lock();
   dump_all(1);
   ucov_port_unlock();

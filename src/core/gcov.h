@@ -88,6 +88,12 @@ int ucov_gcov_exited(void) UCOV_HIDDEN;
 /* The exit dump for programs with clang units, which call no __gcov_exit. */
 void ucov_gcov_exit_llvm(void) UCOV_HIDDEN;
 
+/* The exit dump of every unit (__gcov_exit of the runtime's own module). */
+void ucov_gcov_exit(void) UCOV_HIDDEN;
+
+/* Forget a unit whose module goes away (lock held); and a clang unit. */
+void ucov_gcov_unit_remove(struct ucov_gcov_unit *u) UCOV_HIDDEN;
+
 /* Is this run already in a summary (a dump happened before)? libgcov's run_counted. */
 int ucov_gcov_run_counted(void) UCOV_HIDDEN;
 

@@ -22,6 +22,17 @@ static struct ucov_llvm_unit *units;
 static struct ucov_llvm_unit *capturing; /* the unit a writeout call is describing */
 static int capture_failed;
 
+UCOV_NOTRACE void ucov_llvm_unit_remove(struct ucov_llvm_unit *u) {
+  for (struct ucov_llvm_unit **p = &units; *p; p = &(*p)->next)
+    if (*p == u) {
+      *p = u->next;
+      ucov_port_free(u->fns);
+      ucov_port_free(u->baseline);
+      ucov_port_free(u);
+      return;
+    }
+}
+
 UCOV_NOTRACE struct ucov_llvm_unit *ucov_llvm_units(void) {
   return units;
 }

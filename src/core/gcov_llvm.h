@@ -38,6 +38,9 @@ struct ucov_llvm_unit {
 /* The registered clang units, newest first. Lock held. */
 struct ucov_llvm_unit *ucov_llvm_units(void) UCOV_HIDDEN;
 
+/* Forget a clang unit whose module goes away. Lock held. */
+void ucov_llvm_unit_remove(struct ucov_llvm_unit *u) UCOV_HIDDEN;
+
 /*
  * Serialize u as compiler-rt does: live minus baseline, plus the counters of
  * `old` (an existing file, NULL for none) where its records line up, and a run

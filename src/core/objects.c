@@ -41,11 +41,13 @@ static UCOV_NOTRACE int str_eq(const char *a, const char *b) {
   return *a == *b;
 }
 
-/* "pgo/<module>.profraw" of module i's LLVM profile, if it has one. */
+/* "pgo/<module>.profraw" of module i's LLVM profile: 0; 1 if that module
+ * was unloaded; -1 past the last. */
 static UCOV_NOTRACE int pgo_object(unsigned i, struct ucov_llvm_sections *s, char *name,
                                    size_t len) {
-  if (ucov_port_llvm_sections(i, s))
-    return -1;
+  int r = ucov_port_llvm_sections(i, s);
+  if (r)
+    return r;
   static const char pre[] = "pgo/", post[] = ".profraw";
   size_t n = 0;
   for (const char *p = pre; *p; p++)
@@ -163,9 +165,10 @@ UCOV_NOTRACE int ucov_objects_list(int (*fn)(const char *name, uint64_t size, vo
   if (ucov_port_modules_write(&count.sink) == 0)
     ret = fn(MODULES_NAME, count.bytes, arg);
   struct ucov_llvm_sections pgo;
-  for (unsigned i = 0; !ret && pgo_object(i, &pgo, name, sizeof(name)) == 0; i++) {
+  for (unsigned i = 0, r; !ret && (r = (unsigned)pgo_object(i, &pgo, name, sizeof(name))) != ~0u;
+       i++) {
     ucov_count_sink_init(&count);
-    if (ucov_pgo_write(&count.sink, &pgo, 0) == 0)
+    if (r == 0 && ucov_pgo_write(&count.sink, &pgo, 0) == 0)
       ret = fn(name, count.bytes, arg);
   }
   for (struct ucov_gcov_unit *u = ucov_gcov_units(); u && !ret; u = u->next) {
@@ -197,8 +200,8 @@ UCOV_NOTRACE int ucov_objects_list(int (*fn)(const char *name, uint64_t size, vo
 /* Is name a module's LLVM profile object? Fills *s if so. */
 static UCOV_NOTRACE int is_pgo(const char *name, struct ucov_llvm_sections *s) {
   char buf[UCOV_OBJECT_NAME_MAX];
-  for (unsigned i = 0; pgo_object(i, s, buf, sizeof(buf)) == 0; i++)
-    if (str_eq(buf, name))
+  for (unsigned i = 0, r; (r = (unsigned)pgo_object(i, s, buf, sizeof(buf))) != ~0u; i++)
+    if (r == 0 && str_eq(buf, name))
       return 1;
   return 0;
 }
@@ -270,8 +273,8 @@ UCOV_NOTRACE int ucov_objects_reset_all(void) {
       ret = err;
   }
   struct ucov_llvm_sections pgo;
-  for (unsigned i = 0; ucov_port_llvm_sections(i, &pgo) == 0; i++) {
-    int err = ucov_pgo_reset(&pgo);
+  for (unsigned i = 0, r; (r = (unsigned)ucov_port_llvm_sections(i, &pgo)) != ~0u; i++) {
+    int err = r ? 0 : ucov_pgo_reset(&pgo);
     if (err && !ret)
       ret = err;
   }

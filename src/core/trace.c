@@ -52,7 +52,7 @@ UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_pc(void) {
    * not-tracing path takes one branch (bench/RESULTS.md measured both ways). */
   if (!hot)
     return;
-  uint64_t pc = (uint64_t)__builtin_return_address(0);
+  uint64_t pc = (uint64_t)(uintptr_t)__builtin_return_address(0);
   if (UCOV_LIKELY(!(hot & UCOV_TASK_HOT_BITS))) {
     trace_append_word((uint64_t *)hot, t->size, pc); /* plain TRACE_PC */
     return;
@@ -91,7 +91,7 @@ UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_pc_guard(uint32_t *guard) {
   uintptr_t hot = t->hot;
   if (UCOV_LIKELY(!hot))
     return;
-  uint64_t pc = (uint64_t)__builtin_return_address(0);
+  uint64_t pc = (uint64_t)(uintptr_t)__builtin_return_address(0);
   if (UCOV_LIKELY(!(hot & UCOV_TASK_HOT_BITS))) {
     trace_append_word((uint64_t *)hot, t->size, pc);
     return;

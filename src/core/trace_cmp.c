@@ -28,7 +28,7 @@ static UCOV_ALWAYS_INLINE void trace_append_cmp(uint64_t type, uint64_t arg1, ui
   }
 }
 
-#define RET_PC() ((uint64_t)__builtin_return_address(0))
+#define RET_PC() ((uint64_t)(uintptr_t)__builtin_return_address(0))
 
 #define DEFINE_CMP(bytes, log2, type)                                                              \
   UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_cmp##bytes(type a, type b) {                 \

@@ -23,7 +23,7 @@ UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_pc_entry(void) {
   uintptr_t hot = t->hot;
   if (UCOV_LIKELY(!hot) || (hot & UCOV_TASK_CMP))
     return;
-  uint64_t pc = (uint64_t)__builtin_return_address(0);
+  uint64_t pc = (uint64_t)(uintptr_t)__builtin_return_address(0);
   if (hot & UCOV_TASK_UNIQUE)
     trace_append_unique(t, t->bitmap, pc_key(pc, t->bitmap_mask), pc, 1);
   else
@@ -39,17 +39,17 @@ static UCOV_ALWAYS_INLINE void trace_append_ext(uint64_t pc, uint64_t tag) {
 }
 
 UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_pc_exit(void) {
-  trace_append_ext((uint64_t)__builtin_return_address(0), KCOV_RECORD_EXIT_TAG);
+  trace_append_ext((uint64_t)(uintptr_t)__builtin_return_address(0), KCOV_RECORD_EXIT_TAG);
 }
 
 UCOV_EXPORT UCOV_NOTRACE void __cyg_profile_func_enter(void *this_fn, void *call_site) {
   (void)this_fn;
   (void)call_site;
-  trace_append_ext((uint64_t)__builtin_return_address(0), 0 /* ENTRY */);
+  trace_append_ext((uint64_t)(uintptr_t)__builtin_return_address(0), 0 /* ENTRY */);
 }
 
 UCOV_EXPORT UCOV_NOTRACE void __cyg_profile_func_exit(void *this_fn, void *call_site) {
   (void)this_fn;
   (void)call_site;
-  trace_append_ext((uint64_t)__builtin_return_address(0), KCOV_RECORD_EXIT_TAG);
+  trace_append_ext((uint64_t)(uintptr_t)__builtin_return_address(0), KCOV_RECORD_EXIT_TAG);
 }

@@ -4,11 +4,15 @@
 #include "client.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <termios.h>
 #include <sys/uio.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -22,6 +26,8 @@ int ctl_open(pid_t pid, struct ctl *c, char *err, size_t errlen) {
     return -1;
   }
   c->pid = pid;
+  c->serial = 0;
+  snprintf(c->label, sizeof(c->label), "process %d", (int)pid);
   c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (c->fd < 0 || connect(c->fd, (struct sockaddr *)&addr, sizeof(addr)) != 0) {
     int e = errno;
@@ -38,6 +44,66 @@ int ctl_open(pid_t pid, struct ctl *c, char *err, size_t errlen) {
   return 0;
 }
 
+int ctl_open_serial(const char *path, struct ctl *c, char *err, size_t errlen) {
+  struct stat st;
+  c->pid = 0;
+  c->serial = 1;
+  c->fd = -1;
+  snprintf(c->label, sizeof(c->label), "serial %s", path);
+  if (stat(path, &st) != 0) {
+    snprintf(err, errlen, "%s: %s", path, strerror(errno));
+    return -1;
+  }
+  if (S_ISSOCK(st.st_mode)) {
+    struct sockaddr_un addr = {.sun_family = AF_UNIX};
+    if (strlen(path) >= sizeof(addr.sun_path)) {
+      snprintf(err, errlen, "%s: socket path too long", path);
+      return -1;
+    }
+    strcpy(addr.sun_path, path);
+    c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (c->fd < 0 || connect(c->fd, (struct sockaddr *)&addr, sizeof(addr)) != 0) {
+      snprintf(err, errlen, "%s: %s", path, strerror(errno));
+      ctl_close(c);
+      return -1;
+    }
+    return 0;
+  }
+  c->fd = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC);
+  struct termios t;
+  if (c->fd < 0 || tcgetattr(c->fd, &t) != 0) {
+    snprintf(err, errlen, "%s: %s", path, c->fd < 0 ? strerror(errno) : "not a terminal");
+    ctl_close(c);
+    return -1;
+  }
+  cfmakeraw(&t);
+  cfsetispeed(&t, B115200);
+  cfsetospeed(&t, B115200);
+  if (tcsetattr(c->fd, TCSANOW, &t) != 0) {
+    snprintf(err, errlen, "%s: %s", path, strerror(errno));
+    ctl_close(c);
+    return -1;
+  }
+  return 0;
+}
+
+int ctl_open_target(pid_t pid, const char *serial, struct ctl *c, char *err, size_t errlen) {
+  return serial ? ctl_open_serial(serial, c, err, errlen) : ctl_open(pid, c, err, errlen);
+}
+
+/* A serial line may not answer at all: reads give up after this long. */
+#define SERIAL_TIMEOUT_MS 20000
+
+static int wait_readable(int fd) {
+  struct pollfd p = {.fd = fd, .events = POLLIN};
+  int r;
+  while ((r = poll(&p, 1, SERIAL_TIMEOUT_MS)) < 0 && errno == EINTR)
+    ;
+  if (r == 0)
+    errno = ETIMEDOUT;
+  return r > 0 ? 0 : -1;
+}
+
 static int write_full(int fd, const void *p, size_t n) {
   while (n) {
     ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
@@ -51,8 +117,10 @@ static int write_full(int fd, const void *p, size_t n) {
   return 0;
 }
 
-static int read_full(int fd, void *p, size_t n) {
+static int read_full_timed(int fd, void *p, size_t n, int timed) {
   while (n) {
+    if (timed && wait_readable(fd))
+      return -1;
     ssize_t r = read(fd, p, n);
     if (r < 0 && errno == EINTR)
       continue;
@@ -62,6 +130,31 @@ static int read_full(int fd, void *p, size_t n) {
     n -= (size_t)r;
   }
   return 0;
+}
+
+static int read_full(int fd, void *p, size_t n) {
+  return read_full_timed(fd, p, n, 0);
+}
+
+/* On a serial line the reply's header comes after whatever else the line
+ * carried (a boot banner, the rest of a garbled frame): scan to its magic. */
+static int read_header(struct ctl *c, uint8_t hdr[UCOV_PROTO_HEADER]) {
+  if (!c->serial)
+    return read_full(c->fd, hdr, UCOV_PROTO_HEADER);
+  size_t n = 0;
+  for (;;) {
+    uint8_t b;
+    if (read_full_timed(c->fd, &b, 1, 1))
+      return -1;
+    if (n == 4)
+      memmove(hdr, hdr + 1, 3);
+    hdr[n < 4 ? n++ : 3] = b;
+    uint32_t m =
+        (uint32_t)hdr[0] | (uint32_t)hdr[1] << 8 | (uint32_t)hdr[2] << 16 | (uint32_t)hdr[3] << 24;
+    if (n == 4 && m == UCOV_PROTO_MAGIC)
+      break;
+  }
+  return read_full_timed(c->fd, hdr + 4, UCOV_PROTO_HEADER - 4, 1);
 }
 
 /* The header, with pass_fd attached to its first byte when >= 0. */
@@ -102,24 +195,27 @@ int ctl_call_fd(struct ctl *c, uint16_t op, const void *payload, size_t len, int
   memset(r, 0, sizeof(*r));
   ucov_frame_encode(hdr, op, 0, (uint32_t)len);
   if (send_header(c->fd, hdr, pass_fd) || (len && write_full(c->fd, payload, len))) {
-    snprintf(err, errlen, "process %d: %s", (int)c->pid, strerror(errno));
+    snprintf(err, errlen, "%s: %s", c->label, strerror(errno));
     return -1;
   }
   struct ucov_frame f;
-  if (read_full(c->fd, hdr, sizeof(hdr))) {
-    snprintf(err, errlen, "process %d closed the connection", (int)c->pid);
+  if (read_header(c, hdr)) {
+    if (c->serial && errno == ETIMEDOUT)
+      snprintf(err, errlen, "%s: no reply", c->label);
+    else
+      snprintf(err, errlen, "%s closed the connection", c->label);
     return -1;
   }
   ucov_frame_decode(hdr, &f);
   if (f.magic != UCOV_PROTO_MAGIC || f.version != UCOV_PROTO_VERSION) {
-    snprintf(err, errlen, "process %d: not a ucov reply", (int)c->pid);
+    snprintf(err, errlen, "%s: not a ucov reply", c->label);
     return -1;
   }
   r->status = f.status;
   r->len = f.length;
   r->data = malloc(f.length + 1);
-  if (!r->data || (f.length && read_full(c->fd, r->data, f.length))) {
-    snprintf(err, errlen, "process %d: truncated reply", (int)c->pid);
+  if (!r->data || (f.length && read_full_timed(c->fd, r->data, f.length, c->serial))) {
+    snprintf(err, errlen, "%s: truncated reply", c->label);
     free(r->data);
     r->data = NULL;
     return -1;

@@ -9,7 +9,9 @@
 
 struct ctl {
   int fd;
-  pid_t pid;
+  pid_t pid;       /* the target process, or 0 for a serial line */
+  int serial;      /* a serial line: replies may follow other bytes, and may never come */
+  char label[128]; /* "process N" or "serial PATH", for messages */
 };
 
 struct ctl_reply {
@@ -20,6 +22,14 @@ struct ctl_reply {
 
 /* Connect to process pid's control socket. Returns 0, or -1 with a message in err. */
 int ctl_open(pid_t pid, struct ctl *c, char *err, size_t errlen);
+/*
+ * A target on a serial line (a kernel, docs/protocol.md): PATH is a Unix
+ * socket (QEMU's -serial unix:PATH,server) or a terminal device (a pty,
+ * /dev/ttyS0: set raw, 115200 baud). 0, or -1 with a message in err.
+ */
+int ctl_open_serial(const char *path, struct ctl *c, char *err, size_t errlen);
+/* ctl_open_serial when serial is not NULL, else ctl_open. */
+int ctl_open_target(pid_t pid, const char *serial, struct ctl *c, char *err, size_t errlen);
 
 /* One request, one reply. Returns 0 (check r->status), or -1 with a message in err
  * if the connection failed. */

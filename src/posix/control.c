@@ -165,31 +165,6 @@ static UCOV_NOTRACE int reply_error(int fd, uint16_t op, uint32_t status) {
   return reply(fd, op, status, msg, strlen(msg));
 }
 
-static UCOV_NOTRACE uint32_t status_of(int err) {
-  switch (err) {
-  case -UCOV_ENOENT:
-    return UCOV_ST_NO_OBJECT;
-  case -UCOV_EOPNOTSUPP:
-    return UCOV_ST_NOT_SUPPORTED;
-  case -UCOV_ESHUTDOWN:
-    return UCOV_ST_EXITING;
-  default:
-    return UCOV_ST_INTERNAL;
-  }
-}
-
-static UCOV_NOTRACE int list_entry(const char *name, uint64_t size, void *arg) {
-  struct mem_sink *s = arg;
-  uint8_t e[12];
-  uint32_t len = (uint32_t)strlen(name);
-  for (int i = 0; i < 8; i++)
-    e[i] = (uint8_t)(size >> (8 * i));
-  for (int i = 0; i < 4; i++)
-    e[8 + i] = (uint8_t)(len >> (8 * i));
-  int err = s->sink.write(&s->sink, e, sizeof(e));
-  return err ? err : s->sink.write(&s->sink, name, len);
-}
-
 static UCOV_NOTRACE int reply_errno(int fd, uint16_t op, int err) {
   uint8_t e[4];
   for (int i = 0; i < 4; i++)
@@ -292,66 +267,35 @@ static UCOV_NOTRACE int serve_request(struct conn *c, const struct ucov_frame *f
     return serve_remote_enable(c, f, payload);
   struct mem_sink out;
   mem_sink_init(&out);
-  int err = 0, keep = 0;
-  uint64_t size = 0;
-  char name[UCOV_PROTO_MAX_REQUEST + 1];
-  int named = f->op == UCOV_OP_SIZE || f->op == UCOV_OP_READ || f->op == UCOV_OP_RESET ||
-              f->op == UCOV_OP_READ_AND_RESET;
-  if (named) {
-    /* A name: 1 to 4096 bytes, no NUL. */
-    if (f->length == 0 || memchr(payload, 0, f->length)) {
-      reply_error(fd, f->op, UCOV_ST_BAD_REQUEST);
-      return -1;
-    }
-    memcpy(name, payload, f->length);
-    name[f->length] = 0;
-  } else if (f->length != 0 && f->op >= UCOV_OP_LIST && f->op <= UCOV_OP_INFO) {
-    reply_error(fd, f->op, UCOV_ST_BAD_REQUEST);
-    return -1;
-  }
-  switch (f->op) {
-  case UCOV_OP_LIST:
-    err = ucov_objects_list(list_entry, &out);
-    break;
-  case UCOV_OP_SIZE:
-    err = ucov_object_size(name, &size);
-    for (int i = 0; !err && i < 8; i++) {
-      uint8_t b = (uint8_t)(size >> (8 * i));
-      err = out.sink.write(&out.sink, &b, 1);
-    }
-    break;
-  case UCOV_OP_READ:
-  case UCOV_OP_READ_AND_RESET:
-    err = ucov_object_read(name, &out.sink, f->op == UCOV_OP_READ_AND_RESET);
-    break;
-  case UCOV_OP_RESET:
-    err = ucov_object_reset(name);
-    break;
-  case UCOV_OP_RESET_ALL:
-    err = ucov_objects_reset_all();
-    break;
-  case UCOV_OP_MODULES:
-    err = ucov_object_read("modules", &out.sink, 0);
-    break;
-  case UCOV_OP_INFO: {
-    char exe[PATH_MAX] = "", info[PATH_MAX + 128];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    exe[n > 0 ? n : 0] = 0;
-    int len = snprintf(info, sizeof(info), "pid=%d\nexe=%s\nversion=%s\nprotocol=%d\n",
-                       (int)getpid(), exe, UCOV_VERSION, UCOV_PROTO_VERSION);
-    err = out.sink.write(&out.sink, info, (size_t)len);
-    break;
-  }
-  default:
-    reply_error(fd, f->op, UCOV_ST_UNKNOWN_OP);
-    return -1;
-  }
-  if (err)
-    keep = reply_error(fd, f->op, status_of(err));
-  else
-    keep = reply(fd, f->op, UCOV_ST_OK, out.data, out.len);
+  uint32_t st = ucov_serve(f, payload, &out.sink);
+  int keep;
+  if (st == UCOV_ST_OK)
+    keep = reply(fd, f->op, st, out.data, out.len);
+  else /* a malformed or unknown request ends the connection */
+    keep = reply_error(fd, f->op, st) || st == UCOV_ST_BAD_REQUEST || st == UCOV_ST_UNKNOWN_OP ? -1
+                                                                                               : 0;
   mem_sink_free(&out);
   return keep;
+}
+
+/* INFO: the process. */
+UCOV_NOTRACE int ucov_port_info(struct ucov_sink *sink) {
+  char exe[PATH_MAX] = "", info[PATH_MAX + 128];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+  exe[n > 0 ? n : 0] = 0;
+  int len = snprintf(info, sizeof(info), "pid=%d\nexe=%s\nversion=%s\nprotocol=%d\n", (int)getpid(),
+                     exe, UCOV_VERSION, UCOV_PROTO_VERSION);
+  return sink->write(sink, info, (size_t)len);
+}
+
+/* COMMAND: a process has none (a kernel's port runs its shell's). */
+UCOV_NOTRACE int ucov_port_command(uint32_t flags, const char *cmd, size_t len,
+                                   struct ucov_sink *out) {
+  (void)flags;
+  (void)cmd;
+  (void)len;
+  (void)out;
+  return -UCOV_EOPNOTSUPP;
 }
 
 static UCOV_NOTRACE void serve_connection(struct conn *c) {
@@ -385,20 +329,9 @@ static UCOV_NOTRACE void serve_connection(struct conn *c) {
     }
     struct ucov_frame f;
     ucov_frame_decode(hdr, &f);
-    if (f.magic != UCOV_PROTO_MAGIC) {
-      reply_error(fd, f.op, UCOV_ST_BAD_MAGIC);
-      return;
-    }
-    if (f.version != UCOV_PROTO_VERSION) {
-      reply_error(fd, f.op, UCOV_ST_BAD_VERSION);
-      return;
-    }
-    if (f.status != 0) {
-      reply_error(fd, f.op, UCOV_ST_BAD_REQUEST);
-      return;
-    }
-    if (f.length > UCOV_PROTO_MAX_REQUEST) {
-      reply_error(fd, f.op, UCOV_ST_TOO_LARGE);
+    uint32_t bad = ucov_frame_check(&f);
+    if (bad != UCOV_ST_OK) {
+      reply_error(fd, f.op, bad);
       return;
     }
     if (f.length && read_full(c, payload, f.length) != 0) {

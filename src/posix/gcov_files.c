@@ -9,6 +9,7 @@
  * that does not match (or is corrupt) is left alone with a message.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -22,6 +23,8 @@
 #include "../core/gcov_llvm.h"
 #include "../core/objects.h"
 #include "memsink.h"
+#include "pgo_module.h"
+#include "posix.h"
 #include "ucov/port.h"
 
 UCOV_NOTRACE void *ucov_port_alloc(size_t bytes) {
@@ -246,25 +249,33 @@ static UCOV_NOTRACE void write_tree_file(const char *dir, const char *name, stru
  * `ucov run` sets UCOV_EXIT_DIR: the exit dump is a last pull into that
  * directory (gcov/<path>.gcda and modules), not a merge into build files.
  */
-static UCOV_NOTRACE void dump_tree(const char *dir, gcov_type run_max, unsigned flags) {
+static UCOV_NOTRACE void tree_unit(const char *dir, struct ucov_gcov_unit *u, gcov_type run_max,
+                                   unsigned flags) {
   char name[UCOV_OBJECT_NAME_MAX];
   struct ucov_gcov_summary sum = {1, run_max};
-  for (struct ucov_gcov_unit *u = ucov_gcov_units(); u; u = u->next) {
-    struct mem_sink s;
-    mem_sink_init(&s);
-    if (!ucov_gcov_object_name(u, name, sizeof(name)) &&
-        ucov_gcov_write(&s.sink, u, &sum, NULL, flags) == 0)
-      write_tree_file(dir, name, &s);
-    mem_sink_free(&s);
-  }
-  for (struct ucov_llvm_unit *u = ucov_llvm_units(); u; u = u->next) {
-    struct mem_sink s;
-    mem_sink_init(&s);
-    if (!ucov_llvm_object_name(u, name, sizeof(name)) &&
-        ucov_llvm_write(&s.sink, u, NULL, 0, 1, flags) == 0)
-      write_tree_file(dir, name, &s);
-    mem_sink_free(&s);
-  }
+  struct mem_sink s;
+  mem_sink_init(&s);
+  if (!ucov_gcov_object_name(u, name, sizeof(name)) &&
+      ucov_gcov_write(&s.sink, u, &sum, NULL, flags) == 0)
+    write_tree_file(dir, name, &s);
+  mem_sink_free(&s);
+}
+
+static UCOV_NOTRACE void tree_llvm_unit(const char *dir, struct ucov_llvm_unit *u, unsigned flags) {
+  char name[UCOV_OBJECT_NAME_MAX];
+  struct mem_sink s;
+  mem_sink_init(&s);
+  if (!ucov_llvm_object_name(u, name, sizeof(name)) &&
+      ucov_llvm_write(&s.sink, u, NULL, 0, 1, flags) == 0)
+    write_tree_file(dir, name, &s);
+  mem_sink_free(&s);
+}
+
+static UCOV_NOTRACE void dump_tree(const char *dir, gcov_type run_max, unsigned flags) {
+  for (struct ucov_gcov_unit *u = ucov_gcov_units(); u; u = u->next)
+    tree_unit(dir, u, run_max, flags);
+  for (struct ucov_llvm_unit *u = ucov_llvm_units(); u; u = u->next)
+    tree_llvm_unit(dir, u, flags);
   struct mem_sink s;
   mem_sink_init(&s);
   if (ucov_port_modules_write(&s.sink) == 0)
@@ -291,6 +302,59 @@ UCOV_NOTRACE void ucov_port_gcov_dump(int at_exit) {
 
 void __gcov_exit(void);
 
+/* The load address of the module that holds p (0: none known). */
+static UCOV_NOTRACE uintptr_t module_base(const void *p) {
+  Dl_info info;
+  return p && dladdr(p, &info) ? (uintptr_t)info.dli_fbase : 0;
+}
+
+UCOV_NOTRACE int ucov_port_same_module(const void *a, const void *b) {
+  uintptr_t ma = module_base(a);
+  return ma == 0 || ma == module_base(b);
+}
+
+/*
+ * A shared object built by `ucov cc -shared` goes away (dlclose, or the end of
+ * the process): its destructor (libucov-dso.a, after the object's other
+ * destructors) calls this. Its gcov units are written now, as the object's
+ * own libgcov would write them, and forgotten: their memory goes with it.
+ * After the exit dump they are only forgotten. Its LLVM profile likewise.
+ */
+UCOV_EXPORT UCOV_NOTRACE void ucov_dso_unload(const void *anchor) {
+  uintptr_t base = module_base(anchor);
+  if (!base)
+    return;
+  ucov_port_lock();
+  int write = !ucov_gcov_exited();
+  const char *tree = getenv("UCOV_EXIT_DIR");
+  int new_run = !ucov_gcov_run_counted();
+  gcov_type run_max = ucov_gcov_run_max();
+  int saved = errno;
+  for (struct ucov_gcov_unit *u = ucov_gcov_units(), *next; u; u = next) {
+    next = u->next;
+    if (module_base(u->info) != base)
+      continue;
+    if (write && tree && *tree)
+      tree_unit(tree, u, run_max, UCOV_GCOV_RESET);
+    else if (write)
+      dump_unit(u, run_max, new_run, UCOV_GCOV_RESET);
+    ucov_gcov_unit_remove(u);
+  }
+  for (struct ucov_llvm_unit *u = ucov_llvm_units(), *next; u; u = next) {
+    next = u->next;
+    if (module_base(u->filename) != base)
+      continue;
+    if (write && tree && *tree)
+      tree_llvm_unit(tree, u, UCOV_GCOV_RESET);
+    else if (write)
+      dump_llvm_unit(u, new_run, UCOV_GCOV_RESET);
+    ucov_llvm_unit_remove(u);
+  }
+  errno = saved;
+  ucov_port_unlock();
+  pgo_module_unload(base);
+}
+
 /*
  * clang units have no __gcov_exit: they are written by this destructor, at
  * compiler-rt's priority (100: after other destructors, which are counted).
@@ -307,10 +371,14 @@ __attribute__((destructor(100))) static UCOV_NOTRACE void gcov_llvm_units_at_exi
 #endif
 
 /* Units placed in a section have no destructor calling __gcov_exit: exit dumps them. */
+static UCOV_NOTRACE void gcov_exit_dump(void) {
+  ucov_gcov_exit();
+}
+
 __attribute__((constructor)) static UCOV_NOTRACE void gcov_section_units_at_exit(void) {
   ucov_port_lock();
   int any = ucov_gcov_units() != NULL;
   ucov_port_unlock();
   if (any)
-    atexit(__gcov_exit);
+    atexit(gcov_exit_dump);
 }

@@ -16,3 +16,17 @@ __attribute__((constructor(101), no_instrument_function)) static void ucov_dso_r
   if (ucov_pgo_this_module(&m))
     ucov_pgo_register(&m);
 }
+
+/* At dlclose (and at the end of the process), after the object's other
+ * destructors (gcc's own gcov destructor has this priority too): its gcov
+ * units and LLVM profile are written and forgotten while its memory is there. */
+#if !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wprio-ctor-dtor"
+#endif
+__attribute__((destructor(100), no_instrument_function)) static void ucov_dso_unregister(void) {
+  ucov_dso_unload((const void *)&ucov_dso_unregister);
+}
+#if !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif

@@ -7,6 +7,7 @@
  * that pass -fprofile-instr-generate.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -41,7 +42,9 @@ static struct pgo_module {
   struct ucov_pgo_state state;
   char name[NAME_MAX + 1];
   const char *filename; /* its __llvm_profile_filename */
+  int gone;             /* unloaded: written then, no longer served */
 } modules[PGO_MODULES];
+static int pgo_exited;     /* the exit write ran */
 static unsigned n_modules; /* published with release: entries below it never change */
 /* Registration only (not the port lock, which callers of ucov_port_llvm_sections hold). */
 static pthread_mutex_t modules_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -158,11 +161,13 @@ UCOV_EXPORT UCOV_NOTRACE void ucov_pgo_register(const struct ucov_pgo_module *m)
   pgo_at_exit_once();
 }
 
-/* Module i's sections; 0, or -1 if there is no module i. */
+/* Module i's sections; 0, 1 if module i was unloaded, -1 past the last. */
 UCOV_NOTRACE int ucov_port_llvm_sections(unsigned i, struct ucov_llvm_sections *s) {
   pthread_once(&own_once, find_own);
   if (i >= __atomic_load_n(&n_modules, __ATOMIC_ACQUIRE))
     return -1;
+  if (__atomic_load_n(&modules[i].gone, __ATOMIC_ACQUIRE))
+    return 1;
   *s = modules[i].s;
   return 0;
 }
@@ -224,10 +229,16 @@ static UCOV_NOTRACE void log_path(const char *path, const char *what) {
  * file an earlier module of this write wrote (compiler-rt's runtime of each
  * module appends), else from the start. reset: move the baseline. 0 or -1.
  */
+static struct written_file {
+  uint64_t path_hash;
+  unsigned module;
+} written[PGO_MODULES * 2]; /* the profile files written in this process, by whom */
+static unsigned n_written;
+
 static UCOV_NOTRACE int pgo_write_module(unsigned i, int reset) {
   const struct pgo_module *m = &modules[i];
   const struct ucov_llvm_sections *s = &m->s;
-  char path[PATH_MAX], other[PATH_MAX];
+  char path[PATH_MAX];
   int pool = 0, append = 0;
   const char *tree = getenv("UCOV_EXIT_DIR");
   if (tree && *tree) {
@@ -239,11 +250,18 @@ static UCOV_NOTRACE int pgo_write_module(unsigned i, int reset) {
     log_path("LLVM_PROFILE_FILE", "too long");
     return -1;
   }
-  for (unsigned j = 0; j < i && !pool && !(tree && *tree); j++) {
-    int pool_j;
-    append |= profile_path(&modules[j], other, sizeof(other), &pool_j) == 0 && !pool_j &&
-              strcmp(path, other) == 0;
-  }
+  /* Appended when another module wrote this file before in this process (at
+   * this exit, or when it was unloaded). */
+  uint64_t h = 1469598103934665603ull;
+  for (const char *c = path; *c; c++)
+    h = (h ^ (uint8_t)*c) * 1099511628211ull;
+  for (unsigned j = 0; j < n_written && !pool && !(tree && *tree); j++)
+    append |= written[j].path_hash == h && written[j].module != i;
+  int seen = 0;
+  for (unsigned j = 0; j < n_written; j++)
+    seen |= written[j].path_hash == h && written[j].module == i;
+  if (!seen && n_written < PGO_MODULES * 2)
+    written[n_written++] = (struct written_file){h, i};
   /* No O_TRUNC: the file was emptied at start, and truncating even an empty
    * file costs more than the whole write; emptied here only if not empty. */
   int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | (append ? O_APPEND : 0), 0644);
@@ -306,8 +324,26 @@ static UCOV_NOTRACE int pgo_write(int reset) {
   unsigned n = __atomic_load_n(&n_modules, __ATOMIC_ACQUIRE);
   int ret = n ? 0 : -1;
   for (unsigned i = 0; i < n; i++)
-    ret |= pgo_write_module(i, reset);
+    if (!__atomic_load_n(&modules[i].gone, __ATOMIC_ACQUIRE))
+      ret |= pgo_write_module(i, reset);
   return ret;
+}
+
+/* A shared object goes away: its profile is written now, as its own
+ * compiler-rt would write it when unloaded, and no longer served. */
+UCOV_NOTRACE void pgo_module_unload(uintptr_t base) {
+  unsigned n = __atomic_load_n(&n_modules, __ATOMIC_ACQUIRE);
+  for (unsigned i = 0; i < n; i++) {
+    struct pgo_module *m = &modules[i];
+    Dl_info info;
+    if (m->gone || !dladdr(m->s.data, &info) || (uintptr_t)info.dli_fbase != base)
+      continue;
+    if (!pgo_exited && !pgo_dumped)
+      pgo_write_module(i, 1);
+    ucov_port_lock(); /* no live read in flight on it */
+    __atomic_store_n(&m->gone, 1, __ATOMIC_RELEASE);
+    ucov_port_unlock();
+  }
 }
 
 /* At exit, unless __llvm_profile_dump already wrote. The baseline moves, so a
@@ -315,6 +351,7 @@ static UCOV_NOTRACE int pgo_write(int reset) {
 static UCOV_NOTRACE void pgo_write_at_exit(void) {
   if (!pgo_dumped)
     pgo_write(1);
+  pgo_exited = 1;
   ucov_port_exit_drain();
   uint64_t lost = ucov_vp_dropped();
   if (lost) {
@@ -350,8 +387,9 @@ UCOV_EXPORT UCOV_NOTRACE void __llvm_profile_reset_counters(void) {
   struct ucov_llvm_sections s;
   pthread_once(&own_once, find_own);
   ucov_port_lock();
-  for (unsigned i = 0; ucov_port_llvm_sections(i, &s) == 0; i++)
-    ucov_pgo_reset(&s);
+  for (unsigned i = 0, r; (r = (unsigned)ucov_port_llvm_sections(i, &s)) != ~0u; i++)
+    if (r == 0)
+      ucov_pgo_reset(&s);
   pgo_dumped = 0;
   ucov_port_unlock();
 }

@@ -31,6 +31,10 @@ struct ucov_pgo_module {
 /* Register a module's profile sections with the process's runtime. */
 void ucov_pgo_register(const struct ucov_pgo_module *m);
 
+/* The module holding anchor goes away: its gcov units and LLVM profile are
+ * written (as its own runtime would at dlclose) and forgotten. */
+void ucov_dso_unload(const void *anchor);
+
 #define UCOV_PGO_SECTION(name, type)                                                               \
   extern type __start_##name[] __attribute__((weak, visibility("hidden")));                        \
   extern type __stop_##name[] __attribute__((weak, visibility("hidden")))

@@ -3,6 +3,8 @@
 #ifndef UCOV_POSIX_POSIX_H
 #define UCOV_POSIX_POSIX_H
 
+#include <stdint.h>
+
 #include "../core/compiler.h"
 
 /*
@@ -25,5 +27,9 @@ void control_fork_child(void) UCOV_HIDDEN;
  * are the ones every module binds to, libucov.so's are never called.
  */
 int posix_runtime_active(void) UCOV_HIDDEN;
+
+/* The LLVM profiles of the module loaded at base go away: written now (unless
+ * the exit write ran) and no longer served. */
+void pgo_module_unload(uintptr_t base) UCOV_HIDDEN;
 
 #endif

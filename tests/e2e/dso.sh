@@ -9,7 +9,7 @@
 # (Sanitizer builds test only CC, the compiler of the runtime: one process
 # cannot mix gcc's and clang's sanitizer runtimes.)
 set -u
-UCOV=$1 SRC=$2 WORK=$3 RTCC=$(basename "${5:-}")
+UCOV=$1 SRC=$2 WORK=$3 SAN=${4:-} RTCC=$(basename "${5:-}")
 . "$SRC/tests/lib.sh"
 sanflags "${4:-}"
 rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
@@ -125,35 +125,86 @@ run_case() {
 
 for cc in gcc clang; do
   command -v $cc >/dev/null || continue
-  [ -n "${4:-}" ] && [ -n "$RTCC" ] && [[ $RTCC != $cc* ]] && continue
+  [ -n "$SAN" ] && [ -n "$RTCC" ] && [[ $RTCC != $cc* ]] && continue
   for mode in trace ext unique gcov pgo; do
     [ $mode = pgo ] && [ $cc = gcc ] && continue
     for combo in both lib exe; do
       # clang's sanitizer runtimes define trace-pc-guard hooks of their own, which
       # an uninstrumented sanitized program exports first: the library binds to them.
-      [ -n "${4:-}" ] && [ $cc = clang ] && [ $mode = unique ] && [ $combo = lib ] && continue
+      [ -n "$SAN" ] && [ $cc = clang ] && [ $mode = unique ] && [ $combo = lib ] && continue
       run_case $cc $mode $combo
     done
   done
 done
 
-# dlopen: an instrumented library loaded into an uninstrumented program.
+# dlopen and dlclose: an instrumented library in a program built without ucov
+# and in one built by ucov cc. At dlclose the library's gcov units and LLVM
+# profile are written and forgotten (a later live read must not touch its
+# unmapped memory); the program's own counts go on to its exit.
 mkdir -p dl && cd dl || exit 1
 cat >dl.c <<'C'
 #include <dlfcn.h>
 #include <stdio.h>
+#include <string.h>
+static int after(int x) { return x * 2; }
 int main(int argc, char **argv) {
   void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
   if (!h) { fprintf(stderr, "%s\n", dlerror()); return 1; }
   int (*f)(int) = (int (*)(int))dlsym(h, "lib_work");
-  printf("%d\n", f(argc + 5));
+  int r = f(argc + 5);
+  dlclose(h);
+  printf("ready %d\n", after(r));
+  fflush(stdout);
+  char line[8];
+  if (argc > 2 && !strcmp(argv[2], "hold") && !fgets(line, sizeof(line), stdin))
+    return 0;
   return 0;
 }
 C
 DLCC=gcc
-[ -n "${4:-}" ] && [ -n "$RTCC" ] && DLCC=$RTCC
-CC=$DLCC "$UCOV" cc --gcov "${SANFLAGS[@]}" -g -O0 -fPIC -shared "$I/dso_lib.c" -o libdl.so &&
-  $DLCC "${PLAIN_SAN[@]}" dl.c -o dl -ldl && ./dl "$PWD/libdl.so" >out.txt &&
-  { [ -f libdl.so-dso_lib.gcda ] || [ -f dso_lib.gcda ]; } && pass || fail "a dlopen'ed library writes its .gcda"
+[ -n "$SAN" ] && [ -n "$RTCC" ] && DLCC=$RTCC
+dl_case() { # TAG MODE PROGRAM-BUILT-BY-UCOV(yes|no)
+  local tag=$1 mode=$2 inst=$3 cc=$DLCC
+  [ $mode = pgo ] && cc=clang
+  [ $mode = pgo ] && [ -n "$SAN" ] && [[ $RTCC != clang* ]] && return
+  mkdir -p $tag && cd $tag || return
+  CC=$cc "$UCOV" cc --$mode "${SANFLAGS[@]}" -g -O0 -fPIC -shared "$I/dso_lib.c" -o libdl.so
+  if [ $inst = yes ]; then
+    CC=$cc "$UCOV" cc --$mode "${SANFLAGS[@]}" -g -O0 ../dl.c -o dl -ldl
+  else
+    $cc "${PLAIN_SAN[@]}" ../dl.c -o dl -ldl
+  fi
+  coproc D { LLVM_PROFILE_FILE=$PWD/exit.profraw exec ./dl "$PWD/libdl.so" hold; }
+  local pid=$D_PID ready=""
+  read -r -t 30 ready <&"${D[0]}"
+  for _ in $(seq 100); do [ -S "$UCOV_RUNTIME_DIR/$pid.sock" ] && break; sleep 0.02; done
+  "$UCOV" ls --pid $pid >ls.txt 2>&1
+  "$UCOV" pull --pid $pid -o P >/dev/null 2>&1
+  [ -n "${D[1]:-}" ] && echo q >&"${D[1]}"
+  wait $pid
+  local rc=$?
+  [ "$ready" = "ready 28" ] && [ $rc = 0 ] && pass || fail "dlclose $tag: ran ($ready, status $rc)"
+  ! grep -q 'dso_lib\|libdl' ls.txt && grep -q modules ls.txt && pass ||
+    fail "dlclose $tag: the library's objects are gone after dlclose: $(cat ls.txt)"
+  if [ $mode = gcov ]; then
+    local g
+    g=$(find . -maxdepth 1 -name '*dso_lib.gcda')
+    [ -n "$g" ] && "$UCOV" report "$g" --lcov l.info 2>/dev/null && hit l.info lib_work yes && pass ||
+      fail "dlclose $tag: the library's .gcda, written at dlclose"
+    if [ $inst = yes ]; then
+      "$UCOV" report . --lcov all.info 2>/dev/null
+      hit all.info after yes && pass || fail "dlclose $tag: the program's counts after dlclose"
+    fi
+  else
+    llvm-profdata-14 show --all-functions exit.profraw >show.txt 2>&1
+    grep -q '^  lib_work:' show.txt && { [ $inst = no ] || grep -q 'after:' show.txt; } && pass ||
+      fail "dlclose $tag: exit profile: $(tr '\n' ' ' <show.txt)"
+  fi
+  cd .. || exit 1
+}
+dl_case gcov-plain gcov no
+dl_case gcov-ucov gcov yes
+dl_case pgo-plain pgo no
+dl_case pgo-ucov pgo yes
 cd .. || exit 1
 finish dso

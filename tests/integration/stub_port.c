@@ -57,8 +57,27 @@ struct ucov_device *ucov_port_device_next(struct ucov_device *prev, uint32_t *id
   return 0;
 }
 
+int ucov_port_same_module(const void *a, const void *b) {
+  (void)a;
+  (void)b;
+  return 1;
+}
+
 int ucov_port_llvm_sections(unsigned i, struct ucov_llvm_sections *s) {
   (void)i;
   (void)s;
   return -1;
+}
+
+int ucov_port_info(struct ucov_sink *sink) {
+  (void)sink;
+  return -UCOV_EOPNOTSUPP;
+}
+
+int ucov_port_command(uint32_t flags, const char *cmd, size_t len, struct ucov_sink *out) {
+  (void)flags;
+  (void)cmd;
+  (void)len;
+  (void)out;
+  return -UCOV_EOPNOTSUPP;
 }
