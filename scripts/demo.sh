@@ -70,4 +70,28 @@ wait $kvd_pid 2>/dev/null || true
 trap - EXIT
 
 echo
+echo "== bare metal: the same core in a multiboot kernel under QEMU, pulled over a serial line"
+bm=$root/$out/baremetal
+rm -rf "$bm" && mkdir -p "$bm"
+make -s -C examples/baremetal O="$bm/k" KCC=gcc
+qemu-system-i386 -kernel "$bm/k/kernel.elf" -serial unix:"$bm/serial.sock",server=on,wait=off \
+  -display none -monitor none -no-reboot -debugcon file:"$bm/console.txt" 2>"$bm/qemu.log" &
+qemu_pid=$!
+trap 'kill $qemu_pid 2>/dev/null' EXIT
+for _ in $(seq 400); do grep -q serving "$bm/console.txt" 2>/dev/null && break; sleep 0.05; done
+S=$bm/serial.sock
+echo "kernel> parse 6*(3+4)   -> $("$UCOV" exec --serial "$S" -- 'parse 6*(3+4)')"
+"$UCOV" ls --serial "$S"
+"$UCOV" pull --serial "$S" -o "$bm/pulled"
+(cd "$bm/pulled/gcov$bm/k" && gcov -t parser.gcda 2>/dev/null) |
+  grep -E '^ +[0-9#]+: +[0-9]+:(static long|int) [a-z_]+\(' | sed 's/^/  gcov: /'
+echo "KCOV trace of 'sched 12' in the kernel, by function:"
+"$UCOV" trace --serial "$S" -o "$bm/trace" -- sched 12 >"$bm/trace.pcs"
+"$UCOV" symbolize --modules "$bm/trace/modules" "$bm/trace.pcs" |
+  awk '{sub(/\+.*/, "", $2); n[$2]++} END {for (f in n) printf "  %5d %s\n", n[f], f}' | sort -rn
+kill $qemu_pid
+wait $qemu_pid 2>/dev/null || true
+trap - EXIT
+
+echo
 echo "demo output is in $out"

@@ -33,6 +33,9 @@ have fusermount3 || need+=(fuse3)
 have tclsh || need+=(tcl)
 have make || need+=(make)
 have dpkg-source || need+=(dpkg-dev)
+# The bare-metal example kernel boots under QEMU (tests, demo); python3 sends bad frames.
+have qemu-system-i386 || need+=(qemu-system-x86)
+have python3 || need+=(python3)
 
 # clang's sanitizer runtimes come in their own package (libclang-rt-N-dev).
 probe=$(mktemp -d)

@@ -4,14 +4,14 @@
  * protocol's frames on COM1 (docs/protocol.md, the same bytes as the control
  * socket), and runs instrumented subsystems (a parser, a scheduler, an
  * allocator) on the host's COMMAND requests. Nothing a host sends stops it:
- * a bad frame gets an error reply and the line is read afresh.
+ * a bad frame gets an error reply and the line is read on to the next magic.
  */
 #include "core/frame.h"
 #include "core/sink.h"
 #include "hw.h"
 
-/* Idle polls of the line that end a frame early (TRUNCATED). */
-#define PATIENCE 2000000u
+/* Idle polls of the line that end a frame early (TRUNCATED): about a second. */
+#define PATIENCE 1000000u
 
 struct buf_sink {
   struct ucov_sink sink;
@@ -48,18 +48,43 @@ static void reply_error(uint16_t op, uint32_t status) {
   reply(op, status, msg, n);
 }
 
-/* Drop what is left of a bad frame: read until the line is quiet. */
-static void drain(void) {
-  while (serial_read(PATIENCE) >= 0)
-    ;
+/*
+ * The next frame's magic. Between frames the line may carry anything (the rest
+ * of a bad frame, noise): bytes are skipped until the four of the magic come,
+ * and a run of bytes that is not a frame gets one BAD_MAGIC reply.
+ */
+static void read_magic(uint8_t hdr[4]) {
+  unsigned n = 0;
+  int complained = 0;
+  for (;;) {
+    int c = serial_read(0);
+    if (n == 4) {
+      hdr[0] = hdr[1];
+      hdr[1] = hdr[2];
+      hdr[2] = hdr[3];
+      n = 3;
+    }
+    hdr[n++] = (uint8_t)c;
+    if (n < 4)
+      continue;
+    uint32_t m =
+        (uint32_t)hdr[0] | (uint32_t)hdr[1] << 8 | (uint32_t)hdr[2] << 16 | (uint32_t)hdr[3] << 24;
+    if (m == UCOV_PROTO_MAGIC)
+      return;
+    if (!complained) {
+      debug_print("ucov: bytes on the serial line that are not a frame: answered, skipped\n");
+      reply_error(0, UCOV_ST_BAD_MAGIC);
+      complained = 1;
+    }
+  }
 }
 
 static void serve_one(void) {
   uint8_t hdr[UCOV_PROTO_HEADER];
-  int c = serial_read(0); /* between requests: as long as the host likes */
-  hdr[0] = (uint8_t)c;
-  for (int i = 1; i < UCOV_PROTO_HEADER; i++) {
-    if ((c = serial_read(PATIENCE)) < 0) {
+  read_magic(hdr);
+  for (int i = 4; i < UCOV_PROTO_HEADER; i++) {
+    int c = serial_read(PATIENCE);
+    if (c < 0) {
       reply_error(0, UCOV_ST_TRUNCATED);
       return;
     }
@@ -68,14 +93,13 @@ static void serve_one(void) {
   struct ucov_frame f;
   ucov_frame_decode(hdr, &f);
   uint32_t st = ucov_frame_check(&f);
-  if (st != UCOV_ST_OK) {
-    debug_print("ucov: a bad frame on the serial line: answered, line drained\n");
+  if (st != UCOV_ST_OK) { /* what follows is skipped up to the next magic */
     reply_error(f.op, st);
-    drain();
     return;
   }
   for (uint32_t i = 0; i < f.length; i++) {
-    if ((c = serial_read(PATIENCE)) < 0) {
+    int c = serial_read(PATIENCE);
+    if (c < 0) {
       reply_error(f.op, UCOV_ST_TRUNCATED);
       return;
     }

@@ -139,11 +139,11 @@ static int put_hex(struct ucov_sink *s, uint32_t v) {
   return s->write(s, buf, (size_t)n);
 }
 
-extern const char _start[], __kernel_text_end[];
+extern const char __kernel_text_start[], __kernel_text_end[];
 
 /* The kernel is one module: its image, linked where it runs (bias 0). */
 int ucov_port_modules_write(struct ucov_sink *s) {
-  int err = put_hex(s, (uint32_t)(uintptr_t)_start);
+  int err = put_hex(s, (uint32_t)(uintptr_t)__kernel_text_start);
   err = err ? err : put_str(s, " ");
   err = err ? err : put_hex(s, (uint32_t)(uintptr_t)__kernel_text_end);
   err = err ? err : put_str(s, " 0x0 0x0 r-x - " KERNEL_PATH "\n");

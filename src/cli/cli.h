@@ -17,6 +17,8 @@ int cmd_run(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_mount(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
+int cmd_exec(int argc, char **argv);
 
 #include <stddef.h>
 #include <sys/types.h>

@@ -16,13 +16,15 @@ static const char usage[] =
     "commands:\n"
     "  cc          compile and link with ucov instrumentation (a compiler wrapper)\n"
     "  symbolize   turn PCs (and a module map) into function+offset\n"
-    "  ls          list the objects of a running target (--pid N)\n"
+    "  ls          list the objects of a running target (--pid N, or --serial PATH)\n"
     "  pull        copy a running target's coverage into a directory\n"
     "  reset       reset a running target's counters\n"
     "  run         run a target and collect its coverage at exit and on an interval\n"
     "  report      turn coverage (pulled, .gcda, .profraw, lcov, JSON) into reports\n"
     "  merge       add up coverage inputs into one lcov tracefile or ucov JSON\n"
     "  mount       show a running target's coverage as files (FUSE), like debugfs\n"
+    "  trace       run a command in a kernel on a serial line, print the PCs it ran\n"
+    "  exec        run a command in a kernel on a serial line, print its answer\n"
     "\n"
     "Run 'ucov COMMAND --help' for a command's options.\n";
 
@@ -56,6 +58,10 @@ int main(int argc, char **argv) {
     return cmd_ls(argc - 1, argv + 1);
   if (strcmp(cmd, "pull") == 0)
     return cmd_pull(argc - 1, argv + 1);
+  if (strcmp(cmd, "trace") == 0)
+    return cmd_trace(argc - 1, argv + 1);
+  if (strcmp(cmd, "exec") == 0)
+    return cmd_exec(argc - 1, argv + 1);
   if (strcmp(cmd, "reset") == 0)
     return cmd_reset(argc - 1, argv + 1);
   if (strcmp(cmd, "run") == 0)

@@ -845,8 +845,10 @@ long dw_call_sites(const char *path, uint64_t **sites, char *err, size_t errlen)
     close(fd);
     return -1;
   }
-  if (eh.e_machine != EM_X86_64) {
-    snprintf(err, errlen, "%s: call sites are found in x86-64 code only", path);
+  /* x86-64, and i386 (a kernel's: direct calls only, no PLT). Both call rel32 (e8). */
+  int is32 = eh.e_machine == EM_386;
+  if (eh.e_machine != EM_X86_64 && !is32) {
+    snprintf(err, errlen, "%s: call sites are found in x86-64 and i386 code only", path);
     elf_end(elf);
     close(fd);
     return -1;
@@ -892,7 +894,7 @@ long dw_call_sites(const char *path, uint64_t **sites, char *err, size_t errlen)
   /* PLT entries (16 bytes each) whose jmp *slot(%rip) reads one of those slots. */
   size_t shstrndx;
   elf_getshdrstrndx(elf, &shstrndx);
-  for (scn = NULL; n_got && (scn = elf_nextscn(elf, scn));) {
+  for (scn = NULL; n_got && !is32 && (scn = elf_nextscn(elf, scn));) {
     GElf_Shdr sh;
     if (!gelf_getshdr(scn, &sh))
       continue;
@@ -926,6 +928,8 @@ long dw_call_sites(const char *path, uint64_t **sites, char *err, size_t errlen)
       int32_t rel;
       memcpy(&rel, b + i + 1, 4);
       uint64_t target = sh.sh_addr + i + 5 + (uint64_t)(int64_t)rel;
+      if (is32)
+        target &= 0xffffffffu;
       for (int t = 0; t < n_targets; t++) {
         if (target != targets[t])
           continue;

@@ -2,14 +2,12 @@
 /* ELF function symbols: read the file once, sort, binary search. */
 #include "elfsym.h"
 
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 static int cmp_sym(const void *a, const void *b) {
@@ -22,36 +20,51 @@ static int cmp_sym(const void *a, const void *b) {
   return strcmp(x->name, y->name);
 }
 
-/* Is [off, off+len) inside a file of size fsize? */
-static int in_file(uint64_t off, uint64_t len, uint64_t fsize) {
-  return off <= fsize && len <= fsize - off;
-}
-
-static int load_symtab(struct elfsym_table *t, const uint8_t *base, uint64_t fsize,
-                       const Elf64_Shdr *sh, const Elf64_Shdr *strsh) {
-  if (sh->sh_entsize != sizeof(Elf64_Sym) || !in_file(sh->sh_offset, sh->sh_size, fsize) ||
-      !in_file(strsh->sh_offset, strsh->sh_size, fsize) || strsh->sh_size == 0)
+/* The function symbols of one symbol table section (ELF32 or ELF64, through libelf). */
+static int load_symtab(struct elfsym_table *t, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh) {
+  Elf_Data *d = elf_getdata(scn, NULL);
+  if (!d || !sh->sh_entsize)
     return -1;
-  size_t n = sh->sh_size / sizeof(Elf64_Sym);
-  const Elf64_Sym *syms = (const Elf64_Sym *)(base + sh->sh_offset);
-  t->strings = malloc(strsh->sh_size + 1);
+  size_t n = sh->sh_size / sh->sh_entsize, strings = 0, cap = 4096;
   t->syms = calloc(n ? n : 1, sizeof(*t->syms));
-  if (!t->strings || !t->syms)
+  t->strings = malloc(cap);
+  if (!t->syms || !t->strings)
     return -1;
-  memcpy(t->strings, base + strsh->sh_offset, strsh->sh_size);
-  t->strings[strsh->sh_size] = 0;
+  size_t *offs = calloc(n ? n : 1, sizeof(size_t));
+  if (!offs)
+    return -1;
   t->count = 0;
   for (size_t i = 0; i < n; i++) {
-    if (ELF64_ST_TYPE(syms[i].st_info) != STT_FUNC &&
-        ELF64_ST_TYPE(syms[i].st_info) != STT_GNU_IFUNC)
+    GElf_Sym sym;
+    if (!gelf_getsym(d, (int)i, &sym))
       continue;
-    if (syms[i].st_shndx == SHN_UNDEF || syms[i].st_name >= strsh->sh_size)
+    int type = GELF_ST_TYPE(sym.st_info);
+    if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF)
       continue;
-    t->syms[t->count].addr = syms[i].st_value;
-    t->syms[t->count].size = syms[i].st_size;
-    t->syms[t->count].name = t->strings + syms[i].st_name;
+    const char *name = elf_strptr(elf, sh->sh_link, sym.st_name);
+    if (!name)
+      continue;
+    size_t len = strlen(name) + 1;
+    if (strings + len > cap) {
+      while (strings + len > cap)
+        cap *= 2;
+      char *grown = realloc(t->strings, cap);
+      if (!grown) {
+        free(offs);
+        return -1;
+      }
+      t->strings = grown;
+    }
+    memcpy(t->strings + strings, name, len);
+    offs[t->count] = strings;
+    strings += len;
+    t->syms[t->count].addr = sym.st_value;
+    t->syms[t->count].size = sym.st_size;
     t->count++;
   }
+  for (size_t i = 0; i < t->count; i++) /* (names point into strings once it stops moving) */
+    t->syms[i].name = t->strings + offs[i];
+  free(offs);
   qsort(t->syms, t->count, sizeof(*t->syms), cmp_sym);
   return 0;
 }
@@ -63,51 +76,43 @@ int elfsym_load(struct elfsym_table *t, const char *path, char *err, size_t errl
     snprintf(err, errlen, "%s: %s", path, strerror(errno));
     return -1;
   }
-  struct stat st;
-  if (fstat(fd, &st) != 0 || st.st_size < (off_t)sizeof(Elf64_Ehdr)) {
-    snprintf(err, errlen, "%s: not an ELF file (too short)", path);
-    close(fd);
-    return -1;
-  }
-  uint64_t fsize = (uint64_t)st.st_size;
-  const uint8_t *base = mmap(NULL, fsize, PROT_READ, MAP_PRIVATE, fd, 0);
-  close(fd);
-  if (base == MAP_FAILED) {
-    snprintf(err, errlen, "%s: %s", path, strerror(errno));
-    return -1;
-  }
-  const Elf64_Ehdr *eh = (const Elf64_Ehdr *)base;
+  elf_version(EV_CURRENT);
+  Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
   int ret = -1;
-  if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64) {
-    snprintf(err, errlen, "%s: not a 64-bit ELF file", path);
+  GElf_Ehdr eh;
+  if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
+    snprintf(err, errlen, "%s: not an ELF file", path);
     goto out;
   }
-  if (eh->e_shentsize != sizeof(Elf64_Shdr) ||
-      !in_file(eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr), fsize)) {
-    snprintf(err, errlen, "%s: corrupt section header table", path);
-    goto out;
+  Elf_Scn *symtab = NULL, *dynsym = NULL;
+  GElf_Shdr symtab_sh, dynsym_sh, sh;
+  for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+    if (!gelf_getshdr(scn, &sh)) {
+      snprintf(err, errlen, "%s: corrupt section header table", path);
+      goto out;
+    }
+    if (sh.sh_type == SHT_SYMTAB) {
+      symtab = scn;
+      symtab_sh = sh;
+    } else if (sh.sh_type == SHT_DYNSYM) {
+      dynsym = scn;
+      dynsym_sh = sh;
+    }
   }
-  const Elf64_Shdr *shdrs = (const Elf64_Shdr *)(base + eh->e_shoff);
-  const Elf64_Shdr *symtab = NULL, *dynsym = NULL;
-  for (unsigned i = 0; i < eh->e_shnum; i++) {
-    if (shdrs[i].sh_type == SHT_SYMTAB)
-      symtab = &shdrs[i];
-    else if (shdrs[i].sh_type == SHT_DYNSYM)
-      dynsym = &shdrs[i];
-  }
-  const Elf64_Shdr *use = symtab ? symtab : dynsym;
-  if (!use || use->sh_link >= eh->e_shnum) {
+  if (!symtab && !dynsym) {
     snprintf(err, errlen, "%s: no symbol table (stripped?)", path);
     goto out;
   }
-  if (load_symtab(t, base, fsize, use, &shdrs[use->sh_link]) != 0) {
+  if (load_symtab(t, elf, symtab ? symtab : dynsym, symtab ? &symtab_sh : &dynsym_sh) != 0) {
     snprintf(err, errlen, "%s: corrupt symbol table", path);
     elfsym_free(t);
     goto out;
   }
   ret = 0;
 out:
-  munmap((void *)base, fsize);
+  if (elf)
+    elf_end(elf);
+  close(fd);
   return ret;
 }
 

@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ucov trace | exec --serial PATH -- COMMAND...: run a command in a kernel on
+ * a serial line (the control protocol's COMMAND request). trace runs it under
+ * the kernel task's KCOV device in PC mode and prints the PCs it executed;
+ * exec prints the kernel's answer.
+ */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "posix/client.h"
+#include "posix/protocol.h"
+
+static const char trace_usage[] =
+    "usage: ucov trace --serial PATH [-o DIR] [--] COMMAND...\n"
+    "\n"
+    "Run COMMAND in the kernel on the serial line PATH (a Unix socket, as QEMU's\n"
+    "-serial unix:PATH,server makes, or a tty), traced as a KCOV client traces\n"
+    "itself (KCOV_TRACE_PC on the kernel task that runs it), and print the PCs it\n"
+    "executed, one a line. The kernel's answer goes to stderr.\n"
+    "\n"
+    "  -s, --serial PATH\n"
+    "  -o, --output DIR  also write DIR/trace.pcs and DIR/modules (the kernel's module\n"
+    "                    map): `ucov report DIR` turns them into line coverage\n"
+    "  -h, --help\n";
+static const char exec_usage[] = "usage: ucov exec --serial PATH [--] COMMAND...\n"
+                                 "\n"
+                                 "Run COMMAND in the kernel on the serial line PATH and print "
+                                 "its answer.\n";
+
+/* Join argv into one command line. */
+static char *join(int argc, char **argv, size_t *len) {
+  size_t n = 0;
+  for (int i = 0; i < argc; i++)
+    n += strlen(argv[i]) + 1;
+  char *s = malloc(n + 1), *p = s;
+  for (int i = 0; s && i < argc; i++)
+    p += sprintf(p, "%s%s", i ? " " : "", argv[i]);
+  *len = s ? (size_t)(p - s) : 0;
+  return s;
+}
+
+static int run_command(int argc, char **argv, int trace) {
+  static const struct option opts[] = {{"serial", required_argument, 0, 's'},
+                                       {"output", required_argument, 0, 'o'},
+                                       {"help", no_argument, 0, 'h'},
+                                       {0, 0, 0, 0}};
+  const char *usage = trace ? trace_usage : exec_usage;
+  const char *serial = NULL, *out = NULL;
+  int c;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, trace ? "+s:o:h" : "+s:h", opts, NULL)) != -1) {
+    switch (c) {
+    case 's':
+      serial = optarg;
+      break;
+    case 'o':
+      if (!trace)
+        goto usage;
+      out = optarg;
+      break;
+    case 'h':
+      fputs(usage, stdout);
+      return UCOV_EXIT_OK;
+    default:
+      goto usage;
+    }
+  }
+  if (!serial || optind >= argc)
+    goto usage;
+  size_t len;
+  char *cmd = join(argc - optind, argv + optind, &len);
+  uint8_t *req = malloc(len + 4);
+  if (!cmd || !req || len > UCOV_PROTO_MAX_REQUEST - 4) {
+    fprintf(stderr, "ucov: the command is too long (at most %d bytes)\n",
+            UCOV_PROTO_MAX_REQUEST - 4);
+    free(cmd);
+    free(req);
+    return UCOV_EXIT_USAGE;
+  }
+  uint32_t flags = trace ? UCOV_COMMAND_TRACE : 0;
+  for (int i = 0; i < 4; i++)
+    req[i] = (uint8_t)(flags >> (8 * i));
+  memcpy(req + 4, cmd, len);
+  free(cmd);
+  struct ctl ctl;
+  struct ctl_reply r;
+  char err[512];
+  if (ctl_open_serial(serial, &ctl, err, sizeof(err)) ||
+      ctl_call(&ctl, UCOV_OP_COMMAND, req, len + 4, &r, err, sizeof(err))) {
+    fprintf(stderr, "ucov: %s\n", err);
+    free(req);
+    ctl_close(&ctl);
+    return UCOV_EXIT_FAIL;
+  }
+  free(req);
+  int status = UCOV_EXIT_OK;
+  uint32_t text = 0;
+  if (r.status) {
+    fprintf(stderr, "ucov: %s: %s\n", ctl.label, (char *)r.data);
+    status = UCOV_EXIT_FAIL;
+  } else if (r.len < 4 ||
+             (text = (uint32_t)r.data[0] | (uint32_t)r.data[1] << 8 | (uint32_t)r.data[2] << 16 |
+                     (uint32_t)r.data[3] << 24) > r.len - 4) {
+    fprintf(stderr, "ucov: %s: malformed answer\n", ctl.label);
+    status = UCOV_EXIT_FAIL;
+  } else {
+    fwrite(r.data + 4, 1, text, trace ? stderr : stdout);
+  }
+  /* trace: the buffer follows the text, as a KCOV buffer: u64 count, u64 PCs. */
+  const uint8_t *buf = r.data + 4 + text;
+  size_t blen = status ? 0 : r.len - 4 - text;
+  uint64_t count = 0;
+  if (trace && !status) {
+    if (blen >= 8)
+      memcpy(&count, buf, 8);
+    if (blen < 8 || count > (blen - 8) / 8) {
+      fprintf(stderr, "ucov: %s: malformed trace\n", ctl.label);
+      status = UCOV_EXIT_FAIL;
+      count = 0;
+    }
+  }
+  FILE *pcs = NULL;
+  if (trace && !status && out) {
+    char *path = NULL;
+    mkdir(out, 0755);
+    if (asprintf(&path, "%s/trace.pcs", out) > 0)
+      pcs = fopen(path, "w");
+    if (!pcs) {
+      fprintf(stderr, "ucov: %s: cannot write\n", path ? path : out);
+      status = UCOV_EXIT_FAIL;
+    }
+    free(path);
+  }
+  for (uint64_t i = 0; i < count; i++) {
+    uint64_t pc;
+    memcpy(&pc, buf + 8 + 8 * i, 8);
+    printf("0x%llx\n", (unsigned long long)pc);
+    if (pcs)
+      fprintf(pcs, "0x%llx\n", (unsigned long long)pc);
+  }
+  if (pcs && fclose(pcs) != 0)
+    status = UCOV_EXIT_FAIL;
+  ctl_reply_free(&r);
+  if (trace && out && !status) {
+    if (ctl_call(&ctl, UCOV_OP_MODULES, NULL, 0, &r, err, sizeof(err)) || r.status ||
+        write_object_file(out, "modules", r.data, r.len, NULL)) {
+      fprintf(stderr, "ucov: %s: no module map\n", ctl.label);
+      status = UCOV_EXIT_FAIL;
+    }
+    ctl_reply_free(&r);
+  }
+  ctl_close(&ctl);
+  return status;
+usage:
+  fputs(usage, stderr);
+  return UCOV_EXIT_USAGE;
+}
+
+int cmd_trace(int argc, char **argv) {
+  return run_command(argc, argv, 1);
+}
+
+int cmd_exec(int argc, char **argv) {
+  return run_command(argc, argv, 0);
+}
