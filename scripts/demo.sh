@@ -85,9 +85,16 @@ echo "kernel> parse 6*(3+4)   -> $("$UCOV" exec --serial "$S" -- 'parse 6*(3+4)'
 "$UCOV" pull --serial "$S" -o "$bm/pulled"
 (cd "$bm/pulled/gcov$bm/k" && gcov -t parser.gcda 2>/dev/null) |
   grep -E '^ +[0-9#]+: +[0-9]+:(static long|int) [a-z_]+\(' | sed 's/^/  gcov: /'
-echo "KCOV trace of 'sched 12' in the kernel, by function:"
-"$UCOV" trace --serial "$S" -o "$bm/trace" -- sched 12 >"$bm/trace.pcs"
+echo "KCOV trace of 'parse 6*(3+4)' in the kernel's command task, by function:"
+"$UCOV" trace --serial "$S" -o "$bm/trace" -- 'parse 6*(3+4)' >"$bm/trace.pcs" 2>/dev/null
 "$UCOV" symbolize --modules "$bm/trace/modules" "$bm/trace.pcs" |
+  awk '{sub(/\+.*/, "", $2); n[$2]++} END {for (f in n) printf "  %5d %s\n", n[f], f}' | sort -rn
+echo "after 'sched 12', the worker task's own KCOV device (kcov/3.kcov), by function:"
+"$UCOV" exec --serial "$S" -- sched 12
+"$UCOV" pull --serial "$S" -o "$bm/tasks" kcov/3.kcov 2>/dev/null
+python3 -c 'import struct,sys; d=open(sys.argv[1],"rb").read(); n=struct.unpack_from("<Q",d)[0]
+print("\n".join(hex(x) for x in struct.unpack_from("<%dQ" % n, d, 8)))' "$bm/tasks/kcov/3.kcov" |
+  "$UCOV" symbolize --modules "$bm/trace/modules" |
   awk '{sub(/\+.*/, "", $2); n[$2]++} END {for (f in n) printf "  %5d %s\n", n[f], f}' | sort -rn
 kill $qemu_pid
 wait $qemu_pid 2>/dev/null || true

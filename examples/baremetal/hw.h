@@ -29,6 +29,9 @@ void debug_print(const char *s);
 void *heap_alloc(size_t n);
 void heap_free(void *p);
 
+/* The scheduler tasks' KCOV devices (port.c), at boot. */
+void ktasks_init(void);
+
 /* Serve frames on COM1 forever. */
 void serve_forever(void);
 

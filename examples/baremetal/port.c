@@ -6,6 +6,7 @@
  * symbols, and KCOV devices for the kernel's command task.
  */
 #include "core/device.h"
+#include "core/task.h"
 #include "core/frame.h"
 #include "core/sink.h"
 #include "hw.h"
@@ -150,21 +151,63 @@ int ucov_port_modules_write(struct ucov_sink *s) {
   return err;
 }
 
+/* The transport: COM1. A frame's bytes come within about a second. */
+int ucov_port_transport_read(int wait) {
+  return serial_read(wait ? 0 : 1000000u);
+}
+
+void ucov_port_transport_write(const void *buf, size_t n) {
+  serial_write(buf, n);
+}
+
 int ucov_port_info(struct ucov_sink *s) {
   return put_str(s, "kernel=ucov-baremetal\nexe=" KERNEL_PATH "\nversion=" UCOV_VERSION_STR
                     "\nprotocol=1\ntransport=serial\n");
 }
 
-/* The command task's KCOV device, object kcov/1.kcov once used. */
+/*
+ * Kernel tasks: 0 runs the host's commands, 1 to 3 are the scheduler's. Each
+ * has its own tracing state, switched with the task as a kernel switches
+ * current: a KCOV device enabled in one task records that task's PCs only.
+ * Each task has a device: the command task's is enabled for traced commands
+ * (kcov/1.kcov), the scheduler tasks' are enabled from boot (kcov/2.kcov to
+ * kcov/4.kcov: counter, worker, idle), as a kernel thread that traces itself.
+ */
+#define KTASKS 4
 #define TRACE_WORDS (1u << 16)
-static struct ucov_device cmd_dev;
-static int cmd_dev_ready;
+static struct ucov_task ktask_state[KTASKS];
+static int ktask_current;
+static struct ucov_device task_dev[KTASKS];
+static int task_dev_ready[KTASKS];
+#define cmd_dev task_dev[0]
+#define cmd_dev_ready task_dev_ready[0]
+
+void ktask_switch(int to) {
+  if (to == ktask_current || to < 0 || to >= KTASKS)
+    return;
+  ktask_state[ktask_current] = ucov_task_self;
+  ucov_task_self = ktask_state[to];
+  ktask_current = to;
+}
+
+/* Boot: the scheduler tasks' devices, enabled in their own contexts. */
+void ktasks_init(void) {
+  for (int i = 1; i < KTASKS; i++) {
+    ktask_switch(i);
+    if (ucov_device_ioctl(&task_dev[i], KCOV_INIT_TRACE, TRACE_WORDS) == 0 &&
+        ucov_device_ioctl(&task_dev[i], KCOV_ENABLE, KCOV_TRACE_PC) == 0)
+      task_dev_ready[i] = 1;
+    ktask_switch(0);
+  }
+}
 
 struct ucov_device *ucov_port_device_next(struct ucov_device *prev, uint32_t *id) {
-  if (prev || !cmd_dev_ready)
-    return 0;
-  *id = 1;
-  return &cmd_dev;
+  for (int i = prev ? (int)(prev - task_dev) + 1 : 0; i < KTASKS; i++)
+    if (task_dev_ready[i]) {
+      *id = (uint32_t)i + 1;
+      return &task_dev[i];
+    }
+  return 0;
 }
 
 static char answer[64 * 1024];

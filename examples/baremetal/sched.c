@@ -36,7 +36,9 @@ void sched_run(int ticks, int counts[SCHED_TASKS]) {
       used = 0;
       continue;
     }
+    ktask_switch(1 + current); /* the task's own context: its KCOV device, if any */
     step[current](t);
+    ktask_switch(0);
     counts[current]++;
     if (++used >= t->slice) {
       current = (current + 1) % SCHED_TASKS;

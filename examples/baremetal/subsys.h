@@ -9,8 +9,10 @@
  * -1 with *err set. */
 int parse_expr(const char *s, size_t n, long *value, const char **err);
 
-/* sched.c: run the round-robin scheduler for `ticks`; each task's runs in counts[]. */
+/* sched.c: run the round-robin scheduler for `ticks`; each task's runs in counts[].
+ * Its tasks are kernel tasks 1 to 3 (port.c): each runs in its own context. */
 #define SCHED_TASKS 3
+void ktask_switch(int task);
 void sched_run(int ticks, int counts[SCHED_TASKS]);
 
 /* kalloc.c: a pool of 32 blocks of 64 bytes. */

@@ -105,6 +105,17 @@ int ucov_port_info(struct ucov_sink *sink);
  */
 int ucov_port_command(uint32_t flags, const char *cmd, size_t len, struct ucov_sink *out);
 
+/*
+ * A byte transport, for a port whose target serves the control protocol
+ * through ucov_serve_transport() (src/core/frame.h: a kernel's serial line).
+ * read: the next byte (0-255); or -1 when none came within the port's frame
+ * timeout (about a second), unless wait is set: then it waits as long as it
+ * takes (it may still return -1, and is called again). write: all n bytes.
+ * A port with a transport of its own (the POSIX control socket) returns -1.
+ */
+int ucov_port_transport_read(int wait);
+void ucov_port_transport_write(const void *buf, size_t n);
+
 /* Are a and b (code or data addresses) in the same loaded module? A port with
  * one module (a kernel, firmware) says yes. */
 int ucov_port_same_module(const void *a, const void *b);

@@ -80,4 +80,13 @@ uint32_t ucov_frame_check(const struct ucov_frame *f) UCOV_HIDDEN;
 uint32_t ucov_serve(const struct ucov_frame *f, const char *payload,
                     struct ucov_sink *out) UCOV_HIDDEN;
 
+/*
+ * Serve one request from the port's byte transport (ucov_port_transport_read
+ * and _write: a kernel's serial line), as docs/protocol.md says for serial
+ * lines: bytes that are not a frame get one BAD_MAGIC reply and are skipped to
+ * the next magic, a frame that stops midway gets TRUNCATED, every error its
+ * status, and nothing ends the line. A kernel calls it in its main loop.
+ */
+void ucov_serve_transport(void) UCOV_HIDDEN;
+
 #endif

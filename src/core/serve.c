@@ -99,3 +99,115 @@ UCOV_NOTRACE uint32_t ucov_serve(const struct ucov_frame *f, const char *payload
   }
   return err ? status_of(err) : UCOV_ST_OK;
 }
+
+/* --- A byte transport (a kernel's serial line): frames read and written by the core. --- */
+
+/* A reply payload in memory from the port, grown as needed. */
+struct grow_sink {
+  struct ucov_sink sink;
+  uint8_t *buf;
+  size_t len, cap;
+};
+
+static UCOV_NOTRACE int grow_write(struct ucov_sink *s, const void *data, size_t n) {
+  struct grow_sink *g = (struct grow_sink *)s;
+  if (n > g->cap - g->len) {
+    size_t cap = g->cap ? g->cap : 4096;
+    while (cap - g->len < n)
+      cap *= 2;
+    uint8_t *b = ucov_port_alloc(cap);
+    if (!b)
+      return -UCOV_ENOMEM;
+    for (size_t i = 0; i < g->len; i++)
+      b[i] = g->buf[i];
+    ucov_port_free(g->buf);
+    g->buf = b;
+    g->cap = cap;
+  }
+  const uint8_t *p = data;
+  for (size_t i = 0; i < n; i++)
+    g->buf[g->len + i] = p[i];
+  g->len += n;
+  return 0;
+}
+
+static UCOV_NOTRACE void send_reply(uint16_t op, uint32_t status, const void *data, size_t len) {
+  uint8_t hdr[UCOV_PROTO_HEADER];
+  ucov_frame_encode(hdr, op, status, (uint32_t)len);
+  ucov_port_transport_write(hdr, sizeof(hdr));
+  if (len)
+    ucov_port_transport_write(data, len);
+}
+
+static UCOV_NOTRACE void send_error(uint16_t op, uint32_t status) {
+  const char *msg = ucov_status_str(status);
+  size_t n = 0;
+  while (msg[n])
+    n++;
+  send_reply(op, status, msg, n);
+}
+
+/*
+ * The next frame's magic. Between frames the line may carry anything (the
+ * rest of a bad frame, noise): bytes are skipped until the magic's four come,
+ * and a run of bytes that is not a frame gets one BAD_MAGIC reply.
+ */
+static UCOV_NOTRACE void read_magic(uint8_t hdr[4]) {
+  unsigned n = 0;
+  int complained = 0;
+  for (;;) {
+    int c = ucov_port_transport_read(1);
+    if (c < 0)
+      continue;
+    if (n == 4) {
+      hdr[0] = hdr[1];
+      hdr[1] = hdr[2];
+      hdr[2] = hdr[3];
+      n = 3;
+    }
+    hdr[n++] = (uint8_t)c;
+    if (n == 4 && get32(hdr) == UCOV_PROTO_MAGIC)
+      return;
+    if (n == 4 && !complained) {
+      ucov_port_log("ucov: bytes on the line that are not a frame: answered, skipped");
+      send_error(0, UCOV_ST_BAD_MAGIC);
+      complained = 1;
+    }
+  }
+}
+
+UCOV_NOTRACE void ucov_serve_transport(void) {
+  static char payload[UCOV_PROTO_MAX_REQUEST];
+  uint8_t hdr[UCOV_PROTO_HEADER];
+  read_magic(hdr);
+  for (int i = 4; i < UCOV_PROTO_HEADER; i++) {
+    int c = ucov_port_transport_read(0);
+    if (c < 0) {
+      send_error(0, UCOV_ST_TRUNCATED);
+      return;
+    }
+    hdr[i] = (uint8_t)c;
+  }
+  struct ucov_frame f;
+  ucov_frame_decode(hdr, &f);
+  uint32_t st = ucov_frame_check(&f);
+  if (st != UCOV_ST_OK) { /* what follows is skipped up to the next magic */
+    send_error(f.op, st);
+    return;
+  }
+  for (uint32_t i = 0; i < f.length; i++) {
+    int c = ucov_port_transport_read(0);
+    if (c < 0) {
+      send_error(f.op, UCOV_ST_TRUNCATED);
+      return;
+    }
+    payload[i] = (char)c;
+  }
+  struct grow_sink out = {{grow_write}, 0, 0, 0};
+  st = ucov_serve(&f, payload, &out.sink);
+  if (st == UCOV_ST_OK)
+    send_reply(f.op, st, out.buf, out.len);
+  else
+    send_error(f.op, st);
+  ucov_port_free(out.buf);
+}

@@ -107,6 +107,8 @@ static int wait_readable(int fd) {
 static int write_full(int fd, const void *p, size_t n) {
   while (n) {
     ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+    if (w < 0 && errno == ENOTSOCK) /* a tty */
+      w = write(fd, p, n);
     if (w < 0 && errno == EINTR)
       continue;
     if (w <= 0)

@@ -278,6 +278,18 @@ static UCOV_NOTRACE int serve_request(struct conn *c, const struct ucov_frame *f
   return keep;
 }
 
+/* The control socket is the POSIX port's transport: the core's byte
+ * transport is for targets that serve a serial line. */
+UCOV_NOTRACE int ucov_port_transport_read(int wait) {
+  (void)wait;
+  return -1;
+}
+
+UCOV_NOTRACE void ucov_port_transport_write(const void *buf, size_t n) {
+  (void)buf;
+  (void)n;
+}
+
 /* INFO: the process. */
 UCOV_NOTRACE int ucov_port_info(struct ucov_sink *sink) {
   char exe[PATH_MAX] = "", info[PATH_MAX + 128];

@@ -3,7 +3,8 @@
 # ucov core) booted under QEMU (TCG), its coverage pulled over the serial line
 # with the same protocol as the control socket: ucov ls/pull/reset/exec/trace
 # --serial. gcov line counts of a known command, reset, a KCOV trace of one
-# command against its functions, and bad frames answered while the kernel runs.
+# command against its functions (per task: the scheduler's tasks trace into
+# their own devices), and bad frames answered while the kernel runs.
 # Exit 77 (skipped) only when qemu-system-i386 is missing (scripts/deps.sh installs it).
 # Usage: baremetal.sh UCOV SRCDIR WORKDIR
 set -u
@@ -45,14 +46,24 @@ grep -qE '^ +4: +[0-9]+:static long primary\(' parser.gcov &&
   grep -q '^FNDA:0,parse_expr$' p2.info && grep -q '^FNDA:5,kalloc$' p2.info && pass ||
   fail "reset, then alloc 5: $(cat alloc.txt; grep -E 'FNDA:[0-9]+,(parse_expr|kalloc)$' p2.info)"
 
-# KCOV: the trace of one command holds that command's functions and no other's.
+# KCOV: the trace of one command holds that command task's functions and no
+# other's: the scheduler's steps run in its tasks, each traced into its own
+# device from boot (kcov/2.kcov counter, 3 worker, 4 idle), as kernel threads.
+"$UCOV" reset --serial "$S" kcov/2.kcov kcov/3.kcov kcov/4.kcov
 "$UCOV" trace --serial "$S" -o T -- sched 10 >trace.txt 2>answer.txt
 grep -q 'counter 4 worker 5 idle 1' answer.txt && [ "$(grep -c '^0x' trace.txt)" -gt 10 ] && pass ||
   fail "ucov trace --serial: $(cat answer.txt; head -3 trace.txt)"
 "$UCOV" report T --lcov t.info 2>t.err
-grep -q '^FNDA:4,step_counter$' t.info && grep -q '^FNDA:5,step_worker$' t.info &&
-  grep -q '^FNDA:1,sched_run$' t.info && grep -q '^FNDA:0,parse_expr$' t.info &&
-  grep -q '^FNDA:0,kalloc$' t.info && pass || fail "the trace's functions: $(grep FNDA t.info)"
+grep -q '^FNDA:1,sched_run$' t.info && grep -q '^FNDA:1,kernel_command$' t.info &&
+  grep -q '^FNDA:0,step_counter$' t.info && grep -q '^FNDA:0,step_worker$' t.info &&
+  grep -q '^FNDA:0,parse_expr$' t.info && grep -q '^FNDA:0,kalloc$' t.info && pass ||
+  fail "the command task's trace: $(grep FNDA t.info | tr '\n' ' ')"
+"$UCOV" pull --serial "$S" -o K kcov/2.kcov kcov/3.kcov modules 2>/dev/null &&
+  "$UCOV" report K/kcov/2.kcov --modules K/modules --lcov k2.info 2>/dev/null &&
+  "$UCOV" report K/kcov/3.kcov --modules K/modules --lcov k3.info 2>/dev/null &&
+  grep -q '^FNDA:4,step_counter$' k2.info && grep -q '^FNDA:0,step_worker$' k2.info &&
+  grep -q '^FNDA:5,step_worker$' k3.info && grep -q '^FNDA:0,step_counter$' k3.info && pass ||
+  fail "the scheduler tasks' own traces: $(grep -h 'FNDA:[1-9]' k2.info k3.info | tr '\n' ' ')"
 grep -qP '^\d+\tkcov/1.kcov$' <("$UCOV" ls --serial "$S") && pass ||
   fail "the command task's trace buffer is an object"
 
@@ -99,4 +110,15 @@ PY
   fail "bad commands get an answer: $(cat bad.txt)"
 kill -0 $QEMU && "$UCOV" exec --serial "$S" -- help | grep -q 'parse EXPR' && pass ||
   fail "the kernel still runs"
+kill $QEMU
+
+# The same over a pty (a terminal device, as a real serial port is).
+qemu-system-i386 -kernel k/kernel.elf -serial pty -display none -monitor none -no-reboot \
+  -debugcon file:console2.txt >qemu2.log 2>&1 &
+QEMU=$!
+for _ in $(seq 400); do grep -q 'serving the control protocol' console2.txt 2>/dev/null && break; sleep 0.05; done
+PTY=$(grep -o '/dev/pts/[0-9]*' qemu2.log | head -1)
+[ -n "$PTY" ] && [ "$("$UCOV" exec --serial "$PTY" -- 'parse 6*7')" = 42 ] &&
+  "$UCOV" pull --serial "$PTY" -o PTY 2>/dev/null && [ -f "PTY/gcov$WORK/k/parser.gcda" ] && pass ||
+  fail "over a pty ($PTY): $(cat qemu2.log)"
 finish baremetal

@@ -69,6 +69,16 @@ int ucov_port_llvm_sections(unsigned i, struct ucov_llvm_sections *s) {
   return -1;
 }
 
+int ucov_port_transport_read(int wait) {
+  (void)wait;
+  return -1;
+}
+
+void ucov_port_transport_write(const void *buf, size_t n) {
+  (void)buf;
+  (void)n;
+}
+
 int ucov_port_info(struct ucov_sink *sink) {
   (void)sink;
   return -UCOV_EOPNOTSUPP;
