@@ -1,5 +1,6 @@
 # Link the core's objects with -nostdlib against a stub port: any libc (or
-# other) symbol the core needs is an undefined reference and fails the link.
+# other) symbol the core needs is an undefined reference and fails the link;
+# and what the objects leave undefined must be functions port.h declares.
 string(REPLACE "|" ";" objs "${OBJS}")
 file(MAKE_DIRECTORY ${OUT})
 execute_process(
@@ -14,6 +15,27 @@ execute_process(
   RESULT_VARIABLE r ERROR_VARIABLE e)
 if(r)
   message(FATAL_ERROR "the core does not link freestanding:\n${e}")
+endif()
+# Every symbol the core needs from outside itself is a function of include/ucov/port.h.
+execute_process(COMMAND nm -u ${objs} OUTPUT_VARIABLE undef RESULT_VARIABLE r)
+execute_process(COMMAND nm --defined-only ${objs} OUTPUT_VARIABLE defs)
+file(READ ${SRC}/include/ucov/port.h port_h)
+string(REGEX MATCHALL "[a-z_0-9]+\\(" port_funcs "${port_h}")
+string(REGEX MATCHALL "[ \t]U [A-Za-z_0-9.]+" undef_syms "${undef}")
+set(outside "")
+foreach(u ${undef_syms})
+  string(REGEX REPLACE "^[ \t]U " "" u "${u}")
+  if(defs MATCHES " [A-Za-z] ${u}\n")
+    continue() # one core object's, for another
+  endif()
+  list(FIND port_funcs "${u}(" found)
+  if(found EQUAL -1 AND NOT u MATCHES "^_GLOBAL_OFFSET_TABLE_$")
+    list(APPEND outside ${u})
+  endif()
+endforeach()
+if(outside)
+  list(REMOVE_DUPLICATES outside)
+  message(FATAL_ERROR "the core needs symbols that include/ucov/port.h does not declare: ${outside}")
 endif()
 # Only freestanding headers, the core's own and include/ucov's.
 file(GLOB sources ${SRC}/src/core/*.c ${SRC}/src/core/*.h)
