@@ -300,8 +300,6 @@ UCOV_NOTRACE void ucov_port_gcov_dump(int at_exit) {
   errno = saved;
 }
 
-void __gcov_exit(void);
-
 /* The load address of the module that holds p (0: none known). */
 static UCOV_NOTRACE uintptr_t module_base(const void *p) {
   Dl_info info;

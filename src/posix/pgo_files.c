@@ -43,6 +43,8 @@ static struct pgo_module {
   char name[NAME_MAX + 1];
   const char *filename; /* its __llvm_profile_filename */
   int gone;             /* unloaded: written then, no longer served */
+  uint8_t *saved;       /* its last profile then (not a %m pool's): written again by each round */
+  size_t saved_len;
 } modules[PGO_MODULES];
 static int pgo_exited;     /* the exit write ran */
 static unsigned n_modules; /* published with release: entries below it never change */
@@ -229,50 +231,94 @@ static UCOV_NOTRACE void log_path(const char *path, const char *what) {
  * file an earlier module of this write wrote (compiler-rt's runtime of each
  * module appends), else from the start. reset: move the baseline. 0 or -1.
  */
-static struct written_file {
-  uint64_t path_hash;
-  unsigned module;
-} written[PGO_MODULES * 2]; /* the profile files written in this process, by whom */
-static unsigned n_written;
+/*
+ * A write round (pgo_write: at exit, __llvm_profile_write_file) writes every
+ * module: the first to write a file starts it afresh, the others append (as
+ * compiler-rt's runtime of each module appends), unloaded modules' saved
+ * profiles first. Outside a round (a module unloaded) a write appends.
+ */
+static uint64_t round_paths[PGO_MODULES];
+static unsigned n_round;
+static int in_round;
+
+/* Append to path (else start it afresh), and remember it for the round. */
+static UCOV_NOTRACE int round_append(const char *path) {
+  if (!in_round)
+    return 1;
+  uint64_t h = 1469598103934665603ull;
+  for (const char *c = path; *c; c++)
+    h = (h ^ (uint8_t)*c) * 1099511628211ull;
+  for (unsigned j = 0; j < n_round; j++)
+    if (round_paths[j] == h)
+      return 1;
+  if (n_round < PGO_MODULES)
+    round_paths[n_round++] = h;
+  return 0;
+}
+
+/* Where module m's profile goes: the UCOV_EXIT_DIR tree, or LLVM_PROFILE_FILE
+ * (*pool: a %m pool). 0 or -1. */
+static UCOV_NOTRACE int module_path(const struct pgo_module *m, char *path, size_t len, int *pool,
+                                    int *tree) {
+  const char *dir = getenv("UCOV_EXIT_DIR");
+  *pool = 0;
+  *tree = dir && *dir;
+  if (*tree) {
+    mkdir(dir, 0755);
+    snprintf(path, len, "%s/pgo", dir);
+    mkdir(path, 0755);
+    snprintf(path, len, "%s/pgo/%s.profraw", dir, m->s.name);
+    return 0;
+  }
+  if (profile_path(m, path, len, pool)) {
+    log_path("LLVM_PROFILE_FILE", "too long");
+    return -1;
+  }
+  return 0;
+}
+
+/* Open path for a profile that is not a pool's: appended to, or emptied. */
+static UCOV_NOTRACE int open_profile(const char *path, int append) {
+  /* No O_TRUNC: the file was emptied at start, and truncating even an empty
+   * file costs more than the whole write; emptied here only if not empty. */
+  int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | (append ? O_APPEND : 0), 0644);
+  struct stat st;
+  if (fd >= 0 && !append && (fstat(fd, &st) != 0 || (st.st_size > 0 && ftruncate(fd, 0) != 0))) {
+    close(fd);
+    fd = -1;
+  }
+  if (fd < 0)
+    log_path(path, strerror(errno));
+  return fd;
+}
+
+/* An unloaded module's saved profile, into its file (or tree). */
+static UCOV_NOTRACE int write_saved(const struct pgo_module *m) {
+  char path[PATH_MAX];
+  int pool, tree;
+  if (!m->saved || module_path(m, path, sizeof(path), &pool, &tree) || pool)
+    return 0;
+  int fd = open_profile(path, !tree && round_append(path));
+  if (fd < 0)
+    return -1;
+  int err = write(fd, m->saved, m->saved_len) != (ssize_t)m->saved_len;
+  if (err)
+    log_path(path, "cannot write");
+  close(fd);
+  return err ? -1 : 0;
+}
 
 static UCOV_NOTRACE int pgo_write_module(unsigned i, int reset) {
   const struct pgo_module *m = &modules[i];
   const struct ucov_llvm_sections *s = &m->s;
   char path[PATH_MAX];
-  int pool = 0, append = 0;
-  const char *tree = getenv("UCOV_EXIT_DIR");
-  if (tree && *tree) {
-    mkdir(tree, 0755);
-    snprintf(path, sizeof(path), "%s/pgo", tree);
-    mkdir(path, 0755);
-    snprintf(path, sizeof(path), "%s/pgo/%s.profraw", tree, s->name);
-  } else if (profile_path(m, path, sizeof(path), &pool)) {
-    log_path("LLVM_PROFILE_FILE", "too long");
+  int pool, tree, fd = -1;
+  if (module_path(m, path, sizeof(path), &pool, &tree))
     return -1;
-  }
-  /* Appended when another module wrote this file before in this process (at
-   * this exit, or when it was unloaded). */
-  uint64_t h = 1469598103934665603ull;
-  for (const char *c = path; *c; c++)
-    h = (h ^ (uint8_t)*c) * 1099511628211ull;
-  for (unsigned j = 0; j < n_written && !pool && !(tree && *tree); j++)
-    append |= written[j].path_hash == h && written[j].module != i;
-  int seen = 0;
-  for (unsigned j = 0; j < n_written; j++)
-    seen |= written[j].path_hash == h && written[j].module == i;
-  if (!seen && n_written < PGO_MODULES * 2)
-    written[n_written++] = (struct written_file){h, i};
-  /* No O_TRUNC: the file was emptied at start, and truncating even an empty
-   * file costs more than the whole write; emptied here only if not empty. */
-  int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | (append ? O_APPEND : 0), 0644);
-  if (fd < 0) {
-    log_path(path, strerror(errno));
+  if (!pool && (fd = open_profile(path, !tree && round_append(path))) < 0)
     return -1;
-  }
-  struct stat st;
-  if (!pool && !append && (fstat(fd, &st) != 0 || (st.st_size > 0 && ftruncate(fd, 0) != 0))) {
+  if (pool && (fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0) {
     log_path(path, strerror(errno));
-    close(fd);
     return -1;
   }
   if (!pool) {
@@ -319,13 +365,19 @@ static UCOV_NOTRACE int pgo_write_module(unsigned i, int reset) {
   return err ? -1 : 0;
 }
 
-/* Every module's profile; 0, or -1 if one could not be written (or none). */
+/* A round: every module's profile; 0, or -1 if one could not be written (or none). */
 static UCOV_NOTRACE int pgo_write(int reset) {
   unsigned n = __atomic_load_n(&n_modules, __ATOMIC_ACQUIRE);
   int ret = n ? 0 : -1;
+  in_round = 1;
+  n_round = 0;
+  for (unsigned i = 0; i < n; i++)
+    if (__atomic_load_n(&modules[i].gone, __ATOMIC_ACQUIRE))
+      ret |= write_saved(&modules[i]);
   for (unsigned i = 0; i < n; i++)
     if (!__atomic_load_n(&modules[i].gone, __ATOMIC_ACQUIRE))
       ret |= pgo_write_module(i, reset);
+  in_round = 0;
   return ret;
 }
 
@@ -338,8 +390,26 @@ UCOV_NOTRACE void pgo_module_unload(uintptr_t base) {
     Dl_info info;
     if (m->gone || !dladdr(m->s.data, &info) || (uintptr_t)info.dli_fbase != base)
       continue;
-    if (!pgo_exited && !pgo_dumped)
-      pgo_write_module(i, 1);
+    char path[PATH_MAX];
+    int pool = 0, tree;
+    if (!pgo_exited && !pgo_dumped && module_path(m, path, sizeof(path), &pool, &tree) == 0) {
+      if (pool) { /* merged into its pool now, as with compiler-rt */
+        pgo_write_module(i, 1);
+      } else { /* kept: written now, and again by each later round */
+        struct mem_sink out;
+        mem_sink_init(&out);
+        ucov_port_lock();
+        int err = ucov_pgo_write(&out.sink, &m->s, 1);
+        ucov_port_unlock();
+        if (!err) {
+          m->saved = out.data;
+          m->saved_len = out.len;
+          write_saved(m);
+        } else {
+          mem_sink_free(&out);
+        }
+      }
+    }
     ucov_port_lock(); /* no live read in flight on it */
     __atomic_store_n(&m->gone, 1, __ATOMIC_RELEASE);
     ucov_port_unlock();

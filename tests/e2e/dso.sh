@@ -145,6 +145,7 @@ mkdir -p dl && cd dl || exit 1
 cat >dl.c <<'C'
 #include <dlfcn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 static int after(int x) { return x * 2; }
 int main(int argc, char **argv) {
@@ -153,6 +154,11 @@ int main(int argc, char **argv) {
   int (*f)(int) = (int (*)(int))dlsym(h, "lib_work");
   int r = f(argc + 5);
   dlclose(h);
+  /* A write before the exit's (compiler-rt's API): the exit must not add the
+   * profiles twice. */
+  int (*write_file)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "__llvm_profile_write_file");
+  if (write_file && getenv("DL_WRITE"))
+    write_file();
   printf("ready %d\n", after(r));
   fflush(stdout);
   char line[8];
@@ -174,7 +180,7 @@ dl_case() { # TAG MODE PROGRAM-BUILT-BY-UCOV(yes|no)
   else
     $cc "${PLAIN_SAN[@]}" ../dl.c -o dl -ldl
   fi
-  coproc D { LLVM_PROFILE_FILE=$PWD/exit.profraw exec ./dl "$PWD/libdl.so" hold; }
+  coproc D { DL_WRITE=1 LLVM_PROFILE_FILE=$PWD/exit.profraw exec ./dl "$PWD/libdl.so" hold; }
   local pid=$D_PID ready=""
   read -r -t 30 ready <&"${D[0]}"
   for _ in $(seq 100); do [ -S "$UCOV_RUNTIME_DIR/$pid.sock" ] && break; sleep 0.02; done
@@ -196,9 +202,13 @@ dl_case() { # TAG MODE PROGRAM-BUILT-BY-UCOV(yes|no)
       hit all.info after yes && pass || fail "dlclose $tag: the program's counts after dlclose"
     fi
   else
-    llvm-profdata-14 show --all-functions exit.profraw >show.txt 2>&1
+    llvm-profdata-14 show --all-functions --counts exit.profraw >show.txt 2>&1
     grep -q '^  lib_work:' show.txt && { [ $inst = no ] || grep -q 'after:' show.txt; } && pass ||
       fail "dlclose $tag: exit profile: $(tr '\n' ' ' <show.txt)"
+    # Each function once: the library's profile saved at dlclose, the program's
+    # at exit, after a __llvm_profile_write_file in between.
+    ! grep -q 'Function count: 2' show.txt && grep -A3 '^  lib_work:' show.txt |
+      grep -q 'Function count: 1' && pass || fail "dlclose $tag: counted twice: $(tr '\n' ' ' <show.txt)"
   fi
   cd .. || exit 1
 }
