@@ -13,6 +13,11 @@ sanflags() {
   SANFLAGS=()
   [ -n "${1:-}" ] && SANFLAGS=(-fsanitize="$1")
 }
+# fnda INFO FUNC: the function's hit count in an lcov file (empty if absent;
+# llvm-cov names a static function FILE:FUNC).
+fnda() { sed -n "s/^FNDA:\([0-9]*\),\([a-z_]*\.c:\)\?$2\$/\1/p" "$1" | head -1; }
+# counted INFO FUNC: the function ran (a count above 0).
+counted() { local n; n=$(fnda "$1" "$2"); [ -n "$n" ] && [ "$n" -gt 0 ]; }
 finish() {
   echo "$1: $checks checks, $fails failed"
   [ "$fails" -eq 0 ]

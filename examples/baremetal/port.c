@@ -233,7 +233,8 @@ int ucov_port_command(uint32_t flags, const char *cmd, size_t len, struct ucov_s
   kernel_command(cmd, len, answer, sizeof(answer), &n);
   if (trace)
     ucov_device_ioctl(&cmd_dev, KCOV_DISABLE, 0);
-  uint8_t w[4] = {(uint8_t)n, (uint8_t)(n >> 8), (uint8_t)(n >> 16), (uint8_t)(n >> 24)};
+  uint8_t w[4];
+  ucov_put32(w, (uint32_t)n);
   int err = out->write(out, w, 4);
   err = err ? err : out->write(out, answer, n);
   if (!err && trace) {

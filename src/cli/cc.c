@@ -119,6 +119,7 @@ static int takes_separate_value(const char *a) {
 /* What the compiler invocation does, from its arguments. */
 struct cc_job {
   int has_input, compile_only, shared;
+  int n_src, n_sel; /* C or C++ sources, and those --only/--skip select */
   int has_source;   /* a C or C++ source among the inputs: this command compiles */
   int preprocesses; /* a source or .S file: the preprocessor runs (-idirafter is used) */
 };
@@ -154,20 +155,9 @@ static int is_source_kind(enum input_kind k) {
   return k == INPUT_SOURCE || k == INPUT_PREPROCESSED;
 }
 
-/* The kind of input argv[k], with the -x LANG in force ("none": by name). */
-static enum input_kind input_kind(char **argv, int k) {
-  const char *lang = NULL;
-  for (int i = 0; i < k; i++) {
-    if (!strcmp(argv[i], "-x") && i + 1 < k)
-      lang = argv[++i];
-    else if (!strncmp(argv[i], "-x", 2) && argv[i][2])
-      lang = argv[i] + 2;
-  }
-  return lang && strcmp(lang, "none") ? kind_of_lang(lang) : kind_of_file(argv[k]);
-}
-
-static int is_source(char **argv, int k) {
-  return is_source_kind(input_kind(argv, k));
+/* The kind of an input, with the -x LANG in force (NULL or "none": by name). */
+static enum input_kind input_kind(const char *lang, const char *input) {
+  return lang && strcmp(lang, "none") ? kind_of_lang(lang) : kind_of_file(input);
 }
 
 /*
@@ -240,17 +230,28 @@ static void expand_args(int argc, char **argv, char ***v, int *n, int *cap, int 
   }
 }
 
-static struct cc_job classify(int argc, char **argv) {
+/* What the command does, in one pass over its arguments (-x LANG applies to
+ * the inputs after it). */
+static struct cc_job classify(int argc, char **argv, const struct cc_opts *o) {
   struct cc_job j = {0};
+  const char *lang = NULL;
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
     if (a[0] != '-' || a[1] == 0) {
-      enum input_kind k = input_kind(argv, i);
+      enum input_kind k = input_kind(lang, a);
       j.has_input = 1;
-      j.has_source |= is_source_kind(k);
       j.preprocesses |= k == INPUT_SOURCE || k == INPUT_ASM_CPP;
+      if (is_source_kind(k)) {
+        j.has_source = 1;
+        j.n_src++;
+        j.n_sel += selected(o, a);
+      }
       continue;
     }
+    if (!strcmp(a, "-x") && i + 1 < argc)
+      lang = argv[i + 1];
+    else if (!strncmp(a, "-x", 2) && a[2])
+      lang = a + 2;
     if (takes_separate_value(a)) {
       i++;
       continue;
@@ -452,7 +453,7 @@ int cmd_cc(int argc, char **argv) {
     return UCOV_EXIT_USAGE;
   }
   /* gcc 12 and clang take the same flags for these modes. */
-  struct cc_job job = classify(nargs, args);
+  struct cc_job job = classify(nargs, args, &o);
 
   char **out = calloc((size_t)(ncc + nargs + 32), sizeof(char *));
   int n = 0;
@@ -463,24 +464,15 @@ int cmd_cc(int argc, char **argv) {
   /* --only/--skip, per translation unit: the sources of this command all
    * selected (instrumented), or none (compiled plain; a link still gets the
    * runtime). One command mixing both cannot give each its own flags. */
-  int n_src = 0, n_sel = 0;
-  for (int k = 0; k < nargs; k++) {
-    if (k > 0 && takes_separate_value(args[k - 1]))
-      continue;
-    if ((args[k][0] != '-' || !args[k][1]) && is_source(args, k)) {
-      n_src++;
-      n_sel += selected(&o, args[k]);
-    }
-  }
-  if (n_sel && n_sel < n_src) {
+  if (job.n_sel && job.n_sel < job.n_src) {
     fprintf(stderr,
             "ucov cc: --only/--skip select %d of the %d sources of one command: compile "
             "them one per command (-c)\n",
-            n_sel, n_src);
+            job.n_sel, job.n_src);
     free(out);
     return UCOV_EXIT_USAGE;
   }
-  if (n_src && !n_sel)
+  if (job.n_src && !job.n_sel)
     o.trace = o.ext = o.unique = o.gcov = o.pgo = 0; /* compiled as they are */
   /* Compile flags only where a C or C++ source is compiled: clang calls a
    * flag unused (an error under -Werror) on assembler input or a link. */

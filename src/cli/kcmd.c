@@ -84,8 +84,7 @@ static int run_command(int argc, char **argv, int trace) {
     return UCOV_EXIT_USAGE;
   }
   uint32_t flags = trace ? UCOV_COMMAND_TRACE : 0;
-  for (int i = 0; i < 4; i++)
-    req[i] = (uint8_t)(flags >> (8 * i));
+  ucov_put32(req, flags);
   memcpy(req + 4, cmd, len);
   free(cmd);
   struct ctl ctl;
@@ -104,9 +103,7 @@ static int run_command(int argc, char **argv, int trace) {
   if (r.status) {
     fprintf(stderr, "ucov: %s: %s\n", ctl.label, (char *)r.data);
     status = UCOV_EXIT_FAIL;
-  } else if (r.len < 4 ||
-             (text = (uint32_t)r.data[0] | (uint32_t)r.data[1] << 8 | (uint32_t)r.data[2] << 16 |
-                     (uint32_t)r.data[3] << 24) > r.len - 4) {
+  } else if (r.len < 4 || (text = ucov_get32(r.data)) > r.len - 4) {
     fprintf(stderr, "ucov: %s: malformed answer\n", ctl.label);
     status = UCOV_EXIT_FAIL;
   } else {

@@ -7,30 +7,21 @@ static UCOV_NOTRACE void put16(uint8_t *p, uint16_t v) {
   p[1] = (uint8_t)(v >> 8);
 }
 
-static UCOV_NOTRACE void put32(uint8_t *p, uint32_t v) {
-  for (int i = 0; i < 4; i++)
-    p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static UCOV_NOTRACE uint32_t get32(const uint8_t *p) {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 UCOV_NOTRACE void ucov_frame_encode(uint8_t out[UCOV_PROTO_HEADER], uint16_t op, uint32_t status,
                                     uint32_t length) {
-  put32(out, UCOV_PROTO_MAGIC);
+  ucov_put32(out, UCOV_PROTO_MAGIC);
   put16(out + 4, UCOV_PROTO_VERSION);
   put16(out + 6, op);
-  put32(out + 8, status);
-  put32(out + 12, length);
+  ucov_put32(out + 8, status);
+  ucov_put32(out + 12, length);
 }
 
 UCOV_NOTRACE void ucov_frame_decode(const uint8_t in[UCOV_PROTO_HEADER], struct ucov_frame *f) {
-  f->magic = get32(in);
+  f->magic = ucov_get32(in);
   f->version = (uint16_t)(in[4] | in[5] << 8);
   f->op = (uint16_t)(in[6] | in[7] << 8);
-  f->status = get32(in + 8);
-  f->length = get32(in + 12);
+  f->status = ucov_get32(in + 8);
+  f->length = ucov_get32(in + 12);
 }
 
 UCOV_NOTRACE const char *ucov_status_str(uint32_t status) {

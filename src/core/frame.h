@@ -59,6 +59,16 @@ enum ucov_status {
   UCOV_ST_ERRNO = 12,   /* the operation failed: payload = u32 errno (Linux numbering) */
 };
 
+/* Little-endian words of frames and payloads. */
+static inline void ucov_put32(uint8_t *p, uint32_t v) {
+  for (int i = 0; i < 4; i++)
+    p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static inline uint32_t ucov_get32(const uint8_t *p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
 const char *ucov_status_str(uint32_t status) UCOV_HIDDEN;
 void ucov_frame_encode(uint8_t out[UCOV_PROTO_HEADER], uint16_t op, uint32_t status,
                        uint32_t length) UCOV_HIDDEN;

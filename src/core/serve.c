@@ -7,15 +7,6 @@
 #include "objects.h"
 #include "ucov/port.h"
 
-static UCOV_NOTRACE void put32(uint8_t *p, uint32_t v) {
-  for (int i = 0; i < 4; i++)
-    p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static UCOV_NOTRACE uint32_t get32(const uint8_t *p) {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 static UCOV_NOTRACE uint32_t status_of(int err) {
   switch (err) {
   case -UCOV_ENOENT:
@@ -37,7 +28,7 @@ static UCOV_NOTRACE int list_entry(const char *name, uint64_t size, void *arg) {
     len++;
   for (int i = 0; i < 8; i++)
     e[i] = (uint8_t)(size >> (8 * i));
-  put32(e + 8, len);
+  ucov_put32(e + 8, len);
   int err = s->write(s, e, sizeof(e));
   return err ? err : s->write(s, name, len);
 }
@@ -92,7 +83,7 @@ UCOV_NOTRACE uint32_t ucov_serve(const struct ucov_frame *f, const char *payload
   case UCOV_OP_COMMAND:
     if (f->length < 4)
       return UCOV_ST_BAD_REQUEST;
-    err = ucov_port_command(get32((const uint8_t *)payload), payload + 4, f->length - 4, out);
+    err = ucov_port_command(ucov_get32((const uint8_t *)payload), payload + 4, f->length - 4, out);
     break;
   default:
     return UCOV_ST_UNKNOWN_OP;
@@ -166,7 +157,7 @@ static UCOV_NOTRACE void read_magic(uint8_t hdr[4]) {
       n = 3;
     }
     hdr[n++] = (uint8_t)c;
-    if (n == 4 && get32(hdr) == UCOV_PROTO_MAGIC)
+    if (n == 4 && ucov_get32(hdr) == UCOV_PROTO_MAGIC)
       return;
     if (n == 4 && !complained) {
       ucov_port_log("ucov: bytes on the line that are not a frame: answered, skipped");

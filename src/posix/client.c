@@ -151,9 +151,7 @@ static int read_header(struct ctl *c, uint8_t hdr[UCOV_PROTO_HEADER]) {
     if (n == 4)
       memmove(hdr, hdr + 1, 3);
     hdr[n < 4 ? n++ : 3] = b;
-    uint32_t m =
-        (uint32_t)hdr[0] | (uint32_t)hdr[1] << 8 | (uint32_t)hdr[2] << 16 | (uint32_t)hdr[3] << 24;
-    if (n == 4 && m == UCOV_PROTO_MAGIC)
+    if (n == 4 && ucov_get32(hdr) == UCOV_PROTO_MAGIC)
       break;
   }
   return read_full_timed(c->fd, hdr + 4, UCOV_PROTO_HEADER - 4, 1);

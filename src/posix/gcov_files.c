@@ -9,7 +9,6 @@
  * that does not match (or is corrupt) is left alone with a message.
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -300,17 +299,6 @@ UCOV_NOTRACE void ucov_port_gcov_dump(int at_exit) {
   errno = saved;
 }
 
-/* The load address of the module that holds p (0: none known). */
-static UCOV_NOTRACE uintptr_t module_base(const void *p) {
-  Dl_info info;
-  return p && dladdr(p, &info) ? (uintptr_t)info.dli_fbase : 0;
-}
-
-UCOV_NOTRACE int ucov_port_same_module(const void *a, const void *b) {
-  uintptr_t ma = module_base(a);
-  return ma == 0 || ma == module_base(b);
-}
-
 /*
  * A shared object built by `ucov cc -shared` goes away (dlclose, or the end of
  * the process): its destructor (libucov-dso.a, after the object's other
@@ -319,7 +307,7 @@ UCOV_NOTRACE int ucov_port_same_module(const void *a, const void *b) {
  * After the exit dump they are only forgotten. Its LLVM profile likewise.
  */
 UCOV_EXPORT UCOV_NOTRACE void ucov_dso_unload(const void *anchor) {
-  uintptr_t base = module_base(anchor);
+  uintptr_t base = posix_module_base(anchor);
   if (!base)
     return;
   ucov_port_lock();
@@ -330,7 +318,7 @@ UCOV_EXPORT UCOV_NOTRACE void ucov_dso_unload(const void *anchor) {
   int saved = errno;
   for (struct ucov_gcov_unit *u = ucov_gcov_units(), *next; u; u = next) {
     next = u->next;
-    if (module_base(u->info) != base)
+    if (posix_module_base(u->info) != base)
       continue;
     if (write && tree && *tree)
       tree_unit(tree, u, run_max, UCOV_GCOV_RESET);
@@ -340,7 +328,7 @@ UCOV_EXPORT UCOV_NOTRACE void ucov_dso_unload(const void *anchor) {
   }
   for (struct ucov_llvm_unit *u = ucov_llvm_units(), *next; u; u = next) {
     next = u->next;
-    if (module_base(u->filename) != base)
+    if (posix_module_base(u->filename) != base)
       continue;
     if (write && tree && *tree)
       tree_llvm_unit(tree, u, UCOV_GCOV_RESET);

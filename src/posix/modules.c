@@ -127,6 +127,16 @@ UCOV_EXPORT UCOV_NOTRACE int ucov_modules_write(int fd) {
   return 0;
 }
 
+UCOV_NOTRACE uintptr_t posix_module_base(const void *p) {
+  Dl_info info;
+  return p && dladdr(p, &info) ? (uintptr_t)info.dli_fbase : 0;
+}
+
+UCOV_NOTRACE int ucov_port_same_module(const void *a, const void *b) {
+  uintptr_t ma = posix_module_base(a);
+  return ma == 0 || ma == posix_module_base(b);
+}
+
 #ifdef UCOV_STATIC_RUNTIME
 UCOV_NOTRACE int posix_runtime_active(void) {
   return 1;
@@ -138,10 +148,9 @@ UCOV_NOTRACE int posix_runtime_active(void) {
   if (a < 0) {
     /* Where ucov_open binds for everyone: here (or nowhere: dlopen'ed with
      * RTLD_LOCAL), or in another module, which has the runtime then. */
-    void *bound = dlsym(RTLD_DEFAULT, "ucov_open");
-    Dl_info there, here;
-    a = !bound || !dladdr(bound, &there) || !dladdr((void *)&posix_runtime_active, &here) ||
-        there.dli_fbase == here.dli_fbase;
+    uintptr_t there = posix_module_base(dlsym(RTLD_DEFAULT, "ucov_open"));
+    uintptr_t here = posix_module_base((const void *)&posix_runtime_active);
+    a = !there || !here || there == here;
     __atomic_store_n(&active, a, __ATOMIC_RELAXED);
   }
   return a;

@@ -7,7 +7,6 @@
  * that pass -fprofile-instr-generate.
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -387,8 +386,7 @@ UCOV_NOTRACE void pgo_module_unload(uintptr_t base) {
   unsigned n = __atomic_load_n(&n_modules, __ATOMIC_ACQUIRE);
   for (unsigned i = 0; i < n; i++) {
     struct pgo_module *m = &modules[i];
-    Dl_info info;
-    if (m->gone || !dladdr(m->s.data, &info) || (uintptr_t)info.dli_fbase != base)
+    if (m->gone || posix_module_base(m->s.data) != base)
       continue;
     char path[PATH_MAX];
     int pool = 0, tree;

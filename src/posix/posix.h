@@ -28,6 +28,9 @@ void control_fork_child(void) UCOV_HIDDEN;
  */
 int posix_runtime_active(void) UCOV_HIDDEN;
 
+/* The load address of the module that holds p (0: none known, or p NULL). */
+uintptr_t posix_module_base(const void *p) UCOV_HIDDEN;
+
 /* The LLVM profiles of the module loaded at base go away: written now (unless
  * the exit write ran) and no longer served. */
 void pgo_module_unload(uintptr_t base) UCOV_HIDDEN;

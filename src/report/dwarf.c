@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include "dwarf.h"
+#include "elfsym.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -830,27 +831,16 @@ static int cmp_u64(const void *a, const void *b) {
 
 long dw_call_sites(const char *path, uint64_t **sites, char *err, size_t errlen) {
   *sites = NULL;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    snprintf(err, errlen, "%s: %s", path, strerror(errno));
-    return -1;
-  }
-  elf_version(EV_CURRENT);
-  Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+  int fd;
   GElf_Ehdr eh;
-  if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
-    snprintf(err, errlen, "%s: not an ELF file", path);
-    if (elf)
-      elf_end(elf);
-    close(fd);
+  Elf *elf = elf_file_open(path, &fd, &eh, err, errlen);
+  if (!elf)
     return -1;
-  }
   /* x86-64, and i386 (a kernel's: direct calls only, no PLT). Both call rel32 (e8). */
   int is32 = eh.e_machine == EM_386;
   if (eh.e_machine != EM_X86_64 && !is32) {
     snprintf(err, errlen, "%s: call sites are found in x86-64 and i386 code only", path);
-    elf_end(elf);
-    close(fd);
+    elf_file_close(elf, fd);
     return -1;
   }
   /* Targets: the hooks' addresses, and the PLT entries jumping through their GOT slots. */
@@ -935,8 +925,7 @@ long dw_call_sites(const char *path, uint64_t **sites, char *err, size_t errlen)
           continue;
         if (reserve((void **)&out, &cap, n, sizeof(*out))) {
           free(out);
-          elf_end(elf);
-          close(fd);
+          elf_file_close(elf, fd);
           snprintf(err, errlen, "out of memory");
           return -1;
         }
@@ -945,8 +934,7 @@ long dw_call_sites(const char *path, uint64_t **sites, char *err, size_t errlen)
       }
     }
   }
-  elf_end(elf);
-  close(fd);
+  elf_file_close(elf, fd);
   if (!n_targets) {
     snprintf(err, errlen,
              "%s: no __sanitizer_cov_trace_pc or _guard: not built with ucov cc --trace", path);

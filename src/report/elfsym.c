@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,21 +68,37 @@ static int load_symtab(struct elfsym_table *t, Elf *elf, Elf_Scn *scn, const GEl
   return 0;
 }
 
-int elfsym_load(struct elfsym_table *t, const char *path, char *err, size_t errlen) {
-  memset(t, 0, sizeof(*t));
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
+Elf *elf_file_open(const char *path, int *fd, GElf_Ehdr *eh, char *err, size_t errlen) {
+  *fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (*fd < 0) {
     snprintf(err, errlen, "%s: %s", path, strerror(errno));
-    return -1;
+    return NULL;
   }
   elf_version(EV_CURRENT);
-  Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
-  int ret = -1;
-  GElf_Ehdr eh;
-  if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
+  Elf *elf = elf_begin(*fd, ELF_C_READ, NULL);
+  if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, eh)) {
     snprintf(err, errlen, "%s: not an ELF file", path);
-    goto out;
+    elf_file_close(elf, *fd);
+    *fd = -1;
+    return NULL;
   }
+  return elf;
+}
+
+void elf_file_close(Elf *elf, int fd) {
+  if (elf)
+    elf_end(elf);
+  if (fd >= 0)
+    close(fd);
+}
+
+int elfsym_load(struct elfsym_table *t, const char *path, char *err, size_t errlen) {
+  memset(t, 0, sizeof(*t));
+  int fd, ret = -1;
+  GElf_Ehdr eh;
+  Elf *elf = elf_file_open(path, &fd, &eh, err, errlen);
+  if (!elf)
+    return -1;
   Elf_Scn *symtab = NULL, *dynsym = NULL;
   GElf_Shdr symtab_sh, dynsym_sh, sh;
   for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
@@ -110,9 +125,7 @@ int elfsym_load(struct elfsym_table *t, const char *path, char *err, size_t errl
   }
   ret = 0;
 out:
-  if (elf)
-    elf_end(elf);
-  close(fd);
+  elf_file_close(elf, fd);
   return ret;
 }
 

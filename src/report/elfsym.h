@@ -6,8 +6,17 @@
 #ifndef UCOV_REPORT_ELFSYM_H
 #define UCOV_REPORT_ELFSYM_H
 
+#include <gelf.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/*
+ * Open an ELF file with libelf (any class): the Elf, with its descriptor in
+ * *fd and its header in *eh; NULL with a message in err when the file cannot
+ * be opened or is not ELF. elf_file_close releases both.
+ */
+Elf *elf_file_open(const char *path, int *fd, GElf_Ehdr *eh, char *err, size_t errlen);
+void elf_file_close(Elf *elf, int fd);
 
 struct elfsym {
   uint64_t addr; /* ELF virtual address */

@@ -22,8 +22,6 @@ for pkg in lua5.4:lua sqlite3:sqlite; do
   fi
 done
 
-fnda() { sed -n "s/^FNDA:\([0-9]*\),$2\$/\1/p" "$1" | head -1; }
-counted() { local n; n=$(fnda "$1" "$2"); [ -n "$n" ] && [ "$n" -gt 0 ]; }
 
 # live NAME MODE REPORT-FUNCS -- COMMAND...: run COMMAND (which prints "ready"
 # and then waits for a line on stdin), pull it, report, check the functions.

@@ -25,15 +25,9 @@ PLAIN_SAN=("${SANFLAGS[@]}")
 # calls that an ODR violation; here it is interposition by design.
 export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_odr_violation=0
 
-# fnda INFO FUNC: the function's hit count in an lcov file (empty if absent;
-# llvm-cov names a static function FILE:FUNC).
-fnda() { sed -n "s/^FNDA:\([0-9]*\),\([a-z_]*\.c:\)\?$2\$/\1/p" "$1" | head -1; }
-
 # hit INFO FUNC WANT(yes|no): the function is counted (>0) or absent/zero.
 hit() {
-  local n
-  n=$(fnda "$1" "$2")
-  if [ "$3" = yes ]; then [ -n "$n" ] && [ "$n" -gt 0 ]; else [ -z "$n" ] || [ "$n" = 0 ]; fi
+  if [ "$3" = yes ]; then counted "$1" "$2"; else ! counted "$1" "$2"; fi
 }
 
 # run_case CC MODE COMBO: COMBO is both, lib (library only) or exe (program only).
