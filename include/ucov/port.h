@@ -147,5 +147,6 @@ void ucov_task_fork_child(void);
 #define UCOV_ENOTTY 25
 #define UCOV_EOPNOTSUPP 95
 #define UCOV_ESHUTDOWN 108
+#define UCOV_ESTALE 116
 
 #endif /* UCOV_PORT_H */

@@ -37,6 +37,11 @@ struct timespec;
 int write_object_file(const char *dir, const char *name, const void *data, size_t len,
                       const struct timespec *unless_newer);
 
+#include <stdio.h>
+/* Print s with control characters and backslashes escaped (\n, \t, \xNN, \\):
+ * names from a target never reach a terminal raw. */
+void print_escaped(FILE *f, const char *s);
+
 /* Is an object name a safe relative path (no "..", ".", empty or absolute parts)? */
 int object_name_is_safe(const char *name);
 

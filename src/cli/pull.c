@@ -6,10 +6,13 @@
  * beside each .gcda whose notes file exists, ready for gcov, lcov and gcovr.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,9 +25,11 @@
 #include "posix/protocol.h"
 
 static const char ls_usage[] =
-    "usage: ucov ls --pid N | --serial PATH\n"
+    "usage: ucov ls [--pid N | --serial PATH]\n"
     "\n"
-    "List the objects of a running ucov target: size in bytes, name.\n"
+    "List the objects of a running ucov target: size in bytes, name (control\n"
+    "characters and backslashes escaped as \\n, \\t, \\xNN, \\\\).\n"
+    "Without --pid or --serial: the live targets of this user, pid and program.\n"
     "  --serial PATH  a target on a serial line (a kernel): a Unix socket (QEMU's\n"
     "                 -serial unix:PATH,server) or a terminal device\n";
 static const char pull_usage[] =
@@ -38,7 +43,13 @@ static const char pull_usage[] =
     "  -p, --pid N    the target process\n"
     "  -s, --serial PATH  a target on a serial line (a kernel): a Unix socket or a tty\n"
     "  -o, --output DIR\n"
-    "  -r, --reset    reset each object to what was read, atomically (nothing lost)\n"
+    "  -r, --reset    reset each object to exactly what was read, in two phases:\n"
+    "                 snapshots are written to disk (fsync) before the target\n"
+    "                 moves its baselines, so a pull that dies or fails loses no\n"
+    "                 count; an interrupted pull is finished by the next one into DIR\n"
+    "      --recover  only finish the interrupted --reset pulls of this target in DIR:\n"
+    "                 committed ones are completed, the others removed (their counts\n"
+    "                 are still in the target)\n"
     "  -h, --help\n";
 static const char reset_usage[] = "usage: ucov reset --pid N | --serial PATH [NAME...]\n"
                                   "\n"
@@ -48,14 +59,20 @@ static const char reset_usage[] = "usage: ucov reset --pid N | --serial PATH [NA
 
 /* --serial PATH: the target is on a serial line instead of a process. */
 static const char *serial;
+/* --recover: only finish the interrupted pulls of DIR. */
+static int recover_only;
 
-/* Common options: --pid, --serial, -o, --reset, --help. Returns optind or -1 (usage printed). */
-static int parse_opts(int argc, char **argv, const char *usage, pid_t *pid, const char **out,
-                      int *reset) {
-  static const struct option opts[] = {
-      {"pid", required_argument, 0, 'p'},    {"serial", required_argument, 0, 's'},
-      {"output", required_argument, 0, 'o'}, {"reset", no_argument, 0, 'r'},
-      {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+/* Common options: --pid, --serial, -o, --reset, --help. Returns optind or -1 (usage printed).
+ * Neither --pid nor --serial is an error unless optional_target. */
+static int parse_opts_target(int argc, char **argv, const char *usage, pid_t *pid, const char **out,
+                             int *reset, int optional_target) {
+  static const struct option opts[] = {{"pid", required_argument, 0, 'p'},
+                                       {"serial", required_argument, 0, 's'},
+                                       {"output", required_argument, 0, 'o'},
+                                       {"reset", no_argument, 0, 'r'},
+                                       {"help", no_argument, 0, 'h'},
+                                       {"recover", no_argument, 0, 'R'},
+                                       {0, 0, 0, 0}};
   int c;
   *pid = 0;
   optind = 1;
@@ -80,6 +97,11 @@ static int parse_opts(int argc, char **argv, const char *usage, pid_t *pid, cons
         goto usage;
       *reset = 1;
       break;
+    case 'R':
+      if (!reset)
+        goto usage;
+      recover_only = 1;
+      break;
     case 'h':
       fputs(usage, stdout);
       exit(UCOV_EXIT_OK);
@@ -87,7 +109,11 @@ static int parse_opts(int argc, char **argv, const char *usage, pid_t *pid, cons
       goto usage;
     }
   }
-  if (!*pid == !serial) {
+  if (*pid && serial) {
+    fprintf(stderr, "ucov: --pid and --serial exclude each other\n");
+    goto usage;
+  }
+  if (!*pid && !serial && !optional_target) {
     fprintf(stderr, "ucov: one of --pid and --serial is required\n");
     goto usage;
   }
@@ -95,6 +121,47 @@ static int parse_opts(int argc, char **argv, const char *usage, pid_t *pid, cons
 usage:
   fputs(usage, stderr);
   return -1;
+}
+
+static int parse_opts(int argc, char **argv, const char *usage, pid_t *pid, const char **out,
+                      int *reset) {
+  return parse_opts_target(argc, argv, usage, pid, out, reset, 0);
+}
+
+void print_escaped(FILE *f, const char *s) {
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    if (*p == '\\')
+      fputs("\\\\", f);
+    else if (*p == '\n')
+      fputs("\\n", f);
+    else if (*p == '\t')
+      fputs("\\t", f);
+    else if (*p < 0x20 || *p == 0x7f)
+      fprintf(f, "\\x%02x", *p);
+    else
+      fputc(*p, f);
+  }
+}
+
+/* ucov ls without a target: one line per live target, "PID\tPROGRAM". */
+static int print_target(pid_t pid, void *arg) {
+  (void)arg;
+  struct ctl c;
+  struct ctl_reply r;
+  char err[512], exe[4096] = "?";
+  if (ctl_open(pid, &c, err, sizeof(err)))
+    return 0; /* not ours, or gone meanwhile */
+  if (ctl_call(&c, UCOV_OP_INFO, NULL, 0, &r, err, sizeof(err)) == 0) {
+    const char *e = r.status ? NULL : strstr((char *)r.data, "exe=");
+    if (e && (e == (char *)r.data || e[-1] == '\n'))
+      snprintf(exe, sizeof(exe), "%.*s", (int)strcspn(e + 4, "\n"), e + 4);
+    ctl_reply_free(&r);
+  }
+  ctl_close(&c);
+  printf("%d\t", (int)pid);
+  print_escaped(stdout, exe);
+  putchar('\n');
+  return 0;
 }
 
 /* LIST, decoded. Returns the count or -1 (message printed). */
@@ -126,8 +193,17 @@ static int connect_or_fail(pid_t pid, struct ctl *c) {
 
 int cmd_ls(int argc, char **argv) {
   pid_t pid;
-  if (parse_opts(argc, argv, ls_usage, &pid, NULL, NULL) < 0)
+  int i = parse_opts_target(argc, argv, ls_usage, &pid, NULL, NULL, 1);
+  if (i < 0)
     return UCOV_EXIT_USAGE;
+  if (i != argc) {
+    fputs(ls_usage, stderr);
+    return UCOV_EXIT_USAGE;
+  }
+  if (!pid && !serial) {
+    ctl_list_targets(print_target, NULL);
+    return UCOV_EXIT_OK;
+  }
   struct ctl c;
   if (connect_or_fail(pid, &c))
     return UCOV_EXIT_FAIL;
@@ -136,8 +212,11 @@ int cmd_ls(int argc, char **argv) {
   ctl_close(&c);
   if (n < 0)
     return UCOV_EXIT_FAIL;
-  for (long i = 0; i < n; i++)
-    printf("%" PRIu64 "\t%s\n", objs[i].size, objs[i].name);
+  for (long k = 0; k < n; k++) {
+    printf("%" PRIu64 "\t", objs[k].size);
+    print_escaped(stdout, objs[k].name);
+    putchar('\n');
+  }
   ctl_objects_free(objs, n);
   return UCOV_EXIT_OK;
 }
@@ -223,6 +302,349 @@ void link_notes(const char *dir, const char *name) {
   free(link);
 }
 
+/* A reply streamed into an open file; a SNAPSHOT's leading token kept apart. */
+struct file_out {
+  int fd;
+  size_t skip;    /* bytes of token still to come */
+  uint8_t tok[8]; /* the token */
+  int err;        /* a write failed with this errno */
+};
+
+static int to_file(void *arg, const void *data, size_t n) {
+  struct file_out *f = arg;
+  const char *p = data;
+  while (n && f->skip) {
+    f->tok[8 - f->skip--] = (uint8_t)*p++;
+    n--;
+  }
+  while (n) {
+    ssize_t w = write(f->fd, p, n);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0) {
+      f->err = w < 0 ? errno : ENOSPC;
+      return -1;
+    }
+    p += w;
+    n -= (size_t)w;
+  }
+  return 0;
+}
+
+/* The marker of a two-phase pull: DIR/.ucov-pending.<target>.<token>. */
+static char *marker_path(const char *dir, const char *target, uint64_t token) {
+  char *p = NULL;
+  return asprintf(&p, "%s/.ucov-pending.%s.%" PRIu64, dir, target, token) < 0 ? NULL : p;
+}
+
+/* Where object name is written before it counts: beside its final path. */
+static char *tmp_path(const char *dir, const char *name, const char *target, uint64_t token) {
+  char *p = NULL;
+  return asprintf(&p, "%s/%s.ucov-tmp.%s.%" PRIu64, dir, name, target, token) < 0 ? NULL : p;
+}
+
+static int fsync_parent(const char *path) {
+  char *d = strdup(path);
+  char *slash = d ? strrchr(d, '/') : NULL;
+  int ret = -1;
+  if (slash) {
+    *slash = 0;
+    int fd = open(*d ? d : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+      ret = fsync(fd);
+      close(fd);
+    }
+  }
+  free(d);
+  return ret;
+}
+
+/* An identifier of the target for marker names: its pid, or "serial". */
+static void target_id(const struct ctl *c, char *out, size_t len) {
+  if (c->serial)
+    snprintf(out, len, "serial");
+  else
+    snprintf(out, len, "%d", (int)c->pid);
+}
+
+/*
+ * Pull one object into path (a temporary file, created exclusively): READ,
+ * or SNAPSHOT under *token (durably: fsync). 0, or -1 with a message
+ * printed (unless quiet).
+ */
+static int pull_into(struct ctl *c, const char *name, const char *path, uint64_t *token,
+                     uint64_t *bytes, int quiet) {
+  char err[512];
+  if (make_parents(path))
+    goto fail_errno;
+  struct file_out fo = {open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644),
+                        token ? 8 : 0,
+                        {0},
+                        0};
+  if (fo.fd < 0)
+    goto fail_errno;
+  size_t nl = strlen(name);
+  char req[8 + UCOV_PROTO_MAX_REQUEST];
+  const void *payload = name;
+  size_t plen = nl;
+  uint16_t op = UCOV_OP_READ;
+  if (token) {
+    if (nl > UCOV_PROTO_MAX_REQUEST - 8) {
+      close(fo.fd);
+      unlink(path);
+      if (!quiet)
+        fprintf(stderr, "ucov: object name too long\n");
+      return -1;
+    }
+    for (int i = 0; i < 8; i++)
+      req[i] = (char)(*token >> (8 * i));
+    memcpy(req + 8, name, nl);
+    payload = req;
+    plen = 8 + nl;
+    op = UCOV_OP_SNAPSHOT;
+  }
+  struct ctl_reply r;
+  int st = ctl_call_stream(c, op, payload, plen, -1, &r, to_file, &fo, err, sizeof(err));
+  int ok = st == 0 && r.status == 0;
+  if (ok && token) { /* the token led the reply */
+    ok = r.total >= 8;
+    *token = 0;
+    for (int i = 0; i < 8; i++)
+      *token |= (uint64_t)fo.tok[i] << (8 * i);
+  }
+  int saved = errno;
+  if (ok && token && fsync(fo.fd) != 0)
+    ok = 0, saved = errno;
+  if (close(fo.fd) != 0 && ok)
+    ok = 0, saved = errno;
+  if (ok) {
+    *bytes += r.total - (token ? 8 : 0);
+    ctl_reply_free(&r);
+    return 0;
+  }
+  unlink(path);
+  if (!quiet) {
+    if (fo.err)
+      fprintf(stderr, "ucov: %s: %s\n", path, strerror(fo.err));
+    else if (st)
+      fprintf(stderr, "ucov: %s\n", err);
+    else if (r.status == UCOV_ST_ERRNO && r.len == 4)
+      fprintf(stderr, "ucov: %s: %s\n", name, strerror((int)ucov_get32(r.data)));
+    else if (r.status) {
+      fputs("ucov: ", stderr);
+      print_escaped(stderr, name);
+      fputs(": ", stderr);
+      print_escaped(stderr, (char *)r.data);
+      fputc('\n', stderr);
+    } else
+      fprintf(stderr, "ucov: %s: %s\n", path, strerror(saved));
+  }
+  ctl_reply_free(&r);
+  return st ? -2 : -1; /* -2: the connection is gone */
+fail_errno:
+  if (!quiet)
+    fprintf(stderr, "ucov: %s: %s\n", path, strerror(errno));
+  return -1;
+}
+
+/* Rename a pulled temporary file to its object's path, with its .gcno link;
+ * unless_newer keeps a final file written after that time (ucov run). */
+static int publish(const char *tmp, const char *dir, const char *name,
+                   const struct timespec *unless_newer, int durable) {
+  char *path = NULL;
+  int ret = -1;
+  struct stat st;
+  if (asprintf(&path, "%s/%s", dir, name) < 0)
+    return -1;
+  if (unless_newer && stat(path, &st) == 0 &&
+      (st.st_mtim.tv_sec > unless_newer->tv_sec ||
+       (st.st_mtim.tv_sec == unless_newer->tv_sec && st.st_mtim.tv_nsec > unless_newer->tv_nsec))) {
+    unlink(tmp); /* written since we asked (the target's final tree): keep it */
+    ret = 0;
+  } else if (rename(tmp, path) == 0 && (!durable || fsync_parent(path) == 0)) {
+    link_notes(dir, name);
+    ret = 0;
+  } else {
+    fprintf(stderr, "ucov: %s: %s\n", path, strerror(errno));
+  }
+  free(path);
+  return ret;
+}
+
+/* Write the marker of a two-phase pull: "target", "token", then each name,
+ * NUL-terminated. Durable before the commit is sent. */
+static int write_marker(const char *path, const char *target, uint64_t token, char **names,
+                        long n) {
+  /* Whole or not at all: written beside, then renamed. */
+  char *part = NULL;
+  if (asprintf(&part, "%s.part", path) < 0)
+    return -1;
+  FILE *f = fopen(part, "wb");
+  if (!f) {
+    free(part);
+    return -1;
+  }
+  fprintf(f, "ucov-pending 1\ntarget %s\ntoken %" PRIu64 "\nobjects %ld\n", target, token, n);
+  for (long i = 0; i < n; i++)
+    fwrite(names[i], 1, strlen(names[i]) + 1, f);
+  int ok = fflush(f) == 0 && fsync(fileno(f)) == 0;
+  ok &= fclose(f) == 0;
+  ok = ok && rename(part, path) == 0 && fsync_parent(path) == 0;
+  if (!ok)
+    unlink(part);
+  free(part);
+  return ok ? 0 : -1;
+}
+
+/*
+ * COMMIT token for n objects, then act on the answer: committed (now or
+ * before) -> the temporary files become the objects; stale -> they are
+ * removed (their counts are still in the target); no answer -> all is left
+ * for a later recovery. Returns 0 committed, 1 stale, -1 no answer.
+ */
+static int commit_pull(struct ctl *c, const char *dir, const char *target, uint64_t token,
+                       char **names, long n, int quiet) {
+  uint8_t req[12];
+  for (int i = 0; i < 8; i++)
+    req[i] = (uint8_t)(token >> (8 * i));
+  ucov_put32(req + 8, (uint32_t)n);
+  struct ctl_reply r;
+  char err[512];
+  if (ctl_call(c, UCOV_OP_COMMIT, req, sizeof(req), &r, err, sizeof(err))) {
+    if (!quiet)
+      fprintf(stderr, "ucov: commit: %s\n", err);
+    return -1;
+  }
+  int result = -1;
+  if (r.status == UCOV_ST_OK && r.len == 4)
+    result = 0;
+  else if (r.status == UCOV_ST_ERRNO && r.len == 4)
+    result = 1; /* ESTALE or EINVAL: never committed */
+  else if (!quiet)
+    fprintf(stderr, "ucov: commit: %s\n", r.status ? (char *)r.data : "malformed reply");
+  ctl_reply_free(&r);
+  if (result < 0)
+    return -1;
+  for (long i = 0; i < n; i++) {
+    char *tmp = tmp_path(dir, names[i], target, token);
+    if (tmp && result == 0)
+      publish(tmp, dir, names[i], NULL, 1);
+    else if (tmp)
+      unlink(tmp);
+    free(tmp);
+  }
+  char *m = marker_path(dir, target, token);
+  if (m) {
+    unlink(m);
+    fsync_parent(m);
+  }
+  free(m);
+  if (result == 1 && !quiet)
+    fprintf(stderr, "ucov: the target was reset meanwhile: nothing pulled, no count lost\n");
+  return result;
+}
+
+/*
+ * Remove, under dir, the temporary files of this target's two-phase pulls
+ * that have no marker: snapshots never committed (their counts are still in
+ * the target); and those of plain pulls whose ucov is gone. Runs after the
+ * marked ones are finished.
+ */
+static void remove_orphans(const char *root, const char *dir, const char *target, int depth) {
+  DIR *d = opendir(dir);
+  if (!d || depth > 64) {
+    if (d)
+      closedir(d);
+    return;
+  }
+  char infix[64];
+  snprintf(infix, sizeof(infix), ".ucov-tmp.%s.", target);
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+      continue;
+    char *path = NULL;
+    if (asprintf(&path, "%s/%s", dir, e->d_name) < 0)
+      continue;
+    const char *t = strstr(e->d_name, infix), *plain = strstr(e->d_name, ".ucov-tmp.");
+    char *end;
+    long owner = plain ? strtol(plain + 10, &end, 10) : 0;
+    if (e->d_type == DT_DIR) {
+      remove_orphans(root, path, target, depth + 1);
+    } else if (owner > 0 && !*end && kill((pid_t)owner, 0) != 0 && errno == ESRCH) {
+      unlink(path); /* a plain pull's, whose ucov died */
+    } else if (t) {
+      uint64_t token = strtoull(t + strlen(infix), NULL, 10);
+      char *m = marker_path(root, target, token);
+      if (m && access(m, F_OK) != 0)
+        unlink(path);
+      free(m);
+    }
+    free(path);
+  }
+  closedir(d);
+}
+
+/* Finish the two-phase pulls of this target that a killed ucov left in dir. */
+static void recover_pulls(struct ctl *c, const char *dir, int quiet) {
+  char target[32], prefix[64];
+  target_id(c, target, sizeof(target));
+  snprintf(prefix, sizeof(prefix), ".ucov-pending.%s.", target);
+  DIR *d = opendir(dir);
+  if (!d)
+    return;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (strncmp(e->d_name, prefix, strlen(prefix)) != 0)
+      continue;
+    char *path = NULL;
+    if (asprintf(&path, "%s/%s", dir, e->d_name) < 0)
+      continue;
+    size_t len = strlen(e->d_name);
+    if (len > 5 && !strcmp(e->d_name + len - 5, ".part")) {
+      unlink(path); /* a marker never finished: its pull never committed */
+      free(path);
+      continue;
+    }
+    FILE *f = fopen(path, "rb");
+    uint64_t token = 0;
+    long n = -1;
+    char **names = NULL;
+    if (f &&
+        fscanf(f, "ucov-pending 1\ntarget %*s\ntoken %" SCNu64 "\nobjects %ld\n", &token, &n) ==
+            2 &&
+        n >= 0 && n < 1000000) {
+      names = calloc((size_t)n + 1, sizeof(*names));
+      char buf[UCOV_PROTO_MAX_REQUEST + 1];
+      for (long i = 0; names && i < n; i++) {
+        size_t k = 0;
+        int ch;
+        while ((ch = fgetc(f)) > 0 && k < UCOV_PROTO_MAX_REQUEST)
+          buf[k++] = (char)ch;
+        buf[k] = 0;
+        if (ch != 0 || !object_name_is_safe(buf)) {
+          n = -1;
+          break;
+        }
+        names[i] = strdup(buf);
+      }
+    }
+    if (f)
+      fclose(f);
+    if (names && n >= 0) {
+      if (!quiet)
+        fprintf(stderr, "ucov: finishing an interrupted pull (%s)\n", e->d_name);
+      commit_pull(c, dir, target, token, names, n, quiet);
+    }
+    for (long i = 0; names && i < n; i++)
+      free(names[i]);
+    free(names);
+    free(path);
+  }
+  closedir(d);
+  remove_orphans(dir, dir, target, 0);
+}
+
 int pull_objects(pid_t pid, const char *serial_path, const char *dir, int reset, char **names,
                  int nnames, int quiet) {
   /* In quiet mode (ucov run) the target writes its final tree into dir at exit;
@@ -236,6 +658,18 @@ int pull_objects(pid_t pid, const char *serial_path, const char *dir, int reset,
       fprintf(stderr, "ucov: %s\n", err);
     return UCOV_EXIT_FAIL;
   }
+  char target[32];
+  target_id(&c, target, sizeof(target));
+  if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+    fprintf(stderr, "ucov: %s: %s\n", dir, strerror(errno));
+    ctl_close(&c);
+    return UCOV_EXIT_FAIL;
+  }
+  recover_pulls(&c, dir, quiet);
+  if (recover_only) {
+    ctl_close(&c);
+    return UCOV_EXIT_OK;
+  }
   struct ctl_object *objs = NULL;
   long n = 0;
   if (nnames == 0) {
@@ -245,38 +679,79 @@ int pull_objects(pid_t pid, const char *serial_path, const char *dir, int reset,
       return UCOV_EXIT_FAIL;
     }
   }
-  int status = UCOV_EXIT_OK;
+  long total = nnames ? nnames : n;
+  char **snapped = calloc((size_t)total + 1, sizeof(*snapped));
+  long nsnapped = 0;
+  uint64_t token = 0;
+  int status = snapped ? UCOV_EXIT_OK : UCOV_EXIT_FAIL;
   uint64_t bytes = 0;
   long pulled = 0;
-  for (long i = 0; i < (nnames ? nnames : n); i++) {
+  for (long i = 0; snapped && i < total; i++) {
     const char *name = nnames ? names[i] : objs[i].name;
     if (!object_name_is_safe(name)) {
-      fprintf(stderr, "ucov: refusing object name '%s'\n", name);
+      fputs("ucov: refusing object name '", stderr);
+      print_escaped(stderr, name);
+      fputs("'\n", stderr);
       status = UCOV_EXIT_FAIL;
       continue;
     }
-    int can_reset = reset && strcmp(name, "modules") != 0;
-    struct ctl_reply r;
-    if (ctl_call(&c, can_reset ? UCOV_OP_READ_AND_RESET : UCOV_OP_READ, name, strlen(name), &r, err,
-                 sizeof(err))) {
-      if (!quiet)
-        fprintf(stderr, "ucov: %s\n", err);
+    /* Reset: a snapshot, committed once every file is safe on disk. */
+    int two_phase = reset && strcmp(name, "modules") != 0;
+    char *tmp = two_phase ? tmp_path(dir, name, target, token ? token : 0) : NULL;
+    if (!two_phase && asprintf(&tmp, "%s/%s.ucov-tmp.%d", dir, name, (int)getpid()) < 0)
+      tmp = NULL;
+    if (!tmp) {
       status = UCOV_EXIT_FAIL;
       break;
     }
-    if (r.status) {
-      if (!quiet)
-        fprintf(stderr, "ucov: %s: %s\n", name, (char *)r.data);
-      status = UCOV_EXIT_FAIL;
-    } else if (write_object_file(dir, name, r.data, r.len, quiet ? &asked : NULL) == 0) {
-      link_notes(dir, name);
-      bytes += r.len;
+    uint64_t t = token;
+    int r = pull_into(&c, name, tmp, two_phase ? &t : NULL, &bytes, quiet);
+    if (r == 0 && two_phase) {
+      if (!token) { /* the first snapshot: its file is named for the new token */
+        char *named = tmp_path(dir, name, target, t);
+        if (!named || rename(tmp, named) != 0)
+          r = -1, unlink(tmp);
+        free(tmp);
+        tmp = named;
+        token = t;
+      }
+      if (r == 0)
+        snapped[nsnapped++] = strdup(name);
+    } else if (r == 0) {
+      r = publish(tmp, dir, name, quiet ? &asked : NULL, 0);
+    }
+    free(tmp);
+    if (r == 0)
       pulled++;
-    } else {
+    else
+      status = UCOV_EXIT_FAIL;
+    if (r == -2)
+      break; /* the connection is gone */
+  }
+  if (reset && status != UCOV_EXIT_OK) {
+    /* Not every object made it to disk: commit nothing, keep every count. */
+    for (long i = 0; i < nsnapped; i++) {
+      char *tmp = tmp_path(dir, snapped[i], target, token);
+      if (tmp)
+        unlink(tmp);
+      free(tmp);
+    }
+    if (!quiet)
+      fprintf(stderr, "ucov: nothing reset: the target keeps every count\n");
+    pulled = 0;
+  } else if (nsnapped) {
+    char *m = marker_path(dir, target, token);
+    if (!m || write_marker(m, target, token, snapped, nsnapped) != 0) {
+      fprintf(stderr, "ucov: %s: %s\n", m ? m : dir, strerror(errno));
+      status = UCOV_EXIT_FAIL;
+    } else if (commit_pull(&c, dir, target, token, snapped, nsnapped, quiet) != 0) {
       status = UCOV_EXIT_FAIL;
     }
-    ctl_reply_free(&r);
+    free(m);
   }
+  for (long i = 0; i < nsnapped; i++)
+    free(snapped[i]);
+  free(snapped);
   ctl_objects_free(objs, n);
   if (!quiet)
     fprintf(stderr, "ucov: pulled %ld objects (%" PRIu64 " bytes) from %s into %s\n", pulled, bytes,

@@ -71,8 +71,12 @@
     *(volatile __typeof__(*(p)) *)(p) = 0;                                                         \
     v_;                                                                                            \
   })
+#define UCOV_CLEAR_RACY(p, bits) (*(volatile __typeof__(*(p)) *)(p) &= (__typeof__(*(p)))~(bits))
 #else
 #define UCOV_TAKE_RACY(p) __atomic_exchange_n((p), 0, __ATOMIC_RELAXED)
+/* Clear some bits of such a byte, keeping any other set meanwhile. */
+#define UCOV_CLEAR_RACY(p, bits)                                                                   \
+  __atomic_fetch_and((p), (__typeof__(*(p)))~(bits), __ATOMIC_RELAXED)
 #endif
 
 /*

@@ -32,6 +32,8 @@ struct ucov_device {
   uint64_t remote_size;   /* words of each section's area */
   uint64_t sequence;      /* changes at every (remote) enable and disable */
   uint32_t last_mode;     /* the mode of the last (remote) enable: what the area holds */
+  uint64_t pending_count; /* two-phase reset of its trace object: the count a snapshot read */
+  uint64_t pending_token; /* ... and its token (0: none) */
 };
 
 /*

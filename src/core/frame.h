@@ -38,6 +38,8 @@ enum ucov_op {
   UCOV_OP_INFO = 8,           /* -> "key=value\n" lines */
   UCOV_OP_REMOTE_ENABLE = 9,  /* (POSIX) struct kcov_remote_arg + a device fd -> nothing */
   UCOV_OP_COMMAND = 10,       /* u32 flags, command text -> the target's answer (a kernel's) */
+  UCOV_OP_SNAPSHOT = 11,      /* u64 token (0: new), name -> u64 token, the object's bytes */
+  UCOV_OP_COMMIT = 12,        /* u64 token, u32 objects -> u32 (0: committed, 1: already) */
 };
 
 /* UCOV_OP_COMMAND flags. */
@@ -83,12 +85,13 @@ uint32_t ucov_frame_check(const struct ucov_frame *f) UCOV_HIDDEN;
 /*
  * Serve one request whose header passed ucov_frame_check: the reply payload
  * goes to out and the reply status is returned. On an error status out may
- * hold part of a payload; the transport sends ucov_status_str() instead.
+ * hold part of a payload; the transport sends ucov_status_str() instead, or
+ * for UCOV_ST_ERRNO the 4-byte errno in *errno_out (Linux numbering).
  * After UCOV_ST_BAD_REQUEST or UCOV_ST_UNKNOWN_OP a socket is closed.
  * REMOTE_ENABLE is the POSIX port's (it passes a descriptor).
  */
-uint32_t ucov_serve(const struct ucov_frame *f, const char *payload,
-                    struct ucov_sink *out) UCOV_HIDDEN;
+uint32_t ucov_serve(const struct ucov_frame *f, const char *payload, struct ucov_sink *out,
+                    uint8_t errno_out[4]) UCOV_HIDDEN;
 
 /*
  * Serve one request from the port's byte transport (ucov_port_transport_read

@@ -218,9 +218,46 @@ static UCOV_RACY_READS UCOV_NOTRACE void reset_record(struct ucov_gcov_unit *u, 
 
 UCOV_NOTRACE int ucov_gcov_reset(struct ucov_gcov_unit *u) {
   int err = baseline_ready(u);
-  if (!err)
+  if (!err) {
     for_each_additive(u, reset_record, 0);
+    u->gen++;
+  }
   return err;
+}
+
+/*
+ * The snapshot is a read-and-reset whose baseline is a copy: the copy moves
+ * to the values read, the real baseline stays, and commit swaps them.
+ */
+UCOV_NOTRACE int ucov_gcov_snapshot(struct ucov_sink *sink, struct ucov_gcov_unit *u,
+                                    const struct ucov_gcov_summary *sum, uint64_t token) {
+  if (baseline_ready(u))
+    return -UCOV_ENOMEM;
+  if (!u->pending && u->n_additive) {
+    u->pending = ucov_port_alloc(u->n_additive * sizeof(gcov_type));
+    if (!u->pending)
+      return -UCOV_ENOMEM;
+  }
+  for (uint64_t i = 0; i < u->n_additive; i++)
+    u->pending[i] = u->baseline[i];
+  gcov_type *real = u->baseline;
+  uint64_t gen = u->gen;
+  u->baseline = u->pending;
+  int err = ucov_gcov_write(sink, u, sum, 0, UCOV_GCOV_RESET);
+  u->pending = u->baseline;
+  u->baseline = real;
+  u->gen = gen;
+  u->pending_token = err ? 0 : token;
+  u->pending_gen = gen;
+  return err;
+}
+
+UCOV_NOTRACE void ucov_gcov_commit(struct ucov_gcov_unit *u) {
+  gcov_type *old = u->baseline;
+  u->baseline = u->pending;
+  u->pending = old;
+  u->pending_token = 0;
+  u->gen++;
 }
 
 static UCOV_RACY_READS UCOV_NOTRACE void max_record(struct ucov_gcov_unit *u, unsigned kind,
@@ -343,6 +380,8 @@ UCOV_RACY_READS UCOV_NOTRACE int ucov_gcov_write(struct ucov_sink *sink, struct 
     ucov_port_free(scratch);
     return -UCOV_ENOMEM;
   }
+  if (flags & UCOV_GCOV_RESET)
+    u->gen++;
   struct gcda_out o;
   out_init(&o, sink);
   out_u32(&o, GCOV_DATA_MAGIC);

@@ -125,6 +125,7 @@ UCOV_NOTRACE void ucov_gcov_unit_remove(struct ucov_gcov_unit *u) {
     if (*p == u) {
       *p = u->next;
       ucov_port_free(u->baseline);
+      ucov_port_free(u->pending);
       ucov_port_free(u);
       return;
     }

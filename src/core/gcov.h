@@ -24,6 +24,10 @@ struct ucov_gcov_unit {
   unsigned n_functions; /* from the info */
   const struct gcov_fn_info *const *functions;
   gcov_type *baseline; /* NULL until the first reset: one per additive counter */
+  /* Two-phase reset: the baseline a snapshot read would move to, and what it
+   * waits for (objects.h). gen changes whenever the baseline moves. */
+  gcov_type *pending;
+  uint64_t pending_token, pending_gen, gen;
   uint64_t n_additive; /* number of additive counter values of the unit */
   uint32_t max_num;    /* the most counters one function has of one kind */
   struct ucov_gcov_unit *next;
@@ -61,6 +65,16 @@ int ucov_gcov_write(struct ucov_sink *sink, struct ucov_gcov_unit *u,
 
 /* Move every baseline of u to the live values (RESET). Returns 0 or -UCOV_ENOMEM. */
 int ucov_gcov_reset(struct ucov_gcov_unit *u) UCOV_HIDDEN;
+
+/*
+ * The first phase of a two-phase reset: write u as a live read does (sum as
+ * ucov_gcov_write), and keep, under token, the baseline that read would have
+ * moved to; the baseline itself stays. ucov_gcov_commit moves it there if
+ * nothing moved it meanwhile. A later snapshot replaces an earlier one.
+ */
+int ucov_gcov_snapshot(struct ucov_sink *sink, struct ucov_gcov_unit *u,
+                       const struct ucov_gcov_summary *sum, uint64_t token) UCOV_HIDDEN;
+void ucov_gcov_commit(struct ucov_gcov_unit *u) UCOV_HIDDEN;
 
 /* Results of ucov_gcda_parse(). */
 enum ucov_gcda_parse_result {

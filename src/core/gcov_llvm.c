@@ -28,6 +28,7 @@ UCOV_NOTRACE void ucov_llvm_unit_remove(struct ucov_llvm_unit *u) {
       *p = u->next;
       ucov_port_free(u->fns);
       ucov_port_free(u->baseline);
+      ucov_port_free(u->pending);
       ucov_port_free(u);
       return;
     }
@@ -144,7 +145,40 @@ UCOV_RACY_READS UCOV_NOTRACE int ucov_llvm_reset(struct ucov_llvm_unit *u) {
   for (unsigned f = 0; !err && f < u->n_fns; f++)
     for (uint32_t i = 0; i < u->fns[f].num; i++)
       u->baseline[b++] = UCOV_LOAD_RACY(&u->fns[f].counters[i]);
+  if (!err)
+    u->gen++;
   return err;
+}
+
+/* A read-and-reset into a copy of the baseline (see ucov_gcov_snapshot). */
+UCOV_NOTRACE int ucov_llvm_snapshot(struct ucov_sink *sink, struct ucov_llvm_unit *u,
+                                    uint64_t token) {
+  if (baseline_ready(u))
+    return -UCOV_ENOMEM;
+  if (!u->pending && u->n_counters) {
+    u->pending = ucov_port_alloc(u->n_counters * sizeof(uint64_t));
+    if (!u->pending)
+      return -UCOV_ENOMEM;
+  }
+  for (uint64_t i = 0; i < u->n_counters; i++)
+    u->pending[i] = u->baseline[i];
+  uint64_t *real = u->baseline, gen = u->gen;
+  u->baseline = u->pending;
+  int err = ucov_llvm_write(sink, u, 0, 0, 1, UCOV_GCOV_RESET);
+  u->pending = u->baseline;
+  u->baseline = real;
+  u->gen = gen;
+  u->pending_token = err ? 0 : token;
+  u->pending_gen = gen;
+  return err;
+}
+
+UCOV_NOTRACE void ucov_llvm_commit(struct ucov_llvm_unit *u) {
+  uint64_t *old = u->baseline;
+  u->baseline = u->pending;
+  u->pending = old;
+  u->pending_token = 0;
+  u->gen++;
 }
 
 UCOV_RACY_READS UCOV_NOTRACE int ucov_llvm_write(struct ucov_sink *sink, struct ucov_llvm_unit *u,
@@ -152,6 +186,8 @@ UCOV_RACY_READS UCOV_NOTRACE int ucov_llvm_write(struct ucov_sink *sink, struct 
                                                  unsigned flags) {
   if ((flags & UCOV_GCOV_RESET) && baseline_ready(u))
     return -UCOV_ENOMEM;
+  if (flags & UCOV_GCOV_RESET)
+    u->gen++;
   unsigned gv = llvm_gcov_version(u->version);
   uint32_t fn_len = gv >= 47 ? 3 : 2;
   struct gcda_out o;

@@ -32,6 +32,9 @@ struct ucov_llvm_unit {
   struct ucov_llvm_fn *fns;
   uint64_t n_counters;
   uint64_t *baseline; /* NULL until the first reset */
+  /* Two-phase reset, as struct ucov_gcov_unit's. */
+  uint64_t *pending;
+  uint64_t pending_token, pending_gen, gen;
   struct ucov_llvm_unit *next;
 };
 
@@ -52,5 +55,10 @@ int ucov_llvm_write(struct ucov_sink *sink, struct ucov_llvm_unit *u, const uint
 
 /* Move u's baseline to the live counters. 0 or -UCOV_ENOMEM. */
 int ucov_llvm_reset(struct ucov_llvm_unit *u) UCOV_HIDDEN;
+
+/* Two-phase reset of u, as ucov_gcov_snapshot and ucov_gcov_commit. */
+int ucov_llvm_snapshot(struct ucov_sink *sink, struct ucov_llvm_unit *u,
+                       uint64_t token) UCOV_HIDDEN;
+void ucov_llvm_commit(struct ucov_llvm_unit *u) UCOV_HIDDEN;
 
 #endif

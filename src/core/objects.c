@@ -281,3 +281,152 @@ UCOV_NOTRACE int ucov_objects_reset_all(void) {
   ucov_port_unlock();
   return ret;
 }
+
+/* ------------------------------------------------------ two-phase reset */
+
+static uint64_t last_token; /* tokens issued: 1 .. last_token */
+#define COMMITTED_MAX 256   /* committed tokens remembered, for retried commits */
+static uint64_t committed[COMMITTED_MAX];
+static unsigned n_committed; /* how many were ever committed */
+
+static UCOV_NOTRACE int token_committed(uint64_t token) {
+  unsigned n = n_committed < COMMITTED_MAX ? n_committed : COMMITTED_MAX;
+  for (unsigned i = 0; i < n; i++)
+    if (committed[i] == token)
+      return 1;
+  return 0;
+}
+
+static UCOV_NOTRACE int trace_snapshot(struct ucov_sink *sink, struct ucov_device *dev,
+                                       uint64_t token) {
+  uint64_t n = UCOV_LOAD_RACY(&dev->area[0]);
+  if (n > dev->size - 1)
+    n = dev->size - 1;
+  struct gcda_out o;
+  out_init(&o, sink);
+  out_u64(&o, n);
+  for (uint64_t i = 1; i <= n; i++)
+    out_u64(&o, UCOV_LOAD_RACY(&dev->area[i]));
+  out_flush(&o);
+  dev->pending_count = n;
+  dev->pending_token = o.err ? 0 : token;
+  return o.err;
+}
+
+/* The snapshot of one object by its kind. Lock held. */
+static UCOV_NOTRACE int snapshot_one(const char *name, struct ucov_sink *sink, uint64_t token) {
+  struct ucov_llvm_sections pgo;
+  struct ucov_device *trace;
+  struct unit_ref r;
+  if (is_pgo(name, &pgo))
+    return ucov_pgo_snapshot(sink, &pgo, token);
+  if ((trace = trace_find(name)))
+    return trace_snapshot(sink, trace, token);
+  if ((r = find_unit(name)).llvm)
+    return ucov_llvm_snapshot(sink, r.llvm, token);
+  if (!r.gcc)
+    return -UCOV_ENOENT;
+  struct ucov_gcov_summary sum = {1, ucov_gcov_run_max()};
+  return ucov_gcov_snapshot(sink, r.gcc, &sum, token);
+}
+
+UCOV_NOTRACE int ucov_object_snapshot(const char *name, struct ucov_sink *sink, uint64_t *token) {
+  int ret;
+  ucov_port_lock();
+  if (ucov_gcov_exited()) {
+    ret = -UCOV_ESHUTDOWN;
+  } else if (*token > last_token || (*token && token_committed(*token))) {
+    ret = -UCOV_EINVAL;
+  } else if (str_eq(name, MODULES_NAME)) {
+    ret = -UCOV_EOPNOTSUPP;
+  } else {
+    if (!*token)
+      *token = ++last_token;
+    uint8_t t[8];
+    for (int i = 0; i < 8; i++)
+      t[i] = (uint8_t)(*token >> (8 * i));
+    ret = sink->write(sink, t, sizeof(t));
+    if (!ret)
+      ret = snapshot_one(name, sink, *token);
+  }
+  ucov_port_unlock();
+  return ret;
+}
+
+/* What a commit does to each object with a pending snapshot of its token. */
+enum { COMMIT_COUNT, COMMIT_APPLY, COMMIT_DROP };
+
+/* Walk every object pending under token: count them (and whether any is
+ * stale), apply them, or drop them. Lock held. */
+static UCOV_NOTRACE uint32_t commit_walk(uint64_t token, int what, int *stale) {
+  uint32_t n = 0;
+  for (struct ucov_gcov_unit *u = ucov_gcov_units(); u; u = u->next) {
+    if (u->pending_token != token)
+      continue;
+    n++;
+    *stale |= u->pending_gen != u->gen;
+    if (what == COMMIT_APPLY)
+      ucov_gcov_commit(u);
+    else if (what == COMMIT_DROP)
+      u->pending_token = 0;
+  }
+  for (struct ucov_llvm_unit *u = ucov_llvm_units(); u; u = u->next) {
+    if (u->pending_token != token)
+      continue;
+    n++;
+    *stale |= u->pending_gen != u->gen;
+    if (what == COMMIT_APPLY)
+      ucov_llvm_commit(u);
+    else if (what == COMMIT_DROP)
+      u->pending_token = 0;
+  }
+  struct ucov_llvm_sections pgo;
+  for (unsigned i = 0, r; (r = (unsigned)ucov_port_llvm_sections(i, &pgo)) != ~0u; i++) {
+    int st = 0;
+    if (r || ucov_pgo_pending(&pgo, &st) != token)
+      continue;
+    n++;
+    *stale |= st;
+    if (what == COMMIT_APPLY)
+      ucov_pgo_commit(&pgo);
+    else if (what == COMMIT_DROP)
+      ucov_pgo_drop(&pgo);
+  }
+  uint32_t id;
+  for (struct ucov_device *d = ucov_port_device_next(0, &id); d;
+       d = ucov_port_device_next(d, &id)) {
+    if (d->pending_token != token || !is_pc_trace(d))
+      continue;
+    n++;
+    if (what == COMMIT_APPLY) {
+      /* Only if nothing was appended since: else the PCs stay (read again). */
+      uint64_t expect = d->pending_count;
+      if (expect)
+        __atomic_compare_exchange_n(&d->area[0], &expect, 0, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+    }
+    if (what != COMMIT_COUNT)
+      d->pending_token = 0;
+  }
+  return n;
+}
+
+UCOV_NOTRACE int ucov_objects_commit(uint64_t token, uint32_t n) {
+  int ret, stale = 0;
+  ucov_port_lock();
+  if (ucov_gcov_exited()) {
+    ret = -UCOV_ESHUTDOWN;
+  } else if (!token || token > last_token) {
+    ret = -UCOV_EINVAL;
+  } else if (token_committed(token)) {
+    ret = 1;
+  } else if (commit_walk(token, COMMIT_COUNT, &stale) != n || stale) {
+    commit_walk(token, COMMIT_DROP, &stale);
+    ret = -UCOV_ESTALE;
+  } else {
+    commit_walk(token, COMMIT_APPLY, &stale);
+    committed[n_committed++ % COMMITTED_MAX] = token;
+    ret = 0;
+  }
+  ucov_port_unlock();
+  return ret;
+}

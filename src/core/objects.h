@@ -3,7 +3,9 @@
  * The object registry: everything the control plane can list, size, read and
  * reset, behind one small set of operations (as Xen's coverage ops).
  *
- *   gcov/<absolute path>.gcda   one gcov unit (reset by baseline)
+ *   gcov/<absolute path>.gcda   one gcov unit of gcc or clang (reset by baseline)
+ *   pgo/<module>.profraw        one module's LLVM raw profile (reset by baseline)
+ *   kcov/<id>.kcov              a KCOV device's PC trace (reset: its count to 0)
  *   modules                     the module map (port-provided; not resettable)
  */
 #ifndef UCOV_CORE_OBJECTS_H
@@ -41,5 +43,28 @@ int ucov_llvm_object_name(const struct ucov_llvm_unit *u, char *out, size_t len)
 /* Reset one object (-UCOV_EOPNOTSUPP for one without counters), or all. */
 int ucov_object_reset(const char *name) UCOV_HIDDEN;
 int ucov_objects_reset_all(void) UCOV_HIDDEN;
+
+/*
+ * Two-phase reset, for clients that must lose nothing even when they die.
+ *
+ * ucov_object_snapshot writes the token (u64, little-endian), then reads
+ * object `name` into sink as READ does, and
+ * remembers, under *token, where a reset to exactly what was read would move
+ * its baselines; nothing moves yet. *token 0 asks for a new token (a new set
+ * of snapshots); a token already issued and not yet committed adds the
+ * object to its set. -UCOV_EINVAL for any other token, -UCOV_EOPNOTSUPP for
+ * `modules`, -UCOV_ENOENT, -UCOV_ENOMEM, -UCOV_ESHUTDOWN.
+ *
+ * ucov_objects_commit(token, n) then moves the baselines of the n objects
+ * snapshotted under token, all or nothing: 0 if it did, 1 if that token was
+ * committed before (a retry after a lost reply), -UCOV_ESTALE if any of them
+ * was reset or snapshotted again since (or n does not match: nothing moves,
+ * the counts stay for the next read), -UCOV_EINVAL for a token never issued.
+ * Counts made between the snapshot and the commit stay. A trace buffer's
+ * count goes to 0 only if no PC was appended since its snapshot (else it is
+ * left whole: those PCs are read again, never lost).
+ */
+int ucov_object_snapshot(const char *name, struct ucov_sink *sink, uint64_t *token) UCOV_HIDDEN;
+int ucov_objects_commit(uint64_t token, uint32_t n) UCOV_HIDDEN;
 
 #endif

@@ -32,6 +32,14 @@
  * are the process's (one pool for every module), so this is too. */
 static uint64_t *base_vp;
 
+/* Modes of a write: a live read, a read-and-reset, a snapshot. */
+#define PGO_READ 0
+#define PGO_RESET 1
+#define PGO_SNAPSHOT 2
+
+/* The state a snapshot write records value nodes into (lock held). */
+static struct ucov_pgo_state *snapshotting;
+
 /* Scratch of one write (the port lock is held): per site of one record, the
  * values its list holds and the values written; the nodes' {value, count}. */
 static uint8_t *site_new, *site_all;
@@ -373,9 +381,15 @@ static UCOV_RACY_READS UCOV_NOTRACE uint64_t take_sites(struct ucov_vp_node **he
       if (base_vp && i != ~0ull) {
         if (base_vp[2 * i] == value)
           delta = count >= base_vp[2 * i + 1] ? count - base_vp[2 * i + 1] : 0;
-        if (reset) {
+        if (reset == PGO_RESET) {
           base_vp[2 * i] = value;
           base_vp[2 * i + 1] = count;
+        } else if (reset == PGO_SNAPSHOT &&
+                   snapshotting->n_pending_vp < snapshotting->cap_pending_vp) {
+          uint64_t *t = snapshotting->pending_vp + 3 * snapshotting->n_pending_vp++;
+          t[0] = i;
+          t[1] = value;
+          t[2] = count;
         }
       }
       snap[2 * used] = value;
@@ -536,6 +550,8 @@ UCOV_RACY_READS UCOV_NOTRACE int ucov_pgo_write_merged(struct ucov_sink *sink,
   if (reset && alloc_cnt_baseline(c, n_cnts))
     return -UCOV_ENOMEM;
   base_cnts = c->base_cnts;
+  if (reset == PGO_RESET)
+    c->gen++;
   uint64_t ids = s->build_id ? 8 + s->build_id_size + pad8(s->build_id_size) : 0;
   static const uint8_t zero[8];
   struct gcda_out o;
@@ -586,7 +602,9 @@ UCOV_RACY_READS UCOV_NOTRACE int ucov_pgo_write_merged(struct ucov_sink *sink,
     out_u64(&o, v);
   }
   for (uint64_t i = 0; i < n_bits; i++) {
-    uint8_t b = reset ? UCOV_TAKE_RACY(&s->bits[i]) : UCOV_LOAD_RACY(&s->bits[i]);
+    uint8_t b = reset == PGO_RESET ? UCOV_TAKE_RACY(&s->bits[i]) : UCOV_LOAD_RACY(&s->bits[i]);
+    if (reset == PGO_SNAPSHOT)
+      c->pending_bits[i] = b;
     if (ov.bits)
       b |= ov.bits[i];
     out_bytes(&o, &b, 1);
@@ -620,6 +638,7 @@ UCOV_RACY_READS UCOV_NOTRACE int ucov_pgo_reset(const struct ucov_llvm_sections 
     c->base_cnts[i] = UCOV_LOAD_RACY(&s->cnts[i]);
   for (uint8_t *b = s->bits; b < s->bits_end; b++)
     UCOV_TAKE_RACY(b);
+  c->gen++;
   /* The value nodes of this module's sites (other modules' stay as they are). */
   for (const uint8_t *r = s->data; base_vp && c->max_sites && r < s->data_end; r += l.rec) {
     uint16_t ns[3];
@@ -641,4 +660,68 @@ UCOV_RACY_READS UCOV_NOTRACE int ucov_pgo_reset(const struct ucov_llvm_sections 
     }
   }
   return 0;
+}
+
+/* ---------------------------------------------------- two-phase reset */
+
+UCOV_NOTRACE int ucov_pgo_snapshot(struct ucov_sink *sink, const struct ucov_llvm_sections *s,
+                                   uint64_t token) {
+  struct ucov_pgo_state *c = state_of(s);
+  uint64_t n = (uint64_t)(s->cnts_end - s->cnts), nbits = (uint64_t)(s->bits_end - s->bits);
+  uint64_t nodes = ucov_vp_nodes();
+  if (alloc_cnt_baseline(c, n) || alloc_vp_baseline())
+    return -UCOV_ENOMEM;
+  if (!c->pending_cnts && n && !(c->pending_cnts = ucov_port_alloc(n * 8)))
+    return -UCOV_ENOMEM;
+  if (!c->pending_bits && nbits && !(c->pending_bits = ucov_port_alloc(nbits)))
+    return -UCOV_ENOMEM;
+  if (c->cap_pending_vp < nodes) {
+    ucov_port_free(c->pending_vp);
+    c->pending_vp = ucov_port_alloc(nodes * 24);
+    c->cap_pending_vp = c->pending_vp ? nodes : 0;
+    if (!c->pending_vp)
+      return -UCOV_ENOMEM;
+  }
+  for (uint64_t i = 0; i < n; i++)
+    c->pending_cnts[i] = c->base_cnts[i];
+  c->n_pending_vp = 0;
+  /* A read-and-reset of the counters into the copy; bits are loaded, not
+   * taken, and value nodes recorded instead of moved (PGO_SNAPSHOT). */
+  uint64_t *real = c->base_cnts;
+  c->base_cnts = c->pending_cnts;
+  snapshotting = c;
+  int err = ucov_pgo_write_merged(sink, s, PGO_SNAPSHOT, 0, 0);
+  snapshotting = 0;
+  c->pending_cnts = c->base_cnts;
+  c->base_cnts = real;
+  c->pending_token = err ? 0 : token;
+  c->pending_gen = c->gen;
+  return err;
+}
+
+UCOV_NOTRACE uint64_t ucov_pgo_pending(const struct ucov_llvm_sections *s, int *stale) {
+  const struct ucov_pgo_state *c = state_of(s);
+  *stale = c->pending_gen != c->gen;
+  return c->pending_token;
+}
+
+UCOV_RACY_READS UCOV_NOTRACE void ucov_pgo_commit(const struct ucov_llvm_sections *s) {
+  struct ucov_pgo_state *c = state_of(s);
+  uint64_t *old = c->base_cnts;
+  c->base_cnts = c->pending_cnts;
+  c->pending_cnts = old;
+  for (uint64_t i = 0; c->pending_bits && i < (uint64_t)(s->bits_end - s->bits); i++)
+    if (c->pending_bits[i])
+      UCOV_CLEAR_RACY(&s->bits[i], c->pending_bits[i]);
+  for (uint64_t k = 0; base_vp && k < c->n_pending_vp; k++) {
+    const uint64_t *t = c->pending_vp + 3 * k;
+    base_vp[2 * t[0]] = t[1];
+    base_vp[2 * t[0] + 1] = t[2];
+  }
+  c->pending_token = 0;
+  c->gen++;
+}
+
+UCOV_NOTRACE void ucov_pgo_drop(const struct ucov_llvm_sections *s) {
+  state_of(s)->pending_token = 0;
 }

@@ -71,6 +71,13 @@ struct ucov_pgo_state {
   uint64_t max_sites;  /* the most value sites of one record */
   uint64_t site_bytes; /* value data of all records, but for the values */
   uint64_t *base_cnts; /* counters at the last reset; NULL: never reset */
+  /* Two-phase reset (objects.h): what a snapshot read would move the
+   * baselines to, the bitmap bits it saw, {node, value, count} of the value
+   * nodes it took; gen changes whenever a baseline moves. */
+  uint64_t *pending_cnts;
+  uint8_t *pending_bits;
+  uint64_t *pending_vp, n_pending_vp, cap_pending_vp;
+  uint64_t pending_token, pending_gen, gen;
 };
 
 #define UCOV_PROFRAW_MAGIC 0xff6c70726f667281ull
@@ -114,6 +121,20 @@ size_t ucov_pgo_size_bound(const struct ucov_llvm_sections *s) UCOV_HIDDEN;
 
 /* Move the baseline to the live counters (RESET). 0 or a negative errno. */
 int ucov_pgo_reset(const struct ucov_llvm_sections *s) UCOV_HIDDEN;
+
+/*
+ * Two-phase reset: write the profile as a live read does and keep, under
+ * token, where that read would have moved the baselines (and which MC/DC
+ * bits it saw); the baselines stay. ucov_pgo_commit moves them there (and
+ * clears the bits seen: a bit set again meanwhile is cleared too, since a
+ * bitmap cannot count). The pending state: its token (0: none), and whether
+ * the baselines moved since (stale).
+ */
+int ucov_pgo_snapshot(struct ucov_sink *sink, const struct ucov_llvm_sections *s,
+                      uint64_t token) UCOV_HIDDEN;
+uint64_t ucov_pgo_pending(const struct ucov_llvm_sections *s, int *stale) UCOV_HIDDEN;
+void ucov_pgo_commit(const struct ucov_llvm_sections *s) UCOV_HIDDEN;
+void ucov_pgo_drop(const struct ucov_llvm_sections *s) UCOV_HIDDEN;
 
 /* --- The value profiler (pgo_value.c). --- */
 

@@ -33,21 +33,27 @@ static UCOV_NOTRACE int list_entry(const char *name, uint64_t size, void *arg) {
   return err ? err : s->write(s, name, len);
 }
 
+static UCOV_NOTRACE uint64_t get64(const char *p) {
+  return (uint64_t)ucov_get32((const uint8_t *)p) | (uint64_t)ucov_get32((const uint8_t *)p + 4)
+                                                        << 32;
+}
+
 UCOV_NOTRACE uint32_t ucov_serve(const struct ucov_frame *f, const char *payload,
-                                 struct ucov_sink *out) {
+                                 struct ucov_sink *out, uint8_t errno_out[4]) {
   char name[UCOV_PROTO_MAX_REQUEST + 1];
   int named = f->op == UCOV_OP_SIZE || f->op == UCOV_OP_READ || f->op == UCOV_OP_RESET ||
-              f->op == UCOV_OP_READ_AND_RESET;
+              f->op == UCOV_OP_READ_AND_RESET || f->op == UCOV_OP_SNAPSHOT;
+  uint32_t skip = f->op == UCOV_OP_SNAPSHOT ? 8 : 0; /* the token before the name */
   if (named) {
     /* A name: 1 to 4096 bytes, no NUL. */
-    if (f->length == 0 || f->length > UCOV_PROTO_MAX_REQUEST)
+    if (f->length <= skip || f->length > UCOV_PROTO_MAX_REQUEST)
       return UCOV_ST_BAD_REQUEST;
-    for (uint32_t i = 0; i < f->length; i++) {
+    for (uint32_t i = skip; i < f->length; i++) {
       if (!payload[i])
         return UCOV_ST_BAD_REQUEST;
-      name[i] = payload[i];
+      name[i - skip] = payload[i];
     }
-    name[f->length] = 0;
+    name[f->length - skip] = 0;
   } else if (f->length != 0 && f->op >= UCOV_OP_LIST && f->op <= UCOV_OP_INFO) {
     return UCOV_ST_BAD_REQUEST;
   }
@@ -80,6 +86,21 @@ UCOV_NOTRACE uint32_t ucov_serve(const struct ucov_frame *f, const char *payload
   case UCOV_OP_INFO:
     err = ucov_port_info(out);
     break;
+  case UCOV_OP_SNAPSHOT: {
+    uint64_t token = get64(payload);
+    err = ucov_object_snapshot(name, out, &token); /* the token, then the bytes */
+    break;
+  }
+  case UCOV_OP_COMMIT:
+    if (f->length != 12)
+      return UCOV_ST_BAD_REQUEST;
+    err = ucov_objects_commit(get64(payload), ucov_get32((const uint8_t *)payload + 8));
+    if (err >= 0) {
+      uint8_t b[4];
+      ucov_put32(b, (uint32_t)err);
+      err = out->write(out, b, 4);
+    }
+    break;
   case UCOV_OP_COMMAND:
     if (f->length < 4)
       return UCOV_ST_BAD_REQUEST;
@@ -87,6 +108,10 @@ UCOV_NOTRACE uint32_t ucov_serve(const struct ucov_frame *f, const char *payload
     break;
   default:
     return UCOV_ST_UNKNOWN_OP;
+  }
+  if (err == -UCOV_ESTALE || err == -UCOV_EINVAL) {
+    ucov_put32(errno_out, (uint32_t)-err);
+    return UCOV_ST_ERRNO;
   }
   return err ? status_of(err) : UCOV_ST_OK;
 }
@@ -195,9 +220,12 @@ UCOV_NOTRACE void ucov_serve_transport(void) {
     payload[i] = (char)c;
   }
   struct grow_sink out = {{grow_write}, 0, 0, 0};
-  st = ucov_serve(&f, payload, &out.sink);
+  uint8_t eno[4];
+  st = ucov_serve(&f, payload, &out.sink, eno);
   if (st == UCOV_ST_OK)
     send_reply(f.op, st, out.buf, out.len);
+  else if (st == UCOV_ST_ERRNO)
+    send_reply(f.op, st, eno, sizeof(eno));
   else
     send_error(f.op, st);
   ucov_port_free(out.buf);

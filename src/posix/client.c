@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "client.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -19,29 +20,118 @@
 
 #include "protocol.h"
 
-int ctl_open(pid_t pid, struct ctl *c, char *err, size_t errlen) {
+/* The target's socket in one runtime directory (ctl_open's search). */
+struct find {
+  pid_t pid;
+  struct ctl *c;
+  int tried;     /* a socket of that pid was found somewhere */
+  char why[512]; /* why the last one failed */
+};
+
+/*
+ * Connect to dir/<pid>.sock and check the peer: the socket is ours (lstat:
+ * a socket owned by this euid), and whoever accepted runs as this euid or
+ * root, with the pid asked for (SO_PEERCRED). A socket no one listens on,
+ * whose pid is gone, is stale: it is removed.
+ */
+static int find_in(const char *dir, void *arg) {
+  struct find *fd = arg;
   struct sockaddr_un addr = {.sun_family = AF_UNIX};
-  if (ucov_control_path(pid, addr.sun_path, sizeof(addr.sun_path))) {
-    snprintf(err, errlen, "control socket path too long");
-    return -1;
+  int n = snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/%d.sock", dir, (int)fd->pid);
+  struct stat st;
+  if (n < 0 || (size_t)n >= sizeof(addr.sun_path) || lstat(addr.sun_path, &st) != 0)
+    return 0;
+  fd->tried = 1;
+  if (!S_ISSOCK(st.st_mode) || st.st_uid != geteuid()) {
+    snprintf(fd->why, sizeof(fd->why), "%s: not a socket of this user", addr.sun_path);
+    return 0;
   }
+  int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (s < 0 || connect(s, (struct sockaddr *)&addr, sizeof(addr)) != 0) {
+    int e = errno;
+    if (s >= 0)
+      close(s);
+    if (e == ECONNREFUSED && kill(fd->pid, 0) != 0 && errno == ESRCH) {
+      unlink(addr.sun_path); /* a killed target's */
+      snprintf(fd->why, sizeof(fd->why), "no process %d (its stale socket removed)", (int)fd->pid);
+    } else {
+      snprintf(fd->why, sizeof(fd->why), "%s: %s", addr.sun_path, strerror(e));
+    }
+    return 0;
+  }
+  struct ucred cred;
+  socklen_t len = sizeof(cred);
+  if (getsockopt(s, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 ||
+      (cred.uid != geteuid() && cred.uid != 0) || cred.pid != fd->pid) {
+    snprintf(fd->why, sizeof(fd->why),
+             "%s: the peer is not process %d of this user (pid %d, uid %u)", addr.sun_path,
+             (int)fd->pid, (int)cred.pid, (unsigned)cred.uid);
+    close(s);
+    return 0;
+  }
+  fd->c->fd = s;
+  return 1;
+}
+
+int ctl_open(pid_t pid, struct ctl *c, char *err, size_t errlen) {
   c->pid = pid;
   c->serial = 0;
+  c->fd = -1;
   snprintf(c->label, sizeof(c->label), "process %d", (int)pid);
-  c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (c->fd < 0 || connect(c->fd, (struct sockaddr *)&addr, sizeof(addr)) != 0) {
-    int e = errno;
-    if (kill(pid, 0) != 0 && errno == ESRCH)
-      snprintf(err, errlen, "no process %d", (int)pid);
-    else
-      snprintf(err, errlen, "process %d has no ucov control socket (%s: %s)", (int)pid,
-               addr.sun_path, strerror(e));
-    if (c->fd >= 0)
-      close(c->fd);
-    c->fd = -1;
-    return -1;
+  struct find f = {pid, c, 0, ""};
+  if (ucov_control_dirs(find_in, &f))
+    return 0;
+  char dir[UCOV_CONTROL_DIR_MAX] = "";
+  ucov_control_dir(dir, sizeof(dir));
+  if (f.tried)
+    snprintf(err, errlen, "%s", f.why);
+  else if (kill(pid, 0) != 0 && errno == ESRCH)
+    snprintf(err, errlen, "no process %d", (int)pid);
+  else if (!ucov_dir_is_private(dir))
+    snprintf(err, errlen,
+             "process %d has no ucov control socket (%s is not a private directory of this user)",
+             (int)pid, dir);
+  else
+    snprintf(err, errlen, "process %d has no ucov control socket (%s/%d.sock)", (int)pid, dir,
+             (int)pid);
+  return -1;
+}
+
+/* ctl_list_targets: every <pid>.sock of one directory. */
+struct targets {
+  int (*fn)(pid_t pid, void *arg);
+  void *arg;
+};
+
+static int targets_in(const char *dir, void *arg) {
+  struct targets *t = arg;
+  DIR *d = opendir(dir);
+  if (!d)
+    return 0;
+  struct dirent *e;
+  int r = 0;
+  while (!r && (e = readdir(d))) {
+    char *end;
+    long pid = strtol(e->d_name, &end, 10);
+    if (pid <= 0 || pid > 0x3fffffff || strcmp(end, ".sock") != 0)
+      continue;
+    char path[UCOV_CONTROL_DIR_MAX + 32];
+    snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+    if (kill((pid_t)pid, 0) != 0 && errno == ESRCH) {
+      struct stat st;
+      if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode) && st.st_uid == geteuid())
+        unlink(path); /* stale: its process is gone */
+      continue;
+    }
+    r = t->fn((pid_t)pid, t->arg);
   }
-  return 0;
+  closedir(d);
+  return r;
+}
+
+int ctl_list_targets(int (*fn)(pid_t pid, void *arg), void *arg) {
+  struct targets t = {fn, arg};
+  return ucov_control_dirs(targets_in, &t);
 }
 
 int ctl_open_serial(const char *path, struct ctl *c, char *err, size_t errlen) {
@@ -91,13 +181,15 @@ int ctl_open_target(pid_t pid, const char *serial, struct ctl *c, char *err, siz
   return serial ? ctl_open_serial(serial, c, err, errlen) : ctl_open(pid, c, err, errlen);
 }
 
-/* A serial line may not answer at all: reads give up after this long. */
+/* A serial line may not answer at all, nor may a hostile peer: reads give
+ * up after this long without a byte. */
 #define SERIAL_TIMEOUT_MS 20000
+#define SOCKET_TIMEOUT_MS 60000
 
-static int wait_readable(int fd) {
+static int wait_readable(int fd, int ms) {
   struct pollfd p = {.fd = fd, .events = POLLIN};
   int r;
-  while ((r = poll(&p, 1, SERIAL_TIMEOUT_MS)) < 0 && errno == EINTR)
+  while ((r = poll(&p, 1, ms)) < 0 && errno == EINTR)
     ;
   if (r == 0)
     errno = ETIMEDOUT;
@@ -119,14 +211,25 @@ static int write_full(int fd, const void *p, size_t n) {
   return 0;
 }
 
-static int read_full_timed(int fd, void *p, size_t n, int timed) {
-  while (n) {
-    if (timed && wait_readable(fd))
+/* Read up to n bytes (at least one) within ms: the count, or -1 (errno set;
+ * ETIMEDOUT, or EPIPE at EOF). */
+static ssize_t read_some(int fd, void *p, size_t n, int ms) {
+  for (;;) {
+    if (wait_readable(fd, ms))
       return -1;
     ssize_t r = read(fd, p, n);
-    if (r < 0 && errno == EINTR)
+    if (r < 0 && (errno == EINTR || errno == EAGAIN))
       continue;
-    if (r <= 0)
+    if (r == 0)
+      errno = EPIPE;
+    return r > 0 ? r : -1;
+  }
+}
+
+static int read_full_timed(int fd, void *p, size_t n, int ms) {
+  while (n) {
+    ssize_t r = read_some(fd, p, n, ms);
+    if (r < 0)
       return -1;
     p = (char *)p + r;
     n -= (size_t)r;
@@ -134,19 +237,19 @@ static int read_full_timed(int fd, void *p, size_t n, int timed) {
   return 0;
 }
 
-static int read_full(int fd, void *p, size_t n) {
-  return read_full_timed(fd, p, n, 0);
+static int timeout_of(const struct ctl *c) {
+  return c->serial ? SERIAL_TIMEOUT_MS : SOCKET_TIMEOUT_MS;
 }
 
 /* On a serial line the reply's header comes after whatever else the line
  * carried (a boot banner, the rest of a garbled frame): scan to its magic. */
 static int read_header(struct ctl *c, uint8_t hdr[UCOV_PROTO_HEADER]) {
   if (!c->serial)
-    return read_full(c->fd, hdr, UCOV_PROTO_HEADER);
+    return read_full_timed(c->fd, hdr, UCOV_PROTO_HEADER, SOCKET_TIMEOUT_MS);
   size_t n = 0;
   for (;;) {
     uint8_t b;
-    if (read_full_timed(c->fd, &b, 1, 1))
+    if (read_full_timed(c->fd, &b, 1, SERIAL_TIMEOUT_MS))
       return -1;
     if (n == 4)
       memmove(hdr, hdr + 1, 3);
@@ -154,7 +257,7 @@ static int read_header(struct ctl *c, uint8_t hdr[UCOV_PROTO_HEADER]) {
     if (n == 4 && ucov_get32(hdr) == UCOV_PROTO_MAGIC)
       break;
   }
-  return read_full_timed(c->fd, hdr + 4, UCOV_PROTO_HEADER - 4, 1);
+  return read_full_timed(c->fd, hdr + 4, UCOV_PROTO_HEADER - 4, SERIAL_TIMEOUT_MS);
 }
 
 /* The header, with pass_fd attached to its first byte when >= 0. */
@@ -189,10 +292,39 @@ int ctl_call(struct ctl *c, uint16_t op, const void *payload, size_t len, struct
   return ctl_call_fd(c, op, payload, len, -1, r, err, errlen);
 }
 
+/* A reply's payload into memory (r->data, NUL-terminated). */
+static int to_memory(void *arg, const void *data, size_t n) {
+  struct ctl_reply *r = arg;
+  if (!r->data || n > r->cap - r->len) {
+    size_t cap = r->cap ? r->cap : 4096;
+    while (cap - r->len < n)
+      cap *= 2;
+    uint8_t *p = realloc(r->data, cap + 1);
+    if (!p)
+      return -1;
+    r->data = p;
+    r->cap = cap;
+  }
+  memcpy(r->data + r->len, data, n);
+  r->len += n;
+  r->data[r->len] = 0;
+  return 0;
+}
+
 int ctl_call_fd(struct ctl *c, uint16_t op, const void *payload, size_t len, int pass_fd,
                 struct ctl_reply *r, char *err, size_t errlen) {
+  return ctl_call_stream(c, op, payload, len, pass_fd, r, NULL, NULL, err, errlen);
+}
+
+int ctl_call_stream(struct ctl *c, uint16_t op, const void *payload, size_t len, int pass_fd,
+                    struct ctl_reply *r, int (*out)(void *arg, const void *data, size_t n),
+                    void *arg, char *err, size_t errlen) {
   uint8_t hdr[UCOV_PROTO_HEADER];
   memset(r, 0, sizeof(*r));
+  if (len > UCOV_PROTO_MAX_REQUEST) {
+    snprintf(err, errlen, "%s: request too large", c->label);
+    return -1;
+  }
   ucov_frame_encode(hdr, op, 0, (uint32_t)len);
   if (send_header(c->fd, hdr, pass_fd) || (len && write_full(c->fd, payload, len))) {
     snprintf(err, errlen, "%s: %s", c->label, strerror(errno));
@@ -200,7 +332,7 @@ int ctl_call_fd(struct ctl *c, uint16_t op, const void *payload, size_t len, int
   }
   struct ucov_frame f;
   if (read_header(c, hdr)) {
-    if (c->serial && errno == ETIMEDOUT)
+    if (errno == ETIMEDOUT)
       snprintf(err, errlen, "%s: no reply", c->label);
     else
       snprintf(err, errlen, "%s closed the connection", c->label);
@@ -211,22 +343,51 @@ int ctl_call_fd(struct ctl *c, uint16_t op, const void *payload, size_t len, int
     snprintf(err, errlen, "%s: not a ucov reply", c->label);
     return -1;
   }
+  /* Every size from the peer in size_t, bounded, and memory grown only as
+   * bytes arrive: a length the peer claims is no reason to allocate it. */
+  size_t want = (size_t)f.length;
   r->status = f.status;
-  r->len = f.length;
-  r->data = malloc(f.length + 1);
-  if (!r->data || (f.length && read_full_timed(c->fd, r->data, f.length, c->serial))) {
-    snprintf(err, errlen, "%s: truncated reply", c->label);
-    free(r->data);
-    r->data = NULL;
+  if (want > CTL_REPLY_MAX || (f.status && want > CTL_ERROR_MAX)) {
+    snprintf(err, errlen, "%s: reply too large (%zu bytes)", c->label, want);
     return -1;
   }
-  r->data[f.length] = 0; /* error messages and text replies read as strings */
+  /* Errors always go to memory (they are messages). */
+  int (*sink)(void *, const void *, size_t) = out && !f.status ? out : to_memory;
+  void *sarg = out && !f.status ? arg : r;
+  if (to_memory(r, "", 0)) /* r->data is a string even when empty */
+    goto nomem;
+  uint8_t buf[65536];
+  size_t got = 0;
+  while (got < want) {
+    size_t n = want - got < sizeof(buf) ? want - got : sizeof(buf);
+    ssize_t k = read_some(c->fd, buf, n, timeout_of(c));
+    if (k < 0) {
+      snprintf(err, errlen, "%s: truncated reply (%zu of %zu bytes: %s)", c->label, got, want,
+               errno == ETIMEDOUT ? "no data" : "closed");
+      ctl_reply_free(r);
+      return -1;
+    }
+    if (sink(sarg, buf, (size_t)k)) {
+      if (sink == to_memory)
+        goto nomem;
+      snprintf(err, errlen, "%s: %s", c->label, strerror(errno));
+      ctl_reply_free(r);
+      return -1;
+    }
+    got += (size_t)k;
+  }
+  r->total = got;
   return 0;
+nomem:
+  snprintf(err, errlen, "%s: out of memory for a %zu-byte reply", c->label, want);
+  ctl_reply_free(r);
+  return -1;
 }
 
 void ctl_reply_free(struct ctl_reply *r) {
   free(r->data);
   r->data = NULL;
+  r->len = r->cap = 0;
 }
 
 void ctl_close(struct ctl *c) {
@@ -251,12 +412,19 @@ long ctl_parse_list(const struct ctl_reply *r, struct ctl_object **out) {
     p += 12;
     if ((size_t)(end - p) < len || len == 0)
       goto bad;
+    if (len > UCOV_PROTO_MAX_REQUEST || memchr(p, 0, len))
+      goto bad; /* a name no request could carry */
     if (n == cap) {
       cap = cap ? 2 * cap : 16;
-      o = realloc(o, (size_t)cap * sizeof(*o));
+      struct ctl_object *g = realloc(o, (size_t)cap * sizeof(*o));
+      if (!g)
+        goto bad;
+      o = g;
     }
     o[n].size = size;
     o[n].name = strndup((const char *)p, len);
+    if (!o[n].name)
+      goto bad;
     n++;
     p += len;
   }

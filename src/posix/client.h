@@ -16,11 +16,24 @@ struct ctl {
 
 struct ctl_reply {
   uint32_t status; /* UCOV_ST_* */
-  uint8_t *data;   /* malloc'ed payload (an error message when status != 0) */
-  size_t len;
+  uint8_t *data;   /* malloc'ed payload (an error message when status != 0), NUL-terminated */
+  size_t len;      /* bytes in data */
+  size_t cap;
+  size_t total; /* bytes of the payload (all streamed when ctl_call_stream had a sink) */
 };
 
-/* Connect to process pid's control socket. Returns 0, or -1 with a message in err. */
+/* The largest reply a client accepts (an object: a KCOV buffer of 2^27
+ * words is 1 GiB), and the largest error message. */
+#define CTL_REPLY_MAX ((size_t)1 << 31)
+#define CTL_ERROR_MAX ((size_t)4096)
+
+/*
+ * Connect to process pid's control socket, trusting what the target trusts:
+ * a private runtime directory of this user (ucov_control_dirs), a socket
+ * owned by this user, and a peer (SO_PEERCRED) that is process pid running
+ * as this user or root. A stale socket (no listener, pid gone) is removed.
+ * Returns 0, or -1 with a message in err.
+ */
 int ctl_open(pid_t pid, struct ctl *c, char *err, size_t errlen);
 /*
  * A target on a serial line (a kernel, docs/protocol.md): PATH is a Unix
@@ -39,6 +52,21 @@ int ctl_call(struct ctl *c, uint16_t op, const void *payload, size_t len, struct
 /* As ctl_call, passing descriptor pass_fd along (SCM_RIGHTS). */
 int ctl_call_fd(struct ctl *c, uint16_t op, const void *payload, size_t len, int pass_fd,
                 struct ctl_reply *r, char *err, size_t errlen);
+
+/*
+ * As ctl_call_fd (pass_fd -1: none), with a successful reply's payload given
+ * to out in pieces of at most 64 KiB as it arrives (out NULL: into r->data),
+ * so that a large object never sits whole in memory. out returns 0, or -1
+ * with errno set to stop. Error replies always land in r->data.
+ */
+int ctl_call_stream(struct ctl *c, uint16_t op, const void *payload, size_t len, int pass_fd,
+                    struct ctl_reply *r, int (*out)(void *arg, const void *data, size_t n),
+                    void *arg, char *err, size_t errlen);
+
+/* Call fn for the pid of every live target of this user with a socket in a
+ * trusted runtime directory (stale sockets are removed on the way). Stops at
+ * fn's first non-zero return and returns it. */
+int ctl_list_targets(int (*fn)(pid_t pid, void *arg), void *arg);
 
 void ctl_reply_free(struct ctl_reply *r);
 void ctl_close(struct ctl *c);

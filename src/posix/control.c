@@ -1,17 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * POSIX port: the control socket. One Unix stream socket per target process,
- * <runtime dir>/<pid>.sock (0600, in a 0700 directory of the user's), served by
- * one uninstrumented runtime thread with every signal blocked, each client on a
- * thread of its own. It starts with the process (UCOV_CONTROL=0: never), and
- * again in a forked child. Peers of another uid (but root) are refused
- * (SO_PEERCRED).
+ * <runtime dir>/<pid>.sock (0600, in a private directory of the user's:
+ * protocol.c), served by one uninstrumented runtime thread with every signal
+ * blocked, each client on a thread of its own. It starts with the process
+ * (UCOV_CONTROL=0: never), and again, from nothing, in a forked child. Peers
+ * of another uid (but root) are refused (SO_PEERCRED) before any thread is
+ * spent on them.
  *
  * A malformed, oversized, truncated or unknown frame gets an error reply and
  * the connection is closed; a request about a missing object gets an error
- * reply and the connection stays. Nothing a client sends stops the target.
+ * reply and the connection stays. Nothing a client sends stops the target, and
+ * no client holds the others out: a frame must arrive whole within
+ * FRAME_TIMEOUT_MS, an idle connection is closed after IDLE_TIMEOUT_MS (one
+ * holding a REMOTE registration lives as long as its client), and when every
+ * slot is taken the connection waiting longest is closed for the new one.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
@@ -43,7 +49,7 @@ static pid_t control_pid;   /* the process whose socket control_path is */
 static char control_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 
 static UCOV_NOTRACE void control_log(const char *what, const char *detail) {
-  char msg[512];
+  char msg[1400];
   snprintf(msg, sizeof(msg), "ucov: control socket: %s%s%s", what, detail ? ": " : "",
            detail ? detail : "");
   ucov_port_log(msg);
@@ -55,28 +61,39 @@ static UCOV_NOTRACE void control_unlink_at_exit(void) {
     unlink(control_path);
 }
 
-/* A private directory for sockets: create it 0700, or accept an existing one
- * only if it is a directory of ours that nobody else can write. */
-static UCOV_NOTRACE int control_prepare_dir(const char *dir) {
-  if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-    control_log(dir, strerror(errno));
-    return -1;
+/* Sockets of processes that are gone (killed targets leave theirs): removed
+ * when no one listens on them and their pid is not alive. */
+static UCOV_NOTRACE void control_clean_stale(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d)
+    return;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    char *end;
+    long pid = strtol(e->d_name, &end, 10);
+    if (pid <= 0 || strcmp(end, ".sock") != 0 || pid == getpid())
+      continue;
+    if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+      continue;
+    char path[sizeof(control_path)];
+    if (snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) < (int)sizeof(path))
+      unlink(path);
   }
-  struct stat st;
-  if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
-      (st.st_mode & 022)) {
-    control_log(dir, "not a private directory of this user; not serving");
-    return -1;
-  }
-  return 0;
+  closedir(d);
 }
 
 static UCOV_NOTRACE int control_listen(void) {
-  char dir[256];
+  char dir[UCOV_CONTROL_DIR_MAX], why[1200];
   struct sockaddr_un addr = {.sun_family = AF_UNIX};
-  if (ucov_control_dir(dir, sizeof(dir)) || control_prepare_dir(dir))
+  if (ucov_control_serve_dir(dir, sizeof(dir), why, sizeof(why))) {
+    control_log(why, "not serving");
     return -1;
-  if (ucov_control_path(getpid(), addr.sun_path, sizeof(addr.sun_path))) {
+  }
+  if (why[0])
+    control_log(why, NULL);
+  control_clean_stale(dir);
+  int n = snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/%d.sock", dir, (int)getpid());
+  if (n < 0 || (size_t)n >= sizeof(addr.sun_path)) {
     control_log(dir, "path too long for a Unix socket");
     return -1;
   }
@@ -84,8 +101,10 @@ static UCOV_NOTRACE int control_listen(void) {
   if (fd < 0)
     return -1;
   unlink(addr.sun_path); /* a stale socket of an earlier process with this pid */
+  /* (The directory is private: no one else reaches the socket before chmod.
+   * umask is the program's, and process-wide: not ours to change.) */
   if (bind(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0 || chmod(addr.sun_path, 0600) != 0 ||
-      listen(fd, 16) != 0) {
+      listen(fd, 64) != 0) {
     control_log(addr.sun_path, strerror(errno));
     close(fd);
     return -1;
@@ -95,20 +114,83 @@ static UCOV_NOTRACE int control_listen(void) {
   return fd;
 }
 
+/* How long a frame may take to arrive whole once its first byte came, and how
+ * long a connection may sit idle between requests (REMOTE-registered ones
+ * excepted: their registration lasts as long as the connection). */
+#ifndef FRAME_TIMEOUT_MS
+#define FRAME_TIMEOUT_MS 2000
+#endif
+#ifndef IDLE_TIMEOUT_MS
+#define IDLE_TIMEOUT_MS 10000
+#endif
+#define CONN_MAX 64 /* connections served at once */
+
 /* One client connection, served by its own thread. */
 struct conn {
   int fd;
   int passed_fd;           /* a descriptor the client sent (SCM_RIGHTS), or -1 */
   struct ucov_device *dev; /* REMOTE_ENABLE: the client's device, mapped here */
+  int slot;                /* its place in conns[] */
 };
 
 /*
- * Read exactly n bytes: 0, 1 at a clean EOF before any byte, -1 otherwise.
- * A descriptor passed along is kept in c->passed_fd (extra ones are closed).
+ * Connections being served, for eviction and for the forked child. A slot
+ * is `waiting` while its thread waits for a request or reads one (the time
+ * it may be evicted), and not while it serves one. conn_lock is the
+ * server's own (never the port lock, which serving takes).
  */
-static UCOV_NOTRACE int read_full(struct conn *c, void *buf, size_t n) {
+static struct conn_slot {
+  struct conn *c;
+  int waiting;
+  int evicted;
+  uint64_t since_ms; /* when it started waiting */
+} conns[CONN_MAX];
+static pthread_mutex_t conn_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static UCOV_NOTRACE uint64_t now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static UCOV_NOTRACE void conn_set_waiting(struct conn *c, int waiting) {
+  pthread_mutex_lock(&conn_lock);
+  conns[c->slot].waiting = waiting;
+  conns[c->slot].since_ms = now_ms();
+  pthread_mutex_unlock(&conn_lock);
+}
+
+/* Wait until fd is readable or the deadline (ms, monotonic; 0: none) passes.
+ * 0 when readable, -1 on timeout or error. */
+static UCOV_NOTRACE int wait_readable(int fd, uint64_t deadline) {
+  for (;;) {
+    int timeout = -1;
+    if (deadline) {
+      uint64_t now = now_ms();
+      if (now >= deadline)
+        return -1;
+      timeout = (int)(deadline - now);
+    }
+    struct pollfd pfd = {.fd = fd, .events = POLLIN};
+    int r = poll(&pfd, 1, timeout);
+    if (r > 0)
+      return 0;
+    if (r == 0 || errno != EINTR)
+      return -1;
+  }
+}
+
+/*
+ * Read exactly n bytes before the deadline: 0, 1 at a clean EOF before any
+ * byte, -1 otherwise (an error, or the deadline passed: a client that drips a
+ * frame byte by byte does not hold its thread). A descriptor passed along is
+ * kept in c->passed_fd (extra ones are closed).
+ */
+static UCOV_NOTRACE int read_full(struct conn *c, void *buf, size_t n, uint64_t deadline) {
   size_t got = 0;
   while (got < n) {
+    if (wait_readable(c->fd, deadline))
+      return -1;
     struct iovec iov = {(char *)buf + got, n - got};
     union {
       struct cmsghdr h;
@@ -118,8 +200,8 @@ static UCOV_NOTRACE int read_full(struct conn *c, void *buf, size_t n) {
                          .msg_iovlen = 1,
                          .msg_control = ctrl.buf,
                          .msg_controllen = sizeof(ctrl.buf)};
-    ssize_t r = recvmsg(c->fd, &msg, MSG_CMSG_CLOEXEC);
-    if (r < 0 && errno == EINTR)
+    ssize_t r = recvmsg(c->fd, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+    if (r < 0 && (errno == EINTR || errno == EAGAIN))
       continue;
     if (r <= 0)
       return r == 0 && got == 0 ? 1 : -1;
@@ -267,10 +349,13 @@ static UCOV_NOTRACE int serve_request(struct conn *c, const struct ucov_frame *f
     return serve_remote_enable(c, f, payload);
   struct mem_sink out;
   mem_sink_init(&out);
-  uint32_t st = ucov_serve(f, payload, &out.sink);
+  uint8_t eno[4];
+  uint32_t st = ucov_serve(f, payload, &out.sink, eno);
   int keep;
   if (st == UCOV_ST_OK)
     keep = reply(fd, f->op, st, out.data, out.len);
+  else if (st == UCOV_ST_ERRNO)
+    keep = reply(fd, f->op, st, eno, sizeof(eno));
   else /* a malformed or unknown request ends the connection */
     keep = reply_error(fd, f->op, st) || st == UCOV_ST_BAD_REQUEST || st == UCOV_ST_UNKNOWN_OP ? -1
                                                                                                : 0;
@@ -312,27 +397,20 @@ UCOV_NOTRACE int ucov_port_command(uint32_t flags, const char *cmd, size_t len,
 
 static UCOV_NOTRACE void serve_connection(struct conn *c) {
   int fd = c->fd;
-  struct ucred cred;
-  socklen_t len = sizeof(cred);
-  if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 ||
-      (cred.uid != geteuid() && cred.uid != 0)) {
-    reply_error(fd, 0, UCOV_ST_PERMISSION);
-    return;
-  }
-  /* A client that stops mid-frame does not hold the server forever. */
-  struct timeval tv = {5, 0};
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  /* A client that does not read its replies does not hold the server forever. */
   struct timeval stv = {30, 0};
   setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &stv, sizeof(stv));
   char payload[UCOV_PROTO_MAX_REQUEST];
   for (;;) {
-    /* Between requests a client may stay as long as it likes (a REMOTE
-     * registration lasts as long as its connection); within one, 5 s. */
-    struct pollfd pfd = {.fd = fd, .events = POLLIN};
-    while (poll(&pfd, 1, -1) < 0 && errno == EINTR)
-      ;
+    /* Between requests a connection may stay IDLE_TIMEOUT_MS (a REMOTE
+     * registration: as long as it likes); a frame, once begun, must come
+     * whole within FRAME_TIMEOUT_MS. */
+    conn_set_waiting(c, 1);
+    if (wait_readable(fd, c->dev ? 0 : now_ms() + IDLE_TIMEOUT_MS))
+      return; /* idle too long, or evicted */
+    uint64_t deadline = now_ms() + FRAME_TIMEOUT_MS;
     uint8_t hdr[UCOV_PROTO_HEADER];
-    int r = read_full(c, hdr, sizeof(hdr));
+    int r = read_full(c, hdr, sizeof(hdr), deadline);
     if (r == 1)
       return; /* the client is done */
     if (r < 0) {
@@ -346,10 +424,11 @@ static UCOV_NOTRACE void serve_connection(struct conn *c) {
       reply_error(fd, f.op, bad);
       return;
     }
-    if (f.length && read_full(c, payload, f.length) != 0) {
+    if (f.length && read_full(c, payload, f.length, deadline) != 0) {
       reply_error(fd, f.op, UCOV_ST_TRUNCATED);
       return;
     }
+    conn_set_waiting(c, 0);
     /* Counted from before the exiting check to after the reply: the exit
      * waits for replies whose counts already left the baseline. */
     __atomic_add_fetch(&in_flight, 1, __ATOMIC_SEQ_CST);
@@ -380,37 +459,88 @@ UCOV_NOTRACE void ucov_port_exit_drain(void) {
 static int control_fd = -1;        /* the listening socket */
 static int control_ready;          /* the server thread is past its start-up */
 static int control_started_thread; /* a server thread was created in this process */
-static int conn_threads;           /* connections being served */
-#define CONN_THREADS_MAX 64
 
 static UCOV_NOTRACE void *conn_main(void *arg) {
   struct conn *c = arg;
   serve_connection(c);
   conn_release(c);
+  /* The slot goes before the descriptor closes: an eviction (which shuts the
+   * descriptor down under conn_lock) never reaches a number reused since. */
+  pthread_mutex_lock(&conn_lock);
+  conns[c->slot] = (struct conn_slot){0};
   close(c->fd);
+  pthread_mutex_unlock(&conn_lock);
   free(c);
-  __atomic_fetch_sub(&conn_threads, 1, __ATOMIC_RELAXED);
   return NULL;
+}
+
+/*
+ * A free slot, or -1. When every slot is taken, the connection that has
+ * waited longest for its request (never one being served, never a REMOTE
+ * registration) is shut down, and its slot awaited (up to 200 ms). conn_lock
+ * held; it is dropped while waiting.
+ */
+static UCOV_NOTRACE int conn_slot(void) {
+  for (int tries = 0; tries < 200; tries++) {
+    int victim = -1;
+    for (int i = 0; i < CONN_MAX; i++) {
+      if (!conns[i].c)
+        return i;
+      if (conns[i].waiting && !conns[i].evicted && !conns[i].c->dev &&
+          (victim < 0 || conns[i].since_ms < conns[victim].since_ms))
+        victim = i;
+    }
+    if (victim >= 0) {
+      conns[victim].evicted = 1;
+      shutdown(conns[victim].c->fd, SHUT_RDWR);
+    }
+    pthread_mutex_unlock(&conn_lock);
+    usleep(1000);
+    pthread_mutex_lock(&conn_lock);
+  }
+  return -1;
 }
 
 /* Serve a connection on a thread of its own (signals stay blocked: inherited). */
 static UCOV_NOTRACE void conn_start(int fd) {
+  struct ucred cred;
+  socklen_t len = sizeof(cred);
+  if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 ||
+      (cred.uid != geteuid() && cred.uid != 0)) {
+    /* Refused before a thread is spent on it; the reply must not block. */
+    uint8_t hdr[UCOV_PROTO_HEADER];
+    const char *msg = ucov_status_str(UCOV_ST_PERMISSION);
+    ucov_frame_encode(hdr, 0, UCOV_ST_PERMISSION, (uint32_t)strlen(msg));
+    send(fd, hdr, sizeof(hdr), MSG_NOSIGNAL | MSG_DONTWAIT);
+    send(fd, msg, strlen(msg), MSG_NOSIGNAL | MSG_DONTWAIT);
+    close(fd);
+    return;
+  }
   struct conn *c = calloc(1, sizeof(*c));
-  pthread_attr_t attr;
-  pthread_t th;
-  if (!c || __atomic_add_fetch(&conn_threads, 1, __ATOMIC_RELAXED) > CONN_THREADS_MAX) {
-    if (c)
-      __atomic_fetch_sub(&conn_threads, 1, __ATOMIC_RELAXED);
-    free(c);
-    close(fd); /* too many clients at once */
+  if (!c) {
+    close(fd);
     return;
   }
   c->fd = fd;
   c->passed_fd = -1;
+  pthread_mutex_lock(&conn_lock);
+  c->slot = conn_slot();
+  if (c->slot >= 0)
+    conns[c->slot] = (struct conn_slot){c, 1, 0, now_ms()};
+  pthread_mutex_unlock(&conn_lock);
+  if (c->slot < 0) { /* every slot busy serving: try again later */
+    close(fd);
+    free(c);
+    return;
+  }
+  pthread_attr_t attr;
+  pthread_t th;
   pthread_attr_init(&attr);
   pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
   if (pthread_create(&th, &attr, conn_main, c) != 0) {
-    __atomic_fetch_sub(&conn_threads, 1, __ATOMIC_RELAXED);
+    pthread_mutex_lock(&conn_lock);
+    conns[c->slot] = (struct conn_slot){0};
+    pthread_mutex_unlock(&conn_lock);
     close(fd);
     free(c);
   }
@@ -491,16 +621,48 @@ __attribute__((constructor)) static UCOV_NOTRACE void control_autostart(void) {
 /*
  * Before fork: let a server thread that is still starting finish (at most
  * 300 ms). A thread caught inside an allocator that is not fork-safe (ASan's)
- * would leave the child's allocator locked for good.
+ * would leave the child's allocator locked for good. Then hold the
+ * connection table until control_fork_parent or control_fork_child.
  */
 UCOV_NOTRACE void control_fork_prepare(void) {
   for (int i = 0; i < 300 && __atomic_load_n(&control_started_thread, __ATOMIC_ACQUIRE) &&
                   !__atomic_load_n(&control_ready, __ATOMIC_ACQUIRE);
        i++)
     usleep(1000);
+  pthread_mutex_lock(&conn_lock); /* conns[] stays still across fork */
 }
 
+UCOV_NOTRACE void control_fork_parent(void) {
+  pthread_mutex_unlock(&conn_lock);
+}
+
+/*
+ * In the child, nothing of the parent's connections is its own: their
+ * threads did not come along, their descriptors did. The child closes them
+ * (a client of the parent then sees its connection end when the parent's
+ * thread closes it, not when the child exits), drops their REMOTE
+ * registrations and their mappings, and starts from zero: no connection, no
+ * request in flight, not quiescing.
+ */
 UCOV_NOTRACE void control_fork_child(void) {
+  pthread_mutex_unlock(&conn_lock); /* taken by this thread in control_fork_prepare */
+  for (int i = 0; i < CONN_MAX; i++) {
+    struct conn *c = conns[i].c;
+    if (!c)
+      continue;
+    if (c->dev) {
+      ucov_remote_unregister(c->dev); /* the port lock is held across fork */
+      munmap(c->dev->area, c->dev->size * 8);
+      free(c->dev);
+    }
+    if (c->passed_fd >= 0)
+      close(c->passed_fd);
+    close(c->fd);
+    free(c);
+    conns[i] = (struct conn_slot){0};
+  }
+  __atomic_store_n(&in_flight, 0, __ATOMIC_SEQ_CST);
+  __atomic_store_n(&quiescing, 0, __ATOMIC_SEQ_CST);
   if (!control_started)
     return;
   int parent_fd = __atomic_exchange_n(&control_fd, -1, __ATOMIC_ACQ_REL);

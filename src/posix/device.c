@@ -90,6 +90,7 @@ static UCOV_NOTRACE void fork_prepare(void) {
 
 static UCOV_NOTRACE void fork_parent(void) {
   ucov_port_unlock();
+  control_fork_parent();
 }
 
 static UCOV_NOTRACE void fork_child(void) {

@@ -14,10 +14,14 @@
  */
 void posix_atfork_once(void) UCOV_HIDDEN;
 
-/* Before fork, without the lock: wait for a server thread still starting. */
+/* Before fork, without the lock: wait for a server thread still starting,
+ * and hold the connection table until control_fork_parent (in the parent) or
+ * control_fork_child. */
 void control_fork_prepare(void) UCOV_HIDDEN;
+void control_fork_parent(void) UCOV_HIDDEN;
 
-/* In a forked child (lock held, single thread): restart the server if one ran. */
+/* In a forked child (lock held, single thread): drop the parent's
+ * connections, restart the server if one ran. */
 void control_fork_child(void) UCOV_HIDDEN;
 
 /*

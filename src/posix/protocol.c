@@ -1,30 +1,138 @@
 /* SPDX-License-Identifier: MIT */
-/* Control protocol helpers shared by the target's server and the ucov command. */
+/*
+ * Where control sockets live, shared by the target's server and the ucov
+ * command, and the checks both sides make before trusting a directory.
+ *
+ * A directory is trusted only if it is private: a real directory (lstat, not
+ * a link), owned by the effective uid, with no permission for group or
+ * others. Without a configured directory the default is /tmp/ucov-<euid>; any
+ * local user can create that name first, so a target that finds it squatted
+ * serves from a private directory of its own, /tmp/ucov-<euid>.XXXXXX
+ * (mkdtemp), and clients look in every such directory that passes the checks.
+ */
+#define _GNU_SOURCE
 #include "protocol.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../core/compiler.h"
 
-UCOV_NOTRACE int ucov_control_dir(char *out, size_t len) {
-  const char *dir = getenv("UCOV_RUNTIME_DIR");
+/* Where defaults live: fixed, so that a target and a client agree whatever
+ * their TMPDIR says. */
+#define CONTROL_TMP "/tmp"
+
+UCOV_NOTRACE int ucov_dir_is_private(const char *dir) {
+  struct stat st;
+  return lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
+         (st.st_mode & 077) == 0;
+}
+
+UCOV_NOTRACE int ucov_control_dir_configured(char *out, size_t len) {
+  /* secure_getenv: a setuid program takes no path from its caller. */
+  const char *dir = secure_getenv("UCOV_RUNTIME_DIR");
   int n;
-  if (dir && *dir) {
+  if (dir && *dir)
     n = snprintf(out, len, "%s", dir);
-  } else if ((dir = getenv("XDG_RUNTIME_DIR")) && *dir) {
+  else if ((dir = secure_getenv("XDG_RUNTIME_DIR")) && *dir)
     n = snprintf(out, len, "%s/ucov", dir);
-  } else {
-    n = snprintf(out, len, "/tmp/ucov-%u", (unsigned)geteuid());
-  }
+  else
+    return 0;
+  return n > 0 && (size_t)n < len ? 1 : -1;
+}
+
+UCOV_NOTRACE int ucov_control_dir(char *out, size_t len) {
+  int r = ucov_control_dir_configured(out, len);
+  if (r)
+    return r > 0 ? 0 : -1;
+  int n = snprintf(out, len, CONTROL_TMP "/ucov-%u", (unsigned)geteuid());
   return n > 0 && (size_t)n < len ? 0 : -1;
 }
 
 UCOV_NOTRACE int ucov_control_path(pid_t pid, char *out, size_t len) {
-  char dir[256];
+  char dir[UCOV_CONTROL_DIR_MAX];
   if (ucov_control_dir(dir, sizeof(dir)))
     return -1;
   int n = snprintf(out, len, "%s/%d.sock", dir, (int)pid);
   return n > 0 && (size_t)n < len ? 0 : -1;
+}
+
+/* Is name "ucov-<euid>.<6 characters>", a fallback directory's name? */
+static UCOV_NOTRACE int is_fallback_name(const char *name) {
+  char pre[32];
+  int n = snprintf(pre, sizeof(pre), "ucov-%u.", (unsigned)geteuid());
+  return n > 0 && strncmp(name, pre, (size_t)n) == 0 && strlen(name + n) == 6;
+}
+
+UCOV_NOTRACE int ucov_control_dirs(int (*fn)(const char *dir, void *arg), void *arg) {
+  char dir[UCOV_CONTROL_DIR_MAX];
+  int r = ucov_control_dir_configured(dir, sizeof(dir));
+  if (r < 0)
+    return 0;
+  if (r > 0) /* a configured directory is the only one */
+    return ucov_dir_is_private(dir) ? fn(dir, arg) : 0;
+  if (ucov_control_dir(dir, sizeof(dir)) == 0 && ucov_dir_is_private(dir) && (r = fn(dir, arg)))
+    return r;
+  DIR *d = opendir(CONTROL_TMP);
+  if (!d)
+    return 0;
+  struct dirent *e;
+  while (!r && (e = readdir(d))) {
+    if (!is_fallback_name(e->d_name))
+      continue;
+    int n = snprintf(dir, sizeof(dir), CONTROL_TMP "/%s", e->d_name);
+    if (n > 0 && (size_t)n < sizeof(dir) && ucov_dir_is_private(dir))
+      r = fn(dir, arg);
+  }
+  closedir(d);
+  return r;
+}
+
+static UCOV_NOTRACE int take_first(const char *dir, void *arg) {
+  char *out = arg;
+  snprintf(out, UCOV_CONTROL_DIR_MAX, "%s", dir);
+  return 1;
+}
+
+UCOV_NOTRACE int ucov_control_serve_dir(char *out, size_t len, char *why, size_t whylen) {
+  char dir[UCOV_CONTROL_DIR_MAX];
+  int configured = ucov_control_dir_configured(dir, sizeof(dir));
+  why[0] = 0;
+  if (configured < 0 || (!configured && ucov_control_dir(dir, sizeof(dir)))) {
+    snprintf(why, whylen, "runtime directory path too long");
+    return -1;
+  }
+  if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+    snprintf(why, whylen, "%s: %s", dir, strerror(errno));
+    return -1;
+  }
+  if (ucov_dir_is_private(dir)) {
+    snprintf(out, len, "%s", dir);
+    return 0;
+  }
+  if (configured) {
+    snprintf(why, whylen, "%s: not a private directory of this user (0700, owned, no link)", dir);
+    return -1;
+  }
+  /* The default name is taken by someone else: a private one of our own,
+   * which no one else can create or enter. An earlier target's first. */
+  char found[UCOV_CONTROL_DIR_MAX];
+  if (ucov_control_dirs(take_first, found) && strcmp(found, dir) != 0) {
+    snprintf(out, len, "%s", found);
+  } else {
+    char tmpl[UCOV_CONTROL_DIR_MAX];
+    snprintf(tmpl, sizeof(tmpl), CONTROL_TMP "/ucov-%u.XXXXXX", (unsigned)geteuid());
+    if (!mkdtemp(tmpl)) {
+      snprintf(why, whylen, "%s: %s", tmpl, strerror(errno));
+      return -1;
+    }
+    snprintf(out, len, "%s", tmpl);
+  }
+  snprintf(why, whylen, "%s is not a private directory of this user: serving from %s", dir, out);
+  return 0;
 }

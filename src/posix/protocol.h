@@ -2,7 +2,8 @@
 /*
  * The control protocol (docs/protocol.md): length-prefixed, versioned binary
  * frames over a Unix stream socket, shared by the target's server and the
- * ucov command. Integers are little-endian.
+ * ucov command. Integers are little-endian. This header says where sockets
+ * live and which directories either side trusts.
  */
 #ifndef UCOV_POSIX_PROTOCOL_H
 #define UCOV_POSIX_PROTOCOL_H
@@ -13,12 +14,42 @@
 
 #include "../core/frame.h"
 
+/* The longest runtime directory path, with its NUL. */
+#define UCOV_CONTROL_DIR_MAX 512
+
+/* Is dir private to this user: a real directory (lstat), owned by the
+ * effective uid, no permission bits for group or others? */
+int ucov_dir_is_private(const char *dir);
+
 /*
- * The control socket path of process pid: $UCOV_RUNTIME_DIR, else
- * $XDG_RUNTIME_DIR/ucov, else /tmp/ucov-<uid>; then "/<pid>.sock".
- * Returns 0, or -1 if it does not fit.
+ * A configured runtime directory: $UCOV_RUNTIME_DIR, else
+ * $XDG_RUNTIME_DIR/ucov (both read with secure_getenv). 1 with the path in
+ * out, 0 when neither is set, -1 if it does not fit.
+ */
+int ucov_control_dir_configured(char *out, size_t len);
+
+/*
+ * The preferred runtime directory: the configured one, else /tmp/ucov-<euid>;
+ * and the socket path of process pid in it, "<dir>/<pid>.sock". 0, or -1 if
+ * it does not fit.
  */
 int ucov_control_dir(char *out, size_t len);
 int ucov_control_path(pid_t pid, char *out, size_t len);
+
+/*
+ * Call fn for every directory a target of this user may serve from that
+ * passes ucov_dir_is_private: the configured one alone, or /tmp/ucov-<euid>
+ * and the fallbacks /tmp/ucov-<euid>.XXXXXX. Stops at fn's first non-zero
+ * return and returns it.
+ */
+int ucov_control_dirs(int (*fn)(const char *dir, void *arg), void *arg);
+
+/*
+ * The directory a target serves from (created 0700 if missing): the
+ * preferred one if it is private; if the default is squatted, an existing
+ * private fallback or a new one (mkdtemp). 0 with out set (why says so when a
+ * fallback was taken), or -1 with the reason in why.
+ */
+int ucov_control_serve_dir(char *out, size_t len, char *why, size_t whylen);
 
 #endif

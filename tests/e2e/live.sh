@@ -51,7 +51,7 @@ kill $pid; wait $pid
 [ -s kvd.gcda ] && pass || fail "exit-time .gcda still written"
 "$UCOV" ls --pid $pid 2>err.txt; [ $? -eq 1 ] && grep -q "no process $pid" err.txt && pass ||
   fail "ls of a gone process: exit 1"
-"$UCOV" ls 2>/dev/null; [ $? -eq 2 ] && pass || fail "ls without --pid: exit 2"
+"$UCOV" ls --bogus 2>/dev/null; [ $? -eq 2 ] && pass || fail "ls with a bad option: exit 2"
 
 # UCOV_CONTROL=0: no socket.
 UCOV_CONTROL=0 ./kvd kvd2.sock &

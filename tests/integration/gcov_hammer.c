@@ -3,10 +3,14 @@
  * Target of the lossless test: 4 threads run a branchy step function a fixed
  * number of times (built with -fprofile-update=atomic, so the counters are
  * exact), while a client reads and resets over the control socket.
- * usage: gcov_hammer ITERATIONS
+ * usage: gcov_hammer ITERATIONS [linger]
+ * (linger: once the threads are done, stay until standard input ends, so a
+ * test can go on pulling from a live target whose counts are final)
  */
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 static long sink;
 
@@ -33,5 +37,10 @@ int main(int argc, char **argv) {
     pthread_create(&th[i], NULL, worker, (void *)n);
   for (int i = 0; i < 4; i++)
     pthread_join(th[i], NULL);
+  if (argc > 2 && strcmp(argv[2], "linger") == 0) {
+    char buf[64];
+    while (read(0, buf, sizeof(buf)) > 0)
+      ;
+  }
   return 0;
 }

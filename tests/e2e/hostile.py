@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Hostile peers of the control protocol, for tests/e2e/hostile.sh.
+
+  hostile.py fake-target DIR MODE [NAME]  serve DIR/<own pid>.sock (or DIR/NAME)
+                                      as a lying target (MODE: huge, short, names,
+                                      garbage); prints its pid, serves until killed
+  hostile.py storm SOCK N SECONDS     N hostile connections (idle, slow, garbage)
+                                      coming and going for at most SECONDS
+  hostile.py slow SOCK                drip a frame byte by byte: prints the status
+                                      of the reply and the seconds it took
+  hostile.py idle SOCK                connect, send nothing: prints the seconds
+                                      until the target closes
+  hostile.py hold SOCK N              hold N idle connections open until killed
+  hostile.py snapshot-close SOCK NAME send READ_AND_RESET or SNAPSHOT, close at once
+"""
+import os
+import socket
+import struct
+import sys
+import threading
+import time
+
+MAGIC = 0x564F4355
+
+
+def frame(op, payload=b"", status=0, length=None):
+    n = len(payload) if length is None else length
+    return struct.pack("<IHHII", MAGIC, 1, op, status, n) + payload
+
+
+def fake_target(directory, mode, name=None):
+    path = os.path.join(directory, name or "%d.sock" % os.getpid())
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    srv.bind(path)
+    os.chmod(path, 0o600)
+    srv.listen(8)
+    print(os.getpid(), flush=True)
+    while True:
+        c, _ = srv.accept()
+        try:
+            c.recv(4096)
+            if mode == "huge":  # a length that wraps a 32-bit length + 1
+                c.sendall(frame(1, length=0xFFFFFFFF) + b"x" * 64)
+            elif mode == "short":  # promises 1 MiB, sends 10 bytes, closes
+                c.sendall(frame(1, length=1 << 20) + b"0123456789")
+            elif mode == "names":  # LIST with names that would drive a terminal
+                body = b""
+                for name in (b"gcov/a\x1b[31mred.gcda", b"pgo/new\nline.profraw", b"x\\y"):
+                    body += struct.pack("<QI", 8, len(name)) + name
+                c.sendall(frame(1, body))
+            elif mode == "garbage":
+                c.sendall(os.urandom(64))
+        except OSError:
+            pass
+        c.close()
+
+
+def connect(sock):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(sock)
+    return s
+
+
+def storm(sock, n, seconds):
+    """n connections, each one of: idle (holds), slow (drips), garbage (junk)."""
+    deadline = time.time() + seconds
+    made = [0]
+    lock = threading.Lock()
+
+    def one(kind):
+        try:
+            s = connect(sock)
+            s.settimeout(3)
+            if kind == 0:  # idle: hold until closed or 3 s
+                s.recv(1)
+            elif kind == 1:  # slow: a byte of a header every 0.3 s
+                for b in frame(8):
+                    s.send(bytes([b]))
+                    time.sleep(0.3)
+            else:  # garbage
+                s.sendall(os.urandom(100))
+                s.recv(64)
+            s.close()
+        except OSError:
+            pass
+
+    threads = []
+    i = 0
+    while i < n and time.time() < deadline:
+        t = threading.Thread(target=one, args=(i % 3,), daemon=True)
+        t.start()
+        threads.append(t)
+        i += 1
+        with lock:
+            made[0] += 1
+        time.sleep(0.002)
+        threads = [t for t in threads if t.is_alive()]
+        while len(threads) > 300:  # bounded: a test's own process stays small
+            time.sleep(0.01)
+            threads = [t for t in threads if t.is_alive()]
+    for t in threads:
+        t.join(5)
+    print(made[0])
+
+
+def read_reply(s):
+    hdr = b""
+    while len(hdr) < 16:
+        b = s.recv(16 - len(hdr))
+        if not b:
+            return None
+        hdr += b
+    return struct.unpack("<IHHII", hdr)
+
+
+def slow(sock):
+    s = connect(sock)
+    s.settimeout(20)
+    start = time.time()
+    try:
+        for b in frame(8):
+            s.send(bytes([b]))
+            time.sleep(0.5)
+    except OSError:
+        pass
+    try:
+        r = read_reply(s)
+    except OSError:
+        r = None
+    print(r[3] if r else -1, "%.1f" % (time.time() - start))
+
+
+def idle(sock):
+    s = connect(sock)
+    s.settimeout(30)
+    start = time.time()
+    try:
+        s.recv(1)
+    except OSError:
+        pass
+    print("%.1f" % (time.time() - start))
+
+
+def hold(sock, n):
+    """n idle connections, each reopened as soon as the target closes it."""
+    conns = [connect(sock) for _ in range(n)]
+    print(len(conns), flush=True)
+    while True:
+        time.sleep(0.05)
+        for i, c in enumerate(conns):
+            try:
+                gone = c.recv(64, socket.MSG_DONTWAIT) == b""
+            except BlockingIOError:
+                gone = False
+            except OSError:
+                gone = True
+            if gone:
+                c.close()
+                try:
+                    conns[i] = connect(sock)
+                except OSError:
+                    pass
+
+
+def snapshot_close(sock, op, name):
+    s = connect(sock)
+    payload = name.encode()
+    if op == 11:  # SNAPSHOT: u64 token (0: a new set), then the name
+        payload = struct.pack("<Q", 0) + payload
+    s.sendall(frame(op, payload))
+    s.close()
+
+
+def main():
+    cmd = sys.argv[1]
+    if cmd == "fake-target":
+        fake_target(sys.argv[2], sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else None)
+    elif cmd == "storm":
+        storm(sys.argv[2], int(sys.argv[3]), float(sys.argv[4]))
+    elif cmd == "slow":
+        slow(sys.argv[2])
+    elif cmd == "idle":
+        idle(sys.argv[2])
+    elif cmd == "hold":
+        hold(sys.argv[2], int(sys.argv[3]))
+    elif cmd == "read-and-reset-close":
+        snapshot_close(sys.argv[2], 5, sys.argv[3])
+    elif cmd == "snapshot-close":
+        snapshot_close(sys.argv[2], 11, sys.argv[3])
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main()

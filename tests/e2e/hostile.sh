@@ -1,0 +1,230 @@
+#!/usr/bin/env bash
+# The control plane against hostile peers, both ways: lying targets (the
+# client bounds every length, escapes every name, checks the peer), squatted
+# runtime directories, floods of idle, slow and garbage connections, a fork
+# while a client is stuck, stale sockets, and a setuid target.
+# Usage: hostile.sh UCOV SRCDIR WORKDIR [SANITIZE]
+set -u
+UCOV=$1 SRC=$2 WORK=$3 SAN=${4:-}
+. "$SRC/tests/lib.sh"
+sanflags "$SAN"
+rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
+WORK=$(pwd -P)
+export UCOV_RUNTIME_DIR=$WORK/rt
+H=(python3 "$SRC/tests/e2e/hostile.py")
+CC=gcc "$UCOV" cc --gcov -O0 -g "${SANFLAGS[@]}" "$SRC/examples/daemon/kvd.c" -o kvd || exit 1
+CC=gcc "$UCOV" cc --gcov --trace -O1 "${SANFLAGS[@]}" -I"$SRC/include" "$SRC/tests/e2e/forker.c" \
+  -o forker || exit 1
+wait_sock() { for _ in $(seq 250); do [ -S "$1" ] && return 0; sleep 0.02; done; return 1; }
+ms() { date +%s%3N; }
+
+# --- Lying targets: every length bounded, every name escaped, the peer checked.
+mkdir -m 700 rt
+for mode in huge short garbage names; do
+  coproc F { exec "${H[@]}" fake-target "$UCOV_RUNTIME_DIR" $mode; }
+  read -r fpid <&"${F[0]}"
+  "$UCOV" ls --pid "$fpid" >out.txt 2>err.txt
+  st=$?
+  case $mode in
+  huge) [ $st -eq 1 ] && grep -q 'reply too large' err.txt && pass ||
+    fail "a 0xffffffff reply length is refused (status $st: $(cat err.txt))" ;;
+  short) [ $st -eq 1 ] && grep -q 'truncated reply' err.txt && pass ||
+    fail "a reply shorter than its length is refused (status $st: $(cat err.txt))" ;;
+  garbage) [ $st -eq 1 ] && grep -q 'not a ucov reply' err.txt && pass ||
+    fail "garbage is not a reply (status $st: $(cat err.txt))" ;;
+  names) [ $st -eq 0 ] && ! grep -q $'\x1b' out.txt && grep -qF 'gcov/a\x1b[31mred.gcda' out.txt &&
+    grep -qF 'pgo/new\nline.profraw' out.txt && grep -qF 'x\\y' out.txt && pass ||
+    fail "ls escapes names ($(cat -v out.txt))" ;;
+  esac
+  kill "$fpid"
+  wait "$fpid" 2>/dev/null
+done
+# A socket named for one pid, served by another process: the peer is not the target.
+./kvd kvd.sock &
+kpid=$!
+wait_sock "rt/$kpid.sock" || fail "kvd's control socket"
+coproc F { exec "${H[@]}" fake-target "$UCOV_RUNTIME_DIR" names impostor.sock; }
+read -r fpid <&"${F[0]}"
+mv rt/impostor.sock "rt/$kpid.sock"
+"$UCOV" ls --pid "$kpid" >out.txt 2>err.txt
+[ $? -eq 1 ] && grep -q "not process $kpid" err.txt && pass ||
+  fail "a peer with another pid is refused ($(cat err.txt))"
+kill "$fpid" "$kpid"
+wait "$fpid" "$kpid" 2>/dev/null
+# A directory others may enter is not trusted by the client either.
+./kvd kvd.sock &
+kpid=$!
+wait_sock "rt/$kpid.sock"
+chmod 755 rt
+"$UCOV" ls --pid "$kpid" >out.txt 2>err.txt
+[ $? -eq 1 ] && grep -q 'not a private directory' err.txt && pass ||
+  fail "client refuses a runtime directory of mode 755 ($(cat err.txt))"
+chmod 700 rt
+"$UCOV" ls --pid "$kpid" >/dev/null && pass || fail "and trusts it again at 700"
+
+# --- Availability: no client holds the others out.
+"${H[@]}" slow "rt/$kpid.sock" >slow.txt
+read -r st secs <slow.txt
+[ "$st" = 4 ] && awk -v s="$secs" 'BEGIN { exit !(s >= 1.5 && s < 4) }' && pass ||
+  fail "a frame dripped byte by byte is cut off after ~2 s (status $st after $secs s)"
+hold() { # hold N idle connections to socket $1 in the background: $holder
+  "${H[@]}" hold "$1" 64 >hold.txt &
+  holder=$!
+  for _ in $(seq 250); do [ -s hold.txt ] && break; sleep 0.02; done
+  held=$(cat hold.txt)
+}
+hold "rt/$kpid.sock"
+sleep 0.3
+t0=$(ms)
+timeout 5 "$UCOV" ls --pid "$kpid" >out.txt 2>err.txt
+st=$?
+t1=$(ms)
+[ $st -eq 0 ] && grep -q modules out.txt && [ $((t1 - t0)) -lt 1000 ] && pass ||
+  fail "ls answers in < 1 s while $held idle connections are held (status $st, $((t1 - t0)) ms)"
+kill $holder
+wait $holder 2>/dev/null
+"${H[@]}" storm "rt/$kpid.sock" 1000 30 >storm.txt &
+stormer=$!
+worst=0 failed=0
+for _ in $(seq 15); do
+  t0=$(ms)
+  timeout 5 "$UCOV" ls --pid "$kpid" >out.txt 2>>err.txt && grep -q modules out.txt ||
+    failed=$((failed + 1))
+  t1=$(ms)
+  [ $((t1 - t0)) -gt $worst ] && worst=$((t1 - t0))
+  sleep 0.3
+done
+wait $stormer
+[ $failed -eq 0 ] && [ $worst -lt 1000 ] && pass ||
+  fail "ls during a storm of $(cat storm.txt) hostile connections: $failed failed, worst $worst ms"
+kill -0 "$kpid" && "$UCOV" ls --pid "$kpid" >/dev/null && pass || fail "kvd still serving"
+
+# An idle connection is closed after ~10 s (checked while the rest goes on:
+# nothing else crowds kvd meanwhile, so it is not evicted).
+"${H[@]}" idle "rt/$kpid.sock" >idle.txt &
+idler=$!
+
+# --- fork while a client is stuck mid-reply and 64 others idle: the child
+# starts from nothing (no wait at its exit, serves its own clients).
+coproc FK { exec ./forker; }
+read -r ready count <&"${FK[0]}"
+fk=$FK_PID
+wait_sock "rt/$fk.sock"
+"$UCOV" ls --pid "$fk" | grep -q 'kcov/1.kcov' && pass || fail "forker's trace is an object ($ready $count)"
+# READ the 16 MiB trace and never read the reply: the server's thread is stuck
+# sending it, a request in flight.
+python3 - "rt/$fk.sock" <<'PY' &
+import socket, struct, sys, time
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
+name = b"kcov/1.kcov"
+s.sendall(struct.pack("<IHHII", 0x564F4355, 1, 3, 0, len(name)) + name)
+time.sleep(8)
+PY
+stuck=$!
+hold "rt/$fk.sock"
+sleep 0.5
+echo 2 >&"${FK[1]}"
+read -r _ child <&"${FK[0]}"
+wait_sock "rt/$child.sock"
+t0=$(ms)
+timeout 5 "$UCOV" ls --pid "$child" >out.txt 2>err.txt && grep -q modules out.txt &&
+  [ $(($(ms) - t0)) -lt 1000 ] && pass ||
+  fail "a child forked while 64 clients idle serves its own ($(cat err.txt))"
+read -r _ texit <&"${FK[0]}"
+read -r _ treap <&"${FK[0]}"
+awk -v a="$texit" -v b="$treap" 'BEGIN { exit !(b - a < 0.5) }' && pass ||
+  fail "the child's exit does not wait for the parent's stuck client ($(awk -v a="$texit" -v b="$treap" 'BEGIN { print b - a }') s)"
+kill $holder $stuck 2>/dev/null
+wait $holder $stuck 2>/dev/null
+exec {fkin}>&"${FK[1]}"- # stdin closed: forker exits
+exec {fkin}>&-
+wait "$fk"
+
+# --- Stale sockets: a killed target's socket is cleaned by clients and by the next target.
+./kvd kvd2.sock &
+dead=$!
+wait_sock "rt/$dead.sock"
+kill -9 $dead
+wait $dead 2>/dev/null
+[ -S "rt/$dead.sock" ] && pass || fail "a killed target leaves its socket"
+"$UCOV" ls >targets.txt
+grep -q "^$kpid"$'\t'".*/kvd$" targets.txt && ! grep -q "^$dead"$'\t' targets.txt &&
+  [ ! -e "rt/$dead.sock" ] && pass || fail "ls lists the live targets and cleans the stale ($(cat targets.txt))"
+./kvd kvd2.sock &
+dead=$!
+wait_sock "rt/$dead.sock"
+kill -9 $dead
+wait $dead 2>/dev/null
+"$UCOV" ls --pid $dead 2>err.txt
+[ $? -eq 1 ] && grep -q "no process $dead" err.txt && [ ! -e "rt/$dead.sock" ] && pass ||
+  fail "ls --pid of a killed target cleans its socket ($(cat err.txt))"
+./kvd kvd2.sock &
+dead=$!
+wait_sock "rt/$dead.sock"
+kill -9 $dead
+wait $dead 2>/dev/null
+./kvd kvd3.sock &
+next=$!
+wait_sock "rt/$next.sock"
+[ ! -e "rt/$dead.sock" ] && pass || fail "the next target cleans stale sockets"
+wait $idler
+secs=$(cat idle.txt)
+awk -v s="$secs" 'BEGIN { exit !(s >= 9 && s < 14) }' && pass ||
+  fail "an idle connection is closed after ~10 s (after $secs s)"
+kill $next $kpid
+wait $next $kpid 2>/dev/null
+
+# --- As root, in a private mount namespace with its own /tmp: squatters and setuid.
+if [ "$(id -u)" = 0 ] && unshare -m --propagation private true 2>/dev/null; then
+  chmod 755 "$WORK"
+  cat >ns.sh <<'NS'
+set -u
+mount -t tmpfs tmpfs /tmp || exit 3
+chmod 1777 /tmp
+unset UCOV_RUNTIME_DIR XDG_RUNTIME_DIR
+as() { local u=$1; shift; setpriv --reuid="$u" --regid="$u" --clear-groups "$@"; }
+# In the background, $! must be the program's own pid: exec in the subshell.
+as_bg() { local u=$1; shift; exec setpriv --reuid="$u" --regid="$u" --clear-groups "$@"; }
+export GCOV_PREFIX=/tmp/gcda
+try_squat() { # $1: what the squatter (uid 1) made of /tmp/ucov-65534
+  as_bg 65534 ./kvd /tmp/k.sock 2>/tmp/target.err &
+  local t=$!
+  for _ in $(seq 250); do ls /tmp/ucov-65534.*/"$t.sock" >/dev/null 2>&1 && break; sleep 0.02; done
+  # The squatter's fake socket for that pid, where a trusting client would look.
+  as_bg 1 python3 "$HOSTILE" fake-target /tmp/ucov-65534 names "$t.sock" >/dev/null 2>&1 &
+  local f=$!
+  sleep 0.3
+  as 65534 "$UCOV" ls --pid "$t" >/tmp/ls.txt 2>/tmp/ls.err
+  if grep -q modules /tmp/ls.txt && ! grep -q red /tmp/ls.txt; then echo "ok squat $1"; else
+    echo "FAIL squat $1: $(cat /tmp/ls.err /tmp/target.err)"; fi
+  grep -q 'serving from /tmp/ucov-65534\.' /tmp/target.err && echo "ok squat $1 said" ||
+    echo "FAIL squat $1: the target says where it serves ($(cat /tmp/target.err))"
+  kill "$t" "$f" 2>/dev/null
+  wait "$t" "$f" 2>/dev/null
+}
+as 1 mkdir -m 777 /tmp/ucov-65534
+try_squat directory
+rm -rf /tmp/ucov-65534 /tmp/ucov-65534.*
+as 1 mkdir -m 777 /tmp/evil
+as 1 ln -s /tmp/evil /tmp/ucov-65534
+try_squat symlink
+# setuid: UCOV_* paths from the caller are ignored (secure_getenv).
+cp kvd /tmp/suid && chmod 4755 /tmp/suid
+mkdir -m 777 /tmp/callers
+UCOV_RUNTIME_DIR=/tmp/callers as_bg 65534 /tmp/suid /tmp/s.sock 2>/dev/null &
+s=$!
+for _ in $(seq 250); do [ -S "/tmp/ucov-0/$s.sock" ] && break; sleep 0.02; done
+if [ -S "/tmp/ucov-0/$s.sock" ] && [ -z "$(ls /tmp/callers)" ]; then echo "ok setuid"; else
+  echo "FAIL setuid: UCOV_RUNTIME_DIR was honoured ($(ls /tmp/callers /tmp/ucov-0 2>&1))"; fi
+kill $s 2>/dev/null
+wait $s 2>/dev/null
+NS
+  UCOV=$UCOV HOSTILE=$SRC/tests/e2e/hostile.py unshare -m --propagation private bash ns.sh >ns.txt 2>&1
+  for what in "squat directory" "squat directory said" "squat symlink" "squat symlink said" setuid; do
+    grep -qx "ok $what" ns.txt && pass || fail "$what: $(grep "FAIL $what" ns.txt)"
+  done
+else
+  echo "squatting and setuid checks skipped: they need root and unshare -m"
+fi
+
+finish hostile

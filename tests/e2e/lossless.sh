@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Lossless even when the client dies: `ucov pull --reset` killed at random
+# points, a client that closes before reading, a full disk. Every count of the
+# run is in the pulled trees plus the exit-time file, exactly.
+# Usage: lossless.sh UCOV SRCDIR WORKDIR [SANITIZE] [KILLS]
+set -u
+UCOV=$1 SRC=$2 WORK=$3 SAN=${4:-} KILLS=${5:-1000}
+. "$SRC/tests/lib.sh"
+sanflags "$SAN"
+rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
+WORK=$(pwd -P)
+export UCOV_RUNTIME_DIR=$WORK/rt
+SUM=(python3 "$SRC/tests/e2e/sumcounts.py")
+H=(python3 "$SRC/tests/e2e/hostile.py")
+CC=gcc "$UCOV" cc --gcov -O1 -pthread -fprofile-update=atomic "${SANFLAGS[@]}" \
+  "$SRC/tests/integration/gcov_hammer.c" -o hammer || exit 1
+N=2000000
+[ -n "$SAN" ] && N=300000
+UCOV_EXIT_DIR=$WORK/ref ./hammer $N linger </dev/null
+want=$("${SUM[@]}" ref)
+[ "$want" -gt $((4 * N)) ] && pass || fail "reference run counted ($want)"
+wait_sock() { for _ in $(seq 250); do [ -S "$1" ] && return 0; sleep 0.02; done; return 1; }
+
+# One live run: the hammer counts, then lingers until its stdin closes.
+start() {
+  exec {in}> >(UCOV_EXIT_DIR=$WORK/$1 exec ./hammer $N linger)
+  pid=$!
+  wait_sock "rt/$pid.sock"
+}
+stop() {
+  exec {in}>&-
+  while kill -0 $pid 2>/dev/null; do sleep 0.02; done
+}
+
+# 1. Killed pulls: SIGKILL at a random moment, then --recover finishes or drops it.
+start exit1
+mkdir -p p
+killed=0
+for i in $(seq "$KILLS"); do
+  "$UCOV" pull --pid $pid --reset -o p/$i 2>/dev/null &
+  k=$!
+  sleep "0.00$((RANDOM % 10))$((RANDOM % 10))"
+  kill -9 $k 2>/dev/null && killed=$((killed + 1))
+  wait $k 2>/dev/null
+  "$UCOV" pull --pid $pid --recover -o p/$i 2>/dev/null
+done
+"$UCOV" pull --pid $pid --reset -o p/last 2>/dev/null
+stop
+pulled=$("${SUM[@]}" p)
+final=$("${SUM[@]}" exit1)
+echo "killed pulls: $KILLS pulls ($killed killed mid-way): $pulled pulled + $final at exit = $((pulled + final)), want $want"
+[ $((pulled + final)) -eq "$want" ] && pass || fail "0 counts lost over $KILLS killed clients"
+leftover=$(find p -name '*.ucov-tmp.*' -o -name '.ucov-pending.*' | wc -l)
+[ "$leftover" -eq 0 ] && pass || fail "--recover leaves no temporary file ($leftover)"
+
+# 2. A client that closes before reading: SNAPSHOT loses nothing (READ_AND_RESET,
+# the one-round-trip op, would: that is what it documents).
+start exit2
+name=$("$UCOV" ls --pid $pid | awk -F'\t' '$2 ~ /^gcov\// { print $2 }')
+for _ in $(seq 50); do "${H[@]}" snapshot-close "rt/$pid.sock" "$name"; done
+"$UCOV" pull --pid $pid --reset -o q 2>/dev/null
+stop
+got=$(($("${SUM[@]}" q) + $("${SUM[@]}" exit2)))
+[ "$got" -eq "$want" ] && pass || fail "snapshots closed before reading lose nothing ($got, want $want)"
+
+# 3. A full disk (a 64 KiB tmpfs in a private mount namespace): the pull fails,
+# nothing is reset, and a later pull elsewhere gets every count.
+if [ "$(id -u)" = 0 ] && unshare -m --propagation private true 2>/dev/null; then
+  start exit3
+  mkdir -p small
+  unshare -m --propagation private bash -c \
+    "mount -t tmpfs -o size=64k tmpfs small && head -c 60000 /dev/zero >small/fill;
+     '$UCOV' pull --pid $pid --reset -o small/p 2>'$WORK/full.err'; echo \$? >'$WORK/full.st'"
+  "$UCOV" pull --pid $pid --reset -o r 2>/dev/null
+  stop
+  got=$(($("${SUM[@]}" r) + $("${SUM[@]}" exit3)))
+  [ "$(cat full.st)" = 1 ] && grep -q 'No space left' full.err && grep -q 'nothing reset' full.err &&
+    pass || fail "pull onto a full disk fails clearly ($(cat full.st): $(cat full.err))"
+  [ "$got" -eq "$want" ] && pass || fail "a full disk loses nothing ($got, want $want)"
+else
+  echo "full-disk check skipped: needs root and unshare -m"
+fi
+
+finish lossless
