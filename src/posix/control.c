@@ -19,6 +19,7 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -286,9 +287,13 @@ static UCOV_NOTRACE int serve_remote_enable(struct conn *c, const struct ucov_fr
       close(pfd);
     return reply_errno(c->fd, f->op, EBADF);
   }
-  if (!S_ISREG(st.st_mode) || st.st_size < 16 || st.st_size % 8) {
+  /* An initialised device, sealed so that the client cannot shrink it under
+   * our mapping (the next append would die with SIGBUS) nor grow it. */
+  int seals = fcntl(pfd, F_GET_SEALS);
+  if (!S_ISREG(st.st_mode) || st.st_size < 16 || st.st_size % 8 || seals < 0 ||
+      (seals & (F_SEAL_SHRINK | F_SEAL_GROW)) != (F_SEAL_SHRINK | F_SEAL_GROW)) {
     close(pfd);
-    return reply_errno(c->fd, f->op, EINVAL); /* not an initialised device */
+    return reply_errno(c->fd, f->op, EINVAL);
   }
   void *area = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, pfd, 0);
   close(pfd);

@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -54,7 +55,10 @@ UCOV_NOTRACE void ucov_port_unlock(void) {
 
 UCOV_NOTRACE uint64_t *ucov_port_area_alloc(struct ucov_device *dev, uint64_t bytes) {
   struct posix_device *pd = (struct posix_device *)dev;
-  if (ftruncate(pd->fd, (off_t)bytes) != 0)
+  /* Sized once and sealed: no one it is passed to (a REMOTE target) or who
+   * shares it can shrink it under a mapping (SIGBUS) or grow it. */
+  if (ftruncate(pd->fd, (off_t)bytes) != 0 ||
+      fcntl(pd->fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0)
     return NULL;
   void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, pd->fd, 0);
   return p == MAP_FAILED ? NULL : p;
@@ -145,7 +149,7 @@ UCOV_EXPORT UCOV_NOTRACE int ucov_open(void) {
   struct posix_device *pd = calloc(1, sizeof(*pd));
   if (!pd)
     return -1;
-  int fd = memfd_create("ucov-kcov", MFD_CLOEXEC);
+  int fd = memfd_create("ucov-kcov", MFD_CLOEXEC | MFD_ALLOW_SEALING);
   struct stat st;
   if (fd < 0 || fstat(fd, &st) != 0) {
     int err = errno;

@@ -12,7 +12,8 @@
   hostile.py idle SOCK                connect, send nothing: prints the seconds
                                       until the target closes
   hostile.py hold SOCK N              hold N idle connections open until killed
-  hostile.py snapshot-close SOCK NAME send READ_AND_RESET or SNAPSHOT, close at once
+  hostile.py snapshot-close SOCK NAME send SNAPSHOT, close at once
+  hostile.py remote SOCK sealed|unsealed  REMOTE_ENABLE with a memfd of its own
 """
 import os
 import socket
@@ -172,6 +173,29 @@ def snapshot_close(sock, op, name):
     s.close()
 
 
+def remote(sock, seal):
+    """REMOTE_ENABLE with a memfd of our own, sealed or not: prints the reply's
+    status, its errno (or 0), and whether the memfd could still be shrunk."""
+    fd = os.memfd_create("fake", os.MFD_ALLOW_SEALING)
+    os.ftruncate(fd, 64 * 8)
+    if seal:
+        import fcntl
+        fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW)
+    # struct kcov_remote_arg: trace_mode, area_size, num_handles, (pad), common_handle, handles[]
+    arg = struct.pack("<IIIIQQ", 0, 64, 1, 0, 0, (1 << 56) | 7)
+    s = connect(sock)
+    s.sendmsg([frame(9, arg)], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack("i", fd))])
+    st = read_reply(s)
+    body = s.recv(64) if st and st[4] else b""
+    err = struct.unpack("<I", body[:4])[0] if st and st[3] == 12 and len(body) >= 4 else 0
+    try:
+        os.ftruncate(fd, 8)
+        shrunk = 1
+    except OSError:
+        shrunk = 0
+    print(st[3] if st else -1, err, shrunk)
+
+
 def main():
     cmd = sys.argv[1]
     if cmd == "fake-target":
@@ -186,6 +210,8 @@ def main():
         hold(sys.argv[2], int(sys.argv[3]))
     elif cmd == "read-and-reset-close":
         snapshot_close(sys.argv[2], 5, sys.argv[3])
+    elif cmd == "remote":
+        remote(sys.argv[2], sys.argv[3] == "sealed")
     elif cmd == "snapshot-close":
         snapshot_close(sys.argv[2], 11, sys.argv[3])
     else:

@@ -62,6 +62,14 @@ chmod 755 rt
 chmod 700 rt
 "$UCOV" ls --pid "$kpid" >/dev/null && pass || fail "and trusts it again at 700"
 
+# --- REMOTE: a client's buffer must be sealed, or it could shrink it under the
+# target's mapping (SIGBUS at the next append).
+read -r st eno shrunk < <("${H[@]}" remote "rt/$kpid.sock" unsealed)
+[ "$st" = 12 ] && [ "$eno" = 22 ] && pass || fail "an unsealed REMOTE buffer is refused (status $st errno $eno)"
+read -r st eno shrunk < <("${H[@]}" remote "rt/$kpid.sock" sealed)
+[ "$st" = 0 ] && [ "$shrunk" = 0 ] && pass || fail "a sealed one is taken, and cannot shrink (status $st, shrunk $shrunk)"
+kill -0 "$kpid" && pass || fail "kvd survives the REMOTE clients"
+
 # --- Availability: no client holds the others out.
 "${H[@]}" slow "rt/$kpid.sock" >slow.txt
 read -r st secs <slow.txt

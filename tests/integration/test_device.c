@@ -39,6 +39,12 @@ static void test_init(void) {
   /* INIT twice: EBUSY (a bad size is still EINVAL: size is checked first). */
   CHECK_ERRNO(ucov_ioctl(fd, KCOV_INIT_TRACE, 64), EBUSY);
   CHECK_ERRNO(ucov_ioctl(fd, KCOV_INIT_TRACE, 1), EINVAL);
+  /* Once sized, the memfd is sealed against shrinking and growing: a process
+   * it is passed to (REMOTE) can map it without fear of SIGBUS. */
+  int seals = fcntl(fd, F_GET_SEALS);
+  CHECK(seals >= 0 && (seals & (F_SEAL_SHRINK | F_SEAL_GROW)) == (F_SEAL_SHRINK | F_SEAL_GROW));
+  CHECK_ERRNO(ftruncate(fd, 8), EPERM);
+  CHECK_ERRNO(ftruncate(fd, 4096), EPERM);
   CHECK_OK(ucov_close(fd));
   /* A descriptor that is not open (a number past any limit: a closed one may be
    * reused at once by another thread), and one that is not a device. */
