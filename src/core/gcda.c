@@ -130,8 +130,9 @@ UCOV_NOTRACE int ucov_gcda_parse(const uint8_t *buf, size_t len, const struct uc
       if (in_u32(&in, &tag) || tag != GCOV_TAG_FOR_COUNTER(k) || in_u32(&in, &length))
         goto mismatch;
       slen = (int32_t)length;
-      uint32_t bytes = slen < 0 ? 0 : (uint32_t)slen;
-      uint32_t count = (uint32_t)(slen < 0 ? -slen : slen) / 8;
+      /* Magnitudes in unsigned arithmetic: -INT32_MIN is not an int32_t. */
+      uint32_t bytes = slen < 0 ? 0 : length;
+      uint32_t count = (slen < 0 ? 0u - length : length) / 8;
       if (owned && !gcov_kind_is_topn(k) && count != ctr->num)
         goto mismatch;
       if ((size_t)(in.end - in.p) < bytes || bytes % 8)
@@ -168,6 +169,15 @@ UCOV_NOTRACE struct ucov_gcov_summary ucov_gcda_merge_summary(const struct ucov_
 }
 
 /* ------------------------------------------------------- counters */
+
+/* A counter plus one read from a file, saturated: a corrupt or hostile file
+ * (counters near INT64_MAX) must not overflow a signed addition. */
+static UCOV_NOTRACE gcov_type sat_add(gcov_type a, gcov_type b) {
+  gcov_type r;
+  if (!__builtin_add_overflow(a, b, &r))
+    return r;
+  return b > 0 ? (gcov_type)0x7fffffffffffffffll : (gcov_type)(-0x7fffffffffffffffll - 1);
+}
 
 /* Allocate u's baseline on first use. Lock held. */
 static UCOV_NOTRACE int baseline_ready(struct ucov_gcov_unit *u) {
@@ -294,7 +304,7 @@ static UCOV_NOTRACE void topn_merge_pair(struct topn_group *g, gcov_type value, 
   uint32_t minimal = 0;
   for (uint32_t i = 0; i < g->n; i++) {
     if (g->value[i] == value) {
-      g->count[i] += count;
+      g->count[i] = sat_add(g->count[i], count);
       return;
     }
     if (g->count[i] < g->count[minimal])
@@ -341,7 +351,10 @@ static UCOV_RACY_READS UCOV_NOTRACE int write_topn(struct gcda_out *o, unsigned 
       uint64_t n = (uint64_t)read_counter(fp + 8);
       if ((uint64_t)(fend - fp - 16) / 16 >= n) {
         int full = all < 0;
-        g[i].total += full ? -all : all;
+        gcov_type mag = !full                                           ? all
+                        : all == (gcov_type)(-0x7fffffffffffffffll - 1) ? -(all + 1)
+                                                                        : -all;
+        g[i].total = sat_add(g[i].total, mag);
         for (uint64_t k = 0; k < n; k++)
           topn_merge_pair(&g[i], read_counter(fp + 16 + k * 16), read_counter(fp + 24 + k * 16));
         if (full)
@@ -428,14 +441,14 @@ UCOV_RACY_READS UCOV_NOTRACE int ucov_gcov_write(struct ucov_sink *sink, struct 
       for (uint32_t i = 0; i < ctr->num; i++) {
         gcov_type live = UCOV_LOAD_RACY(&ctr->values[i]), v = live;
         if (additive && u->baseline) {
-          v -= u->baseline[bidx + i];
+          v = (gcov_type)((uint64_t)v - (uint64_t)u->baseline[bidx + i]); /* counters wrap */
           if (flags & UCOV_GCOV_RESET)
             u->baseline[bidx + i] = live;
         }
         if (fv) {
           gcov_type old = read_counter(fv + (size_t)i * 8);
           if (additive)
-            v += old;
+            v = sat_add(v, old);
           else if (k == GCOV_TIME_PROFILER)
             v = old && (!v || old < v) ? old : v;
           else
@@ -446,7 +459,7 @@ UCOV_RACY_READS UCOV_NOTRACE int ucov_gcov_write(struct ucov_sink *sink, struct 
       }
       out_u32(&o, GCOV_TAG_FOR_COUNTER(k));
       if (!nonzero) {
-        out_u32(&o, (uint32_t)(-(int32_t)(ctr->num * 8)));
+        out_u32(&o, 0u - ctr->num * 8);
       } else {
         out_u32(&o, ctr->num * 8);
         for (uint32_t i = 0; i < ctr->num; i++)

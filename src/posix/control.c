@@ -585,7 +585,7 @@ static UCOV_NOTRACE void control_start(unsigned delay_ms) {
   if (control_started || !posix_runtime_active())
     return;
   control_started = 1;
-  const char *off = getenv("UCOV_CONTROL");
+  const char *off = secure_getenv("UCOV_CONTROL");
   if (off && !strcmp(off, "0"))
     return;
   posix_atfork_once();

@@ -47,8 +47,8 @@ UCOV_NOTRACE void ucov_port_log(const char *msg) {
  * for clang units, relocates only when GCOV_PREFIX is set.
  */
 static UCOV_NOTRACE int gcda_path(const char *fname, int clang, char *out, size_t outlen) {
-  const char *prefix = getenv("GCOV_PREFIX");
-  const char *strip_env = getenv("GCOV_PREFIX_STRIP");
+  const char *prefix = secure_getenv("GCOV_PREFIX");
+  const char *strip_env = secure_getenv("GCOV_PREFIX_STRIP");
   int strip = strip_env ? atoi(strip_env) : 0;
   if (strip < 0)
     strip = 0;
@@ -122,43 +122,89 @@ static UCOV_NOTRACE void log_error(const char *path, const char *what) {
 
 /*
  * Open (creating directories and the file as needed) and lock the .gcda of
- * `fname`, and read what it holds into old. Returns the descriptor or -1.
+ * `fname`, and read what it holds into old: at most max_old bytes, and only
+ * after its first word says it is a .gcda (a 1 GiB junk file, or a link to
+ * /dev/zero, is refused at once and left alone). Returns the descriptor or -1.
  */
 static UCOV_NOTRACE int open_gcda(const char *fname, int clang, char *path, size_t pathlen,
-                                  struct mem_sink *old) {
+                                  struct mem_sink *old, uint64_t max_old) {
   if (gcda_path(fname, clang, path, pathlen)) {
     log_error(fname, "path too long");
     return -1;
   }
-  int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0 && errno == ENOENT) {
-    make_parent_dirs(path);
-    fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  for (int tries = 0; tries < 100; tries++) {
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0644);
+    if (fd < 0 && errno == ENOENT) {
+      make_parent_dirs(path);
+      fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0644);
+    }
+    if (fd < 0) {
+      log_error(path, strerror(errno));
+      return -1;
+    }
+    struct stat st, now;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+      log_error(path, "not a regular file: left alone");
+      close(fd);
+      return -1;
+    }
+    struct flock lk = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    while (fcntl(fd, F_SETLKW, &lk) != 0 && errno == EINTR)
+      ;
+    /* Writers replace the file (rename): the one we locked may be gone. */
+    if (stat(path, &now) != 0 || now.st_ino != st.st_ino || now.st_dev != st.st_dev) {
+      close(fd);
+      continue;
+    }
+    if (fstat(fd, &st) != 0)
+      st.st_size = 0;
+    uint32_t magic = 0; /* .gcda words are in the host's order */
+    int err = 0;
+    if (st.st_size > 0 &&
+        (st.st_size < 4 || pread(fd, &magic, 4, 0) != 4 || magic != GCOV_DATA_MAGIC)) {
+      log_error(path, "not a gcov data file: left alone");
+      err = 1;
+    } else if ((uint64_t)st.st_size > max_old) {
+      log_error(path, "larger than any .gcda of this unit: left alone");
+      err = 1;
+    } else if ((err = read_all(fd, old)) != 0) {
+      log_error(path, strerror(-err));
+    }
+    if (err) {
+      close(fd);
+      return -1;
+    }
+    return fd;
   }
-  if (fd < 0) {
-    log_error(path, strerror(errno));
-    return -1;
-  }
-  struct flock lk = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
-  while (fcntl(fd, F_SETLKW, &lk) != 0 && errno == EINTR)
-    ;
-  int err = read_all(fd, old);
-  if (err) {
-    log_error(path, strerror(-err));
-    close(fd);
-    return -1;
-  }
-  return fd;
+  log_error(path, "replaced over and over by other writers: not written");
+  return -1;
 }
 
-/* Replace the file's contents with out. Returns 0 or a negative errno. */
-static UCOV_NOTRACE int rewrite(int fd, const struct mem_sink *out) {
-  if (lseek(fd, 0, SEEK_SET) != 0)
+/*
+ * Replace path's contents with out: written beside it and renamed over it,
+ * so a failed write (a full disk) leaves the old file whole. The caller
+ * closes the old file (its lock) after. Returns 0 or a negative errno.
+ */
+static UCOV_NOTRACE int rewrite(const char *path, const struct mem_sink *out) {
+  char tmp[PATH_MAX + 32];
+  snprintf(tmp, sizeof(tmp), "%s.ucov-tmp.%d", path, (int)getpid());
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0)
     return -errno;
   int err = write_all(fd, out->data, out->len);
-  if (!err && ftruncate(fd, (off_t)out->len) != 0)
+  if (close(fd) != 0 && !err)
     err = -errno;
+  if (!err && rename(tmp, path) != 0)
+    err = -errno;
+  if (err)
+    unlink(tmp);
   return err;
+}
+
+/* The most an existing .gcda of a unit can hold: what the unit writes, with
+ * room for the other programs' functions and TOPN lists it keeps. */
+static UCOV_NOTRACE uint64_t max_old_size(uint64_t own) {
+  return 16 * own + (1u << 20);
 }
 
 /* Merge clang unit u into its .gcda file, as compiler-rt does. */
@@ -167,11 +213,14 @@ static UCOV_NOTRACE void dump_llvm_unit(struct ucov_llvm_unit *u, int new_run, u
   struct mem_sink old, out;
   mem_sink_init(&old);
   mem_sink_init(&out);
-  int fd = open_gcda(u->filename, 1, path, sizeof(path), &old);
+  struct ucov_count_sink own;
+  ucov_count_sink_init(&own);
+  ucov_llvm_write(&own.sink, u, NULL, 0, 0, 0);
+  int fd = open_gcda(u->filename, 1, path, sizeof(path), &old, max_old_size(own.bytes));
   if (fd >= 0) {
     int err = ucov_llvm_write(&out.sink, u, old.len ? old.data : NULL, old.len, new_run, flags);
     if (!err)
-      err = rewrite(fd, &out);
+      err = rewrite(path, &out);
     if (err)
       log_error(path, strerror(-err));
     close(fd); /* releases the lock */
@@ -190,7 +239,10 @@ static UCOV_NOTRACE void dump_unit(struct ucov_gcov_unit *u, gcov_type run_max, 
   struct ucov_gcda_merge *merge = NULL;
   struct ucov_gcov_summary sum = {0, 0};
   int err = 0;
-  int fd = open_gcda(u->info->filename, 0, path, sizeof(path), &old);
+  struct ucov_count_sink own;
+  ucov_count_sink_init(&own);
+  ucov_gcov_write(&own.sink, u, &sum, NULL, 0);
+  int fd = open_gcda(u->info->filename, 0, path, sizeof(path), &old, max_old_size(own.bytes));
   if (fd < 0)
     goto done;
   if (old.len) {
@@ -211,7 +263,7 @@ static UCOV_NOTRACE void dump_unit(struct ucov_gcov_unit *u, gcov_type run_max, 
   }
   err = ucov_gcov_write(&out.sink, u, &sum, merge, flags);
   if (!err)
-    err = rewrite(fd, &out);
+    err = rewrite(path, &out);
   if (err)
     log_error(path, strerror(-err));
 done:
@@ -287,7 +339,7 @@ UCOV_NOTRACE void ucov_port_gcov_dump(int at_exit) {
   int new_run = !ucov_gcov_run_counted();
   gcov_type run_max = ucov_gcov_run_max();
   int saved = errno;
-  const char *tree = getenv("UCOV_EXIT_DIR");
+  const char *tree = secure_getenv("UCOV_EXIT_DIR");
   if (tree && *tree) {
     dump_tree(tree, run_max, flags);
   } else {
@@ -312,7 +364,7 @@ UCOV_EXPORT UCOV_NOTRACE void ucov_dso_unload(const void *anchor) {
     return;
   ucov_port_lock();
   int write = !ucov_gcov_exited();
-  const char *tree = getenv("UCOV_EXIT_DIR");
+  const char *tree = secure_getenv("UCOV_EXIT_DIR");
   int new_run = !ucov_gcov_run_counted();
   gcov_type run_max = ucov_gcov_run_max();
   int saved = errno;

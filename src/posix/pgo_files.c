@@ -110,7 +110,7 @@ static UCOV_NOTRACE void add_module(const struct ucov_pgo_module *in) {
   /* The version: clang's symbol (IR-level instrumentation), else
    * UCOV_LLVM_PROFILE_VERSION (clang 18's front-end instrumentation without
    * MC/DC reads as 19's), else the layout of the records tells. */
-  const char *env = getenv("UCOV_LLVM_PROFILE_VERSION");
+  const char *env = secure_getenv("UCOV_LLVM_PROFILE_VERSION");
   m->s.version = r.version ? r.version : env && *env ? strtoull(env, NULL, 0) : 0;
   m->filename = r.filename;
   snprintf(m->name, sizeof(m->name), "default");
@@ -134,7 +134,7 @@ static UCOV_NOTRACE void add_module(const struct ucov_pgo_module *in) {
   }
   /* Value nodes: the first module's section and the pool serve every module. */
   if (!vp_ready) {
-    const char *vals = getenv("LLVM_VP_MAX_NUM_VALS_PER_SITE");
+    const char *vals = secure_getenv("LLVM_VP_MAX_NUM_VALS_PER_SITE");
     ucov_vp_setup(&m->s, &l, vals && *vals ? (uint32_t)strtoul(vals, NULL, 10) : 0);
     vp_ready = 1;
   }
@@ -185,7 +185,7 @@ static UCOV_NOTRACE int profile_path(const struct pgo_module *m, char *out, size
                  (uint64_t)(s->cnts_end - s->cnts) << 20 ^ (uint64_t)(s->names_end - s->names) ^
                  s->version;
   *pool = 0;
-  const char *pat = pgo_filename[0] ? pgo_filename : getenv("LLVM_PROFILE_FILE");
+  const char *pat = pgo_filename[0] ? pgo_filename : secure_getenv("LLVM_PROFILE_FILE");
   if ((!pat || !*pat) && m->filename)
     pat = m->filename;
   if (!pat || !*pat)
@@ -259,7 +259,7 @@ static UCOV_NOTRACE int round_append(const char *path) {
  * (*pool: a %m pool). 0 or -1. */
 static UCOV_NOTRACE int module_path(const struct pgo_module *m, char *path, size_t len, int *pool,
                                     int *tree) {
-  const char *dir = getenv("UCOV_EXIT_DIR");
+  const char *dir = secure_getenv("UCOV_EXIT_DIR");
   *pool = 0;
   *tree = dir && *dir;
   if (*tree) {
@@ -300,10 +300,100 @@ static UCOV_NOTRACE int write_saved(const struct pgo_module *m) {
   int fd = open_profile(path, !tree && round_append(path));
   if (fd < 0)
     return -1;
-  int err = write(fd, m->saved, m->saved_len) != (ssize_t)m->saved_len;
+  struct fd_sink out;
+  fd_sink_init(&out, fd);
+  int err = out.sink.write(&out.sink, m->saved, m->saved_len);
   if (err)
-    log_path(path, "cannot write");
+    log_path(path, strerror(-err));
   close(fd);
+  return err ? -1 : 0;
+}
+
+/*
+ * A %m pool: locked, read (only if it is a regular file of a sane size),
+ * merged, and replaced by a file written beside it and renamed, so that a
+ * failed write (a full disk) leaves the pool as it was. A writer that waited
+ * for the lock of a file replaced meanwhile opens the new one. 0 or -1.
+ */
+static UCOV_NOTRACE int pgo_write_pool(const struct ucov_llvm_sections *s, const char *path,
+                                       int reset) {
+  int fd = -1;
+  struct stat st, now;
+  for (int tries = 0; tries < 100 && fd < 0; tries++) {
+    fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0644);
+    if (fd < 0) {
+      log_path(path, strerror(errno));
+      return -1;
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+      log_path(path, "not a regular file: left alone");
+      close(fd);
+      return -1;
+    }
+    struct flock lk = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    while (fcntl(fd, F_SETLKW, &lk) != 0 && errno == EINTR)
+      ;
+    if (stat(path, &now) != 0 || now.st_ino != st.st_ino || now.st_dev != st.st_dev) {
+      close(fd);
+      fd = -1;
+    }
+  }
+  if (fd < 0 || fstat(fd, &st) != 0) {
+    log_path(path, "replaced over and over by other writers: not written");
+    if (fd >= 0)
+      close(fd);
+    return -1;
+  }
+  struct mem_sink old, out;
+  mem_sink_init(&old);
+  mem_sink_init(&out);
+  ucov_port_lock();
+  size_t bound = ucov_pgo_size_bound(s);
+  ucov_port_unlock();
+  int err = 0;
+  if ((uint64_t)st.st_size > 4 * (uint64_t)bound + (1u << 20)) {
+    log_path(path, "larger than any profile of this program: overwritten");
+  } else {
+    uint8_t buf[65536];
+    ssize_t n;
+    while (!err && (n = read(fd, buf, sizeof(buf))) != 0) {
+      if (n < 0 && errno == EINTR)
+        continue;
+      err = n < 0 ? -errno : old.sink.write(&old.sink, buf, (size_t)n);
+    }
+  }
+  ucov_port_lock();
+  if (!err)
+    err = mem_sink_reserve(&out, old.len + ucov_pgo_size_bound(s));
+  if (!err)
+    err = ucov_pgo_write_merged(&out.sink, s, reset, old.len ? old.data : NULL, old.len);
+  if (err == -UCOV_EINVAL) {
+    log_path(path, "not a profile of this program: overwritten");
+    out.len = 0;
+    err = ucov_pgo_write(&out.sink, s, reset);
+  }
+  ucov_port_unlock();
+  char tmp[PATH_MAX + 32];
+  snprintf(tmp, sizeof(tmp), "%s.ucov-tmp.%d", path, (int)getpid());
+  int tfd = err ? -1 : open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (!err && tfd < 0)
+    err = -errno;
+  if (tfd >= 0) {
+    struct fd_sink f;
+    fd_sink_init(&f, tfd);
+    err = f.sink.write(&f.sink, out.data, out.len);
+    if (close(tfd) != 0 && !err)
+      err = -errno;
+    if (!err && rename(tmp, path) != 0)
+      err = -errno;
+    if (err)
+      unlink(tmp);
+  }
+  if (err)
+    log_path(path, strerror(-err));
+  close(fd); /* the lock goes with it, after the rename */
+  mem_sink_free(&old);
+  mem_sink_free(&out);
   return err ? -1 : 0;
 }
 
@@ -316,10 +406,6 @@ static UCOV_NOTRACE int pgo_write_module(unsigned i, int reset) {
     return -1;
   if (!pool && (fd = open_profile(path, !tree && round_append(path))) < 0)
     return -1;
-  if (pool && (fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0) {
-    log_path(path, strerror(errno));
-    return -1;
-  }
   if (!pool) {
     /* Straight into the file: the sections' large blocks go to write(2) as
      * they are, the rest through the writer's buffer. */
@@ -329,39 +415,11 @@ static UCOV_NOTRACE int pgo_write_module(unsigned i, int reset) {
     int err = ucov_pgo_write(&out.sink, s, reset);
     ucov_port_unlock();
     if (err)
-      log_path(path, "cannot write");
+      log_path(path, strerror(-err));
     close(fd);
     return err ? -1 : 0;
   }
-  /* A pool: read it under a lock, merge, rewrite it from the start. */
-  struct mem_sink old, out;
-  mem_sink_init(&old);
-  mem_sink_init(&out);
-  struct flock lk = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
-  while (fcntl(fd, F_SETLKW, &lk) != 0 && errno == EINTR)
-    ;
-  uint8_t buf[65536];
-  ssize_t n;
-  while ((n = read(fd, buf, sizeof(buf))) > 0)
-    old.sink.write(&old.sink, buf, (size_t)n);
-  ucov_port_lock();
-  mem_sink_reserve(&out, old.len + ucov_pgo_size_bound(s));
-  int err = ucov_pgo_write_merged(&out.sink, s, reset, old.len ? old.data : NULL, old.len);
-  if (err == -UCOV_EINVAL) {
-    log_path(path, "not a profile of this program: overwritten");
-    err = ucov_pgo_write(&out.sink, s, reset);
-  }
-  ucov_port_unlock();
-  if (!err && (lseek(fd, 0, SEEK_SET) != 0 || ftruncate(fd, 0) != 0))
-    err = -EIO;
-  if (!err && write(fd, out.data, out.len) != (ssize_t)out.len)
-    err = -EIO;
-  if (err)
-    log_path(path, "cannot write");
-  close(fd);
-  mem_sink_free(&old);
-  mem_sink_free(&out);
-  return err ? -1 : 0;
+  return pgo_write_pool(s, path, reset);
 }
 
 /* A round: every module's profile; 0, or -1 if one could not be written (or none). */
@@ -470,7 +528,7 @@ UCOV_EXPORT UCOV_NOTRACE void __llvm_profile_reset_counters(void) {
 static UCOV_NOTRACE void truncate_profile(const struct pgo_module *m) {
   char path[PATH_MAX];
   int pool;
-  const char *tree = getenv("UCOV_EXIT_DIR");
+  const char *tree = secure_getenv("UCOV_EXIT_DIR");
   if ((tree && *tree) || profile_path(m, path, sizeof(path), &pool) || pool)
     return;
   int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
