@@ -3,6 +3,12 @@
 # each configured, built and run with CTest. Exits non-zero if any fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# /dev/null must stay a character device: a guard watches it for the whole run
+# (installing included) and records who replaced it, if anything does.
+guard_log=$(mktemp)
+bash scripts/devnull_guard.sh "$guard_log" &
+guard=$!
+trap 'kill $guard 2>/dev/null' EXIT
 bash scripts/deps.sh
 
 JOBS=${JOBS:-2}
@@ -29,6 +35,12 @@ for cfg in "${configs[@]}"; do
     failed+=("$name")
   fi
 done
+sleep 0.2
+if [ -s "$guard_log" ] || [ ! -c /dev/null ]; then
+  echo "/dev/null was replaced during the run; the processes running then:"
+  cat "$guard_log"
+  failed+=("/dev/null")
+fi
 if [ ${#failed[@]} -ne 0 ]; then
   echo "FAILED: ${failed[*]}"
   exit 1
