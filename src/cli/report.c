@@ -48,6 +48,7 @@ static const char report_usage[] =
     "  -q, --quiet          no summary, no progress line\n"
     "  -h, --help\n"
     "\n"
+    "gcov, llvm-cov and llvm-profdata may run UCOV_TOOL_TIMEOUT seconds (300) per call.\n"
     "Exit status: 0, 1 if an input could not be read (the report has the rest), 2 usage.\n";
 
 static const char merge_usage[] =

@@ -224,7 +224,8 @@ static int sort_rows(struct dw_module *m, struct run *runs, size_t n_runs) {
       sorted_runs = cmp_row(&m->rows[i - 1], &m->rows[i]) <= 0;
   if (sorted_runs && n_runs > 1) {
     run_first = m->rows;
-    qsort(runs, n_runs, sizeof(*runs), cmp_run);
+    if (n_runs > 1) /* (qsort must not see a NULL array, even empty) */
+      qsort(runs, n_runs, sizeof(*runs), cmp_run);
     for (size_t r = 1; sorted_runs && r < n_runs; r++)
       sorted_runs =
           cmp_row(&m->rows[runs[r - 1].start + runs[r - 1].n - 1], &m->rows[runs[r].start]) <= 0;
@@ -241,7 +242,7 @@ static int sort_rows(struct dw_module *m, struct run *runs, size_t n_runs) {
       m->rows = v;
     }
   }
-  if (!sorted_runs)
+  if (!sorted_runs && m->n_rows > 1)
     qsort(m->rows, m->n_rows, sizeof(*m->rows), cmp_row);
   return 0;
 }
@@ -696,7 +697,8 @@ static int dw_load_dwarf(struct dw_module *m, const char *path, char *err, size_
   }
   /* All top-level ranges first, sorted; their children follow. */
   if (!ret) {
-    qsort(top.v, top.n, sizeof(*top.v), cmp_fn);
+    if (top.n > 1)
+      qsort(top.v, top.n, sizeof(*top.v), cmp_fn);
     size_t shift = top.n;
     m->fns = malloc((top.n + c.all.n + 1) * sizeof(*m->fns));
     if (!m->fns) {

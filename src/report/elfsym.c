@@ -64,7 +64,8 @@ static int load_symtab(struct elfsym_table *t, Elf *elf, Elf_Scn *scn, const GEl
   for (size_t i = 0; i < t->count; i++) /* (names point into strings once it stops moving) */
     t->syms[i].name = t->strings + offs[i];
   free(offs);
-  qsort(t->syms, t->count, sizeof(*t->syms), cmp_sym);
+  if (t->count > 1) /* a table with no symbol has no array: qsort must not see NULL */
+    qsort(t->syms, t->count, sizeof(*t->syms), cmp_sym);
   return 0;
 }
 

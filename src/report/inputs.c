@@ -7,11 +7,14 @@
 #include <ftw.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "dwarf.h"
@@ -45,56 +48,138 @@ static int ends_with(const char *s, const char *suffix) {
   return a >= b && strcmp(s + a - b, suffix) == 0;
 }
 
+/* A temporary path a tool sees, and the user's path it stands for. */
+struct path_map {
+  const char *from, *to;
+};
+
+/* Write the tool's error text with each temporary path replaced by the
+ * user's: a message about a corrupt .gcda names the file the user gave. */
+static void print_mapped(const char *text, size_t n, const struct path_map *map, size_t n_map) {
+  size_t i = 0;
+  while (i < n) {
+    size_t best = 0, k = 0;
+    for (size_t j = 0; j < n_map; j++) {
+      size_t fl = strlen(map[j].from);
+      if (fl > best && fl <= n - i && memcmp(text + i, map[j].from, fl) == 0)
+        best = fl, k = j;
+    }
+    if (best) {
+      fputs(map[k].to, stderr);
+      i += best;
+    } else {
+      fputc(text[i++], stderr);
+    }
+  }
+}
+
+/* How long a tool (gcov, llvm-cov, llvm-profdata) may run on one input. */
+static int tool_timeout_ms(void) {
+  const char *e = getenv("UCOV_TOOL_TIMEOUT");
+  long s = e && *e ? strtol(e, NULL, 10) : 300;
+  return s > 0 && s < 86400 ? (int)(s * 1000) : 300000;
+}
+
+/* Append what fd has to *buf (grown), 0; or -1 at EOF or an error. */
+static int drain(int fd, char **buf, size_t *n, size_t *cap) {
+  if (*n + 65536 + 1 > *cap) {
+    size_t c = *cap ? *cap * 2 : 65536 * 2;
+    char *nb = realloc(*buf, c);
+    if (!nb)
+      return -1;
+    *buf = nb;
+    *cap = c;
+  }
+  ssize_t r = read(fd, *buf + *n, 65536);
+  if (r < 0 && (errno == EINTR || errno == EAGAIN))
+    return 0;
+  if (r <= 0)
+    return -1;
+  *n += (size_t)r;
+  return 0;
+}
+
+#define RUN_TIMEOUT (-2)
+
 /*
  * Run argv (in cwd if not NULL) and take its standard output; its standard
- * error goes to ours. Returns the exit status (127: could not run), -1 on a
- * local failure.
+ * error is printed once it ends, with temporary paths mapped back to the
+ * user's (map). A tool that runs longer than UCOV_TOOL_TIMEOUT seconds (300)
+ * is killed: RUN_TIMEOUT. Returns the exit status (127: could not run), -1 on
+ * a local failure.
  */
-static int run_capture(char *const argv[], const char *cwd, char **out, size_t *len) {
-  int fds[2];
+static int run_capture(char *const argv[], const char *cwd, char **out, size_t *len,
+                       const struct path_map *map, size_t n_map) {
+  int fds[2], efds[2];
   if (pipe2(fds, O_CLOEXEC))
     return -1;
-  pid_t pid = fork();
-  if (pid < 0) {
+  if (pipe2(efds, O_CLOEXEC)) {
     close(fds[0]);
     close(fds[1]);
     return -1;
   }
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    close(efds[0]);
+    close(efds[1]);
+    return -1;
+  }
   if (pid == 0) {
     dup2(fds[1], 1);
+    dup2(efds[1], 2);
     if (cwd && chdir(cwd))
       _exit(127);
     execvp(argv[0], argv);
     _exit(127);
   }
   close(fds[1]);
-  size_t cap = 65536, n = 0;
-  char *buf = malloc(cap);
-  ssize_t r;
-  while (buf) {
-    if (n + 1 >= cap) {
-      char *nb = realloc(buf, cap * 2);
-      if (!nb) {
-        free(buf);
-        buf = NULL;
-        break;
-      }
-      buf = nb;
-      cap *= 2;
-    }
-    r = read(fds[0], buf + n, cap - n - 1);
-    if (r < 0 && errno == EINTR)
-      continue;
-    if (r <= 0)
+  close(efds[1]);
+  char *buf = NULL, *ebuf = NULL;
+  size_t n = 0, cap = 0, en = 0, ecap = 0;
+  int open_out = 1, open_err = 1, failed = 0, timed_out = 0;
+  struct timespec t0, t;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  int limit = tool_timeout_ms();
+  while (open_out || open_err) {
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    long spent = (t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000;
+    if (spent >= limit) {
+      timed_out = 1;
+      kill(pid, SIGKILL);
       break;
-    n += (size_t)r;
+    }
+    struct pollfd p[2] = {{open_out ? fds[0] : -1, POLLIN, 0},
+                          {open_err ? efds[0] : -1, POLLIN, 0}};
+    int r = poll(p, 2, (int)(limit - spent));
+    if (r < 0 && errno != EINTR) {
+      failed = 1;
+      break;
+    }
+    if (r <= 0)
+      continue;
+    if (open_out && p[0].revents && drain(fds[0], &buf, &n, &cap))
+      open_out = 0, failed |= !buf;
+    if (open_err && p[1].revents && drain(efds[0], &ebuf, &en, &ecap))
+      open_err = 0;
   }
   close(fds[0]);
+  close(efds[0]);
   int st;
   while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
     ;
-  if (!buf)
+  if (en)
+    print_mapped(ebuf, en, map, n_map);
+  free(ebuf);
+  if (timed_out) {
+    free(buf);
+    return RUN_TIMEOUT;
+  }
+  if (failed || (!buf && !(buf = malloc(1)))) {
+    free(buf);
     return -1;
+  }
   buf[n] = 0;
   *out = buf;
   *len = n;
@@ -173,11 +258,20 @@ static int read_llvm_gcda(struct cov_model *m, const char *gcda_abs, const char 
   char *out = NULL;
   size_t len = 0;
   int st = 127;
-  for (int t = 0; tools[t] && st; t++) {
+  char gcno_link[PATH_MAX + 32];
+  snprintf(gcno_link, sizeof(gcno_link), "%s/x.gcno", dir);
+  struct path_map map[] = {{link, gcda_abs}, {gcno_link, gcno_abs}};
+  for (int t = 0; tools[t] && st && st != RUN_TIMEOUT; t++) {
     char *argv[] = {(char *)tools[t], "gcov", "-b", "-c", "-t", link, NULL};
     free(out);
     out = NULL;
-    st = run_capture(argv, base, &out, &len); /* relative sources: from the .gcno's place */
+    /* relative sources: from the .gcno's place */
+    st = run_capture(argv, base, &out, &len, map, 2);
+  }
+  if (st == RUN_TIMEOUT) {
+    fprintf(stderr, "ucov: %s: llvm-cov gcov ran longer than %d s: killed (UCOV_TOOL_TIMEOUT)\n",
+            gcda_abs, tool_timeout_ms() / 1000);
+    return 1;
   }
   if (st) {
     fprintf(stderr, "ucov: %s: clang's gcov format: no llvm-cov gcov here reads it\n", gcda_abs);
@@ -293,9 +387,23 @@ static int read_gcdas(struct cov_model *m, struct strlist *gcdas, const struct i
   if (!tmp)
     return 1;
   const char *tool = o->gcov_tool ? o->gcov_tool : "gcov";
+  /* gcov runs in a temporary directory: a relative path to it would not. */
+  char tool_abs[PATH_MAX];
+  if (strchr(tool, '/') && tool[0] != '/' && realpath(tool, tool_abs))
+    tool = tool_abs;
   for (size_t start = 0; start < gcdas->n; start += GCOV_BATCH) {
     size_t end = start + GCOV_BATCH < gcdas->n ? start + GCOV_BATCH : gcdas->n;
     char **argv = calloc(end - start + 5, sizeof(*argv));
+    struct path_map *map = calloc(2 * (end - start) + 1, sizeof(*map));
+    char **users = calloc(2 * (end - start) + 1, sizeof(*users));
+    size_t n_map = 0;
+    if (!argv || !map || !users) {
+      free(argv);
+      free(map);
+      free(users);
+      bad++;
+      break;
+    }
     int argc = 0;
     argv[argc++] = (char *)tool;
     argv[argc++] = "--json-format";
@@ -324,14 +432,32 @@ static int read_gcdas(struct cov_model *m, struct strlist *gcdas, const struct i
         continue;
       size_t bl = strlen(link);
       int ok = symlink(gcno_abs, link) == 0;
+      char *gcno_link = strdup(link);
       snprintf(link + bl - 5, 6, ".gcda");
-      if (ok && symlink(abs, link) == 0)
+      if (ok && symlink(abs, link) == 0 && gcno_link) {
         argv[argc++] = strdup(link);
+        /* gcov names what it reads: its messages name the user's files. */
+        char *gcda_link = strdup(link);
+        users[n_map] = gcno_link;
+        map[n_map] = (struct path_map){gcno_link, gcno};
+        n_map++;
+        if (gcda_link) {
+          users[n_map] = gcda_link;
+          map[n_map] = (struct path_map){gcda_link, g};
+          n_map++;
+        }
+      } else {
+        free(gcno_link);
+      }
     }
     char *out = NULL;
     size_t len = 0;
-    int st = argc > 4 ? run_capture(argv, tmp, &out, &len) : 0;
-    if (st == 127)
+    int st = argc > 4 ? run_capture(argv, tmp, &out, &len, map, n_map) : 0;
+    if (st == RUN_TIMEOUT)
+      fprintf(stderr, "ucov: report: %s ran longer than %d s on %s%s: killed (UCOV_TOOL_TIMEOUT)\n",
+              tool, tool_timeout_ms() / 1000, gcdas->v[start],
+              end - start > 1 ? " and the .gcda after it" : "");
+    else if (st == 127)
       fprintf(stderr, "ucov: report: cannot run %s (--gcov-tool)\n", tool);
     else if (st)
       fprintf(stderr, "ucov: report: %s failed (exit %d): some .gcda not read\n", tool, st);
@@ -342,6 +468,10 @@ static int read_gcdas(struct cov_model *m, struct strlist *gcdas, const struct i
     for (int i = 4; i < argc; i++)
       free(argv[i]);
     free(argv);
+    for (size_t i = 0; i < n_map; i++)
+      free(users[i]);
+    free(users);
+    free(map);
     progress(o, ".gcda", end, gcdas->n);
   }
   nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
@@ -393,7 +523,12 @@ static int read_profile(struct cov_model *m, const char *path, const struct inpu
     size_t len;
     if (raw) {
       char *merge[] = {profdata, "merge", "-o", indexed, (char *)path, NULL};
-      int st = run_capture(merge, NULL, &out, &len);
+      int st = run_capture(merge, NULL, &out, &len, NULL, 0);
+      if (st == RUN_TIMEOUT) {
+        fprintf(stderr, "ucov: %s: %s ran longer than %d s: killed (UCOV_TOOL_TIMEOUT)\n", path,
+                profdata, tool_timeout_ms() / 1000);
+        break;
+      }
       free(out);
       if (st)
         continue;
@@ -414,7 +549,13 @@ static int read_profile(struct cov_model *m, const char *path, const struct inpu
     }
     argv[argc] = NULL;
     out = NULL;
-    int st = run_capture(argv, NULL, &out, &len);
+    struct path_map pmap[] = {{indexed, path}};
+    int st = run_capture(argv, NULL, &out, &len, pmap, 1);
+    if (st == RUN_TIMEOUT) {
+      fprintf(stderr, "ucov: %s: %s ran longer than %d s: killed (UCOV_TOOL_TIMEOUT)\n", path, cov,
+              tool_timeout_ms() / 1000);
+      break;
+    }
     if (st == 0 && out) {
       char info[PATH_MAX];
       snprintf(info, sizeof(info), "%s/p.info", tmp);

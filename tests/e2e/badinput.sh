@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# ucov report and symbolize on bad input: a gcov that hangs is killed after
+# UCOV_TOOL_TIMEOUT with the input named, errors about a corrupt .gcda name the
+# user's file (never a temporary path), a binary without symbols is no crash.
+# Usage: badinput.sh UCOV SRCDIR WORKDIR [SANITIZE]
+set -u
+UCOV=$1 SRC=$2 WORK=$3 SAN=${4:-}
+. "$SRC/tests/lib.sh"
+sanflags "$SAN"
+rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
+WORK=$(pwd -P)
+export UCOV_CONTROL=0
+cat >p.c <<'C'
+int f(int x) { return x > 2 ? x * 2 : x + 1; }
+int main(int argc, char **argv) { (void)argv; return f(argc) == 99; }
+C
+gcc --coverage -O0 -c p.c -o p.o && gcc --coverage p.o -o p && ./p || exit 1
+"$UCOV" report -q p.gcda --lcov ok.info && grep -q '^DA:1,1$' ok.info && pass ||
+  fail "the good .gcda reads"
+
+# A gcov that hangs: killed after UCOV_TOOL_TIMEOUT seconds, the input named.
+printf '#!/bin/sh\nexec sleep 600\n' >hang && chmod +x hang # (relative: ucov resolves it)
+start=$(date +%s)
+UCOV_TOOL_TIMEOUT=2 timeout 60 "$UCOV" report -q p.gcda --gcov-tool ./hang --lcov h.info 2>err.txt
+st=$?
+took=$(($(date +%s) - start))
+[ $st -eq 1 ] && [ $took -lt 10 ] && grep -q "ran longer than 2 s on p.gcda" err.txt && pass ||
+  fail "a hanging gcov is killed (status $st after $took s: $(cat err.txt))"
+pgrep -f 'sleep 600' >/dev/null && fail "the hung tool is left running" || pass
+
+# A corrupt .gcda: gcov's own complaint, naming the user's file.
+mkdir -p bad && cp p.gcno bad/p.gcno &&
+  python3 -c "b = open('p.gcda', 'rb').read(); open('bad/p.gcda', 'wb').write(b[:4] + bytes(4) + b[8:])"
+"$UCOV" report -q bad/p.gcda --lcov b.info 2>err.txt
+grep -q 'bad/p.gcda:version' err.txt && ! grep -q 'ucov-report' err.txt && pass ||
+  fail "errors name the user's file, not a temporary one ($(cat err.txt))"
+
+# Binaries with nothing to sort: a stripped one (no symbol table, no line
+# table), and a library with debug information but no function. No crash,
+# and under UBSan no qsort of a NULL array.
+cp p stripped && strip -s stripped
+echo 'int x = 1;' >d.c && gcc -g -shared -nostdlib d.c -o d.so
+for what in "stripped" "stripped --lines" "d.so --lines" "d.so"; do
+  set -- $what
+  echo 0x1000 | "$UCOV" symbolize --binary "$@" >sym.txt 2>err.txt
+  st=$?
+  [ $st -le 1 ] && grep -q '^0x1000 ' sym.txt && ! grep -q 'runtime error' err.txt && pass ||
+    fail "symbolize $what (status $st: $(cat err.txt))"
+done
+echo 0x1000 >pcs.txt
+"$UCOV" report -q pcs.txt --binary stripped --lcov s.info 2>err.txt
+st=$?
+[ $st -le 1 ] && ! grep -q 'runtime error' err.txt && pass ||
+  fail "report a trace against a stripped binary (status $st: $(cat err.txt))"
+
+finish badinput
