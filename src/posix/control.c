@@ -343,6 +343,44 @@ static UCOV_NOTRACE void conn_release(struct conn *c) {
   c->passed_fd = -1;
 }
 
+/*
+ * The largest reply buffer of recent requests, kept for the next one (under
+ * conn_lock): a pull of a large object (a KCOV buffer of 128 MiB) then fills
+ * pages already mapped and faulted in, instead of a fresh mapping every time
+ * (above glibc's mmap threshold each one cost ~8,200 page faults per 32 MiB,
+ * and pulls from 32 MiB up took 50x longer per byte). One buffer, of at least
+ * REPLY_KEEP_MIN and at most REPLY_KEEP_MAX bytes.
+ */
+#define REPLY_KEEP_MIN ((size_t)1 << 20)
+#define REPLY_KEEP_MAX ((size_t)1 << 30)
+static uint8_t *reply_keep;
+static size_t reply_keep_cap;
+
+static UCOV_NOTRACE void reply_buffer_take(struct mem_sink *out) {
+  mem_sink_init(out);
+  pthread_mutex_lock(&conn_lock);
+  out->data = reply_keep;
+  out->cap = reply_keep_cap;
+  reply_keep = NULL;
+  reply_keep_cap = 0;
+  pthread_mutex_unlock(&conn_lock);
+}
+
+static UCOV_NOTRACE void reply_buffer_give(struct mem_sink *out) {
+  if (out->cap >= REPLY_KEEP_MIN && out->cap <= REPLY_KEEP_MAX) {
+    pthread_mutex_lock(&conn_lock);
+    if (out->cap > reply_keep_cap) { /* keep the larger */
+      uint8_t *d = reply_keep;
+      reply_keep = out->data;
+      reply_keep_cap = out->cap;
+      out->data = d;
+    }
+    pthread_mutex_unlock(&conn_lock);
+  }
+  free(out->data);
+  mem_sink_init(out);
+}
+
 /* Serve one request. Returns 0 to keep the connection, -1 to close it. */
 static int in_flight; /* requests between their exiting check and their reply */
 static int quiescing; /* the process is exiting: new requests get UCOV_ST_EXITING */
@@ -353,7 +391,7 @@ static UCOV_NOTRACE int serve_request(struct conn *c, const struct ucov_frame *f
   if (f->op == UCOV_OP_REMOTE_ENABLE)
     return serve_remote_enable(c, f, payload);
   struct mem_sink out;
-  mem_sink_init(&out);
+  reply_buffer_take(&out);
   uint8_t eno[4];
   uint32_t st = ucov_serve(f, payload, &out.sink, eno);
   int keep;
@@ -364,7 +402,7 @@ static UCOV_NOTRACE int serve_request(struct conn *c, const struct ucov_frame *f
   else /* a malformed or unknown request ends the connection */
     keep = reply_error(fd, f->op, st) || st == UCOV_ST_BAD_REQUEST || st == UCOV_ST_UNKNOWN_OP ? -1
                                                                                                : 0;
-  mem_sink_free(&out);
+  reply_buffer_give(&out);
   return keep;
 }
 
