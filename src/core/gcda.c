@@ -170,6 +170,9 @@ UCOV_NOTRACE struct ucov_gcov_summary ucov_gcda_merge_summary(const struct ucov_
 
 /* ------------------------------------------------------- counters */
 
+#define TOPN_TRACKED 32 /* GCOV_TOPN_MAXIMUM_TRACKED_VALUES */
+#define TOPN_SLOTS 64   /* room for lists that raced past 32 */
+
 /* A counter plus one read from a file, saturated: a corrupt or hostile file
  * (counters near INT64_MAX) must not overflow a signed addition. */
 static UCOV_NOTRACE gcov_type sat_add(gcov_type a, gcov_type b) {
@@ -224,6 +227,27 @@ static UCOV_RACY_READS UCOV_NOTRACE void reset_record(struct ucov_gcov_unit *u, 
   (void)arg;
   for (uint32_t i = 0; i < ctr->num; i++)
     u->baseline[bidx + i] = UCOV_LOAD_RACY(&ctr->values[i]);
+}
+
+UCOV_NOTRACE uint64_t ucov_gcov_size_bound(const struct ucov_gcov_unit *u) {
+  uint64_t n = 4 * 4 + 4 * 4 + 4; /* header, summary, end */
+  for (unsigned f = 0; f < u->n_functions; f++) {
+    const struct gcov_fn_info *fn = u->functions[f];
+    n += 8 + 12;
+    if (!fn || fn->key != u->info)
+      continue;
+    const struct gcov_ctr_info *ctr = fn->ctrs;
+    for (unsigned k = 0; k < u->n_counters; k++) {
+      if (!u->info->merge[k])
+        continue;
+      uint64_t words = ctr->num;
+      if (gcov_kind_is_topn(k)) /* on disk: total, n, up to 32 pairs a group */
+        words = (uint64_t)(ctr->num / GCOV_TOPN_MEM_COUNTERS) * (2 + 2 * TOPN_SLOTS);
+      n += 8 + 8 * words;
+      ctr++;
+    }
+  }
+  return n;
 }
 
 UCOV_NOTRACE int ucov_gcov_reset(struct ucov_gcov_unit *u) {
@@ -291,8 +315,6 @@ UCOV_NOTRACE gcov_type ucov_gcov_run_max(void) {
 }
 
 /* One TOPN group being written: total and (value, count) pairs. */
-#define TOPN_TRACKED 32 /* GCOV_TOPN_MAXIMUM_TRACKED_VALUES */
-#define TOPN_SLOTS 64   /* room for lists that raced past 32 */
 struct topn_group {
   gcov_type total;
   uint32_t n;

@@ -63,6 +63,10 @@ int ucov_gcov_write(struct ucov_sink *sink, struct ucov_gcov_unit *u,
                     const struct ucov_gcov_summary *sum, const struct ucov_gcda_merge *merge,
                     unsigned flags) UCOV_HIDDEN;
 
+/* At least the bytes a .gcda of u holds (its own functions, each counter
+ * record whole, TOPN lists full), computed without serializing it. */
+uint64_t ucov_gcov_size_bound(const struct ucov_gcov_unit *u) UCOV_HIDDEN;
+
 /* Move every baseline of u to the live values (RESET). Returns 0 or -UCOV_ENOMEM. */
 int ucov_gcov_reset(struct ucov_gcov_unit *u) UCOV_HIDDEN;
 

@@ -213,10 +213,10 @@ static UCOV_NOTRACE void dump_llvm_unit(struct ucov_llvm_unit *u, int new_run, u
   struct mem_sink old, out;
   mem_sink_init(&old);
   mem_sink_init(&out);
-  struct ucov_count_sink own;
-  ucov_count_sink_init(&own);
-  ucov_llvm_write(&own.sink, u, NULL, 0, 0, 0);
-  int fd = open_gcda(u->filename, 1, path, sizeof(path), &old, max_old_size(own.bytes));
+  uint64_t own = 64;
+  for (unsigned f = 0; f < u->n_fns; f++)
+    own += 8 + 12 + 8 + 8ull * u->fns[f].num;
+  int fd = open_gcda(u->filename, 1, path, sizeof(path), &old, max_old_size(own));
   if (fd >= 0) {
     int err = ucov_llvm_write(&out.sink, u, old.len ? old.data : NULL, old.len, new_run, flags);
     if (!err)
@@ -239,10 +239,8 @@ static UCOV_NOTRACE void dump_unit(struct ucov_gcov_unit *u, gcov_type run_max, 
   struct ucov_gcda_merge *merge = NULL;
   struct ucov_gcov_summary sum = {0, 0};
   int err = 0;
-  struct ucov_count_sink own;
-  ucov_count_sink_init(&own);
-  ucov_gcov_write(&own.sink, u, &sum, NULL, 0);
-  int fd = open_gcda(u->info->filename, 0, path, sizeof(path), &old, max_old_size(own.bytes));
+  int fd = open_gcda(u->info->filename, 0, path, sizeof(path), &old,
+                     max_old_size(ucov_gcov_size_bound(u)));
   if (fd < 0)
     goto done;
   if (old.len) {

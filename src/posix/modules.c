@@ -9,7 +9,9 @@
 #include <errno.h>
 #include <link.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -127,9 +129,84 @@ UCOV_EXPORT UCOV_NOTRACE int ucov_modules_write(int fd) {
   return 0;
 }
 
+/*
+ * The modules' address ranges, read once with dl_iterate_phdr and again only
+ * when a module was loaded or unloaded since (the loader's adds and subs
+ * counters say so). dladdr, used before, looks for the nearest symbol, which
+ * scans a module's exported symbols: a program built by `ucov cc` exports
+ * many, and every gcov unit's __gcov_exit asked twice (17.8M instructions at
+ * the exit of Redis).
+ */
+struct module_range {
+  uintptr_t start, end, base; /* a PT_LOAD segment, and its module's first one */
+};
+static struct module_range *ranges;
+static size_t n_ranges, cap_ranges;
+static unsigned long long ranges_adds = ~0ull, ranges_subs = ~0ull;
+static pthread_mutex_t ranges_lock = PTHREAD_MUTEX_INITIALIZER;
+
+struct ranges_scan {
+  unsigned long long adds, subs; /* the loader's counters */
+  int failed;
+};
+
+static UCOV_NOTRACE int counters_cb(struct dl_phdr_info *info, size_t size, void *arg) {
+  struct ranges_scan *sc = arg;
+  (void)size;
+  sc->adds = info->dlpi_adds;
+  sc->subs = info->dlpi_subs;
+  return 1; /* the first module says it for all */
+}
+
+static UCOV_NOTRACE int ranges_cb(struct dl_phdr_info *info, size_t size, void *arg) {
+  struct ranges_scan *sc = arg;
+  (void)size;
+  uintptr_t base = ~(uintptr_t)0;
+  for (int i = 0; i < info->dlpi_phnum; i++)
+    if (info->dlpi_phdr[i].p_type == PT_LOAD) {
+      uintptr_t a = (uintptr_t)info->dlpi_addr + (uintptr_t)info->dlpi_phdr[i].p_vaddr;
+      a &= ~(uintptr_t)4095;
+      if (a < base)
+        base = a;
+    }
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type != PT_LOAD)
+      continue;
+    if (n_ranges == cap_ranges) {
+      size_t cap = cap_ranges ? 2 * cap_ranges : 64;
+      struct module_range *g = realloc(ranges, cap * sizeof(*g));
+      if (!g) {
+        sc->failed = 1;
+        return 1;
+      }
+      ranges = g;
+      cap_ranges = cap;
+    }
+    uintptr_t start = (uintptr_t)info->dlpi_addr + (uintptr_t)ph->p_vaddr;
+    ranges[n_ranges++] = (struct module_range){start, start + ph->p_memsz, base};
+  }
+  return 0;
+}
+
 UCOV_NOTRACE uintptr_t posix_module_base(const void *p) {
-  Dl_info info;
-  return p && dladdr(p, &info) ? (uintptr_t)info.dli_fbase : 0;
+  if (!p)
+    return 0;
+  struct ranges_scan sc = {0, 0, 0};
+  dl_iterate_phdr(counters_cb, &sc);
+  uintptr_t a = (uintptr_t)p, base = 0;
+  pthread_mutex_lock(&ranges_lock);
+  if (sc.adds != ranges_adds || sc.subs != ranges_subs) {
+    n_ranges = 0;
+    dl_iterate_phdr(ranges_cb, &sc);
+    ranges_adds = sc.failed ? ~0ull : sc.adds;
+    ranges_subs = sc.failed ? ~0ull : sc.subs;
+  }
+  for (size_t i = 0; i < n_ranges && !base; i++)
+    if (a >= ranges[i].start && a < ranges[i].end)
+      base = ranges[i].base;
+  pthread_mutex_unlock(&ranges_lock);
+  return base;
 }
 
 UCOV_NOTRACE int ucov_port_same_module(const void *a, const void *b) {
