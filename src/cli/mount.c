@@ -76,13 +76,23 @@ static unsigned long long start_time(pid_t pid) {
   return v;
 }
 
-/* One call; a broken connection or an exiting target marks the mount gone. */
+/*
+ * One call; a broken connection or an exiting target marks the mount gone.
+ * The target closes connections idle for 10 s: a call that finds its
+ * connection closed connects again, once, to the same process (its start
+ * time unchanged).
+ */
 static int call(uint16_t op, const char *name, struct ctl_reply *r) {
   if (__atomic_load_n(&M.gone, __ATOMIC_ACQUIRE))
     return -ENOTCONN;
   char err[256];
   pthread_mutex_lock(&M.lock);
   int ret = ctl_call(&M.ctl, op, name, name ? strlen(name) : 0, r, err, sizeof(err));
+  if (ret && start_time(M.pid) == M.start) {
+    ctl_close(&M.ctl);
+    if (ctl_open(M.pid, &M.ctl, err, sizeof(err)) == 0)
+      ret = ctl_call(&M.ctl, op, name, name ? strlen(name) : 0, r, err, sizeof(err));
+  }
   pthread_mutex_unlock(&M.lock);
   if (ret) {
     __atomic_store_n(&M.gone, 1, __ATOMIC_RELEASE);

@@ -47,6 +47,9 @@ echo x >"$g" && "$UCOV" pull --pid $pid -o after2 >/dev/null 2>&1 &&
   "$UCOV" report -q after2 --lcov after2.info && grep -q '^FNDA:0,cmd_del$' after2.info && pass ||
   fail "writing to a .gcda resets it"
 ! (echo x >mnt/modules) 2>/dev/null && pass || fail "modules is read-only"
+# The target closes connections idle for 10 s: the mount connects again.
+sleep 11
+[ -s mnt/modules ] && cat "$g" >/dev/null && pass || fail "the mount outlives an idle connection"
 kill $pid
 wait $pid
 st=0
