@@ -356,56 +356,48 @@ UCOV_NOTRACE int ucov_object_snapshot(const char *name, struct ucov_sink *sink, 
 /* What a commit does to each object with a pending snapshot of its token. */
 enum { COMMIT_COUNT, COMMIT_APPLY, COMMIT_DROP };
 
+/*
+ * One object's part in a walk: is it in token's set (counted in *n, *stale
+ * noted)? 1 if the walk applies it; a drop forgets its snapshot here.
+ */
+static UCOV_NOTRACE int walk_one(uint64_t *pending_token, int stale_one, uint64_t token, int what,
+                                 uint32_t *n, int *stale) {
+  if (*pending_token != token)
+    return 0;
+  ++*n;
+  *stale |= stale_one;
+  if (what == COMMIT_DROP)
+    *pending_token = 0;
+  return what == COMMIT_APPLY;
+}
+
 /* Walk every object pending under token: count them (and whether any is
  * stale), apply them, or drop them. Lock held. */
 static UCOV_NOTRACE uint32_t commit_walk(uint64_t token, int what, int *stale) {
   uint32_t n = 0;
-  for (struct ucov_gcov_unit *u = ucov_gcov_units(); u; u = u->next) {
-    if (u->pending_token != token)
-      continue;
-    n++;
-    *stale |= u->pending_gen != u->gen;
-    if (what == COMMIT_APPLY)
+  for (struct ucov_gcov_unit *u = ucov_gcov_units(); u; u = u->next)
+    if (walk_one(&u->pending_token, u->pending_gen != u->gen, token, what, &n, stale))
       ucov_gcov_commit(u);
-    else if (what == COMMIT_DROP)
-      u->pending_token = 0;
-  }
-  for (struct ucov_llvm_unit *u = ucov_llvm_units(); u; u = u->next) {
-    if (u->pending_token != token)
-      continue;
-    n++;
-    *stale |= u->pending_gen != u->gen;
-    if (what == COMMIT_APPLY)
+  for (struct ucov_llvm_unit *u = ucov_llvm_units(); u; u = u->next)
+    if (walk_one(&u->pending_token, u->pending_gen != u->gen, token, what, &n, stale))
       ucov_llvm_commit(u);
-    else if (what == COMMIT_DROP)
-      u->pending_token = 0;
-  }
   struct ucov_llvm_sections pgo;
   for (unsigned i = 0, r; (r = (unsigned)ucov_port_llvm_sections(i, &pgo)) != ~0u; i++) {
-    int st = 0;
-    if (r || ucov_pgo_pending(&pgo, &st) != token)
-      continue;
-    n++;
-    *stale |= st;
-    if (what == COMMIT_APPLY)
+    struct ucov_pgo_state *c = r ? 0 : ucov_pgo_state_of(&pgo);
+    if (c && walk_one(&c->pending_token, c->pending_gen != c->gen, token, what, &n, stale))
       ucov_pgo_commit(&pgo);
-    else if (what == COMMIT_DROP)
-      ucov_pgo_drop(&pgo);
   }
   uint32_t id;
   for (struct ucov_device *d = ucov_port_device_next(0, &id); d;
        d = ucov_port_device_next(d, &id)) {
-    if (d->pending_token != token || !is_pc_trace(d))
+    if (!is_pc_trace(d) || !walk_one(&d->pending_token, 0, token, what, &n, stale))
       continue;
-    n++;
-    if (what == COMMIT_APPLY) {
-      /* Only if nothing was appended since: else the PCs stay (read again). */
-      uint64_t expect = d->pending_count;
-      if (expect)
-        __atomic_compare_exchange_n(&d->area[0], &expect, 0, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-    }
-    if (what != COMMIT_COUNT)
-      d->pending_token = 0;
+    /* The count goes to 0 only if nothing was appended since: else the PCs
+     * stay (read again, never lost). */
+    uint64_t expect = d->pending_count;
+    if (expect)
+      __atomic_compare_exchange_n(&d->area[0], &expect, 0, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+    d->pending_token = 0;
   }
   return n;
 }

@@ -699,10 +699,8 @@ UCOV_NOTRACE int ucov_pgo_snapshot(struct ucov_sink *sink, const struct ucov_llv
   return err;
 }
 
-UCOV_NOTRACE uint64_t ucov_pgo_pending(const struct ucov_llvm_sections *s, int *stale) {
-  const struct ucov_pgo_state *c = state_of(s);
-  *stale = c->pending_gen != c->gen;
-  return c->pending_token;
+UCOV_NOTRACE struct ucov_pgo_state *ucov_pgo_state_of(const struct ucov_llvm_sections *s) {
+  return state_of(s);
 }
 
 UCOV_RACY_READS UCOV_NOTRACE void ucov_pgo_commit(const struct ucov_llvm_sections *s) {
@@ -720,8 +718,4 @@ UCOV_RACY_READS UCOV_NOTRACE void ucov_pgo_commit(const struct ucov_llvm_section
   }
   c->pending_token = 0;
   c->gen++;
-}
-
-UCOV_NOTRACE void ucov_pgo_drop(const struct ucov_llvm_sections *s) {
-  state_of(s)->pending_token = 0;
 }

@@ -127,14 +127,15 @@ int ucov_pgo_reset(const struct ucov_llvm_sections *s) UCOV_HIDDEN;
  * token, where that read would have moved the baselines (and which MC/DC
  * bits it saw); the baselines stay. ucov_pgo_commit moves them there (and
  * clears the bits seen: a bit set again meanwhile is cleared too, since a
- * bitmap cannot count). The pending state: its token (0: none), and whether
- * the baselines moved since (stale).
+ * bitmap cannot count). The pending snapshot is in the sections' state
+ * (pending_token, pending_gen against gen).
  */
 int ucov_pgo_snapshot(struct ucov_sink *sink, const struct ucov_llvm_sections *s,
                       uint64_t token) UCOV_HIDDEN;
-uint64_t ucov_pgo_pending(const struct ucov_llvm_sections *s, int *stale) UCOV_HIDDEN;
 void ucov_pgo_commit(const struct ucov_llvm_sections *s) UCOV_HIDDEN;
-void ucov_pgo_drop(const struct ucov_llvm_sections *s) UCOV_HIDDEN;
+
+/* What the writer keeps for the sections (theirs, or the shared default). */
+struct ucov_pgo_state *ucov_pgo_state_of(const struct ucov_llvm_sections *s) UCOV_HIDDEN;
 
 /* --- The value profiler (pgo_value.c). --- */
 

@@ -132,73 +132,34 @@ static UCOV_NOTRACE int open_gcda(const char *fname, int clang, char *path, size
     log_error(fname, "path too long");
     return -1;
   }
-  for (int tries = 0; tries < 100; tries++) {
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0644);
-    if (fd < 0 && errno == ENOENT) {
-      make_parent_dirs(path);
-      fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0644);
-    }
-    if (fd < 0) {
-      log_error(path, strerror(errno));
-      return -1;
-    }
-    struct stat st, now;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-      log_error(path, "not a regular file: left alone");
-      close(fd);
-      return -1;
-    }
-    struct flock lk = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
-    while (fcntl(fd, F_SETLKW, &lk) != 0 && errno == EINTR)
-      ;
-    /* Writers replace the file (rename): the one we locked may be gone. */
-    if (stat(path, &now) != 0 || now.st_ino != st.st_ino || now.st_dev != st.st_dev) {
-      close(fd);
-      continue;
-    }
-    if (fstat(fd, &st) != 0)
-      st.st_size = 0;
-    uint32_t magic = 0; /* .gcda words are in the host's order */
-    int err = 0;
-    if (st.st_size > 0 &&
-        (st.st_size < 4 || pread(fd, &magic, 4, 0) != 4 || magic != GCOV_DATA_MAGIC)) {
-      log_error(path, "not a gcov data file: left alone");
-      err = 1;
-    } else if ((uint64_t)st.st_size > max_old) {
-      log_error(path, "larger than any .gcda of this unit: left alone");
-      err = 1;
-    } else if ((err = read_all(fd, old)) != 0) {
-      log_error(path, strerror(-err));
-    }
-    if (err) {
-      close(fd);
-      return -1;
-    }
-    return fd;
+  struct stat st;
+  const char *why;
+  int fd = ucov_posix_open_locked(path, &st, &why);
+  if (fd < 0 && !why && errno == ENOENT) {
+    make_parent_dirs(path);
+    fd = ucov_posix_open_locked(path, &st, &why);
   }
-  log_error(path, "replaced over and over by other writers: not written");
-  return -1;
-}
-
-/*
- * Replace path's contents with out: written beside it and renamed over it,
- * so a failed write (a full disk) leaves the old file whole. The caller
- * closes the old file (its lock) after. Returns 0 or a negative errno.
- */
-static UCOV_NOTRACE int rewrite(const char *path, const struct mem_sink *out) {
-  char tmp[PATH_MAX + 32];
-  snprintf(tmp, sizeof(tmp), "%s.ucov-tmp.%d", path, (int)getpid());
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0)
-    return -errno;
-  int err = write_all(fd, out->data, out->len);
-  if (close(fd) != 0 && !err)
-    err = -errno;
-  if (!err && rename(tmp, path) != 0)
-    err = -errno;
-  if (err)
-    unlink(tmp);
-  return err;
+  if (fd < 0) {
+    log_error(path, why ? why : strerror(errno));
+    return -1;
+  }
+  uint32_t magic = 0; /* .gcda words are in the host's order */
+  int err = 0;
+  if (st.st_size > 0 &&
+      (st.st_size < 4 || pread(fd, &magic, 4, 0) != 4 || magic != GCOV_DATA_MAGIC)) {
+    log_error(path, "not a gcov data file: left alone");
+    err = 1;
+  } else if ((uint64_t)st.st_size > max_old) {
+    log_error(path, "larger than any .gcda of this unit: left alone");
+    err = 1;
+  } else if ((err = read_all(fd, old)) != 0) {
+    log_error(path, strerror(-err));
+  }
+  if (err) {
+    close(fd);
+    return -1;
+  }
+  return fd;
 }
 
 /* The most an existing .gcda of a unit can hold: what the unit writes, with
@@ -220,7 +181,7 @@ static UCOV_NOTRACE void dump_llvm_unit(struct ucov_llvm_unit *u, int new_run, u
   if (fd >= 0) {
     int err = ucov_llvm_write(&out.sink, u, old.len ? old.data : NULL, old.len, new_run, flags);
     if (!err)
-      err = rewrite(path, &out);
+      err = ucov_posix_replace(path, out.data, out.len);
     if (err)
       log_error(path, strerror(-err));
     close(fd); /* releases the lock */
@@ -261,7 +222,7 @@ static UCOV_NOTRACE void dump_unit(struct ucov_gcov_unit *u, gcov_type run_max, 
   }
   err = ucov_gcov_write(&out.sink, u, &sum, merge, flags);
   if (!err)
-    err = rewrite(path, &out);
+    err = ucov_posix_replace(path, out.data, out.len);
   if (err)
     log_error(path, strerror(-err));
 done:

@@ -317,31 +317,11 @@ static UCOV_NOTRACE int write_saved(const struct pgo_module *m) {
  */
 static UCOV_NOTRACE int pgo_write_pool(const struct ucov_llvm_sections *s, const char *path,
                                        int reset) {
-  int fd = -1;
-  struct stat st, now;
-  for (int tries = 0; tries < 100 && fd < 0; tries++) {
-    fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0644);
-    if (fd < 0) {
-      log_path(path, strerror(errno));
-      return -1;
-    }
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-      log_path(path, "not a regular file: left alone");
-      close(fd);
-      return -1;
-    }
-    struct flock lk = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
-    while (fcntl(fd, F_SETLKW, &lk) != 0 && errno == EINTR)
-      ;
-    if (stat(path, &now) != 0 || now.st_ino != st.st_ino || now.st_dev != st.st_dev) {
-      close(fd);
-      fd = -1;
-    }
-  }
-  if (fd < 0 || fstat(fd, &st) != 0) {
-    log_path(path, "replaced over and over by other writers: not written");
-    if (fd >= 0)
-      close(fd);
+  struct stat st;
+  const char *why;
+  int fd = ucov_posix_open_locked(path, &st, &why);
+  if (fd < 0) {
+    log_path(path, why ? why : strerror(errno));
     return -1;
   }
   struct mem_sink old, out;
@@ -373,22 +353,8 @@ static UCOV_NOTRACE int pgo_write_pool(const struct ucov_llvm_sections *s, const
     err = ucov_pgo_write(&out.sink, s, reset);
   }
   ucov_port_unlock();
-  char tmp[PATH_MAX + 32];
-  snprintf(tmp, sizeof(tmp), "%s.ucov-tmp.%d", path, (int)getpid());
-  int tfd = err ? -1 : open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (!err && tfd < 0)
-    err = -errno;
-  if (tfd >= 0) {
-    struct fd_sink f;
-    fd_sink_init(&f, tfd);
-    err = f.sink.write(&f.sink, out.data, out.len);
-    if (close(tfd) != 0 && !err)
-      err = -errno;
-    if (!err && rename(tmp, path) != 0)
-      err = -errno;
-    if (err)
-      unlink(tmp);
-  }
+  if (!err)
+    err = ucov_posix_replace(path, out.data, out.len);
   if (err)
     log_path(path, strerror(-err));
   close(fd); /* the lock goes with it, after the rename */

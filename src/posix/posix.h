@@ -3,6 +3,7 @@
 #ifndef UCOV_POSIX_POSIX_H
 #define UCOV_POSIX_POSIX_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../core/compiler.h"
@@ -38,5 +39,18 @@ uintptr_t posix_module_base(const void *p) UCOV_HIDDEN;
 /* The LLVM profiles of the module loaded at base go away: written now (unless
  * the exit write ran) and no longer served. */
 void pgo_module_unload(uintptr_t base) UCOV_HIDDEN;
+
+struct stat;
+/*
+ * An exit-time file of counts (a .gcda, an LLVM %m pool), exitfile.c: open it
+ * (created if missing) only if it is a regular file, and lock it (F_SETLKW),
+ * making sure the path still names the file locked (writers replace it).
+ * The descriptor, with *st its stat; or -1 with *why a reason (NULL: errno).
+ */
+int ucov_posix_open_locked(const char *path, struct stat *st, const char **why) UCOV_HIDDEN;
+
+/* Replace path with len bytes of data: written beside it and renamed over
+ * it, so a failed write leaves the old file whole. 0 or a negative errno. */
+int ucov_posix_replace(const char *path, const void *data, size_t len) UCOV_HIDDEN;
 
 #endif

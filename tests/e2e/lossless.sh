@@ -81,4 +81,41 @@ else
   echo "full-disk check skipped: needs root and unshare -m"
 fi
 
+# 4. The same killed pulls on an LLVM raw profile (clang --pgo, atomic counters).
+if command -v clang >/dev/null; then
+  CC=clang "$UCOV" cc --pgo -O1 -pthread -fprofile-update=atomic "${SANFLAGS[@]}" \
+    "$SRC/tests/integration/gcov_hammer.c" -o phammer || fail "pgo hammer built"
+  UCOV_EXIT_DIR=$WORK/pref ./phammer $N linger </dev/null
+  pwant=$("${SUM[@]}" pref)
+  exec {in}> >(UCOV_EXIT_DIR=$WORK/pexit exec ./phammer $N linger)
+  pid=$!
+  wait_sock "rt/$pid.sock"
+  for i in $(seq $((KILLS / 5))); do
+    "$UCOV" pull --pid $pid --reset -o pp/$i 2>/dev/null &
+    k=$!
+    sleep "0.00$((RANDOM % 10))$((RANDOM % 10))"
+    kill -9 $k 2>/dev/null
+    wait $k 2>/dev/null
+    "$UCOV" pull --pid $pid --recover -o pp/$i 2>/dev/null
+  done
+  stop
+  got=$(($("${SUM[@]}" pp) + $("${SUM[@]}" pexit)))
+  [ "$pwant" -gt $((4 * N)) ] && [ "$got" -eq "$pwant" ] && pass ||
+    fail "LLVM profile: 0 counts lost over $((KILLS / 5)) killed pulls ($got, want $pwant)"
+fi
+
+# 5. A KCOV trace object: a reset pull takes its PCs and empties it; a pull
+# killed before its commit leaves it whole.
+CC=gcc "$UCOV" cc --trace -O1 "${SANFLAGS[@]}" -I"$SRC/include" "$SRC/bench/bigtrace.c" -o trace
+exec {in}> >(exec ./trace 4096 >trace.out)
+pid=$!
+wait_sock "rt/$pid.sock"
+for _ in $(seq 250); do [ -s trace.out ] && break; sleep 0.02; done
+size() { "$UCOV" ls --pid $pid | awk -F'\t' '$2 == "kcov/1.kcov" { print $1 }'; }
+[ "$(size)" = $((4096 * 8)) ] && pass || fail "the full trace object ($(size) bytes)"
+"$UCOV" pull --pid $pid --reset -o t1 kcov/1.kcov 2>/dev/null
+[ "$(stat -c %s t1/kcov/1.kcov)" = $((4096 * 8)) ] && [ "$(size)" = 8 ] && pass ||
+  fail "a reset pull takes the trace and empties it ($(size) bytes left)"
+stop
+
 finish lossless

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * POSIX port: the files a process merges its counts into at exit (.gcda
+ * files, LLVM %m pools), which other processes may be merging into at the
+ * same moment and which anyone may have put there: opened only if regular,
+ * locked, and replaced whole (written beside, renamed), so that a failed write
+ * (a full disk) leaves the old file as it was.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "memsink.h"
+#include "posix.h"
+
+UCOV_NOTRACE int ucov_posix_open_locked(const char *path, struct stat *st, const char **why) {
+  for (int tries = 0; tries < 100; tries++) {
+    /* O_NONBLOCK: a FIFO put there must not block the exit. */
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0644);
+    if (fd < 0) {
+      *why = NULL; /* errno says */
+      return -1;
+    }
+    struct stat now;
+    if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
+      *why = "not a regular file: left alone";
+      close(fd);
+      return -1;
+    }
+    struct flock lk = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    while (fcntl(fd, F_SETLKW, &lk) != 0 && errno == EINTR)
+      ;
+    /* Writers replace the file (rename): the one locked may be gone. */
+    if (stat(path, &now) == 0 && now.st_ino == st->st_ino && now.st_dev == st->st_dev &&
+        fstat(fd, st) == 0)
+      return fd;
+    close(fd);
+  }
+  *why = "replaced over and over by other writers: not written";
+  return -1;
+}
+
+UCOV_NOTRACE int ucov_posix_replace(const char *path, const void *data, size_t len) {
+  char tmp[PATH_MAX + 32];
+  snprintf(tmp, sizeof(tmp), "%s.ucov-tmp.%d", path, (int)getpid());
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return -errno;
+  struct fd_sink out;
+  fd_sink_init(&out, fd);
+  int err = out.sink.write(&out.sink, data, len);
+  if (close(fd) != 0 && !err)
+    err = -errno;
+  if (!err && rename(tmp, path) != 0)
+    err = -errno;
+  if (err)
+    unlink(tmp);
+  return err;
+}
