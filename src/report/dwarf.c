@@ -704,7 +704,8 @@ static int dw_load_dwarf(struct dw_module *m, const char *path, char *err, size_
     if (!m->fns) {
       ret = -1;
     } else {
-      memcpy(m->fns, top.v, top.n * sizeof(*m->fns));
+      if (top.n) /* (memcpy must not see a NULL array, even empty) */
+        memcpy(m->fns, top.v, top.n * sizeof(*m->fns));
       if (c.all.n)
         memcpy(m->fns + top.n, c.all.v, c.all.n * sizeof(*m->fns));
       m->n_top = top.n;

@@ -114,7 +114,8 @@ idler=$!
 
 # --- fork while a client is stuck mid-reply and 64 others idle: the child
 # starts from nothing (no wait at its exit, serves its own clients).
-coproc FK { exec ./forker; }
+# (TSan sleeps a second at any exit with threads running: not here.)
+coproc FK { TSAN_OPTIONS="${TSAN_OPTIONS:-}:atexit_sleep_ms=0" exec ./forker; }
 read -r ready count <&"${FK[0]}"
 fk=$FK_PID
 wait_sock "rt/$fk.sock"
