@@ -23,7 +23,8 @@ static const char cc_usage[] =
     "Compile and link C code with ucov instrumentation. Use it as CC:\n"
     "  CC=\"ucov cc --trace\" make\n"
     "\n"
-    "modes (ucov's own options come first; they combine; --trace is the default):\n"
+    "modes (ucov's own options, anywhere on the line up to a `--`, never passed to the\n"
+    "compiler; they combine; --trace is the default):\n"
     "  --trace     basic-block PCs and comparison operands\n"
     "              (-fsanitize-coverage=trace-pc,trace-cmp)\n"
     "  --ext       --trace plus function entry/exit records for KCOV_TRACE_PC_EXT\n"
@@ -375,42 +376,73 @@ static void print_command(char **argv) {
   fputc('\n', stderr);
 }
 
+/*
+ * One of ucov cc's own options at args[k]: how many arguments it takes (1 or
+ * 2; 0: not ours, it goes to the compiler). Own options are taken anywhere
+ * on the line (`ucov cc -v --gcov x.c`), and never reach the compiler.
+ */
+static int own_option(char **args, int k, int nargs, struct cc_opts *o) {
+  const char *a = args[k];
+  if (!strcmp(a, "--trace"))
+    return o->trace = 1;
+  if (!strcmp(a, "--ext"))
+    return o->ext = 1;
+  if (!strcmp(a, "--gcov"))
+    return o->gcov = 1;
+  if (!strcmp(a, "--unique"))
+    return o->unique = 1;
+  if (!strcmp(a, "--pgo"))
+    return o->pgo = 1;
+  if (!strncmp(a, "--cc=", 5)) {
+    o->cc = a + 5;
+    return 1;
+  }
+  if (!strncmp(a, "--only=", 7) || !strncmp(a, "--skip=", 7)) {
+    if (a[2] == 'o' && o->n_only < 64)
+      o->only[o->n_only++] = a + 7;
+    else if (a[2] == 's' && o->n_skip < 64)
+      o->skip[o->n_skip++] = a + 7;
+    return 1;
+  }
+  if ((!strcmp(a, "--cc") || !strcmp(a, "--only") || !strcmp(a, "--skip")) && k + 1 < nargs) {
+    if (a[2] == 'c')
+      o->cc = args[k + 1];
+    else if (a[2] == 'o' && o->n_only < 64)
+      o->only[o->n_only++] = args[k + 1];
+    else if (a[2] == 's' && o->n_skip < 64)
+      o->skip[o->n_skip++] = args[k + 1];
+    return 2;
+  }
+  return 0;
+}
+
 int cmd_cc(int argc, char **argv) {
   struct cc_opts o = {0};
-  int i = 1;
-  for (; i < argc; i++) {
-    if (!strcmp(argv[i], "--trace"))
-      o.trace = 1;
-    else if (!strcmp(argv[i], "--ext"))
-      o.ext = 1;
-    else if (!strcmp(argv[i], "--gcov"))
-      o.gcov = 1;
-    else if (!strcmp(argv[i], "--unique"))
-      o.unique = 1;
-    else if (!strcmp(argv[i], "--pgo"))
-      o.pgo = 1;
-    else if (!strcmp(argv[i], "--cc") && i + 1 < argc)
-      o.cc = argv[++i];
-    else if (!strncmp(argv[i], "--cc=", 5))
-      o.cc = argv[i] + 5;
-    else if ((!strcmp(argv[i], "--only") || !strcmp(argv[i], "--skip")) && i + 1 < argc) {
-      if (argv[i][2] == 'o' && o.n_only < 64)
-        o.only[o.n_only++] = argv[i + 1];
-      else if (argv[i][2] == 's' && o.n_skip < 64)
-        o.skip[o.n_skip++] = argv[i + 1];
-      i++;
-    } else if (!strncmp(argv[i], "--only=", 7) && o.n_only < 64)
-      o.only[o.n_only++] = argv[i] + 7;
-    else if (!strncmp(argv[i], "--skip=", 7) && o.n_skip < 64)
-      o.skip[o.n_skip++] = argv[i] + 7;
-    else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-      fputs(cc_usage, stdout);
-      return UCOV_EXIT_OK;
-    } else if (!strcmp(argv[i], "--")) {
-      i++;
-      break;
-    } else
-      break;
+  if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+    fputs(cc_usage, stdout);
+    return UCOV_EXIT_OK;
+  }
+  /* Response files first (their contents may hold our options too), then
+   * our options out of the line, wherever they are, up to a `--` (dropped):
+   * what follows it goes to the compiler as it is. */
+  static char **expanded; /* (kept until the compiler runs) */
+  int nexp = 0, cap = 0;
+  expand_args(argc - 1, argv + 1, &expanded, &nexp, &cap, 0);
+  char **args = calloc((size_t)nexp + 1, sizeof(*args));
+  int nargs = 0;
+  if (!args) {
+    fprintf(stderr, "ucov cc: out of memory\n");
+    return UCOV_EXIT_FAIL;
+  }
+  for (int k = 0, ours = 1; k < nexp; k++) {
+    int took = ours ? own_option(expanded, k, nexp, &o) : 0;
+    if (took) {
+      k += took - 1;
+    } else if (ours && !strcmp(expanded[k], "--")) {
+      ours = 0;
+    } else {
+      args[nargs++] = expanded[k];
+    }
   }
   env_globs("UCOV_ONLY", o.only, &o.n_only);
   env_globs("UCOV_SKIP", o.skip, &o.n_skip);
@@ -438,10 +470,6 @@ int cmd_cc(int argc, char **argv) {
     }
     free(copy);
   }
-  static char **expanded; /* (kept until the compiler runs) */
-  int nargs = 0, cap = 0;
-  expand_args(argc - i, argv + i, &expanded, &nargs, &cap, 0);
-  char **args = nargs ? expanded : argv + argc;
   for (int k = 0; k < nargs; k++)
     if (!strcmp(args[k], "-v"))
       o.verbose = 1;

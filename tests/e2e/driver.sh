@@ -80,6 +80,22 @@ done
 # --pgo needs clang: said so, not a flag gcc does not know.
 CC=gcc "$UCOV" cc --pgo -c a.c -o x.o 2>pgo.err
 [ $? = 2 ] && grep -q 'needs clang' pgo.err && pass || fail "--pgo with gcc: $(cat pgo.err)"
+# ucov cc's own options anywhere on the line (and in a response file), never
+# passed to the compiler; after `--` everything is the compiler's.
+if command -v gcc >/dev/null && { [ -z "$SAN" ] || [[ $RTCC == gcc* ]]; }; then
+  first=$(CC=gcc "$UCOV" cc -v --gcov --cc gcc -c a.c -o o1.o 2>&1 | head -1)
+  anywhere=$(CC=gcc "$UCOV" cc -v -c a.c --cc gcc -o o1.o --gcov 2>&1 | head -1)
+  [[ $first == *--coverage* ]] && [[ $anywhere == *--coverage* ]] && [[ $anywhere != *--gcov* ]] &&
+    [[ $anywhere != *--cc* ]] && pass || fail "own options anywhere: '$anywhere'"
+  CC=gcc "$UCOV" cc -c a.c --only a.c --trace -o o2.o && nm o2.o | grep -q __sanitizer_cov_trace_pc &&
+    pass || fail "--only GLOB after the source"
+  echo '--gcov -c a.c -o o3.o' >rsp
+  CC=gcc "$UCOV" cc @rsp && nm o3.o | grep -q __gcov_init && pass || fail "own options in a response file"
+  CC=gcc "$UCOV" cc -c a.c -o o4.o -- --gcov 2>err.txt
+  [ $? -ne 0 ] && grep -q -- '--gcov' err.txt && pass ||
+    fail "after --, --gcov goes to the compiler (which refuses it)"
+fi
+
 # CMake: the compiler named inside CC (--cc) holds for the build steps too;
 # a shared library and a program, both instrumented, one profile at exit.
 if [ -z "$SAN" ] && command -v cmake >/dev/null && command -v clang >/dev/null; then
