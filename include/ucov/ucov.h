@@ -49,7 +49,9 @@ extern "C" {
 int ucov_open(void);
 
 /*
- * Apply a KCOV command to a device, with Linux's semantics and errno values:
+ * Apply a KCOV command to a device, with Linux's semantics and errno values
+ * (cmd compares on its low 32 bits, as Linux's unsigned int request: a
+ * number held in an int and sign-extended is the same request):
  *   KCOV_INIT_TRACE (arg = size in 64-bit words): EINVAL if size < 2 or
  *       size > INT_MAX / 8; EBUSY if already initialised; ENOMEM.
  *   KCOV_ENABLE (arg = KCOV_TRACE_PC, KCOV_TRACE_CMP or KCOV_TRACE_PC_EXT):
@@ -69,17 +71,21 @@ int ucov_ioctl(int fd, unsigned long cmd, unsigned long arg);
 
 /*
  * mmap(2) for devices, with Linux kcov_mmap's checks: EINVAL before
- * KCOV_INIT_TRACE, for an offset other than 0 or a length other than size * 8;
- * ENODEV if fd is not a ucov device. The mapping is always shared. Plain
- * mmap(2) with the right arguments works as well; it just cannot check them.
+ * KCOV_INIT_TRACE, for an offset other than 0, or when the length rounded up
+ * to whole pages (the vma) is not size * 8 (so KCOV_INIT_TRACE of 1000 words
+ * cannot be mapped, as on Linux); EACCES for a writable shared mapping of a
+ * descriptor opened read-only; ENODEV if fd is not a ucov device. The mapping
+ * is always shared. Plain mmap(2) with the right arguments works as well; it
+ * just cannot check them.
  */
 void *ucov_mmap(void *addr, size_t length, int prot, int flags, int fd, off_t offset);
 
 /*
- * Close a device. A thread still tracing into it keeps doing so until it
- * disables (through another descriptor of the device) or exits, as in Linux;
- * the device is freed after that, and other descriptors of it then no longer
- * name a device (ENOTTY). Returns close(2)'s result.
+ * Close a descriptor of a device. As a Linux file, the device lives until its
+ * last descriptor in this process is closed (dup, dup2, dup3 and F_DUPFD
+ * copies keep it); a thread still tracing into it keeps doing so until it
+ * disables or exits; then it is freed. A client's mapping outlives it all.
+ * Returns close(2)'s result.
  */
 int ucov_close(int fd);
 

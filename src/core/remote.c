@@ -11,7 +11,6 @@ void ucov_remote_stop(void);
 uint64_t ucov_common_handle(void);
 
 /* The 0x7fffffff bytes Linux allows an area, in words. */
-#define REMOTE_AREA_MAX_WORDS (0x7fffffffull / 8)
 
 struct remote_entry {
   uint64_t handle;
@@ -46,12 +45,14 @@ UCOV_EXPORT UCOV_NOTRACE uint64_t ucov_common_handle(void) {
 /* Linux's kcov_check_handle: bits 32-55 zero; the common subsystem only for
  * the common handle (with an instance); any other subsystem for handles[]
  * (Linux knows only USB; userspace defines its own). */
+/* kcov.c's kcov_check_handle: the common handle is COMMON with an instance;
+ * the others are of a subsystem that exists (USB). */
 static UCOV_NOTRACE int handle_ok(uint64_t h, int common) {
   if (!KCOV_HANDLE_VALID(h))
     return 0;
   if (KCOV_HANDLE_SUBSYSTEM(h) == KCOV_SUBSYSTEM_COMMON)
     return common && KCOV_HANDLE_INSTANCE(h) != 0;
-  return !common;
+  return !common && KCOV_HANDLE_SUBSYSTEM(h) == KCOV_SUBSYSTEM_USB;
 }
 
 static UCOV_NOTRACE struct ucov_device *lookup(uint64_t handle) {
@@ -101,8 +102,8 @@ UCOV_NOTRACE int ucov_remote_register(struct ucov_device *dev, const struct kcov
   else
     return -UCOV_EINVAL;
   dev->last_mode = dev->remote_mode;
-  if (arg->area_size < 2 || arg->area_size > REMOTE_AREA_MAX_WORDS)
-    return -UCOV_EINVAL;
+  /* Linux refuses only area_size > LONG_MAX / 8, which a u32 never is: any
+   * size is taken (a section of fewer than 2 words records nothing). */
   for (uint32_t i = 0; i < arg->num_handles; i++)
     if (!handle_ok(arg->handles[i], 0))
       return -UCOV_EINVAL;
@@ -154,7 +155,7 @@ UCOV_EXPORT UCOV_NOTRACE int ucov_remote_start(uint64_t handle) {
     return -1;
   ucov_port_lock();
   struct ucov_device *dev = handle ? lookup(handle) : 0;
-  uint64_t *area = dev ? area_get(dev->remote_size) : 0;
+  uint64_t *area = dev && dev->remote_size >= 2 ? area_get(dev->remote_size) : 0;
   if (area) {
     t->remote_handle = handle;
     t->remote_seq = dev->sequence;

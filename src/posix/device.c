@@ -8,9 +8,11 @@
  * shared mapping of the area; the client maps the same pages with mmap(2).
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -53,15 +55,33 @@ UCOV_NOTRACE void ucov_port_unlock(void) {
   pthread_mutex_unlock(&devices_lock);
 }
 
+/* A descriptor of the device that may write (the ioctl's may have been
+ * opened read-only: KCOV takes INIT_TRACE on one, and so must we). */
+static UCOV_NOTRACE int writable_fd(int fd) {
+  int fl = fcntl(fd, F_GETFL);
+  if (fl < 0 || (fl & O_ACCMODE) != O_RDONLY)
+    return fd;
+  char path[64];
+  snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+  return open(path, O_RDWR | O_CLOEXEC);
+}
+
 UCOV_NOTRACE uint64_t *ucov_port_area_alloc(struct ucov_device *dev, uint64_t bytes) {
   struct posix_device *pd = (struct posix_device *)dev;
+  int wfd = writable_fd(pd->fd);
+  if (wfd < 0)
+    return NULL;
+  uint64_t *area = NULL;
   /* Sized once and sealed: no one it is passed to (a REMOTE target) or who
    * shares it can shrink it under a mapping (SIGBUS) or grow it. */
-  if (ftruncate(pd->fd, (off_t)bytes) != 0 ||
-      fcntl(pd->fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0)
-    return NULL;
-  void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, pd->fd, 0);
-  return p == MAP_FAILED ? NULL : p;
+  if (ftruncate(wfd, (off_t)bytes) == 0 &&
+      fcntl(wfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) == 0) {
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, wfd, 0);
+    area = p == MAP_FAILED ? NULL : p;
+  }
+  if (wfd != pd->fd)
+    close(wfd);
+  return area;
 }
 
 UCOV_NOTRACE void ucov_port_device_release(struct ucov_device *dev) {
@@ -171,6 +191,9 @@ UCOV_EXPORT UCOV_NOTRACE int ucov_open(void) {
 }
 
 UCOV_EXPORT UCOV_NOTRACE int ucov_ioctl(int fd, unsigned long cmd, unsigned long arg) {
+  /* Linux's request is an unsigned int: a number held in an int and
+   * sign-extended on the way (syzkaller's executor) is the same request. */
+  cmd = (unsigned int)cmd;
   int err = 0;
   ucov_port_lock();
   struct posix_device *pd = device_lookup(fd, &err);
@@ -190,8 +213,15 @@ UCOV_EXPORT UCOV_NOTRACE void *ucov_mmap(void *addr, size_t length, int prot, in
   int err = 0;
   ucov_port_lock();
   struct posix_device *pd = device_lookup(fd, &err);
-  if (pd) {
-    err = -ucov_device_mmap_check(&pd->core, length, (uint64_t)offset);
+  /* As kcov_mmap: the vma (the length rounded up to pages) must be the area. */
+  long page = sysconf(_SC_PAGESIZE);
+  size_t vma = page > 0 ? (length + (size_t)page - 1) & ~((size_t)page - 1) : length;
+  int fl = fcntl(fd, F_GETFL);
+  if (pd && length && (prot & PROT_WRITE) && (flags & MAP_SHARED) && fl >= 0 &&
+      (fl & O_ACCMODE) == O_RDONLY) {
+    err = EACCES; /* as mmap(2) of any file opened read-only */
+  } else if (pd) {
+    err = length ? -ucov_device_mmap_check(&pd->core, vma, (uint64_t)offset) : EINVAL;
   } else if (err == ENOTTY) {
     err = ENODEV;
   }
@@ -205,12 +235,39 @@ UCOV_EXPORT UCOV_NOTRACE void *ucov_mmap(void *addr, size_t length, int prot, in
   return mmap(addr, length, prot, flags, fd, offset);
 }
 
+/* Does another descriptor of this process still refer to the device? */
+static UCOV_NOTRACE int device_still_open(const struct posix_device *pd) {
+  DIR *d = opendir("/proc/self/fd");
+  if (!d)
+    return 0;
+  int found = 0, self = dirfd(d);
+  struct dirent *e;
+  while (!found && (e = readdir(d))) {
+    char *end;
+    long fd = strtol(e->d_name, &end, 10);
+    struct stat st;
+    if (*end || fd == self || fstat((int)fd, &st) != 0)
+      continue;
+    found = st.st_dev == pd->st_dev && st.st_ino == pd->st_ino;
+  }
+  closedir(d);
+  return found;
+}
+
+/*
+ * As a Linux file: the device lives until its last descriptor is closed
+ * (dup, dup2, dup3, F_DUPFD copies keep it); a client's mapping outlives
+ * them all, as the memfd's pages do.
+ */
 UCOV_EXPORT UCOV_NOTRACE int ucov_close(int fd) {
   int err = 0;
   ucov_port_lock();
   struct posix_device *pd = device_lookup(fd, &err);
-  if (pd)
+  int ret = close(fd);
+  int saved = errno;
+  if (pd && !device_still_open(pd))
     ucov_device_close(&pd->core);
   ucov_port_unlock();
-  return close(fd);
+  errno = saved;
+  return ret;
 }

@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -39,6 +40,11 @@ static int (*next_openat)(int, const char *, int, ...);
 static int (*next_ioctl)(int, unsigned long, ...);
 static void *(*next_mmap)(void *, size_t, int, int, int, off_t);
 static int (*next_close)(int);
+static int (*next_dup)(int);
+static int (*next_dup2)(int, int);
+static int (*next_dup3)(int, int, int);
+static int (*next_fcntl)(int, int, ...);
+static int (*next_fcntl64)(int, int, ...);
 
 /*
  * Set while this thread runs inside the runtime: the runtime's own mmap(),
@@ -77,6 +83,11 @@ __attribute__((constructor)) static UCOV_NOTRACE void shim_init(void) {
   next_ioctl = (int (*)(int, unsigned long, ...))dlsym(RTLD_NEXT, "ioctl");
   next_mmap = (void *(*)(void *, size_t, int, int, int, off_t))dlsym(RTLD_NEXT, "mmap");
   next_close = (int (*)(int))dlsym(RTLD_NEXT, "close");
+  next_dup = (int (*)(int))dlsym(RTLD_NEXT, "dup");
+  next_dup2 = (int (*)(int, int))dlsym(RTLD_NEXT, "dup2");
+  next_dup3 = (int (*)(int, int, int))dlsym(RTLD_NEXT, "dup3");
+  next_fcntl = (int (*)(int, int, ...))dlsym(RTLD_NEXT, "fcntl");
+  next_fcntl64 = (int (*)(int, int, ...))dlsym(RTLD_NEXT, "fcntl64");
 }
 
 /* libucov.so.0 from the shim's own directory, or NULL. */
@@ -122,6 +133,24 @@ static UCOV_NOTRACE int shim_open_device(int flags) {
   int fd = RT_CALL(rt_open());
   if (fd < 0)
     return -1;
+  /* Opened read-only, as the client asked: ioctls work, a writable shared
+   * mapping is EACCES (the runtime writes through a descriptor of its own). */
+  if ((flags & O_ACCMODE) == O_RDONLY) {
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+    int ro = next_openat ? next_openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0)
+                         : (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
+    int saved = errno;
+    if (next_close)
+      next_close(fd);
+    else
+      syscall(SYS_close, fd);
+    if (ro < 0) {
+      errno = saved;
+      return -1;
+    }
+    fd = ro;
+  }
   /* A real open() without O_CLOEXEC gives an inheritable descriptor. */
   if (!(flags & O_CLOEXEC))
     fcntl(fd, F_SETFD, 0);
@@ -219,6 +248,57 @@ UCOV_EXPORT UCOV_NOTRACE void *mmap(void *addr, size_t len, int prot, int flags,
 UCOV_EXPORT UCOV_NOTRACE void *mmap64(void *addr, size_t len, int prot, int flags, int fd,
                                       off_t off) {
   return mmap(addr, len, prot, flags, fd, off);
+}
+
+/*
+ * Copies of a device are devices (as a Linux file's): dup, dup2, dup3 and
+ * fcntl's F_DUPFD mark the new number; a number a copy lands on is no longer
+ * whatever it was.
+ */
+static UCOV_NOTRACE int shim_copied(int oldfd, int newfd) {
+  if (newfd >= 0)
+    shim_fd_mark(newfd, shim_fd_is_device(oldfd));
+  return newfd;
+}
+
+UCOV_EXPORT UCOV_NOTRACE int dup(int fd) {
+  int r = next_dup ? next_dup(fd) : (int)syscall(SYS_dup, fd);
+  return shim_copied(fd, r);
+}
+
+UCOV_EXPORT UCOV_NOTRACE int dup2(int fd, int to) {
+  int r = next_dup2 ? next_dup2(fd, to) : (int)syscall(SYS_dup2, fd, to);
+  return fd == to ? r : shim_copied(fd, r);
+}
+
+UCOV_EXPORT UCOV_NOTRACE int dup3(int fd, int to, int flags) {
+  int r = next_dup3 ? next_dup3(fd, to, flags) : (int)syscall(SYS_dup3, fd, to, flags);
+  return shim_copied(fd, r);
+}
+
+/* fcntl's third argument, whatever its type, is one register's worth. */
+static UCOV_NOTRACE int shim_fcntl(int (*next)(int, int, ...), int fd, int cmd, void *arg) {
+  int r = next ? next(fd, cmd, arg) : (int)syscall(SYS_fcntl, fd, cmd, arg);
+  if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC)
+    shim_copied(fd, r);
+  return r;
+}
+
+UCOV_EXPORT UCOV_NOTRACE int fcntl(int fd, int cmd, ...) {
+  va_list ap;
+  va_start(ap, cmd);
+  void *arg = va_arg(ap, void *);
+  va_end(ap);
+  return shim_fcntl(next_fcntl, fd, cmd, arg);
+}
+
+int fcntl64(int fd, int cmd, ...);
+UCOV_EXPORT UCOV_NOTRACE int fcntl64(int fd, int cmd, ...) {
+  va_list ap;
+  va_start(ap, cmd);
+  void *arg = va_arg(ap, void *);
+  va_end(ap);
+  return shim_fcntl(next_fcntl64 ? next_fcntl64 : next_fcntl, fd, cmd, arg);
 }
 
 UCOV_EXPORT UCOV_NOTRACE int close(int fd) {

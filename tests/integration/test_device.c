@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -55,13 +56,63 @@ static void test_init(void) {
   close(nul);
 }
 
+/*
+ * As a Linux file: dup, dup2, dup3 and F_DUPFD copies keep the device after
+ * the original is closed; request numbers compare on 32 bits; INIT_TRACE of
+ * 1000 words cannot be mapped (8000 bytes is no whole vma); a read-only
+ * descriptor takes ioctls but no writable shared mapping.
+ */
+static void test_linux_file(void) {
+  int fd = ucov_open();
+  int d2 = dup2(fd, 239), d3 = dup3(fd, 240, O_CLOEXEC), dd = fcntl(fd, F_DUPFD_CLOEXEC, 300);
+  CHECK(d2 == 239 && d3 == 240 && dd >= 300);
+  CHECK_OK(ucov_close(fd));
+  const int init = (int)KCOV_INIT_TRACE; /* held in an int: sign-extended */
+  CHECK_OK(ucov_ioctl(239, (unsigned long)(long)init, 1024));
+  uint64_t *a = ucov_mmap(NULL, 1024 * 8, PROT_READ | PROT_WRITE, MAP_SHARED, 240, 0);
+  CHECK(a != MAP_FAILED);
+  CHECK(ucov_mmap(NULL, 1024 * 8 + 8, PROT_READ, MAP_SHARED, dd, 0) == MAP_FAILED &&
+        errno == EINVAL); /* length checks through a copy too */
+  CHECK_OK(ucov_close(239));
+  CHECK_OK(ucov_close(240));
+  CHECK_OK(ucov_ioctl(dd, KCOV_ENABLE, KCOV_TRACE_PC));
+  __atomic_store_n(&a[0], 0, __ATOMIC_RELAXED);
+  CHECK_OK(ucov_ioctl(dd, KCOV_DISABLE, 0));
+  CHECK_OK(ucov_close(dd));
+  if (a != MAP_FAILED)
+    munmap(a, 1024 * 8);
+
+  fd = ucov_open();
+  CHECK_OK(ucov_ioctl(fd, KCOV_INIT_TRACE, 1000));
+  CHECK(ucov_mmap(NULL, 8000, PROT_READ, MAP_SHARED, fd, 0) == MAP_FAILED && errno == EINVAL);
+  ucov_close(fd);
+
+  fd = ucov_open();
+  char path[64];
+  snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+  int ro = open(path, O_RDONLY | O_CLOEXEC);
+  ucov_close(fd);
+  CHECK_OK(ucov_ioctl(ro, KCOV_INIT_TRACE, 512));
+  CHECK(ucov_mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, ro, 0) == MAP_FAILED &&
+        errno == EACCES);
+  uint64_t *r = ucov_mmap(NULL, 4096, PROT_READ, MAP_SHARED, ro, 0);
+  CHECK(r != MAP_FAILED);
+  if (r != MAP_FAILED)
+    munmap(r, 4096);
+  ucov_close(ro);
+}
+
 static void test_mmap(void) {
   int fd = ucov_open();
   CHECK_OK(ucov_ioctl(fd, KCOV_INIT_TRACE, 1024));
-  CHECK(ucov_mmap(NULL, 1024 * 8 - 8, PROT_READ, MAP_SHARED, fd, 0) == MAP_FAILED &&
-        errno == EINVAL);
+  /* As kcov_mmap: the vma, the length rounded up to pages, must be the area. */
+  uint64_t *r = ucov_mmap(NULL, 1024 * 8 - 8, PROT_READ, MAP_SHARED, fd, 0);
+  CHECK(r != MAP_FAILED);
+  if (r != MAP_FAILED)
+    munmap(r, 1024 * 8 - 8);
   CHECK(ucov_mmap(NULL, 1024 * 8 + 8, PROT_READ, MAP_SHARED, fd, 0) == MAP_FAILED &&
         errno == EINVAL);
+  CHECK(ucov_mmap(NULL, 0, PROT_READ, MAP_SHARED, fd, 0) == MAP_FAILED && errno == EINVAL);
   CHECK(ucov_mmap(NULL, 1024 * 8, PROT_READ, MAP_SHARED, fd, 4096) == MAP_FAILED &&
         errno == EINVAL);
   uint64_t *a = ucov_mmap(NULL, 1024 * 8, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -133,13 +184,18 @@ static void test_close_while_enabled(void) {
   int other = ucov_open();
   CHECK_OK(ucov_ioctl(other, KCOV_INIT_TRACE, 64));
   CHECK_ERRNO(ucov_ioctl(other, KCOV_ENABLE, KCOV_TRACE_PC), EBUSY);
-  /* Until its thread disables it, a surviving descriptor still reaches it (as in Linux). */
+  /* A surviving descriptor still reaches it (as in Linux). */
   CHECK_OK(ucov_ioctl(fd_copy, KCOV_DISABLE, 0));
-  /* Closed and idle: released; the descriptor no longer names a device. */
-  CHECK_ERRNO(ucov_ioctl(fd_copy, KCOV_INIT_TRACE, 64), ENOTTY);
+  /* Disabled, but a descriptor is still open: it lives on (initialised). */
+  CHECK_ERRNO(ucov_ioctl(fd_copy, KCOV_INIT_TRACE, 64), EBUSY);
   CHECK_OK(ucov_ioctl(other, KCOV_ENABLE, KCOV_TRACE_PC));
   CHECK_OK(ucov_ioctl(other, KCOV_DISABLE, 0));
-  close(fd_copy);
+  /* Its last descriptor closed and idle: released; a number reused for
+   * another file is no device. */
+  CHECK_OK(ucov_close(fd_copy));
+  int reused = open("/dev/null", O_RDONLY);
+  CHECK_ERRNO(ucov_ioctl(reused, KCOV_INIT_TRACE, 64), ENOTTY);
+  close(reused);
   munmap(buf, 64 * 8);
   ucov_close(other);
 }
@@ -147,6 +203,7 @@ static void test_close_while_enabled(void) {
 int main(void) {
   test_init();
   test_mmap();
+  test_linux_file();
   test_enable_disable();
   test_close_while_enabled();
   return check_report("test_device");

@@ -78,7 +78,15 @@ static void test_errors(void) {
   CHECK_OK(ucov_ioctl(fd, KCOV_DISABLE, 0));
   CHECK_ERRNO(remote_enable(fd, KCOV_TRACE_PC_EXT, 512, 1, h, 0), EINVAL);
   CHECK_ERRNO(remote_enable(fd, 9, 512, 1, h, 0), EINVAL);
-  CHECK_ERRNO(remote_enable(fd, KCOV_TRACE_PC, 1, 1, h, 0), EINVAL); /* area too small */
+  /* Any area size, as kcov.c (it refuses only > LONG_MAX / 8, beyond a u32);
+   * sections of fewer than 2 words record nothing. */
+  CHECK_OK(remote_enable(fd, KCOV_TRACE_PC, 1, 1, h, 0));
+  CHECK_OK(ucov_ioctl(fd, KCOV_DISABLE, 0));
+  CHECK_OK(remote_enable(fd, KCOV_TRACE_PC, 1u << 30, 1, h, 0));
+  CHECK_OK(ucov_ioctl(fd, KCOV_DISABLE, 0));
+  /* A handle of a subsystem that does not exist (only COMMON and USB do). */
+  uint64_t unknown = kcov_remote_handle(0x02ull << 56, 1);
+  CHECK_ERRNO(remote_enable(fd, KCOV_TRACE_PC, 512, 1, &unknown, 0), EINVAL);
   CHECK_OK(remote_enable(fd, KCOV_TRACE_PC, 512, KCOV_REMOTE_MAX_HANDLES, h, H_COMMON));
   CHECK_ERRNO(remote_enable(fd, KCOV_TRACE_PC, 512, 1, h, 0), EINVAL); /* already enabled */
   int fd2 = new_device(&buf2);
