@@ -27,10 +27,10 @@ int main(int argc, char **argv) {
   if (buf == MAP_FAILED || ucov_ioctl(fd, KCOV_ENABLE, KCOV_TRACE_PC))
     return 1;
   __atomic_store_n(&buf[0], 0, __ATOMIC_RELAXED);
-  volatile int sink = 0;
+  volatile unsigned sink = 0;
   while (__atomic_load_n(&buf[0], __ATOMIC_RELAXED) < words - 1)
     for (int i = 0; i < 4096; i++)
-      sink += step(i);
+      sink += (unsigned)step(i);
   ucov_ioctl(fd, KCOV_DISABLE, 0);
   printf("ready %lu\n", (unsigned long)buf[0]);
   fflush(stdout);

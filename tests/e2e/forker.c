@@ -38,9 +38,9 @@ int main(void) {
   if (buf == MAP_FAILED || ucov_ioctl(fd, KCOV_ENABLE, KCOV_TRACE_PC))
     return 1;
   __atomic_store_n(&buf[0], 0, __ATOMIC_RELAXED);
-  volatile int sink = 0;
+  volatile unsigned sink = 0;
   for (int i = 0; i < (int)WORDS; i++)
-    sink += work(i);
+    sink += (unsigned)work(i);
   ucov_ioctl(fd, KCOV_DISABLE, 0);
   printf("ready %lu\n", (unsigned long)buf[0]);
   fflush(stdout);
