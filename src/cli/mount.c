@@ -32,10 +32,12 @@ static const char mount_usage[] =
     "\n"
     "Show the objects of running ucov target N as files under DIR, as debugfs\n"
     "shows the kernel's: gcov/<build path>/x.gcda (and a .gcno link), pgo/*.profraw,\n"
-    "kcov/<id>.kcov, modules. Each open reads one snapshot. Writing to an object\n"
-    "resets it; writing to DIR/reset resets everything, to DIR/pgo/reset the LLVM\n"
-    "profiles. Leave with fusermount3 -u DIR or Ctrl-C; when the target exits the\n"
-    "mount goes away and ucov mount exits with status 1.\n"
+    "kcov/<id>.kcov, modules; and the kernel docs' names: gcov/reset (with lcov's\n"
+    "build-directory link gcov/kernel/gcov/base.gcno), pgo/profraw (every module's\n"
+    "profile). Each open reads one snapshot. Writing to an object resets it; writing\n"
+    "to DIR/reset resets everything, to DIR/gcov/reset the gcov units, to\n"
+    "DIR/pgo/reset the LLVM profiles. Leave with fusermount3 -u DIR or Ctrl-C;\n"
+    "when the target exits the mount goes away and ucov mount exits with status 1.\n"
     "\n"
     "  -p, --pid N       the target process\n"
     "  -f, --foreground  stay in the foreground\n"
@@ -138,7 +140,30 @@ static int refresh(void) {
   return 0;
 }
 
-enum kind { K_NONE, K_DIR, K_OBJECT, K_RESET, K_PGO_RESET, K_GCNO };
+/* K_GCOV_RESET and K_PGO_PROFRAW are the kernel's debugfs names:
+ * gcov/reset (lcov's kernel mode looks for it) and pgo/profraw (every
+ * module's profile, concatenated, as the Clang PGO kernel docs copy it). */
+enum kind {
+  K_NONE,
+  K_DIR,
+  K_OBJECT,
+  K_RESET,
+  K_PGO_RESET,
+  K_GCNO,
+  K_GCOV_RESET,
+  K_PGO_PROFRAW,
+  K_MARKER
+};
+
+/*
+ * lcov's kernel mode finds the build directory from the link
+ * gcov/<sys base>/kernel/gcov/base.gcno -> <build>/kernel/gcov/base.gcno. Here
+ * the tree under gcov/ mirrors absolute paths, so the build directory is "/":
+ * a link at gcov/kernel/gcov/base.gcno to /kernel/gcov/base.gcno says so (lcov
+ * only reads the link), and `lcov --capture` needs no -b.
+ */
+#define MARKER "gcov/kernel/gcov/base.gcno"
+#define MARKER_TARGET "/kernel/gcov/base.gcno"
 
 static int ends_with(const char *s, const char *x) {
   size_t a = strlen(s), b = strlen(x);
@@ -158,10 +183,11 @@ static enum kind classify(const char *path, long *obj) {
   size_t len = strlen(rel);
   if (strcmp(rel, "reset") == 0)
     return K_RESET;
-  int pgo = 0;
+  int pgo = 0, gcov = 0;
   for (long i = 0; i < M.n_objs; i++) {
     const char *n = M.objs[i].name;
     pgo |= strncmp(n, "pgo/", 4) == 0;
+    gcov |= strncmp(n, "gcov/", 5) == 0;
     if (strcmp(n, rel) == 0) {
       *obj = i;
       return K_OBJECT;
@@ -180,7 +206,60 @@ static enum kind classify(const char *path, long *obj) {
   }
   if (pgo && strcmp(rel, "pgo/reset") == 0)
     return K_PGO_RESET;
+  if (pgo && strcmp(rel, "pgo/profraw") == 0)
+    return K_PGO_PROFRAW;
+  if (gcov && strcmp(rel, "gcov/reset") == 0)
+    return K_GCOV_RESET;
+  if (gcov && strcmp(rel, MARKER) == 0)
+    return K_MARKER;
+  if (gcov && (strcmp(rel, "gcov/kernel") == 0 || strcmp(rel, "gcov/kernel/gcov") == 0))
+    return K_DIR;
   return K_NONE;
+}
+
+/* Reset every object whose name starts with prefix ("gcov/", "pgo/"). */
+static int reset_prefixed(const char *prefix) {
+  for (long i = 0; i < M.n_objs; i++) {
+    if (strncmp(M.objs[i].name, prefix, strlen(prefix)) != 0)
+      continue;
+    struct ctl_reply r;
+    int err = call(UCOV_OP_RESET, M.objs[i].name, &r);
+    if (err)
+      return err;
+    ctl_reply_free(&r);
+  }
+  return 0;
+}
+
+/* pgo/profraw: every module's raw profile, one after the other (llvm-profdata
+ * reads raw profiles concatenated). Into *data (malloc'ed), *len. */
+static int read_all_pgo(uint8_t **data, size_t *len) {
+  *data = NULL;
+  *len = 0;
+  for (long i = 0; i < M.n_objs; i++) {
+    const char *n = M.objs[i].name;
+    if (strncmp(n, "pgo/", 4) != 0 || !ends_with(n, ".profraw"))
+      continue;
+    struct ctl_reply r;
+    int err = call(UCOV_OP_READ, n, &r);
+    if (err) {
+      free(*data);
+      *data = NULL;
+      return err;
+    }
+    uint8_t *g = realloc(*data, *len + r.len + 1);
+    if (!g) {
+      ctl_reply_free(&r);
+      free(*data);
+      *data = NULL;
+      return -ENOMEM;
+    }
+    memcpy(g + *len, r.data, r.len);
+    *data = g;
+    *len += r.len;
+    ctl_reply_free(&r);
+  }
+  return 0;
 }
 
 struct snap {
@@ -212,9 +291,22 @@ static int fs_getattr(const char *path, struct stat *st, struct fuse_file_info *
     return 0;
   case K_RESET:
   case K_PGO_RESET:
+  case K_GCOV_RESET:
     st->st_mode = S_IFREG | 0644; /* reads empty, so cp -a copies the tree */
     return 0;
+  case K_PGO_PROFRAW: {
+    uint8_t *d;
+    size_t n;
+    err = read_all_pgo(&d, &n);
+    free(d);
+    if (err)
+      return err;
+    st->st_mode = S_IFREG | 0444;
+    st->st_size = (off_t)n;
+    return 0;
+  }
   case K_GCNO:
+  case K_MARKER:
     st->st_mode = S_IFLNK | 0777;
     return 0;
   case K_OBJECT: {
@@ -237,7 +329,12 @@ static int fs_getattr(const char *path, struct stat *st, struct fuse_file_info *
 
 static int fs_readlink(const char *path, char *buf, size_t len) {
   long i;
-  if (refresh() || classify(path, &i) != K_GCNO)
+  enum kind k = refresh() ? K_NONE : classify(path, &i);
+  if (k == K_MARKER) {
+    snprintf(buf, len, "%s", MARKER_TARGET);
+    return 0;
+  }
+  if (k != K_GCNO)
     return -ENOENT;
   size_t n = strlen(path);
   snprintf(buf, len, "/%.*s.gcno", (int)(n - 1 - 5 - 5), path + 1 + 5);
@@ -259,13 +356,14 @@ static int fs_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t o
   fill(buf, "..", NULL, 0, 0);
   const char *rel = strcmp(path, "/") == 0 ? "" : path + 1;
   size_t len = strlen(rel);
-  int pgo = 0;
+  int pgo = 0, gcov = 0;
   /* Each direct child once: names are sorted by nobody, so look back. */
   char **seen = calloc((size_t)M.n_objs * 2 + 2, sizeof(char *));
   size_t n_seen = 0;
   for (long k = 0; k < M.n_objs && seen; k++) {
     const char *n = M.objs[k].name;
     pgo |= strncmp(n, "pgo/", 4) == 0;
+    gcov |= strncmp(n, "gcov/", 5) == 0;
     if (len && (strncmp(n, rel, len) != 0 || n[len] != '/'))
       continue;
     const char *child = n + (len ? len + 1 : 0);
@@ -292,13 +390,27 @@ static int fs_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t o
       fill(buf, e, NULL, 0, 0);
     }
   }
-  for (size_t j = 0; j < n_seen; j++)
+  int have_kernel = 0; /* a real build path under /kernel already lists it */
+  for (size_t j = 0; j < n_seen; j++) {
+    have_kernel |= strcmp(seen[j], "kernel") == 0;
     free(seen[j]);
+  }
   free(seen);
   if (!len)
     fill(buf, "reset", NULL, 0, 0);
-  if (pgo && strcmp(rel, "pgo") == 0)
+  if (pgo && strcmp(rel, "pgo") == 0) {
     fill(buf, "reset", NULL, 0, 0);
+    fill(buf, "profraw", NULL, 0, 0);
+  }
+  if (gcov && strcmp(rel, "gcov") == 0) {
+    fill(buf, "reset", NULL, 0, 0);
+    if (!have_kernel)
+      fill(buf, "kernel", NULL, 0, 0);
+  }
+  if (gcov && strcmp(rel, "gcov/kernel") == 0)
+    fill(buf, "gcov", NULL, 0, 0);
+  if (gcov && strcmp(rel, "gcov/kernel/gcov") == 0)
+    fill(buf, "base.gcno", NULL, 0, 0);
   return 0;
 }
 
@@ -309,10 +421,24 @@ static int fs_open(const char *path, struct fuse_file_info *fi) {
   long i = -1;
   enum kind k = classify(path, &i);
   int writing = (fi->flags & O_ACCMODE) != O_RDONLY;
-  if (k == K_RESET || k == K_PGO_RESET) {
+  if (k == K_RESET || k == K_PGO_RESET || k == K_GCOV_RESET) {
     (void)writing;
     fi->fh = 0;
     fi->direct_io = 1;
+    return 0;
+  }
+  if (k == K_PGO_PROFRAW) {
+    if (writing)
+      return -EACCES;
+    struct snap *s = calloc(1, sizeof(*s));
+    if (!s)
+      return -ENOMEM;
+    err = read_all_pgo(&s->data, &s->len);
+    if (err) {
+      free(s);
+      return err;
+    }
+    fi->fh = (uint64_t)(uintptr_t)s;
     return 0;
   }
   if (k != K_OBJECT)
@@ -347,19 +473,6 @@ static int fs_read(const char *path, char *buf, size_t size, off_t off, struct f
   return (int)n;
 }
 
-static int reset_pgo(void) {
-  for (long i = 0; i < M.n_objs; i++) {
-    if (strncmp(M.objs[i].name, "pgo/", 4) != 0)
-      continue;
-    struct ctl_reply r;
-    int err = call(UCOV_OP_RESET, M.objs[i].name, &r);
-    if (err)
-      return err;
-    ctl_reply_free(&r);
-  }
-  return 0;
-}
-
 static int fs_write(const char *path, const char *buf, size_t size, off_t off,
                     struct fuse_file_info *fi) {
   (void)buf;
@@ -374,7 +487,9 @@ static int fs_write(const char *path, const char *buf, size_t size, off_t off,
     if (!err)
       ctl_reply_free(&r);
   } else if (k == K_PGO_RESET) {
-    err = reset_pgo();
+    err = reset_prefixed("pgo/");
+  } else if (k == K_GCOV_RESET) {
+    err = reset_prefixed("gcov/");
   } else if (k == K_OBJECT && s && !s->reset_done) {
     err = call(UCOV_OP_RESET, M.objs[i].name, &r);
     if (!err) {
@@ -390,7 +505,8 @@ static int fs_truncate(const char *path, off_t size, struct fuse_file_info *fi) 
   (void)fi;
   long i = -1;
   enum kind k = classify(path, &i);
-  if (k == K_RESET || k == K_PGO_RESET || (k == K_OBJECT && resettable(path + 1)))
+  if (k == K_RESET || k == K_PGO_RESET || k == K_GCOV_RESET ||
+      (k == K_OBJECT && resettable(path + 1)))
     return 0; /* "echo 1 > file" truncates first: nothing to do */
   return -EACCES;
 }

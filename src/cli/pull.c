@@ -645,6 +645,37 @@ static void recover_pulls(struct ctl *c, const char *dir, int quiet) {
   remove_orphans(dir, dir, target, 0);
 }
 
+/*
+ * DIR/pgo/profraw: the LLVM profiles this pull wrote, one after the other
+ * (llvm-profdata reads raw profiles concatenated), where the Clang PGO
+ * kernel docs copy them from: /sys/kernel/debug/pgo/profraw.
+ */
+static void write_pgo_profraw(const char *dir, char **names, long n) {
+  char *all = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&all, &len);
+  int any = 0;
+  for (long i = 0; mem && i < n; i++) {
+    size_t l = strlen(names[i]);
+    if (strncmp(names[i], "pgo/", 4) != 0 || l < 12 || strcmp(names[i] + l - 8, ".profraw") != 0)
+      continue;
+    char *path = NULL;
+    FILE *f = asprintf(&path, "%s/%s", dir, names[i]) < 0 ? NULL : fopen(path, "rb");
+    free(path);
+    if (!f)
+      continue;
+    char buf[65536];
+    size_t k;
+    while ((k = fread(buf, 1, sizeof(buf), f)) > 0)
+      fwrite(buf, 1, k, mem);
+    fclose(f);
+    any = 1;
+  }
+  if (mem && fclose(mem) == 0 && any)
+    write_object_file(dir, "pgo/profraw", all, len, NULL);
+  free(all);
+}
+
 int pull_objects(pid_t pid, const char *serial_path, const char *dir, int reset, char **names,
                  int nnames, int quiet) {
   /* In quiet mode (ucov run) the target writes its final tree into dir at exit;
@@ -681,12 +712,13 @@ int pull_objects(pid_t pid, const char *serial_path, const char *dir, int reset,
   }
   long total = nnames ? nnames : n;
   char **snapped = calloc((size_t)total + 1, sizeof(*snapped));
-  long nsnapped = 0;
+  char **published = calloc((size_t)total + 1, sizeof(*published));
+  long nsnapped = 0, npublished = 0;
   uint64_t token = 0;
   int status = snapped ? UCOV_EXIT_OK : UCOV_EXIT_FAIL;
   uint64_t bytes = 0;
   long pulled = 0;
-  for (long i = 0; snapped && i < total; i++) {
+  for (long i = 0; snapped && published && i < total; i++) {
     const char *name = nnames ? names[i] : objs[i].name;
     if (!object_name_is_safe(name)) {
       fputs("ucov: refusing object name '", stderr);
@@ -719,6 +751,8 @@ int pull_objects(pid_t pid, const char *serial_path, const char *dir, int reset,
         snapped[nsnapped++] = strdup(name);
     } else if (r == 0) {
       r = publish(tmp, dir, name, quiet ? &asked : NULL, 0);
+      if (r == 0 && published)
+        published[npublished++] = (char *)name;
     }
     free(tmp);
     if (r == 0)
@@ -746,9 +780,14 @@ int pull_objects(pid_t pid, const char *serial_path, const char *dir, int reset,
       status = UCOV_EXIT_FAIL;
     } else if (commit_pull(&c, dir, target, token, snapped, nsnapped, quiet) != 0) {
       status = UCOV_EXIT_FAIL;
+    } else {
+      for (long i = 0; published && i < nsnapped; i++)
+        published[npublished++] = snapped[i];
     }
     free(m);
   }
+  write_pgo_profraw(dir, published, npublished);
+  free(published);
   for (long i = 0; i < nsnapped; i++)
     free(snapped[i]);
   free(snapped);
