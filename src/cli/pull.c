@@ -34,6 +34,7 @@ static const char ls_usage[] =
     "                 -serial unix:PATH,server) or a terminal device\n";
 static const char pull_usage[] =
     "usage: ucov pull --pid N | --serial PATH [-o DIR] [--reset] [NAME...]\n"
+    "       ucov pull --pid N | --serial PATH --xencov FILE [--reset]\n"
     "\n"
     "Copy objects of a running ucov target (all of them, or the NAMEs) into DIR\n"
     "(default ucov-PID, or ucov-serial), named as `ucov ls` shows them:\n"
@@ -47,6 +48,9 @@ static const char pull_usage[] =
     "                 snapshots are written to disk (fsync) before the target\n"
     "                 moves its baselines, so a pull that dies or fails loses no\n"
     "                 count; an interrupted pull is finished by the next one into DIR\n"
+    "      --xencov FILE  Xen's coverage blob of every gcov unit into FILE, as\n"
+    "                 `xencov read` writes it (xencov_split splits it; ucov report\n"
+    "                 reads it); with --reset, read and reset in one request\n"
     "      --recover  only finish the interrupted --reset pulls of this target in DIR:\n"
     "                 committed ones are completed, the others removed (their counts\n"
     "                 are still in the target)\n"
@@ -61,18 +65,18 @@ static const char reset_usage[] = "usage: ucov reset --pid N | --serial PATH [NA
 static const char *serial;
 /* --recover: only finish the interrupted pulls of DIR. */
 static int recover_only;
+/* --xencov FILE: Xen's coverage blob of every gcov unit, into FILE. */
+static const char *xencov_file;
 
 /* Common options: --pid, --serial, -o, --reset, --help. Returns optind or -1 (usage printed).
  * Neither --pid nor --serial is an error unless optional_target. */
 static int parse_opts_target(int argc, char **argv, const char *usage, pid_t *pid, const char **out,
                              int *reset, int optional_target) {
-  static const struct option opts[] = {{"pid", required_argument, 0, 'p'},
-                                       {"serial", required_argument, 0, 's'},
-                                       {"output", required_argument, 0, 'o'},
-                                       {"reset", no_argument, 0, 'r'},
-                                       {"help", no_argument, 0, 'h'},
-                                       {"recover", no_argument, 0, 'R'},
-                                       {0, 0, 0, 0}};
+  static const struct option opts[] = {
+      {"pid", required_argument, 0, 'p'},    {"serial", required_argument, 0, 's'},
+      {"output", required_argument, 0, 'o'}, {"reset", no_argument, 0, 'r'},
+      {"help", no_argument, 0, 'h'},         {"recover", no_argument, 0, 'R'},
+      {"xencov", required_argument, 0, 'X'}, {0, 0, 0, 0}};
   int c;
   *pid = 0;
   optind = 1;
@@ -101,6 +105,11 @@ static int parse_opts_target(int argc, char **argv, const char *usage, pid_t *pi
       if (!reset)
         goto usage;
       recover_only = 1;
+      break;
+    case 'X':
+      if (!reset)
+        goto usage;
+      xencov_file = optarg;
       break;
     case 'h':
       fputs(usage, stdout);
@@ -720,6 +729,8 @@ int pull_objects(pid_t pid, const char *serial_path, const char *dir, int reset,
   long pulled = 0;
   for (long i = 0; snapped && published && i < total; i++) {
     const char *name = nnames ? names[i] : objs[i].name;
+    if (!nnames && strcmp(name, "xencov") == 0)
+      continue; /* every gcov unit again, in another form: only by name or --xencov */
     if (!object_name_is_safe(name)) {
       fputs("ucov: refusing object name '", stderr);
       print_escaped(stderr, name);
@@ -799,6 +810,47 @@ int pull_objects(pid_t pid, const char *serial_path, const char *dir, int reset,
   return status;
 }
 
+/* ucov pull --xencov FILE: the "xencov" object, as `xencov read FILE` writes
+ * Xen's; with --reset, read and reset in one request (as xencov reset). */
+static int pull_xencov(pid_t pid, const char *file, int reset) {
+  struct ctl c;
+  char err[512];
+  if (ctl_open_target(pid, serial, &c, err, sizeof(err))) {
+    fprintf(stderr, "ucov: %s\n", err);
+    return UCOV_EXIT_FAIL;
+  }
+  char *tmp = NULL;
+  int ret = UCOV_EXIT_FAIL;
+  if (asprintf(&tmp, "%s.ucov-tmp.%d", file, (int)getpid()) < 0) {
+    ctl_close(&c);
+    return ret;
+  }
+  struct file_out fo = {open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), 0, {0}, 0};
+  struct ctl_reply r;
+  memset(&r, 0, sizeof(r));
+  int st = fo.fd < 0 ? -1
+                     : ctl_call_stream(&c, reset ? UCOV_OP_READ_AND_RESET : UCOV_OP_READ, "xencov",
+                                       6, -1, &r, to_file, &fo, err, sizeof(err));
+  if (fo.fd < 0 || fo.err)
+    fprintf(stderr, "ucov: %s: %s\n", tmp, strerror(fo.fd < 0 ? errno : fo.err));
+  else if (st)
+    fprintf(stderr, "ucov: %s\n", err);
+  else if (r.status)
+    fprintf(stderr, "ucov: xencov: %s\n", (char *)r.data);
+  else if (close(fo.fd) == 0 && (fo.fd = -1, rename(tmp, file) == 0))
+    ret = UCOV_EXIT_OK;
+  else
+    fprintf(stderr, "ucov: %s: %s\n", file, strerror(errno));
+  if (fo.fd >= 0)
+    close(fo.fd);
+  if (ret)
+    unlink(tmp);
+  ctl_reply_free(&r);
+  free(tmp);
+  ctl_close(&c);
+  return ret;
+}
+
 int cmd_pull(int argc, char **argv) {
   pid_t pid;
   const char *out = NULL;
@@ -806,6 +858,8 @@ int cmd_pull(int argc, char **argv) {
   int i = parse_opts(argc, argv, pull_usage, &pid, &out, &reset);
   if (i < 0)
     return UCOV_EXIT_USAGE;
+  if (xencov_file)
+    return pull_xencov(pid, xencov_file, reset);
   char defdir[64];
   if (!out) {
     if (serial)

@@ -11,6 +11,11 @@
 #include "ucov/port.h"
 
 #define MODULES_NAME "modules"
+/* Xen's coverage blob (xencov read, xencov_split): u32 magic "XCOV", then for
+ * each gcov unit its .gcda path with a NUL, u32 size and the .gcda bytes;
+ * words in the target's order, as Xen writes them. */
+#define XENCOV_NAME "xencov"
+#define XENCOV_MAGIC 0x58434f56u
 
 /* "gcov" + an absolute .gcda path, "gcov/" + a relative one. */
 static UCOV_NOTRACE int gcov_name(const char *filename, char *out, size_t len) {
@@ -96,6 +101,38 @@ static UCOV_NOTRACE int reset_unit(struct unit_ref r) {
   return r.gcc ? ucov_gcov_reset(r.gcc) : -UCOV_ENOENT;
 }
 
+/* ---- the xencov blob: every gcov unit, as Xen's sysctl returns them ---- */
+
+static UCOV_NOTRACE int xencov_record(struct ucov_sink *sink, const char *filename,
+                                      struct unit_ref r, int reset) {
+  /* The unit whole first: its size leads it, and counts move meanwhile. */
+  struct ucov_buf_sink unit;
+  ucov_buf_sink_init(&unit);
+  int err = read_unit(r, &unit.sink, reset);
+  size_t n = 0;
+  while (filename[n])
+    n++;
+  uint32_t size = (uint32_t)unit.len;
+  if (!err)
+    err = sink->write(sink, filename, n + 1);
+  if (!err)
+    err = sink->write(sink, &size, 4);
+  if (!err && unit.len)
+    err = sink->write(sink, unit.buf, unit.len);
+  ucov_port_free(unit.buf);
+  return err;
+}
+
+static UCOV_NOTRACE int xencov_write(struct ucov_sink *sink, int reset) {
+  uint32_t magic = XENCOV_MAGIC;
+  int err = sink->write(sink, &magic, 4);
+  for (struct ucov_gcov_unit *u = ucov_gcov_units(); u && !err; u = u->next)
+    err = xencov_record(sink, u->info->filename, (struct unit_ref){u, 0}, reset);
+  for (struct ucov_llvm_unit *u = ucov_llvm_units(); u && !err; u = u->next)
+    err = xencov_record(sink, u->filename, (struct unit_ref){0, u}, reset);
+  return err;
+}
+
 /* ---- trace buffers: "kcov/<id>.kcov", the area of a KCOV device in PC mode ---- */
 
 static UCOV_NOTRACE int is_pc_trace(const struct ucov_device *dev) {
@@ -164,6 +201,9 @@ UCOV_NOTRACE int ucov_objects_list(int (*fn)(const char *name, uint64_t size, vo
   ucov_count_sink_init(&count);
   if (ucov_port_modules_write(&count.sink) == 0)
     ret = fn(MODULES_NAME, count.bytes, arg);
+  ucov_count_sink_init(&count);
+  if (!ret && (ucov_gcov_units() || ucov_llvm_units()) && xencov_write(&count.sink, 0) == 0)
+    ret = fn(XENCOV_NAME, count.bytes, arg);
   struct ucov_llvm_sections pgo;
   for (unsigned i = 0, r; !ret && (r = (unsigned)pgo_object(i, &pgo, name, sizeof(name))) != ~0u;
        i++) {
@@ -215,6 +255,8 @@ UCOV_NOTRACE int ucov_object_read(const char *name, struct ucov_sink *sink, int 
     ret = -UCOV_ESHUTDOWN;
   } else if (str_eq(name, MODULES_NAME)) {
     ret = reset ? -UCOV_EOPNOTSUPP : ucov_port_modules_write(sink);
+  } else if (str_eq(name, XENCOV_NAME)) {
+    ret = xencov_write(sink, reset);
   } else if (is_pgo(name, &pgo)) {
     ret = ucov_pgo_write(sink, &pgo, reset);
   } else if ((trace = trace_find(name))) {
@@ -243,6 +285,12 @@ UCOV_NOTRACE int ucov_object_reset(const char *name) {
     ret = -UCOV_ESHUTDOWN;
   } else if (str_eq(name, MODULES_NAME)) {
     ret = -UCOV_EOPNOTSUPP;
+  } else if (str_eq(name, XENCOV_NAME)) { /* Xen's reset: every gcov unit */
+    ret = 0;
+    for (struct ucov_gcov_unit *u = ucov_gcov_units(); u && !ret; u = u->next)
+      ret = ucov_gcov_reset(u);
+    for (struct ucov_llvm_unit *u = ucov_llvm_units(); u && !ret; u = u->next)
+      ret = ucov_llvm_reset(u);
   } else if (is_pgo(name, &pgo)) {
     ret = ucov_pgo_reset(&pgo);
   } else if ((trace = trace_find(name))) {
@@ -337,8 +385,8 @@ UCOV_NOTRACE int ucov_object_snapshot(const char *name, struct ucov_sink *sink, 
     ret = -UCOV_ESHUTDOWN;
   } else if (*token > last_token || (*token && token_committed(*token))) {
     ret = -UCOV_EINVAL;
-  } else if (str_eq(name, MODULES_NAME)) {
-    ret = -UCOV_EOPNOTSUPP;
+  } else if (str_eq(name, MODULES_NAME) || str_eq(name, XENCOV_NAME)) {
+    ret = -UCOV_EOPNOTSUPP; /* (xencov: snapshot its units, each an object) */
   } else {
     if (!*token)
       *token = ++last_token;

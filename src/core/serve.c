@@ -118,15 +118,8 @@ UCOV_NOTRACE uint32_t ucov_serve(const struct ucov_frame *f, const char *payload
 
 /* --- A byte transport (a kernel's serial line): frames read and written by the core. --- */
 
-/* A reply payload in memory from the port, grown as needed. */
-struct grow_sink {
-  struct ucov_sink sink;
-  uint8_t *buf;
-  size_t len, cap;
-};
-
-static UCOV_NOTRACE int grow_write(struct ucov_sink *s, const void *data, size_t n) {
-  struct grow_sink *g = (struct grow_sink *)s;
+static UCOV_NOTRACE int buf_write(struct ucov_sink *s, const void *data, size_t n) {
+  struct ucov_buf_sink *g = (struct ucov_buf_sink *)s;
   if (n > g->cap - g->len) {
     size_t cap = g->cap ? g->cap : 4096;
     while (cap - g->len < n)
@@ -145,6 +138,12 @@ static UCOV_NOTRACE int grow_write(struct ucov_sink *s, const void *data, size_t
     g->buf[g->len + i] = p[i];
   g->len += n;
   return 0;
+}
+
+UCOV_NOTRACE void ucov_buf_sink_init(struct ucov_buf_sink *s) {
+  s->sink.write = buf_write;
+  s->buf = 0;
+  s->len = s->cap = 0;
 }
 
 static UCOV_NOTRACE void send_reply(uint16_t op, uint32_t status, const void *data, size_t len) {
@@ -219,7 +218,8 @@ UCOV_NOTRACE void ucov_serve_transport(void) {
     }
     payload[i] = (char)c;
   }
-  struct grow_sink out = {{grow_write}, 0, 0, 0};
+  struct ucov_buf_sink out;
+  ucov_buf_sink_init(&out);
   uint8_t eno[4];
   st = ucov_serve(&f, payload, &out.sink, eno);
   if (st == UCOV_ST_OK)

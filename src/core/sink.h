@@ -22,4 +22,15 @@ struct ucov_count_sink {
 
 void ucov_count_sink_init(struct ucov_count_sink *s);
 
+/* A sink into memory from the port (ucov_port_alloc), grown as needed: a
+ * reply on a byte transport, a unit serialized whole before its size is
+ * written. Free buf with ucov_port_free. */
+struct ucov_buf_sink {
+  struct ucov_sink sink;
+  uint8_t *buf;
+  size_t len, cap;
+};
+
+void ucov_buf_sink_init(struct ucov_buf_sink *s);
+
 #endif

@@ -889,6 +889,99 @@ static int read_json_file(struct cov_model *m, const char *path) {
   return bad;
 }
 
+/* ---- Xen's coverage blob (xencov read): "XCOV", then {path NUL, u32 size, .gcda} ---- */
+
+#define XENCOV_MAGIC 0x58434f56u
+
+/* A blob's record name must be an absolute path with no "." or ".." part. */
+static int xencov_name_ok(const char *p) {
+  if (p[0] != '/')
+    return 0;
+  for (const char *c = p; *c; c++)
+    if (c[0] == '/' && c[1] == '.' &&
+        (c[2] == '/' || !c[2] || (c[2] == '.' && (c[3] == '/' || !c[3]))))
+      return 0;
+  return 1;
+}
+
+/*
+ * Split the blob as xencov_split does, into a pulled tree's layout in a
+ * temporary directory (gcov/<path>.gcda, the notes file found at <path>.gcno),
+ * and read that. Every length is bounded by the file.
+ */
+static int read_xencov(struct cov_model *m, const char *path, const struct input_opts *o) {
+  FILE *f = fopen(path, "rb");
+  char *blob = NULL;
+  size_t len = 0;
+  if (f) {
+    FILE *mem = open_memstream(&blob, &len);
+    char buf[65536];
+    size_t k;
+    while (mem && (k = fread(buf, 1, sizeof(buf), f)) > 0)
+      fwrite(buf, 1, k, mem);
+    if (mem)
+      fclose(mem);
+    fclose(f);
+  }
+  if (!blob) {
+    fprintf(stderr, "ucov: %s: %s\n", path, strerror(errno));
+    return 1;
+  }
+  char tmpl[PATH_MAX];
+  char *tmp = temp_dir(tmpl, sizeof(tmpl), "xencov");
+  struct strlist gcdas = {0};
+  int bad = !tmp;
+  size_t off = 4;
+  while (tmp && off < len) {
+    const char *name = blob + off;
+    const char *nul = memchr(name, 0, len - off);
+    uint32_t size = 0;
+    if (!nul || (size_t)(nul - name) >= PATH_MAX - 64 || len - (size_t)(nul + 1 - blob) < 4) {
+      fprintf(stderr, "ucov: %s: truncated record at byte %zu\n", path, off);
+      bad = 1;
+      break;
+    }
+    memcpy(&size, nul + 1, 4);
+    size_t data = (size_t)(nul + 1 - blob) + 4;
+    if (size > len - data) {
+      fprintf(stderr, "ucov: %s: record %s claims %u bytes, %zu remain\n", path, name, size,
+              len - data);
+      bad = 1;
+      break;
+    }
+    if (!xencov_name_ok(name)) {
+      fprintf(stderr, "ucov: %s: refusing record name '%s'\n", path, name);
+      bad = 1;
+    } else {
+      char out[PATH_MAX + 64];
+      snprintf(out, sizeof(out), "%s/gcov%s", tmp, name);
+      for (char *c = out + strlen(tmp) + 1; *c; c++)
+        if (*c == '/') {
+          *c = 0;
+          mkdir(out, 0700);
+          *c = '/';
+        }
+      FILE *w = fopen(out, "wb");
+      if (w && fwrite(blob + data, 1, size, w) == size && fclose(w) == 0) {
+        sl_add(&gcdas, out);
+      } else {
+        if (w)
+          fclose(w);
+        fprintf(stderr, "ucov: %s: %s\n", out, strerror(errno));
+        bad = 1;
+      }
+    }
+    off = data + size;
+  }
+  if (gcdas.n)
+    bad += read_gcdas(m, &gcdas, o);
+  sl_free(&gcdas);
+  if (tmp)
+    nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+  free(blob);
+  return bad;
+}
+
 static struct strlist walk_gcda, walk_prof, walk_lcov, walk_json, walk_pcs;
 
 static int walk_entry(const char *path, const struct stat *st, int type, struct FTW *ftw) {
@@ -981,7 +1074,11 @@ int input_read(struct cov_model *m, const char *path, const struct input_opts *o
     return 1;
   }
   uint64_t magic;
+  uint32_t magic32;
   memcpy(&magic, head, 8);
+  memcpy(&magic32, head, 4);
+  if (n >= 4 && magic32 == XENCOV_MAGIC)
+    return read_xencov(m, path, o);
   if ((n >= 8 && magic == 0xff6c70726f667281ull) || ends_with(path, ".profdata") ||
       ends_with(path, ".profraw"))
     return read_profile(m, path, o);

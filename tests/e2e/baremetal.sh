@@ -32,6 +32,11 @@ grep -qP "^\d+\tgcov$WORK/k/parser.gcda$" ls.txt && grep -qP '^\d+\tmodules$' ls
 # gcov: the parse of 2*(3+4) called primary 4 times, term 3, expr 2.
 "$UCOV" pull --serial "$S" -o P1 2>pull.err && [ -L P1/gcov$WORK/k/parser.gcno ] && pass ||
   fail "ucov pull --serial: $(cat pull.err)"
+# Xen's blob over the serial line: xencov_split's records equal the pull's files.
+"$UCOV" pull --serial "$S" --xencov k.blob 2>/dev/null &&
+  python3 "$SRC/tests/e2e/xen_split.py" k.blob XS >/dev/null &&
+  cmp -s "XS$WORK/k/parser.gcda" "P1/gcov$WORK/k/parser.gcda" && pass ||
+  fail "pull --serial --xencov: a blob xencov_split splits into the pulled .gcda"
 (cd P1/gcov$WORK/k && gcov -t parser.gcda 2>/dev/null) >parser.gcov
 grep -qE '^ +4: +[0-9]+:static long primary\(' parser.gcov &&
   grep -qE '^ +3: +[0-9]+:static long term\(' parser.gcov &&
