@@ -60,11 +60,13 @@ void ucov_port_free(void *p);
 void ucov_port_log(const char *msg);
 
 /*
- * The program is exiting (__gcov_exit, at_exit = 1) or asked for a dump
- * (__gcov_dump): write every gcov unit where the port keeps them (files for a
- * hosted port). At exit the dump also moves the baselines to what it wrote, so
- * that a live read racing with the exit does not report those counts again.
- * Called with the port lock held.
+ * The program is exiting (__gcov_exit, at_exit = 1), asked for a dump
+ * (__gcov_dump, 0), or a client asked for one in place (`ucov pull
+ * --in-place`, 2): write every gcov unit where the port keeps them (files for
+ * a hosted port, merged as at exit). At exit and in place the dump also moves
+ * the baselines to what it wrote, so that a live read racing with the exit
+ * does not report those counts again, and a later exit adds only what came
+ * after. Called with the port lock held.
  */
 void ucov_port_gcov_dump(int at_exit);
 

@@ -35,6 +35,7 @@ static const char ls_usage[] =
 static const char pull_usage[] =
     "usage: ucov pull --pid N | --serial PATH [-o DIR] [--reset] [NAME...]\n"
     "       ucov pull --pid N | --serial PATH --xencov FILE [--reset]\n"
+    "       ucov pull --pid N --in-place\n"
     "\n"
     "Copy objects of a running ucov target (all of them, or the NAMEs) into DIR\n"
     "(default ucov-PID, or ucov-serial), named as `ucov ls` shows them:\n"
@@ -48,6 +49,9 @@ static const char pull_usage[] =
     "                 snapshots are written to disk (fsync) before the target\n"
     "                 moves its baselines, so a pull that dies or fails loses no\n"
     "                 count; an interrupted pull is finished by the next one into DIR\n"
+    "      --in-place the target writes its .gcda files where its exit would (build\n"
+    "                 tree, GCOV_PREFIX), merged, and resets to what it wrote: gcovr,\n"
+    "                 lcov -d and IDE plugins read a live snapshot unchanged\n"
     "      --xencov FILE  Xen's coverage blob of every gcov unit into FILE, as\n"
     "                 `xencov read` writes it (xencov_split splits it; ucov report\n"
     "                 reads it); with --reset, read and reset in one request\n"
@@ -67,16 +71,22 @@ static const char *serial;
 static int recover_only;
 /* --xencov FILE: Xen's coverage blob of every gcov unit, into FILE. */
 static const char *xencov_file;
+/* --in-place: the target writes its .gcda files where its exit would. */
+static int in_place;
 
 /* Common options: --pid, --serial, -o, --reset, --help. Returns optind or -1 (usage printed).
  * Neither --pid nor --serial is an error unless optional_target. */
 static int parse_opts_target(int argc, char **argv, const char *usage, pid_t *pid, const char **out,
                              int *reset, int optional_target) {
-  static const struct option opts[] = {
-      {"pid", required_argument, 0, 'p'},    {"serial", required_argument, 0, 's'},
-      {"output", required_argument, 0, 'o'}, {"reset", no_argument, 0, 'r'},
-      {"help", no_argument, 0, 'h'},         {"recover", no_argument, 0, 'R'},
-      {"xencov", required_argument, 0, 'X'}, {0, 0, 0, 0}};
+  static const struct option opts[] = {{"pid", required_argument, 0, 'p'},
+                                       {"serial", required_argument, 0, 's'},
+                                       {"output", required_argument, 0, 'o'},
+                                       {"reset", no_argument, 0, 'r'},
+                                       {"help", no_argument, 0, 'h'},
+                                       {"recover", no_argument, 0, 'R'},
+                                       {"xencov", required_argument, 0, 'X'},
+                                       {"in-place", no_argument, 0, 'I'},
+                                       {0, 0, 0, 0}};
   int c;
   *pid = 0;
   optind = 1;
@@ -110,6 +120,11 @@ static int parse_opts_target(int argc, char **argv, const char *usage, pid_t *pi
       if (!reset)
         goto usage;
       xencov_file = optarg;
+      break;
+    case 'I':
+      if (!reset)
+        goto usage;
+      in_place = 1;
       break;
     case 'h':
       fputs(usage, stdout);
@@ -810,6 +825,34 @@ int pull_objects(pid_t pid, const char *serial_path, const char *dir, int reset,
   return status;
 }
 
+/*
+ * ucov pull --in-place: the target writes every .gcda where its exit would
+ * (its build tree, GCOV_PREFIX and GCOV_PREFIX_STRIP as it sees them), merged
+ * into what is there, and resets to what it wrote: as __gcov_dump() then
+ * __gcov_reset(), so its exit later adds only what came after.
+ */
+static int pull_in_place(pid_t pid) {
+  struct ctl c;
+  char err[512];
+  if (ctl_open_target(pid, serial, &c, err, sizeof(err))) {
+    fprintf(stderr, "ucov: %s\n", err);
+    return UCOV_EXIT_FAIL;
+  }
+  struct ctl_reply r;
+  int ret = UCOV_EXIT_FAIL;
+  if (ctl_call(&c, UCOV_OP_DUMP, NULL, 0, &r, err, sizeof(err)))
+    fprintf(stderr, "ucov: %s\n", err);
+  else if (r.status)
+    fprintf(stderr, "ucov: in place: %s\n", (char *)r.data);
+  else
+    ret = UCOV_EXIT_OK;
+  if (ret == UCOV_EXIT_OK)
+    fprintf(stderr, "ucov: %s wrote its .gcda files where its exit writes them\n", c.label);
+  ctl_reply_free(&r);
+  ctl_close(&c);
+  return ret;
+}
+
 /* ucov pull --xencov FILE: the "xencov" object, as `xencov read FILE` writes
  * Xen's; with --reset, read and reset in one request (as xencov reset). */
 static int pull_xencov(pid_t pid, const char *file, int reset) {
@@ -860,6 +903,8 @@ int cmd_pull(int argc, char **argv) {
     return UCOV_EXIT_USAGE;
   if (xencov_file)
     return pull_xencov(pid, xencov_file, reset);
+  if (in_place)
+    return pull_in_place(pid);
   char defdir[64];
   if (!out) {
     if (serial)

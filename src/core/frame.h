@@ -40,6 +40,7 @@ enum ucov_op {
   UCOV_OP_COMMAND = 10,       /* u32 flags, command text -> the target's answer (a kernel's) */
   UCOV_OP_SNAPSHOT = 11,      /* u64 token (0: new), name -> u64 token, the object's bytes */
   UCOV_OP_COMMIT = 12,        /* u64 token, u32 objects -> u32 (0: committed, 1: already) */
+  UCOV_OP_DUMP = 13,          /* (POSIX) -> nothing: .gcda written where the exit writes them */
 };
 
 /* UCOV_OP_COMMAND flags. */

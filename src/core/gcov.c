@@ -158,6 +158,19 @@ UCOV_NOTRACE void ucov_gcov_exit_llvm(void) {
     ucov_port_exit_drain();
 }
 
+UCOV_NOTRACE int ucov_gcov_dump_in_place(void) {
+  ucov_port_lock();
+  int ret = exited ? -UCOV_ESHUTDOWN : 0;
+  if (!ret) {
+    ucov_gcov_units();
+    ucov_port_gcov_dump(2);
+    run_counted = 1; /* the exit adds what comes after, not another run */
+    dumped = 0;      /* and dumps again */
+  }
+  ucov_port_unlock();
+  return ret;
+}
+
 /* libgcov's public API: dump now (not again until a reset). */
 UCOV_EXPORT UCOV_NOTRACE void __gcov_dump(void) {
   ucov_port_lock();

@@ -106,6 +106,14 @@ int ucov_gcov_exited(void) UCOV_HIDDEN;
 /* The exit dump for programs with clang units, which call no __gcov_exit. */
 void ucov_gcov_exit_llvm(void) UCOV_HIDDEN;
 
+/*
+ * DUMP (`ucov pull --in-place`): every unit written where the exit writes it
+ * (ucov_port_gcov_dump(2): merged into the files), the baselines moved to what
+ * was written, this run counted: as __gcov_dump() then __gcov_reset(), losing
+ * nothing. 0 or -UCOV_ESHUTDOWN. Takes the port lock.
+ */
+int ucov_gcov_dump_in_place(void) UCOV_HIDDEN;
+
 /* The exit dump of every unit (__gcov_exit of the runtime's own module). */
 void ucov_gcov_exit(void) UCOV_HIDDEN;
 

@@ -54,7 +54,8 @@ UCOV_NOTRACE uint32_t ucov_serve(const struct ucov_frame *f, const char *payload
       name[i - skip] = payload[i];
     }
     name[f->length - skip] = 0;
-  } else if (f->length != 0 && f->op >= UCOV_OP_LIST && f->op <= UCOV_OP_INFO) {
+  } else if (f->length != 0 &&
+             ((f->op >= UCOV_OP_LIST && f->op <= UCOV_OP_INFO) || f->op == UCOV_OP_DUMP)) {
     return UCOV_ST_BAD_REQUEST;
   }
   int err = 0;
@@ -100,6 +101,9 @@ UCOV_NOTRACE uint32_t ucov_serve(const struct ucov_frame *f, const char *payload
       ucov_put32(b, (uint32_t)err);
       err = out->write(out, b, 4);
     }
+    break;
+  case UCOV_OP_DUMP: /* a port with files serves it (the POSIX control socket) */
+    err = -UCOV_EOPNOTSUPP;
     break;
   case UCOV_OP_COMMAND:
     if (f->length < 4)

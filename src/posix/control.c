@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "../core/device.h"
+#include "../core/gcov.h"
 #include "../core/objects.h"
 #include "../core/remote.h"
 #include "memsink.h"
@@ -390,6 +391,12 @@ static UCOV_NOTRACE int serve_request(struct conn *c, const struct ucov_frame *f
   int fd = c->fd;
   if (f->op == UCOV_OP_REMOTE_ENABLE)
     return serve_remote_enable(c, f, payload);
+  if (f->op == UCOV_OP_DUMP) { /* files are this port's: served here */
+    if (f->length)
+      return reply_error(fd, f->op, UCOV_ST_BAD_REQUEST), -1;
+    int err = ucov_gcov_dump_in_place();
+    return err ? reply_error(fd, f->op, UCOV_ST_EXITING) : reply(fd, f->op, UCOV_ST_OK, NULL, 0);
+  }
   struct mem_sink out;
   reply_buffer_take(&out);
   uint8_t eno[4];
