@@ -95,9 +95,9 @@ run_case() {
   pgo)
     ls P/pgo/*.profraw >/dev/null 2>&1 && pass || fail "$tag: no live profile pulled"
     local n_live
-    n_live=$(ls P/pgo/ 2>/dev/null | wc -l)
-    [ "$n_live" = "$([ $combo = both ] && echo 2 || echo 1)" ] && pass ||
-      fail "$tag: live profiles: $(ls P/pgo)"
+    n_live=$(ls P/pgo/*.profraw 2>/dev/null | wc -l)
+    [ "$n_live" = "$([ $combo = both ] && echo 2 || echo 1)" ] && [ -s P/pgo/profraw ] && pass ||
+      fail "$tag: live profiles (and pgo/profraw, all of them): $(ls P/pgo)"
     $LLVM_PROFDATA show --all-functions exit.profraw >show.txt 2>&1
     { grep -q '^  lib_work:' show.txt && [ $lib_in = yes ] || [ $lib_in = no ]; } &&
       { grep -q '^  \(dso_main.c:\)\?exe_work:' show.txt && [ $exe_in = yes ] || [ $exe_in = no ]; } &&
