@@ -428,7 +428,8 @@ int cmd_cc(int argc, char **argv) {
   static char **expanded; /* (kept until the compiler runs) */
   int nexp = 0, cap = 0;
   expand_args(argc - 1, argv + 1, &expanded, &nexp, &cap, 0);
-  char **args = calloc((size_t)nexp + 1, sizeof(*args));
+  static char **args; /* (kept until the compiler runs, as expanded) */
+  args = calloc((size_t)nexp + 1, sizeof(*args));
   int nargs = 0;
   if (!args) {
     fprintf(stderr, "ucov cc: out of memory\n");
