@@ -44,7 +44,12 @@ extern "C" {
 /*
  * Open a new trace device. Returns a file descriptor (a memfd, close-on-exec)
  * or -1 with errno set. The fd can be passed to another process (SCM_RIGHTS,
- * fork): whoever maps it sees the same buffer.
+ * fork): whoever maps it sees the same buffer. As a Linux task keeps its
+ * kcov across exec, a thread that enabled a device and execs a program with
+ * the ucov runtime keeps tracing into it from the program's first
+ * constructor, if the descriptor survives the exec (clear FD_CLOEXEC, or open
+ * the KCOV path under the shim, which does); the new program's inherited
+ * descriptors are devices there too.
  */
 int ucov_open(void);
 

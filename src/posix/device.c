@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -21,6 +22,7 @@
 #include "../core/device.h"
 #include "../core/task.h"
 #include "posix.h"
+#include "ucov/kcov.h"
 #include "ucov/port.h"
 #include "ucov/ucov.h"
 
@@ -55,6 +57,32 @@ UCOV_NOTRACE void ucov_port_unlock(void) {
   pthread_mutex_unlock(&devices_lock);
 }
 
+/*
+ * A page after the area, in the same memfd, says who enabled the device and
+ * how, so that a program exec'd by the enabling thread (the kcovtrace
+ * pattern: fork, ENABLE in the child, exec) goes on tracing into it, as a
+ * Linux task keeps its kcov across exec. Clients map the area alone.
+ */
+#define META_BYTES 4096
+#define META_MAGIC 0x4154454d564f4355ull /* "UCOVMETA" */
+struct device_meta {
+  uint64_t magic;
+  uint64_t words;    /* the area's size */
+  uint64_t tid;      /* the thread that enabled it (0: none) */
+  uint64_t cmd, arg; /* the enabling ioctl */
+};
+
+/* Where the page is: after the area, page-aligned, so that a client mapping
+ * whole pages of a small area sees zeros past it, as on Linux. */
+static UCOV_NOTRACE uint64_t meta_offset(uint64_t words) {
+  return (words * 8 + META_BYTES - 1) & ~(uint64_t)(META_BYTES - 1);
+}
+
+static UCOV_NOTRACE struct device_meta *meta_of(struct ucov_device *dev) {
+  return dev->area ? (struct device_meta *)(void *)((char *)dev->area + meta_offset(dev->size))
+                   : NULL;
+}
+
 /* A descriptor of the device that may write (the ioctl's may have been
  * opened read-only: KCOV takes INIT_TRACE on one, and so must we). */
 static UCOV_NOTRACE int writable_fd(int fd) {
@@ -74,10 +102,16 @@ UCOV_NOTRACE uint64_t *ucov_port_area_alloc(struct ucov_device *dev, uint64_t by
   uint64_t *area = NULL;
   /* Sized once and sealed: no one it is passed to (a REMOTE target) or who
    * shares it can shrink it under a mapping (SIGBUS) or grow it. */
-  if (ftruncate(wfd, (off_t)bytes) == 0 &&
+  uint64_t total = meta_offset(bytes / 8) + META_BYTES;
+  if (ftruncate(wfd, (off_t)total) == 0 &&
       fcntl(wfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) == 0) {
-    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, wfd, 0);
+    void *p = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, wfd, 0);
     area = p == MAP_FAILED ? NULL : p;
+    if (area) {
+      struct device_meta *m = (struct device_meta *)(void *)((char *)area + meta_offset(bytes / 8));
+      m->words = bytes / 8;
+      m->magic = META_MAGIC;
+    }
   }
   if (wfd != pd->fd)
     close(wfd);
@@ -93,7 +127,7 @@ UCOV_NOTRACE void ucov_port_device_release(struct ucov_device *dev) {
     }
   }
   if (dev->area)
-    munmap(dev->area, dev->size * 8);
+    munmap(dev->area, meta_offset(dev->size) + META_BYTES);
   free(pd);
 }
 
@@ -165,6 +199,78 @@ static UCOV_NOTRACE struct posix_device *device_lookup(int fd, int *err) {
   return NULL;
 }
 
+/*
+ * After exec: the devices this process inherited (descriptors without
+ * close-on-exec, as open(2) of the KCOV path gives) are its devices again,
+ * and the one the exec'ing thread had enabled goes on tracing from here, the
+ * program's first constructor (priority 101), as Linux keeps a task's kcov
+ * across exec. Devices never initialised come back new.
+ */
+__attribute__((constructor(101))) static UCOV_NOTRACE void devices_adopt(void) {
+  if (!posix_runtime_active())
+    return;
+  DIR *d = opendir("/proc/self/fd");
+  if (!d)
+    return;
+  int self = dirfd(d);
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    char *end, link[64], path[64];
+    long fd = strtol(e->d_name, &end, 10);
+    if (*end || fd == self)
+      continue;
+    snprintf(path, sizeof(path), "/proc/self/fd/%ld", fd);
+    ssize_t n = readlink(path, link, sizeof(link) - 1);
+    if (n <= 0)
+      continue;
+    link[n] = 0;
+    struct stat st;
+    if (strncmp(link, "/memfd:ucov-kcov", 16) != 0 || fstat((int)fd, &st) != 0)
+      continue;
+    struct device_meta m = {0};
+    if (st.st_size &&
+        (st.st_size < META_BYTES + 16 ||
+         pread((int)fd, &m, sizeof(m), st.st_size - META_BYTES) != (ssize_t)sizeof(m) ||
+         m.magic != META_MAGIC || meta_offset(m.words) + META_BYTES != (uint64_t)st.st_size))
+      continue; /* not one of ours as we write them */
+    struct posix_device *pd = calloc(1, sizeof(*pd));
+    if (!pd)
+      break;
+    pd->st_dev = st.st_dev;
+    pd->st_ino = st.st_ino;
+    pd->fd = (int)fd;
+    ucov_port_lock();
+    int dup_of_known = 0;
+    for (struct posix_device *o = devices; o; o = o->next)
+      dup_of_known |= o->st_dev == st.st_dev && o->st_ino == st.st_ino;
+    if (dup_of_known) {
+      ucov_port_unlock();
+      free(pd);
+      continue;
+    }
+    if (st.st_size) {
+      void *a = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
+      if (a == MAP_FAILED) {
+        ucov_port_unlock();
+        free(pd);
+        continue;
+      }
+      pd->core.area = a;
+      pd->core.size = m.words;
+      pd->core.state = UCOV_DEVICE_READY;
+    }
+    pd->id = ++next_id;
+    pd->next = devices;
+    devices = pd;
+    if (st.st_size && m.tid == (uint64_t)gettid() &&
+        ucov_device_ioctl(&pd->core, (unsigned long)m.cmd, (unsigned long)m.arg) != 0)
+      __atomic_store_n(&meta_of(&pd->core)->tid, 0, __ATOMIC_RELEASE);
+    pd->fd = -1;
+    ucov_port_unlock();
+  }
+  closedir(d);
+}
+
 UCOV_EXPORT UCOV_NOTRACE int ucov_open(void) {
   struct posix_device *pd = calloc(1, sizeof(*pd));
   if (!pd)
@@ -199,6 +305,15 @@ UCOV_EXPORT UCOV_NOTRACE int ucov_ioctl(int fd, unsigned long cmd, unsigned long
   struct posix_device *pd = device_lookup(fd, &err);
   if (pd) {
     err = -ucov_device_ioctl(&pd->core, cmd, arg);
+    /* Who traces into it, for a program this thread may exec. */
+    struct device_meta *m = err ? NULL : meta_of(&pd->core);
+    if (m && (cmd == KCOV_ENABLE || cmd == KCOV_UNIQUE_ENABLE)) {
+      m->cmd = cmd;
+      m->arg = arg;
+      __atomic_store_n(&m->tid, (uint64_t)gettid(), __ATOMIC_RELEASE);
+    } else if (m && cmd == KCOV_DISABLE) {
+      __atomic_store_n(&m->tid, 0, __ATOMIC_RELEASE);
+    }
   }
   ucov_port_unlock();
   if (err) {
