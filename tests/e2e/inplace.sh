@@ -47,7 +47,10 @@ report >live.json
   fail "gcovr -r . on the in-place snapshot: the handlers as in the exit files ($(handlers live.json | tr '\n' ' '))"
 stop
 report >after.json
-cmp -s after.json ref.json && pass || fail "the exit after an in-place pull counts nothing twice"
+# (The whole files may differ where the shutdown raced the signal: accept
+# interrupted or not. The handlers would count twice if the dump had not reset.)
+[ "$(handlers after.json)" = "$(handlers ref.json)" ] && pass ||
+  fail "the exit after an in-place pull counts nothing twice ($(handlers after.json | tr '\n' ' '))"
 
 # The target's GCOV_PREFIX and GCOV_PREFIX_STRIP decide where.
 rm -f proj/*.gcda
