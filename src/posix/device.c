@@ -350,20 +350,25 @@ UCOV_EXPORT UCOV_NOTRACE void *ucov_mmap(void *addr, size_t length, int prot, in
   return mmap(addr, length, prot, flags, fd, offset);
 }
 
-/* Does another descriptor of this process still refer to the device? */
+/*
+ * Does another descriptor of this process still refer to the device? Each is
+ * looked at through its /proc/self/fd link (stat of the path, not fstat of
+ * the number: other threads open and close descriptors meanwhile, and a
+ * number reused under us must not be touched as ours).
+ */
 static UCOV_NOTRACE int device_still_open(const struct posix_device *pd) {
   DIR *d = opendir("/proc/self/fd");
   if (!d)
     return 0;
-  int found = 0, self = dirfd(d);
+  int found = 0;
   struct dirent *e;
   while (!found && (e = readdir(d))) {
-    char *end;
-    long fd = strtol(e->d_name, &end, 10);
+    char path[16 + sizeof(e->d_name)];
     struct stat st;
-    if (*end || fd == self || fstat((int)fd, &st) != 0)
+    if (e->d_name[0] < '0' || e->d_name[0] > '9')
       continue;
-    found = st.st_dev == pd->st_dev && st.st_ino == pd->st_ino;
+    snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
+    found = stat(path, &st) == 0 && st.st_dev == pd->st_dev && st.st_ino == pd->st_ino;
   }
   closedir(d);
   return found;

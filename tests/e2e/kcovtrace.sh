@@ -3,14 +3,17 @@
 # (plain C under the shim) forks, the child ENABLEs and execs a program built
 # by ucov cc, and the PCs the new program records from its first constructor
 # land in the tracer's buffer: those of its work equal a direct trace of it.
-# Usage: kcovtrace.sh UCOV SRCDIR WORKDIR SHIM [SANITIZE]
+# Usage: kcovtrace.sh UCOV SRCDIR WORKDIR SHIM [SANITIZE [CC]]
+# (Sanitizer builds compile with CC, the runtime's compiler: one sanitizer
+# runtime per process.)
 set -u
-UCOV=$1 SRC=$2 WORK=$3 SHIM=$4 SAN=${5:-}
+UCOV=$1 SRC=$2 WORK=$3 SHIM=$4 SAN=${5:-} RTCC=${6:-gcc}
+[ -n "$SAN" ] || RTCC=gcc
 . "$SRC/tests/lib.sh"
 sanflags "$SAN"
 rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
-gcc -O1 "${SANFLAGS[@]}" "$SRC/tests/e2e/kcovtrace.c" -o kcovtrace || exit 1
-CC=gcc "$UCOV" cc --trace -O1 -no-pie "${SANFLAGS[@]}" -I"$SRC/include" "$SRC/tests/e2e/traced.c" \
+"$RTCC" -O1 "${SANFLAGS[@]}" "$SRC/tests/e2e/kcovtrace.c" -o kcovtrace || exit 1
+CC=$RTCC "$UCOV" cc --trace -O1 -no-pie "${SANFLAGS[@]}" -I"$SRC/include" "$SRC/tests/e2e/traced.c" \
   -o traced || exit 1
 export ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0"
 LD_PRELOAD=$SHIM ./kcovtrace ./traced >exec.txt 2>err.txt && [ -s exec.txt ] && pass ||
