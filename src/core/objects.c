@@ -174,18 +174,24 @@ static UCOV_NOTRACE struct ucov_device *trace_find(const char *name) {
  * reset the count is exchanged with 0 first, as a KCOV client resets its
  * buffer: PCs appended from then on are the next read's.
  */
-static UCOV_RACY_READS UCOV_NOTRACE int trace_write(struct ucov_sink *sink, struct ucov_device *dev,
-                                                    int reset) {
-  uint64_t n = reset ? UCOV_TAKE_RACY(&dev->area[0]) : UCOV_LOAD_RACY(&dev->area[0]);
-  if (n > dev->size - 1)
-    n = dev->size - 1;
+/* The count n (bounded by the area, *n set to it) and that many PCs. */
+static UCOV_RACY_READS UCOV_NOTRACE int trace_dump(struct ucov_sink *sink, struct ucov_device *dev,
+                                                   uint64_t *n) {
+  if (*n > dev->size - 1)
+    *n = dev->size - 1;
   struct gcda_out o;
   out_init(&o, sink);
-  out_u64(&o, n);
-  for (uint64_t i = 1; i <= n; i++)
+  out_u64(&o, *n);
+  for (uint64_t i = 1; i <= *n; i++)
     out_u64(&o, UCOV_LOAD_RACY(&dev->area[i]));
   out_flush(&o);
   return o.err;
+}
+
+static UCOV_RACY_READS UCOV_NOTRACE int trace_write(struct ucov_sink *sink, struct ucov_device *dev,
+                                                    int reset) {
+  uint64_t n = reset ? UCOV_TAKE_RACY(&dev->area[0]) : UCOV_LOAD_RACY(&dev->area[0]);
+  return trace_dump(sink, dev, &n);
 }
 
 UCOV_NOTRACE int ucov_objects_list(int (*fn)(const char *name, uint64_t size, void *arg),
@@ -345,20 +351,13 @@ static UCOV_NOTRACE int token_committed(uint64_t token) {
   return 0;
 }
 
-static UCOV_NOTRACE int trace_snapshot(struct ucov_sink *sink, struct ucov_device *dev,
-                                       uint64_t token) {
+static UCOV_RACY_READS UCOV_NOTRACE int trace_snapshot(struct ucov_sink *sink,
+                                                       struct ucov_device *dev, uint64_t token) {
   uint64_t n = UCOV_LOAD_RACY(&dev->area[0]);
-  if (n > dev->size - 1)
-    n = dev->size - 1;
-  struct gcda_out o;
-  out_init(&o, sink);
-  out_u64(&o, n);
-  for (uint64_t i = 1; i <= n; i++)
-    out_u64(&o, UCOV_LOAD_RACY(&dev->area[i]));
-  out_flush(&o);
+  int err = trace_dump(sink, dev, &n);
   dev->pending_count = n;
-  dev->pending_token = o.err ? 0 : token;
-  return o.err;
+  dev->pending_token = err ? 0 : token;
+  return err;
 }
 
 /* The snapshot of one object by its kind. Lock held. */
