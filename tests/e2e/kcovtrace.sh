@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # exec keeps tracing, as a Linux task keeps its kcov: a kcovtrace-style tracer
-# (plain C under the shim) forks, the child ENABLEs and execs a program built
-# by ucov cc, and the PCs the new program records from its first constructor
-# land in the tracer's buffer: those of its work equal a direct trace of it.
+# (plain C under the shim) forks, the child ENABLEs and execs a traced program,
+# and the PCs the new program records from its first constructor land in the
+# tracer's buffer: those of its work equal a direct trace of it. The program is
+# built twice: by ucov cc (its own runtime), and plainly by the compiler with
+# -fsanitize-coverage=trace-pc against libucov.so (the one beside the shim).
 # Usage: kcovtrace.sh UCOV SRCDIR WORKDIR SHIM [SANITIZE [CC]]
 # (Sanitizer builds compile with CC, the runtime's compiler: one sanitizer
 # runtime per process.)
@@ -11,26 +13,36 @@ UCOV=$1 SRC=$2 WORK=$3 SHIM=$4 SAN=${5:-} RTCC=${6:-gcc}
 [ -n "$SAN" ] || RTCC=gcc
 . "$SRC/tests/lib.sh"
 sanflags "$SAN"
+LIBDIR=$(cd "$(dirname "$SHIM")" && pwd)
 rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
 "$RTCC" -O1 "${SANFLAGS[@]}" "$SRC/tests/e2e/kcovtrace.c" -o kcovtrace || exit 1
 CC=$RTCC "$UCOV" cc --trace -O1 -no-pie "${SANFLAGS[@]}" -I"$SRC/include" "$SRC/tests/e2e/traced.c" \
   -o traced || exit 1
+"$RTCC" -O1 -no-pie -fsanitize-coverage=trace-pc "${SANFLAGS[@]}" -I"$SRC/include" \
+  "$SRC/tests/e2e/traced.c" -o plain -L"$LIBDIR" -lucov -Wl,-rpath,"$LIBDIR" || exit 1
+readelf -d plain | grep -q 'NEEDED.*libucov\.so' || fail "plain links libucov.so"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0"
-LD_PRELOAD=$SHIM ./kcovtrace ./traced >exec.txt 2>err.txt && [ -s exec.txt ] && pass ||
-  fail "the exec'd program traced into the tracer's buffer ($(cat err.txt))"
-DIRECT=1 ./traced >direct.txt
-read -r addr size < <(nm -S traced | awk '$4 == "work" { print $1, $2 }')
-inwork() { python3 -c 'import sys
+
+# fn_pcs PROG FUNC FILE: the PCs of FILE inside PROG's function FUNC, sorted
+fn_pcs() {
+  local addr size
+  read -r addr size < <(nm -S "$1" | awk -v f="$2" '$4 == f { print $1, $2 }')
+  [ -n "${addr:-}" ] || return 0
+  python3 -c 'import sys
 lo, n = int(sys.argv[1], 16), int(sys.argv[2], 16)
 print("\n".join(sorted({l.strip() for l in open(sys.argv[3]) if lo <= int(l, 16) < lo + n})))' \
-  "$addr" "$size" "$1"; }
-[ -n "$addr" ] && [ -n "$(inwork direct.txt)" ] && [ "$(inwork exec.txt)" = "$(inwork direct.txt)" ] &&
-  pass || fail "the work's PCs equal a direct trace ($(inwork exec.txt | wc -l) vs $(inwork direct.txt | wc -l))"
-main_pcs=$(nm -S traced | awk '$4 == "main" { print $1, $2 }')
-read -r maddr msize <<<"$main_pcs"
-[ -n "$(python3 -c 'import sys
-lo, n = int(sys.argv[1], 16), int(sys.argv[2], 16)
-print("\n".join(l for l in open(sys.argv[3]) if lo <= int(l, 16) < lo + n))' "$maddr" "$msize" exec.txt)" ] &&
-  pass || fail "main's first block is in the trace"
+    "$addr" "$size" "$3"
+}
+
+for prog in traced plain; do
+  LD_PRELOAD=$SHIM ./kcovtrace ./$prog >$prog.exec.txt 2>$prog.err && [ -s $prog.exec.txt ] && pass ||
+    fail "$prog: the exec'd program traced into the tracer's buffer ($(cat $prog.err))"
+  DIRECT=1 ./$prog >$prog.direct.txt
+  direct=$(fn_pcs $prog work $prog.direct.txt)
+  [ -n "$direct" ] && [ "$(fn_pcs $prog work $prog.exec.txt)" = "$direct" ] && pass ||
+    fail "$prog: the work's PCs equal a direct trace" \
+      "($(fn_pcs $prog work $prog.exec.txt | wc -l) vs $(echo -n "$direct" | grep -c .))"
+  [ -n "$(fn_pcs $prog main $prog.exec.txt)" ] && pass || fail "$prog: main's first block is in the trace"
+done
 
 finish kcovtrace
