@@ -28,6 +28,15 @@ int cmd_exec(int argc, char **argv);
 int pull_objects(pid_t pid, const char *serial, const char *dir, int reset, char **names,
                  int nnames, int quiet);
 
+/*
+ * lcov's kernel mode finds the build directory from a link at
+ * gcov/<sys base>/kernel/gcov/base.gcno to <build>/kernel/gcov/base.gcno. A
+ * ucov tree (mount or pull) mirrors absolute paths under gcov/, so the build
+ * directory is "/": this link says so, and `lcov --capture` needs no -b.
+ */
+#define UCOV_LCOV_MARKER "gcov/kernel/gcov/base.gcno"
+#define UCOV_LCOV_MARKER_TARGET "/kernel/gcov/base.gcno"
+
 /* Beside dir/gcov/<path>.gcda, a .gcno link to /<path>.gcno when that exists. */
 void link_notes(const char *dir, const char *name);
 

@@ -155,15 +155,9 @@ enum kind {
   K_MARKER
 };
 
-/*
- * lcov's kernel mode finds the build directory from the link
- * gcov/<sys base>/kernel/gcov/base.gcno -> <build>/kernel/gcov/base.gcno. Here
- * the tree under gcov/ mirrors absolute paths, so the build directory is "/":
- * a link at gcov/kernel/gcov/base.gcno to /kernel/gcov/base.gcno says so (lcov
- * only reads the link), and `lcov --capture` needs no -b.
- */
-#define MARKER "gcov/kernel/gcov/base.gcno"
-#define MARKER_TARGET "/kernel/gcov/base.gcno"
+/* lcov's build-directory link (cli.h) */
+#define MARKER UCOV_LCOV_MARKER
+#define MARKER_TARGET UCOV_LCOV_MARKER_TARGET
 
 static int ends_with(const char *s, const char *x) {
   size_t a = strlen(s), b = strlen(x);

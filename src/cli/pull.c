@@ -40,7 +40,11 @@ static const char pull_usage[] =
     "Copy objects of a running ucov target (all of them, or the NAMEs) into DIR\n"
     "(default ucov-PID, or ucov-serial), named as `ucov ls` shows them:\n"
     "DIR/gcov/<build path>/x.gcda\n"
-    "(with a .gcno link when the notes file exists) and DIR/modules.\n"
+    "(with a .gcno link when the notes file exists), DIR/pgo/<module>.profraw,\n"
+    "DIR/kcov/<id>.kcov and DIR/modules; and the kernel docs' names: gcov/reset\n"
+    "(empty) with lcov's link gcov/kernel/gcov/base.gcno, so lcov's kernel mode\n"
+    "reads the tree (lcov --capture --rc lcov_gcov_dir=DIR/gcov), pgo/profraw\n"
+    "(every module's profile) and pgo/reset (empty).\n"
     "\n"
     "  -p, --pid N    the target process\n"
     "  -s, --serial PATH  a target on a serial line (a kernel): a Unix socket or a tty\n"
@@ -669,6 +673,16 @@ static void recover_pulls(struct ctl *c, const char *dir, int quiet) {
   remove_orphans(dir, dir, target, 0);
 }
 
+/* Does a published name start with prefix and end with suffix? */
+static int any_named(char **names, long n, const char *prefix, const char *suffix) {
+  for (long i = 0; i < n; i++) {
+    size_t l = strlen(names[i]), p = strlen(prefix), x = strlen(suffix);
+    if (l > p + x && strncmp(names[i], prefix, p) == 0 && strcmp(names[i] + l - x, suffix) == 0)
+      return 1;
+  }
+  return 0;
+}
+
 /*
  * DIR/pgo/profraw: the LLVM profiles this pull wrote, one after the other
  * (llvm-profdata reads raw profiles concatenated), where the Clang PGO
@@ -680,8 +694,7 @@ static void write_pgo_profraw(const char *dir, char **names, long n) {
   FILE *mem = open_memstream(&all, &len);
   int any = 0;
   for (long i = 0; mem && i < n; i++) {
-    size_t l = strlen(names[i]);
-    if (strncmp(names[i], "pgo/", 4) != 0 || l < 12 || strcmp(names[i] + l - 8, ".profraw") != 0)
+    if (!any_named(names + i, 1, "pgo/", ".profraw"))
       continue;
     char *path = NULL;
     FILE *f = asprintf(&path, "%s/%s", dir, names[i]) < 0 ? NULL : fopen(path, "rb");
@@ -698,6 +711,31 @@ static void write_pgo_profraw(const char *dir, char **names, long n) {
   if (mem && fclose(mem) == 0 && any)
     write_object_file(dir, "pgo/profraw", all, len, NULL);
   free(all);
+}
+
+/*
+ * The kernel docs' names, as a mount shows them and `cp -a` of it copies them:
+ * pgo/profraw and an empty pgo/reset beside LLVM profiles; beside gcov data
+ * an empty gcov/reset and lcov's build-directory link, so lcov's kernel mode
+ * reads the tree (`lcov --capture --rc lcov_gcov_dir=DIR/gcov`), as it reads
+ * a copy of /sys/kernel/debug/gcov.
+ */
+static void write_debugfs_names(const char *dir, char **names, long n) {
+  if (any_named(names, n, "pgo/", ".profraw")) {
+    write_pgo_profraw(dir, names, n);
+    write_object_file(dir, "pgo/reset", "", 0, NULL);
+  }
+  if (!any_named(names, n, "gcov/", ".gcda"))
+    return;
+  write_object_file(dir, "gcov/reset", "", 0, NULL);
+  char *link = NULL;
+  if (asprintf(&link, "%s/%s", dir, UCOV_LCOV_MARKER) < 0)
+    return;
+  struct stat st;
+  if (lstat(link, &st) != 0 &&
+      (make_parents(link) != 0 || symlink(UCOV_LCOV_MARKER_TARGET, link) != 0))
+    fprintf(stderr, "ucov: %s: %s\n", link, strerror(errno));
+  free(link);
 }
 
 int pull_objects(pid_t pid, const char *serial_path, const char *dir, int reset, char **names,
@@ -812,7 +850,7 @@ int pull_objects(pid_t pid, const char *serial_path, const char *dir, int reset,
     }
     free(m);
   }
-  write_pgo_profraw(dir, published, npublished);
+  write_debugfs_names(dir, published, npublished);
   free(published);
   for (long i = 0; i < nsnapped; i++)
     free(snapped[i]);

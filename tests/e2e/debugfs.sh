@@ -3,16 +3,20 @@
 # private mount namespace: lcov's kernel mode (lcov --capture with no
 # --directory finds gcov/reset; lcov --zerocounters), and the Clang PGO
 # workflow (cp -a /sys/kernel/debug/pgo/profraw, llvm-profdata merge, a
-# rebuild with -fprofile-instr-use; pgo/reset). A pull tree has pgo/profraw too.
+# rebuild with -fprofile-instr-use; pgo/reset). A pull tree has the same names:
+# lcov's kernel mode reads it (lcov_gcov_dir), llvm-profdata its pgo/profraw.
+# (The mount needs root and unshare -m; the pull trees are checked anyway.)
 # Usage: debugfs.sh UCOV SRCDIR WORKDIR [SANITIZE]
 set -u
 UCOV=$1 SRC=$2 WORK=$3 SAN=${4:-}
 . "$SRC/tests/lib.sh"
 sanflags "$SAN"
+mountable=1
 [ "$(id -u)" = 0 ] && unshare -m --propagation private true 2>/dev/null ||
-  { echo "skip: needs root and unshare -m"; exit 0; }
-[ -c /dev/fuse ] && command -v fusermount3 >/dev/null || { echo "skip: no FUSE"; exit 0; }
-"$UCOV" mount --help 2>&1 | grep -q 'built without FUSE' && { echo "skip: no libfuse3"; exit 0; }
+  { echo "mount checks skipped: needs root and unshare -m"; mountable=; }
+[ -c /dev/fuse ] && command -v fusermount3 >/dev/null || { echo "mount checks skipped: no FUSE"; mountable=; }
+"$UCOV" mount --help 2>&1 | grep -q 'built without FUSE' &&
+  { echo "mount checks skipped: no libfuse3"; mountable=; }
 rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
 WORK=$(pwd -P)
 export UCOV_RUNTIME_DIR=$WORK/rt
@@ -25,7 +29,15 @@ CC=gcc "$UCOV" cc --gcov -O0 "${SANFLAGS[@]}" "$SRC/examples/daemon/kvd.c" -o kv
 pid=$!
 wait_for kvd.sock && wait_for "rt/$pid.sock"
 ./client --client kvd.sock "SET a 1" "SET b 2" "DEL a" >/dev/null
-cat >lcov_kernel.sh <<'SH'
+# The same in a pull tree, read as lcov reads a copy of the kernel's gcov dir.
+"$UCOV" pull --pid $pid -o G 2>/dev/null && [ -f G/gcov/reset ] && [ ! -s G/gcov/reset ] &&
+  [ "$(readlink G/gcov/kernel/gcov/base.gcno)" = /kernel/gcov/base.gcno ] && pass ||
+  fail "a pull tree has gcov/reset and lcov's base.gcno link"
+lcov -q --capture --rc lcov_gcov_dir="$WORK/G/gcov" -o g.info >g.out 2>&1 &&
+  grep -q "^SF:$SRC/examples/daemon/kvd.c$" g.info && [ "$(fnda g.info cmd_set)" = 2 ] &&
+  [ "$(fnda g.info cmd_del)" = 1 ] && pass || fail "lcov kernel mode on a pull tree ($(tail -3 g.out))"
+if [ -n "$mountable" ]; then
+  cat >lcov_kernel.sh <<'SH'
 set -u
 "$UCOV" mount --pid "$PID" -f /sys/kernel/debug 2>mount.err &
 m=$!
@@ -37,13 +49,14 @@ lcov -q --capture -o z.info >>lcov.out 2>&1 && echo "ok capture after zero"
 fusermount3 -u /sys/kernel/debug
 wait $m
 SH
-UCOV=$UCOV PID=$pid unshare -m --propagation private bash lcov_kernel.sh >k.txt 2>&1
-for what in "gcov/reset" "capture" "zerocounters" "capture after zero"; do
-  grep -qx "ok $what" k.txt && pass || fail "lcov kernel mode: $what ($(tail -3 lcov.out 2>/dev/null))"
-done
-grep -q "^SF:$SRC/examples/daemon/kvd.c$" k.info && [ "$(fnda k.info cmd_set)" = 2 ] &&
-  [ "$(fnda k.info cmd_del)" = 1 ] && pass || fail "lcov --capture (kernel mode) counts"
-[ "$(fnda z.info cmd_set)" = 0 ] && pass || fail "lcov --zerocounters reset the target (cmd_set $(fnda z.info cmd_set))"
+  UCOV=$UCOV PID=$pid unshare -m --propagation private bash lcov_kernel.sh >k.txt 2>&1
+  for what in "gcov/reset" "capture" "zerocounters" "capture after zero"; do
+    grep -qx "ok $what" k.txt && pass || fail "lcov kernel mode: $what ($(tail -3 lcov.out 2>/dev/null))"
+  done
+  grep -q "^SF:$SRC/examples/daemon/kvd.c$" k.info && [ "$(fnda k.info cmd_set)" = 2 ] &&
+    [ "$(fnda k.info cmd_del)" = 1 ] && pass || fail "lcov --capture (kernel mode) counts"
+  [ "$(fnda z.info cmd_set)" = 0 ] && pass || fail "lcov --zerocounters reset the target (cmd_set $(fnda z.info cmd_set))"
+fi
 kill $pid
 wait $pid
 
@@ -54,7 +67,13 @@ if command -v clang >/dev/null && command -v llvm-profdata >/dev/null; then
   pid=$!
   wait_for pkvd.sock && wait_for "rt/$pid.sock"
   ./client --client pkvd.sock "SET a 1" "SET b 2" "GET a" >/dev/null
-  cat >pgo_kernel.sh <<'SH'
+  # The same names in a pull tree.
+  "$UCOV" pull --pid $pid -o P 2>/dev/null && [ -s P/pgo/profraw ] && [ -f P/pgo/reset ] &&
+    [ ! -s P/pgo/reset ] && llvm-profdata merge --output=pull.profdata P/pgo/profraw &&
+    llvm-profdata show --function=cmd_set --counts pull.profdata | grep -q 'Function count: 2' &&
+    pass || fail "a pull tree's pgo/profraw and pgo/reset"
+  if [ -n "$mountable" ]; then
+    cat >pgo_kernel.sh <<'SH'
 set -u
 "$UCOV" mount --pid "$PID" -f /sys/kernel/debug 2>mount.err &
 m=$!
@@ -65,22 +84,17 @@ cp -a /sys/kernel/debug/pgo/profraw after.profraw
 fusermount3 -u /sys/kernel/debug
 wait $m
 SH
-  UCOV=$UCOV PID=$pid unshare -m --propagation private bash pgo_kernel.sh >p.txt 2>&1
-  grep -qx "ok cp" p.txt && llvm-profdata merge --output=vmlinux.profdata vmlinux.profraw &&
-    llvm-profdata show --function=cmd_set --counts vmlinux.profdata | grep -q 'Function count: 2' &&
-    pass || fail "cp -a pgo/profraw; llvm-profdata merge ($(cat p.txt))"
-  clang -O1 -fprofile-instr-use=vmlinux.profdata -Werror=profile-instr-unprofiled \
-    -Wno-error=profile-instr-out-of-date -c "$SRC/examples/daemon/kvd.c" -o rebuilt.o 2>use.err &&
-    pass || fail "a rebuild with -fprofile-instr-use ($(cat use.err))"
-  llvm-profdata merge --output=after.profdata after.profraw &&
-    llvm-profdata show --function=cmd_set --counts after.profdata | grep -q 'Function count: 0' &&
-    pass || fail "pgo/reset"
-  # The same name in a pull tree.
-  ./client --client pkvd.sock "SET c 3" >/dev/null
-  "$UCOV" pull --pid $pid -o P 2>/dev/null && [ -s P/pgo/profraw ] &&
-    llvm-profdata merge --output=pull.profdata P/pgo/profraw &&
-    llvm-profdata show --function=cmd_set --counts pull.profdata | grep -q 'Function count: 1' &&
-    pass || fail "a pull tree's pgo/profraw"
+    UCOV=$UCOV PID=$pid unshare -m --propagation private bash pgo_kernel.sh >p.txt 2>&1
+    grep -qx "ok cp" p.txt && llvm-profdata merge --output=vmlinux.profdata vmlinux.profraw &&
+      llvm-profdata show --function=cmd_set --counts vmlinux.profdata | grep -q 'Function count: 2' &&
+      pass || fail "cp -a pgo/profraw; llvm-profdata merge ($(cat p.txt))"
+    clang -O1 -fprofile-instr-use=vmlinux.profdata -Werror=profile-instr-unprofiled \
+      -Wno-error=profile-instr-out-of-date -c "$SRC/examples/daemon/kvd.c" -o rebuilt.o 2>use.err &&
+      pass || fail "a rebuild with -fprofile-instr-use ($(cat use.err))"
+    llvm-profdata merge --output=after.profdata after.profraw &&
+      llvm-profdata show --function=cmd_set --counts after.profdata | grep -q 'Function count: 0' &&
+      pass || fail "pgo/reset"
+  fi
   kill $pid
   wait $pid
 fi
