@@ -25,20 +25,20 @@ int main(int argc, char **argv) {
   const char *prefix = argc == 4 ? argv[3] : "gcov/";
   pid_t pid = (pid_t)atoi(argv[1]);
   int n = atoi(argv[2]);
-  struct ctl c;
+  struct ucov_ctl c;
   char err[256];
-  if (ctl_open(pid, &c, err, sizeof(err))) {
+  if (ucov_ctl_open(pid, &c, err, sizeof(err))) {
     fprintf(stderr, "%s\n", err);
     return 1;
   }
-  struct ctl_reply r;
-  if (ctl_call(&c, UCOV_OP_LIST, NULL, 0, &r, err, sizeof(err)) || r.status) {
+  struct ucov_ctl_reply r;
+  if (ucov_ctl_call(&c, UCOV_OP_LIST, NULL, 0, &r, err, sizeof(err)) || r.status) {
     fprintf(stderr, "list failed\n");
     return 1;
   }
-  struct ctl_object *objs;
-  long nobj = ctl_parse_list(&r, &objs);
-  ctl_reply_free(&r);
+  struct ucov_ctl_object *objs;
+  long nobj = ucov_ctl_parse_list(&r, &objs);
+  ucov_ctl_reply_free(&r);
   double *t = calloc((size_t)n, sizeof(double));
   size_t bytes = 0;
   long units = 0;
@@ -50,14 +50,15 @@ int main(int argc, char **argv) {
     for (long i = 0; i < nobj; i++) {
       if (strncmp(objs[i].name, prefix, strlen(prefix)))
         continue;
-      if (ctl_call(&c, UCOV_OP_READ, objs[i].name, strlen(objs[i].name), &r, err, sizeof(err)) ||
+      if (ucov_ctl_call(&c, UCOV_OP_READ, objs[i].name, strlen(objs[i].name), &r, err,
+                        sizeof(err)) ||
           r.status) {
         fprintf(stderr, "read failed\n");
         return 1;
       }
       bytes += r.len;
       units++;
-      ctl_reply_free(&r);
+      ucov_ctl_reply_free(&r);
     }
     clock_gettime(CLOCK_MONOTONIC, &b);
     t[k] = (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) * 1e-6;

@@ -575,7 +575,10 @@ int cmd_cc(int argc, char **argv) {
         if (asprintf(&e, "-Wl,--export-dynamic-symbol=%s", exports[k]) > 0)
           out[n++] = e;
       }
-      out[n++] = "-Wl,--wrap=pthread_create"; /* threads inherit the common handle */
+      /* Threads inherit the common handle: the program's pthread_create calls
+       * reach the runtime's wrapper, which only a ucov_ name defines. */
+      out[n++] = "-Wl,--wrap=pthread_create";
+      out[n++] = "-Wl,--defsym=__wrap_pthread_create=ucov_pthread_create";
       out[n++] = "-lpthread";
       out[n++] = "-ldl";
     }

@@ -87,14 +87,14 @@ static int run_command(int argc, char **argv, int trace) {
   ucov_put32(req, flags);
   memcpy(req + 4, cmd, len);
   free(cmd);
-  struct ctl ctl;
-  struct ctl_reply r;
+  struct ucov_ctl ctl;
+  struct ucov_ctl_reply r;
   char err[512];
-  if (ctl_open_serial(serial, &ctl, err, sizeof(err)) ||
-      ctl_call(&ctl, UCOV_OP_COMMAND, req, len + 4, &r, err, sizeof(err))) {
+  if (ucov_ctl_open_serial(serial, &ctl, err, sizeof(err)) ||
+      ucov_ctl_call(&ctl, UCOV_OP_COMMAND, req, len + 4, &r, err, sizeof(err))) {
     fprintf(stderr, "ucov: %s\n", err);
     free(req);
-    ctl_close(&ctl);
+    ucov_ctl_close(&ctl);
     return UCOV_EXIT_FAIL;
   }
   free(req);
@@ -143,16 +143,16 @@ static int run_command(int argc, char **argv, int trace) {
   }
   if (pcs && fclose(pcs) != 0)
     status = UCOV_EXIT_FAIL;
-  ctl_reply_free(&r);
+  ucov_ctl_reply_free(&r);
   if (trace && out && !status) {
-    if (ctl_call(&ctl, UCOV_OP_MODULES, NULL, 0, &r, err, sizeof(err)) || r.status ||
+    if (ucov_ctl_call(&ctl, UCOV_OP_MODULES, NULL, 0, &r, err, sizeof(err)) || r.status ||
         write_object_file(out, "modules", r.data, r.len, NULL)) {
       fprintf(stderr, "ucov: %s: no module map\n", ctl.label);
       status = UCOV_EXIT_FAIL;
     }
-    ctl_reply_free(&r);
+    ucov_ctl_reply_free(&r);
   }
-  ctl_close(&ctl);
+  ucov_ctl_close(&ctl);
   return status;
 usage:
   fputs(usage, stderr);

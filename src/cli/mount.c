@@ -47,10 +47,10 @@ static const char mount_usage[] =
 static struct {
   pid_t pid;
   unsigned long long start; /* the target's start time: a restarted pid is another process */
-  struct ctl ctl;
+  struct ucov_ctl ctl;
   pthread_mutex_t lock; /* one request at a time on the connection */
   int gone;             /* the target went away: set by the watcher and by failed calls */
-  struct ctl_object *objs;
+  struct ucov_ctl_object *objs;
   long n_objs;
   time_t listed;
   const char *dir;
@@ -84,16 +84,16 @@ static unsigned long long start_time(pid_t pid) {
  * connection closed connects again, once, to the same process (its start
  * time unchanged).
  */
-static int call(uint16_t op, const char *name, struct ctl_reply *r) {
+static int call(uint16_t op, const char *name, struct ucov_ctl_reply *r) {
   if (__atomic_load_n(&M.gone, __ATOMIC_ACQUIRE))
     return -ENOTCONN;
   char err[256];
   pthread_mutex_lock(&M.lock);
-  int ret = ctl_call(&M.ctl, op, name, name ? strlen(name) : 0, r, err, sizeof(err));
+  int ret = ucov_ctl_call(&M.ctl, op, name, name ? strlen(name) : 0, r, err, sizeof(err));
   if (ret && start_time(M.pid) == M.start) {
-    ctl_close(&M.ctl);
-    if (ctl_open(M.pid, &M.ctl, err, sizeof(err)) == 0)
-      ret = ctl_call(&M.ctl, op, name, name ? strlen(name) : 0, r, err, sizeof(err));
+    ucov_ctl_close(&M.ctl);
+    if (ucov_ctl_open(M.pid, &M.ctl, err, sizeof(err)) == 0)
+      ret = ucov_ctl_call(&M.ctl, op, name, name ? strlen(name) : 0, r, err, sizeof(err));
   }
   pthread_mutex_unlock(&M.lock);
   if (ret) {
@@ -104,17 +104,17 @@ static int call(uint16_t op, const char *name, struct ctl_reply *r) {
   case UCOV_ST_OK:
     return 0;
   case UCOV_ST_NO_OBJECT:
-    ctl_reply_free(r);
+    ucov_ctl_reply_free(r);
     return -ENOENT;
   case UCOV_ST_EXITING:
     __atomic_store_n(&M.gone, 1, __ATOMIC_RELEASE);
-    ctl_reply_free(r);
+    ucov_ctl_reply_free(r);
     return -ENOTCONN;
   case UCOV_ST_NOT_SUPPORTED:
-    ctl_reply_free(r);
+    ucov_ctl_reply_free(r);
     return -EPERM;
   default:
-    ctl_reply_free(r);
+    ucov_ctl_reply_free(r);
     return -EIO;
   }
 }
@@ -124,16 +124,16 @@ static int refresh(void) {
   time_t now = time(NULL);
   if (M.objs && now == M.listed)
     return 0;
-  struct ctl_reply r;
+  struct ucov_ctl_reply r;
   int err = call(UCOV_OP_LIST, NULL, &r);
   if (err)
     return err;
-  struct ctl_object *objs;
-  long n = ctl_parse_list(&r, &objs);
-  ctl_reply_free(&r);
+  struct ucov_ctl_object *objs;
+  long n = ucov_ctl_parse_list(&r, &objs);
+  ucov_ctl_reply_free(&r);
   if (n < 0)
     return -EIO;
-  ctl_objects_free(M.objs, M.n_objs);
+  ucov_ctl_objects_free(M.objs, M.n_objs);
   M.objs = objs;
   M.n_objs = n;
   M.listed = now;
@@ -216,11 +216,11 @@ static int reset_prefixed(const char *prefix) {
   for (long i = 0; i < M.n_objs; i++) {
     if (strncmp(M.objs[i].name, prefix, strlen(prefix)) != 0)
       continue;
-    struct ctl_reply r;
+    struct ucov_ctl_reply r;
     int err = call(UCOV_OP_RESET, M.objs[i].name, &r);
     if (err)
       return err;
-    ctl_reply_free(&r);
+    ucov_ctl_reply_free(&r);
   }
   return 0;
 }
@@ -234,7 +234,7 @@ static int read_all_pgo(uint8_t **data, size_t *len) {
     const char *n = M.objs[i].name;
     if (strncmp(n, "pgo/", 4) != 0 || !ends_with(n, ".profraw"))
       continue;
-    struct ctl_reply r;
+    struct ucov_ctl_reply r;
     int err = call(UCOV_OP_READ, n, &r);
     if (err) {
       free(*data);
@@ -243,7 +243,7 @@ static int read_all_pgo(uint8_t **data, size_t *len) {
     }
     uint8_t *g = realloc(*data, *len + r.len + 1);
     if (!g) {
-      ctl_reply_free(&r);
+      ucov_ctl_reply_free(&r);
       free(*data);
       *data = NULL;
       return -ENOMEM;
@@ -251,7 +251,7 @@ static int read_all_pgo(uint8_t **data, size_t *len) {
     memcpy(g + *len, r.data, r.len);
     *data = g;
     *len += r.len;
-    ctl_reply_free(&r);
+    ucov_ctl_reply_free(&r);
   }
   return 0;
 }
@@ -304,14 +304,14 @@ static int fs_getattr(const char *path, struct stat *st, struct fuse_file_info *
     st->st_mode = S_IFLNK | 0777;
     return 0;
   case K_OBJECT: {
-    struct ctl_reply r;
+    struct ucov_ctl_reply r;
     err = call(UCOV_OP_SIZE, M.objs[i].name, &r);
     if (err)
       return err;
     uint64_t size = 0;
     if (r.len == 8)
       memcpy(&size, r.data, 8);
-    ctl_reply_free(&r);
+    ucov_ctl_reply_free(&r);
     st->st_mode = S_IFREG | (resettable(path + 1) ? 0644 : 0444);
     st->st_size = (off_t)size;
     return 0;
@@ -443,7 +443,7 @@ static int fs_open(const char *path, struct fuse_file_info *fi) {
   if (!s)
     return -ENOMEM;
   if ((fi->flags & O_ACCMODE) != O_WRONLY) {
-    struct ctl_reply r;
+    struct ucov_ctl_reply r;
     err = call(UCOV_OP_READ, M.objs[i].name, &r);
     if (err) {
       free(s);
@@ -474,12 +474,12 @@ static int fs_write(const char *path, const char *buf, size_t size, off_t off,
   long i = -1;
   enum kind k = classify(path, &i);
   struct snap *s = (struct snap *)(uintptr_t)fi->fh;
-  struct ctl_reply r;
+  struct ucov_ctl_reply r;
   int err = 0;
   if (k == K_RESET) {
     err = call(UCOV_OP_RESET_ALL, NULL, &r);
     if (!err)
-      ctl_reply_free(&r);
+      ucov_ctl_reply_free(&r);
   } else if (k == K_PGO_RESET) {
     err = reset_prefixed("pgo/");
   } else if (k == K_GCOV_RESET) {
@@ -487,7 +487,7 @@ static int fs_write(const char *path, const char *buf, size_t size, off_t off,
   } else if (k == K_OBJECT && s && !s->reset_done) {
     err = call(UCOV_OP_RESET, M.objs[i].name, &r);
     if (!err) {
-      ctl_reply_free(&r);
+      ucov_ctl_reply_free(&r);
       s->reset_done = 1; /* once per open: the rest of what is written changes nothing */
     }
   }
@@ -576,7 +576,7 @@ int cmd_mount(int argc, char **argv) {
   while ((c = getopt_long(argc, argv, "p:fh", opts, NULL)) != -1) {
     switch (c) {
     case 'p':
-      if (parse_pid(optarg, &M.pid)) {
+      if (ucov_parse_pid(optarg, &M.pid)) {
         fprintf(stderr, "ucov mount: bad pid '%s'\n", optarg);
         return UCOV_EXIT_USAGE;
       }
@@ -605,7 +605,7 @@ int cmd_mount(int argc, char **argv) {
     return UCOV_EXIT_FAIL;
   }
   char err[256];
-  if (ctl_open(M.pid, &M.ctl, err, sizeof(err))) {
+  if (ucov_ctl_open(M.pid, &M.ctl, err, sizeof(err))) {
     fprintf(stderr, "ucov mount: %s\n", err);
     return UCOV_EXIT_FAIL;
   }
@@ -621,8 +621,8 @@ int cmd_mount(int argc, char **argv) {
   fargv[fargc++] = (char *)M.dir;
   fargv[fargc] = NULL;
   int ret = fuse_main(fargc, fargv, &ops, NULL);
-  ctl_close(&M.ctl);
-  ctl_objects_free(M.objs, M.n_objs);
+  ucov_ctl_close(&M.ctl);
+  ucov_ctl_objects_free(M.objs, M.n_objs);
   if (__atomic_load_n(&M.gone, __ATOMIC_ACQUIRE))
     return UCOV_EXIT_FAIL;
   return ret ? UCOV_EXIT_FAIL : UCOV_EXIT_OK;

@@ -100,7 +100,7 @@ static int parse_opts_target(int argc, char **argv, const char *usage, pid_t *pi
       serial = optarg;
       break;
     case 'p':
-      if (parse_pid(optarg, pid)) {
+      if (ucov_parse_pid(optarg, pid)) {
         fprintf(stderr, "ucov: bad pid '%s'\n", optarg);
         return -1;
       }
@@ -174,18 +174,18 @@ void print_escaped(FILE *f, const char *s) {
 /* ucov ls without a target: one line per live target, "PID\tPROGRAM". */
 static int print_target(pid_t pid, void *arg) {
   (void)arg;
-  struct ctl c;
-  struct ctl_reply r;
+  struct ucov_ctl c;
+  struct ucov_ctl_reply r;
   char err[512], exe[4096] = "?";
-  if (ctl_open(pid, &c, err, sizeof(err)))
+  if (ucov_ctl_open(pid, &c, err, sizeof(err)))
     return 0; /* not ours, or gone meanwhile */
-  if (ctl_call(&c, UCOV_OP_INFO, NULL, 0, &r, err, sizeof(err)) == 0) {
+  if (ucov_ctl_call(&c, UCOV_OP_INFO, NULL, 0, &r, err, sizeof(err)) == 0) {
     const char *e = r.status ? NULL : strstr((char *)r.data, "exe=");
     if (e && (e == (char *)r.data || e[-1] == '\n'))
       snprintf(exe, sizeof(exe), "%.*s", (int)strcspn(e + 4, "\n"), e + 4);
-    ctl_reply_free(&r);
+    ucov_ctl_reply_free(&r);
   }
-  ctl_close(&c);
+  ucov_ctl_close(&c);
   printf("%d\t", (int)pid);
   print_escaped(stdout, exe);
   putchar('\n');
@@ -193,26 +193,26 @@ static int print_target(pid_t pid, void *arg) {
 }
 
 /* LIST, decoded. Returns the count or -1 (message printed). */
-static long list_objects(struct ctl *c, struct ctl_object **objs, int quiet) {
-  struct ctl_reply r;
+static long list_objects(struct ucov_ctl *c, struct ucov_ctl_object **objs, int quiet) {
+  struct ucov_ctl_reply r;
   char err[512];
-  if (ctl_call(c, UCOV_OP_LIST, NULL, 0, &r, err, sizeof(err))) {
+  if (ucov_ctl_call(c, UCOV_OP_LIST, NULL, 0, &r, err, sizeof(err))) {
     if (!quiet)
       fprintf(stderr, "ucov: %s\n", err);
     return -1;
   }
-  long n = r.status ? -1 : ctl_parse_list(&r, objs);
+  long n = r.status ? -1 : ucov_ctl_parse_list(&r, objs);
   if (r.status && !quiet)
     fprintf(stderr, "ucov: list: %s\n", (char *)r.data);
   else if (n < 0 && !r.status)
     fprintf(stderr, "ucov: list: malformed reply\n");
-  ctl_reply_free(&r);
+  ucov_ctl_reply_free(&r);
   return n;
 }
 
-static int connect_or_fail(pid_t pid, struct ctl *c) {
+static int connect_or_fail(pid_t pid, struct ucov_ctl *c) {
   char err[512];
-  if (ctl_open_target(pid, serial, c, err, sizeof(err))) {
+  if (ucov_ctl_open_target(pid, serial, c, err, sizeof(err))) {
     fprintf(stderr, "ucov: %s\n", err);
     return -1;
   }
@@ -229,15 +229,15 @@ int cmd_ls(int argc, char **argv) {
     return UCOV_EXIT_USAGE;
   }
   if (!pid && !serial) {
-    ctl_list_targets(print_target, NULL);
+    ucov_ctl_list_targets(print_target, NULL);
     return UCOV_EXIT_OK;
   }
-  struct ctl c;
+  struct ucov_ctl c;
   if (connect_or_fail(pid, &c))
     return UCOV_EXIT_FAIL;
-  struct ctl_object *objs;
+  struct ucov_ctl_object *objs;
   long n = list_objects(&c, &objs, 0);
-  ctl_close(&c);
+  ucov_ctl_close(&c);
   if (n < 0)
     return UCOV_EXIT_FAIL;
   for (long k = 0; k < n; k++) {
@@ -245,7 +245,7 @@ int cmd_ls(int argc, char **argv) {
     print_escaped(stdout, objs[k].name);
     putchar('\n');
   }
-  ctl_objects_free(objs, n);
+  ucov_ctl_objects_free(objs, n);
   return UCOV_EXIT_OK;
 }
 
@@ -388,7 +388,7 @@ static int fsync_parent(const char *path) {
 }
 
 /* An identifier of the target for marker names: its pid, or "serial". */
-static void target_id(const struct ctl *c, char *out, size_t len) {
+static void target_id(const struct ucov_ctl *c, char *out, size_t len) {
   if (c->serial)
     snprintf(out, len, "serial");
   else
@@ -400,7 +400,7 @@ static void target_id(const struct ctl *c, char *out, size_t len) {
  * or SNAPSHOT under *token (durably: fsync). 0, or -1 with a message
  * printed (unless quiet).
  */
-static int pull_into(struct ctl *c, const char *name, const char *path, uint64_t *token,
+static int pull_into(struct ucov_ctl *c, const char *name, const char *path, uint64_t *token,
                      uint64_t *bytes, int quiet) {
   char err[512];
   if (make_parents(path))
@@ -431,8 +431,8 @@ static int pull_into(struct ctl *c, const char *name, const char *path, uint64_t
     plen = 8 + nl;
     op = UCOV_OP_SNAPSHOT;
   }
-  struct ctl_reply r;
-  int st = ctl_call_stream(c, op, payload, plen, -1, &r, to_file, &fo, err, sizeof(err));
+  struct ucov_ctl_reply r;
+  int st = ucov_ctl_call_stream(c, op, payload, plen, -1, &r, to_file, &fo, err, sizeof(err));
   int ok = st == 0 && r.status == 0;
   if (ok && token) { /* the token led the reply */
     ok = r.total >= 8;
@@ -447,7 +447,7 @@ static int pull_into(struct ctl *c, const char *name, const char *path, uint64_t
     ok = 0, saved = errno;
   if (ok) {
     *bytes += r.total - (token ? 8 : 0);
-    ctl_reply_free(&r);
+    ucov_ctl_reply_free(&r);
     return 0;
   }
   unlink(path);
@@ -467,7 +467,7 @@ static int pull_into(struct ctl *c, const char *name, const char *path, uint64_t
     } else
       fprintf(stderr, "ucov: %s: %s\n", path, strerror(saved));
   }
-  ctl_reply_free(&r);
+  ucov_ctl_reply_free(&r);
   return st ? -2 : -1; /* -2: the connection is gone */
 fail_errno:
   if (!quiet)
@@ -530,15 +530,15 @@ static int write_marker(const char *path, const char *target, uint64_t token, ch
  * removed (their counts are still in the target); no answer -> all is left
  * for a later recovery. Returns 0 committed, 1 stale, -1 no answer.
  */
-static int commit_pull(struct ctl *c, const char *dir, const char *target, uint64_t token,
+static int commit_pull(struct ucov_ctl *c, const char *dir, const char *target, uint64_t token,
                        char **names, long n, int quiet) {
   uint8_t req[12];
   for (int i = 0; i < 8; i++)
     req[i] = (uint8_t)(token >> (8 * i));
   ucov_put32(req + 8, (uint32_t)n);
-  struct ctl_reply r;
+  struct ucov_ctl_reply r;
   char err[512];
-  if (ctl_call(c, UCOV_OP_COMMIT, req, sizeof(req), &r, err, sizeof(err))) {
+  if (ucov_ctl_call(c, UCOV_OP_COMMIT, req, sizeof(req), &r, err, sizeof(err))) {
     if (!quiet)
       fprintf(stderr, "ucov: commit: %s\n", err);
     return -1;
@@ -550,7 +550,7 @@ static int commit_pull(struct ctl *c, const char *dir, const char *target, uint6
     result = 1; /* ESTALE or EINVAL: never committed */
   else if (!quiet)
     fprintf(stderr, "ucov: commit: %s\n", r.status ? (char *)r.data : "malformed reply");
-  ctl_reply_free(&r);
+  ucov_ctl_reply_free(&r);
   if (result < 0)
     return -1;
   for (long i = 0; i < n; i++) {
@@ -614,7 +614,7 @@ static void remove_orphans(const char *root, const char *dir, const char *target
 }
 
 /* Finish the two-phase pulls of this target that a killed ucov left in dir. */
-static void recover_pulls(struct ctl *c, const char *dir, int quiet) {
+static void recover_pulls(struct ucov_ctl *c, const char *dir, int quiet) {
   char target[32], prefix[64];
   target_id(c, target, sizeof(target));
   snprintf(prefix, sizeof(prefix), ".ucov-pending.%s.", target);
@@ -744,9 +744,9 @@ int pull_objects(pid_t pid, const char *serial_path, const char *dir, int reset,
    * a pull answered before that must not overwrite it. */
   struct timespec asked;
   clock_gettime(CLOCK_REALTIME, &asked);
-  struct ctl c;
+  struct ucov_ctl c;
   char err[512];
-  if (ctl_open_target(pid, serial_path, &c, err, sizeof(err))) {
+  if (ucov_ctl_open_target(pid, serial_path, &c, err, sizeof(err))) {
     if (!quiet)
       fprintf(stderr, "ucov: %s\n", err);
     return UCOV_EXIT_FAIL;
@@ -755,20 +755,20 @@ int pull_objects(pid_t pid, const char *serial_path, const char *dir, int reset,
   target_id(&c, target, sizeof(target));
   if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
     fprintf(stderr, "ucov: %s: %s\n", dir, strerror(errno));
-    ctl_close(&c);
+    ucov_ctl_close(&c);
     return UCOV_EXIT_FAIL;
   }
   recover_pulls(&c, dir, quiet);
   if (recover_only) {
-    ctl_close(&c);
+    ucov_ctl_close(&c);
     return UCOV_EXIT_OK;
   }
-  struct ctl_object *objs = NULL;
+  struct ucov_ctl_object *objs = NULL;
   long n = 0;
   if (nnames == 0) {
     n = list_objects(&c, &objs, quiet);
     if (n < 0) {
-      ctl_close(&c);
+      ucov_ctl_close(&c);
       return UCOV_EXIT_FAIL;
     }
   }
@@ -855,11 +855,11 @@ int pull_objects(pid_t pid, const char *serial_path, const char *dir, int reset,
   for (long i = 0; i < nsnapped; i++)
     free(snapped[i]);
   free(snapped);
-  ctl_objects_free(objs, n);
+  ucov_ctl_objects_free(objs, n);
   if (!quiet)
     fprintf(stderr, "ucov: pulled %ld objects (%" PRIu64 " bytes) from %s into %s\n", pulled, bytes,
             c.label, dir);
-  ctl_close(&c);
+  ucov_ctl_close(&c);
   return status;
 }
 
@@ -870,15 +870,15 @@ int pull_objects(pid_t pid, const char *serial_path, const char *dir, int reset,
  * __gcov_reset(), so its exit later adds only what came after.
  */
 static int pull_in_place(pid_t pid) {
-  struct ctl c;
+  struct ucov_ctl c;
   char err[512];
-  if (ctl_open_target(pid, serial, &c, err, sizeof(err))) {
+  if (ucov_ctl_open_target(pid, serial, &c, err, sizeof(err))) {
     fprintf(stderr, "ucov: %s\n", err);
     return UCOV_EXIT_FAIL;
   }
-  struct ctl_reply r;
+  struct ucov_ctl_reply r;
   int ret = UCOV_EXIT_FAIL;
-  if (ctl_call(&c, UCOV_OP_DUMP, NULL, 0, &r, err, sizeof(err)))
+  if (ucov_ctl_call(&c, UCOV_OP_DUMP, NULL, 0, &r, err, sizeof(err)))
     fprintf(stderr, "ucov: %s\n", err);
   else if (r.status)
     fprintf(stderr, "ucov: in place: %s\n", (char *)r.data);
@@ -886,32 +886,32 @@ static int pull_in_place(pid_t pid) {
     ret = UCOV_EXIT_OK;
   if (ret == UCOV_EXIT_OK)
     fprintf(stderr, "ucov: %s wrote its .gcda files where its exit writes them\n", c.label);
-  ctl_reply_free(&r);
-  ctl_close(&c);
+  ucov_ctl_reply_free(&r);
+  ucov_ctl_close(&c);
   return ret;
 }
 
 /* ucov pull --xencov FILE: the "xencov" object, as `xencov read FILE` writes
  * Xen's; with --reset, read and reset in one request (as xencov reset). */
 static int pull_xencov(pid_t pid, const char *file, int reset) {
-  struct ctl c;
+  struct ucov_ctl c;
   char err[512];
-  if (ctl_open_target(pid, serial, &c, err, sizeof(err))) {
+  if (ucov_ctl_open_target(pid, serial, &c, err, sizeof(err))) {
     fprintf(stderr, "ucov: %s\n", err);
     return UCOV_EXIT_FAIL;
   }
   char *tmp = NULL;
   int ret = UCOV_EXIT_FAIL;
   if (asprintf(&tmp, "%s.ucov-tmp.%d", file, (int)getpid()) < 0) {
-    ctl_close(&c);
+    ucov_ctl_close(&c);
     return ret;
   }
   struct file_out fo = {open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), 0, {0}, 0};
-  struct ctl_reply r;
+  struct ucov_ctl_reply r;
   memset(&r, 0, sizeof(r));
   int st = fo.fd < 0 ? -1
-                     : ctl_call_stream(&c, reset ? UCOV_OP_READ_AND_RESET : UCOV_OP_READ, "xencov",
-                                       6, -1, &r, to_file, &fo, err, sizeof(err));
+                     : ucov_ctl_call_stream(&c, reset ? UCOV_OP_READ_AND_RESET : UCOV_OP_READ,
+                                            "xencov", 6, -1, &r, to_file, &fo, err, sizeof(err));
   if (fo.fd < 0 || fo.err)
     fprintf(stderr, "ucov: %s: %s\n", tmp, strerror(fo.fd < 0 ? errno : fo.err));
   else if (st)
@@ -926,9 +926,9 @@ static int pull_xencov(pid_t pid, const char *file, int reset) {
     close(fo.fd);
   if (ret)
     unlink(tmp);
-  ctl_reply_free(&r);
+  ucov_ctl_reply_free(&r);
   free(tmp);
-  ctl_close(&c);
+  ucov_ctl_close(&c);
   return ret;
 }
 
@@ -959,16 +959,16 @@ int cmd_reset(int argc, char **argv) {
   int i = parse_opts(argc, argv, reset_usage, &pid, NULL, NULL);
   if (i < 0)
     return UCOV_EXIT_USAGE;
-  struct ctl c;
+  struct ucov_ctl c;
   if (connect_or_fail(pid, &c))
     return UCOV_EXIT_FAIL;
   int status = UCOV_EXIT_OK;
   for (int k = i; k < argc || k == i; k++) {
-    struct ctl_reply r;
+    struct ucov_ctl_reply r;
     char err[512];
     int all = i == argc;
-    if (ctl_call(&c, all ? UCOV_OP_RESET_ALL : UCOV_OP_RESET, all ? NULL : argv[k],
-                 all ? 0 : strlen(argv[k]), &r, err, sizeof(err))) {
+    if (ucov_ctl_call(&c, all ? UCOV_OP_RESET_ALL : UCOV_OP_RESET, all ? NULL : argv[k],
+                      all ? 0 : strlen(argv[k]), &r, err, sizeof(err))) {
       fprintf(stderr, "ucov: %s\n", err);
       status = UCOV_EXIT_FAIL;
       break;
@@ -977,10 +977,10 @@ int cmd_reset(int argc, char **argv) {
       fprintf(stderr, "ucov: %s: %s\n", all ? "reset" : argv[k], (char *)r.data);
       status = UCOV_EXIT_FAIL;
     }
-    ctl_reply_free(&r);
+    ucov_ctl_reply_free(&r);
     if (all)
       break;
   }
-  ctl_close(&c);
+  ucov_ctl_close(&c);
   return status;
 }

@@ -20,10 +20,10 @@
 
 #include "protocol.h"
 
-/* The target's socket in one runtime directory (ctl_open's search). */
+/* The target's socket in one runtime directory (ucov_ctl_open's search). */
 struct find {
   pid_t pid;
-  struct ctl *c;
+  struct ucov_ctl *c;
   int tried;     /* a socket of that pid was found somewhere */
   char why[512]; /* why the last one failed */
 };
@@ -73,7 +73,7 @@ static int find_in(const char *dir, void *arg) {
   return 1;
 }
 
-int ctl_open(pid_t pid, struct ctl *c, char *err, size_t errlen) {
+int ucov_ctl_open(pid_t pid, struct ucov_ctl *c, char *err, size_t errlen) {
   c->pid = pid;
   c->serial = 0;
   c->fd = -1;
@@ -97,7 +97,7 @@ int ctl_open(pid_t pid, struct ctl *c, char *err, size_t errlen) {
   return -1;
 }
 
-/* ctl_list_targets: every <pid>.sock of one directory. */
+/* ucov_ctl_list_targets: every <pid>.sock of one directory. */
 struct targets {
   int (*fn)(pid_t pid, void *arg);
   void *arg;
@@ -129,12 +129,12 @@ static int targets_in(const char *dir, void *arg) {
   return r;
 }
 
-int ctl_list_targets(int (*fn)(pid_t pid, void *arg), void *arg) {
+int ucov_ctl_list_targets(int (*fn)(pid_t pid, void *arg), void *arg) {
   struct targets t = {fn, arg};
   return ucov_control_dirs(targets_in, &t);
 }
 
-int ctl_open_serial(const char *path, struct ctl *c, char *err, size_t errlen) {
+int ucov_ctl_open_serial(const char *path, struct ucov_ctl *c, char *err, size_t errlen) {
   struct stat st;
   c->pid = 0;
   c->serial = 1;
@@ -154,7 +154,7 @@ int ctl_open_serial(const char *path, struct ctl *c, char *err, size_t errlen) {
     c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (c->fd < 0 || connect(c->fd, (struct sockaddr *)&addr, sizeof(addr)) != 0) {
       snprintf(err, errlen, "%s: %s", path, strerror(errno));
-      ctl_close(c);
+      ucov_ctl_close(c);
       return -1;
     }
     return 0;
@@ -163,7 +163,7 @@ int ctl_open_serial(const char *path, struct ctl *c, char *err, size_t errlen) {
   struct termios t;
   if (c->fd < 0 || tcgetattr(c->fd, &t) != 0) {
     snprintf(err, errlen, "%s: %s", path, c->fd < 0 ? strerror(errno) : "not a terminal");
-    ctl_close(c);
+    ucov_ctl_close(c);
     return -1;
   }
   cfmakeraw(&t);
@@ -171,14 +171,15 @@ int ctl_open_serial(const char *path, struct ctl *c, char *err, size_t errlen) {
   cfsetospeed(&t, B115200);
   if (tcsetattr(c->fd, TCSANOW, &t) != 0) {
     snprintf(err, errlen, "%s: %s", path, strerror(errno));
-    ctl_close(c);
+    ucov_ctl_close(c);
     return -1;
   }
   return 0;
 }
 
-int ctl_open_target(pid_t pid, const char *serial, struct ctl *c, char *err, size_t errlen) {
-  return serial ? ctl_open_serial(serial, c, err, errlen) : ctl_open(pid, c, err, errlen);
+int ucov_ctl_open_target(pid_t pid, const char *serial, struct ucov_ctl *c, char *err,
+                         size_t errlen) {
+  return serial ? ucov_ctl_open_serial(serial, c, err, errlen) : ucov_ctl_open(pid, c, err, errlen);
 }
 
 /* A serial line may not answer at all, nor may a hostile peer: reads give
@@ -237,13 +238,13 @@ static int read_full_timed(int fd, void *p, size_t n, int ms) {
   return 0;
 }
 
-static int timeout_of(const struct ctl *c) {
+static int timeout_of(const struct ucov_ctl *c) {
   return c->serial ? SERIAL_TIMEOUT_MS : SOCKET_TIMEOUT_MS;
 }
 
 /* On a serial line the reply's header comes after whatever else the line
  * carried (a boot banner, the rest of a garbled frame): scan to its magic. */
-static int read_header(struct ctl *c, uint8_t hdr[UCOV_PROTO_HEADER]) {
+static int read_header(struct ucov_ctl *c, uint8_t hdr[UCOV_PROTO_HEADER]) {
   if (!c->serial)
     return read_full_timed(c->fd, hdr, UCOV_PROTO_HEADER, SOCKET_TIMEOUT_MS);
   size_t n = 0;
@@ -287,14 +288,14 @@ static int send_header(int fd, const uint8_t *hdr, int pass_fd) {
   return w == UCOV_PROTO_HEADER ? 0 : write_full(fd, hdr + w, UCOV_PROTO_HEADER - (size_t)w);
 }
 
-int ctl_call(struct ctl *c, uint16_t op, const void *payload, size_t len, struct ctl_reply *r,
-             char *err, size_t errlen) {
-  return ctl_call_fd(c, op, payload, len, -1, r, err, errlen);
+int ucov_ctl_call(struct ucov_ctl *c, uint16_t op, const void *payload, size_t len,
+                  struct ucov_ctl_reply *r, char *err, size_t errlen) {
+  return ucov_ctl_call_fd(c, op, payload, len, -1, r, err, errlen);
 }
 
 /* A reply's payload into memory (r->data, NUL-terminated). */
 static int to_memory(void *arg, const void *data, size_t n) {
-  struct ctl_reply *r = arg;
+  struct ucov_ctl_reply *r = arg;
   if (!r->data || n > r->cap - r->len) {
     size_t cap = r->cap ? r->cap : 4096;
     while (cap - r->len < n)
@@ -311,14 +312,15 @@ static int to_memory(void *arg, const void *data, size_t n) {
   return 0;
 }
 
-int ctl_call_fd(struct ctl *c, uint16_t op, const void *payload, size_t len, int pass_fd,
-                struct ctl_reply *r, char *err, size_t errlen) {
-  return ctl_call_stream(c, op, payload, len, pass_fd, r, NULL, NULL, err, errlen);
+int ucov_ctl_call_fd(struct ucov_ctl *c, uint16_t op, const void *payload, size_t len, int pass_fd,
+                     struct ucov_ctl_reply *r, char *err, size_t errlen) {
+  return ucov_ctl_call_stream(c, op, payload, len, pass_fd, r, NULL, NULL, err, errlen);
 }
 
-int ctl_call_stream(struct ctl *c, uint16_t op, const void *payload, size_t len, int pass_fd,
-                    struct ctl_reply *r, int (*out)(void *arg, const void *data, size_t n),
-                    void *arg, char *err, size_t errlen) {
+int ucov_ctl_call_stream(struct ucov_ctl *c, uint16_t op, const void *payload, size_t len,
+                         int pass_fd, struct ucov_ctl_reply *r,
+                         int (*out)(void *arg, const void *data, size_t n), void *arg, char *err,
+                         size_t errlen) {
   uint8_t hdr[UCOV_PROTO_HEADER];
   memset(r, 0, sizeof(*r));
   if (len > UCOV_PROTO_MAX_REQUEST) {
@@ -364,14 +366,14 @@ int ctl_call_stream(struct ctl *c, uint16_t op, const void *payload, size_t len,
     if (k < 0) {
       snprintf(err, errlen, "%s: truncated reply (%zu of %zu bytes: %s)", c->label, got, want,
                errno == ETIMEDOUT ? "no data" : "closed");
-      ctl_reply_free(r);
+      ucov_ctl_reply_free(r);
       return -1;
     }
     if (sink(sarg, buf, (size_t)k)) {
       if (sink == to_memory)
         goto nomem;
       snprintf(err, errlen, "%s: %s", c->label, strerror(errno));
-      ctl_reply_free(r);
+      ucov_ctl_reply_free(r);
       return -1;
     }
     got += (size_t)k;
@@ -380,25 +382,25 @@ int ctl_call_stream(struct ctl *c, uint16_t op, const void *payload, size_t len,
   return 0;
 nomem:
   snprintf(err, errlen, "%s: out of memory for a %zu-byte reply", c->label, want);
-  ctl_reply_free(r);
+  ucov_ctl_reply_free(r);
   return -1;
 }
 
-void ctl_reply_free(struct ctl_reply *r) {
+void ucov_ctl_reply_free(struct ucov_ctl_reply *r) {
   free(r->data);
   r->data = NULL;
   r->len = r->cap = 0;
 }
 
-void ctl_close(struct ctl *c) {
+void ucov_ctl_close(struct ucov_ctl *c) {
   if (c->fd >= 0)
     close(c->fd);
   c->fd = -1;
 }
 
-long ctl_parse_list(const struct ctl_reply *r, struct ctl_object **out) {
+long ucov_ctl_parse_list(const struct ucov_ctl_reply *r, struct ucov_ctl_object **out) {
   long n = 0, cap = 0;
-  struct ctl_object *o = NULL;
+  struct ucov_ctl_object *o = NULL;
   const uint8_t *p = r->data, *end = r->data + r->len;
   while (p < end) {
     if (end - p < 12)
@@ -416,7 +418,7 @@ long ctl_parse_list(const struct ctl_reply *r, struct ctl_object **out) {
       goto bad; /* a name no request could carry */
     if (n == cap) {
       cap = cap ? 2 * cap : 16;
-      struct ctl_object *g = realloc(o, (size_t)cap * sizeof(*o));
+      struct ucov_ctl_object *g = realloc(o, (size_t)cap * sizeof(*o));
       if (!g)
         goto bad;
       o = g;
@@ -431,17 +433,17 @@ long ctl_parse_list(const struct ctl_reply *r, struct ctl_object **out) {
   *out = o;
   return n;
 bad:
-  ctl_objects_free(o, n);
+  ucov_ctl_objects_free(o, n);
   return -1;
 }
 
-void ctl_objects_free(struct ctl_object *o, long n) {
+void ucov_ctl_objects_free(struct ucov_ctl_object *o, long n) {
   for (long i = 0; i < n; i++)
     free(o[i].name);
   free(o);
 }
 
-int parse_pid(const char *s, pid_t *pid) {
+int ucov_parse_pid(const char *s, pid_t *pid) {
   char *end;
   long v = strtol(s, &end, 10);
   if (!*s || *end || v <= 0 || v > 0x3fffffff)

@@ -7,19 +7,19 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-struct ctl {
+struct ucov_ctl {
   int fd;
   pid_t pid;       /* the target process, or 0 for a serial line */
   int serial;      /* a serial line: replies may follow other bytes, and may never come */
   char label[128]; /* "process N" or "serial PATH", for messages */
 };
 
-struct ctl_reply {
+struct ucov_ctl_reply {
   uint32_t status; /* UCOV_ST_* */
   uint8_t *data;   /* malloc'ed payload (an error message when status != 0), NUL-terminated */
   size_t len;      /* bytes in data */
   size_t cap;
-  size_t total; /* bytes of the payload (all streamed when ctl_call_stream had a sink) */
+  size_t total; /* bytes of the payload (all streamed when ucov_ctl_call_stream had a sink) */
 };
 
 /* The largest reply a client accepts (an object: a KCOV buffer of 2^27
@@ -34,54 +34,56 @@ struct ctl_reply {
  * as this user or root. A stale socket (no listener, pid gone) is removed.
  * Returns 0, or -1 with a message in err.
  */
-int ctl_open(pid_t pid, struct ctl *c, char *err, size_t errlen);
+int ucov_ctl_open(pid_t pid, struct ucov_ctl *c, char *err, size_t errlen);
 /*
  * A target on a serial line (a kernel, docs/protocol.md): PATH is a Unix
  * socket (QEMU's -serial unix:PATH,server) or a terminal device (a pty,
  * /dev/ttyS0: set raw, 115200 baud). 0, or -1 with a message in err.
  */
-int ctl_open_serial(const char *path, struct ctl *c, char *err, size_t errlen);
-/* ctl_open_serial when serial is not NULL, else ctl_open. */
-int ctl_open_target(pid_t pid, const char *serial, struct ctl *c, char *err, size_t errlen);
+int ucov_ctl_open_serial(const char *path, struct ucov_ctl *c, char *err, size_t errlen);
+/* ucov_ctl_open_serial when serial is not NULL, else ucov_ctl_open. */
+int ucov_ctl_open_target(pid_t pid, const char *serial, struct ucov_ctl *c, char *err,
+                         size_t errlen);
 
 /* One request, one reply. Returns 0 (check r->status), or -1 with a message in err
  * if the connection failed. */
-int ctl_call(struct ctl *c, uint16_t op, const void *payload, size_t len, struct ctl_reply *r,
-             char *err, size_t errlen);
+int ucov_ctl_call(struct ucov_ctl *c, uint16_t op, const void *payload, size_t len,
+                  struct ucov_ctl_reply *r, char *err, size_t errlen);
 
-/* As ctl_call, passing descriptor pass_fd along (SCM_RIGHTS). */
-int ctl_call_fd(struct ctl *c, uint16_t op, const void *payload, size_t len, int pass_fd,
-                struct ctl_reply *r, char *err, size_t errlen);
+/* As ucov_ctl_call, passing descriptor pass_fd along (SCM_RIGHTS). */
+int ucov_ctl_call_fd(struct ucov_ctl *c, uint16_t op, const void *payload, size_t len, int pass_fd,
+                     struct ucov_ctl_reply *r, char *err, size_t errlen);
 
 /*
- * As ctl_call_fd (pass_fd -1: none), with a successful reply's payload given
+ * As ucov_ctl_call_fd (pass_fd -1: none), with a successful reply's payload given
  * to out in pieces of at most 64 KiB as it arrives (out NULL: into r->data),
  * so that a large object never sits whole in memory. out returns 0, or -1
  * with errno set to stop. Error replies always land in r->data.
  */
-int ctl_call_stream(struct ctl *c, uint16_t op, const void *payload, size_t len, int pass_fd,
-                    struct ctl_reply *r, int (*out)(void *arg, const void *data, size_t n),
-                    void *arg, char *err, size_t errlen);
+int ucov_ctl_call_stream(struct ucov_ctl *c, uint16_t op, const void *payload, size_t len,
+                         int pass_fd, struct ucov_ctl_reply *r,
+                         int (*out)(void *arg, const void *data, size_t n), void *arg, char *err,
+                         size_t errlen);
 
 /* Call fn for the pid of every live target of this user with a socket in a
  * trusted runtime directory (stale sockets are removed on the way). Stops at
  * fn's first non-zero return and returns it. */
-int ctl_list_targets(int (*fn)(pid_t pid, void *arg), void *arg);
+int ucov_ctl_list_targets(int (*fn)(pid_t pid, void *arg), void *arg);
 
-void ctl_reply_free(struct ctl_reply *r);
-void ctl_close(struct ctl *c);
+void ucov_ctl_reply_free(struct ucov_ctl_reply *r);
+void ucov_ctl_close(struct ucov_ctl *c);
 
 /* One entry of a LIST reply. */
-struct ctl_object {
+struct ucov_ctl_object {
   uint64_t size;
   char *name;
 };
 
 /* Decode a LIST reply into a malloc'ed array. Returns the count, or -1 if malformed. */
-long ctl_parse_list(const struct ctl_reply *r, struct ctl_object **out);
-void ctl_objects_free(struct ctl_object *o, long n);
+long ucov_ctl_parse_list(const struct ucov_ctl_reply *r, struct ucov_ctl_object **out);
+void ucov_ctl_objects_free(struct ucov_ctl_object *o, long n);
 
 /* Parse "--pid N" values. Returns 0 or -1. */
-int parse_pid(const char *s, pid_t *pid);
+int ucov_parse_pid(const char *s, pid_t *pid);
 
 #endif

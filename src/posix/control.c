@@ -364,8 +364,8 @@ static UCOV_NOTRACE void conn_release(struct conn *c) {
 static uint8_t *reply_keep;
 static size_t reply_keep_cap;
 
-static UCOV_NOTRACE void reply_buffer_take(struct mem_sink *out) {
-  mem_sink_init(out);
+static UCOV_NOTRACE void reply_buffer_take(struct ucov_mem_sink *out) {
+  ucov_mem_sink_init(out);
   pthread_mutex_lock(&conn_lock);
   out->data = reply_keep;
   out->cap = reply_keep_cap;
@@ -374,7 +374,7 @@ static UCOV_NOTRACE void reply_buffer_take(struct mem_sink *out) {
   pthread_mutex_unlock(&conn_lock);
 }
 
-static UCOV_NOTRACE void reply_buffer_give(struct mem_sink *out) {
+static UCOV_NOTRACE void reply_buffer_give(struct ucov_mem_sink *out) {
   if (out->cap >= REPLY_KEEP_MIN && out->cap <= REPLY_KEEP_MAX) {
     pthread_mutex_lock(&conn_lock);
     if (out->cap > reply_keep_cap) { /* keep the larger */
@@ -386,7 +386,7 @@ static UCOV_NOTRACE void reply_buffer_give(struct mem_sink *out) {
     pthread_mutex_unlock(&conn_lock);
   }
   free(out->data);
-  mem_sink_init(out);
+  ucov_mem_sink_init(out);
 }
 
 /* Serve one request. Returns 0 to keep the connection, -1 to close it. */
@@ -404,7 +404,7 @@ static UCOV_NOTRACE int serve_request(struct conn *c, const struct ucov_frame *f
     int err = ucov_gcov_dump_in_place();
     return err ? reply_error(fd, f->op, UCOV_ST_EXITING) : reply(fd, f->op, UCOV_ST_OK, NULL, 0);
   }
-  struct mem_sink out;
+  struct ucov_mem_sink out;
   reply_buffer_take(&out);
   uint8_t eno[4];
   uint32_t st = ucov_serve(f, payload, &out.sink, eno);
@@ -634,13 +634,13 @@ static UCOV_NOTRACE void *control_main(void *arg) {
 
 /* Start the server once per process. Port lock held. */
 static UCOV_NOTRACE void control_start(unsigned delay_ms) {
-  if (control_started || !posix_runtime_active())
+  if (control_started || !ucov_posix_runtime_active())
     return;
   control_started = 1;
   const char *off = secure_getenv("UCOV_CONTROL");
   if (off && !strcmp(off, "0"))
     return;
-  posix_atfork_once();
+  ucov_posix_atfork_once();
   static int atexit_done;
   if (!atexit_done) {
     atexit_done = 1;
@@ -679,9 +679,9 @@ __attribute__((constructor)) static UCOV_NOTRACE void control_autostart(void) {
  * Before fork: let a server thread that is still starting finish (at most
  * 300 ms). A thread caught inside an allocator that is not fork-safe (ASan's)
  * would leave the child's allocator locked for good. Then hold the
- * connection table until control_fork_parent or control_fork_child.
+ * connection table until ucov_control_fork_parent or ucov_control_fork_child.
  */
-UCOV_NOTRACE void control_fork_prepare(void) {
+UCOV_NOTRACE void ucov_control_fork_prepare(void) {
   for (int i = 0; i < 300 && __atomic_load_n(&control_started_thread, __ATOMIC_ACQUIRE) &&
                   !__atomic_load_n(&control_ready, __ATOMIC_ACQUIRE);
        i++)
@@ -689,7 +689,7 @@ UCOV_NOTRACE void control_fork_prepare(void) {
   pthread_mutex_lock(&conn_lock); /* conns[] stays still across fork */
 }
 
-UCOV_NOTRACE void control_fork_parent(void) {
+UCOV_NOTRACE void ucov_control_fork_parent(void) {
   pthread_mutex_unlock(&conn_lock);
 }
 
@@ -701,8 +701,8 @@ UCOV_NOTRACE void control_fork_parent(void) {
  * registrations and their mappings, and starts from zero: no connection, no
  * request in flight, not quiescing.
  */
-UCOV_NOTRACE void control_fork_child(void) {
-  pthread_mutex_unlock(&conn_lock); /* taken by this thread in control_fork_prepare */
+UCOV_NOTRACE void ucov_control_fork_child(void) {
+  pthread_mutex_unlock(&conn_lock); /* taken by this thread in ucov_control_fork_prepare */
   for (int i = 0; i < CONN_MAX; i++) {
     struct conn *c = conns[i].c;
     if (!c)

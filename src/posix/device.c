@@ -142,18 +142,18 @@ static UCOV_NOTRACE void task_key_destructor(void *task) {
 }
 
 static UCOV_NOTRACE void fork_prepare(void) {
-  control_fork_prepare();
+  ucov_control_fork_prepare();
   ucov_port_lock();
 }
 
 static UCOV_NOTRACE void fork_parent(void) {
   ucov_port_unlock();
-  control_fork_parent();
+  ucov_control_fork_parent();
 }
 
 static UCOV_NOTRACE void fork_child(void) {
   ucov_task_fork_child();
-  control_fork_child();
+  ucov_control_fork_child();
   ucov_port_unlock();
 }
 
@@ -163,7 +163,7 @@ static UCOV_NOTRACE void atfork_register(void) {
   pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
 
-UCOV_NOTRACE void posix_atfork_once(void) {
+UCOV_NOTRACE void ucov_posix_atfork_once(void) {
   pthread_once(&atfork_once, atfork_register);
 }
 
@@ -172,7 +172,7 @@ static UCOV_NOTRACE void task_once_init(void) {
 }
 
 UCOV_NOTRACE int ucov_port_task_bind(struct ucov_task *task) {
-  posix_atfork_once();
+  ucov_posix_atfork_once();
   pthread_once(&task_once, task_once_init);
   if (task_key_err)
     return -task_key_err;
@@ -207,7 +207,7 @@ static UCOV_NOTRACE struct posix_device *device_lookup(int fd, int *err) {
  * across exec. Devices never initialised come back new.
  */
 __attribute__((constructor(101))) static UCOV_NOTRACE void devices_adopt(void) {
-  if (!posix_runtime_active())
+  if (!ucov_posix_runtime_active())
     return;
   DIR *d = opendir("/proc/self/fd");
   if (!d)

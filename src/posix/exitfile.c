@@ -50,8 +50,8 @@ UCOV_NOTRACE int ucov_posix_replace(const char *path, const void *data, size_t l
   int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0)
     return -errno;
-  struct fd_sink out;
-  fd_sink_init(&out, fd);
+  struct ucov_fd_sink out;
+  ucov_fd_sink_init(&out, fd);
   int err = out.sink.write(&out.sink, data, len);
   if (close(fd) != 0 && !err)
     err = -errno;

@@ -85,7 +85,7 @@ static UCOV_NOTRACE void make_parent_dirs(const char *path) {
   }
 }
 
-static UCOV_NOTRACE int read_all(int fd, struct mem_sink *into) {
+static UCOV_NOTRACE int read_all(int fd, struct ucov_mem_sink *into) {
   uint8_t buf[65536];
   for (;;) {
     ssize_t n = read(fd, buf, sizeof(buf));
@@ -127,7 +127,7 @@ static UCOV_NOTRACE void log_error(const char *path, const char *what) {
  * /dev/zero, is refused at once and left alone). Returns the descriptor or -1.
  */
 static UCOV_NOTRACE int open_gcda(const char *fname, int clang, char *path, size_t pathlen,
-                                  struct mem_sink *old, uint64_t max_old) {
+                                  struct ucov_mem_sink *old, uint64_t max_old) {
   if (gcda_path(fname, clang, path, pathlen)) {
     log_error(fname, "path too long");
     return -1;
@@ -171,9 +171,9 @@ static UCOV_NOTRACE uint64_t max_old_size(uint64_t own) {
 /* Merge clang unit u into its .gcda file, as compiler-rt does. */
 static UCOV_NOTRACE void dump_llvm_unit(struct ucov_llvm_unit *u, int new_run, unsigned flags) {
   char path[PATH_MAX];
-  struct mem_sink old, out;
-  mem_sink_init(&old);
-  mem_sink_init(&out);
+  struct ucov_mem_sink old, out;
+  ucov_mem_sink_init(&old);
+  ucov_mem_sink_init(&out);
   uint64_t own = 64;
   for (unsigned f = 0; f < u->n_fns; f++)
     own += 8 + 12 + 8 + 8ull * u->fns[f].num;
@@ -186,17 +186,17 @@ static UCOV_NOTRACE void dump_llvm_unit(struct ucov_llvm_unit *u, int new_run, u
       log_error(path, strerror(-err));
     close(fd); /* releases the lock */
   }
-  mem_sink_free(&old);
-  mem_sink_free(&out);
+  ucov_mem_sink_free(&old);
+  ucov_mem_sink_free(&out);
 }
 
 /* Merge gcc unit u into its .gcda file, as libgcov does. */
 static UCOV_NOTRACE void dump_unit(struct ucov_gcov_unit *u, gcov_type run_max, int new_run,
                                    unsigned flags) {
   char path[PATH_MAX];
-  struct mem_sink old, out;
-  mem_sink_init(&old);
-  mem_sink_init(&out);
+  struct ucov_mem_sink old, out;
+  ucov_mem_sink_init(&old);
+  ucov_mem_sink_init(&out);
   struct ucov_gcda_merge *merge = NULL;
   struct ucov_gcov_summary sum = {0, 0};
   int err = 0;
@@ -228,14 +228,15 @@ static UCOV_NOTRACE void dump_unit(struct ucov_gcov_unit *u, gcov_type run_max, 
 done:
   if (merge)
     ucov_gcda_merge_free(merge);
-  mem_sink_free(&old);
-  mem_sink_free(&out);
+  ucov_mem_sink_free(&old);
+  ucov_mem_sink_free(&out);
   if (fd >= 0)
     close(fd); /* releases the lock */
 }
 
 /* Write dir/name from a filled sink, atomically, creating directories. */
-static UCOV_NOTRACE void write_tree_file(const char *dir, const char *name, struct mem_sink *s) {
+static UCOV_NOTRACE void write_tree_file(const char *dir, const char *name,
+                                         struct ucov_mem_sink *s) {
   char path[PATH_MAX], tmp[PATH_MAX + 32];
   if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path)) {
     log_error(name, "path too long");
@@ -263,22 +264,22 @@ static UCOV_NOTRACE void tree_unit(const char *dir, struct ucov_gcov_unit *u, gc
                                    unsigned flags) {
   char name[UCOV_OBJECT_NAME_MAX];
   struct ucov_gcov_summary sum = {1, run_max};
-  struct mem_sink s;
-  mem_sink_init(&s);
+  struct ucov_mem_sink s;
+  ucov_mem_sink_init(&s);
   if (!ucov_gcov_object_name(u, name, sizeof(name)) &&
       ucov_gcov_write(&s.sink, u, &sum, NULL, flags) == 0)
     write_tree_file(dir, name, &s);
-  mem_sink_free(&s);
+  ucov_mem_sink_free(&s);
 }
 
 static UCOV_NOTRACE void tree_llvm_unit(const char *dir, struct ucov_llvm_unit *u, unsigned flags) {
   char name[UCOV_OBJECT_NAME_MAX];
-  struct mem_sink s;
-  mem_sink_init(&s);
+  struct ucov_mem_sink s;
+  ucov_mem_sink_init(&s);
   if (!ucov_llvm_object_name(u, name, sizeof(name)) &&
       ucov_llvm_write(&s.sink, u, NULL, 0, 1, flags) == 0)
     write_tree_file(dir, name, &s);
-  mem_sink_free(&s);
+  ucov_mem_sink_free(&s);
 }
 
 static UCOV_NOTRACE void dump_tree(const char *dir, gcov_type run_max, unsigned flags) {
@@ -286,11 +287,11 @@ static UCOV_NOTRACE void dump_tree(const char *dir, gcov_type run_max, unsigned 
     tree_unit(dir, u, run_max, flags);
   for (struct ucov_llvm_unit *u = ucov_llvm_units(); u; u = u->next)
     tree_llvm_unit(dir, u, flags);
-  struct mem_sink s;
-  mem_sink_init(&s);
+  struct ucov_mem_sink s;
+  ucov_mem_sink_init(&s);
   if (ucov_port_modules_write(&s.sink) == 0)
     write_tree_file(dir, "modules", &s);
-  mem_sink_free(&s);
+  ucov_mem_sink_free(&s);
 }
 
 UCOV_NOTRACE void ucov_port_gcov_dump(int at_exit) {
@@ -318,7 +319,7 @@ UCOV_NOTRACE void ucov_port_gcov_dump(int at_exit) {
  * After the exit dump they are only forgotten. Its LLVM profile likewise.
  */
 UCOV_EXPORT UCOV_NOTRACE void ucov_dso_unload(const void *anchor) {
-  uintptr_t base = posix_module_base(anchor);
+  uintptr_t base = ucov_posix_module_base(anchor);
   if (!base)
     return;
   ucov_port_lock();
@@ -329,7 +330,7 @@ UCOV_EXPORT UCOV_NOTRACE void ucov_dso_unload(const void *anchor) {
   int saved = errno;
   for (struct ucov_gcov_unit *u = ucov_gcov_units(), *next; u; u = next) {
     next = u->next;
-    if (posix_module_base(u->info) != base)
+    if (ucov_posix_module_base(u->info) != base)
       continue;
     if (write && tree && *tree)
       tree_unit(tree, u, run_max, UCOV_GCOV_RESET);
@@ -339,7 +340,7 @@ UCOV_EXPORT UCOV_NOTRACE void ucov_dso_unload(const void *anchor) {
   }
   for (struct ucov_llvm_unit *u = ucov_llvm_units(), *next; u; u = next) {
     next = u->next;
-    if (posix_module_base(u->filename) != base)
+    if (ucov_posix_module_base(u->filename) != base)
       continue;
     if (write && tree && *tree)
       tree_llvm_unit(tree, u, UCOV_GCOV_RESET);
@@ -349,7 +350,7 @@ UCOV_EXPORT UCOV_NOTRACE void ucov_dso_unload(const void *anchor) {
   }
   errno = saved;
   ucov_port_unlock();
-  pgo_module_unload(base);
+  ucov_pgo_module_unload(base);
 }
 
 /*

@@ -10,7 +10,7 @@
 #include "../core/compiler.h"
 
 static UCOV_NOTRACE int mem_write(struct ucov_sink *sink, const void *data, size_t n) {
-  struct mem_sink *s = (struct mem_sink *)sink;
+  struct ucov_mem_sink *s = (struct ucov_mem_sink *)sink;
   if (n > s->cap - s->len) {
     size_t cap = s->cap ? s->cap : 4096;
     while (cap - s->len < n)
@@ -26,7 +26,7 @@ static UCOV_NOTRACE int mem_write(struct ucov_sink *sink, const void *data, size
   return 0;
 }
 
-UCOV_NOTRACE int mem_sink_reserve(struct mem_sink *s, size_t n) {
+UCOV_NOTRACE int ucov_mem_sink_reserve(struct ucov_mem_sink *s, size_t n) {
   if (n <= s->cap - s->len)
     return 0;
   uint8_t *p = realloc(s->data, s->len + n);
@@ -37,20 +37,20 @@ UCOV_NOTRACE int mem_sink_reserve(struct mem_sink *s, size_t n) {
   return 0;
 }
 
-UCOV_NOTRACE void mem_sink_init(struct mem_sink *s) {
+UCOV_NOTRACE void ucov_mem_sink_init(struct ucov_mem_sink *s) {
   s->sink.write = mem_write;
   s->data = NULL;
   s->len = s->cap = 0;
 }
 
-UCOV_NOTRACE void mem_sink_free(struct mem_sink *s) {
+UCOV_NOTRACE void ucov_mem_sink_free(struct ucov_mem_sink *s) {
   free(s->data);
-  mem_sink_init(s);
+  ucov_mem_sink_init(s);
 }
 
 static UCOV_NOTRACE int fd_write(struct ucov_sink *sink, const void *data, size_t n) {
   const char *p = data;
-  int fd = ((struct fd_sink *)sink)->fd;
+  int fd = ((struct ucov_fd_sink *)sink)->fd;
   while (n > 0) {
     ssize_t w = write(fd, p, n);
     if (w < 0) {
@@ -64,7 +64,7 @@ static UCOV_NOTRACE int fd_write(struct ucov_sink *sink, const void *data, size_
   return 0;
 }
 
-UCOV_NOTRACE void fd_sink_init(struct fd_sink *s, int fd) {
+UCOV_NOTRACE void ucov_fd_sink_init(struct ucov_fd_sink *s, int fd) {
   s->sink.write = fd_write;
   s->fd = fd;
 }

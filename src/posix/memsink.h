@@ -9,24 +9,24 @@
 
 #include "../core/sink.h"
 
-struct mem_sink {
+struct ucov_mem_sink {
   struct ucov_sink sink;
   uint8_t *data;
   size_t len, cap;
 };
 
-void mem_sink_init(struct mem_sink *s);
-void mem_sink_free(struct mem_sink *s);
+void ucov_mem_sink_init(struct ucov_mem_sink *s);
+void ucov_mem_sink_free(struct ucov_mem_sink *s);
 
 /* Make room for n more bytes at once (a size known in advance). 0 or -ENOMEM. */
-int mem_sink_reserve(struct mem_sink *s, size_t n);
+int ucov_mem_sink_reserve(struct ucov_mem_sink *s, size_t n);
 
 /* A sink writing straight to a file descriptor (write(2), EINTR retried). */
-struct fd_sink {
+struct ucov_fd_sink {
   struct ucov_sink sink;
   int fd;
 };
 
-void fd_sink_init(struct fd_sink *s, int fd);
+void ucov_fd_sink_init(struct ucov_fd_sink *s, int fd);
 
 #endif

@@ -119,8 +119,8 @@ UCOV_NOTRACE int ucov_port_modules_write(struct ucov_sink *sink) {
 }
 
 UCOV_EXPORT UCOV_NOTRACE int ucov_modules_write(int fd) {
-  struct fd_sink s;
-  fd_sink_init(&s, fd);
+  struct ucov_fd_sink s;
+  ucov_fd_sink_init(&s, fd);
   int err = ucov_modules(sink_module_line, &s.sink);
   if (err) {
     errno = -err;
@@ -189,7 +189,7 @@ static UCOV_NOTRACE int ranges_cb(struct dl_phdr_info *info, size_t size, void *
   return 0;
 }
 
-UCOV_NOTRACE uintptr_t posix_module_base(const void *p) {
+UCOV_NOTRACE uintptr_t ucov_posix_module_base(const void *p) {
   if (!p)
     return 0;
   struct ranges_scan sc = {0, 0, 0};
@@ -210,23 +210,23 @@ UCOV_NOTRACE uintptr_t posix_module_base(const void *p) {
 }
 
 UCOV_NOTRACE int ucov_port_same_module(const void *a, const void *b) {
-  uintptr_t ma = posix_module_base(a);
-  return ma == 0 || ma == posix_module_base(b);
+  uintptr_t ma = ucov_posix_module_base(a);
+  return ma == 0 || ma == ucov_posix_module_base(b);
 }
 
 #ifdef UCOV_STATIC_RUNTIME
-UCOV_NOTRACE int posix_runtime_active(void) {
+UCOV_NOTRACE int ucov_posix_runtime_active(void) {
   return 1;
 }
 #else
-UCOV_NOTRACE int posix_runtime_active(void) {
+UCOV_NOTRACE int ucov_posix_runtime_active(void) {
   static int active = -1;
   int a = __atomic_load_n(&active, __ATOMIC_RELAXED);
   if (a < 0) {
     /* Where ucov_open binds for everyone: here (or nowhere: dlopen'ed with
      * RTLD_LOCAL), or in another module, which has the runtime then. */
-    uintptr_t there = posix_module_base(dlsym(RTLD_DEFAULT, "ucov_open"));
-    uintptr_t here = posix_module_base((const void *)&posix_runtime_active);
+    uintptr_t there = ucov_posix_module_base(dlsym(RTLD_DEFAULT, "ucov_open"));
+    uintptr_t here = ucov_posix_module_base((const void *)&ucov_posix_runtime_active);
     a = !there || !here || there == here;
     __atomic_store_n(&active, a, __ATOMIC_RELAXED);
   }

@@ -300,8 +300,8 @@ static UCOV_NOTRACE int write_saved(const struct pgo_module *m) {
   int fd = open_profile(path, !tree && round_append(path));
   if (fd < 0)
     return -1;
-  struct fd_sink out;
-  fd_sink_init(&out, fd);
+  struct ucov_fd_sink out;
+  ucov_fd_sink_init(&out, fd);
   int err = out.sink.write(&out.sink, m->saved, m->saved_len);
   if (err)
     log_path(path, strerror(-err));
@@ -324,9 +324,9 @@ static UCOV_NOTRACE int pgo_write_pool(const struct ucov_llvm_sections *s, const
     log_path(path, why ? why : strerror(errno));
     return -1;
   }
-  struct mem_sink old, out;
-  mem_sink_init(&old);
-  mem_sink_init(&out);
+  struct ucov_mem_sink old, out;
+  ucov_mem_sink_init(&old);
+  ucov_mem_sink_init(&out);
   ucov_port_lock();
   size_t bound = ucov_pgo_size_bound(s);
   ucov_port_unlock();
@@ -344,7 +344,7 @@ static UCOV_NOTRACE int pgo_write_pool(const struct ucov_llvm_sections *s, const
   }
   ucov_port_lock();
   if (!err)
-    err = mem_sink_reserve(&out, old.len + ucov_pgo_size_bound(s));
+    err = ucov_mem_sink_reserve(&out, old.len + ucov_pgo_size_bound(s));
   if (!err)
     err = ucov_pgo_write_merged(&out.sink, s, reset, old.len ? old.data : NULL, old.len);
   if (err == -UCOV_EINVAL) {
@@ -358,8 +358,8 @@ static UCOV_NOTRACE int pgo_write_pool(const struct ucov_llvm_sections *s, const
   if (err)
     log_path(path, strerror(-err));
   close(fd); /* the lock goes with it, after the rename */
-  mem_sink_free(&old);
-  mem_sink_free(&out);
+  ucov_mem_sink_free(&old);
+  ucov_mem_sink_free(&out);
   return err ? -1 : 0;
 }
 
@@ -375,8 +375,8 @@ static UCOV_NOTRACE int pgo_write_module(unsigned i, int reset) {
   if (!pool) {
     /* Straight into the file: the sections' large blocks go to write(2) as
      * they are, the rest through the writer's buffer. */
-    struct fd_sink out;
-    fd_sink_init(&out, fd);
+    struct ucov_fd_sink out;
+    ucov_fd_sink_init(&out, fd);
     ucov_port_lock();
     int err = ucov_pgo_write(&out.sink, s, reset);
     ucov_port_unlock();
@@ -406,11 +406,11 @@ static UCOV_NOTRACE int pgo_write(int reset) {
 
 /* A shared object goes away: its profile is written now, as its own
  * compiler-rt would write it when unloaded, and no longer served. */
-UCOV_NOTRACE void pgo_module_unload(uintptr_t base) {
+UCOV_NOTRACE void ucov_pgo_module_unload(uintptr_t base) {
   unsigned n = __atomic_load_n(&n_modules, __ATOMIC_ACQUIRE);
   for (unsigned i = 0; i < n; i++) {
     struct pgo_module *m = &modules[i];
-    if (m->gone || posix_module_base(m->s.data) != base)
+    if (m->gone || ucov_posix_module_base(m->s.data) != base)
       continue;
     char path[PATH_MAX];
     int pool = 0, tree;
@@ -418,8 +418,8 @@ UCOV_NOTRACE void pgo_module_unload(uintptr_t base) {
       if (pool) { /* merged into its pool now, as with compiler-rt */
         pgo_write_module(i, 1);
       } else { /* kept: written now, and again by each later round */
-        struct mem_sink out;
-        mem_sink_init(&out);
+        struct ucov_mem_sink out;
+        ucov_mem_sink_init(&out);
         ucov_port_lock();
         int err = ucov_pgo_write(&out.sink, &m->s, 1);
         ucov_port_unlock();
@@ -428,7 +428,7 @@ UCOV_NOTRACE void pgo_module_unload(uintptr_t base) {
           m->saved_len = out.len;
           write_saved(m);
         } else {
-          mem_sink_free(&out);
+          ucov_mem_sink_free(&out);
         }
       }
     }
@@ -519,6 +519,6 @@ static UCOV_NOTRACE void pgo_at_exit_once(void) {
 
 /* Early, so that value profiling runs in other constructors too. */
 __attribute__((constructor(101))) static UCOV_NOTRACE void pgo_start(void) {
-  if (posix_runtime_active())
+  if (ucov_posix_runtime_active())
     pthread_once(&own_once, find_own);
 }

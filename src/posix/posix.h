@@ -13,17 +13,17 @@
  * and in the child a traced task stops tracing and the control server starts
  * anew (the child has its own pid, so its own socket).
  */
-void posix_atfork_once(void) UCOV_HIDDEN;
+void ucov_posix_atfork_once(void) UCOV_HIDDEN;
 
 /* Before fork, without the lock: wait for a server thread still starting,
- * and hold the connection table until control_fork_parent (in the parent) or
- * control_fork_child. */
-void control_fork_prepare(void) UCOV_HIDDEN;
-void control_fork_parent(void) UCOV_HIDDEN;
+ * and hold the connection table until ucov_control_fork_parent (in the parent) or
+ * ucov_control_fork_child. */
+void ucov_control_fork_prepare(void) UCOV_HIDDEN;
+void ucov_control_fork_parent(void) UCOV_HIDDEN;
 
 /* In a forked child (lock held, single thread): drop the parent's
  * connections, restart the server if one ran. */
-void control_fork_child(void) UCOV_HIDDEN;
+void ucov_control_fork_child(void) UCOV_HIDDEN;
 
 /*
  * Is this copy of the runtime the process's? Always for libucov.a (linked into
@@ -31,14 +31,14 @@ void control_fork_child(void) UCOV_HIDDEN;
  * program has its own runtime and exports it: then the program's definitions
  * are the ones every module binds to, libucov.so's are never called.
  */
-int posix_runtime_active(void) UCOV_HIDDEN;
+int ucov_posix_runtime_active(void) UCOV_HIDDEN;
 
 /* The load address of the module that holds p (0: none known, or p NULL). */
-uintptr_t posix_module_base(const void *p) UCOV_HIDDEN;
+uintptr_t ucov_posix_module_base(const void *p) UCOV_HIDDEN;
 
 /* The LLVM profiles of the module loaded at base go away: written now (unless
  * the exit write ran) and no longer served. */
-void pgo_module_unload(uintptr_t base) UCOV_HIDDEN;
+void ucov_pgo_module_unload(uintptr_t base) UCOV_HIDDEN;
 
 struct stat;
 /*

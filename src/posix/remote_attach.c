@@ -21,16 +21,16 @@ UCOV_EXPORT UCOV_NOTRACE int ucov_remote_attach(pid_t pid, int fd,
     errno = EINVAL;
     return -1;
   }
-  struct ctl c;
+  struct ucov_ctl c;
   char err[256];
-  if (ctl_open(pid, &c, err, sizeof(err))) {
+  if (ucov_ctl_open(pid, &c, err, sizeof(err))) {
     errno = kill(pid, 0) != 0 && errno == ESRCH ? ESRCH : ECONNREFUSED;
     return -1;
   }
-  struct ctl_reply r;
+  struct ucov_ctl_reply r;
   size_t len = sizeof(*arg) + (size_t)arg->num_handles * sizeof(uint64_t);
-  if (ctl_call_fd(&c, UCOV_OP_REMOTE_ENABLE, arg, len, fd, &r, err, sizeof(err))) {
-    ctl_close(&c);
+  if (ucov_ctl_call_fd(&c, UCOV_OP_REMOTE_ENABLE, arg, len, fd, &r, err, sizeof(err))) {
+    ucov_ctl_close(&c);
     errno = ECONNRESET;
     return -1;
   }
@@ -41,9 +41,9 @@ UCOV_EXPORT UCOV_NOTRACE int ucov_remote_attach(pid_t pid, int fd,
     e = ESRCH;
   else if (r.status)
     e = EPROTO;
-  ctl_reply_free(&r);
+  ucov_ctl_reply_free(&r);
   if (e) {
-    ctl_close(&c);
+    ucov_ctl_close(&c);
     errno = e;
     return -1;
   }

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * POSIX port: threads inherit their creator's common handle, as tasks do in
- * the kernel. `ucov cc` links programs with -Wl,--wrap=pthread_create, so the
- * program's own calls come here first (sanitizers' interceptors, which are
- * pthread_create itself, still run: they are the real function called below).
- * A forked child keeps its thread-local common handle without help.
+ * the kernel. `ucov cc` links programs with -Wl,--wrap=pthread_create and
+ * -Wl,--defsym=__wrap_pthread_create=ucov_pthread_create (the runtime itself
+ * defines only ucov_ names), so the program's own calls come here first (sanitizers' interceptors,
+ * which are pthread_create itself, still run: they are the real function called below). A forked
+ * child keeps its thread-local common handle without help.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -17,8 +18,8 @@
  * without --wrap still links (and then never calls the wrapper). */
 int __real_pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*start)(void *),
                           void *arg) __attribute__((weak));
-int __wrap_pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*start)(void *),
-                          void *arg);
+int ucov_pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*start)(void *),
+                        void *arg);
 
 struct inherit {
   void *(*start)(void *);
@@ -46,8 +47,8 @@ static UCOV_NOTRACE create_fn real_create(void) {
   return next;
 }
 
-UCOV_EXPORT UCOV_NOTRACE int __wrap_pthread_create(pthread_t *th, const pthread_attr_t *attr,
-                                                   void *(*start)(void *), void *arg) {
+UCOV_EXPORT UCOV_NOTRACE int ucov_pthread_create(pthread_t *th, const pthread_attr_t *attr,
+                                                 void *(*start)(void *), void *arg) {
   create_fn create = real_create();
   uint64_t common = ucov_remote_common();
   if (!common)

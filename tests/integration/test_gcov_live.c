@@ -93,10 +93,10 @@ static pid_t spawn(const char *exit_dir, const char *iters) {
   return pid;
 }
 
-static int connect_retry(pid_t pid, struct ctl *c) {
+static int connect_retry(pid_t pid, struct ucov_ctl *c) {
   char err[256];
   for (int i = 0; i < 500; i++) {
-    if (ctl_open(pid, c, err, sizeof(err)) == 0)
+    if (ucov_ctl_open(pid, c, err, sizeof(err)) == 0)
       return 0;
     usleep(2000);
   }
@@ -129,31 +129,31 @@ static void test_lossless(void) {
   CHECK(want > 4 * (uint64_t)atol(iterations));
 
   pid = spawn(live_dir, iterations);
-  struct ctl c;
+  struct ucov_ctl c;
   CHECK_OK(connect_retry(pid, &c));
   /* The unit's name, from LIST. */
-  struct ctl_reply r;
+  struct ucov_ctl_reply r;
   char err[256], name[4096] = "";
-  CHECK_OK(ctl_call(&c, UCOV_OP_LIST, NULL, 0, &r, err, sizeof(err)));
-  struct ctl_object *objs;
-  long n = ctl_parse_list(&r, &objs);
+  CHECK_OK(ucov_ctl_call(&c, UCOV_OP_LIST, NULL, 0, &r, err, sizeof(err)));
+  struct ucov_ctl_object *objs;
+  long n = ucov_ctl_parse_list(&r, &objs);
   for (long i = 0; i < n; i++)
     if (!strncmp(objs[i].name, pgo ? "pgo/" : "gcov/", pgo ? 4 : 5))
       snprintf(name, sizeof(name), "%s", objs[i].name);
-  ctl_objects_free(objs, n);
-  ctl_reply_free(&r);
+  ucov_ctl_objects_free(objs, n);
+  ucov_ctl_reply_free(&r);
   CHECK(name[0] != 0);
   uint64_t pulled = 0, pulls = 0;
   while (waitpid(pid, &status, WNOHANG) == 0) {
-    if (ctl_call(&c, UCOV_OP_READ_AND_RESET, name, strlen(name), &r, err, sizeof(err)))
+    if (ucov_ctl_call(&c, UCOV_OP_READ_AND_RESET, name, strlen(name), &r, err, sizeof(err)))
       break; /* the target is exiting */
     if (r.status == 0) {
       pulled += sum_counters(r.data, r.len);
       pulls++;
     }
-    ctl_reply_free(&r);
+    ucov_ctl_reply_free(&r);
   }
-  ctl_close(&c);
+  ucov_ctl_close(&c);
   if (waitpid(pid, &status, 0) < 0 && errno != ECHILD)
     CHECK(0);
   uint64_t final = sum_tree(live_dir);
@@ -170,14 +170,14 @@ static void test_lossless(void) {
  * at once without waiting for a reply.
  */
 static long raw_exchange(pid_t pid, const void *data, size_t len, int half_close) {
-  struct ctl c;
+  struct ucov_ctl c;
   char err[256];
-  if (ctl_open(pid, &c, err, sizeof(err)))
+  if (ucov_ctl_open(pid, &c, err, sizeof(err)))
     return -2;
   if (len)
     (void)!send(c.fd, data, len, MSG_NOSIGNAL);
   if (half_close == 2) {
-    ctl_close(&c);
+    ucov_ctl_close(&c);
     return -1;
   }
   if (half_close)
@@ -196,7 +196,7 @@ static long raw_exchange(pid_t pid, const void *data, size_t len, int half_close
     ucov_frame_decode(hdr, &f);
     status = f.status;
   }
-  ctl_close(&c);
+  ucov_ctl_close(&c);
   return status;
 }
 
@@ -208,9 +208,9 @@ static void test_bad_input(void) {
   char dir[4096];
   snprintf(dir, sizeof(dir), "%s/fuzz", work);
   pid_t pid = spawn(dir, "2000000000"); /* runs until killed */
-  struct ctl c;
+  struct ucov_ctl c;
   CHECK_OK(connect_retry(pid, &c));
-  ctl_close(&c);
+  ucov_ctl_close(&c);
   uint8_t buf[64];
 
   memcpy(buf, "GARBAGE GARBAGE!", 16);
@@ -256,33 +256,35 @@ static void test_bad_input(void) {
 
   /* Still serving. */
   CHECK_OK(connect_retry(pid, &c));
-  struct ctl_reply r;
+  struct ucov_ctl_reply r;
   char err[256];
-  CHECK_OK(ctl_call(&c, UCOV_OP_INFO, NULL, 0, &r, err, sizeof(err)));
+  CHECK_OK(ucov_ctl_call(&c, UCOV_OP_INFO, NULL, 0, &r, err, sizeof(err)));
   CHECK(r.status == 0 && strstr((char *)r.data, "pid=") != NULL);
-  ctl_reply_free(&r);
-  CHECK_OK(ctl_call(&c, UCOV_OP_LIST, NULL, 0, &r, err, sizeof(err)));
+  ucov_ctl_reply_free(&r);
+  CHECK_OK(ucov_ctl_call(&c, UCOV_OP_LIST, NULL, 0, &r, err, sizeof(err)));
   CHECK(r.status == 0 && r.len > 0);
-  struct ctl_object *objs;
-  long n = ctl_parse_list(&r, &objs);
-  ctl_reply_free(&r);
+  struct ucov_ctl_object *objs;
+  long n = ucov_ctl_parse_list(&r, &objs);
+  ucov_ctl_reply_free(&r);
   /* SIZE says what READ returns (the hammer's counters are all non-zero by now,
    * so the length of its records no longer changes). */
   for (long i = 0; i < n; i++) {
     if (strncmp(objs[i].name, "gcov/", 5))
       continue;
     uint64_t size = 0;
-    CHECK_OK(ctl_call(&c, UCOV_OP_SIZE, objs[i].name, strlen(objs[i].name), &r, err, sizeof(err)));
+    CHECK_OK(
+        ucov_ctl_call(&c, UCOV_OP_SIZE, objs[i].name, strlen(objs[i].name), &r, err, sizeof(err)));
     CHECK(r.status == 0 && r.len == 8);
     if (r.len == 8)
       memcpy(&size, r.data, 8);
-    ctl_reply_free(&r);
-    CHECK_OK(ctl_call(&c, UCOV_OP_READ, objs[i].name, strlen(objs[i].name), &r, err, sizeof(err)));
+    ucov_ctl_reply_free(&r);
+    CHECK_OK(
+        ucov_ctl_call(&c, UCOV_OP_READ, objs[i].name, strlen(objs[i].name), &r, err, sizeof(err)));
     CHECK(r.status == 0 && size == r.len && size == objs[i].size);
-    ctl_reply_free(&r);
+    ucov_ctl_reply_free(&r);
   }
-  ctl_objects_free(objs, n);
-  ctl_close(&c);
+  ucov_ctl_objects_free(objs, n);
+  ucov_ctl_close(&c);
 
   /* Another uid is refused, by SO_PEERCRED even where the file mode would let it in. */
   if (geteuid() == 0) {
@@ -296,7 +298,7 @@ static void test_bad_input(void) {
     if (child == 0) {
       if (setgid(65534) || setuid(65534))
         _exit(3);
-      /* (ctl_open would refuse this directory and socket itself: connect
+      /* (ucov_ctl_open would refuse this directory and socket itself: connect
        * as a client that checks nothing.) */
       uint8_t h[16];
       ucov_frame_encode(h, UCOV_OP_LIST, 0, 0);

@@ -3,7 +3,8 @@
  * KCOV_REMOTE_ENABLE and ucov_remote_start/stop: Linux's errors, workers
  * attributing coverage to the right client, common-handle inheritance through
  * pthread_create and fork, sections discarded by DISABLE, no nesting.
- * Linked with -Wl,--wrap=pthread_create, as `ucov cc` links programs.
+ * Linked with -Wl,--wrap=pthread_create (and the defsym naming the runtime's
+ * ucov_pthread_create), as `ucov cc` links programs.
  */
 #define _GNU_SOURCE
 #include <pthread.h>

@@ -47,9 +47,9 @@ static uint32_t word(const uint8_t *p, size_t i) {
 }
 
 /* READ (or READ_AND_RESET) of an object into a fresh buffer. */
-static struct mem_sink read_object(const char *name, int reset, int *err) {
-  struct mem_sink s;
-  mem_sink_init(&s);
+static struct ucov_mem_sink read_object(const char *name, int reset, int *err) {
+  struct ucov_mem_sink s;
+  ucov_mem_sink_init(&s);
   *err = ucov_object_read(name, &s.sink, reset);
   return s;
 }
@@ -79,7 +79,7 @@ static struct mem_sink read_object(const char *name, int reset, int *err) {
     fns[0] = (const struct gcov_fn_info *)&fn;                                                     \
     __gcov_init((struct gcov_info *)&info);                                                        \
     int err_;                                                                                      \
-    struct mem_sink s_ = read_object("gcov/fake/" name ".gcda", 0, &err_);                         \
+    struct ucov_mem_sink s_ = read_object("gcov/fake/" name ".gcda", 0, &err_);                    \
     CHECK_EQ(err_, (supported) ? 0 : -UCOV_ENOENT); /* an unsupported GCC is not registered */     \
     CHECK((s_.len >= 4 * 15) == (supported));                                                      \
     if (s_.len >= 4 * 15) {                                                                        \
@@ -106,25 +106,25 @@ static struct mem_sink read_object(const char *name, int reset, int *err) {
       CHECK_EQ(word(s_.data, conds_at), 0); /* end */                                              \
       CHECK_EQ(s_.len, 4 * (conds_at + 1));                                                        \
     }                                                                                              \
-    mem_sink_free(&s_);                                                                            \
+    ucov_mem_sink_free(&s_);                                                                       \
   } while (0)
 
 static void test_reset(void) {
   int err;
   /* Read-and-reset, then counts since: arcs all zero (negative length), conds as they are. */
-  struct mem_sink s = read_object("gcov/fake/gcc14.gcda", 1, &err);
+  struct ucov_mem_sink s = read_object("gcov/fake/gcc14.gcda", 1, &err);
   CHECK_EQ(err, 0);
-  mem_sink_free(&s);
+  ucov_mem_sink_free(&s);
   arcs[1] += 4;
   s = read_object("gcov/fake/gcc14.gcda", 0, &err);
   CHECK_EQ(word(s.data, 15), 0);
   CHECK_EQ(word(s.data, 17), 4);
-  mem_sink_free(&s);
+  ucov_mem_sink_free(&s);
   CHECK_EQ(ucov_object_reset("gcov/fake/gcc14.gcda"), 0);
   s = read_object("gcov/fake/gcc14.gcda", 0, &err);
   CHECK_EQ(word(s.data, 14), (uint32_t)-24); /* all zero: no values */
   CHECK_EQ(word(s.data, 15), GCOV_TAG_FOR_COUNTER(8));
-  mem_sink_free(&s);
+  ucov_mem_sink_free(&s);
   /* The live counters were never written. */
   CHECK_EQ(arcs[0], 5);
   CHECK_EQ(arcs[1], 4);

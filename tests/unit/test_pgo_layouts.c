@@ -200,9 +200,9 @@ static void test_values(void) {
 
   cnts[0] = 10;
   cnts[5] = 7;
-  struct mem_sink one, two;
-  mem_sink_init(&one);
-  mem_sink_init(&two);
+  struct ucov_mem_sink one, two;
+  ucov_mem_sink_init(&one);
+  ucov_mem_sink_init(&two);
   CHECK_EQ(ucov_pgo_write(&one.sink, &s, 0), 0);
   /* Merged into itself: counters and value counts double. */
   CHECK_EQ(ucov_pgo_write_merged(&two.sink, &s, 0, one.data, one.len), 0);
@@ -226,33 +226,33 @@ static void test_values(void) {
   /* Every truncation of the old profile is refused, and writes nothing. */
   int refused = 0;
   for (size_t n = 0; n < one.len; n++) {
-    struct mem_sink t;
-    mem_sink_init(&t);
+    struct ucov_mem_sink t;
+    ucov_mem_sink_init(&t);
     uint8_t *cut = malloc(n ? n : 1);
     memcpy(cut, one.data, n);
     refused += ucov_pgo_write_merged(&t.sink, &s, 0, cut, n) == -UCOV_EINVAL && t.len == 0;
     free(cut);
-    mem_sink_free(&t);
+    ucov_mem_sink_free(&t);
   }
   CHECK_EQ(refused, one.len);
   /* Every byte of the value data changed: refused or read within bounds. */
   for (size_t at = vat; at < one.len; at++) {
-    struct mem_sink t;
-    mem_sink_init(&t);
+    struct ucov_mem_sink t;
+    ucov_mem_sink_init(&t);
     uint8_t *bad = malloc(one.len);
     memcpy(bad, one.data, one.len);
     bad[at] ^= 0xff;
     int err = ucov_pgo_write_merged(&t.sink, &s, 0, bad, one.len);
     CHECK(err == 0 || err == -UCOV_EINVAL);
     free(bad);
-    mem_sink_free(&t);
+    ucov_mem_sink_free(&t);
   }
 
   /* A reset: counters and value counts start again; the live ones are untouched. */
   CHECK_EQ(ucov_pgo_reset(&s), 0);
   target(0xa, &vr[0], 0);
-  struct mem_sink three;
-  mem_sink_init(&three);
+  struct ucov_mem_sink three;
+  ucov_mem_sink_init(&three);
   CHECK_EQ(ucov_pgo_write(&three.sink, &s, 0), 0);
   memcpy(&v, three.data + hdr, 8);
   CHECK_EQ(v, 0);
@@ -261,9 +261,9 @@ static void test_values(void) {
   CHECK_EQ(cnts[0], 10);
   CHECK_EQ(site_values(heads0[0], 0xa, &c), 2);
   CHECK_EQ(c, 6);
-  mem_sink_free(&one);
-  mem_sink_free(&two);
-  mem_sink_free(&three);
+  ucov_mem_sink_free(&one);
+  ucov_mem_sink_free(&two);
+  ucov_mem_sink_free(&three);
 }
 
 int main(void) {
