@@ -74,7 +74,8 @@ int main(int argc, char **argv) {
 #ifdef UCOV_HAVE_FUSE
     return cmd_mount(argc - 1, argv + 1);
 #else
-    fprintf(stderr, "ucov: built without FUSE: install libfuse3-dev and rebuild for ucov mount\n");
+    fprintf(stderr, "ucov: built without FUSE: configured with -DUCOV_WITH_FUSE=OFF; install "
+                    "libfuse3-dev and rebuild for ucov mount\n");
     return UCOV_EXIT_FAIL;
 #endif
   }
