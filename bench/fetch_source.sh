@@ -16,7 +16,7 @@ apt_opts=(-o Dir::Etc::sourcelist=/dev/null -o Dir::Etc::sourceparts="$apt_dir/s
   -o Dir::State::Lists="$apt_dir/lists" -o Dir::Cache="$apt_dir/cache" -o APT::Sandbox::User=root)
 apt-get "${apt_opts[@]}" -qq update
 (cd "$apt_dir/dl" && apt-get "${apt_opts[@]}" -qq source --download-only "$pkg")
-orig=$(ls "$apt_dir"/dl/"${pkg}"_*.orig.tar.* | head -1)
+orig=$(find "$apt_dir/dl" -maxdepth 1 -name "${pkg}_*.orig.tar.*" | sort | head -1)
 mkdir -p "$dest"
 tar -xf "$orig" -C "$dest" --strip-components=1
 echo "fetch_source: $pkg -> $dest ($(basename "$orig"))" >&2

@@ -20,12 +20,13 @@ for mode in fe ir; do
   flags="-fprofile-instr-generate -fcoverage-mapping"
   [ $mode = ir ] && flags=-fprofile-generate
   mkdir -p "$work/lua-$mode"
-  for s in $(ls "$here"/work/lua/src/*.c | grep -v -E '/(lua|luac)\.c$'); do
+  for s in "$here"/work/lua/src/*.c; do
+    case $s in */lua.c | */luac.c) continue ;; esac
     o=$work/lua-$mode/$(basename "${s%.c}").o
     [ -f "$o" ] || echo "clang -O2 -DLUA_USE_POSIX '-Dluai_makeseed(L)=0' $flags -c $s -o $o"
   done | xargs -d '\n' -P 2 -I{} sh -c '{}'
   clang -O2 -DBENCH_PGO -I"$here/work/lua/src" -c "$here/gcov_driver.c" -o "$work/driver.o"
-  clang ${flags%% *} "$work/driver.o" "$work/lua-$mode"/l*.o -lm -ldl -o "$work/lua_${mode}_rt"
+  clang "${flags%% *}" "$work/driver.o" "$work/lua-$mode"/l*.o -lm -ldl -o "$work/lua_${mode}_rt"
   CC=clang "$work/ucov/ucov" cc --pgo "$work/driver.o" "$work/lua-$mode"/l*.o -lm -ldl \
     -o "$work/lua_${mode}_ucov"
 done

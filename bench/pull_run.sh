@@ -30,6 +30,7 @@ for u in "${!ucovs[@]}"; do
   CC=gcc "${ucovs[$u]}" cc --trace -O1 -I"$root/include" "$here/bigtrace.c" -o "$work/big$u"
   for mib in "${sizes[@]}"; do
     exec {fd}> >(exec "$work/big$u" $((mib * 131072)) >"$work/ready-$u-$mib")
+    # shellcheck disable=SC2034 # held so that the pipe stays open
     in[$u-$mib]=$fd
     for _ in $(seq 600); do [ -s "$work/ready-$u-$mib" ] && break; sleep 0.05; done
     pid[$u-$mib]=$(pgrep -n -f "$work/big$u $((mib * 131072))")
@@ -37,7 +38,7 @@ for u in "${!ucovs[@]}"; do
 done
 minflt() { awk '{ print $10 }' "/proc/$1/stat"; }
 raw=$work/raw
-for r in $(seq "$rounds"); do
+for _ in $(seq "$rounds"); do
   for mib in "${sizes[@]}"; do
     for u in "${!ucovs[@]}"; do
       p=${pid[$u-$mib]}

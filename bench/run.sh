@@ -23,12 +23,13 @@ for cc in gcc clang; do
   cmake --build "$work/ucov-$cc" -j 2 >/dev/null
 done
 
-lua_srcs=$(ls "$work"/lua/src/*.c | grep -v -E '/(lua|luac)\.c$')
+lua_srcs=$(find "$work"/lua/src -maxdepth 1 -name '*.c' ! -name lua.c ! -name luac.c | sort)
 build_lua() { # build_lua CC NAME FLAGS...: objects of the interpreter
   local cc=$1 name=$2
   shift 2
   local out=$work/obj/$cc-$name
-  local stamp="$cc $* $(sha1sum "$0" | cut -c1-12)"
+  local stamp
+  stamp="$cc $* $(sha1sum "$0" | cut -c1-12)"
   [ "$(cat "$out/.done" 2>/dev/null)" = "$stamp" ] && return 0
   rm -rf "$out" && mkdir -p "$out"
   for s in $lua_srcs; do
@@ -42,7 +43,7 @@ link() { # link CC OUT OBJDIR BACKEND EXTRA...
   shift 4
   $cc -O2 -I"$work/lua/src" -I"$root/include" -c "$here/lua_driver.c" -o "$work/obj/driver-$cc.o"
   $cc -O2 -I"$root/include" -c "$here/$backend.c" -o "$work/obj/$backend-$cc.o"
-  $cc -o "$out" "$work/obj/driver-$cc.o" "$work/obj/$backend-$cc.o" "$work"/obj/$cc-$objs/*.o "$@" -lm -ldl
+  $cc -o "$out" "$work/obj/driver-$cc.o" "$work/obj/$backend-$cc.o" "$work"/obj/"$cc"-"$objs"/*.o "$@" -lm -ldl
 }
 mkdir -p "$work/bin"
 for cc in gcc clang; do

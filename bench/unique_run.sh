@@ -12,7 +12,7 @@ scale=${SCALE:-10}
 mkdir -p "$work/bin"
 bash "$root/scripts/deps.sh"
 bash "$here/fetch_source.sh" lua5.4 "$here/work/lua"
-lua_srcs=$(ls "$here"/work/lua/src/*.c | grep -v -E '/(lua|luac)\.c$')
+lua_srcs=$(find "$here"/work/lua/src -maxdepth 1 -name '*.c' ! -name lua.c ! -name luac.c | sort)
 for cc in gcc clang; do
   cmake -S "$root" -B "$work/ucov-$cc" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=$cc \
     -DBUILD_TESTING=OFF >/dev/null

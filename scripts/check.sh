@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The whole test suite: gcc and clang builds, then ASan+UBSan and TSan builds,
-# each configured, built and run with CTest. Exits non-zero if any fails.
+# The whole test suite: the lint (clang-format, shellcheck), then gcc and clang
+# builds, then ASan+UBSan and TSan builds, each configured, built and run with
+# CTest. Exits non-zero if any fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # /dev/null must stay a character device: a guard watches it for the whole run
@@ -20,6 +21,7 @@ configs=(
   "tsan:clang:thread:RelWithDebInfo"
 )
 failed=()
+bash scripts/lint.sh || failed+=("lint")
 for cfg in "${configs[@]}"; do
   IFS=: read -r name cc san type <<<"$cfg"
   dir=build/check-$name

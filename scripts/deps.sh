@@ -13,7 +13,7 @@ have objdump && have nm && have readelf || need+=(binutils)
 # More clangs for the LLVM profile tests: raw profile v8 (clang 14 to 17) and
 # v10 with MC/DC bitmaps and vtable values (clang 19, in Debian 12's main archive).
 for v in 16 19; do
-  have clang-$v && have llvm-profdata-$v && have llvm-cov-$v || need+=(clang-$v llvm-$v libclang-rt-$v-dev)
+  have clang-$v && have llvm-profdata-$v && have llvm-cov-$v || need+=("clang-$v" "llvm-$v" "libclang-rt-$v-dev")
 done
 [ -f /usr/include/linux/kcov.h ] || need+=(linux-libc-dev)
 # The report tests' oracles: lcov/genhtml, gcovr, xmllint.
@@ -27,6 +27,7 @@ have chromium || need+=(chromium)
 have eu-addr2line || need+=(elfutils)
 # ucov mount: libfuse3, and fusermount3 to leave a mount.
 [ -f /usr/include/fuse3/fuse.h ] || need+=(libfuse3-dev)
+have pkg-config || need+=(pkg-config)
 have fusermount3 || need+=(fuse3)
 # SQLite's own build (tests/e2e/builds.sh) makes its amalgamation with tclsh;
 # Lua's and SQLite's make; apt-get source needs dpkg-source.
@@ -36,6 +37,9 @@ have dpkg-source || need+=(dpkg-dev)
 # The bare-metal example kernel boots under QEMU (tests, demo); python3 sends bad frames.
 have qemu-system-i386 || need+=(qemu-system-x86)
 have python3 || need+=(python3)
+# scripts/lint.sh (run by check.sh): the C files' form and the scripts' hygiene.
+have clang-format || need+=(clang-format)
+have shellcheck || need+=(shellcheck)
 
 # clang's sanitizer runtimes come in their own package (libclang-rt-N-dev).
 probe=$(mktemp -d)
@@ -48,7 +52,7 @@ fi
 
 for v in 16 19; do
   if have clang-$v && ! clang-$v -fprofile-instr-generate "$probe/p.c" -o "$probe/p" 2>/dev/null; then
-    need+=(libclang-rt-$v-dev)
+    need+=("libclang-rt-$v-dev")
   fi
 done
 

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Helpers for the shell tests: counted checks and the sanitizer flags.
 # Source it, then call pass/fail (or expect), and finish with `finish NAME`.
 fails=0 checks=0
@@ -9,6 +10,7 @@ expect() { # expect DESCRIPTION COMMAND...: the command must succeed
   if "$@"; then pass; else fail "$what"; fi
 }
 # SANFLAGS: -fsanitize=$1 for everything the test compiles, when set.
+# shellcheck disable=SC2034 # used by the scripts that source this file
 sanflags() {
   SANFLAGS=()
   [ -n "${1:-}" ] && SANFLAGS=(-fsanitize="$1")

@@ -41,7 +41,8 @@ grep -q 'bad/p.gcda:version' err.txt && ! grep -q 'ucov-report' err.txt && pass 
 cp p stripped && strip -s stripped
 echo 'int x = 1;' >d.c && gcc -g -shared -nostdlib d.c -o d.so
 for what in "stripped" "stripped --lines" "d.so --lines" "d.so"; do
-  set -- $what
+  read -ra words <<<"$what"
+  set -- "${words[@]}"
   echo 0x1000 | "$UCOV" symbolize --binary "$@" >sym.txt 2>err.txt
   st=$?
   [ $st -le 1 ] && grep -q '^0x1000 ' sym.txt && ! grep -q 'runtime error' err.txt && pass ||

@@ -15,7 +15,7 @@ rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
 make -s -C "$SRC/examples/baremetal" O="$WORK/k" KCC=gcc >make.log 2>&1 && pass ||
   { fail "the kernel builds: $(tail -5 make.log)"; finish baremetal; exit 1; }
 S=$WORK/serial.sock
-qemu-system-i386 -kernel k/kernel.elf -serial unix:$S,server=on,wait=off -display none \
+qemu-system-i386 -kernel k/kernel.elf -serial unix:"$S",server=on,wait=off -display none \
   -monitor none -no-reboot -debugcon file:console.txt 2>qemu.log &
 QEMU=$!
 trap 'kill $QEMU 2>/dev/null' EXIT
@@ -30,14 +30,14 @@ grep -qP "^\d+\tgcov$WORK/k/parser.gcda$" ls.txt && grep -qP '^\d+\tmodules$' ls
   fail "ucov ls --serial: $(cat ls.txt)"
 
 # gcov: the parse of 2*(3+4) called primary 4 times, term 3, expr 2.
-"$UCOV" pull --serial "$S" -o P1 2>pull.err && [ -L P1/gcov$WORK/k/parser.gcno ] && pass ||
+"$UCOV" pull --serial "$S" -o P1 2>pull.err && [ -L P1/gcov"$WORK"/k/parser.gcno ] && pass ||
   fail "ucov pull --serial: $(cat pull.err)"
 # Xen's blob over the serial line: xencov_split's records equal the pull's files.
 "$UCOV" pull --serial "$S" --xencov k.blob 2>/dev/null &&
   python3 "$SRC/tests/e2e/xen_split.py" k.blob XS >/dev/null &&
   cmp -s "XS$WORK/k/parser.gcda" "P1/gcov$WORK/k/parser.gcda" && pass ||
   fail "pull --serial --xencov: a blob xencov_split splits into the pulled .gcda"
-(cd P1/gcov$WORK/k && gcov -t parser.gcda 2>/dev/null) >parser.gcov
+(cd P1/gcov"$WORK"/k && gcov -t parser.gcda 2>/dev/null) >parser.gcov
 grep -qE '^ +4: +[0-9]+:static long primary\(' parser.gcov &&
   grep -qE '^ +3: +[0-9]+:static long term\(' parser.gcov &&
   grep -qE '^ +2: +[0-9]+:static long expr\(' parser.gcov && pass ||

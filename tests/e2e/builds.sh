@@ -29,19 +29,19 @@ live() {
   local name=$1 mode=$2 funcs=$3
   shift 4
   local env=()
-  [ $mode = trace ] && env=(LD_PRELOAD="$PRELOAD")
+  [ "$mode" = trace ] && env=(LD_PRELOAD="$PRELOAD")
   coproc R { exec env "${env[@]}" "$@" 2>&1; }
   local pid=$R_PID line="" got=""
   while read -r -t 60 line <&"${R[0]}"; do
     case $line in *ready*) got=1 && break ;; esac
   done
   for _ in $(seq 100); do [ -S "$UCOV_RUNTIME_DIR/$pid.sock" ] && break; sleep 0.02; done
-  "$UCOV" pull --pid $pid -o "$name.pull" >/dev/null 2>"$name.pull.err"
+  "$UCOV" pull --pid "$pid" -o "$name.pull" >/dev/null 2>"$name.pull.err"
   echo >&"${R[1]}"
   eval "exec ${R[1]}>&-"
-  wait $pid
+  wait "$pid"
   [ -n "$got" ] && pass || fail "$name: the live run did not get ready"
-  if [ $mode = gcov ]; then
+  if [ "$mode" = gcov ]; then
     [ "$(find "$name.pull/gcov" -name '*.gcda' | wc -l)" -gt 0 ] && pass ||
       fail "$name: no .gcda pulled: $(head -2 "$name.pull.err")"
   else

@@ -91,8 +91,7 @@ if command -v gcc >/dev/null && { [ -z "$SAN" ] || [[ $RTCC == gcc* ]]; }; then
     pass || fail "--only GLOB after the source"
   echo '--gcov -c a.c -o o3.o' >rsp
   CC=gcc "$UCOV" cc @rsp && nm o3.o | grep -q __gcov_init && pass || fail "own options in a response file"
-  CC=gcc "$UCOV" cc -c a.c -o o4.o -- --gcov 2>err.txt
-  [ $? -ne 0 ] && grep -q -- '--gcov' err.txt && pass ||
+  ! CC=gcc "$UCOV" cc -c a.c -o o4.o -- --gcov 2>err.txt && grep -q -- '--gcov' err.txt && pass ||
     fail "after --, --gcov goes to the compiler (which refuses it)"
 fi
 

@@ -34,16 +34,16 @@ hit() {
 run_case() {
   local cc=$1 mode=$2 combo=$3 tag=$1-$2-$3 kmode=none lib_in=yes exe_in=yes
   case $mode in trace) kmode=pc ;; ext) kmode=ext ;; unique) kmode=unique ;; esac
-  [ $combo = exe ] && lib_in=no
-  [ $combo = lib ] && exe_in=no
+  [ "$combo" = exe ] && lib_in=no
+  [ "$combo" = lib ] && exe_in=no
   mkdir -p "$tag" && cd "$tag" || return
   if [ $lib_in = yes ]; then
-    CC=$cc "$UCOV" cc --$mode "${SANFLAGS[@]}" -g -O0 -fPIC -shared "$I/dso_lib.c" -o libdso.so
+    CC=$cc "$UCOV" cc --"$mode" "${SANFLAGS[@]}" -g -O0 -fPIC -shared "$I/dso_lib.c" -o libdso.so
   else
     $cc "${SANFLAGS[@]}" -g -O0 -fPIC -shared "$I/dso_lib.c" -o libdso.so
   fi || { fail "$tag: library build"; cd ..; return; }
   if [ $exe_in = yes ]; then
-    CC=$cc "$UCOV" cc --$mode "${SANFLAGS[@]}" -g -O0 -I"$SRC/include" "$I/dso_main.c" \
+    CC=$cc "$UCOV" cc --"$mode" "${SANFLAGS[@]}" -g -O0 -I"$SRC/include" "$I/dso_main.c" \
       -L. -ldso -Wl,-rpath,"$PWD" -o main
   else
     $cc "${PLAIN_SAN[@]}" -g -O0 -I"$SRC/include" "$I/dso_main.c" -L. -ldso -Wl,-rpath,"$PWD" -o main
@@ -53,11 +53,11 @@ run_case() {
   read -r -t 30 ready <&"${M[0]}"
   for _ in $(seq 100); do [ -S "$UCOV_RUNTIME_DIR/$pid.sock" ] && break; sleep 0.02; done
   local threads
-  threads=$(cat /proc/$pid/task/*/comm 2>/dev/null | grep -c '^ucov-control$')
-  "$UCOV" ls --pid $pid >ls.txt 2>&1
-  "$UCOV" pull --pid $pid -o P >/dev/null 2>pull.err
+  threads=$(cat /proc/"$pid"/task/*/comm 2>/dev/null | grep -c '^ucov-control$')
+  "$UCOV" ls --pid "$pid" >ls.txt 2>&1
+  "$UCOV" pull --pid "$pid" -o P >/dev/null 2>pull.err
   [ -n "${M[1]:-}" ] && echo q >&"${M[1]}"
-  wait $pid
+  wait "$pid"
   local rc=$?
   [ "${ready%% *}" = ready ] && [ $rc = 0 ] && pass || fail "$tag: ran ($ready, status $rc)"
   # One runtime: one control server thread (a second runtime would start its own).
@@ -70,7 +70,7 @@ run_case() {
     hit t.info exe_work $exe_in && hit t.info lib_work $lib_in && pass ||
       fail "$tag: traced PCs: exe_work=$(fnda t.info exe_work) lib_work=$(fnda t.info lib_work)" \
         "$(head -2 t.err)"
-    if [ $mode = trace ]; then
+    if [ "$mode" = trace ]; then
       "$UCOV" report P --lcov p.info 2>p.err
       hit p.info exe_work $exe_in && hit p.info lib_work $lib_in && pass ||
         fail "$tag: pulled trace: $(head -2 p.err)"
@@ -95,15 +95,15 @@ run_case() {
   pgo)
     ls P/pgo/*.profraw >/dev/null 2>&1 && pass || fail "$tag: no live profile pulled"
     local n_live
-    n_live=$(ls P/pgo/*.profraw 2>/dev/null | wc -l)
-    [ "$n_live" = "$([ $combo = both ] && echo 2 || echo 1)" ] && [ -s P/pgo/profraw ] && pass ||
+    n_live=$(find P/pgo -maxdepth 1 -name '*.profraw' | wc -l)
+    [ "$n_live" = "$([ "$combo" = both ] && echo 2 || echo 1)" ] && [ -s P/pgo/profraw ] && pass ||
       fail "$tag: live profiles (and pgo/profraw, all of them): $(ls P/pgo)"
     $LLVM_PROFDATA show --all-functions exit.profraw >show.txt 2>&1
     { grep -q '^  lib_work:' show.txt && [ $lib_in = yes ] || [ $lib_in = no ]; } &&
       { grep -q '^  \(dso_main.c:\)\?exe_work:' show.txt && [ $exe_in = yes ] || [ $exe_in = no ]; } &&
       ! { [ $lib_in = no ] && grep -q lib_work show.txt; } && pass ||
       fail "$tag: exit profile: $(tr '\n' ' ' <show.txt)"
-    if [ $combo = both ]; then
+    if [ "$combo" = both ]; then
       $LLVM_PROFDATA merge -o m.profdata exit.profraw &&
         llvm-cov-14 export -format=lcov ./main -object ./libdso.so -instr-profile m.profdata >c.info &&
         hit c.info lib_work yes && hit c.info exe_work yes && pass ||
@@ -165,12 +165,12 @@ DLCC=gcc
 [ -n "$SAN" ] && [ -n "$RTCC" ] && DLCC=$RTCC
 dl_case() { # TAG MODE PROGRAM-BUILT-BY-UCOV(yes|no)
   local tag=$1 mode=$2 inst=$3 cc=$DLCC
-  [ $mode = pgo ] && cc=clang
-  [ $mode = pgo ] && [ -n "$SAN" ] && [[ $RTCC != clang* ]] && return
-  mkdir -p $tag && cd $tag || return
-  CC=$cc "$UCOV" cc --$mode "${SANFLAGS[@]}" -g -O0 -fPIC -shared "$I/dso_lib.c" -o libdl.so
-  if [ $inst = yes ]; then
-    CC=$cc "$UCOV" cc --$mode "${SANFLAGS[@]}" -g -O0 ../dl.c -o dl -ldl
+  [ "$mode" = pgo ] && cc=clang
+  [ "$mode" = pgo ] && [ -n "$SAN" ] && [[ $RTCC != clang* ]] && return
+  mkdir -p "$tag" && cd "$tag" || return
+  CC=$cc "$UCOV" cc --"$mode" "${SANFLAGS[@]}" -g -O0 -fPIC -shared "$I/dso_lib.c" -o libdl.so
+  if [ "$inst" = yes ]; then
+    CC=$cc "$UCOV" cc --"$mode" "${SANFLAGS[@]}" -g -O0 ../dl.c -o dl -ldl
   else
     $cc "${PLAIN_SAN[@]}" ../dl.c -o dl -ldl
   fi
@@ -178,26 +178,26 @@ dl_case() { # TAG MODE PROGRAM-BUILT-BY-UCOV(yes|no)
   local pid=$D_PID ready=""
   read -r -t 30 ready <&"${D[0]}"
   for _ in $(seq 100); do [ -S "$UCOV_RUNTIME_DIR/$pid.sock" ] && break; sleep 0.02; done
-  "$UCOV" ls --pid $pid >ls.txt 2>&1
-  "$UCOV" pull --pid $pid -o P >/dev/null 2>&1
+  "$UCOV" ls --pid "$pid" >ls.txt 2>&1
+  "$UCOV" pull --pid "$pid" -o P >/dev/null 2>&1
   [ -n "${D[1]:-}" ] && echo q >&"${D[1]}"
-  wait $pid
+  wait "$pid"
   local rc=$?
   [ "$ready" = "ready 28" ] && [ $rc = 0 ] && pass || fail "dlclose $tag: ran ($ready, status $rc)"
   ! grep -q 'dso_lib\|libdl' ls.txt && grep -q modules ls.txt && pass ||
     fail "dlclose $tag: the library's objects are gone after dlclose: $(cat ls.txt)"
-  if [ $mode = gcov ]; then
+  if [ "$mode" = gcov ]; then
     local g
     g=$(find . -maxdepth 1 -name '*dso_lib.gcda')
     [ -n "$g" ] && "$UCOV" report "$g" --lcov l.info 2>/dev/null && hit l.info lib_work yes && pass ||
       fail "dlclose $tag: the library's .gcda, written at dlclose"
-    if [ $inst = yes ]; then
+    if [ "$inst" = yes ]; then
       "$UCOV" report . --lcov all.info 2>/dev/null
       hit all.info after yes && pass || fail "dlclose $tag: the program's counts after dlclose"
     fi
   else
     llvm-profdata-14 show --all-functions --counts exit.profraw >show.txt 2>&1
-    grep -q '^  lib_work:' show.txt && { [ $inst = no ] || grep -q 'after:' show.txt; } && pass ||
+    grep -q '^  lib_work:' show.txt && { [ "$inst" = no ] || grep -q 'after:' show.txt; } && pass ||
       fail "dlclose $tag: exit profile: $(tr '\n' ' ' <show.txt)"
     # Each function once: the library's profile saved at dlclose, the program's
     # at exit, after a __llvm_profile_write_file in between.

@@ -6,7 +6,7 @@
 # the modes when a build passes only CC.
 # Usage: install.sh UCOV SRCDIR WORKDIR BUILDDIR [SANITIZE]
 set -u
-UCOV=$1 SRC=$2 WORK=$3 BUILD=$4 SAN=${5:-}
+_UCOV=$1 SRC=$2 WORK=$3 BUILD=$4 SAN=${5:-}
 . "$SRC/tests/lib.sh"
 sanflags "$SAN"
 rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
@@ -14,7 +14,7 @@ P=$WORK/prefix
 cmake --install "$BUILD" --prefix "$P" >install.log 2>&1 && pass || fail "cmake --install: $(tail -3 install.log)"
 for f in bin/ucov include/ucov/ucov.h include/ucov/kcov.h lib*/libucov.a lib*/libucov.so \
   lib*/libucov-kcov.so lib*/libucov-dso.a lib*/pkgconfig/ucov.pc lib*/cmake/ucov/ucovConfig.cmake; do
-  ls $P/$f >/dev/null 2>&1 || fail "installed: $f"
+  compgen -G "$P/$f" >/dev/null || fail "installed: $f"
 done
 pass
 DESTDIR=$WORK/dest cmake --install "$BUILD" --prefix /opt/ucov >/dev/null 2>&1 &&
@@ -41,9 +41,11 @@ int main(void) {
 }
 C
 # pkg-config, the installed ucov cc (no UCOV_LIBDIR: it finds its runtime).
-export PKG_CONFIG_PATH=$(dirname $(ls $P/lib*/pkgconfig/ucov.pc))
+PKG_CONFIG_PATH=$(dirname "$(find "$P" -path '*/pkgconfig/ucov.pc' | head -1)")
+export PKG_CONFIG_PATH
 pkg-config --cflags --libs ucov | grep -q -- "-lucov" && pass || fail "pkg-config knows ucov"
-env -u UCOV_LIBDIR CC=gcc "$P/bin/ucov" cc --trace "${SANFLAGS[@]}" $(pkg-config --cflags ucov) app.c -o app1 &&
+read -ra pcflags < <(pkg-config --cflags ucov)
+env -u UCOV_LIBDIR CC=gcc "$P/bin/ucov" cc --trace "${SANFLAGS[@]}" "${pcflags[@]}" app.c -o app1 &&
   ./app1 | grep -qE '^[1-9][0-9]* pcs' && pass || fail "installed ucov cc with pkg-config flags: $(./app1 2>&1)"
 # find_package(ucov): the sample links ucov::static, compiled with the hooks.
 mkdir -p proj && cp app.c proj/ && cat >proj/CMakeLists.txt <<'CM'

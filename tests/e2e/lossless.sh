@@ -37,12 +37,12 @@ start exit1
 mkdir -p p
 killed=0
 for i in $(seq "$KILLS"); do
-  "$UCOV" pull --pid $pid --reset -o p/$i 2>/dev/null &
+  "$UCOV" pull --pid $pid --reset -o p/"$i" 2>/dev/null &
   k=$!
   sleep "0.00$((RANDOM % 10))$((RANDOM % 10))"
   kill -9 $k 2>/dev/null && killed=$((killed + 1))
   wait $k 2>/dev/null
-  "$UCOV" pull --pid $pid --recover -o p/$i 2>/dev/null
+  "$UCOV" pull --pid $pid --recover -o p/"$i" 2>/dev/null
 done
 "$UCOV" pull --pid $pid --reset -o p/last 2>/dev/null
 stop
@@ -91,12 +91,12 @@ if command -v clang >/dev/null; then
   pid=$!
   wait_sock "rt/$pid.sock"
   for i in $(seq $((KILLS / 5))); do
-    "$UCOV" pull --pid $pid --reset -o pp/$i 2>/dev/null &
+    "$UCOV" pull --pid $pid --reset -o pp/"$i" 2>/dev/null &
     k=$!
     sleep "0.00$((RANDOM % 10))$((RANDOM % 10))"
     kill -9 $k 2>/dev/null
     wait $k 2>/dev/null
-    "$UCOV" pull --pid $pid --recover -o pp/$i 2>/dev/null
+    "$UCOV" pull --pid $pid --recover -o pp/"$i" 2>/dev/null
   done
   stop
   got=$(($("${SUM[@]}" pp) + $("${SUM[@]}" pexit)))

@@ -29,8 +29,8 @@ g=mnt/gcov$WORK/kvd-kvd.gcda
 [ -f "$g" ] && [ -L "${g%.gcda}.gcno" ] && [ "$(readlink "${g%.gcda}.gcno")" = "$WORK/kvd-kvd.gcno" ] &&
   [ -f mnt/reset ] && pass || fail "the tree: $(find mnt | head -5)"
 cp -a mnt/. copy/ && "$UCOV" pull --pid $pid -o pulled >/dev/null 2>&1 &&
-  cmp copy/gcov$WORK/kvd-kvd.gcda pulled/gcov$WORK/kvd-kvd.gcda && cmp copy/modules pulled/modules &&
-  [ "$(stat -c %s "$g")" = "$(stat -c %s pulled/gcov$WORK/kvd-kvd.gcda)" ] && pass ||
+  cmp copy/gcov"$WORK"/kvd-kvd.gcda pulled/gcov"$WORK"/kvd-kvd.gcda && cmp copy/modules pulled/modules &&
+  [ "$(stat -c %s "$g")" = "$(stat -c %s pulled/gcov"$WORK"/kvd-kvd.gcda)" ] && pass ||
   fail "cp -a of the mount equals ucov pull"
 if command -v lcov >/dev/null; then
   lcov -q --capture --directory "mnt/gcov$WORK" -o m.info 2>/dev/null &&

@@ -207,7 +207,7 @@ fnda() { awk -F'[:,]' -v f="SF:$D/httpreq.c" '$0==f{p=1} /^end_of_record/{p=0}
 # Lines hit: addr2line's lines of the call sites the PCs return to (pc - bias - 5).
 bias=$(awk '$5 == "r-x" && $7 ~ /trace_one$/ {print $4; exit}' mods.txt)
 while read -r pc; do printf '0x%x\n' $((pc - bias - 5)); done <pcs.txt | sort -u >hit-sites.txt
-addr2line -e trace_one $(cat hit-sites.txt) | sed 's/ (discriminator [0-9]*)//' | sort -u >hit-a2l.txt
+xargs addr2line -e trace_one <hit-sites.txt | sed 's/ (discriminator [0-9]*)//' | sort -u >hit-a2l.txt
 awk -F'[:,]' '/^SF:/{f=$2} /^DA:/&&$3>0{print f ":" $2}' trace.info | sort -u >hit-da.txt
 [ -s hit-da.txt ] && cmp -s hit-a2l.txt hit-da.txt && pass ||
   fail "trace lines hit are addr2line's lines of the sites hit: $(diff hit-a2l.txt hit-da.txt | head -3)"
@@ -237,12 +237,12 @@ coproc H { UCOV_RUNTIME_DIR=$WORK/rt exec ./hold $'GET / HTTP/1.1\r\nHost: a\r\n
 hpid=$H_PID
 read -r -t 20 ready <&"${H[0]}"
 for _ in $(seq 100); do [ -S "$WORK/rt/$hpid.sock" ] && break; sleep 0.02; done
-UCOV_RUNTIME_DIR=$WORK/rt "$UCOV" ls --pid $hpid >hls.txt
-UCOV_RUNTIME_DIR=$WORK/rt "$UCOV" pull --pid $hpid -o P1 >/dev/null 2>&1
-UCOV_RUNTIME_DIR=$WORK/rt "$UCOV" reset --pid $hpid kcov/1.kcov
-UCOV_RUNTIME_DIR=$WORK/rt "$UCOV" pull --pid $hpid -o P2 >/dev/null 2>&1
+UCOV_RUNTIME_DIR=$WORK/rt "$UCOV" ls --pid "$hpid" >hls.txt
+UCOV_RUNTIME_DIR=$WORK/rt "$UCOV" pull --pid "$hpid" -o P1 >/dev/null 2>&1
+UCOV_RUNTIME_DIR=$WORK/rt "$UCOV" reset --pid "$hpid" kcov/1.kcov
+UCOV_RUNTIME_DIR=$WORK/rt "$UCOV" pull --pid "$hpid" -o P2 >/dev/null 2>&1
 echo q >&"${H[1]}"
-wait $hpid
+wait "$hpid"
 n=$(echo "$ready" | awk '{print $3}')
 grep -qP "^$((8 * (n + 1)))\tkcov/1.kcov$" hls.txt && [ "$n" -gt 10 ] && pass ||
   fail "ucov ls shows the trace buffer kcov/1.kcov ($ready): $(cat hls.txt)"

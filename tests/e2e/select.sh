@@ -19,17 +19,17 @@ marker() { # the symbol an instrumented object of a mode references
 }
 check() { # CC MODE: --only core and vendor, then --skip vendor
   local cc=$1 mode=$2 m got
-  m=$(marker $mode)
+  m=$(marker "$mode")
   got=""
   for d in core lib vendor; do
-    CC=$cc "$UCOV" cc --$mode --only 'core/*' --only "$WORK/vendor/*" -c $d/$d.c -o $d-$cc-$mode.o
-    nm $d-$cc-$mode.o | grep -q "$m" && got="$got $d"
+    CC=$cc "$UCOV" cc --"$mode" --only 'core/*' --only "$WORK/vendor/*" -c $d/$d.c -o $d-"$cc"-"$mode".o
+    nm $d-"$cc"-"$mode".o | grep -q "$m" && got="$got $d"
   done
   [ "$got" = " core vendor" ] && pass || fail "$cc $mode --only: instrumented$got"
   got=""
   for d in core lib vendor; do
-    UCOV_SKIP='vendor/*:nothing/*' CC=$cc "$UCOV" cc --$mode -c $d/$d.c -o s-$d-$cc-$mode.o
-    nm s-$d-$cc-$mode.o | grep -q "$m" && got="$got $d"
+    UCOV_SKIP='vendor/*:nothing/*' CC=$cc "$UCOV" cc --"$mode" -c $d/$d.c -o s-$d-"$cc"-"$mode".o
+    nm s-$d-"$cc"-"$mode".o | grep -q "$m" && got="$got $d"
   done
   [ "$got" = " core lib" ] && pass || fail "$cc $mode UCOV_SKIP: instrumented$got"
 }

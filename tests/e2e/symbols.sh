@@ -32,7 +32,7 @@ for cc in gcc clang; do
   [ $cc = clang ] && modes+=(--pgo)
   for mode in "${modes[@]}"; do
     out=names-$cc${mode#-}
-    if ! CC=$cc "$UCOV" cc $mode -O1 -pthread "${SANFLAGS[@]}" -I"$SRC/include" \
+    if ! CC=$cc "$UCOV" cc "$mode" -O1 -pthread "${SANFLAGS[@]}" -I"$SRC/include" \
       "$SRC/tests/e2e/names.c" -o "$out" 2>"$out.err"; then
       fail "$cc $mode: a program defining parse_pid, ctl_open, mem_sink_init links ($(head -3 "$out.err"))"
       continue

@@ -30,7 +30,7 @@ same() { # same DESCRIPTION DIR1 DIR2: identical .gcda sets
     b=$3/$(basename "$a")
     cmp -s "$a" "$b" || { ok=0; echo "  $a differs from $b" >&2; }
   done
-  [ "$(ls "$2" | wc -l)" -eq "$(ls "$3" | wc -l)" ] && [ $ok -eq 1 ] && pass || fail "$1"
+  [ "$(find "$2" -mindepth 1 -maxdepth 1 | wc -l)" -eq "$(find "$3" -mindepth 1 -maxdepth 1 | wc -l)" ] && [ $ok -eq 1 ] && pass || fail "$1"
 }
 run() { ./"$1" "${@:2}" >/dev/null; }
 # Like same, but the files may differ in the run count of the summary (the

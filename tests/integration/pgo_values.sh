@@ -15,7 +15,7 @@ RUN=(c 0 40 c 1 25 c 2 9 c 3 3 m 3 10 m 700 6 m 64 5 s 100 4 s 4000 2 d 3 2 d 4 
 SHOW=(show --all-functions --counts --ic-targets --memop-sizes)
 ran=0
 for v in 14 16 19; do
-  CLANG=clang-$v PROFDATA=llvm-profdata-$v LLVMCOV=llvm-cov-$v
+  CLANG=clang-$v PROFDATA=llvm-profdata-$v
   command -v $CLANG >/dev/null && command -v $PROFDATA >/dev/null || {
     echo "skip $CLANG: not installed"
     continue
@@ -46,7 +46,7 @@ for v in 14 16 19; do
     done
     # (Indirect-call targets are addresses: with ASLR, old runs' targets stay
     # unnamed in a pool, for compiler-rt as for ucov; counters add up.)
-    [ "$(ls pool-rt pool-ucov | grep -c profraw)" = 2 ] && cmp -s pool-rt.show pool-ucov.show &&
+    [ "$(find pool-rt pool-ucov -name '*profraw*' | wc -l)" = 2 ] && cmp -s pool-rt.show pool-ucov.show &&
       grep -qE 'Block counts: \[80[],]|Function count: 80' pool-ucov.show && pass ||
       fail "$CLANG $mode: %m pool with values equals compiler-rt's: $(ls pool-rt pool-ucov)
 $(diff pool-rt.show pool-ucov.show | head -5) $(grep -A4 'op_inc:' pool-ucov.show)"
@@ -59,13 +59,13 @@ done
 }
 
 # A pool whose value data is cut short is replaced, with a message.
-d=$(ls -d */ | grep -- '-ir/$' | tail -1) && cd "$d" || exit 1
+d=$(find . -maxdepth 1 -type d -name '*-ir' | sort | tail -1) && d=${d#./} && cd "$d" || exit 1
 v=${d%%-*}
 pf=$(ls pool-ucov/p-*.profraw)
 truncate -s -16 "$pf"
 (cd pool-ucov && LLVM_PROFILE_FILE=p-%m.profraw ../p_ucov "${RUN[@]}" 2>../err.txt)
 grep -q 'not a profile of this program' err.txt &&
-  llvm-profdata-$v "${SHOW[@]}" "$pf" | grep -q 'op_dbl, *25 \]' && pass ||
+  llvm-profdata-"$v" "${SHOW[@]}" "$pf" | grep -q 'op_dbl, *25 \]' && pass ||
   fail "%m: a pool with truncated value data is replaced, with a message"
 
 # Live: values after a reset are the second phase's only.
@@ -84,10 +84,10 @@ cmd "c 2 5" && cmd "c 1 2"
 UCOV_RUNTIME_DIR=$WORK/rt "$UCOV" pull --pid "$pid" -o L2 pgo/p_ucov.profraw
 cmd q
 wait "$pid"
-llvm-profdata-$v "${SHOW[@]}" stale.profraw | grep -q 'op_dbl, *2 \]' && pass ||
+llvm-profdata-"$v" "${SHOW[@]}" stale.profraw | grep -q 'op_dbl, *2 \]' && pass ||
   fail "the exit profile: counts since the reset"
-llvm-profdata-$v "${SHOW[@]}" L1/pgo/p_ucov.profraw >l1.show
-llvm-profdata-$v "${SHOW[@]}" L2/pgo/p_ucov.profraw >l2.show
+llvm-profdata-"$v" "${SHOW[@]}" L1/pgo/p_ucov.profraw >l1.show
+llvm-profdata-"$v" "${SHOW[@]}" L2/pgo/p_ucov.profraw >l2.show
 grep -q 'op_dbl, *7 \]' l1.show && grep -q 'op_neg, *5 \]' l2.show &&
   grep -q 'op_dbl, *2 \]' l2.show && ! grep -qP '^\s*\[\s*\d+,\s*513,\s*[1-9]' l2.show && pass ||
   fail "live values after a reset: only the second phase"

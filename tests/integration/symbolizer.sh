@@ -36,7 +36,7 @@ for cc in gcc clang; do
       [ -s $b.sites ] && cmp -s <(sort $b.sites) <(sort $b.objdump) && pass ||
         fail "$b: call sites ($(wc -l <$b.sites)) are objdump's ($(wc -l <$b.objdump))"
       "$UCOV" symbolize --addr2line --binary $b $b.sites >$b.ucov
-      addr2line -f -i -e $b $(cat $b.sites) | sed 's/ (discriminator [0-9]*)//' >$b.a2l
+      xargs addr2line -f -i -e "$b" <"$b.sites" | sed 's/ (discriminator [0-9]*)//' >$b.a2l
       if [ $dw = 4 ]; then
         cmp -s $b.ucov $b.a2l && pass || fail "$b: equals addr2line -f -i: $(diff $b.ucov $b.a2l | head -4)"
         continue
@@ -50,8 +50,8 @@ for cc in gcc clang; do
       # sites separates their answers.)
       awk '{print; print "0x0"}' $b.sites >$b.split
       "$UCOV" symbolize --addr2line --binary $b $b.split >$b.u2
-      addr2line -f -i -e $b $(cat $b.split) | sed 's/ (discriminator [0-9]*)//' >$b.a2
-      "$SYM" --obj=$b -i --functions=short $(cat $b.split) | sed '/^$/d; s/:[0-9]*$//; s/:0$/:?/' >$b.l2
+      xargs addr2line -f -i -e "$b" <"$b.split" | sed 's/ (discriminator [0-9]*)//' >$b.a2
+      xargs "$SYM" --obj="$b" -i --functions=short <"$b.split" | sed '/^$/d; s/:[0-9]*$//; s/:0$/:?/' >$b.l2
       read -r bad odd < <(python3 - $b.u2 $b.a2 $b.l2 <<'PY'
 import sys
 def sites(path):
