@@ -65,6 +65,26 @@ int ucov_open(void);
  *       EBUSY if the calling thread already traces into another device.
  *   KCOV_DISABLE (arg = 0): EINVAL if arg != 0 or the calling thread is not
  *       the one that enabled this device.
+ *   KCOV_UNIQUE_ENABLE (arg = bitmap words; a ucov mode, numbered as proposed
+ *       for Linux): KCOV_TRACE_PC where each PC is appended once;
+ *       the bitmap of arg * 64 bits takes buf[0..arg), the trace (count, PCs)
+ *       follows. EINVAL before INIT_TRACE or if already enabled, or if arg is
+ *       0 or leaves fewer than two words for the trace; EBUSY if the device or
+ *       the calling thread already traces.
+ *   KCOV_RESET_TRACE (arg ignored): clears the bitmap and the trace count of
+ *       a UNIQUE device, the count of any other. EINVAL unless the calling
+ *       thread traces into this device.
+ *   KCOV_REMOTE_ENABLE (arg = struct kcov_remote_arg *): registers handles
+ *       whose sections workers run with ucov_remote_start/stop; the calling
+ *       thread is bound (busy) but records nothing itself, and its common
+ *       handle passes to the threads it creates. EINVAL before INIT_TRACE,
+ *       if already enabled, for a trace_mode other than PC or CMP, more than
+ *       KCOV_REMOTE_MAX_HANDLES handles, a handle in handles[] not of USB (the
+ *       only other subsystem), a common handle not of COMMON or of instance
+ *       0, or bits 32-55 set in any handle; EBUSY if the device or the
+ *       calling thread already traces; EEXIST if another device holds one of
+ *       the handles; ENOMEM. area_size is taken as Linux takes it (any u32;
+ *       fewer than two words record nothing).
  *   anything else: ENOTTY. A descriptor that is not a ucov device: ENOTTY;
  *       a closed one: EBADF.
  * Returns 0, or -1 with errno set.

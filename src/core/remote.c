@@ -42,11 +42,8 @@ UCOV_EXPORT UCOV_NOTRACE uint64_t ucov_common_handle(void) {
   return common_handle;
 }
 
-/* Linux's kcov_check_handle: bits 32-55 zero; the common subsystem only for
- * the common handle (with an instance); any other subsystem for handles[]
- * (Linux knows only USB; userspace defines its own). */
-/* kcov.c's kcov_check_handle: the common handle is COMMON with an instance;
- * the others are of a subsystem that exists (USB). */
+/* kcov.c's kcov_check_handle: bits 32-55 zero; the common handle is COMMON
+ * with an instance; the others are of a subsystem that exists (USB). */
 static UCOV_NOTRACE int handle_ok(uint64_t h, int common) {
   if (!KCOV_HANDLE_VALID(h))
     return 0;

@@ -89,7 +89,7 @@ static UCOV_ALWAYS_INLINE uint32_t guard_index(uint32_t *guard) {
 UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_pc_guard(uint32_t *guard) {
   struct ucov_task *t = &ucov_task_self;
   uintptr_t hot = t->hot;
-  if (UCOV_LIKELY(!hot))
+  if (!hot) /* no hint, as in __sanitizer_cov_trace_pc */
     return;
   uint64_t pc = (uint64_t)(uintptr_t)__builtin_return_address(0);
   if (UCOV_LIKELY(!(hot & UCOV_TASK_HOT_BITS))) {

@@ -222,15 +222,6 @@ static UCOV_NOTRACE void log_path(const char *path, const char *what) {
 }
 
 /*
- * At exit: the raw profiles to LLVM_PROFILE_FILE (merged into a %m pool), or
- * into UCOV_EXIT_DIR as pgo/<module>.profraw for `ucov run`. Counts since
- * the last reset; the baseline moves, so a racing live read counts nothing twice.
- *
- * Module i's profile goes where compiler-rt would write it: appended to a
- * file an earlier module of this write wrote (compiler-rt's runtime of each
- * module appends), else from the start. reset: move the baseline. 0 or -1.
- */
-/*
  * A write round (pgo_write: at exit, __llvm_profile_write_file) writes every
  * module: the first to write a file starts it afresh, the others append (as
  * compiler-rt's runtime of each module appends), unloaded modules' saved
@@ -363,6 +354,13 @@ static UCOV_NOTRACE int pgo_write_pool(const struct ucov_llvm_sections *s, const
   return err ? -1 : 0;
 }
 
+/*
+ * Module i's raw profile, counts since the last reset, where compiler-rt
+ * would write it: LLVM_PROFILE_FILE (merged into a %m pool; else appended to
+ * a file an earlier module of this round wrote, else from the start), or
+ * UCOV_EXIT_DIR's pgo/<module>.profraw for `ucov run`. reset: move the
+ * baseline, so a racing live read counts nothing twice. 0 or -1.
+ */
 static UCOV_NOTRACE int pgo_write_module(unsigned i, int reset) {
   const struct pgo_module *m = &modules[i];
   const struct ucov_llvm_sections *s = &m->s;

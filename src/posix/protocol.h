@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The control protocol (docs/protocol.md): length-prefixed, versioned binary
- * frames over a Unix stream socket, shared by the target's server and the
- * ucov command. Integers are little-endian. This header says where sockets
- * live and which directories either side trusts.
+ * Where control sockets live, and which directories either side trusts: the
+ * target's server and the ucov command apply the same rules (docs/protocol.md,
+ * "Where" and "Trust, both ways"). The frames themselves are the core's
+ * (src/core/frame.h), the same over a socket or a serial line.
  */
 #ifndef UCOV_POSIX_PROTOCOL_H
 #define UCOV_POSIX_PROTOCOL_H

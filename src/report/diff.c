@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* Differential coverage: each line of the model against a baseline (see diff.h). */
 #include "diff.h"
 
 #include <stdlib.h>

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* The symbolizer's DWARF side: line tables, function and inline tree, call sites (dwarf.h). */
 #define _GNU_SOURCE
 #include "dwarf.h"
 #include "elfsym.h"

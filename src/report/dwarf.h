@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The symbolizer: a module's DWARF line table read once (elfutils libdw)
- * into one array sorted by address, and its functions (subprograms, and
- * the inlined subroutines inside them) into a tree of address ranges; a
+ * The symbolizer: a module's DWARF line table read once (by ucov's own
+ * reader of .debug_line, DWARF 2 to 5: libdw's tables cost more memory than
+ * the rest together) into one array sorted by address, and its functions
+ * (subprograms and the inlined subroutines inside them, through elfutils
+ * libdw) into a tree of address ranges; a
  * lookup is a binary search and a walk down that tree, giving the inline
  * chain as `addr2line -f -i` prints it. No library call per address.
  */

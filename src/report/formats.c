@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* Report formats: lcov and ucov JSON in and out, gcov JSON in, Cobertura out (see formats.h). */
 #include "formats.h"
 
 #include <errno.h>

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* Report inputs: detect what a path holds and read it into the model (see inputs.h). */
 #define _GNU_SOURCE
 #include "inputs.h"
 

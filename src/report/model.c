@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* The coverage model: files, lines, functions, branches; adding, filtering, paths (see model.h). */
 #include "model.h"
 
 #include <fnmatch.h>
