@@ -15,7 +15,7 @@
 
 #include "ucov/port.h"
 
-#include "gcda_out.h"
+#include "writer.h"
 
 /* ------------------------------------------------------------ reader */
 
@@ -350,7 +350,7 @@ static UCOV_NOTRACE void topn_merge_pair(struct topn_group *g, gcov_type value, 
  * appended while fewer than 32 are tracked). Groups are built first, then
  * written, so the record length matches its contents.
  */
-static UCOV_RACY_READS UCOV_NOTRACE int write_topn(struct gcda_out *o, unsigned kind,
+static UCOV_RACY_READS UCOV_NOTRACE int write_topn(struct ucov_writer *o, unsigned kind,
                                                    const struct gcov_ctr_info *ctr,
                                                    const uint8_t *file, uint32_t file_n) {
   uint32_t groups = ctr->num / GCOV_TOPN_MEM_COUNTERS;
@@ -386,14 +386,14 @@ static UCOV_RACY_READS UCOV_NOTRACE int write_topn(struct gcda_out *o, unsigned 
     }
     disk += GCOV_TOPN_DISK_COUNTERS + 2ull * g[i].n;
   }
-  out_u32(o, GCOV_TAG_FOR_COUNTER(kind));
-  out_u32(o, (uint32_t)(disk * 8));
+  ucov_w_u32(o, GCOV_TAG_FOR_COUNTER(kind));
+  ucov_w_u32(o, (uint32_t)(disk * 8));
   for (uint32_t i = 0; i < groups; i++) {
-    out_counter(o, g[i].total);
-    out_counter(o, (gcov_type)g[i].n);
+    ucov_w_counter(o, g[i].total);
+    ucov_w_counter(o, (gcov_type)g[i].n);
     for (uint32_t k = 0; k < g[i].n; k++) {
-      out_counter(o, g[i].value[k]);
-      out_counter(o, g[i].count[k]);
+      ucov_w_counter(o, g[i].value[k]);
+      ucov_w_counter(o, g[i].count[k]);
     }
   }
   ucov_port_free(g);
@@ -417,16 +417,16 @@ UCOV_RACY_READS UCOV_NOTRACE int ucov_gcov_write(struct ucov_sink *sink, struct 
   }
   if (flags & UCOV_GCOV_RESET)
     u->gen++;
-  struct gcda_out o;
-  out_init(&o, sink);
-  out_u32(&o, GCOV_DATA_MAGIC);
-  out_u32(&o, gi->version);
-  out_u32(&o, gi->stamp);
-  out_u32(&o, gi->checksum);
-  out_u32(&o, GCOV_TAG_OBJECT_SUMMARY);
-  out_u32(&o, GCOV_TAG_OBJECT_SUMMARY_LENGTH);
-  out_u32(&o, sum->runs);
-  out_u32(&o, (uint32_t)sum->sum_max);
+  struct ucov_writer o;
+  ucov_w_init(&o, sink);
+  ucov_w_u32(&o, GCOV_DATA_MAGIC);
+  ucov_w_u32(&o, gi->version);
+  ucov_w_u32(&o, gi->stamp);
+  ucov_w_u32(&o, gi->checksum);
+  ucov_w_u32(&o, GCOV_TAG_OBJECT_SUMMARY);
+  ucov_w_u32(&o, GCOV_TAG_OBJECT_SUMMARY_LENGTH);
+  ucov_w_u32(&o, sum->runs);
+  ucov_w_u32(&o, (uint32_t)sum->sum_max);
 
   unsigned bidx = 0;
   for (unsigned f = 0; f < u->n_functions; f++) {
@@ -435,18 +435,18 @@ UCOV_RACY_READS UCOV_NOTRACE int ucov_gcov_write(struct ucov_sink *sink, struct 
     if (!fn || fn->key != gi) {
       /* Another unit owns it; keep what the merged file had for it. */
       if (mf && mf->raw) {
-        out_bytes(&o, mf->raw, mf->raw_len);
+        ucov_w_bytes(&o, mf->raw, mf->raw_len);
       } else {
-        out_u32(&o, GCOV_TAG_FUNCTION);
-        out_u32(&o, 0);
+        ucov_w_u32(&o, GCOV_TAG_FUNCTION);
+        ucov_w_u32(&o, 0);
       }
       continue;
     }
-    out_u32(&o, GCOV_TAG_FUNCTION);
-    out_u32(&o, GCOV_TAG_FUNCTION_LENGTH);
-    out_u32(&o, fn->ident);
-    out_u32(&o, fn->lineno_checksum);
-    out_u32(&o, fn->cfg_checksum);
+    ucov_w_u32(&o, GCOV_TAG_FUNCTION);
+    ucov_w_u32(&o, GCOV_TAG_FUNCTION_LENGTH);
+    ucov_w_u32(&o, fn->ident);
+    ucov_w_u32(&o, fn->lineno_checksum);
+    ucov_w_u32(&o, fn->cfg_checksum);
     const struct gcov_ctr_info *ctr = fn->ctrs;
     for (unsigned k = 0; k < u->n_counters; k++) {
       if (!gi->merge[k])
@@ -479,34 +479,21 @@ UCOV_RACY_READS UCOV_NOTRACE int ucov_gcov_write(struct ucov_sink *sink, struct 
         scratch[i] = v;
         nonzero |= v != 0;
       }
-      out_u32(&o, GCOV_TAG_FOR_COUNTER(k));
+      ucov_w_u32(&o, GCOV_TAG_FOR_COUNTER(k));
       if (!nonzero) {
-        out_u32(&o, 0u - ctr->num * 8);
+        ucov_w_u32(&o, 0u - ctr->num * 8);
       } else {
-        out_u32(&o, ctr->num * 8);
+        ucov_w_u32(&o, ctr->num * 8);
         for (uint32_t i = 0; i < ctr->num; i++)
-          out_counter(&o, scratch[i]);
+          ucov_w_counter(&o, scratch[i]);
       }
       if (additive)
         bidx += ctr->num;
       ctr++;
     }
   }
-  out_u32(&o, 0);
-  out_flush(&o);
+  ucov_w_u32(&o, 0);
+  ucov_w_flush(&o);
   ucov_port_free(scratch);
   return o.err;
-}
-
-/* ------------------------------------------------------- count sink */
-
-static UCOV_NOTRACE int count_write(struct ucov_sink *s, const void *data, size_t n) {
-  (void)data;
-  ((struct ucov_count_sink *)s)->bytes += n;
-  return 0;
-}
-
-UCOV_NOTRACE void ucov_count_sink_init(struct ucov_count_sink *s) {
-  s->sink.write = count_write;
-  s->bytes = 0;
 }

@@ -2,7 +2,7 @@
 /* clang's gcov callbacks and the compiler-rt-format .gcda writer (see gcov_llvm.h). */
 #include "gcov_llvm.h"
 
-#include "gcda_out.h"
+#include "writer.h"
 #include "gcov.h"
 #include "ucov/port.h"
 
@@ -190,29 +190,29 @@ UCOV_RACY_READS UCOV_NOTRACE int ucov_llvm_write(struct ucov_sink *sink, struct 
     u->gen++;
   unsigned gv = llvm_gcov_version(u->version);
   uint32_t fn_len = gv >= 47 ? 3 : 2;
-  struct gcda_out o;
-  out_init(&o, sink);
-  out_u32(&o, GCOV_DATA_MAGIC);
-  out_u32(&o, u->version);
-  out_u32(&o, u->checksum);
+  struct ucov_writer o;
+  ucov_w_init(&o, sink);
+  ucov_w_u32(&o, GCOV_DATA_MAGIC);
+  ucov_w_u32(&o, u->version);
+  ucov_w_u32(&o, u->checksum);
   /* Positions in the old file follow ours: compiler-rt merges record by record. */
   uint64_t pos = 12, b = 0;
   int mismatch = 0;
   for (unsigned f = 0; f < u->n_fns; f++) {
     const struct ucov_llvm_fn *fn = &u->fns[f];
-    out_u32(&o, LLVM_TAG_FUNCTION);
-    out_u32(&o, fn_len);
-    out_u32(&o, fn->ident);
-    out_u32(&o, fn->func_checksum);
+    ucov_w_u32(&o, LLVM_TAG_FUNCTION);
+    ucov_w_u32(&o, fn_len);
+    ucov_w_u32(&o, fn->ident);
+    ucov_w_u32(&o, fn->func_checksum);
     if (fn_len == 3)
-      out_u32(&o, fn->cfg_checksum);
+      ucov_w_u32(&o, fn->cfg_checksum);
     pos += 8 + 4 * (uint64_t)fn_len;
     uint32_t tag = old_u32(old, old_len, pos), len = old_u32(old, old_len, pos + 4);
     int merge = tag == LLVM_TAG_ARCS && len / 2 == fn->num && pos + 8 + 8ull * fn->num <= old_len;
     if (tag != ~0u && !merge)
       mismatch = 1;
-    out_u32(&o, LLVM_TAG_ARCS);
-    out_u32(&o, fn->num * 2);
+    ucov_w_u32(&o, LLVM_TAG_ARCS);
+    ucov_w_u32(&o, fn->num * 2);
     for (uint32_t i = 0; i < fn->num; i++, b++) {
       uint64_t live = UCOV_LOAD_RACY(&fn->counters[i]), v = live;
       if (u->baseline) {
@@ -222,7 +222,7 @@ UCOV_RACY_READS UCOV_NOTRACE int ucov_llvm_write(struct ucov_sink *sink, struct 
       }
       if (merge)
         v += old_u64(old, pos + 8 + 8ull * i);
-      out_counter(&o, (gcov_type)v);
+      ucov_w_counter(&o, (gcov_type)v);
     }
     pos += 8 + 8ull * fn->num;
   }
@@ -237,20 +237,20 @@ UCOV_RACY_READS UCOV_NOTRACE int ucov_llvm_write(struct ucov_sink *sink, struct 
       mismatch = 1;
   }
   if (gv >= 90) {
-    out_u32(&o, LLVM_TAG_OBJECT_SUMMARY);
-    out_u32(&o, 2);
-    out_u32(&o, runs);
-    out_u32(&o, 0); /* sum_max */
+    ucov_w_u32(&o, LLVM_TAG_OBJECT_SUMMARY);
+    ucov_w_u32(&o, 2);
+    ucov_w_u32(&o, runs);
+    ucov_w_u32(&o, 0); /* sum_max */
   } else {
-    out_u32(&o, LLVM_TAG_PROGRAM_SUMMARY);
-    out_u32(&o, 3);
-    out_u32(&o, 0);
-    out_u32(&o, 0);
-    out_u32(&o, runs);
+    ucov_w_u32(&o, LLVM_TAG_PROGRAM_SUMMARY);
+    ucov_w_u32(&o, 3);
+    ucov_w_u32(&o, 0);
+    ucov_w_u32(&o, 0);
+    ucov_w_u32(&o, runs);
   }
-  out_u32(&o, 0); /* EOF record: tag 0, length 0 */
-  out_u32(&o, 0);
-  out_flush(&o);
+  ucov_w_u32(&o, 0); /* EOF record: tag 0, length 0 */
+  ucov_w_u32(&o, 0);
+  ucov_w_flush(&o);
   if (mismatch)
     ucov_port_log("ucov: gcov: an existing .gcda did not match a clang unit; not merged there");
   return o.err;

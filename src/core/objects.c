@@ -3,7 +3,7 @@
 #include "objects.h"
 
 #include "device.h"
-#include "gcda_out.h"
+#include "writer.h"
 #include "gcov.h"
 #include "gcov_llvm.h"
 #include "pgo.h"
@@ -179,12 +179,12 @@ static UCOV_RACY_READS UCOV_NOTRACE int trace_dump(struct ucov_sink *sink, struc
                                                    uint64_t *n) {
   if (*n > dev->size - 1)
     *n = dev->size - 1;
-  struct gcda_out o;
-  out_init(&o, sink);
-  out_u64(&o, *n);
+  struct ucov_writer o;
+  ucov_w_init(&o, sink);
+  ucov_w_u64(&o, *n);
   for (uint64_t i = 1; i <= *n; i++)
-    out_u64(&o, UCOV_LOAD_RACY(&dev->area[i]));
-  out_flush(&o);
+    ucov_w_u64(&o, UCOV_LOAD_RACY(&dev->area[i]));
+  ucov_w_flush(&o);
   return o.err;
 }
 

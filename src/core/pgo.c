@@ -25,7 +25,7 @@
  */
 #include "pgo.h"
 
-#include "gcda_out.h"
+#include "writer.h"
 #include "ucov/port.h"
 
 /* {value, count} of each value node at the last reset of its module. Nodes
@@ -428,7 +428,7 @@ static UCOV_NOTRACE void old_kind(struct old_sites *o, const uint8_t *p, const u
 }
 
 /* The value data of every record with value sites (after old's, merged). */
-static UCOV_NOTRACE int write_values(struct gcda_out *o, const struct ucov_llvm_sections *s,
+static UCOV_NOTRACE int write_values(struct ucov_writer *o, const struct ucov_llvm_sections *s,
                                      const struct ucov_pgo_layout *l, int reset,
                                      const uint8_t *oldv, const uint8_t *old_end) {
   const struct ucov_pgo_state *c = state_of(s);
@@ -472,18 +472,18 @@ static UCOV_NOTRACE int write_values(struct gcda_out *o, const struct ucov_llvm_
         at += site_new[g];
       }
     }
-    out_u32(o, (uint32_t)size);
-    out_u32(o, kinds);
+    ucov_w_u32(o, (uint32_t)size);
+    ucov_w_u32(o, kinds);
     g = 0;
     at = 0;
     for (uint32_t k = 0; k < 3; k++) {
       if (!ns[k])
         continue;
       static const uint8_t zero[8];
-      out_u32(o, k);
-      out_u32(o, ns[k]);
-      out_bytes(o, site_all + g, ns[k]);
-      out_bytes(o, zero, pad8(ns[k]));
+      ucov_w_u32(o, k);
+      ucov_w_u32(o, ns[k]);
+      ucov_w_bytes(o, site_all + g, ns[k]);
+      ucov_w_bytes(o, zero, pad8(ns[k]));
       struct old_sites os;
       old_kind(&os, oldrec, ns, k);
       for (uint32_t j = 0; j < ns[k]; j++, g++) {
@@ -495,12 +495,12 @@ static UCOV_NOTRACE int write_values(struct gcda_out *o, const struct ucov_llvm_
           for (uint32_t w = 0; w < on; w++)
             if (get_u64(ov + 16 * w) == live[2 * v])
               count += get_u64(ov + 16 * w + 8);
-          out_u64(o, live[2 * v]);
-          out_u64(o, count);
+          ucov_w_u64(o, live[2 * v]);
+          ucov_w_u64(o, count);
         }
         for (uint32_t w = 0; w < on && m < site_all[g]; w++)
           if (find_value(live, site_new[g], get_u64(ov + 16 * w)) < 0) {
-            out_bytes(o, ov + 16 * w, 16);
+            ucov_w_bytes(o, ov + 16 * w, 16);
             m++;
           }
         os.values += 16ull * on;
@@ -554,39 +554,39 @@ UCOV_RACY_READS UCOV_NOTRACE int ucov_pgo_write_merged(struct ucov_sink *sink,
     c->gen++;
   uint64_t ids = s->build_id ? 8 + s->build_id_size + pad8(s->build_id_size) : 0;
   static const uint8_t zero[8];
-  struct gcda_out o;
-  out_init(&o, sink);
-  out_u64(&o, UCOV_PROFRAW_MAGIC);
-  out_u64(&o, l.version);
-  out_u64(&o, ids);
-  out_u64(&o, n_data);
-  out_u64(&o, 0); /* padding before the counters */
-  out_u64(&o, n_cnts);
-  out_u64(&o, 0); /* padding after them */
+  struct ucov_writer o;
+  ucov_w_init(&o, sink);
+  ucov_w_u64(&o, UCOV_PROFRAW_MAGIC);
+  ucov_w_u64(&o, l.version);
+  ucov_w_u64(&o, ids);
+  ucov_w_u64(&o, n_data);
+  ucov_w_u64(&o, 0); /* padding before the counters */
+  ucov_w_u64(&o, n_cnts);
+  ucov_w_u64(&o, 0); /* padding after them */
   if (num >= 9) {
-    out_u64(&o, n_bits);
-    out_u64(&o, pad8(n_bits));
+    ucov_w_u64(&o, n_bits);
+    ucov_w_u64(&o, pad8(n_bits));
   }
-  out_u64(&o, names_size);
-  out_u64(&o, (uint64_t)((uintptr_t)s->cnts - (uintptr_t)s->data));
+  ucov_w_u64(&o, names_size);
+  ucov_w_u64(&o, (uint64_t)((uintptr_t)s->cnts - (uintptr_t)s->data));
   if (num >= 9)
-    out_u64(&o, n_bits ? (uint64_t)((uintptr_t)s->bits - (uintptr_t)s->data) : 0);
-  out_u64(&o, (uint64_t)(uintptr_t)s->names);
+    ucov_w_u64(&o, n_bits ? (uint64_t)((uintptr_t)s->bits - (uintptr_t)s->data) : 0);
+  ucov_w_u64(&o, (uint64_t)(uintptr_t)s->names);
   if (num >= 10) {
-    out_u64(&o, (uint64_t)(s->vtab_end - s->vtab) / VTAB_RECORD);
-    out_u64(&o, (uint64_t)(s->vnames_end - s->vnames));
+    ucov_w_u64(&o, (uint64_t)(s->vtab_end - s->vtab) / VTAB_RECORD);
+    ucov_w_u64(&o, (uint64_t)(s->vnames_end - s->vnames));
   }
-  out_u64(&o, l.kinds - 1); /* IPVK_Last */
+  ucov_w_u64(&o, l.kinds - 1); /* IPVK_Last */
   if (s->build_id) {
-    out_u64(&o, s->build_id_size);
-    out_bytes(&o, s->build_id, s->build_id_size);
-    out_bytes(&o, zero, pad8(s->build_id_size));
+    ucov_w_u64(&o, s->build_id_size);
+    ucov_w_bytes(&o, s->build_id, s->build_id_size);
+    ucov_w_bytes(&o, zero, pad8(s->build_id_size));
   }
-  out_bytes(&o, s->data, (size_t)(n_data * l.rec));
+  ucov_w_bytes(&o, s->data, (size_t)(n_data * l.rec));
 #ifndef UCOV_TSAN_BUILD
   /* Never reset, nothing to add: the counters as they are, in one block. */
   if (!base_cnts && !ov.cnts) {
-    out_bytes(&o, s->cnts, (size_t)(n_cnts * 8));
+    ucov_w_bytes(&o, s->cnts, (size_t)(n_cnts * 8));
     n_cnts = 0;
   }
 #endif
@@ -599,7 +599,7 @@ UCOV_RACY_READS UCOV_NOTRACE int ucov_pgo_write_merged(struct ucov_sink *sink,
     }
     if (ov.cnts)
       v += get_u64(ov.cnts + i * 8);
-    out_u64(&o, v);
+    ucov_w_u64(&o, v);
   }
   for (uint64_t i = 0; i < n_bits; i++) {
     uint8_t b = reset == PGO_RESET ? UCOV_TAKE_RACY(&s->bits[i]) : UCOV_LOAD_RACY(&s->bits[i]);
@@ -607,21 +607,21 @@ UCOV_RACY_READS UCOV_NOTRACE int ucov_pgo_write_merged(struct ucov_sink *sink,
       c->pending_bits[i] = b;
     if (ov.bits)
       b |= ov.bits[i];
-    out_bytes(&o, &b, 1);
+    ucov_w_bytes(&o, &b, 1);
   }
-  out_bytes(&o, zero, pad8(n_bits));
-  out_bytes(&o, s->names, (size_t)names_size);
-  out_bytes(&o, zero, pad8(names_size));
+  ucov_w_bytes(&o, zero, pad8(n_bits));
+  ucov_w_bytes(&o, s->names, (size_t)names_size);
+  ucov_w_bytes(&o, zero, pad8(names_size));
   if (num >= 10) {
     uint64_t n = (uint64_t)(s->vtab_end - s->vtab);
-    out_bytes(&o, s->vtab, (size_t)n);
-    out_bytes(&o, zero, pad8(n));
+    ucov_w_bytes(&o, s->vtab, (size_t)n);
+    ucov_w_bytes(&o, zero, pad8(n));
     n = (uint64_t)(s->vnames_end - s->vnames);
-    out_bytes(&o, s->vnames, (size_t)n);
-    out_bytes(&o, zero, pad8(n));
+    ucov_w_bytes(&o, s->vnames, (size_t)n);
+    ucov_w_bytes(&o, zero, pad8(n));
   }
   err = write_values(&o, s, &l, reset, ov.values, ov.end);
-  out_flush(&o);
+  ucov_w_flush(&o);
   return err ? err : o.err;
 }
 

@@ -122,34 +122,6 @@ UCOV_NOTRACE uint32_t ucov_serve(const struct ucov_frame *f, const char *payload
 
 /* --- A byte transport (a kernel's serial line): frames read and written by the core. --- */
 
-static UCOV_NOTRACE int buf_write(struct ucov_sink *s, const void *data, size_t n) {
-  struct ucov_buf_sink *g = (struct ucov_buf_sink *)s;
-  if (n > g->cap - g->len) {
-    size_t cap = g->cap ? g->cap : 4096;
-    while (cap - g->len < n)
-      cap *= 2;
-    uint8_t *b = ucov_port_alloc(cap);
-    if (!b)
-      return -UCOV_ENOMEM;
-    for (size_t i = 0; i < g->len; i++)
-      b[i] = g->buf[i];
-    ucov_port_free(g->buf);
-    g->buf = b;
-    g->cap = cap;
-  }
-  const uint8_t *p = data;
-  for (size_t i = 0; i < n; i++)
-    g->buf[g->len + i] = p[i];
-  g->len += n;
-  return 0;
-}
-
-UCOV_NOTRACE void ucov_buf_sink_init(struct ucov_buf_sink *s) {
-  s->sink.write = buf_write;
-  s->buf = 0;
-  s->len = s->cap = 0;
-}
-
 static UCOV_NOTRACE void send_reply(uint16_t op, uint32_t status, const void *data, size_t len) {
   uint8_t hdr[UCOV_PROTO_HEADER];
   ucov_frame_encode(hdr, op, status, (uint32_t)len);
