@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * .gcda for GCC 12 and later: the writer (live counters minus baseline, plus
- * an existing file's counts when merging) and the reader that checks an
- * existing file against a unit the way libgcov's merge does.
+ * .gcda for GCC 12 and later, the format alone: the writer (each counter taken
+ * through a struct ucov_counts, plus an existing file's counts when merging)
+ * and the reader that checks an existing file against a unit the way
+ * libgcov's merge does. Baselines are the registry's (gcov.c, baseline.h).
  *
  * Layout: 32-bit words in host order; header {magic, version, stamp,
  * checksum}; OBJECT_SUMMARY {runs, sum_max}; per function FUNCTION {ident,
@@ -182,53 +183,6 @@ static UCOV_NOTRACE gcov_type sat_add(gcov_type a, gcov_type b) {
   return b > 0 ? (gcov_type)0x7fffffffffffffffll : (gcov_type)(-0x7fffffffffffffffll - 1);
 }
 
-/* Allocate u's baseline on first use. Lock held. */
-static UCOV_NOTRACE int baseline_ready(struct ucov_gcov_unit *u) {
-  if (!u->baseline && u->n_additive) {
-    u->baseline = ucov_port_alloc(u->n_additive * sizeof(gcov_type));
-    if (!u->baseline)
-      return -UCOV_ENOMEM;
-  }
-  return 0;
-}
-
-/*
- * Call fn for every additive counter record of the functions u owns, with the
- * index of the record's first value in the baseline (the writer walks the
- * same order).
- */
-static UCOV_NOTRACE void for_each_additive(struct ucov_gcov_unit *u,
-                                           void (*fn)(struct ucov_gcov_unit *u, unsigned kind,
-                                                      const struct gcov_ctr_info *ctr,
-                                                      unsigned bidx, void *arg),
-                                           void *arg) {
-  unsigned bidx = 0;
-  for (unsigned f = 0; f < u->n_functions; f++) {
-    const struct gcov_fn_info *fi = u->functions[f];
-    if (!fi || fi->key != u->info)
-      continue;
-    const struct gcov_ctr_info *ctr = fi->ctrs;
-    for (unsigned k = 0; k < u->n_counters; k++) {
-      if (!u->info->merge[k])
-        continue;
-      if (gcov_kind_is_additive(k)) {
-        fn(u, k, ctr, bidx, arg);
-        bidx += ctr->num;
-      }
-      ctr++;
-    }
-  }
-}
-
-static UCOV_RACY_READS UCOV_NOTRACE void reset_record(struct ucov_gcov_unit *u, unsigned kind,
-                                                      const struct gcov_ctr_info *ctr,
-                                                      unsigned bidx, void *arg) {
-  (void)kind;
-  (void)arg;
-  for (uint32_t i = 0; i < ctr->num; i++)
-    u->baseline[bidx + i] = UCOV_LOAD_RACY(&ctr->values[i]);
-}
-
 UCOV_NOTRACE uint64_t ucov_gcov_size_bound(const struct ucov_gcov_unit *u) {
   uint64_t n = 4 * 4 + 4 * 4 + 4; /* header, summary, end */
   for (unsigned f = 0; f < u->n_functions; f++) {
@@ -248,70 +202,6 @@ UCOV_NOTRACE uint64_t ucov_gcov_size_bound(const struct ucov_gcov_unit *u) {
     }
   }
   return n;
-}
-
-UCOV_NOTRACE int ucov_gcov_reset(struct ucov_gcov_unit *u) {
-  int err = baseline_ready(u);
-  if (!err) {
-    for_each_additive(u, reset_record, 0);
-    u->gen++;
-  }
-  return err;
-}
-
-/*
- * The snapshot is a read-and-reset whose baseline is a copy: the copy moves
- * to the values read, the real baseline stays, and commit swaps them.
- */
-UCOV_NOTRACE int ucov_gcov_snapshot(struct ucov_sink *sink, struct ucov_gcov_unit *u,
-                                    const struct ucov_gcov_summary *sum, uint64_t token) {
-  if (baseline_ready(u))
-    return -UCOV_ENOMEM;
-  if (!u->pending && u->n_additive) {
-    u->pending = ucov_port_alloc(u->n_additive * sizeof(gcov_type));
-    if (!u->pending)
-      return -UCOV_ENOMEM;
-  }
-  for (uint64_t i = 0; i < u->n_additive; i++)
-    u->pending[i] = u->baseline[i];
-  gcov_type *real = u->baseline;
-  uint64_t gen = u->gen;
-  u->baseline = u->pending;
-  int err = ucov_gcov_write(sink, u, sum, 0, UCOV_GCOV_RESET);
-  u->pending = u->baseline;
-  u->baseline = real;
-  u->gen = gen;
-  u->pending_token = err ? 0 : token;
-  u->pending_gen = gen;
-  return err;
-}
-
-UCOV_NOTRACE void ucov_gcov_commit(struct ucov_gcov_unit *u) {
-  gcov_type *old = u->baseline;
-  u->baseline = u->pending;
-  u->pending = old;
-  u->pending_token = 0;
-  u->gen++;
-}
-
-static UCOV_RACY_READS UCOV_NOTRACE void max_record(struct ucov_gcov_unit *u, unsigned kind,
-                                                    const struct gcov_ctr_info *ctr, unsigned bidx,
-                                                    void *arg) {
-  gcov_type *max = arg;
-  if (kind != GCOV_COUNTER_ARCS)
-    return;
-  for (uint32_t i = 0; i < ctr->num; i++) {
-    gcov_type v = UCOV_LOAD_RACY(&ctr->values[i]) - (u->baseline ? u->baseline[bidx + i] : 0);
-    if (v > *max)
-      *max = v;
-  }
-}
-
-UCOV_NOTRACE gcov_type ucov_gcov_run_max(void) {
-  gcov_type max = 0;
-  for (struct ucov_gcov_unit *u = ucov_gcov_units(); u; u = u->next)
-    for_each_additive(u, max_record, &max);
-  return max;
 }
 
 /* One TOPN group being written: total and (value, count) pairs. */
@@ -400,10 +290,11 @@ static UCOV_RACY_READS UCOV_NOTRACE int write_topn(struct ucov_writer *o, unsign
   return 0;
 }
 
-UCOV_RACY_READS UCOV_NOTRACE int ucov_gcov_write(struct ucov_sink *sink, struct ucov_gcov_unit *u,
+UCOV_RACY_READS UCOV_NOTRACE int ucov_gcda_write(struct ucov_sink *sink,
+                                                 const struct ucov_gcov_unit *u,
                                                  const struct ucov_gcov_summary *sum,
                                                  const struct ucov_gcda_merge *merge,
-                                                 unsigned flags) {
+                                                 const struct ucov_counts *c) {
   const struct gcov_info *gi = u->info;
   gcov_type *scratch = 0;
   if (u->max_num) {
@@ -411,12 +302,6 @@ UCOV_RACY_READS UCOV_NOTRACE int ucov_gcov_write(struct ucov_sink *sink, struct 
     if (!scratch)
       return -UCOV_ENOMEM;
   }
-  if ((flags & UCOV_GCOV_RESET) && baseline_ready(u)) {
-    ucov_port_free(scratch);
-    return -UCOV_ENOMEM;
-  }
-  if (flags & UCOV_GCOV_RESET)
-    u->gen++;
   struct ucov_writer o;
   ucov_w_init(&o, sink);
   ucov_w_u32(&o, GCOV_DATA_MAGIC);
@@ -458,15 +343,12 @@ UCOV_RACY_READS UCOV_NOTRACE int ucov_gcov_write(struct ucov_sink *sink, struct 
         ctr++;
         continue;
       }
-      /* One load per counter: what is written and the new baseline agree. */
+      /* One load per counter: what is written and a moved baseline agree. */
       int additive = gcov_kind_is_additive(k), nonzero = 0;
       for (uint32_t i = 0; i < ctr->num; i++) {
         gcov_type live = UCOV_LOAD_RACY(&ctr->values[i]), v = live;
-        if (additive && u->baseline) {
-          v = (gcov_type)((uint64_t)v - (uint64_t)u->baseline[bidx + i]); /* counters wrap */
-          if (flags & UCOV_GCOV_RESET)
-            u->baseline[bidx + i] = live;
-        }
+        if (additive)
+          v = (gcov_type)ucov_counts_take(c, bidx + i, (uint64_t)live);
         if (fv) {
           gcov_type old = read_counter(fv + (size_t)i * 8);
           if (additive)

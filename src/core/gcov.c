@@ -67,7 +67,7 @@ static UCOV_NOTRACE void unit_register(const struct gcov_info *info) {
       if (!info->merge[k])
         continue;
       if (gcov_kind_is_additive(k))
-        u->n_additive += ctr->num;
+        u->base.n += ctr->num;
       if (ctr->num > u->max_num)
         u->max_num = ctr->num;
       ctr++;
@@ -102,6 +102,102 @@ UCOV_NOTRACE int ucov_gcov_run_counted(void) {
   return run_counted;
 }
 
+/* ---- baselines: reads, resets and snapshots of units (baseline.h) ---- */
+
+/*
+ * Call fn for every additive counter record of the functions u owns, with the
+ * index of the record's first value among the unit's additive counters (the
+ * order ucov_gcda_write takes them in).
+ */
+static UCOV_NOTRACE void for_each_additive(const struct ucov_gcov_unit *u,
+                                           void (*fn)(const struct gcov_ctr_info *ctr,
+                                                      unsigned kind, uint64_t idx, void *arg),
+                                           void *arg) {
+  uint64_t idx = 0;
+  for (unsigned f = 0; f < u->n_functions; f++) {
+    const struct gcov_fn_info *fi = u->functions[f];
+    if (!fi || fi->key != u->info)
+      continue;
+    const struct gcov_ctr_info *ctr = fi->ctrs;
+    for (unsigned k = 0; k < u->n_counters; k++) {
+      if (!u->info->merge[k])
+        continue;
+      if (gcov_kind_is_additive(k)) {
+        fn(ctr, k, idx, arg);
+        idx += ctr->num;
+      }
+      ctr++;
+    }
+  }
+}
+
+UCOV_NOTRACE int ucov_gcov_write(struct ucov_sink *sink, struct ucov_gcov_unit *u,
+                                 const struct ucov_gcov_summary *sum,
+                                 const struct ucov_gcda_merge *merge, unsigned flags) {
+  struct ucov_counts c;
+  if (ucov_counts_begin(&c, &u->base, flags & UCOV_GCOV_RESET ? UCOV_TAKE_RESET : UCOV_TAKE_READ))
+    return -UCOV_ENOMEM;
+  return ucov_gcda_write(sink, u, sum, merge, &c);
+}
+
+static UCOV_RACY_READS UCOV_NOTRACE void take_record(const struct gcov_ctr_info *ctr, unsigned kind,
+                                                     uint64_t idx, void *arg) {
+  (void)kind;
+  for (uint32_t i = 0; i < ctr->num; i++)
+    ucov_counts_take(arg, idx + i, (uint64_t)UCOV_LOAD_RACY(&ctr->values[i]));
+}
+
+UCOV_NOTRACE int ucov_gcov_reset(struct ucov_gcov_unit *u) {
+  struct ucov_counts c;
+  if (ucov_counts_begin(&c, &u->base, UCOV_TAKE_RESET))
+    return -UCOV_ENOMEM;
+  for_each_additive(u, take_record, &c);
+  return 0;
+}
+
+UCOV_NOTRACE int ucov_gcov_snapshot(struct ucov_sink *sink, struct ucov_gcov_unit *u,
+                                    const struct ucov_gcov_summary *sum, uint64_t token) {
+  struct ucov_counts c;
+  if (ucov_counts_begin(&c, &u->base, UCOV_TAKE_SNAPSHOT))
+    return -UCOV_ENOMEM;
+  int err = ucov_gcda_write(sink, u, sum, 0, &c);
+  ucov_counts_end(&u->base, UCOV_TAKE_SNAPSHOT, token, err);
+  return err;
+}
+
+UCOV_NOTRACE void ucov_gcov_commit(struct ucov_gcov_unit *u) {
+  ucov_baseline_commit(&u->base);
+}
+
+struct max_arg {
+  struct ucov_counts c;
+  gcov_type max;
+};
+
+static UCOV_RACY_READS UCOV_NOTRACE void max_record(const struct gcov_ctr_info *ctr, unsigned kind,
+                                                    uint64_t idx, void *arg) {
+  struct max_arg *m = arg;
+  if (kind != GCOV_COUNTER_ARCS)
+    return;
+  for (uint32_t i = 0; i < ctr->num; i++) {
+    gcov_type v =
+        (gcov_type)ucov_counts_take(&m->c, idx + i, (uint64_t)UCOV_LOAD_RACY(&ctr->values[i]));
+    if (v > m->max)
+      m->max = v;
+  }
+}
+
+UCOV_NOTRACE gcov_type ucov_gcov_run_max(void) {
+  struct max_arg m = {UCOV_COUNTS_LIVE, 0};
+  for (struct ucov_gcov_unit *u = ucov_gcov_units(); u; u = u->next) {
+    m.c.base = u->base.base;
+    for_each_additive(u, max_record, &m);
+  }
+  return m.max;
+}
+
+/* ---- dumps ---- */
+
 /* Dump every unit through the port, once until the next reset. Lock held. */
 static UCOV_NOTRACE void dump_all(int at_exit) {
   if (dumped)
@@ -124,8 +220,7 @@ UCOV_NOTRACE void ucov_gcov_unit_remove(struct ucov_gcov_unit *u) {
   for (struct ucov_gcov_unit **p = &units; *p; p = &(*p)->next)
     if (*p == u) {
       *p = u->next;
-      ucov_port_free(u->baseline);
-      ucov_port_free(u->pending);
+      ucov_baseline_free(&u->base);
       ucov_port_free(u);
       return;
     }

@@ -1,12 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gcov units: the registry of gcc-instrumented objects, their live counters,
- * reset baselines, and the .gcda writer and merge reader.
- *
- * Reset never writes a live counter: it records a baseline, and every read
- * reports live minus baseline. A read-and-reset takes each counter once and
- * moves the baseline to exactly that value, so an increment that lands after
- * the load is in the next read: nothing is lost, whatever -fprofile-update says.
+ * gcov units: the registry of gcc-instrumented objects, their live counters
+ * and reset baselines (baseline.h); and the .gcda format (gcda.c): the writer,
+ * which takes counters through a struct ucov_counts and knows no baseline, and
+ * the merge reader.
  */
 #ifndef UCOV_CORE_GCOV_H
 #define UCOV_CORE_GCOV_H
@@ -14,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "baseline.h"
 #include "compiler.h"
 #include "gcov_abi.h"
 #include "sink.h"
@@ -23,13 +21,8 @@ struct ucov_gcov_unit {
   unsigned n_counters;  /* GCOV_COUNTERS of the unit's GCC */
   unsigned n_functions; /* from the info */
   const struct gcov_fn_info *const *functions;
-  gcov_type *baseline; /* NULL until the first reset: one per additive counter */
-  /* Two-phase reset: the baseline a snapshot read would move to, and what it
-   * waits for (objects.h). gen changes whenever the baseline moves. */
-  gcov_type *pending;
-  uint64_t pending_token, pending_gen, gen;
-  uint64_t n_additive; /* number of additive counter values of the unit */
-  uint32_t max_num;    /* the most counters one function has of one kind */
+  struct ucov_baseline base; /* one per additive counter (base.n of them) */
+  uint32_t max_num;          /* the most counters one function has of one kind */
   struct ucov_gcov_unit *next;
 };
 
@@ -56,12 +49,21 @@ gcov_type ucov_gcov_run_max(void) UCOV_HIDDEN;
 
 /*
  * Serialize unit u as a .gcda into sink: live counters minus baseline, plus
- * the counts of `merge` (NULL: none), with summary `sum`. Returns 0 or a
- * negative errno value from the sink.
+ * the counts of `merge` (NULL: none), with summary `sum`; with
+ * UCOV_GCOV_RESET, a read-and-reset. Returns 0 or a negative errno value.
  */
 int ucov_gcov_write(struct ucov_sink *sink, struct ucov_gcov_unit *u,
                     const struct ucov_gcov_summary *sum, const struct ucov_gcda_merge *merge,
                     unsigned flags) UCOV_HIDDEN;
+
+/*
+ * The .gcda format alone: unit u with each additive counter taken through c
+ * (index: its place among the unit's additive counters, in record order),
+ * the others as they are, merged with `merge`. 0 or a negative errno.
+ */
+int ucov_gcda_write(struct ucov_sink *sink, const struct ucov_gcov_unit *u,
+                    const struct ucov_gcov_summary *sum, const struct ucov_gcda_merge *merge,
+                    const struct ucov_counts *c) UCOV_HIDDEN;
 
 /* At least the bytes a .gcda of u holds (its own functions, each counter
  * record whole, TOPN lists full), computed without serializing it. */

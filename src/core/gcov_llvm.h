@@ -8,7 +8,7 @@
  * At llvm_gcov_init the core calls the module's writeout function once, with
  * its llvm_gcda_* callbacks recording the file name, version, checksums and
  * where each function's arc counters are; after that it reads the counters
- * directly, minus a reset baseline, like gcc units. It never calls the
+ * directly, minus a reset baseline (baseline.h), like gcc units. It never calls the
  * module's reset function (that would write live counters).
  */
 #ifndef UCOV_CORE_GCOV_LLVM_H
@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "baseline.h"
 #include "compiler.h"
 #include "sink.h"
 
@@ -30,11 +31,7 @@ struct ucov_llvm_unit {
   uint32_t version, checksum;
   unsigned n_fns, cap;
   struct ucov_llvm_fn *fns;
-  uint64_t n_counters;
-  uint64_t *baseline; /* NULL until the first reset */
-  /* Two-phase reset, as struct ucov_gcov_unit's. */
-  uint64_t *pending;
-  uint64_t pending_token, pending_gen, gen;
+  struct ucov_baseline base; /* one per arc counter (base.n of them) */
   struct ucov_llvm_unit *next;
 };
 
@@ -52,6 +49,10 @@ void ucov_llvm_unit_remove(struct ucov_llvm_unit *u) UCOV_HIDDEN;
  */
 int ucov_llvm_write(struct ucov_sink *sink, struct ucov_llvm_unit *u, const uint8_t *old,
                     size_t old_len, int new_run, unsigned flags) UCOV_HIDDEN;
+
+/* The format alone (gcda_llvm.c): each arc counter taken through c, in order. */
+int ucov_llvm_gcda_write(struct ucov_sink *sink, const struct ucov_llvm_unit *u, const uint8_t *old,
+                         size_t old_len, int new_run, const struct ucov_counts *c) UCOV_HIDDEN;
 
 /* Move u's baseline to the live counters. 0 or -UCOV_ENOMEM. */
 int ucov_llvm_reset(struct ucov_llvm_unit *u) UCOV_HIDDEN;

@@ -423,10 +423,10 @@ static UCOV_NOTRACE int walk_one(uint64_t *pending_token, int stale_one, uint64_
 static UCOV_NOTRACE uint32_t commit_walk(uint64_t token, int what, int *stale) {
   uint32_t n = 0;
   for (struct ucov_gcov_unit *u = ucov_gcov_units(); u; u = u->next)
-    if (walk_one(&u->pending_token, u->pending_gen != u->gen, token, what, &n, stale))
+    if (walk_one(&u->base.pending_token, ucov_baseline_stale(&u->base), token, what, &n, stale))
       ucov_gcov_commit(u);
   for (struct ucov_llvm_unit *u = ucov_llvm_units(); u; u = u->next)
-    if (walk_one(&u->pending_token, u->pending_gen != u->gen, token, what, &n, stale))
+    if (walk_one(&u->base.pending_token, ucov_baseline_stale(&u->base), token, what, &n, stale))
       ucov_llvm_commit(u);
   struct ucov_llvm_sections pgo;
   for (unsigned i = 0, r; (r = (unsigned)ucov_port_llvm_sections(i, &pgo)) != ~0u; i++) {

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/* Reset baselines (see baseline.h). */
+#include "baseline.h"
+
+#include "ucov/port.h"
+
+static UCOV_NOTRACE int ready(uint64_t **p, uint64_t n) {
+  if (!*p && n && !(*p = ucov_port_alloc(n * sizeof(uint64_t))))
+    return -UCOV_ENOMEM;
+  return 0;
+}
+
+UCOV_NOTRACE int ucov_counts_begin(struct ucov_counts *c, struct ucov_baseline *b,
+                                   enum ucov_take how) {
+  c->base = b->base;
+  c->move = 0;
+  if (how == UCOV_TAKE_READ)
+    return 0;
+  if (ready(&b->base, b->n))
+    return -UCOV_ENOMEM;
+  c->base = b->base;
+  if (how == UCOV_TAKE_RESET) {
+    c->move = b->base;
+    b->gen++;
+    return 0;
+  }
+  if (ready(&b->pending, b->n))
+    return -UCOV_ENOMEM;
+  /* Every counter is taken, but a pending copy whole is cheap insurance. */
+  for (uint64_t i = 0; i < b->n; i++)
+    b->pending[i] = b->base[i];
+  c->move = b->pending;
+  return 0;
+}
+
+UCOV_NOTRACE void ucov_counts_end(struct ucov_baseline *b, enum ucov_take how, uint64_t token,
+                                  int err) {
+  if (how != UCOV_TAKE_SNAPSHOT)
+    return;
+  b->pending_token = err ? 0 : token;
+  b->pending_gen = b->gen;
+}
+
+UCOV_NOTRACE void ucov_baseline_commit(struct ucov_baseline *b) {
+  uint64_t *old = b->base;
+  b->base = b->pending;
+  b->pending = old;
+  b->pending_token = 0;
+  b->gen++;
+}
+
+UCOV_NOTRACE void ucov_baseline_free(struct ucov_baseline *b) {
+  ucov_port_free(b->base);
+  ucov_port_free(b->pending);
+  b->base = b->pending = 0;
+}
