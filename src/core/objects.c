@@ -65,75 +65,181 @@ static UCOV_NOTRACE int pgo_object(unsigned i, struct ucov_llvm_sections *s, cha
   return 0;
 }
 
-/* A gcov unit of either compiler. */
-struct unit_ref {
-  struct ucov_gcov_unit *gcc;
-  struct ucov_llvm_unit *llvm;
+/* ---- kinds: one table of operations each (as Xen's coverage ops) ---- */
+
+/* One object of a kind, as the kind's next() finds it. */
+struct obj {
+  const struct kind *k;
+  int started; /* 0: next() finds the first */
+  int listing; /* for LIST (which shows xencov only beside gcov units) */
+  union {
+    struct ucov_gcov_unit *gcc;
+    struct ucov_llvm_unit *llvm;
+    struct ucov_device *dev;
+  } u;
+  uint32_t index;                /* pgo: the module; kcov: the device's id */
+  struct ucov_llvm_sections pgo; /* pgo: the module's sections */
+  char name[UCOV_OBJECT_NAME_MAX];
 };
 
-/* The unit named `name` (both NULL if none). Lock held. */
-static UCOV_NOTRACE struct unit_ref find_unit(const char *name) {
-  char buf[UCOV_OBJECT_NAME_MAX];
-  struct unit_ref r = {0, 0};
-  for (struct ucov_gcov_unit *u = ucov_gcov_units(); u && !r.gcc; u = u->next)
-    if (!ucov_gcov_object_name(u, buf, sizeof(buf)) && str_eq(buf, name))
-      r.gcc = u;
-  for (struct ucov_llvm_unit *u = ucov_llvm_units(); u && !r.gcc && !r.llvm; u = u->next)
-    if (!ucov_llvm_object_name(u, buf, sizeof(buf)) && str_eq(buf, name))
-      r.llvm = u;
-  return r;
-}
+/*
+ * A kind of object. Every operation runs with the port lock held. next:
+ * the kind's next object (the first while o->started is 0), its name in
+ * o->name; 1, or 0 after the last. read: READ, or with reset READ_AND_RESET.
+ * The others are NULL for a kind that has none: reset (RESET; in RESET_ALL
+ * if reset_all), snapshot and, for its commit, pending (the object's pending
+ * token, *stale set if it moved since the snapshot) and commit.
+ */
+struct kind {
+  int (*next)(struct obj *o);
+  int (*read)(struct obj *o, struct ucov_sink *sink, int reset);
+  int (*reset)(struct obj *o);
+  int (*snapshot)(struct obj *o, struct ucov_sink *sink, uint64_t token);
+  uint64_t *(*pending)(struct obj *o, int *stale);
+  void (*commit)(struct obj *o);
+  int reset_all;
+};
 
-/* A live read: one run (and for gcc, sum_max of what is being read program-wide). */
-static UCOV_NOTRACE int read_unit(struct unit_ref r, struct ucov_sink *sink, int reset) {
-  unsigned flags = reset ? UCOV_GCOV_RESET : 0;
-  if (r.llvm)
-    return ucov_llvm_write(sink, r.llvm, 0, 0, 1, flags);
-  if (!r.gcc)
-    return -UCOV_ENOENT;
-  struct ucov_gcov_summary sum = {1, ucov_gcov_run_max()};
-  return ucov_gcov_write(sink, r.gcc, &sum, 0, flags);
-}
-
-static UCOV_NOTRACE int reset_unit(struct unit_ref r) {
-  if (r.llvm)
-    return ucov_llvm_reset(r.llvm);
-  return r.gcc ? ucov_gcov_reset(r.gcc) : -UCOV_ENOENT;
-}
-
-/* ---- the xencov blob: every gcov unit, as Xen's sysctl returns them ---- */
-
-static UCOV_NOTRACE int xencov_record(struct ucov_sink *sink, const char *filename,
-                                      struct unit_ref r, int reset) {
-  /* The unit whole first: its size leads it, and counts move meanwhile. */
-  struct ucov_buf_sink unit;
-  ucov_buf_sink_init(&unit);
-  int err = read_unit(r, &unit.sink, reset);
+static UCOV_NOTRACE void copy_name(char *out, const char *name) {
   size_t n = 0;
-  while (filename[n])
+  while (name[n] && n + 1 < UCOV_OBJECT_NAME_MAX) {
+    out[n] = name[n];
     n++;
-  uint32_t size = (uint32_t)unit.len;
-  if (!err)
-    err = sink->write(sink, filename, n + 1);
-  if (!err)
-    err = sink->write(sink, &size, 4);
-  if (!err && unit.len)
-    err = sink->write(sink, unit.buf, unit.len);
-  ucov_port_free(unit.buf);
-  return err;
+  }
+  out[n] = 0;
 }
 
-static UCOV_NOTRACE int xencov_write(struct ucov_sink *sink, int reset) {
-  uint32_t magic = XENCOV_MAGIC;
-  int err = sink->write(sink, &magic, 4);
-  for (struct ucov_gcov_unit *u = ucov_gcov_units(); u && !err; u = u->next)
-    err = xencov_record(sink, u->info->filename, (struct unit_ref){u, 0}, reset);
-  for (struct ucov_llvm_unit *u = ucov_llvm_units(); u && !err; u = u->next)
-    err = xencov_record(sink, u->filename, (struct unit_ref){0, u}, reset);
-  return err;
+/* -- modules: the module map (the port's; read-only) -- */
+
+static UCOV_NOTRACE int modules_next(struct obj *o) {
+  if (o->started)
+    return 0;
+  copy_name(o->name, MODULES_NAME);
+  return 1;
 }
 
-/* ---- trace buffers: "kcov/<id>.kcov", the area of a KCOV device in PC mode ---- */
+static UCOV_NOTRACE int modules_read(struct obj *o, struct ucov_sink *sink, int reset) {
+  (void)o;
+  return reset ? -UCOV_EOPNOTSUPP : ucov_port_modules_write(sink);
+}
+
+static const struct kind modules_kind = {modules_next, modules_read, 0, 0, 0, 0, 0};
+
+/* -- gcov units of gcc: "gcov" + the .gcda path -- */
+
+static UCOV_NOTRACE int gcc_next(struct obj *o) {
+  struct ucov_gcov_unit *u = o->started ? o->u.gcc->next : ucov_gcov_units();
+  while (u && ucov_gcov_object_name(u, o->name, sizeof(o->name)))
+    u = u->next; /* a name too long to serve */
+  o->u.gcc = u;
+  return u != 0;
+}
+
+/* A live read: one run, and sum_max of what is being read program-wide. */
+static UCOV_NOTRACE int gcc_read(struct obj *o, struct ucov_sink *sink, int reset) {
+  struct ucov_gcov_summary sum = {1, ucov_gcov_run_max()};
+  return ucov_gcov_write(sink, o->u.gcc, &sum, 0, reset ? UCOV_GCOV_RESET : 0);
+}
+
+static UCOV_NOTRACE int gcc_reset(struct obj *o) {
+  return ucov_gcov_reset(o->u.gcc);
+}
+
+static UCOV_NOTRACE int gcc_snapshot(struct obj *o, struct ucov_sink *sink, uint64_t token) {
+  struct ucov_gcov_summary sum = {1, ucov_gcov_run_max()};
+  return ucov_gcov_snapshot(sink, o->u.gcc, &sum, token);
+}
+
+static UCOV_NOTRACE uint64_t *gcc_pending(struct obj *o, int *stale) {
+  *stale = ucov_baseline_stale(&o->u.gcc->base);
+  return &o->u.gcc->base.pending_token;
+}
+
+static UCOV_NOTRACE void gcc_commit(struct obj *o) {
+  ucov_gcov_commit(o->u.gcc);
+}
+
+static const struct kind gcc_kind = {gcc_next,    gcc_read,   gcc_reset, gcc_snapshot,
+                                     gcc_pending, gcc_commit, 1};
+
+/* -- gcov units of clang: the same names -- */
+
+static UCOV_NOTRACE int llvm_next(struct obj *o) {
+  struct ucov_llvm_unit *u = o->started ? o->u.llvm->next : ucov_llvm_units();
+  while (u && ucov_llvm_object_name(u, o->name, sizeof(o->name)))
+    u = u->next;
+  o->u.llvm = u;
+  return u != 0;
+}
+
+static UCOV_NOTRACE int llvm_read(struct obj *o, struct ucov_sink *sink, int reset) {
+  return ucov_llvm_write(sink, o->u.llvm, 0, 0, 1, reset ? UCOV_GCOV_RESET : 0);
+}
+
+static UCOV_NOTRACE int llvm_reset(struct obj *o) {
+  return ucov_llvm_reset(o->u.llvm);
+}
+
+static UCOV_NOTRACE int llvm_snapshot(struct obj *o, struct ucov_sink *sink, uint64_t token) {
+  return ucov_llvm_snapshot(sink, o->u.llvm, token);
+}
+
+static UCOV_NOTRACE uint64_t *llvm_pending(struct obj *o, int *stale) {
+  *stale = ucov_baseline_stale(&o->u.llvm->base);
+  return &o->u.llvm->base.pending_token;
+}
+
+static UCOV_NOTRACE void llvm_commit(struct obj *o) {
+  ucov_llvm_commit(o->u.llvm);
+}
+
+static const struct kind llvm_kind = {llvm_next,    llvm_read,   llvm_reset, llvm_snapshot,
+                                      llvm_pending, llvm_commit, 1};
+
+/* -- LLVM raw profiles: "pgo/<module>.profraw", one per module -- */
+
+static UCOV_NOTRACE int pgo_next(struct obj *o) {
+  if (!o->started)
+    o->index = 0;
+  else
+    o->index++;
+  for (;; o->index++) {
+    int r = pgo_object(o->index, &o->pgo, o->name, sizeof(o->name));
+    if (r < 0)
+      return 0;
+    if (r == 0)
+      return 1; /* (1: that module was unloaded) */
+  }
+}
+
+static UCOV_NOTRACE int pgo_read(struct obj *o, struct ucov_sink *sink, int reset) {
+  return ucov_pgo_write(sink, &o->pgo, reset);
+}
+
+static UCOV_NOTRACE int pgo_reset(struct obj *o) {
+  return ucov_pgo_reset(&o->pgo);
+}
+
+static UCOV_NOTRACE int pgo_snapshot(struct obj *o, struct ucov_sink *sink, uint64_t token) {
+  return ucov_pgo_snapshot(sink, &o->pgo, token);
+}
+
+static UCOV_NOTRACE uint64_t *pgo_pending(struct obj *o, int *stale) {
+  struct ucov_pgo_state *c = ucov_pgo_state_of(&o->pgo);
+  if (!c)
+    return 0;
+  *stale = c->pending_gen != c->gen;
+  return &c->pending_token;
+}
+
+static UCOV_NOTRACE void pgo_commit(struct obj *o) {
+  ucov_pgo_commit(&o->pgo);
+}
+
+static const struct kind pgo_kind = {pgo_next,    pgo_read,   pgo_reset, pgo_snapshot,
+                                     pgo_pending, pgo_commit, 1};
+
+/* -- trace buffers: "kcov/<id>.kcov", the area of a KCOV device in PC mode -- */
 
 static UCOV_NOTRACE int is_pc_trace(const struct ucov_device *dev) {
   return dev->area && (dev->last_mode & UCOV_TASK_PC) &&
@@ -156,25 +262,18 @@ static UCOV_NOTRACE void trace_name(uint32_t id, char *out) {
   out[o] = 0;
 }
 
-/* The device a trace object name names, or NULL. */
-static UCOV_NOTRACE struct ucov_device *trace_find(const char *name) {
-  char buf[32];
-  uint32_t id;
-  for (struct ucov_device *d = ucov_port_device_next(0, &id); d;
-       d = ucov_port_device_next(d, &id)) {
-    trace_name(id, buf);
-    if (is_pc_trace(d) && str_eq(buf, name))
-      return d;
-  }
-  return 0;
+static UCOV_NOTRACE int kcov_next(struct obj *o) {
+  struct ucov_device *d = ucov_port_device_next(o->started ? o->u.dev : 0, &o->index);
+  while (d && !is_pc_trace(d))
+    d = ucov_port_device_next(d, &o->index);
+  if (d)
+    trace_name(o->index, o->name);
+  o->u.dev = d;
+  return d != 0;
 }
 
-/*
- * The area as a KCOV buffer dump: the count word, then that many PCs. With
- * reset the count is exchanged with 0 first, as a KCOV client resets its
- * buffer: PCs appended from then on are the next read's.
- */
-/* The count n (bounded by the area, *n set to it) and that many PCs. */
+/* The count n (bounded by the area, *n set to it) and that many PCs: the
+ * area as a KCOV buffer dump. */
 static UCOV_RACY_READS UCOV_NOTRACE int trace_dump(struct ucov_sink *sink, struct ucov_device *dev,
                                                    uint64_t *n) {
   if (*n > dev->size - 1)
@@ -188,88 +287,167 @@ static UCOV_RACY_READS UCOV_NOTRACE int trace_dump(struct ucov_sink *sink, struc
   return o.err;
 }
 
-static UCOV_RACY_READS UCOV_NOTRACE int trace_write(struct ucov_sink *sink, struct ucov_device *dev,
-                                                    int reset) {
+/* With reset the count is exchanged with 0 first, as a KCOV client resets
+ * its buffer: PCs appended from then on are the next read's. */
+static UCOV_RACY_READS UCOV_NOTRACE int kcov_read(struct obj *o, struct ucov_sink *sink,
+                                                  int reset) {
+  struct ucov_device *dev = o->u.dev;
   uint64_t n = reset ? UCOV_TAKE_RACY(&dev->area[0]) : UCOV_LOAD_RACY(&dev->area[0]);
   return trace_dump(sink, dev, &n);
 }
 
+static UCOV_NOTRACE int kcov_reset(struct obj *o) {
+  UCOV_TAKE_RACY(&o->u.dev->area[0]);
+  return 0;
+}
+
+static UCOV_RACY_READS UCOV_NOTRACE int kcov_snapshot(struct obj *o, struct ucov_sink *sink,
+                                                      uint64_t token) {
+  struct ucov_device *dev = o->u.dev;
+  uint64_t n = UCOV_LOAD_RACY(&dev->area[0]);
+  int err = trace_dump(sink, dev, &n);
+  dev->pending_count = n;
+  dev->pending_token = err ? 0 : token;
+  return err;
+}
+
+static UCOV_NOTRACE uint64_t *kcov_pending(struct obj *o, int *stale) {
+  *stale = 0; /* appends are not a change: see kcov_commit */
+  return &o->u.dev->pending_token;
+}
+
+/* The count goes to 0 only if nothing was appended since the snapshot: else
+ * the PCs stay (read again, never lost). */
+static UCOV_NOTRACE void kcov_commit(struct obj *o) {
+  struct ucov_device *d = o->u.dev;
+  uint64_t expect = d->pending_count;
+  if (expect)
+    __atomic_compare_exchange_n(&d->area[0], &expect, 0, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+  d->pending_token = 0;
+}
+
+static const struct kind kcov_kind = {kcov_next,    kcov_read,   kcov_reset, kcov_snapshot,
+                                      kcov_pending, kcov_commit, 0};
+
+/* -- xencov: Xen's coverage blob of every gcov unit (read and reset only) -- */
+
+static UCOV_NOTRACE int xencov_next(struct obj *o) {
+  if (o->started || (o->listing && !ucov_gcov_units() && !ucov_llvm_units()))
+    return 0;
+  copy_name(o->name, XENCOV_NAME);
+  return 1;
+}
+
+/* One record: the unit's .gcda path with its NUL, u32 size, the .gcda. */
+static UCOV_NOTRACE int xencov_record(struct ucov_sink *sink, struct obj *unit, int reset) {
+  /* The unit whole first: its size leads it, and counts move meanwhile. */
+  struct ucov_buf_sink data;
+  ucov_buf_sink_init(&data);
+  int err = unit->k->read(unit, &data.sink, reset);
+  const char *filename =
+      unit->k == &gcc_kind ? unit->u.gcc->info->filename : unit->u.llvm->filename;
+  size_t n = 0;
+  while (filename[n])
+    n++;
+  uint32_t size = (uint32_t)data.len;
+  if (!err)
+    err = sink->write(sink, filename, n + 1);
+  if (!err)
+    err = sink->write(sink, &size, 4);
+  if (!err && data.len)
+    err = sink->write(sink, data.buf, data.len);
+  ucov_port_free(data.buf);
+  return err;
+}
+
+/* Call fn on every gcov unit of either compiler. */
+static UCOV_NOTRACE int each_unit(int (*fn)(struct obj *unit, void *arg), void *arg) {
+  static const struct kind *const units[] = {&gcc_kind, &llvm_kind};
+  struct obj unit;
+  int err = 0;
+  unit.listing = 0;
+  for (unsigned k = 0; k < 2 && !err; k++)
+    for (unit.k = units[k], unit.started = 0; !err && unit.k->next(&unit); unit.started = 1)
+      err = fn(&unit, arg);
+  return err;
+}
+
+struct xencov_arg {
+  struct ucov_sink *sink;
+  int reset;
+};
+
+static UCOV_NOTRACE int xencov_one(struct obj *unit, void *arg) {
+  struct xencov_arg *a = arg;
+  return xencov_record(a->sink, unit, a->reset);
+}
+
+static UCOV_NOTRACE int xencov_read(struct obj *o, struct ucov_sink *sink, int reset) {
+  (void)o;
+  uint32_t magic = XENCOV_MAGIC;
+  int err = sink->write(sink, &magic, 4);
+  struct xencov_arg a = {sink, reset};
+  return err ? err : each_unit(xencov_one, &a);
+}
+
+static UCOV_NOTRACE int reset_one(struct obj *unit, void *arg) {
+  (void)arg;
+  return unit->k->reset(unit);
+}
+
+/* Xen's reset: every gcov unit. (No snapshot: snapshot the units instead.) */
+static UCOV_NOTRACE int xencov_reset(struct obj *o) {
+  (void)o;
+  return each_unit(reset_one, 0);
+}
+
+static const struct kind xencov_kind = {xencov_next, xencov_read, xencov_reset, 0, 0, 0, 0};
+
+/* ---- the registry: every kind, in the order LIST shows them ---- */
+
+static const struct kind *const kinds[] = {&modules_kind, &xencov_kind, &pgo_kind,
+                                           &gcc_kind,     &llvm_kind,   &kcov_kind};
+#define N_KINDS (sizeof(kinds) / sizeof(kinds[0]))
+
+/* Find the object named name into o: 1, or 0 if there is none. Lock held. */
+static UCOV_NOTRACE int find(const char *name, struct obj *o) {
+  o->listing = 0;
+  for (unsigned k = 0; k < N_KINDS; k++)
+    for (o->k = kinds[k], o->started = 0; o->k->next(o); o->started = 1)
+      if (str_eq(o->name, name))
+        return 1;
+  return 0;
+}
+
 UCOV_NOTRACE int ucov_objects_list(int (*fn)(const char *name, uint64_t size, void *arg),
                                    void *arg) {
-  char name[UCOV_OBJECT_NAME_MAX];
+  struct obj o;
   int ret = 0;
-  struct ucov_count_sink count;
   ucov_port_lock();
   if (ucov_gcov_exited()) {
     ucov_port_unlock();
     return -UCOV_ESHUTDOWN;
   }
-  ucov_count_sink_init(&count);
-  if (ucov_port_modules_write(&count.sink) == 0)
-    ret = fn(MODULES_NAME, count.bytes, arg);
-  ucov_count_sink_init(&count);
-  if (!ret && (ucov_gcov_units() || ucov_llvm_units()) && xencov_write(&count.sink, 0) == 0)
-    ret = fn(XENCOV_NAME, count.bytes, arg);
-  struct ucov_llvm_sections pgo;
-  for (unsigned i = 0, r; !ret && (r = (unsigned)pgo_object(i, &pgo, name, sizeof(name))) != ~0u;
-       i++) {
-    ucov_count_sink_init(&count);
-    if (r == 0 && ucov_pgo_write(&count.sink, &pgo, 0) == 0)
-      ret = fn(name, count.bytes, arg);
-  }
-  for (struct ucov_gcov_unit *u = ucov_gcov_units(); u && !ret; u = u->next) {
-    struct unit_ref r = {u, 0};
-    ucov_count_sink_init(&count);
-    if (!ucov_gcov_object_name(u, name, sizeof(name)) && read_unit(r, &count.sink, 0) == 0)
-      ret = fn(name, count.bytes, arg);
-  }
-  for (struct ucov_llvm_unit *u = ucov_llvm_units(); u && !ret; u = u->next) {
-    struct unit_ref r = {0, u};
-    ucov_count_sink_init(&count);
-    if (!ucov_llvm_object_name(u, name, sizeof(name)) && read_unit(r, &count.sink, 0) == 0)
-      ret = fn(name, count.bytes, arg);
-  }
-  uint32_t id;
-  for (struct ucov_device *d = ucov_port_device_next(0, &id); d && !ret;
-       d = ucov_port_device_next(d, &id)) {
-    if (!is_pc_trace(d))
-      continue;
-    ucov_count_sink_init(&count);
-    trace_name(id, name);
-    if (trace_write(&count.sink, d, 0) == 0)
-      ret = fn(name, count.bytes, arg);
-  }
+  o.listing = 1;
+  for (unsigned k = 0; k < N_KINDS && !ret; k++)
+    for (o.k = kinds[k], o.started = 0; !ret && o.k->next(&o); o.started = 1) {
+      struct ucov_count_sink count;
+      ucov_count_sink_init(&count);
+      if (o.k->read(&o, &count.sink, 0) == 0) /* (unreadable: not listed) */
+        ret = fn(o.name, count.bytes, arg);
+    }
   ucov_port_unlock();
   return ret;
 }
 
-/* Is name a module's LLVM profile object? Fills *s if so. */
-static UCOV_NOTRACE int is_pgo(const char *name, struct ucov_llvm_sections *s) {
-  char buf[UCOV_OBJECT_NAME_MAX];
-  for (unsigned i = 0, r; (r = (unsigned)pgo_object(i, s, buf, sizeof(buf))) != ~0u; i++)
-    if (r == 0 && str_eq(buf, name))
-      return 1;
-  return 0;
-}
-
 UCOV_NOTRACE int ucov_object_read(const char *name, struct ucov_sink *sink, int reset) {
-  struct ucov_llvm_sections pgo;
-  struct ucov_device *trace;
+  struct obj o;
   int ret;
   ucov_port_lock();
-  if (ucov_gcov_exited()) {
+  if (ucov_gcov_exited())
     ret = -UCOV_ESHUTDOWN;
-  } else if (str_eq(name, MODULES_NAME)) {
-    ret = reset ? -UCOV_EOPNOTSUPP : ucov_port_modules_write(sink);
-  } else if (str_eq(name, XENCOV_NAME)) {
-    ret = xencov_write(sink, reset);
-  } else if (is_pgo(name, &pgo)) {
-    ret = ucov_pgo_write(sink, &pgo, reset);
-  } else if ((trace = trace_find(name))) {
-    ret = trace_write(sink, trace, reset);
-  } else {
-    ret = read_unit(find_unit(name), sink, reset);
-  }
+  else
+    ret = find(name, &o) ? o.k->read(&o, sink, reset) : -UCOV_ENOENT;
   ucov_port_unlock();
   return ret;
 }
@@ -283,54 +461,36 @@ UCOV_NOTRACE int ucov_object_size(const char *name, uint64_t *size) {
 }
 
 UCOV_NOTRACE int ucov_object_reset(const char *name) {
-  struct ucov_llvm_sections pgo;
-  struct ucov_device *trace;
+  struct obj o;
   int ret;
   ucov_port_lock();
-  if (ucov_gcov_exited()) {
+  if (ucov_gcov_exited())
     ret = -UCOV_ESHUTDOWN;
-  } else if (str_eq(name, MODULES_NAME)) {
-    ret = -UCOV_EOPNOTSUPP;
-  } else if (str_eq(name, XENCOV_NAME)) { /* Xen's reset: every gcov unit */
-    ret = 0;
-    for (struct ucov_gcov_unit *u = ucov_gcov_units(); u && !ret; u = u->next)
-      ret = ucov_gcov_reset(u);
-    for (struct ucov_llvm_unit *u = ucov_llvm_units(); u && !ret; u = u->next)
-      ret = ucov_llvm_reset(u);
-  } else if (is_pgo(name, &pgo)) {
-    ret = ucov_pgo_reset(&pgo);
-  } else if ((trace = trace_find(name))) {
-    UCOV_TAKE_RACY(&trace->area[0]);
-    ret = 0;
-  } else {
-    ret = reset_unit(find_unit(name));
-  }
+  else if (!find(name, &o))
+    ret = -UCOV_ENOENT;
+  else
+    ret = o.k->reset ? o.k->reset(&o) : -UCOV_EOPNOTSUPP;
   ucov_port_unlock();
   return ret;
 }
 
 UCOV_NOTRACE int ucov_objects_reset_all(void) {
+  struct obj o;
   int ret = 0;
   ucov_port_lock();
   if (ucov_gcov_exited()) {
     ucov_port_unlock();
     return -UCOV_ESHUTDOWN;
   }
-  for (struct ucov_gcov_unit *u = ucov_gcov_units(); u; u = u->next) {
-    int err = ucov_gcov_reset(u);
-    if (err && !ret)
-      ret = err;
-  }
-  for (struct ucov_llvm_unit *u = ucov_llvm_units(); u; u = u->next) {
-    int err = ucov_llvm_reset(u);
-    if (err && !ret)
-      ret = err;
-  }
-  struct ucov_llvm_sections pgo;
-  for (unsigned i = 0, r; (r = (unsigned)ucov_port_llvm_sections(i, &pgo)) != ~0u; i++) {
-    int err = r ? 0 : ucov_pgo_reset(&pgo);
-    if (err && !ret)
-      ret = err;
+  o.listing = 0;
+  for (unsigned k = 0; k < N_KINDS; k++) {
+    if (!kinds[k]->reset_all)
+      continue;
+    for (o.k = kinds[k], o.started = 0; o.k->next(&o); o.started = 1) {
+      int err = o.k->reset(&o);
+      if (err && !ret)
+        ret = err; /* the first error; the others are reset still */
+    }
   }
   ucov_port_unlock();
   return ret;
@@ -351,41 +511,18 @@ static UCOV_NOTRACE int token_committed(uint64_t token) {
   return 0;
 }
 
-static UCOV_RACY_READS UCOV_NOTRACE int trace_snapshot(struct ucov_sink *sink,
-                                                       struct ucov_device *dev, uint64_t token) {
-  uint64_t n = UCOV_LOAD_RACY(&dev->area[0]);
-  int err = trace_dump(sink, dev, &n);
-  dev->pending_count = n;
-  dev->pending_token = err ? 0 : token;
-  return err;
-}
-
-/* The snapshot of one object by its kind. Lock held. */
-static UCOV_NOTRACE int snapshot_one(const char *name, struct ucov_sink *sink, uint64_t token) {
-  struct ucov_llvm_sections pgo;
-  struct ucov_device *trace;
-  struct unit_ref r;
-  if (is_pgo(name, &pgo))
-    return ucov_pgo_snapshot(sink, &pgo, token);
-  if ((trace = trace_find(name)))
-    return trace_snapshot(sink, trace, token);
-  if ((r = find_unit(name)).llvm)
-    return ucov_llvm_snapshot(sink, r.llvm, token);
-  if (!r.gcc)
-    return -UCOV_ENOENT;
-  struct ucov_gcov_summary sum = {1, ucov_gcov_run_max()};
-  return ucov_gcov_snapshot(sink, r.gcc, &sum, token);
-}
-
 UCOV_NOTRACE int ucov_object_snapshot(const char *name, struct ucov_sink *sink, uint64_t *token) {
+  struct obj o;
   int ret;
   ucov_port_lock();
   if (ucov_gcov_exited()) {
     ret = -UCOV_ESHUTDOWN;
   } else if (*token > last_token || (*token && token_committed(*token))) {
     ret = -UCOV_EINVAL;
-  } else if (str_eq(name, MODULES_NAME) || str_eq(name, XENCOV_NAME)) {
-    ret = -UCOV_EOPNOTSUPP; /* (xencov: snapshot its units, each an object) */
+  } else if (!find(name, &o)) {
+    ret = -UCOV_ENOENT;
+  } else if (!o.k->snapshot) {
+    ret = -UCOV_EOPNOTSUPP; /* modules; xencov (snapshot its units, each an object) */
   } else {
     if (!*token)
       *token = ++last_token;
@@ -394,7 +531,7 @@ UCOV_NOTRACE int ucov_object_snapshot(const char *name, struct ucov_sink *sink, 
       t[i] = (uint8_t)(*token >> (8 * i));
     ret = sink->write(sink, t, sizeof(t));
     if (!ret)
-      ret = snapshot_one(name, sink, *token);
+      ret = o.k->snapshot(&o, sink, *token);
   }
   ucov_port_unlock();
   return ret;
@@ -403,48 +540,27 @@ UCOV_NOTRACE int ucov_object_snapshot(const char *name, struct ucov_sink *sink, 
 /* What a commit does to each object with a pending snapshot of its token. */
 enum { COMMIT_COUNT, COMMIT_APPLY, COMMIT_DROP };
 
-/*
- * One object's part in a walk: is it in token's set (counted in *n, *stale
- * noted)? 1 if the walk applies it; a drop forgets its snapshot here.
- */
-static UCOV_NOTRACE int walk_one(uint64_t *pending_token, int stale_one, uint64_t token, int what,
-                                 uint32_t *n, int *stale) {
-  if (*pending_token != token)
-    return 0;
-  ++*n;
-  *stale |= stale_one;
-  if (what == COMMIT_DROP)
-    *pending_token = 0;
-  return what == COMMIT_APPLY;
-}
-
 /* Walk every object pending under token: count them (and whether any is
  * stale), apply them, or drop them. Lock held. */
 static UCOV_NOTRACE uint32_t commit_walk(uint64_t token, int what, int *stale) {
+  struct obj o;
   uint32_t n = 0;
-  for (struct ucov_gcov_unit *u = ucov_gcov_units(); u; u = u->next)
-    if (walk_one(&u->base.pending_token, ucov_baseline_stale(&u->base), token, what, &n, stale))
-      ucov_gcov_commit(u);
-  for (struct ucov_llvm_unit *u = ucov_llvm_units(); u; u = u->next)
-    if (walk_one(&u->base.pending_token, ucov_baseline_stale(&u->base), token, what, &n, stale))
-      ucov_llvm_commit(u);
-  struct ucov_llvm_sections pgo;
-  for (unsigned i = 0, r; (r = (unsigned)ucov_port_llvm_sections(i, &pgo)) != ~0u; i++) {
-    struct ucov_pgo_state *c = r ? 0 : ucov_pgo_state_of(&pgo);
-    if (c && walk_one(&c->pending_token, c->pending_gen != c->gen, token, what, &n, stale))
-      ucov_pgo_commit(&pgo);
-  }
-  uint32_t id;
-  for (struct ucov_device *d = ucov_port_device_next(0, &id); d;
-       d = ucov_port_device_next(d, &id)) {
-    if (!is_pc_trace(d) || !walk_one(&d->pending_token, 0, token, what, &n, stale))
+  o.listing = 0;
+  for (unsigned k = 0; k < N_KINDS; k++) {
+    if (!kinds[k]->pending)
       continue;
-    /* The count goes to 0 only if nothing was appended since: else the PCs
-     * stay (read again, never lost). */
-    uint64_t expect = d->pending_count;
-    if (expect)
-      __atomic_compare_exchange_n(&d->area[0], &expect, 0, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-    d->pending_token = 0;
+    for (o.k = kinds[k], o.started = 0; o.k->next(&o); o.started = 1) {
+      int stale_one = 0;
+      uint64_t *pending = o.k->pending(&o, &stale_one);
+      if (!pending || *pending != token)
+        continue;
+      n++;
+      *stale |= stale_one;
+      if (what == COMMIT_APPLY)
+        o.k->commit(&o);
+      else if (what == COMMIT_DROP)
+        *pending = 0;
+    }
   }
   return n;
 }

@@ -1,12 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The object registry: everything the control plane can list, size, read and
- * reset, behind one small set of operations (as Xen's coverage ops).
+ * reset. Each kind of object is one table of operations in objects.c (next,
+ * read, read-and-reset, reset, snapshot, commit; as Xen's coverage ops), so
+ * a new kind is one new table:
  *
- *   gcov/<absolute path>.gcda   one gcov unit of gcc or clang (reset by baseline)
- *   pgo/<module>.profraw        one module's LLVM raw profile (reset by baseline)
- *   kcov/<id>.kcov              a KCOV device's PC trace (reset: its count to 0)
  *   modules                     the module map (port-provided; not resettable)
+ *   xencov                      Xen's blob of every gcov unit (reset: all units;
+ *                               listed beside gcov units; no snapshot)
+ *   pgo/<module>.profraw        one module's LLVM raw profile (reset by baseline)
+ *   gcov/<absolute path>.gcda   one gcov unit of gcc or clang (reset by baseline)
+ *   kcov/<id>.kcov              a KCOV device's PC trace (reset: its count to 0)
+ *
+ * RESET_ALL resets the profiles and gcov units, not trace buffers.
  */
 #ifndef UCOV_CORE_OBJECTS_H
 #define UCOV_CORE_OBJECTS_H
