@@ -5,15 +5,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 status=0
-mapfile -t c_files < <(git ls-files '*.c' '*.h')
-if ! clang-format --dry-run -Werror "${c_files[@]}" 2>lint-format.txt; then
+# The tree's files, tracked or new (not ignored), that exist now.
+files() { git ls-files --cached --others --exclude-standard "$@" | sort -u | while read -r f; do [ -f "$f" ] && echo "$f"; done; }
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+mapfile -t c_files < <(files '*.c' '*.h')
+if ! clang-format --dry-run -Werror "${c_files[@]}" 2>"$out"; then
   echo "lint: clang-format would change these files (run clang-format -i on them):"
-  grep -o '^[^:]*:[0-9]*:[0-9]*: error' lint-format.txt | cut -d: -f1 | sort -u | sed 's/^/  /'
-  head -40 lint-format.txt
+  grep -o '^[^:]*:[0-9]*:[0-9]*: error' "$out" | cut -d: -f1 | sort -u | sed 's/^/  /'
+  head -40 "$out"
   status=1
 fi
-rm -f lint-format.txt
-mapfile -t sh_files < <(git ls-files '*.sh' .ci/run)
+mapfile -t sh_files < <(files '*.sh' .ci/run)
 if ! shellcheck -x -f gcc "${sh_files[@]}"; then
   echo "lint: shellcheck findings above"
   status=1

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gcov units: the registry of gcc-instrumented objects, their live counters
+ * and reset baselines (baseline.h); and the .gcda format (gcda.c): the writer,
+ * which takes counters through a struct ucov_counts and knows no baseline, and
+ * the merge reader.
+ */
+#ifndef UCOV_GCOV_H
+#define UCOV_GCOV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ucov/baseline.h"
+#include "ucov/compiler.h"
+#include "ucov/gcov_abi.h"
+#include "ucov/sink.h"
+
+struct ucov_gcov_unit {
+  const struct gcov_info *info;
+  unsigned n_counters;  /* GCOV_COUNTERS of the unit's GCC */
+  unsigned n_functions; /* from the info */
+  const struct gcov_fn_info *const *functions;
+  struct ucov_baseline base; /* one per additive counter (base.n of them) */
+  uint32_t max_num;          /* the most counters one function has of one kind */
+  struct ucov_gcov_unit *next;
+};
+
+/* Program-wide figures of one dump, as libgcov writes them in OBJECT_SUMMARY. */
+struct ucov_gcov_summary {
+  uint32_t runs;
+  gcov_type sum_max;
+};
+
+/*
+ * A parsed .gcda to merge with, checked against a unit as libgcov does
+ * (version, checksum, function idents and checksums, counter lengths).
+ */
+struct ucov_gcda_merge;
+
+/* The registered units, newest first. Lock held while walking. */
+struct ucov_gcov_unit *ucov_gcov_units(void) UCOV_HIDDEN;
+
+/* The largest arcs counter of this run (live minus baseline), over all units. */
+gcov_type ucov_gcov_run_max(void) UCOV_HIDDEN;
+
+/* Flags of ucov_gcov_write(). */
+#define UCOV_GCOV_RESET 1u /* move the baseline to the values written */
+
+/*
+ * Serialize unit u as a .gcda into sink: live counters minus baseline, plus
+ * the counts of `merge` (NULL: none), with summary `sum`; with
+ * UCOV_GCOV_RESET, a read-and-reset. Returns 0 or a negative errno value.
+ */
+int ucov_gcov_write(struct ucov_sink *sink, struct ucov_gcov_unit *u,
+                    const struct ucov_gcov_summary *sum, const struct ucov_gcda_merge *merge,
+                    unsigned flags) UCOV_HIDDEN;
+
+/*
+ * The .gcda format alone: unit u with each additive counter taken through c
+ * (index: its place among the unit's additive counters, in record order),
+ * the others as they are, merged with `merge`. 0 or a negative errno.
+ */
+int ucov_gcda_write(struct ucov_sink *sink, const struct ucov_gcov_unit *u,
+                    const struct ucov_gcov_summary *sum, const struct ucov_gcda_merge *merge,
+                    const struct ucov_counts *c) UCOV_HIDDEN;
+
+/* At least the bytes a .gcda of u holds (its own functions, each counter
+ * record whole, TOPN lists full), computed without serializing it. */
+uint64_t ucov_gcov_size_bound(const struct ucov_gcov_unit *u) UCOV_HIDDEN;
+
+/* Move every baseline of u to the live values (RESET). Returns 0 or -UCOV_ENOMEM. */
+int ucov_gcov_reset(struct ucov_gcov_unit *u) UCOV_HIDDEN;
+
+/*
+ * The first phase of a two-phase reset: write u as a live read does (sum as
+ * ucov_gcov_write), and keep, under token, the baseline that read would have
+ * moved to; the baseline itself stays. ucov_gcov_commit moves it there if
+ * nothing moved it meanwhile. A later snapshot replaces an earlier one.
+ */
+int ucov_gcov_snapshot(struct ucov_sink *sink, struct ucov_gcov_unit *u,
+                       const struct ucov_gcov_summary *sum, uint64_t token) UCOV_HIDDEN;
+void ucov_gcov_commit(struct ucov_gcov_unit *u) UCOV_HIDDEN;
+
+/* Results of ucov_gcda_parse(). */
+enum ucov_gcda_parse_result {
+  UCOV_GCDA_MERGE = 0,     /* *out is ready to merge */
+  UCOV_GCDA_OVERWRITE = 1, /* another compilation's file (checksum differs): overwrite it */
+  UCOV_GCDA_ERROR = -1,    /* not a .gcda of this unit: msg says why; leave the file alone */
+};
+
+/*
+ * Parse an existing .gcda (buf, len) for merging into unit u. On
+ * UCOV_GCDA_MERGE, *out is allocated (free with ucov_gcda_merge_free) and
+ * points into buf, which must outlive it. On error, msg (size msglen) says why.
+ */
+int ucov_gcda_parse(const uint8_t *buf, size_t len, const struct ucov_gcov_unit *u,
+                    struct ucov_gcda_merge **out, char *msg, size_t msglen) UCOV_HIDDEN;
+void ucov_gcda_merge_free(struct ucov_gcda_merge *m) UCOV_HIDDEN;
+
+/* Runs and sum_max read from the file being merged. */
+struct ucov_gcov_summary ucov_gcda_merge_summary(const struct ucov_gcda_merge *m) UCOV_HIDDEN;
+
+/* Has the exit dump run? Then the objects are gone: their final counts are
+ * written, and a later read would report nothing or count twice. Lock held. */
+int ucov_gcov_exited(void) UCOV_HIDDEN;
+
+/* The exit dump for programs with clang units, which call no __gcov_exit. */
+void ucov_gcov_exit_llvm(void) UCOV_HIDDEN;
+
+/*
+ * DUMP (`ucov pull --in-place`): every unit written where the exit writes it
+ * (ucov_port_gcov_dump(2): merged into the files), the baselines moved to what
+ * was written, this run counted: as __gcov_dump() then __gcov_reset(), losing
+ * nothing. 0 or -UCOV_ESHUTDOWN. Takes the port lock.
+ */
+int ucov_gcov_dump_in_place(void) UCOV_HIDDEN;
+
+/* The exit dump of every unit (__gcov_exit of the runtime's own module). */
+void ucov_gcov_exit(void) UCOV_HIDDEN;
+
+/* Forget a unit whose module goes away (lock held); and a clang unit. */
+void ucov_gcov_unit_remove(struct ucov_gcov_unit *u) UCOV_HIDDEN;
+
+/* Is this run already in a summary (a dump happened before)? libgcov's run_counted. */
+int ucov_gcov_run_counted(void) UCOV_HIDDEN;
+
+#endif

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The object registry: everything the control plane can list, size, read and
+ * reset. Each kind of object is one table of operations in objects.c (next,
+ * read, read-and-reset, reset, snapshot, commit; as Xen's coverage ops), so
+ * a new kind is one new table:
+ *
+ *   modules                     the module map (port-provided; not resettable)
+ *   xencov                      Xen's blob of every gcov unit (reset: all units;
+ *                               listed beside gcov units; no snapshot)
+ *   pgo/<module>.profraw        one module's LLVM raw profile (reset by baseline)
+ *   gcov/<absolute path>.gcda   one gcov unit of gcc or clang (reset by baseline)
+ *   kcov/<id>.kcov              a KCOV device's PC trace (reset: its count to 0)
+ *
+ * RESET_ALL resets the profiles and gcov units, not trace buffers.
+ */
+#ifndef UCOV_OBJECTS_H
+#define UCOV_OBJECTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ucov/compiler.h"
+#include "ucov/sink.h"
+
+/* Longest object name. */
+#define UCOV_OBJECT_NAME_MAX 4096
+
+/*
+ * Call fn for every object with its name and current size. Stops at the first
+ * non-zero return and returns it. Takes the port lock.
+ */
+int ucov_objects_list(int (*fn)(const char *name, uint64_t size, void *arg), void *arg) UCOV_HIDDEN;
+
+/* Read object `name` into sink; with reset, also reset it to what was read
+ * (READ_AND_RESET). Returns 0, -UCOV_ENOENT or another negative errno. */
+int ucov_object_read(const char *name, struct ucov_sink *sink, int reset) UCOV_HIDDEN;
+
+/* The size READ would produce now. */
+int ucov_object_size(const char *name, uint64_t *size) UCOV_HIDDEN;
+
+struct ucov_gcov_unit;
+struct ucov_llvm_unit;
+/* A unit's object name: "gcov" + its absolute .gcda path ("gcov/" + a relative
+ * one). Returns 0, or -1 if it does not fit in len. */
+int ucov_gcov_object_name(const struct ucov_gcov_unit *u, char *out, size_t len) UCOV_HIDDEN;
+int ucov_llvm_object_name(const struct ucov_llvm_unit *u, char *out, size_t len) UCOV_HIDDEN;
+
+/* Reset one object (-UCOV_EOPNOTSUPP for one without counters), or all. */
+int ucov_object_reset(const char *name) UCOV_HIDDEN;
+int ucov_objects_reset_all(void) UCOV_HIDDEN;
+
+/*
+ * Two-phase reset, for clients that must lose nothing even when they die.
+ *
+ * ucov_object_snapshot writes the token (u64, little-endian), then reads
+ * object `name` into sink as READ does, and
+ * remembers, under *token, where a reset to exactly what was read would move
+ * its baselines; nothing moves yet. *token 0 asks for a new token (a new set
+ * of snapshots); a token already issued and not yet committed adds the
+ * object to its set. -UCOV_EINVAL for any other token, -UCOV_EOPNOTSUPP for
+ * `modules`, -UCOV_ENOENT, -UCOV_ENOMEM, -UCOV_ESHUTDOWN.
+ *
+ * ucov_objects_commit(token, n) then moves the baselines of the n objects
+ * snapshotted under token, all or nothing: 0 if it did, 1 if that token was
+ * committed before (a retry after a lost reply), -UCOV_ESTALE if any of them
+ * was reset or snapshotted again since (or n does not match: nothing moves,
+ * the counts stay for the next read), -UCOV_EINVAL for a token never issued.
+ * Counts made between the snapshot and the commit stay. A trace buffer's
+ * count goes to 0 only if no PC was appended since its snapshot (else it is
+ * left whole: those PCs are read again, never lost).
+ */
+int ucov_object_snapshot(const char *name, struct ucov_sink *sink, uint64_t *token) UCOV_HIDDEN;
+int ucov_objects_commit(uint64_t token, uint32_t n) UCOV_HIDDEN;
+
+#endif
