@@ -5,14 +5,14 @@
  * nothing), memory from a static arena, the module map from the linker's
  * symbols, and KCOV devices for the kernel's command task.
  */
-#include "core/device.h"
-#include "core/task.h"
-#include "core/frame.h"
-#include "core/sink.h"
+#include "ucov/device.h"
+#include "ucov/task.h"
+#include "ucov/frame.h"
+#include "ucov/sink.h"
 #include "hw.h"
 #include "ucov/kcov.h"
 #include "ucov/port.h"
-#define UCOV_VERSION_STR "0.1.0"
+#include "ucov/version.h"
 
 #ifndef KERNEL_PATH
 #define KERNEL_PATH "kernel.elf"
@@ -69,7 +69,9 @@ void heap_free(void *p) {
     ((struct block *)p - 1)->used = 0;
 }
 
-/* --- the port --- */
+/* --- the port: the required hooks, and the optional ones it has (log,
+ * module map, transport, info, command, devices); the core's defaults do for
+ * the others (no files, one module, no LLVM profiles) --- */
 void ucov_port_lock(void) {}
 
 void ucov_port_unlock(void) {}
@@ -100,26 +102,6 @@ int ucov_port_task_bind(struct ucov_task *task) {
 void ucov_port_log(const char *msg) {
   debug_print(msg);
   debug_print("\n");
-}
-
-void ucov_port_gcov_dump(int at_exit) {
-  (void)at_exit; /* no files here: the host pulls the objects */
-}
-
-void ucov_port_object_added(void) {}
-
-void ucov_port_exit_drain(void) {}
-
-int ucov_port_same_module(const void *a, const void *b) {
-  (void)a;
-  (void)b;
-  return 1;
-}
-
-int ucov_port_llvm_sections(unsigned i, struct ucov_llvm_sections *s) {
-  (void)i;
-  (void)s;
-  return -1;
 }
 
 static int put_str(struct ucov_sink *s, const char *str) {
@@ -161,7 +143,7 @@ void ucov_port_transport_write(const void *buf, size_t n) {
 }
 
 int ucov_port_info(struct ucov_sink *s) {
-  return put_str(s, "kernel=ucov-baremetal\nexe=" KERNEL_PATH "\nversion=" UCOV_VERSION_STR
+  return put_str(s, "kernel=ucov-baremetal\nexe=" KERNEL_PATH "\nversion=" UCOV_VERSION
                     "\nprotocol=1\ntransport=serial\n");
 }
 

@@ -1,18 +1,42 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ucov/port.h - what a port provides to the freestanding ucov core.
+ * ucov/port.h - the port contract, both ways.
  *
- * The core (src/core/) implements the compiler hooks and the KCOV device state
- * machine and knows nothing about the OS. A port (src/posix/ today; kernels,
- * hypervisors and firmware later) gives it:
+ * The core (src/core/) implements the compiler hooks, the KCOV device state
+ * machine, the gcov and LLVM profile runtimes, the object registry and the
+ * control protocol, and knows nothing about the OS. A port (src/posix/ for
+ * processes, examples/baremetal/ for a kernel; hypervisors and firmware
+ * later) gives it a home. A port includes only the headers of include/ucov,
+ * never those of src/core (a test checks it).
  *
- *  - a per-thread (per-task) home for struct ucov_task: by default the core
- *    keeps it in C11 thread-local storage (initial-exec model). A port without
- *    TLS builds the core with -DUCOV_TASK_STORAGE= (a plain global) and saves
- *    and restores ucov_task_self around its own context switches;
- *  - one lock that serialises device operations (never taken on a hook path);
- *  - memory for trace areas;
- *  - a way to learn that a task ended, so that its device is disabled.
+ * REQUIRED: a port defines these; the core does not link without them.
+ *  - one lock that serialises device and object operations (never taken on
+ *    a hook path): ucov_port_lock/unlock;
+ *  - memory for the core's bookkeeping (ucov_port_alloc/free) and for trace
+ *    areas (ucov_port_area_alloc, ucov_port_device_release);
+ *  - a way to learn that a task ended (ucov_port_task_bind), so that its
+ *    device is disabled (ucov_task_exit);
+ *  - a per-task home for struct ucov_task (ucov/task.h): by default C11
+ *    thread-local storage; a port without TLS builds the core with
+ *    -DUCOV_THREAD_LOCAL= and saves and restores ucov_task_self around its
+ *    own task switches.
+ *
+ * OPTIONAL: the core defines each of these weakly with the default its
+ * comment gives; a port that has the service defines its own.
+ *
+ * OFFERED: what the core gives a port, in the other headers of include/ucov:
+ *  - ucov/device.h: struct ucov_device (a port embeds it in its device) and
+ *    ucov_device_ioctl, ucov_device_mmap_check, ucov_device_close;
+ *  - ucov/task.h: ucov_task_self; below: ucov_task_exit, ucov_task_fork_child;
+ *  - ucov/objects.h: the object registry (list, size, read, reset,
+ *    read-and-reset, reset-all, two-phase reset) over any sink (ucov/sink.h);
+ *  - ucov/frame.h: the control protocol's frames and requests (ucov_serve for
+ *    a port with its own transport, ucov_serve_transport over the byte
+ *    transport below);
+ *  - ucov/gcov.h, ucov/gcov_llvm.h, ucov/pgo.h: the gcov units and LLVM
+ *    profiles and their writers and merge readers, for a port that writes
+ *    files at exit; ucov/remote.h: REMOTE handles and the common handle;
+ *  - ucov/compiler.h: the attributes runtime code needs (UCOV_NOTRACE, ...).
  *
  * Only freestanding headers are used here, so a port written for a kernel can
  * include it as is.
@@ -25,6 +49,8 @@
 
 struct ucov_device;
 struct ucov_task;
+
+/* ============================================================ REQUIRED */
 
 /* Serialise device state changes. Called on ioctl paths only, never from a hook. */
 void ucov_port_lock(void);
@@ -56,7 +82,10 @@ int ucov_port_task_bind(struct ucov_task *task);
 void *ucov_port_alloc(size_t bytes);
 void ucov_port_free(void *p);
 
-/* A one-line diagnostic for a human (libgcov prints these to stderr). */
+/* ============================================================ OPTIONAL */
+
+/* A one-line diagnostic for a human (libgcov prints these to stderr).
+ * Default: dropped. */
 void ucov_port_log(const char *msg);
 
 /*
@@ -66,14 +95,15 @@ void ucov_port_log(const char *msg);
  * a hosted port, merged as at exit). At exit and in place the dump also moves
  * the baselines to what it wrote, so that a live read racing with the exit
  * does not report those counts again, and a later exit adds only what came
- * after. Called with the port lock held.
+ * after. Called with the port lock held. Default: nothing (a port without
+ * files: the host pulls the objects).
  */
 void ucov_port_gcov_dump(int at_exit);
 
 /*
  * Write the module map (the "modules" object) into sink, a struct ucov_sink
  * of the core. Returns 0, a negative errno, or -UCOV_EOPNOTSUPP if the port
- * has no module map. Called with the port lock held.
+ * has no module map. Called with the port lock held. Default: -UCOV_EOPNOTSUPP.
  */
 struct ucov_sink;
 int ucov_port_modules_write(struct ucov_sink *sink);
@@ -82,28 +112,31 @@ int ucov_port_modules_write(struct ucov_sink *sink);
  * (0, 1, ...: the program, then the shared objects that registered theirs),
  * a struct ucov_llvm_sections of the core. 0, or -1 if there is no module i
  * with a profile; 1 if module i was unloaded (skip it). Indexes do not change
- * while the process runs. */
+ * while the process runs. Default: -1 (no LLVM profiles). */
 struct ucov_llvm_sections;
 int ucov_port_llvm_sections(unsigned i, struct ucov_llvm_sections *s);
 
 /*
  * The process's KCOV devices, for the trace objects "kcov/<id>.kcov": the one
  * after prev (NULL: the first), with a number that names it for its life in
- * *id; NULL after the last. Called with the port lock held.
+ * *id; NULL after the last. Called with the port lock held. Default: NULL
+ * (no trace objects).
  */
 struct ucov_device *ucov_port_device_next(struct ucov_device *prev, uint32_t *id);
 
 /*
  * The INFO request's answer: "key=value\n" lines about the target (pid and
  * exe for a process, the kernel's name for a kernel; version; protocol).
- * 0 or a negative errno. Called with the port lock not held.
+ * 0 or a negative errno. Called with the port lock not held. Default:
+ * "version=" and "protocol=" lines.
  */
 int ucov_port_info(struct ucov_sink *sink);
 
 /*
  * The COMMAND request: run a command the target defines (a kernel's shell)
  * with UCOV_COMMAND_* flags, its answer into out. 0, a negative errno, or
- * -UCOV_EOPNOTSUPP for a target without commands (a process).
+ * -UCOV_EOPNOTSUPP for a target without commands (a process). Default:
+ * -UCOV_EOPNOTSUPP.
  */
 int ucov_port_command(uint32_t flags, const char *cmd, size_t len, struct ucov_sink *out);
 
@@ -114,22 +147,25 @@ int ucov_port_command(uint32_t flags, const char *cmd, size_t len, struct ucov_s
  * timeout (about a second), unless wait is set: then it waits as long as it
  * takes (it may still return -1, and is called again). write: all n bytes.
  * A port with a transport of its own (the POSIX control socket) returns -1.
+ * Default: -1, and writes dropped.
  */
 int ucov_port_transport_read(int wait);
 void ucov_port_transport_write(const void *buf, size_t n);
 
 /* Are a and b (code or data addresses) in the same loaded module? A port with
- * one module (a kernel, firmware) says yes. */
+ * one module (a kernel, firmware) says yes. Default: 1. */
 int ucov_port_same_module(const void *a, const void *b);
 
 /* The program wrote its exit-time counts: a port serving objects refuses new
- * requests and lets those in flight finish (their replies carry counts). No lock. */
+ * requests and lets those in flight finish (their replies carry counts). No lock.
+ * Default: nothing. */
 void ucov_port_exit_drain(void);
 
-/* A gcov unit was registered: a port that serves objects may start now. Lock held. */
+/* A gcov unit was registered: a port that serves objects may start now. Lock
+ * held. Default: nothing. */
 void ucov_port_object_added(void);
 
-/* --- What the core offers back to the port. --- */
+/* ============================================================= OFFERED */
 
 /* The task ended: disable the device it traced into, if any. Takes the port lock. */
 void ucov_task_exit(struct ucov_task *task);

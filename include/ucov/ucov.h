@@ -32,12 +32,11 @@
 #endif
 
 #include "kcov.h"
+#include "version.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define UCOV_VERSION "0.1.0"
 
 /* ---------------------------------------------------------------- devices */
 

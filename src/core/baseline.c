@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Reset baselines (see baseline.h). */
-#include "baseline.h"
+#include "ucov/baseline.h"
 
 #include "ucov/port.h"
 

@@ -3,10 +3,10 @@
  * KCOV device state machine: INIT_TRACE, ENABLE, DISABLE with Linux's checks,
  * in Linux's order, with Linux's errno values.
  */
-#include "device.h"
+#include "ucov/device.h"
 
-#include "remote.h"
-#include "task.h"
+#include "ucov/remote.h"
+#include "record.h"
 #include "ucov/kcov.h"
 #include "ucov/port.h"
 

@@ -12,7 +12,7 @@
  * low word first; an all-zero record has a negative length and no values;
  * TOPN records are {total, n, n x (value, count)}); a 0 word ends the file.
  */
-#include "gcov.h"
+#include "ucov/gcov.h"
 
 #include "ucov/port.h"
 

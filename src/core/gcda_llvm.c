@@ -5,8 +5,8 @@
  * ucov_counts, merged record by record with an existing file as compiler-rt
  * merges.
  */
-#include "gcov.h"
-#include "gcov_llvm.h"
+#include "ucov/gcov.h"
+#include "ucov/gcov_llvm.h"
 #include "writer.h"
 
 #include "ucov/port.h"

@@ -8,9 +8,9 @@
  * targets), from that section. The registry is a list of small records the
  * port allocates; the gcov_info itself is never written.
  */
-#include "gcov.h"
+#include "ucov/gcov.h"
 
-#include "gcov_llvm.h"
+#include "ucov/gcov_llvm.h"
 
 #include "ucov/port.h"
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* clang's gcov callbacks and the compiler-rt-format .gcda writer (see gcov_llvm.h). */
-#include "gcov_llvm.h"
+#include "ucov/gcov_llvm.h"
 
-#include "gcov.h"
+#include "ucov/gcov.h"
 #include "ucov/port.h"
 
 void llvm_gcov_init(void (*writeout)(void), void (*reset)(void));

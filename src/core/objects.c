@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* The object registry and its operations (see objects.h). */
-#include "objects.h"
+#include "ucov/objects.h"
 
-#include "device.h"
+#include "ucov/device.h"
 #include "writer.h"
-#include "gcov.h"
-#include "gcov_llvm.h"
-#include "pgo.h"
-#include "task.h"
+#include "ucov/gcov.h"
+#include "ucov/gcov_llvm.h"
+#include "ucov/pgo.h"
+#include "record.h"
 #include "ucov/port.h"
 
 #define MODULES_NAME "modules"

@@ -23,7 +23,7 @@
  * cannot be subtracted, so a reset takes them (an atomic exchange with 0 per
  * byte: a bit set concurrently is kept for the next read, never lost).
  */
-#include "pgo.h"
+#include "ucov/pgo.h"
 
 #include "writer.h"
 #include "ucov/port.h"

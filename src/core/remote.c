@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* REMOTE coverage: the handle registry, sections and their areas (see remote.h). */
-#include "remote.h"
+#include "ucov/remote.h"
 
-#include "device.h"
-#include "task.h"
+#include "ucov/device.h"
+#include "record.h"
 #include "ucov/port.h"
 
 int ucov_remote_start(uint64_t handle);

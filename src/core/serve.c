@@ -3,8 +3,8 @@
  * The control protocol's requests, served the same way by every port: the
  * objects, the module map, and INFO and COMMAND through the port.
  */
-#include "frame.h"
-#include "objects.h"
+#include "ucov/frame.h"
+#include "ucov/objects.h"
 #include "ucov/port.h"
 
 static UCOV_NOTRACE uint32_t status_of(int err) {

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The core's sinks that need no port service but memory: counting, growing (see sink.h). */
-#include "sink.h"
+#include "ucov/sink.h"
 
-#include "compiler.h"
+#include "ucov/compiler.h"
 #include "ucov/port.h"
 
 static UCOV_NOTRACE int count_write(struct ucov_sink *s, const void *data, size_t n) {

@@ -6,7 +6,7 @@
  * and a test; nothing here allocates, locks or makes a system call.
  */
 #include "hooks.h"
-#include "task.h"
+#include "record.h"
 
 UCOV_TASK_STORAGE struct ucov_task ucov_task_self;
 

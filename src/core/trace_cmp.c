@@ -7,7 +7,7 @@
  * Word 0 of the area counts records, not words, as in Linux.
  */
 #include "hooks.h"
-#include "task.h"
+#include "record.h"
 
 static UCOV_ALWAYS_INLINE void trace_append_cmp(uint64_t type, uint64_t arg1, uint64_t arg2,
                                                 uint64_t pc) {

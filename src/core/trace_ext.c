@@ -16,7 +16,7 @@
  * In every case the PC is the hook's return address, inside the function.
  */
 #include "hooks.h"
-#include "task.h"
+#include "record.h"
 
 UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_pc_entry(void) {
   struct ucov_task *t = &ucov_task_self;

@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "compiler.h"
-#include "sink.h"
+#include "ucov/compiler.h"
+#include "ucov/sink.h"
 
 struct ucov_writer {
   struct ucov_sink *sink;

@@ -36,10 +36,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../core/device.h"
-#include "../core/gcov.h"
-#include "../core/objects.h"
-#include "../core/remote.h"
+#include "ucov/device.h"
+#include "ucov/gcov.h"
+#include "ucov/objects.h"
+#include "ucov/remote.h"
 #include "memsink.h"
 #include "posix.h"
 #include "protocol.h"

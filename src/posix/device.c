@@ -19,8 +19,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../core/device.h"
-#include "../core/task.h"
+#include "ucov/device.h"
+#include "ucov/task.h"
 #include "posix.h"
 #include "ucov/kcov.h"
 #include "ucov/port.h"

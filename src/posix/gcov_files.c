@@ -18,28 +18,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../core/gcov.h"
-#include "../core/gcov_llvm.h"
-#include "../core/objects.h"
+#include "ucov/gcov.h"
+#include "ucov/gcov_llvm.h"
+#include "ucov/objects.h"
 #include "memsink.h"
 #include "pgo_module.h"
 #include "posix.h"
 #include "ucov/port.h"
-
-UCOV_NOTRACE void *ucov_port_alloc(size_t bytes) {
-  return calloc(1, bytes ? bytes : 1);
-}
-
-UCOV_NOTRACE void ucov_port_free(void *p) {
-  free(p);
-}
-
-UCOV_NOTRACE void ucov_port_log(const char *msg) {
-  /* stderr, unbuffered and without stdio: this may run at exit or in a signal. */
-  size_t n = strlen(msg);
-  if (write(2, msg, n) == (ssize_t)n)
-    (void)!write(2, "\n", 1);
-}
 
 /*
  * The path a unit's .gcda is written to: GCOV_PREFIX / GCOV_PREFIX_STRIP

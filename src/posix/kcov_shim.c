@@ -24,7 +24,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "../core/compiler.h"
+#include "ucov/compiler.h"
 #include "ucov/kcov.h"
 
 #define KCOV_PATH "/sys/kernel/debug/kcov"

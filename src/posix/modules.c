@@ -16,8 +16,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "../core/compiler.h"
-#include "../core/sink.h"
+#include "ucov/compiler.h"
+#include "ucov/sink.h"
 #include "memsink.h"
 #include "posix.h"
 #include "ucov/port.h"

@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../core/pgo.h"
+#include "ucov/pgo.h"
 #include "memsink.h"
 #include "pgo_module.h"
 #include "posix.h"

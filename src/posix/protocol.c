@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../core/compiler.h"
+#include "ucov/compiler.h"
 
 /* Where defaults live: fixed, so that a target and a client agree whatever
  * their TMPDIR says. */

@@ -10,7 +10,7 @@
 #include <signal.h>
 #include <stdint.h>
 
-#include "../core/compiler.h"
+#include "ucov/compiler.h"
 #include "client.h"
 #include "protocol.h"
 #include "ucov/ucov.h"

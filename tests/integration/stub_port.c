@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A do-nothing port: linking the core against it with -nostdlib proves the
- * core needs nothing but include/ucov/port.h.
+ * A do-nothing port with only the required hooks of include/ucov/port.h:
+ * linking the core against it with -nostdlib proves the core needs nothing
+ * but port.h, and that every optional hook has the core's default.
  */
 #include "ucov/port.h"
 
@@ -32,62 +33,4 @@ void *ucov_port_alloc(size_t bytes) {
 
 void ucov_port_free(void *p) {
   (void)p;
-}
-
-void ucov_port_log(const char *msg) {
-  (void)msg;
-}
-
-void ucov_port_gcov_dump(int at_exit) {
-  (void)at_exit;
-}
-
-int ucov_port_modules_write(struct ucov_sink *sink) {
-  (void)sink;
-  return -UCOV_EOPNOTSUPP;
-}
-
-void ucov_port_object_added(void) {}
-
-void ucov_port_exit_drain(void) {}
-
-struct ucov_device *ucov_port_device_next(struct ucov_device *prev, uint32_t *id) {
-  (void)prev;
-  (void)id;
-  return 0;
-}
-
-int ucov_port_same_module(const void *a, const void *b) {
-  (void)a;
-  (void)b;
-  return 1;
-}
-
-int ucov_port_llvm_sections(unsigned i, struct ucov_llvm_sections *s) {
-  (void)i;
-  (void)s;
-  return -1;
-}
-
-int ucov_port_transport_read(int wait) {
-  (void)wait;
-  return -1;
-}
-
-void ucov_port_transport_write(const void *buf, size_t n) {
-  (void)buf;
-  (void)n;
-}
-
-int ucov_port_info(struct ucov_sink *sink) {
-  (void)sink;
-  return -UCOV_EOPNOTSUPP;
-}
-
-int ucov_port_command(uint32_t flags, const char *cmd, size_t len, struct ucov_sink *out) {
-  (void)flags;
-  (void)cmd;
-  (void)len;
-  (void)out;
-  return -UCOV_EOPNOTSUPP;
 }

@@ -13,7 +13,7 @@
 
 #include "../check.h"
 #include "../testlib.h"
-#include "core/task.h"
+#include "core/record.h"
 #include "target.h"
 #include "ucov/ucov.h"
 

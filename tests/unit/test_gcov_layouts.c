@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "../check.h"
-#include "core/gcov.h"
-#include "core/objects.h"
+#include "ucov/gcov.h"
+#include "ucov/objects.h"
 #include "posix/memsink.h"
 #include "ucov/port.h"
 

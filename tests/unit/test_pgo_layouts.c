@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "../check.h"
-#include "core/pgo.h"
+#include "ucov/pgo.h"
 #include "posix/memsink.h"
 #include "ucov/port.h"
 

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The defaults of the optional port hooks (ucov/port.h): weak, so that a port
+ * that has the service defines its own, and one that has not writes nothing.
+ */
+#include "ucov/compiler.h"
+#include "ucov/frame.h"
+#include "ucov/port.h"
+#include "ucov/sink.h"
+#include "ucov/version.h"
+
+#define STR(x) #x
+#define XSTR(x) STR(x)
+
+#define UCOV_WEAK __attribute__((weak))
+
+UCOV_WEAK UCOV_NOTRACE void ucov_port_log(const char *msg) {
+  (void)msg;
+}
+
+UCOV_WEAK UCOV_NOTRACE void ucov_port_gcov_dump(int at_exit) {
+  (void)at_exit;
+}
+
+UCOV_WEAK UCOV_NOTRACE int ucov_port_modules_write(struct ucov_sink *sink) {
+  (void)sink;
+  return -UCOV_EOPNOTSUPP;
+}
+
+UCOV_WEAK UCOV_NOTRACE int ucov_port_llvm_sections(unsigned i, struct ucov_llvm_sections *s) {
+  (void)i;
+  (void)s;
+  return -1;
+}
+
+UCOV_WEAK UCOV_NOTRACE struct ucov_device *ucov_port_device_next(struct ucov_device *prev,
+                                                                 uint32_t *id) {
+  (void)prev;
+  (void)id;
+  return 0;
+}
+
+UCOV_WEAK UCOV_NOTRACE int ucov_port_info(struct ucov_sink *sink) {
+  static const char info[] = "version=" UCOV_VERSION "\nprotocol=" XSTR(UCOV_PROTO_VERSION) "\n";
+  return sink->write(sink, info, sizeof(info) - 1);
+}
+
+UCOV_WEAK UCOV_NOTRACE int ucov_port_command(uint32_t flags, const char *cmd, size_t len,
+                                             struct ucov_sink *out) {
+  (void)flags;
+  (void)cmd;
+  (void)len;
+  (void)out;
+  return -UCOV_EOPNOTSUPP;
+}
+
+UCOV_WEAK UCOV_NOTRACE int ucov_port_transport_read(int wait) {
+  (void)wait;
+  return -1;
+}
+
+UCOV_WEAK UCOV_NOTRACE void ucov_port_transport_write(const void *buf, size_t n) {
+  (void)buf;
+  (void)n;
+}
+
+UCOV_WEAK UCOV_NOTRACE int ucov_port_same_module(const void *a, const void *b) {
+  (void)a;
+  (void)b;
+  return 1;
+}
+
+UCOV_WEAK UCOV_NOTRACE void ucov_port_exit_drain(void) {}
+
+UCOV_WEAK UCOV_NOTRACE void ucov_port_object_added(void) {}

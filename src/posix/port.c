@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * POSIX port: the basic services of include/ucov/port.h, memory for the
+ * core's bookkeeping and its diagnostics. (The lock and trace areas are the
+ * devices', in device.c; the module map is modules.c's; the control socket
+ * and INFO are control.c's; exit-time files are gcov_files.c's and
+ * pgo_files.c's.)
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ucov/compiler.h"
+#include "ucov/port.h"
+
+/* Zero-filled and 16-byte aligned (malloc's alignment on the 64-bit ABIs). */
+UCOV_NOTRACE void *ucov_port_alloc(size_t bytes) {
+  return calloc(1, bytes ? bytes : 1);
+}
+
+UCOV_NOTRACE void ucov_port_free(void *p) {
+  free(p);
+}
+
+UCOV_NOTRACE void ucov_port_log(const char *msg) {
+  /* stderr, unbuffered and without stdio: this may run at exit or in a signal. */
+  size_t n = strlen(msg);
+  if (write(2, msg, n) == (ssize_t)n)
+    (void)!write(2, "\n", 1);
+}

@@ -1,0 +1,41 @@
+# The port boundary: a port (src/posix, examples/baremetal) includes only the
+# headers of include/ucov, never those of src/core; and the headers a port
+# sees (include/ucov, but for the hosted API ucov.h) are freestanding, so a
+# kernel's port can include them as they are.
+# Usage: cmake -DSRC=<source dir> -P port_boundary.cmake
+file(GLOB port_files ${SRC}/src/posix/*.c ${SRC}/src/posix/*.h
+  ${SRC}/examples/baremetal/*.c ${SRC}/examples/baremetal/*.h)
+set(bad "")
+foreach(f ${port_files})
+  file(STRINGS ${f} incs REGEX "^#[ \t]*include")
+  foreach(i ${incs})
+    if(i MATCHES "core/" OR i MATCHES "\"\\.\\./")
+      list(APPEND bad "${f}: ${i}")
+    endif()
+  endforeach()
+endforeach()
+# Nor may a port's build reach the core's headers through an include path.
+file(STRINGS ${SRC}/examples/baremetal/Makefile flags REGEX "-I")
+foreach(l ${flags})
+  if(l MATCHES "-I[^ ]*/src( |$)")
+    list(APPEND bad "examples/baremetal/Makefile: ${l}")
+  endif()
+endforeach()
+if(bad)
+  string(REPLACE ";" "\n  " bad "${bad}")
+  message(FATAL_ERROR "a port reaches into the core:\n  ${bad}")
+endif()
+file(GLOB public ${SRC}/include/ucov/*.h)
+foreach(f ${public})
+  if(f MATCHES "/ucov\\.h$")
+    continue() # the hosted C API (it guards its one hosted header)
+  endif()
+  file(STRINGS ${f} incs REGEX "^#[ \t]*include")
+  foreach(i ${incs})
+    if(NOT i MATCHES "^#include (<(stdint|stddef|stdbool|stdatomic)\\.h>|\"(ucov/)?[a-z_]+\\.h\")$")
+      message(FATAL_ERROR "${f}: not a freestanding include: ${i}")
+    endif()
+  endforeach()
+endforeach()
+list(LENGTH port_files n)
+message(STATUS "${n} port files include only include/ucov; its headers are freestanding")
