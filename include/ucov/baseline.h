@@ -32,7 +32,7 @@ struct ucov_baseline {
 /* What one serialization does with the baseline. */
 enum ucov_take {
   UCOV_TAKE_READ,     /* report live - base */
-  UCOV_TAKE_RESET,    /* ... and move base to live */
+  UCOV_TAKE_RESET,    /* ... and move base to live, if the serialization got through */
   UCOV_TAKE_SNAPSHOT, /* ... and record live as pending; base stays */
 };
 
@@ -59,7 +59,9 @@ static inline UCOV_NOTRACE uint64_t ucov_counts_take(const struct ucov_counts *c
 int ucov_counts_begin(struct ucov_counts *c, struct ucov_baseline *b,
                       enum ucov_take how) UCOV_HIDDEN;
 
-/* After the serialization: a snapshot that succeeded waits under token. */
+/* After the serialization (err: its result): a reset that got through moves
+ * base (one that did not leaves it: no count is lost with a reply); a
+ * snapshot that got through waits under token. Always call it. */
 void ucov_counts_end(struct ucov_baseline *b, enum ucov_take how, uint64_t token,
                      int err) UCOV_HIDDEN;
 

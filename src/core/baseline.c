@@ -16,25 +16,25 @@ UCOV_NOTRACE int ucov_counts_begin(struct ucov_counts *c, struct ucov_baseline *
   c->move = 0;
   if (how == UCOV_TAKE_READ)
     return 0;
-  if (ready(&b->base, b->n))
+  if (ready(&b->base, b->n) || ready(&b->pending, b->n))
     return -UCOV_ENOMEM;
-  c->base = b->base;
-  if (how == UCOV_TAKE_RESET) {
-    c->move = b->base;
-    b->gen++;
-    return 0;
-  }
-  if (ready(&b->pending, b->n))
-    return -UCOV_ENOMEM;
-  /* Every counter is taken, but a pending copy whole is cheap insurance. */
+  /* Both a reset and a snapshot move a copy: a reset commits it at the end,
+   * if the serialization got through (a reply that could not be written
+   * resets nothing), so a snapshot pending now is given up. Every counter is
+   * taken, but the copy whole is cheap insurance. */
+  if (how == UCOV_TAKE_RESET)
+    b->pending_token = 0;
   for (uint64_t i = 0; i < b->n; i++)
     b->pending[i] = b->base[i];
+  c->base = b->base;
   c->move = b->pending;
   return 0;
 }
 
 UCOV_NOTRACE void ucov_counts_end(struct ucov_baseline *b, enum ucov_take how, uint64_t token,
                                   int err) {
+  if (how == UCOV_TAKE_RESET && !err)
+    ucov_baseline_commit(b);
   if (how != UCOV_TAKE_SNAPSHOT)
     return;
   b->pending_token = err ? 0 : token;

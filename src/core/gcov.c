@@ -135,9 +135,12 @@ UCOV_NOTRACE int ucov_gcov_write(struct ucov_sink *sink, struct ucov_gcov_unit *
                                  const struct ucov_gcov_summary *sum,
                                  const struct ucov_gcda_merge *merge, unsigned flags) {
   struct ucov_counts c;
-  if (ucov_counts_begin(&c, &u->base, flags & UCOV_GCOV_RESET ? UCOV_TAKE_RESET : UCOV_TAKE_READ))
+  enum ucov_take how = flags & UCOV_GCOV_RESET ? UCOV_TAKE_RESET : UCOV_TAKE_READ;
+  if (ucov_counts_begin(&c, &u->base, how))
     return -UCOV_ENOMEM;
-  return ucov_gcda_write(sink, u, sum, merge, &c);
+  int err = ucov_gcda_write(sink, u, sum, merge, &c);
+  ucov_counts_end(&u->base, how, 0, err);
+  return err;
 }
 
 static UCOV_RACY_READS UCOV_NOTRACE void take_record(const struct gcov_ctr_info *ctr, unsigned kind,
@@ -152,6 +155,7 @@ UCOV_NOTRACE int ucov_gcov_reset(struct ucov_gcov_unit *u) {
   if (ucov_counts_begin(&c, &u->base, UCOV_TAKE_RESET))
     return -UCOV_ENOMEM;
   for_each_additive(u, take_record, &c);
+  ucov_counts_end(&u->base, UCOV_TAKE_RESET, 0, 0);
   return 0;
 }
 

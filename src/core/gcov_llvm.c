@@ -106,9 +106,12 @@ UCOV_EXPORT UCOV_NOTRACE void llvm_gcda_end_file(void) {
 UCOV_NOTRACE int ucov_llvm_write(struct ucov_sink *sink, struct ucov_llvm_unit *u,
                                  const uint8_t *old, size_t old_len, int new_run, unsigned flags) {
   struct ucov_counts c;
-  if (ucov_counts_begin(&c, &u->base, flags & UCOV_GCOV_RESET ? UCOV_TAKE_RESET : UCOV_TAKE_READ))
+  enum ucov_take how = flags & UCOV_GCOV_RESET ? UCOV_TAKE_RESET : UCOV_TAKE_READ;
+  if (ucov_counts_begin(&c, &u->base, how))
     return -UCOV_ENOMEM;
-  return ucov_llvm_gcda_write(sink, u, old, old_len, new_run, &c);
+  int err = ucov_llvm_gcda_write(sink, u, old, old_len, new_run, &c);
+  ucov_counts_end(&u->base, how, 0, err);
+  return err;
 }
 
 UCOV_RACY_READS UCOV_NOTRACE int ucov_llvm_reset(struct ucov_llvm_unit *u) {
@@ -119,6 +122,7 @@ UCOV_RACY_READS UCOV_NOTRACE int ucov_llvm_reset(struct ucov_llvm_unit *u) {
   for (unsigned f = 0; f < u->n_fns; f++)
     for (uint32_t i = 0; i < u->fns[f].num; i++, b++)
       ucov_counts_take(&c, b, UCOV_LOAD_RACY(&u->fns[f].counters[i]));
+  ucov_counts_end(&u->base, UCOV_TAKE_RESET, 0, 0);
   return 0;
 }
 

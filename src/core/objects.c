@@ -433,8 +433,12 @@ UCOV_NOTRACE int ucov_objects_list(int (*fn)(const char *name, uint64_t size, vo
     for (o.k = kinds[k], o.started = 0; !ret && o.k->next(&o); o.started = 1) {
       struct ucov_count_sink count;
       ucov_count_sink_init(&count);
-      if (o.k->read(&o, &count.sink, 0) == 0) /* (unreadable: not listed) */
+      int err = o.k->read(&o, &count.sink, 0);
+      if (err == 0)
         ret = fn(o.name, count.bytes, arg);
+      else if (err == -UCOV_ENOMEM)
+        ret = err; /* a list without it would say it is gone */
+      /* (others: not an object this target has, as a port without a module map) */
     }
   ucov_port_unlock();
   return ret;
