@@ -3,17 +3,20 @@
 # client bounds every length, escapes every name, checks the peer), squatted
 # runtime directories, floods of idle, slow and garbage connections, a fork
 # while a client is stuck, stale sockets, and a setuid target.
-# Usage: hostile.sh UCOV SRCDIR WORKDIR [SANITIZE]
+# Usage: hostile.sh UCOV SRCDIR WORKDIR [SANITIZE [CC]]
+# (Sanitizer builds compile the targets with CC, the runtime's compiler: two
+# compilers' TSan runtimes in one process can hang a forked child.)
 set -u
-UCOV=$1 SRC=$2 WORK=$3 SAN=${4:-}
+UCOV=$1 SRC=$2 WORK=$3 SAN=${4:-} TCC=${5:-gcc}
+[ -n "$SAN" ] || TCC=gcc
 . "$SRC/tests/lib.sh"
 sanflags "$SAN"
 rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
 WORK=$(pwd -P)
 export UCOV_RUNTIME_DIR=$WORK/rt
 H=(python3 "$SRC/tests/e2e/hostile.py")
-CC=gcc "$UCOV" cc --gcov -O0 -g "${SANFLAGS[@]}" "$SRC/examples/daemon/kvd.c" -o kvd || exit 1
-CC=gcc "$UCOV" cc --gcov --trace -O1 "${SANFLAGS[@]}" -I"$SRC/include" "$SRC/tests/e2e/forker.c" \
+CC=$TCC "$UCOV" cc --gcov -O0 -g "${SANFLAGS[@]}" "$SRC/examples/daemon/kvd.c" -o kvd || exit 1
+CC=$TCC "$UCOV" cc --gcov --trace -O1 "${SANFLAGS[@]}" -I"$SRC/include" "$SRC/tests/e2e/forker.c" \
   -o forker || exit 1
 wait_sock() { for _ in $(seq 250); do [ -S "$1" ] && return 0; sleep 0.02; done; return 1; }
 ms() { date +%s%3N; }
@@ -120,7 +123,7 @@ coproc FK {
   TSAN_OPTIONS="${TSAN_OPTIONS:-}:atexit_sleep_ms=0" ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" \
     exec ./forker
 }
-read -r ready count <&"${FK[0]}"
+read -t 60 -r ready count <&"${FK[0]}"
 fk=$FK_PID
 wait_sock "rt/$fk.sock"
 "$UCOV" ls --pid "$fk" | grep -q 'kcov/1.kcov' && pass || fail "forker's trace is an object ($ready $count)"
@@ -137,20 +140,22 @@ stuck=$!
 hold "rt/$fk.sock"
 sleep 0.5
 echo 2 >&"${FK[1]}"
-read -r _ child <&"${FK[0]}"
+read -t 30 -r _ child <&"${FK[0]}"
 wait_sock "rt/$child.sock"
 t0=$(ms)
 timeout 5 "$UCOV" ls --pid "$child" >out.txt 2>err.txt && grep -q modules out.txt &&
   [ $(($(ms) - t0)) -lt 1000 ] && pass ||
   fail "a child forked while 64 clients idle serves its own ($(cat err.txt))"
-read -r _ texit <&"${FK[0]}"
-read -r _ treap <&"${FK[0]}"
+read -t 30 -r _ texit <&"${FK[0]}"
+read -t 30 -r _ treap <&"${FK[0]}"
 awk -v a="$texit" -v b="$treap" 'BEGIN { exit !(b - a < 0.5) }' && pass ||
   fail "the child's exit does not wait for the parent's stuck client ($(awk -v a="$texit" -v b="$treap" 'BEGIN { print b - a }') s)"
 kill $holder $stuck 2>/dev/null
 wait $holder $stuck 2>/dev/null
 exec {fkin}>&"${FK[1]}"- # stdin closed: forker exits
 exec {fkin}>&-
+for _ in $(seq 300); do kill -0 "$fk" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$fk" 2>/dev/null && { fail "forker exits when its stdin closes"; kill -9 "$fk"; }
 wait "$fk"
 
 # --- Stale sockets: a killed target's socket is cleaned by clients and by the next target.
