@@ -8,25 +8,47 @@
 #include "cli.h"
 #include "ucov/ucov.h"
 
-static const char usage[] =
-    "usage: ucov COMMAND [ARGS]\n"
-    "\n"
-    "Coverage for C programs: KCOV-style tracing, with the tools around it.\n"
-    "\n"
-    "commands:\n"
-    "  cc          compile and link with ucov instrumentation (a compiler wrapper)\n"
-    "  symbolize   turn PCs (and a module map) into function+offset\n"
-    "  ls          list the objects of a running target (--pid N, or --serial PATH)\n"
-    "  pull        copy a running target's coverage into a directory\n"
-    "  reset       reset a running target's counters\n"
-    "  run         run a target and collect its coverage at exit and on an interval\n"
-    "  report      turn coverage (pulled, .gcda, .profraw, lcov, JSON) into reports\n"
-    "  merge       add up coverage inputs into one lcov tracefile or ucov JSON\n"
-    "  mount       show a running target's coverage as files (FUSE), like debugfs\n"
-    "  trace       run a command in a kernel on a serial line, print the PCs it ran\n"
-    "  exec        run a command in a kernel on a serial line, print its answer\n"
-    "\n"
-    "Run 'ucov COMMAND --help' for a command's options.\n";
+#ifndef UCOV_HAVE_FUSE
+static int no_mount(int argc, char **argv) {
+  (void)argc;
+  (void)argv;
+  fprintf(stderr, "ucov: built without FUSE: configured with -DUCOV_WITH_FUSE=OFF; install "
+                  "libfuse3-dev and rebuild for ucov mount\n");
+  return UCOV_EXIT_FAIL;
+}
+#define cmd_mount no_mount
+#endif
+
+/* The commands, in the order `ucov --help` lists them. */
+static const struct command {
+  const char *name;
+  int (*run)(int argc, char **argv);
+  const char *what;
+} commands[] = {
+    {"cc", cmd_cc, "compile and link with ucov instrumentation (a compiler wrapper)"},
+    {"symbolize", cmd_symbolize, "turn PCs (and a module map) into function+offset"},
+    {"ls", cmd_ls, "list the objects of a running target (--pid N, or --serial PATH)"},
+    {"pull", cmd_pull, "copy a running target's coverage into a directory"},
+    {"reset", cmd_reset, "reset a running target's counters"},
+    {"run", cmd_run, "run a target and collect its coverage at exit and on an interval"},
+    {"report", cmd_report, "turn coverage (pulled, .gcda, .profraw, lcov, JSON) into reports"},
+    {"merge", cmd_merge, "add up coverage inputs into one lcov tracefile or ucov JSON"},
+    {"mount", cmd_mount, "show a running target's coverage as files (FUSE), like debugfs"},
+    {"trace", cmd_trace, "run a command in a kernel on a serial line, print the PCs it ran"},
+    {"exec", cmd_exec, "run a command in a kernel on a serial line, print its answer"},
+};
+
+static void usage(FILE *f) {
+  fputs("usage: ucov COMMAND [ARGS]\n"
+        "\n"
+        "Coverage for C programs: KCOV-style tracing, with the tools around it.\n"
+        "\n"
+        "commands:\n",
+        f);
+  for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+    fprintf(f, "  %-11s %s\n", commands[i].name, commands[i].what);
+  fputs("\nRun 'ucov COMMAND --help' for a command's options.\n", f);
+}
 
 const char *cli_self_dir(void) {
   static char dir[PATH_MAX];
@@ -46,47 +68,22 @@ const char *cli_self_dir(void) {
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    fputs(usage, stderr);
+    usage(stderr);
     return UCOV_EXIT_USAGE;
   }
   const char *cmd = argv[1];
-  if (strcmp(cmd, "cc") == 0)
-    return cmd_cc(argc - 1, argv + 1);
-  if (strcmp(cmd, "symbolize") == 0)
-    return cmd_symbolize(argc - 1, argv + 1);
-  if (strcmp(cmd, "ls") == 0)
-    return cmd_ls(argc - 1, argv + 1);
-  if (strcmp(cmd, "pull") == 0)
-    return cmd_pull(argc - 1, argv + 1);
-  if (strcmp(cmd, "trace") == 0)
-    return cmd_trace(argc - 1, argv + 1);
-  if (strcmp(cmd, "exec") == 0)
-    return cmd_exec(argc - 1, argv + 1);
-  if (strcmp(cmd, "reset") == 0)
-    return cmd_reset(argc - 1, argv + 1);
-  if (strcmp(cmd, "run") == 0)
-    return cmd_run(argc - 1, argv + 1);
-  if (strcmp(cmd, "report") == 0)
-    return cmd_report(argc - 1, argv + 1);
-  if (strcmp(cmd, "merge") == 0)
-    return cmd_merge(argc - 1, argv + 1);
-  if (strcmp(cmd, "mount") == 0) {
-#ifdef UCOV_HAVE_FUSE
-    return cmd_mount(argc - 1, argv + 1);
-#else
-    fprintf(stderr, "ucov: built without FUSE: configured with -DUCOV_WITH_FUSE=OFF; install "
-                    "libfuse3-dev and rebuild for ucov mount\n");
-    return UCOV_EXIT_FAIL;
-#endif
-  }
+  for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+    if (strcmp(cmd, commands[i].name) == 0)
+      return commands[i].run(argc - 1, argv + 1);
   if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
-    fputs(usage, stdout);
+    usage(stdout);
     return UCOV_EXIT_OK;
   }
   if (strcmp(cmd, "--version") == 0) {
     printf("ucov %s\n", UCOV_VERSION);
     return UCOV_EXIT_OK;
   }
-  fprintf(stderr, "ucov: unknown command '%s'\n%s", cmd, usage);
+  fprintf(stderr, "ucov: unknown command '%s'\n", cmd);
+  usage(stderr);
   return UCOV_EXIT_USAGE;
 }
