@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <fnmatch.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -381,37 +382,69 @@ static void print_command(char **argv) {
  * 2; 0: not ours, it goes to the compiler). Own options are taken anywhere
  * on the line (`ucov cc -v --gcov x.c`), and never reach the compiler.
  */
+/* The modes: --NAME on the line, NAME in UCOV_MODE. */
+static const struct {
+  const char *name;
+  size_t flag; /* offset of its int in struct cc_opts */
+} modes[] = {
+    {"trace", offsetof(struct cc_opts, trace)}, {"ext", offsetof(struct cc_opts, ext)},
+    {"gcov", offsetof(struct cc_opts, gcov)},   {"unique", offsetof(struct cc_opts, unique)},
+    {"pgo", offsetof(struct cc_opts, pgo)},
+};
+#define N_MODES (sizeof(modes) / sizeof(modes[0]))
+
+/* Set mode `name`; 0, or -1 if there is none. */
+static int set_mode(struct cc_opts *o, const char *name) {
+  for (size_t i = 0; i < N_MODES; i++)
+    if (!strcmp(name, modes[i].name)) {
+      *(int *)((char *)o + modes[i].flag) = 1;
+      return 0;
+    }
+  return -1;
+}
+
+static int any_mode(const struct cc_opts *o) {
+  for (size_t i = 0; i < N_MODES; i++)
+    if (*(const int *)((const char *)o + modes[i].flag))
+      return 1;
+  return 0;
+}
+
+/* The options with a value: --NAME VALUE or --NAME=VALUE. */
+enum { OPT_CC, OPT_ONLY, OPT_SKIP };
+static const struct {
+  const char *name;
+  int which;
+} valued[] = {{"cc", OPT_CC}, {"only", OPT_ONLY}, {"skip", OPT_SKIP}};
+
+static void set_valued(struct cc_opts *o, int which, const char *v) {
+  if (which == OPT_CC)
+    o->cc = v;
+  else if (which == OPT_ONLY && o->n_only < 64)
+    o->only[o->n_only++] = v;
+  else if (which == OPT_SKIP && o->n_skip < 64)
+    o->skip[o->n_skip++] = v;
+}
+
+/* Is args[k] one of ucov's own options? How many arguments it takes (0: not ours). */
 static int own_option(char **args, int k, int nargs, struct cc_opts *o) {
   const char *a = args[k];
-  if (!strcmp(a, "--trace"))
-    return o->trace = 1;
-  if (!strcmp(a, "--ext"))
-    return o->ext = 1;
-  if (!strcmp(a, "--gcov"))
-    return o->gcov = 1;
-  if (!strcmp(a, "--unique"))
-    return o->unique = 1;
-  if (!strcmp(a, "--pgo"))
-    return o->pgo = 1;
-  if (!strncmp(a, "--cc=", 5)) {
-    o->cc = a + 5;
+  if (strncmp(a, "--", 2) != 0)
+    return 0;
+  if (set_mode(o, a + 2) == 0)
     return 1;
-  }
-  if (!strncmp(a, "--only=", 7) || !strncmp(a, "--skip=", 7)) {
-    if (a[2] == 'o' && o->n_only < 64)
-      o->only[o->n_only++] = a + 7;
-    else if (a[2] == 's' && o->n_skip < 64)
-      o->skip[o->n_skip++] = a + 7;
-    return 1;
-  }
-  if ((!strcmp(a, "--cc") || !strcmp(a, "--only") || !strcmp(a, "--skip")) && k + 1 < nargs) {
-    if (a[2] == 'c')
-      o->cc = args[k + 1];
-    else if (a[2] == 'o' && o->n_only < 64)
-      o->only[o->n_only++] = args[k + 1];
-    else if (a[2] == 's' && o->n_skip < 64)
-      o->skip[o->n_skip++] = args[k + 1];
-    return 2;
+  for (size_t i = 0; i < sizeof(valued) / sizeof(valued[0]); i++) {
+    size_t n = strlen(valued[i].name);
+    if (strncmp(a + 2, valued[i].name, n) != 0)
+      continue;
+    if (a[2 + n] == '=') {
+      set_valued(o, valued[i].which, a + 3 + n);
+      return 1;
+    }
+    if (!a[2 + n] && k + 1 < nargs) {
+      set_valued(o, valued[i].which, args[k + 1]);
+      return 2;
+    }
   }
   return 0;
 }
@@ -449,20 +482,10 @@ int cmd_cc(int argc, char **argv) {
   env_globs("UCOV_SKIP", o.skip, &o.n_skip);
   /* Build systems that pass only CC: UCOV_MODE=gcov,trace (commas, colons or blanks). */
   const char *env = getenv("UCOV_MODE");
-  if (env && *env && !o.trace && !o.ext && !o.gcov && !o.unique && !o.pgo) {
+  if (env && *env && !any_mode(&o)) {
     char *copy = strdup(env), *save = NULL;
     for (char *w = strtok_r(copy, ",: \t", &save); w; w = strtok_r(NULL, ",: \t", &save)) {
-      if (!strcmp(w, "trace"))
-        o.trace = 1;
-      else if (!strcmp(w, "ext"))
-        o.ext = 1;
-      else if (!strcmp(w, "gcov"))
-        o.gcov = 1;
-      else if (!strcmp(w, "unique"))
-        o.unique = 1;
-      else if (!strcmp(w, "pgo"))
-        o.pgo = 1;
-      else {
+      if (set_mode(&o, w) != 0) {
         fprintf(stderr, "ucov cc: UCOV_MODE: unknown mode '%s' (trace, ext, unique, gcov, pgo)\n",
                 w);
         free(copy);
