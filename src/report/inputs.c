@@ -983,28 +983,207 @@ static int read_xencov(struct cov_model *m, const char *path, const struct input
   return bad;
 }
 
-static struct strlist walk_gcda, walk_prof, walk_lcov, walk_json, walk_pcs;
+/* ---- input kinds: one table (how a file is recognised, how a batch is read) ---- */
+
+/* What a file's first bytes hold (up to 16), with leading blanks skipped in text. */
+struct head {
+  const char *path, *base; /* base: the file's name */
+  const unsigned char *b;
+  size_t n, text; /* bytes read; index of the first non-blank */
+};
+
+static int name_is_gcda(const char *path, const char *base) {
+  (void)base;
+  return ends_with(path, ".gcda");
+}
+
+static int name_is_prof(const char *path, const char *base) {
+  (void)base;
+  return ends_with(path, ".profraw") || ends_with(path, ".profdata");
+}
+
+static int name_is_lcov(const char *path, const char *base) {
+  (void)base;
+  return ends_with(path, ".info");
+}
+
+static int name_is_json(const char *path, const char *base) {
+  (void)base;
+  return ends_with(path, ".json");
+}
+
+/* KCOV buffer dumps (kcov/<id>.kcov), hex PC dumps (.pcs), syzkaller's rawcover files. */
+static int name_is_pcs(const char *path, const char *base) {
+  return ends_with(path, ".pcs") || ends_with(path, ".kcov") || strncmp(base, "rawcover", 8) == 0;
+}
+
+static int head_is_xencov(const struct head *h) {
+  uint32_t magic32;
+  memcpy(&magic32, h->b, 4);
+  return h->n >= 4 && magic32 == XENCOV_MAGIC;
+}
+
+static int head_is_prof(const struct head *h) {
+  uint64_t magic;
+  memcpy(&magic, h->b, 8);
+  return (h->n >= 8 && magic == 0xff6c70726f667281ull) || name_is_prof(h->path, h->base);
+}
+
+static int head_is_json(const struct head *h) {
+  return h->text < h->n && h->b[h->text] == '{';
+}
+
+static int head_is_lcov(const struct head *h) {
+  return h->n >= 3 && (memcmp(h->b, "TN:", 3) == 0 || memcmp(h->b, "SF:", 3) == 0);
+}
+
+/* By name, or hex PCs: "0x..." or hex digits, a line each. */
+static int head_is_pcs(const struct head *h) {
+  if (name_is_pcs(h->path, h->base))
+    return 1;
+  size_t i = h->text, n = h->n;
+  const unsigned char *b = h->b;
+  size_t k = i + (i + 1 < n && b[i] == '0' && (b[i + 1] == 'x' || b[i + 1] == 'X') ? 2 : 0);
+  int hex = k < n;
+  for (; k < n && b[k] != '\n' && b[k] != '\r'; k++)
+    hex &= (b[k] >= '0' && b[k] <= '9') || (b[k] >= 'a' && b[k] <= 'f') ||
+           (b[k] >= 'A' && b[k] <= 'F');
+  return hex;
+}
+
+/* Readers of a batch of one kind's files (sorted), from a directory `dir`
+ * (a pulled tree: its module map is dir/modules) or given alone (dir NULL). */
+
+static int batch_gcda(struct cov_model *m, struct strlist *l, const struct input_opts *o,
+                      const char *dir) {
+  (void)dir;
+  return read_gcdas(m, l, o);
+}
+
+/* A pulled tree's LLVM profiles are its modules' (pgo/<module>.profraw),
+ * whose paths the module map gives when --binary does not. */
+static int batch_prof(struct cov_model *m, struct strlist *l, const struct input_opts *o,
+                      const char *dir) {
+  char map_path[PATH_MAX], exe[PATH_MAX] = "";
+  const char *exe_list[1];
+  int bad = 0;
+  if (dir)
+    snprintf(map_path, sizeof(map_path), "%s/modules", dir);
+  for (size_t i = 0; i < l->n; i++) {
+    struct input_opts po = *o;
+    if (dir && !o->n_binaries && profile_module(map_path, l->v[i], exe, sizeof(exe)) == 0) {
+      exe_list[0] = exe;
+      po.binaries = exe_list;
+      po.n_binaries = 1;
+    }
+    bad += read_profile(m, l->v[i], &po);
+  }
+  return bad;
+}
+
+static int batch_lcov(struct cov_model *m, struct strlist *l, const struct input_opts *o,
+                      const char *dir) {
+  (void)o;
+  (void)dir;
+  int bad = 0;
+  for (size_t i = 0; i < l->n; i++)
+    bad += lcov_read(m, l->v[i]) != 0;
+  return bad;
+}
+
+static int batch_json(struct cov_model *m, struct strlist *l, const struct input_opts *o,
+                      const char *dir) {
+  (void)o;
+  (void)dir;
+  int bad = 0;
+  for (size_t i = 0; i < l->n; i++)
+    bad += read_json_file(m, l->v[i]);
+  return bad;
+}
+
+/* PC dumps: the module map beside them in a tree, unless --modules says otherwise. */
+static int batch_pcs(struct cov_model *m, struct strlist *l, const struct input_opts *o,
+                     const char *dir) {
+  char map[PATH_MAX];
+  const char *modules = o->modules;
+  if (dir && !modules) {
+    snprintf(map, sizeof(map), "%s/modules", dir);
+    modules = access(map, R_OK) == 0 ? map : NULL;
+  }
+  int bad = 0;
+  for (size_t i = 0; i < l->n; i++)
+    bad += read_pcs(m, l->v[i], o, modules);
+  return bad;
+}
+
+static int batch_xencov(struct cov_model *m, struct strlist *l, const struct input_opts *o,
+                        const char *dir) {
+  (void)dir;
+  int bad = 0;
+  for (size_t i = 0; i < l->n; i++)
+    bad += read_xencov(m, l->v[i], o);
+  return bad;
+}
+
+/*
+ * The kinds, in the order a directory's files are read. named: a file in a
+ * directory by its name (NULL: never picked from a directory); looks: a file
+ * given alone, by its first bytes or name, tried in `order`.
+ */
+static const struct input_kind {
+  int (*named)(const char *path, const char *base);
+  int (*looks)(const struct head *h);
+  int (*read)(struct cov_model *m, struct strlist *l, const struct input_opts *o, const char *dir);
+} kinds[] = {
+    {name_is_gcda, NULL, batch_gcda}, /* (.gcda: by name only, also alone) */
+    {name_is_prof, head_is_prof, batch_prof}, {name_is_lcov, head_is_lcov, batch_lcov},
+    {name_is_json, head_is_json, batch_json}, {name_is_pcs, head_is_pcs, batch_pcs},
+    {NULL, head_is_xencov, batch_xencov},
+};
+#define N_KINDS (sizeof(kinds) / sizeof(kinds[0]))
+/* A file alone: a Xen blob first (by its magic), then the others as listed. */
+static const unsigned order[] = {5, 1, 3, 2, 4};
+
+static struct strlist walk[N_KINDS];
 
 static int walk_entry(const char *path, const struct stat *st, int type, struct FTW *ftw) {
   (void)st;
   if (type != FTW_F)
     return 0;
-  if (ends_with(path, ".gcda"))
-    sl_add(&walk_gcda, path);
-  else if (ends_with(path, ".profraw") || ends_with(path, ".profdata"))
-    sl_add(&walk_prof, path);
-  else if (ends_with(path, ".info"))
-    sl_add(&walk_lcov, path);
-  else if (ends_with(path, ".json"))
-    sl_add(&walk_json, path);
-  else if (ends_with(path, ".pcs") || ends_with(path, ".kcov") ||
-           strncmp(path + ftw->base, "rawcover", 8) == 0)
-    sl_add(&walk_pcs, path);
+  for (size_t k = 0; k < N_KINDS; k++)
+    if (kinds[k].named && kinds[k].named(path, path + ftw->base)) {
+      sl_add(&walk[k], path);
+      break;
+    }
   return 0;
 }
 
 static int cmp_str(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int read_dir(struct cov_model *m, const char *path, const struct input_opts *o) {
+  int bad = 0;
+  if (nftw(path, walk_entry, 32, FTW_PHYS)) {
+    fprintf(stderr, "ucov: %s: %s\n", path, strerror(errno));
+    bad++;
+  }
+  size_t found = 0;
+  for (size_t k = 0; k < N_KINDS; k++) {
+    if (walk[k].n)
+      qsort(walk[k].v, walk[k].n, sizeof(char *), cmp_str);
+    found += walk[k].n;
+  }
+  if (!found) {
+    fprintf(stderr, "ucov: %s: no .gcda, .profraw, .info, .json or PC dump inside\n", path);
+    bad++;
+  }
+  for (size_t k = 0; k < N_KINDS; k++) {
+    if (walk[k].n)
+      bad += kinds[k].read(m, &walk[k], o, path);
+    sl_free(&walk[k]);
+  }
+  return bad;
 }
 
 int input_read(struct cov_model *m, const char *path, const struct input_opts *o) {
@@ -1013,96 +1192,36 @@ int input_read(struct cov_model *m, const char *path, const struct input_opts *o
     fprintf(stderr, "ucov: %s: %s\n", path, strerror(errno));
     return 1;
   }
-  int bad = 0;
-  if (S_ISDIR(st.st_mode)) {
-    if (nftw(path, walk_entry, 32, FTW_PHYS)) {
-      fprintf(stderr, "ucov: %s: %s\n", path, strerror(errno));
-      bad++;
-    }
-    struct strlist *lists[] = {&walk_gcda, &walk_prof, &walk_lcov, &walk_json, &walk_pcs};
-    for (int i = 0; i < 5; i++)
-      if (lists[i]->n)
-        qsort(lists[i]->v, lists[i]->n, sizeof(char *), cmp_str);
-    if (!walk_gcda.n && !walk_prof.n && !walk_lcov.n && !walk_json.n && !walk_pcs.n) {
-      fprintf(stderr, "ucov: %s: no .gcda, .profraw, .info, .json or PC dump inside\n", path);
-      bad++;
-    }
-    if (walk_gcda.n)
-      bad += read_gcdas(m, &walk_gcda, o);
-    /* A pulled directory's LLVM profiles are its modules' (pgo/<module>.profraw),
-     * whose paths the module map gives when --binary does not. */
-    char map_path[PATH_MAX], exe[PATH_MAX] = "";
-    const char *exe_list[1];
-    snprintf(map_path, sizeof(map_path), "%s/modules", path);
-    for (size_t i = 0; i < walk_prof.n; i++) {
-      struct input_opts po = *o;
-      if (!o->n_binaries && profile_module(map_path, walk_prof.v[i], exe, sizeof(exe)) == 0) {
-        exe_list[0] = exe;
-        po.binaries = exe_list;
-        po.n_binaries = 1;
-      }
-      bad += read_profile(m, walk_prof.v[i], &po);
-    }
-    for (size_t i = 0; i < walk_lcov.n; i++)
-      bad += lcov_read(m, walk_lcov.v[i]) != 0;
-    for (size_t i = 0; i < walk_json.n; i++)
-      bad += read_json_file(m, walk_json.v[i]);
-    /* PC dumps: the module map beside them, unless --modules says otherwise. */
-    char map[PATH_MAX];
-    snprintf(map, sizeof(map), "%s/modules", path);
-    const char *modules = o->modules ? o->modules : access(map, R_OK) == 0 ? map : NULL;
-    for (size_t i = 0; i < walk_pcs.n; i++)
-      bad += read_pcs(m, walk_pcs.v[i], o, modules);
-    for (int i = 0; i < 5; i++)
-      sl_free(lists[i]);
-    return bad;
-  }
-  if (ends_with(path, ".gcda")) {
-    struct strlist one = {0};
-    sl_add(&one, path);
-    bad = read_gcdas(m, &one, o);
-    sl_free(&one);
-    return bad;
-  }
-  /* Other files by their first bytes. */
-  unsigned char head[16] = {0};
-  FILE *f = fopen(path, "rb");
-  size_t n = f ? fread(head, 1, sizeof(head), f) : 0;
-  if (f)
-    fclose(f);
-  if (!f) {
-    fprintf(stderr, "ucov: %s: %s\n", path, strerror(errno));
-    return 1;
-  }
-  uint64_t magic;
-  uint32_t magic32;
-  memcpy(&magic, head, 8);
-  memcpy(&magic32, head, 4);
-  if (n >= 4 && magic32 == XENCOV_MAGIC)
-    return read_xencov(m, path, o);
-  if ((n >= 8 && magic == 0xff6c70726f667281ull) || ends_with(path, ".profdata") ||
-      ends_with(path, ".profraw"))
-    return read_profile(m, path, o);
-  size_t i = 0;
-  while (i < n && (head[i] == ' ' || head[i] == '\n' || head[i] == '\t' || head[i] == '\r'))
-    i++;
-  if (i < n && head[i] == '{')
-    return read_json_file(m, path);
-  if (n >= 3 && (memcmp(head, "TN:", 3) == 0 || memcmp(head, "SF:", 3) == 0))
-    return lcov_read(m, path) != 0;
+  if (S_ISDIR(st.st_mode))
+    return read_dir(m, path, o);
   const char *base = strrchr(path, '/');
   base = base ? base + 1 : path;
-  if (ends_with(path, ".kcov") || ends_with(path, ".pcs") || strncmp(base, "rawcover", 8) == 0)
-    return read_pcs(m, path, o, o->modules);
-  /* Hex PCs: "0x..." or hex digits, a line each. */
-  size_t h =
-      i + (i + 1 < n && head[i] == '0' && (head[i + 1] == 'x' || head[i + 1] == 'X') ? 2 : 0);
-  int hex = h < n;
-  for (size_t k = h; k < n && head[k] != '\n' && head[k] != '\r'; k++)
-    hex &= (head[k] >= '0' && head[k] <= '9') || (head[k] >= 'a' && head[k] <= 'f') ||
-           (head[k] >= 'A' && head[k] <= 'F');
-  if (hex)
-    return read_pcs(m, path, o, o->modules);
+  struct strlist one = {0};
+  sl_add(&one, path);
+  int bad = -1;
+  if (name_is_gcda(path, base)) {
+    bad = batch_gcda(m, &one, o, NULL);
+  } else { /* other files by their first bytes */
+    unsigned char b[16] = {0};
+    FILE *f = fopen(path, "rb");
+    size_t n = f ? fread(b, 1, sizeof(b), f) : 0;
+    if (!f) {
+      fprintf(stderr, "ucov: %s: %s\n", path, strerror(errno));
+      sl_free(&one);
+      return 1;
+    }
+    fclose(f);
+    struct head h = {path, base, b, n, 0};
+    while (h.text < n &&
+           (b[h.text] == ' ' || b[h.text] == '\n' || b[h.text] == '\t' || b[h.text] == '\r'))
+      h.text++;
+    for (size_t i = 0; bad < 0 && i < sizeof(order) / sizeof(order[0]); i++)
+      if (kinds[order[i]].looks(&h))
+        bad = kinds[order[i]].read(m, &one, o, NULL);
+  }
+  sl_free(&one);
+  if (bad >= 0)
+    return bad;
   fprintf(stderr,
           "ucov: %s: not a .gcda, LLVM profile, lcov tracefile, ucov/gcov JSON or PC dump: "
           "skipped\n",
