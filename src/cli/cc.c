@@ -168,10 +168,20 @@ static enum input_kind input_kind(const char *lang, const char *input) {
  * expanded too), as gcc and clang read them. Expanded here so that ucov sees
  * the sources and -c they hold; an unreadable @FILE stays as it is.
  */
+/* A wrapper that cannot hold its arguments cannot run the compiler. */
+static void *grow_or_die(void *p, size_t n) {
+  void *g = realloc(p, n);
+  if (!g) {
+    fprintf(stderr, "ucov cc: out of memory\n");
+    exit(UCOV_EXIT_FAIL);
+  }
+  return g;
+}
+
 static void add_arg(char ***v, int *n, int *cap, char *a) {
   if (*n + 1 >= *cap) {
     *cap = *cap ? *cap * 2 : 64;
-    *v = realloc(*v, (size_t)*cap * sizeof(**v));
+    *v = grow_or_die(*v, (size_t)*cap * sizeof(**v));
   }
   (*v)[(*n)++] = a;
   (*v)[*n] = NULL;
@@ -215,7 +225,7 @@ static void expand_args(int argc, char **argv, char ***v, int *n, int *cap, int 
       }
       if (len + 2 > tcap) {
         tcap = tcap ? tcap * 2 : 64;
-        tok = realloc(tok, tcap);
+        tok = grow_or_die(tok, tcap);
       }
       tok[len++] = (char)c;
       have = 1;

@@ -119,6 +119,17 @@ static void print_summary(const struct cov_model *m) {
 }
 
 /* Options both commands share; the rest by `extra`. Returns optind or -1. */
+/* Room for one more pointer in a list of n; 0 (with a message) if there is none. */
+static int grow_list(void **list, int n) {
+  void *g = realloc(*list, (size_t)(n + 1) * sizeof(char *));
+  if (!g) {
+    fprintf(stderr, "ucov: out of memory\n");
+    return 0;
+  }
+  *list = g;
+  return 1;
+}
+
 static int parse(int argc, char **argv, const char *usage, struct cov_model *m,
                  struct input_opts *in, struct outputs *out, const char **merge_out, int *quiet) {
   static const struct option opts[] = {{"lcov", required_argument, 0, O_LCOV},
@@ -161,11 +172,13 @@ static int parse(int argc, char **argv, const char *usage, struct cov_model *m,
         fputs(usage, stderr);
         return -1;
       }
-      out->baselines = realloc(out->baselines, (size_t)(out->n_baselines + 1) * sizeof(char *));
+      if (!grow_list((void **)&out->baselines, out->n_baselines))
+        return -1;
       out->baselines[out->n_baselines++] = optarg;
       break;
     case O_BINARY:
-      in->binaries = realloc(in->binaries, (size_t)(in->n_binaries + 1) * sizeof(char *));
+      if (!grow_list((void **)&in->binaries, in->n_binaries))
+        return -1;
       in->binaries[in->n_binaries++] = optarg;
       break;
     case O_MODULES:

@@ -53,7 +53,10 @@ static const struct dw_module *dwarf_of(const char *path) {
   for (size_t i = 0; i < dwc_n; i++)
     if (strcmp(dwc[i].path, path) == 0)
       return dwc[i].ok ? &dwc[i].mod : NULL;
-  dwc = realloc(dwc, (dwc_n + 1) * sizeof(*dwc));
+  struct dw_cache *grown = realloc(dwc, (dwc_n + 1) * sizeof(*dwc));
+  if (!grown)
+    return NULL;
+  dwc = grown;
   struct dw_cache *c = &dwc[dwc_n++];
   c->path = strdup(path);
   char err[512];
@@ -112,7 +115,10 @@ static const struct elfsym_table *symbols_of(const char *path) {
   for (size_t i = 0; i < cache_n; i++)
     if (strcmp(cache[i].path, path) == 0)
       return cache[i].ok ? &cache[i].table : NULL;
-  cache = realloc(cache, (cache_n + 1) * sizeof(*cache));
+  struct sym_cache *grown = realloc(cache, (cache_n + 1) * sizeof(*cache));
+  if (!grown)
+    return NULL;
+  cache = grown;
   struct sym_cache *c = &cache[cache_n++];
   c->path = strdup(path);
   char err[512];

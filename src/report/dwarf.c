@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "dwarf.h"
 #include "elfsym.h"
+#include "util.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -24,13 +25,6 @@ struct str_index {
   size_t cap;
 };
 
-static uint64_t hash(const char *s) {
-  uint64_t h = 1469598103934665603ull;
-  for (; *s; s++)
-    h = (h ^ (unsigned char)*s) * 1099511628211ull;
-  return h;
-}
-
 static uint32_t intern(struct dw_module *m, const char *s) {
   if (!s)
     return NONE;
@@ -41,7 +35,7 @@ static uint32_t intern(struct dw_module *m, const char *s) {
     if (!slots)
       return NONE;
     for (size_t i = 0; i < m->n_strings; i++) {
-      size_t k = hash(m->strings[i]) & (n - 1);
+      size_t k = ucov_hash_str(m->strings[i]) & (n - 1);
       while (slots[k])
         k = (k + 1) & (n - 1);
       slots[k] = (uint32_t)i + 1;
@@ -50,35 +44,20 @@ static uint32_t intern(struct dw_module *m, const char *s) {
     ix->slots = slots;
     ix->n_slots = n;
   }
-  size_t k = hash(s) & (ix->n_slots - 1);
+  size_t k = ucov_hash_str(s) & (ix->n_slots - 1);
   for (; ix->slots[k]; k = (k + 1) & (ix->n_slots - 1))
     if (strcmp(m->strings[ix->slots[k] - 1], s) == 0)
       return ix->slots[k] - 1;
-  if (m->n_strings == ix->cap) {
-    size_t c = ix->cap ? ix->cap * 2 : 256;
-    char **v = realloc(m->strings, c * sizeof(*v));
-    if (!v)
-      return NONE;
-    m->strings = v;
-    ix->cap = c;
-  }
+  if (UCOV_GROW(m->strings, ix->cap, m->n_strings, 256))
+    return NONE;
   m->strings[m->n_strings] = strdup(s);
   ix->slots[k] = (uint32_t)m->n_strings + 1;
   return (uint32_t)m->n_strings++;
 }
 
-/* ---- growable arrays ---- */
-
+/* Growable arrays start at 1024 elements here. */
 static int reserve(void **arr, size_t *cap, size_t n, size_t elem) {
-  if (n < *cap)
-    return 0;
-  size_t c = *cap ? *cap * 2 : 1024;
-  void *p = realloc(*arr, c * elem);
-  if (!p)
-    return -1;
-  *arr = p;
-  *cap = c;
-  return 0;
+  return ucov_grow(arr, cap, n, elem, 1024);
 }
 
 /* ---- functions: a tree of ranges ---- */
@@ -493,24 +472,21 @@ static int read_lines(struct dw_module *m, const struct dbg_secs *d, uint64_t of
     dir_idx = NULL;
   } else {
     /* Directories 1..n after the compilation directory; files 1..n. */
-    size_t cap = 16;
-    dir_paths = calloc(cap, sizeof(*dir_paths));
+    size_t cap = 0, fcap = 0, fdcap = 0;
+    if (UCOV_GROW(dir_paths, cap, n_dirs, 16))
+      goto out;
     dir_paths[n_dirs++] = comp_dir;
     for (const char *s = rd_str(&r); !r.err && s[0]; s = rd_str(&r)) {
-      if (n_dirs == cap)
-        dir_paths = realloc(dir_paths, (cap *= 2) * sizeof(*dir_paths));
+      if (UCOV_GROW(dir_paths, cap, n_dirs, 16))
+        goto out;
       dir_paths[n_dirs++] = s;
     }
-    size_t fcap = 16;
-    file_paths = calloc(fcap, sizeof(*file_paths));
-    file_dir = calloc(fcap, sizeof(*file_dir));
+    if (UCOV_GROW(file_paths, fcap, nf, 16) || UCOV_GROW(file_dir, fdcap, nf, 16))
+      goto out;
     file_paths[nf++] = NULL; /* file 0: none before DWARF 5 */
     for (const char *s = rd_str(&r); !r.err && s[0]; s = rd_str(&r)) {
-      if (nf == fcap) {
-        fcap *= 2;
-        file_paths = realloc(file_paths, fcap * sizeof(*file_paths));
-        file_dir = realloc(file_dir, fcap * sizeof(*file_dir));
-      }
+      if (UCOV_GROW(file_paths, fcap, nf, 16) || UCOV_GROW(file_dir, fdcap, nf, 16))
+        goto out;
       file_paths[nf] = s;
       file_dir[nf++] = rd_uleb(&r);
       rd_uleb(&r); /* mtime */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Report formats: lcov and ucov JSON in and out, gcov JSON in, Cobertura out (see formats.h). */
 #include "formats.h"
+#include "util.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -108,10 +109,8 @@ int lcov_read(struct cov_model *m, const char *path) {
         while (i < n_fns && strcmp(fns[i].name, p) != 0)
           i++;
         if (i == n_fns) {
-          if (n_fns == cap_fns) {
-            cap_fns = cap_fns ? cap_fns * 2 : 16;
-            fns = realloc(fns, cap_fns * sizeof(*fns));
-          }
+          if (UCOV_GROW(fns, cap_fns, n_fns, 16))
+            continue; /* out of memory: this function's record is left out */
           fns[n_fns++] = (struct fn){strdup(p), 0, 0, 0};
         }
         if (da) {

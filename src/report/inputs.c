@@ -2,6 +2,7 @@
 /* Report inputs: detect what a path holds and read it into the model (see inputs.h). */
 #define _GNU_SOURCE
 #include "inputs.h"
+#include "util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,12 +30,15 @@ struct strlist {
   size_t n, cap;
 };
 
+/* Add a copy of s; out of memory, a message and nothing added. */
 static void sl_add(struct strlist *l, const char *s) {
-  if (l->n == l->cap) {
-    l->cap = l->cap ? l->cap * 2 : 64;
-    l->v = realloc(l->v, l->cap * sizeof(*l->v));
+  char *c = strdup(s);
+  if (!c || UCOV_GROW(l->v, l->cap, l->n, 64)) {
+    fprintf(stderr, "ucov: out of memory: %s left out\n", s);
+    free(c);
+    return;
   }
-  l->v[l->n++] = strdup(s);
+  l->v[l->n++] = c;
 }
 
 static void sl_free(struct strlist *l) {
@@ -83,14 +87,8 @@ static int tool_timeout_ms(void) {
 
 /* Append what fd has to *buf (grown), 0; or -1 at EOF or an error. */
 static int drain(int fd, char **buf, size_t *n, size_t *cap) {
-  if (*n + 65536 + 1 > *cap) {
-    size_t c = *cap ? *cap * 2 : 65536 * 2;
-    char *nb = realloc(*buf, c);
-    if (!nb)
-      return -1;
-    *buf = nb;
-    *cap = c;
-  }
+  if (ucov_grow((void **)buf, cap, *n + 65536, 1, 65536 * 2))
+    return -1;
   ssize_t r = read(fd, *buf + *n, 65536);
   if (r < 0 && (errno == EINTR || errno == EAGAIN))
     return 0;
@@ -862,9 +860,11 @@ static int read_json_file(struct cov_model *m, const char *path) {
   char *buf = NULL;
   size_t len = 0, cap = 0, r;
   do {
-    if (len + 65536 > cap) {
-      cap = cap ? cap * 2 : 1 << 20;
-      buf = realloc(buf, cap);
+    if (UCOV_GROW(buf, cap, len + 65536, 1 << 20)) {
+      fclose(f);
+      free(buf);
+      fprintf(stderr, "ucov: %s: out of memory\n", path);
+      return 1;
     }
     r = fread(buf + len, 1, cap - len, f);
     len += r;

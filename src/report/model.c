@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The coverage model: files, lines, functions, branches; adding, filtering, paths (see model.h). */
 #include "model.h"
+#include "util.h"
 
 #include <fnmatch.h>
 #include <stdio.h>
@@ -42,15 +43,7 @@ void cov_free(struct cov_model *m) {
 
 /* Grow an array to hold one more element. */
 static int grow(void **arr, size_t *cap, size_t n, size_t elem) {
-  if (n < *cap)
-    return 0;
-  size_t c = *cap ? *cap * 2 : 8;
-  void *p = realloc(*arr, c * elem);
-  if (!p)
-    return -1;
-  *arr = p;
-  *cap = c;
-  return 0;
+  return ucov_grow(arr, cap, n, elem, 8);
 }
 
 int cov_add_prefix_map(struct cov_model *m, const char *rule) {
@@ -127,10 +120,7 @@ static int matches(char **globs, size_t n, const char *path) {
 }
 
 static uint64_t hash_str(const char *s) {
-  uint64_t h = 1469598103934665603ull;
-  for (; *s; s++)
-    h = (h ^ (unsigned char)*s) * 1099511628211ull;
-  return h;
+  return ucov_hash_str(s);
 }
 
 static int index_rebuild(struct cov_model *m, size_t n_slots) {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Reader for the text module map of docs/formats.md. */
 #include "modmap.h"
+#include "util.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -28,15 +29,10 @@ int modmap_read(struct modmap *m, FILE *f, const char *name, char *err, size_t e
       modmap_free(m);
       return -1;
     }
-    if (m->count == cap) {
-      cap = cap ? 2 * cap : 16;
-      struct modmap_entry *n = realloc(m->entries, cap * sizeof(*n));
-      if (!n) {
-        snprintf(err, errlen, "%s: out of memory", name);
-        modmap_free(m);
-        return -1;
-      }
-      m->entries = n;
+    if (UCOV_GROW(m->entries, cap, m->count, 16)) {
+      snprintf(err, errlen, "%s: out of memory", name);
+      modmap_free(m);
+      return -1;
     }
     e.build_id = strdup(id);
     e.path = strdup(line + pathpos);

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/* The host tool's growable arrays and string hash (see util.h). */
+#include "util.h"
+
+#include <stdlib.h>
+
+int ucov_grow(void **arr, size_t *cap, size_t n, size_t elem, size_t first) {
+  if (n < *cap)
+    return 0;
+  size_t c = *cap ? *cap : (first ? first : 1);
+  while (c <= n) {
+    if (c > SIZE_MAX / 2)
+      return -1;
+    c *= 2;
+  }
+  if (elem && c > SIZE_MAX / elem)
+    return -1;
+  void *p = realloc(*arr, c * elem);
+  if (!p)
+    return -1;
+  *arr = p;
+  *cap = c;
+  return 0;
+}
+
+uint64_t ucov_hash_str(const char *s) {
+  uint64_t h = 1469598103934665603ull;
+  for (; *s; s++)
+    h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return h;
+}

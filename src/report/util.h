@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The host tool's small shared pieces: one checked growable array and one
+ * string hash (every table of the report side uses these two).
+ */
+#ifndef UCOV_REPORT_UTIL_H
+#define UCOV_REPORT_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Make room in *arr (capacity *cap elements of elem bytes) for element n:
+ * doubled from at least `first` elements. 0, or -1 with *arr and *cap as
+ * they were (out of memory, or a size that does not fit a size_t).
+ */
+int ucov_grow(void **arr, size_t *cap, size_t n, size_t elem, size_t first);
+
+/* Grow array `a` (a pointer variable) with capacity variable `cap` for index n. */
+#define UCOV_GROW(a, cap, n, first) ucov_grow((void **)&(a), &(cap), (n), sizeof(*(a)), (first))
+
+/* FNV-1a of a string. */
+uint64_t ucov_hash_str(const char *s);
+
+#endif
