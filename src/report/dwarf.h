@@ -70,8 +70,9 @@ int dw_lookup(const struct dw_module *m, uint64_t addr, struct dw_frame *frames,
  * Addresses of every call to a coverage hook (__sanitizer_cov_trace_pc,
  * __sanitizer_cov_trace_pc_guard) in the executable sections of the ELF file:
  * direct calls to the hook's own address or its PLT entry, found by scanning
- * the code for call instructions (x86-64 e8 rel32). Sorted. Returns the
- * count, or -1 with a message (-2: the file has no such hook).
+ * the code for call instructions (x86-64 and i386 call rel32: callsites.c and
+ * one file per architecture; not DWARF). Sorted. Returns the count, or -1
+ * with a message (-2: the file has no such hook).
  */
 long dw_call_sites(const char *path, uint64_t **sites, char *err, size_t errlen);
 

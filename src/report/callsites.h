@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Call sites of the coverage hooks (`ucov symbolize --call-sites`): every
+ * call instruction whose target is __sanitizer_cov_trace_pc(_guard), found
+ * in the machine code, not in DWARF. callsites.c finds the targets from the
+ * symbol tables; one file per architecture decodes its instructions.
+ */
+#ifndef UCOV_REPORT_CALLSITES_H
+#define UCOV_REPORT_CALLSITES_H
+
+#include <gelf.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Growing list of addresses. */
+struct cs_list {
+  uint64_t *v;
+  size_t n, cap;
+};
+
+struct cs_arch {
+  int machine; /* EM_* */
+  /*
+   * Add to targets (at most max) the PLT entries that jump through one of
+   * the GOT slots got[0..n_got): hooks that come from a shared library.
+   * NULL for an architecture whose programs call the hooks directly only.
+   */
+  void (*plt_targets)(Elf *elf, const uint64_t *got, int n_got, uint64_t *targets, int *n_targets,
+                      int max);
+  /* Append to out every call in code b[0..size) (at address addr) to one of
+   * targets[0..n). 0, or -1 out of memory. */
+  int (*scan)(const uint8_t *b, size_t size, uint64_t addr, const uint64_t *targets, int n,
+              struct cs_list *out);
+};
+
+extern const struct cs_arch cs_x86_64, cs_i386;
+
+/* Append one address; 0 or -1 out of memory. */
+int cs_add(struct cs_list *l, uint64_t a);
+
+#endif
