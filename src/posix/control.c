@@ -296,13 +296,11 @@ static UCOV_NOTRACE int serve_remote_enable(struct conn *c, const struct ucov_fr
     close(pfd);
     return reply_errno(c->fd, f->op, EINVAL);
   }
-  /* A ucov device's memfd ends with a page of its own after the area,
-   * page-aligned (device.c): the area is its first words * 8 bytes. */
-  uint64_t meta[2] = {0, 0};
-  if (st.st_size > 4096 + 16 && pread(pfd, meta, sizeof(meta), st.st_size - 4096) == 16 &&
-      meta[0] == 0x4154454d564f4355ull && meta[1] >= 2 &&
-      ((meta[1] * 8 + 4095) & ~(uint64_t)4095) + 4096 == (uint64_t)st.st_size)
-    st.st_size = (off_t)(meta[1] * 8);
+  /* A ucov device's memfd ends with a page of its own after the area
+   * (device.c): the area is its first words * 8 bytes. */
+  uint64_t words = ucov_posix_device_words(pfd, (uint64_t)st.st_size);
+  if (words)
+    st.st_size = (off_t)(words * 8);
   void *area = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, pfd, 0);
   close(pfd);
   struct ucov_device *dev = calloc(1, sizeof(*dev));

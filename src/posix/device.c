@@ -78,6 +78,18 @@ static UCOV_NOTRACE uint64_t meta_offset(uint64_t words) {
   return (words * 8 + META_BYTES - 1) & ~(uint64_t)(META_BYTES - 1);
 }
 
+/* The meta page of a memfd of size bytes: 0 if it has none as we write them. */
+static UCOV_NOTRACE int read_meta(int fd, uint64_t size, struct device_meta *m) {
+  return size >= META_BYTES + 16 &&
+         pread(fd, m, sizeof(*m), (off_t)(size - META_BYTES)) == (ssize_t)sizeof(*m) &&
+         m->magic == META_MAGIC && m->words >= 2 && meta_offset(m->words) + META_BYTES == size;
+}
+
+UCOV_NOTRACE uint64_t ucov_posix_device_words(int fd, uint64_t size) {
+  struct device_meta m = {0};
+  return read_meta(fd, size, &m) ? m.words : 0;
+}
+
 static UCOV_NOTRACE struct device_meta *meta_of(struct ucov_device *dev) {
   return dev->area ? (struct device_meta *)(void *)((char *)dev->area + meta_offset(dev->size))
                    : NULL;
@@ -228,10 +240,7 @@ __attribute__((constructor(101))) static UCOV_NOTRACE void devices_adopt(void) {
     if (strncmp(link, "/memfd:ucov-kcov", 16) != 0 || fstat((int)fd, &st) != 0)
       continue;
     struct device_meta m = {0};
-    if (st.st_size &&
-        (st.st_size < META_BYTES + 16 ||
-         pread((int)fd, &m, sizeof(m), st.st_size - META_BYTES) != (ssize_t)sizeof(m) ||
-         m.magic != META_MAGIC || meta_offset(m.words) + META_BYTES != (uint64_t)st.st_size))
+    if (st.st_size && !read_meta((int)fd, (uint64_t)st.st_size, &m))
       continue; /* not one of ours as we write them */
     struct posix_device *pd = calloc(1, sizeof(*pd));
     if (!pd)
