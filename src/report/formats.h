@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Report formats: lcov tracefiles (read, write), ucov JSON (read, write),
- * gcov's JSON (read), Cobertura XML (write). Readers add to a model and say
- * what they could not read on stderr, "ucov: FILE:LINE: what", and go on.
+ * Report formats, each in its file: lcov tracefiles (lcov.c: read, write),
+ * ucov JSON (ucov_json.c: read, write), gcov's JSON (gcov_json.c: read),
+ * Cobertura XML (cobertura.c: write). Readers add to a model and say what
+ * they could not read on stderr, "ucov: FILE:LINE: what", and go on.
  */
 #ifndef UCOV_REPORT_FORMATS_H
 #define UCOV_REPORT_FORMATS_H

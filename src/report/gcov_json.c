@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/* gcov's --json-format output, read (see formats.h). */
+#include "formats.h"
+#include "util.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define SAY(...) (snprintf(msg, len, __VA_ARGS__), -1)
+
+int gcov_json_read(struct cov_model *m, const struct json *root, char *msg, size_t len) {
+  const struct json *files = json_get(root, "files");
+  if (!files || files->type != JSON_ARRAY || !json_get(root, "gcc_version"))
+    return SAY("not gcov JSON (no \"gcc_version\" and \"files\")");
+  const char *cwd = json_str(json_get(root, "current_working_directory"));
+  for (const struct json *fj = files->first; fj; fj = fj->next) {
+    const char *path = json_str(json_get(fj, "file"));
+    if (!path)
+      return SAY("a file without \"file\"");
+    struct cov_file *f = cov_file(m, path, cwd);
+    if (!f)
+      continue;
+    const struct json *fns = json_get(fj, "functions");
+    for (const struct json *fn = fns && fns->type == JSON_ARRAY ? fns->first : NULL; fn;
+         fn = fn->next) {
+      const char *name = json_str(json_get(fn, "name"));
+      if (name)
+        cov_add_func(f, name, (uint32_t)json_u64(json_get(fn, "start_line")),
+                     json_u64(json_get(fn, "execution_count")));
+    }
+    const struct json *lines = json_get(fj, "lines");
+    for (const struct json *l = lines && lines->type == JSON_ARRAY ? lines->first : NULL; l;
+         l = l->next) {
+      uint32_t ln = (uint32_t)json_u64(json_get(l, "line_number"));
+      uint64_t count = json_u64(json_get(l, "count"));
+      if (!ln)
+        continue;
+      cov_add_line(f, ln, count);
+      const struct json *brs = json_get(l, "branches");
+      uint32_t k = 0;
+      for (const struct json *b = brs && brs->type == JSON_ARRAY ? brs->first : NULL; b;
+           b = b->next) {
+        const struct json *thr = json_get(b, "throw");
+        if (thr && thr->type == JSON_BOOL && thr->boolean)
+          continue; /* exception edges: lcov leaves them out too */
+        cov_add_branch(f, ln, 0, k++, count > 0, json_u64(json_get(b, "count")));
+      }
+    }
+  }
+  return 0;
+}
