@@ -212,8 +212,15 @@ static UCOV_NOTRACE int pgo_next(struct obj *o) {
   }
 }
 
+/* A read-and-reset is a snapshot committed at once: a reply that could not
+ * be written resets nothing (and a snapshot a client has pending goes stale). */
 static UCOV_NOTRACE int pgo_read(struct obj *o, struct ucov_sink *sink, int reset) {
-  return ucov_pgo_write(sink, &o->pgo, reset);
+  if (!reset)
+    return ucov_pgo_write(sink, &o->pgo, 0);
+  int err = ucov_pgo_snapshot(sink, &o->pgo, ~(uint64_t)0);
+  if (!err)
+    ucov_pgo_commit(&o->pgo);
+  return err;
 }
 
 static UCOV_NOTRACE int pgo_reset(struct obj *o) {
