@@ -25,6 +25,9 @@
 #include "ucov/ucov.h"
 
 int alloc_work(int n);
+#ifdef UCOV_TEST_PGO
+int alloc_pgo_work(int n);
+#endif
 
 /* ---- the failing allocator ---- */
 
@@ -124,11 +127,14 @@ static void test_devices(void) {
 /* ---- baselines ---- */
 
 static char unit[UCOV_OBJECT_NAME_MAX];
+static int (*work)(int n) = alloc_work;
 
+/* The first object whose name starts with arg ("gcov/" with alloc_work in it). */
 static int find_unit(const char *name, uint64_t size, void *arg) {
   (void)size;
-  (void)arg;
-  if (strncmp(name, "gcov/", 5) == 0 && strstr(name, "alloc_work"))
+  const char *prefix = arg;
+  if (!unit[0] && strncmp(name, prefix, strlen(prefix)) == 0 &&
+      (strcmp(prefix, "gcov/") != 0 || strstr(name, "alloc_work")))
     snprintf(unit, sizeof(unit), "%s", name);
   return 0;
 }
@@ -149,7 +155,7 @@ enum how { RESET, READ_AND_RESET, SNAPSHOT_COMMIT };
 
 /* One reset of the unit by `how`, its Nth allocation failing. 1 if there was an Nth. */
 static int baseline_round(enum how how, int n, const struct ucov_mem_sink *zero) {
-  alloc_work(7);
+  work(7);
   struct ucov_mem_sink before = read_unit(), got;
   ucov_mem_sink_init(&got);
   uint64_t token = 0;
@@ -177,8 +183,10 @@ static int baseline_round(enum how how, int n, const struct ucov_mem_sink *zero)
   return hit_n;
 }
 
-static void test_baselines(void) {
-  CHECK_EQ(ucov_objects_list(find_unit, NULL), 0);
+/* The baselines of the first object named prefix... */
+static void test_baselines(const char *prefix) {
+  unit[0] = 0;
+  CHECK_EQ(ucov_objects_list(find_unit, (void *)prefix), 0);
   CHECK(unit[0] != 0);
   if (!unit[0])
     return;
@@ -272,7 +280,14 @@ static void test_replies(void) {
 
 int main(void) {
   test_devices();
-  test_baselines();
+  test_baselines("gcov/");
+#ifdef UCOV_TEST_PGO
+  work = alloc_pgo_work;
+  test_baselines("pgo/"); /* an LLVM profile: counters, value nodes */
+  work = alloc_work;
+  unit[0] = 0;
+  ucov_objects_list(find_unit, (void *)"gcov/");
+#endif
   test_remote();
   test_replies();
   return check_report("test_alloc_fail");
