@@ -37,7 +37,7 @@ gcc --coverage "$work/f10k.o" -o "$work/f10k_libgcov"
 CC=gcc "$UCOV" cc --gcov "$work/f10k.o" -o "$work/f10k_ucov"
 
 gcc -O2 -I"$root/src" -I"$root/include" "$here/pull_timer.c" "$root/src/posix/client.c" \
-  "$root/src/posix/protocol.c" -o "$work/pull_timer"
+  "$root/src/posix/protocol.c" "$root/src/core/frame.c" -o "$work/pull_timer"
 
 raw=$work/raw.txt
 : >"$raw"

@@ -31,7 +31,7 @@ for mode in fe ir; do
     -o "$work/lua_${mode}_ucov"
 done
 clang -O2 -I"$root/src" -I"$root/include" "$here/pull_timer.c" "$root/src/posix/client.c" \
-  "$root/src/posix/protocol.c" -o "$work/pull_timer"
+  "$root/src/posix/protocol.c" "$root/src/core/frame.c" -o "$work/pull_timer"
 raw=$work/raw.txt
 : >"$raw"
 export UCOV_RUNTIME_DIR=$work/rt
