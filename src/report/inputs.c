@@ -1007,9 +1007,21 @@ static int name_is_lcov(const char *path, const char *base) {
   return ends_with(path, ".info");
 }
 
+/* A directory's .json is an input only if it is coverage: ucov JSON
+ * ("format": "ucov-coverage") or gcov's ("gcc_version"), named near its
+ * start. A build tree's other JSON (compile_commands.json, specs) is not. */
 static int name_is_json(const char *path, const char *base) {
   (void)base;
-  return ends_with(path, ".json");
+  if (!ends_with(path, ".json"))
+    return 0;
+  char head[4097];
+  FILE *f = fopen(path, "rb");
+  size_t n = f ? fread(head, 1, sizeof(head) - 1, f) : 0;
+  if (f)
+    fclose(f);
+  head[n] = 0;
+  return memchr(head, 0, n) == NULL &&
+         (strstr(head, "\"ucov-coverage\"") || strstr(head, "\"gcc_version\""));
 }
 
 /* KCOV buffer dumps (kcov/<id>.kcov), hex PC dumps (.pcs), syzkaller's rawcover files. */

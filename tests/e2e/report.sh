@@ -20,8 +20,12 @@ gcc --coverage httpreq.o gcov_main.o -o prog
 ./prog "$R1" "$R2" >/dev/null
 cd "$WORK" || exit 1
 
-# lcov, Cobertura, JSON from a build tree of .gcda files.
-"$UCOV" report b --lcov r.info --cobertura r.xml --json r.json && pass || fail "report exits 0"
+# lcov, Cobertura, JSON from a build tree of .gcda files. Its other JSON
+# (a compilation database, a spec) is not coverage: not an input, no error.
+echo '[{"directory": "/b", "file": "a.c", "command": "cc -c a.c"}]' >b/compile_commands.json
+echo '{"name": "spec", "args": [1, 2]}' >b/spec.json
+"$UCOV" report b --lcov r.info --cobertura r.xml --json r.json 2>r.err && [ ! -s r.err ] && pass ||
+  fail "report exits 0, stray JSON left alone ($(head -3 r.err))"
 grep -q "^SF:$SRC/examples/demo/httpreq.c$" r.info && grep -q '^FNDA:2,http_parse$' r.info &&
   grep -q '^BRDA:' r.info && pass || fail "lcov tracefile: files, functions, branches"
 if command -v lcov >/dev/null; then
