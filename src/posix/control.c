@@ -418,17 +418,8 @@ static UCOV_NOTRACE int serve_request(struct conn *c, const struct ucov_frame *f
   return keep;
 }
 
-/* The control socket is the POSIX port's transport: the core's byte
- * transport is for targets that serve a serial line. */
-UCOV_NOTRACE int ucov_port_transport_read(int wait) {
-  (void)wait;
-  return -1;
-}
-
-UCOV_NOTRACE void ucov_port_transport_write(const void *buf, size_t n) {
-  (void)buf;
-  (void)n;
-}
+/* (No byte transport and no COMMAND: the core's defaults. The control socket
+ * is the POSIX port's transport; a process has no shell.) */
 
 /* INFO: the process. */
 UCOV_NOTRACE int ucov_port_info(struct ucov_sink *sink) {
@@ -438,16 +429,6 @@ UCOV_NOTRACE int ucov_port_info(struct ucov_sink *sink) {
   int len = snprintf(info, sizeof(info), "pid=%d\nexe=%s\nversion=%s\nprotocol=%d\n", (int)getpid(),
                      exe, UCOV_VERSION, UCOV_PROTO_VERSION);
   return sink->write(sink, info, (size_t)len);
-}
-
-/* COMMAND: a process has none (a kernel's port runs its shell's). */
-UCOV_NOTRACE int ucov_port_command(uint32_t flags, const char *cmd, size_t len,
-                                   struct ucov_sink *out) {
-  (void)flags;
-  (void)cmd;
-  (void)len;
-  (void)out;
-  return -UCOV_EOPNOTSUPP;
 }
 
 static UCOV_NOTRACE void serve_connection(struct conn *c) {
