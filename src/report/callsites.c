@@ -18,6 +18,27 @@ int cs_add(struct cs_list *l, uint64_t a) {
   return 0;
 }
 
+/* Append to out every call rel32 (e8) in code b[0..size) at address addr
+ * whose target, modulo the address width, is one of targets[0..n). 0, or -1
+ * out of memory. */
+static int scan(const uint8_t *b, size_t size, uint64_t addr, uint64_t mask,
+                const uint64_t *targets, int n, struct cs_list *out) {
+  for (size_t i = 0; i + 5 <= size; i++) {
+    if (b[i] != 0xe8)
+      continue;
+    int32_t rel;
+    memcpy(&rel, b + i + 1, 4);
+    uint64_t target = (addr + i + 5 + (uint64_t)(int64_t)rel) & mask;
+    for (int t = 0; t < n; t++)
+      if (target == targets[t]) {
+        if (cs_add(out, addr + i))
+          return -1;
+        break;
+      }
+  }
+  return 0;
+}
+
 static int is_hook(const char *name) {
   return name && (strcmp(name, "__sanitizer_cov_trace_pc") == 0 ||
                   strcmp(name, "__sanitizer_cov_trace_pc_guard") == 0);
@@ -90,7 +111,8 @@ long dw_call_sites(const char *path, uint64_t **sites, char *err, size_t errlen)
     if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || !(sh.sh_flags & SHF_EXECINSTR))
       continue;
     Elf_Data *d = elf_getdata(scn, NULL);
-    if (d && d->d_buf && arch->scan(d->d_buf, d->d_size, sh.sh_addr, targets, n_targets, &out)) {
+    if (d && d->d_buf &&
+        scan(d->d_buf, d->d_size, sh.sh_addr, arch->addr_mask, targets, n_targets, &out)) {
       free(out.v);
       elf_file_close(elf, fd);
       snprintf(err, errlen, "out of memory");

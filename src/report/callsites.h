@@ -3,7 +3,8 @@
  * Call sites of the coverage hooks (`ucov symbolize --call-sites`): every
  * call instruction whose target is __sanitizer_cov_trace_pc(_guard), found
  * in the machine code, not in DWARF. callsites.c finds the targets from the
- * symbol tables; one file per architecture decodes its instructions.
+ * symbol tables and scans for call rel32; one file per architecture says
+ * what differs (its PLT entries, its address width).
  */
 #ifndef UCOV_REPORT_CALLSITES_H
 #define UCOV_REPORT_CALLSITES_H
@@ -27,10 +28,8 @@ struct cs_arch {
    */
   void (*plt_targets)(Elf *elf, const uint64_t *got, int n_got, uint64_t *targets, int *n_targets,
                       int max);
-  /* Append to out every call in code b[0..size) (at address addr) to one of
-   * targets[0..n). 0, or -1 out of memory. */
-  int (*scan)(const uint8_t *b, size_t size, uint64_t addr, const uint64_t *targets, int n,
-              struct cs_list *out);
+  /* Calls are call rel32 (e8) on both; a target wraps at the address width. */
+  uint64_t addr_mask;
 };
 
 extern const struct cs_arch cs_x86_64, cs_i386;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Call sites on x86-64: call rel32 (e8), and PLT entries jmp *slot(%rip) (ff 25). */
+/* Call sites on x86-64: calls are call rel32 (callsites.c); PLT entries jmp *slot(%rip) (ff 25). */
 #include "callsites.h"
 
 #include <elf.h>
@@ -33,22 +33,4 @@ static void plt_targets(Elf *elf, const uint64_t *got, int n_got, uint64_t *targ
   }
 }
 
-static int scan(const uint8_t *b, size_t size, uint64_t addr, const uint64_t *targets, int n,
-                struct cs_list *out) {
-  for (size_t i = 0; i + 5 <= size; i++) {
-    if (b[i] != 0xe8)
-      continue;
-    int32_t rel;
-    memcpy(&rel, b + i + 1, 4);
-    uint64_t target = addr + i + 5 + (uint64_t)(int64_t)rel;
-    for (int t = 0; t < n; t++)
-      if (target == targets[t]) {
-        if (cs_add(out, addr + i))
-          return -1;
-        break;
-      }
-  }
-  return 0;
-}
-
-const struct cs_arch cs_x86_64 = {EM_X86_64, plt_targets, scan};
+const struct cs_arch cs_x86_64 = {EM_X86_64, plt_targets, ~(uint64_t)0};
