@@ -44,7 +44,8 @@ static const char report_usage[] =
     "  --prefix-map OLD=NEW rewrite source paths starting with OLD (repeatable)\n"
     "  --include GLOB       keep only source paths matching GLOB (repeatable)\n"
     "  --exclude GLOB       drop source paths matching GLOB (repeatable)\n"
-    "  --gcov-tool TOOL     gcov of the compiler that built the .gcda (default gcov)\n"
+    "  --gcov-tool TOOL     read .gcda through this gcov (default: ucov reads\n"
+    "                       GCC 12-15 notes itself)\n"
     "  -q, --quiet          no summary, no progress line\n"
     "  -h, --help\n"
     "\n"
@@ -226,6 +227,7 @@ static int read_inputs(struct cov_model *m, int argc, char **argv, int first,
   int bad = 0;
   for (int i = first; i < argc; i++)
     bad += input_read(m, argv[i], in);
+  bad += input_finish(m, in);
   cov_finish(m);
   return bad;
 }

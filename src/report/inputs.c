@@ -21,6 +21,7 @@
 
 #include "dwarf.h"
 #include "formats.h"
+#include "gcov_native.h"
 #include "json.h"
 #include "modmap.h"
 #include "ucov/kcov.h"
@@ -220,18 +221,6 @@ static int rm_entry(const char *path, const struct stat *st, int type, struct FT
 
 #define GCOV_BATCH 256
 
-/* Was this .gcno written by clang (LLVM's gcov format, version "408*" by
- * default), which gcc's gcov cannot read? Versions of gcc's own start with a
- * letter ('A' is gcc 10, 'B' gcc 11 and up). */
-static int gcno_is_llvm(const char *gcno) {
-  FILE *f = fopen(gcno, "rb");
-  uint32_t w[2] = {0, 0};
-  int n = f ? (int)fread(w, 4, 2, f) : 0;
-  if (f)
-    fclose(f);
-  return n == 2 && w[0] == 0x67636e6f && (w[1] >> 24) < 'A';
-}
-
 /*
  * One clang .gcda through `llvm-cov gcov -b -t` (which prints gcov's text
  * format: no JSON there), turned into an lcov record for the model. base is
@@ -379,7 +368,9 @@ static char *temp_dir(char *buf, size_t len, const char *what) {
   return d;
 }
 
-static int read_gcdas(struct cov_model *m, struct strlist *gcdas, const struct input_opts *o) {
+/* .gcda through gcov --json-format (--gcov-tool, or a notes format the
+ * native reader does not know), in batches of GCOV_BATCH. */
+static int read_gcdas_gcov(struct cov_model *m, struct strlist *gcdas, const struct input_opts *o) {
   int bad = 0;
   char tmpl[PATH_MAX];
   char *tmp = temp_dir(tmpl, sizeof(tmpl), "report");
@@ -394,7 +385,9 @@ static int read_gcdas(struct cov_model *m, struct strlist *gcdas, const struct i
     size_t end = start + GCOV_BATCH < gcdas->n ? start + GCOV_BATCH : gcdas->n;
     char **argv = calloc(end - start + 5, sizeof(*argv));
     struct path_map *map = calloc(2 * (end - start) + 1, sizeof(*map));
-    char **users = calloc(2 * (end - start) + 1, sizeof(*users));
+    /* the strings the map points at: links, and copies of the user's notes paths */
+    char **users = calloc(3 * (end - start) + 1, sizeof(*users));
+    size_t n_users = 0;
     size_t n_map = 0;
     if (!argv || !map || !users) {
       free(argv);
@@ -411,17 +404,17 @@ static int read_gcdas(struct cov_model *m, struct strlist *gcdas, const struct i
     for (size_t i = start; i < end; i++) {
       const char *g = gcdas->v[i];
       char gcno[PATH_MAX], gcno_abs[PATH_MAX], dir[64], link[PATH_MAX + 64], abs[PATH_MAX];
-      if (find_gcno(g, gcno, sizeof(gcno))) {
+      /* a .gcno alone: a unit that never ran (gcov assumes "not executed") */
+      int notes_only = ends_with(g, ".gcno");
+      if (notes_only) {
+        snprintf(gcno, sizeof(gcno), "%s", g);
+      } else if (find_gcno(g, gcno, sizeof(gcno))) {
         fprintf(stderr, "ucov: %s: no .gcno beside it or at its build path: skipped\n", g);
         bad++;
         continue;
       }
-      if (!realpath(g, abs) || !realpath(gcno, gcno_abs))
+      if (!realpath(gcno, gcno_abs) || (!notes_only && !realpath(g, abs)))
         continue;
-      if (gcno_is_llvm(gcno_abs)) {
-        bad += read_llvm_gcda(m, abs, gcno_abs, tmp, i);
-        continue;
-      }
       /* gcov wants both side by side: links in a directory of their own. */
       const char *base = strrchr(gcno, '/');
       base = base ? base + 1 : gcno;
@@ -433,17 +426,18 @@ static int read_gcdas(struct cov_model *m, struct strlist *gcdas, const struct i
       int ok = symlink(gcno_abs, link) == 0;
       char *gcno_link = strdup(link);
       snprintf(link + bl - 5, 6, ".gcda");
-      if (ok && symlink(abs, link) == 0 && gcno_link) {
+      if (ok && (notes_only || symlink(abs, link) == 0) && gcno_link) {
         argv[argc++] = strdup(link);
         /* gcov names what it reads: its messages name the user's files. */
-        char *gcda_link = strdup(link);
-        users[n_map] = gcno_link;
-        map[n_map] = (struct path_map){gcno_link, gcno};
-        n_map++;
+        char *gcda_link = strdup(link), *user_gcno = strdup(gcno);
+        users[n_users++] = gcno_link;
+        if (user_gcno) {
+          users[n_users++] = user_gcno;
+          map[n_map++] = (struct path_map){gcno_link, user_gcno};
+        }
         if (gcda_link) {
-          users[n_map] = gcda_link;
-          map[n_map] = (struct path_map){gcda_link, g};
-          n_map++;
+          users[n_users++] = gcda_link;
+          map[n_map++] = (struct path_map){gcda_link, g};
         }
       } else {
         free(gcno_link);
@@ -467,13 +461,72 @@ static int read_gcdas(struct cov_model *m, struct strlist *gcdas, const struct i
     for (int i = 4; i < argc; i++)
       free(argv[i]);
     free(argv);
-    for (size_t i = 0; i < n_map; i++)
+    for (size_t i = 0; i < n_users; i++)
       free(users[i]);
     free(users);
     free(map);
     progress(o, ".gcda", end, gcdas->n);
   }
   nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+  return bad;
+}
+
+/* The notes files a .gcda of this run paired with (real paths): a .gcno
+ * seen in the inputs is a never-run unit only if no .gcda used it. */
+static struct strlist used_gcno, seen_gcno;
+
+static int str_listed(const struct strlist *l, const char *s) {
+  for (size_t i = 0; i < l->n; i++)
+    if (strcmp(l->v[i], s) == 0)
+      return 1;
+  return 0;
+}
+
+/*
+ * .gcda files: gcc's (GCC 12-15) read natively with their notes, clang's
+ * through llvm-cov gcov; with --gcov-tool, or for a gcc version the native
+ * reader does not know, through gcov.
+ */
+static int read_gcdas(struct cov_model *m, struct strlist *gcdas, const struct input_opts *o) {
+  struct strlist via_gcov = {0};
+  int bad = 0;
+  char tmpl[PATH_MAX] = "", *tmp = NULL;
+  for (size_t i = 0; i < gcdas->n; i++) {
+    const char *g = gcdas->v[i];
+    char gcno[PATH_MAX], gcno_abs[PATH_MAX], abs[PATH_MAX];
+    if (find_gcno(g, gcno, sizeof(gcno))) {
+      fprintf(stderr, "ucov: %s: no .gcno beside it or at its build path: skipped\n", g);
+      bad++;
+      continue;
+    }
+    if (!realpath(g, abs) || !realpath(gcno, gcno_abs)) {
+      fprintf(stderr, "ucov: %s: %s\n", g, strerror(errno));
+      bad++;
+      continue;
+    }
+    if (!str_listed(&used_gcno, gcno_abs))
+      sl_add(&used_gcno, gcno_abs);
+    enum gcovn_kind kind = gcovn_kind(gcno_abs);
+    if (kind == GCOVN_LLVM) {
+      if (!tmp)
+        tmp = temp_dir(tmpl, sizeof(tmpl), "report");
+      bad += tmp ? read_llvm_gcda(m, abs, gcno_abs, tmp, i) : 1;
+    } else if (kind == GCOVN_GCC && !o->gcov_tool) {
+      char err[PATH_MAX + 256];
+      if (gcovn_read(m, gcno_abs, abs, err, sizeof(err))) {
+        fprintf(stderr, "ucov: %s\n", err);
+        bad++;
+      }
+    } else {
+      sl_add(&via_gcov, g);
+    }
+    progress(o, ".gcda", i + 1, gcdas->n);
+  }
+  if (via_gcov.n)
+    bad += read_gcdas_gcov(m, &via_gcov, o);
+  sl_free(&via_gcov);
+  if (tmp)
+    nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
   return bad;
 }
 
@@ -997,6 +1050,11 @@ static int name_is_gcda(const char *path, const char *base) {
   return ends_with(path, ".gcda");
 }
 
+static int name_is_gcno(const char *path, const char *base) {
+  (void)base;
+  return ends_with(path, ".gcno");
+}
+
 static int name_is_prof(const char *path, const char *base) {
   (void)base;
   return ends_with(path, ".profraw") || ends_with(path, ".profdata");
@@ -1128,6 +1186,22 @@ static int batch_pcs(struct cov_model *m, struct strlist *l, const struct input_
   return bad;
 }
 
+/* Notes files are kept until every input is read (input_finish): those no
+ * .gcda paired with are units that never ran. A dangling link (a pulled
+ * tree's lcov marker) is no unit. */
+static int batch_gcno(struct cov_model *m, struct strlist *l, const struct input_opts *o,
+                      const char *dir) {
+  (void)m;
+  (void)o;
+  (void)dir;
+  for (size_t i = 0; i < l->n; i++) {
+    char abs[PATH_MAX];
+    if (realpath(l->v[i], abs) && !str_listed(&seen_gcno, abs))
+      sl_add(&seen_gcno, abs);
+  }
+  return 0;
+}
+
 static int batch_xencov(struct cov_model *m, struct strlist *l, const struct input_opts *o,
                         const char *dir) {
   (void)dir;
@@ -1150,7 +1224,7 @@ static const struct input_kind {
     {name_is_gcda, NULL, batch_gcda}, /* (.gcda: by name only, also alone) */
     {name_is_prof, head_is_prof, batch_prof}, {name_is_lcov, head_is_lcov, batch_lcov},
     {name_is_json, head_is_json, batch_json}, {name_is_pcs, head_is_pcs, batch_pcs},
-    {NULL, head_is_xencov, batch_xencov},
+    {NULL, head_is_xencov, batch_xencov},     {name_is_gcno, NULL, batch_gcno},
 };
 #define N_KINDS (sizeof(kinds) / sizeof(kinds[0]))
 /* A file alone: a Xen blob first (by its magic), then the others as listed. */
@@ -1187,7 +1261,7 @@ static int read_dir(struct cov_model *m, const char *path, const struct input_op
     found += walk[k].n;
   }
   if (!found) {
-    fprintf(stderr, "ucov: %s: no .gcda, .profraw, .info, .json or PC dump inside\n", path);
+    fprintf(stderr, "ucov: %s: no .gcda, .gcno, .profraw, .info, .json or PC dump inside\n", path);
     bad++;
   }
   for (size_t k = 0; k < N_KINDS; k++) {
@@ -1213,6 +1287,8 @@ int input_read(struct cov_model *m, const char *path, const struct input_opts *o
   int bad = -1;
   if (name_is_gcda(path, base)) {
     bad = batch_gcda(m, &one, o, NULL);
+  } else if (name_is_gcno(path, base)) {
+    bad = batch_gcno(m, &one, o, NULL);
   } else { /* other files by their first bytes */
     unsigned char b[16] = {0};
     FILE *f = fopen(path, "rb");
@@ -1239,4 +1315,32 @@ int input_read(struct cov_model *m, const char *path, const struct input_opts *o
           "skipped\n",
           path);
   return 1;
+}
+
+int input_finish(struct cov_model *m, const struct input_opts *o) {
+  int bad = 0;
+  struct strlist via_gcov = {0};
+  for (size_t i = 0; i < seen_gcno.n; i++) {
+    const char *gcno = seen_gcno.v[i];
+    if (str_listed(&used_gcno, gcno))
+      continue;
+    char err[PATH_MAX + 256];
+    enum gcovn_kind kind = gcovn_kind(gcno);
+    if (kind == GCOVN_BAD || kind == GCOVN_LLVM) {
+      fprintf(stderr, "ucov: %s: %s: its never-run unit is not counted\n", gcno,
+              kind == GCOVN_BAD ? "not a notes file" : "clang's notes format");
+      bad++;
+    } else if (kind == GCOVN_OTHER || o->gcov_tool) {
+      sl_add(&via_gcov, gcno);
+    } else if (gcovn_read(m, gcno, NULL, err, sizeof(err))) {
+      fprintf(stderr, "ucov: %s\n", err);
+      bad++;
+    }
+  }
+  if (via_gcov.n)
+    bad += read_gcdas_gcov(m, &via_gcov, o);
+  sl_free(&via_gcov);
+  sl_free(&seen_gcno);
+  sl_free(&used_gcno);
+  return bad;
 }

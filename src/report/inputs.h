@@ -3,9 +3,11 @@
  * Report inputs: whatever a path holds, into the model. A directory (as
  * `ucov pull` or a build writes it) is walked for .gcda, .profraw/.profdata,
  * lcov tracefiles (.info) and ucov JSON (.json); a file is read by its
- * content. .gcda files go through `gcov --json-format --stdout` (their .gcno
- * found beside them, or, in a pulled tree DIR/gcov/<build path>.gcda, at the
- * build path); raw profiles through llvm-profdata and `llvm-cov export`
+ * content. .gcda files are read with their .gcno (found beside them, or, in a
+ * pulled tree DIR/gcov/<build path>.gcda, at the build path): gcc's natively
+ * (gcov_native.h), through `gcov --json-format --stdout` with --gcov-tool,
+ * clang's through llvm-cov gcov; a .gcno no .gcda paired with is a unit
+ * that never ran (input_finish); raw profiles through llvm-profdata and `llvm-cov export`
  * (with --binary) of the clang version that wrote them. Traces: PC dumps (one
  * hex PC a line, as KCOV clients and syzkaller's rawcover print them; *.pcs or
  * rawcover* in a directory) and KCOV buffer dumps (*.kcov: the u64 count, then
@@ -21,11 +23,18 @@ struct input_opts {
   const char **binaries; /* --binary: programs for .profraw inputs and PC dumps */
   int n_binaries;
   const char *modules;   /* --modules: the module map of the traced process (PC dumps) */
-  const char *gcov_tool; /* default "gcov" */
+  const char *gcov_tool; /* --gcov-tool: .gcda through this gcov (NULL: natively) */
   int progress;          /* a progress line on stderr */
 };
 
 /* Read one input. Returns the number of problems reported on stderr (0: all read). */
 int input_read(struct cov_model *m, const char *path, const struct input_opts *o);
+
+/*
+ * After the last input_read of a report: every .gcno the inputs held that
+ * no .gcda was read with is a unit that never ran, added at 0 (as lcov
+ * --initial and gcovr count it). Returns the problems reported.
+ */
+int input_finish(struct cov_model *m, const struct input_opts *o);
 
 #endif

@@ -4,7 +4,8 @@
 # their own build systems (Lua's Makefile; SQLite's configure and make) with
 # CC="ucov cc --gcov" and CC="ucov cc --trace". Each builds, passes its smoke
 # run, and a running instance's coverage is pulled live and reported: .gcda
-# files through gcov, and a trace buffer of the main thread (traced from
+# files read natively (equal to gcov's reading of the build tree and of the
+# pulled tree, with gcc), and a trace buffer of the main thread (traced from
 # start by an LD_PRELOAD client) through the module map.
 # Exit 77 (skipped) only when a source package cannot be fetched.
 # Usage: builds.sh UCOV SRCDIR WORKDIR CC PRELOAD
@@ -55,6 +56,17 @@ live() {
   done
 }
 
+# oracle NAME DIR: gcc's notes and counts read natively equal gcov's reading
+# (--gcov-tool gcov) in every file's line, function and branch counts.
+oracle() {
+  "$CCNAME" --version 2>/dev/null | head -1 | grep -qi clang && return 0
+  "$UCOV" report "$2" --json "$1.native.json" 2>"$1.native.err" &&
+    "$UCOV" report "$2" --gcov-tool gcov --json "$1.gcov.json" 2>"$1.gcov.err" &&
+    [ "$(grep -c '"path"' "$1.native.json")" -gt 1 ] && cmp -s "$1.native.json" "$1.gcov.json" && pass ||
+    fail "$1: native .gcda reading differs from gcov's: $(head -2 "$1.native.err" "$1.gcov.err";
+      cmp "$1.native.json" "$1.gcov.json")"
+}
+
 # --- Lua 5.4: its Makefile (make posix), its own `make test`, a script.
 cat >smoke.lua <<'L'
 local t = {}
@@ -79,6 +91,7 @@ if [[ " $skipped " != *" lua5.4 "* ]]; then
         echo __sanitizer_cov_trace_pc)" && pass || fail "lua $mode: lvm.o not instrumented"
       live lua-$mode $mode "luaV_execute luaH_resize" -- lua-$mode/src/lua -e \
         'local t = {} for i = 1, 100 do t[i] = i * i end print("ready " .. #t) io.read()'
+      [ $mode = gcov ] && oracle lua-tree lua-gcov/src && oracle lua-pull lua-gcov.pull
     else
       fail "lua $mode: build or smoke run: $(tail -3 lua-$mode.log)"
     fi
@@ -105,6 +118,7 @@ if [[ " $skipped " != *" sqlite3 "* ]]; then
       pass
       live sqlite-$mode $mode "sqlite3VdbeExec sqlite3BtreeInsert" -- sqlite-$mode/sqlite3 \
         -cmd "CREATE TABLE k(v); INSERT INTO k VALUES (1), (2);" -cmd ".print ready" :memory:
+      [ $mode = gcov ] && oracle sqlite-tree sqlite-gcov && oracle sqlite-pull sqlite-gcov.pull
     else
       fail "sqlite $mode: build or smoke run: $(tail -3 sqlite-$mode.log; cat sqlite-$mode.out 2>/dev/null)"
     fi

@@ -1,0 +1,1051 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * .gcno/.gcda read natively (see gcov_native.h). The computation follows
+ * gcov's, step for step, because its output is the reference users compare
+ * with: arcs are solved in the order gcov solves them, a line's blocks and
+ * branches are collected the way gcov collects them (duplicates included),
+ * and the loops on a line are counted with the same circuit enumeration
+ * (Hawick and James), so every count equals gcov's, not just the totals.
+ */
+#define _GNU_SOURCE
+#include "gcov_native.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define GCNO_MAGIC 0x67636e6fu
+#define GCDA_MAGIC 0x67636461u
+#define TAG_FUNCTION 0x01000000u
+#define TAG_BLOCKS 0x01410000u
+#define TAG_ARCS 0x01430000u
+#define TAG_LINES 0x01450000u
+#define TAG_ARC_COUNTS 0x01a10000u
+
+#define ARC_ON_TREE 1u
+#define ARC_FAKE 2u
+#define ARC_FALLTHROUGH 4u
+
+#define MAX_FILE (1ull << 31) /* a notes or counts file larger than this is refused */
+#define MAX_LINE (1u << 24)   /* line numbers past this are corrupt */
+
+/* Wrapping arithmetic on gcov's signed counts: corrupt counts must not be UB. */
+static int64_t add64(int64_t a, int64_t b) {
+  return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
+static int64_t sub64(int64_t a, int64_t b) {
+  return (int64_t)((uint64_t)a - (uint64_t)b);
+}
+
+/* ---- the graph ---- */
+
+struct block;
+
+struct arc {
+  struct block *src, *dst;
+  struct arc *succ_next, *pred_next;
+  int64_t count, cs_count;
+  unsigned count_valid : 1, on_tree : 1, fake : 1, fall_through : 1, is_throw : 1,
+      is_call_non_return : 1, is_unconditional : 1;
+};
+
+struct location {
+  uint32_t src; /* source index */
+  uint32_t *lines;
+  size_t n, cap;
+};
+
+struct block {
+  struct arc *succ, *pred;
+  int64_t num_succ, num_pred;
+  int64_t count;
+  struct block *chain;
+  struct location *locs;
+  size_t n_locs, cap_locs;
+  unsigned count_valid : 1, valid_chain : 1, invalid_chain : 1, is_call_site : 1;
+};
+
+struct ptrvec {
+  void **v;
+  size_t n, cap;
+};
+
+struct line {
+  int64_t count;
+  struct ptrvec blocks;   /* struct block * (the blocks that end on the line) */
+  struct ptrvec branches; /* struct arc * */
+  unsigned exists : 1;
+};
+
+/* Lines of a source file or of a group function: a dense index into records. */
+struct lines {
+  uint32_t *slot; /* line number -> record index + 1 */
+  size_t size;    /* numbers 0 .. size-1 */
+  struct line *rec;
+  size_t n_rec, cap_rec;
+};
+
+struct function {
+  char *name;
+  uint32_t ident, lineno_checksum, cfg_checksum, artificial, src;
+  uint32_t start_line, start_column, end_line, end_column;
+  struct block *blocks;
+  size_t n_blocks;
+  size_t n_counts; /* arcs not on the spanning tree: the counted ones */
+  int64_t *counts;
+  unsigned is_group : 1, solved : 1;
+  struct lines lines; /* group functions only */
+};
+
+struct source {
+  char *name;
+  struct lines lines;
+  struct ptrvec fns; /* struct function * starting in this file */
+};
+
+struct unit {
+  char *cwd;
+  uint32_t stamp;
+  int bytes; /* lengths in bytes (GCC 12 and later) */
+  struct function *fns;
+  size_t n_fns, cap_fns;
+  struct source *srcs;
+  size_t n_srcs, cap_srcs;
+  size_t last_src;
+  /* arcs live in chunks, one per ARCS record */
+  struct ptrvec chunks;
+  char *err;
+  size_t errlen;
+};
+
+static int say(struct unit *u, const char *fmt, const char *what) {
+  snprintf(u->err, u->errlen, fmt, what);
+  return -1;
+}
+
+static int pv_push(struct ptrvec *v, void *p) {
+  if (UCOV_GROW(v->v, v->cap, v->n, 4))
+    return -1;
+  v->v[v->n++] = p;
+  return 0;
+}
+
+static int pv_has(const struct ptrvec *v, const void *p) {
+  for (size_t i = 0; i < v->n; i++)
+    if (v->v[i] == p)
+      return 1;
+  return 0;
+}
+
+/* The record of line ln (made, with the index grown to hold it); NULL without memory. */
+static struct line *line_at(struct lines *l, uint32_t ln) {
+  if (ln >= l->size)
+    return NULL;
+  if (!l->slot[ln]) {
+    if (UCOV_GROW(l->rec, l->cap_rec, l->n_rec, 64))
+      return NULL;
+    memset(&l->rec[l->n_rec], 0, sizeof(l->rec[0]));
+    l->slot[ln] = (uint32_t)++l->n_rec;
+  }
+  return &l->rec[l->slot[ln] - 1];
+}
+
+static struct line *line_if(const struct lines *l, uint32_t ln) {
+  return ln < l->size && l->slot[ln] ? &l->rec[l->slot[ln] - 1] : NULL;
+}
+
+static int lines_resize(struct lines *l, size_t size) {
+  if (size <= l->size)
+    return 0;
+  uint32_t *s = realloc(l->slot, size * sizeof(*s));
+  if (!s)
+    return -1;
+  memset(s + l->size, 0, (size - l->size) * sizeof(*s));
+  l->slot = s;
+  l->size = size;
+  return 0;
+}
+
+static void lines_free(struct lines *l) {
+  for (size_t i = 0; i < l->n_rec; i++) {
+    free(l->rec[i].blocks.v);
+    free(l->rec[i].branches.v);
+  }
+  free(l->rec);
+  free(l->slot);
+}
+
+static void unit_free(struct unit *u) {
+  for (size_t i = 0; i < u->n_fns; i++) {
+    struct function *fn = &u->fns[i];
+    for (size_t b = 0; b < fn->n_blocks; b++) {
+      for (size_t k = 0; k < fn->blocks[b].n_locs; k++)
+        free(fn->blocks[b].locs[k].lines);
+      free(fn->blocks[b].locs);
+    }
+    free(fn->blocks);
+    free(fn->counts);
+    free(fn->name);
+    lines_free(&fn->lines);
+  }
+  free(u->fns);
+  for (size_t i = 0; i < u->n_srcs; i++) {
+    free(u->srcs[i].name);
+    lines_free(&u->srcs[i].lines);
+    free(u->srcs[i].fns.v);
+  }
+  free(u->srcs);
+  for (size_t i = 0; i < u->chunks.n; i++)
+    free(u->chunks.v[i]);
+  free(u->chunks.v);
+  free(u->cwd);
+}
+
+/* A source name as gcov keys it: "." components and repeated slashes gone. */
+static char *canonical(const char *name) {
+  size_t n = strlen(name);
+  char *out = malloc(n + 1), *o = out;
+  if (!out)
+    return NULL;
+  const char *p = name;
+  if (*p == '/')
+    *o++ = '/';
+  while (*p) {
+    while (*p == '/')
+      p++;
+    const char *e = p;
+    while (*e && *e != '/')
+      e++;
+    size_t len = (size_t)(e - p);
+    if (len && !(len == 1 && p[0] == '.')) {
+      if (o > out && o[-1] != '/')
+        *o++ = '/';
+      memcpy(o, p, len);
+      o += len;
+    }
+    p = e;
+  }
+  *o = 0;
+  return out;
+}
+
+/* The index of a source (added if new), or -1 without memory. */
+static long find_source(struct unit *u, const char *name) {
+  if (!name)
+    name = "<unknown>";
+  char *canon = canonical(name);
+  if (!canon)
+    return -1;
+  if (u->last_src < u->n_srcs && strcmp(u->srcs[u->last_src].name, canon) == 0) {
+    free(canon);
+    return (long)u->last_src;
+  }
+  for (size_t i = 0; i < u->n_srcs; i++)
+    if (strcmp(u->srcs[i].name, canon) == 0) {
+      free(canon);
+      u->last_src = i;
+      return (long)i;
+    }
+  if (UCOV_GROW(u->srcs, u->cap_srcs, u->n_srcs, 8)) {
+    free(canon);
+    return -1;
+  }
+  memset(&u->srcs[u->n_srcs], 0, sizeof(u->srcs[0]));
+  u->srcs[u->n_srcs].name = canon;
+  u->last_src = u->n_srcs;
+  return (long)u->n_srcs++;
+}
+
+/* ---- reading ---- */
+
+struct rd {
+  const unsigned char *b;
+  size_t n, at;
+  int swap, bad;
+};
+
+static uint32_t rd_u32(struct rd *r) {
+  if (r->n - r->at < 4) {
+    r->bad = 1;
+    r->at = r->n;
+    return 0;
+  }
+  uint32_t v;
+  memcpy(&v, r->b + r->at, 4);
+  r->at += 4;
+  return r->swap ? __builtin_bswap32(v) : v;
+}
+
+static uint64_t rd_u64(struct rd *r) {
+  uint64_t lo = rd_u32(r);
+  return lo | (uint64_t)rd_u32(r) << 32;
+}
+
+/* A string (a copy): length in bytes with its NUL (GCC 12 and later), or
+ * in words of NUL-padded text. *out NULL: the empty marker (length 0). */
+static int rd_str(struct rd *r, int bytes, char **out) {
+  uint32_t len = rd_u32(r);
+  *out = NULL;
+  if (r->bad)
+    return -1;
+  if (!len)
+    return 0;
+  size_t nb = bytes ? len : (size_t)len * 4;
+  if (nb > r->n - r->at) {
+    r->bad = 1;
+    return -1;
+  }
+  *out = strndup((const char *)r->b + r->at, nb);
+  r->at += nb;
+  return *out ? 0 : -1;
+}
+
+/*
+ * The next record: its tag, its length word, and the payload bytes that
+ * follow (a negative length, all-zero counters in a .gcda, has none). 1; 0
+ * at the end (a 0 tag, or the file's end); -1 if truncated or longer than
+ * the file.
+ */
+static int next_record(struct rd *r, uint32_t *tag, uint32_t *length, size_t *payload) {
+  if (r->n - r->at < 4)
+    return r->n == r->at ? 0 : -1;
+  if (!(*tag = rd_u32(r)))
+    return 0;
+  *length = rd_u32(r);
+  *payload = (int32_t)*length < 0 ? 0 : *length;
+  return r->bad || *payload > r->n - r->at ? -1 : 1;
+}
+
+static int load(const char *path, unsigned char **buf, size_t *len, char *err, size_t errlen) {
+  FILE *f = fopen(path, "rb");
+  struct stat st;
+  if (!f || fstat(fileno(f), &st)) {
+    snprintf(err, errlen, "%s: %s", path, strerror(errno));
+    if (f)
+      fclose(f);
+    return -1;
+  }
+  if ((unsigned long long)st.st_size > MAX_FILE) {
+    snprintf(err, errlen, "%s: larger than 2 GiB: not a coverage file", path);
+    fclose(f);
+    return -1;
+  }
+  size_t n = (size_t)st.st_size;
+  *buf = malloc(n + 1);
+  if (!*buf || fread(*buf, 1, n, f) != n) {
+    snprintf(err, errlen, "%s: %s", path, *buf ? "short read" : "out of memory");
+    free(*buf);
+    *buf = NULL;
+    fclose(f);
+    return -1;
+  }
+  fclose(f);
+  *len = n;
+  return 0;
+}
+
+/* gcc's version word: "B22*" is 12.2 (major = (c0-'A')*10 + c1). */
+static int gcc_major(uint32_t version) {
+  int c0 = (int)(version >> 24), c1 = (int)((version >> 16) & 0xff);
+  if (c0 < 'A' || c0 > 'Z' || c1 < '0' || c1 > '9')
+    return -1;
+  return (c0 - 'A') * 10 + (c1 - '0');
+}
+
+enum gcovn_kind gcovn_kind(const char *gcno) {
+  FILE *f = fopen(gcno, "rb");
+  uint32_t w[2] = {0, 0};
+  size_t n = f ? fread(w, 4, 2, f) : 0;
+  if (f)
+    fclose(f);
+  if (n != 2)
+    return GCOVN_BAD;
+  if (w[0] == __builtin_bswap32(GCNO_MAGIC))
+    w[1] = __builtin_bswap32(w[1]);
+  else if (w[0] != GCNO_MAGIC)
+    return GCOVN_BAD;
+  int c2 = (int)((w[1] >> 8) & 0xff), c3 = (int)(w[1] & 0xff);
+  if ((w[1] >> 24) < 'A')
+    return GCOVN_LLVM;
+  int major = gcc_major(w[1]);
+  if (major >= 12 && major <= 15)
+    return GCOVN_GCC;
+  /* another gcc's version ("A93*", "B6e"): gcov may read it; damage is no version */
+  return major >= 0 && c2 >= '0' && c2 <= '9' && c3 && strchr("*epr", c3) ? GCOVN_OTHER : GCOVN_BAD;
+}
+
+/* One ARCS record of fn: arcs prepended to their blocks' lists, as gcov does. */
+static int read_arcs(struct unit *u, struct function *fn, struct rd *r, size_t len) {
+  uint32_t src = rd_u32(r);
+  size_t num = len >= 4 ? (len / 4 - 1) / 2 : 0;
+  if (r->bad || src >= fn->n_blocks || fn->blocks[src].succ)
+    return say(u, "%s", "arcs of an unknown block, or twice");
+  if (!num)
+    return 0;
+  struct arc *arcs = calloc(num, sizeof(*arcs));
+  if (!arcs || pv_push(&u->chunks, arcs)) {
+    free(arcs);
+    return say(u, "%s", "out of memory");
+  }
+  struct block *sb = &fn->blocks[src];
+  int mark_catches = 0;
+  for (size_t i = 0; i < num; i++) {
+    uint32_t dest = rd_u32(r), flags = rd_u32(r);
+    if (r->bad || dest >= fn->n_blocks)
+      return say(u, "%s", "an arc to an unknown block");
+    struct arc *a = &arcs[i];
+    a->src = sb;
+    a->dst = &fn->blocks[dest];
+    a->on_tree = !!(flags & ARC_ON_TREE);
+    a->fake = !!(flags & ARC_FAKE);
+    a->fall_through = !!(flags & ARC_FALLTHROUGH);
+    a->succ_next = sb->succ;
+    sb->succ = a;
+    sb->num_succ++;
+    a->pred_next = a->dst->pred;
+    a->dst->pred = a;
+    a->dst->num_pred++;
+    if (a->fake && src) {
+      /* an exceptional exit: the source block is a call */
+      sb->is_call_site = 1;
+      a->is_call_non_return = 1;
+      mark_catches = 1;
+    }
+    if (!a->on_tree)
+      fn->n_counts++;
+  }
+  if (mark_catches)
+    for (struct arc *a = sb->succ; a; a = a->succ_next)
+      if (!a->fake && !a->fall_through)
+        a->is_throw = 1;
+  return 0;
+}
+
+static int read_lines(struct unit *u, struct function *fn, struct rd *r, int bytes) {
+  uint32_t bno = rd_u32(r);
+  if (r->bad || bno >= fn->n_blocks)
+    return say(u, "%s", "lines of an unknown block");
+  struct block *b = &fn->blocks[bno];
+  for (;;) {
+    uint32_t ln = rd_u32(r);
+    if (r->bad)
+      return say(u, "%s", "a lines record without its end");
+    if (ln) {
+      if (!b->n_locs || ln >= MAX_LINE)
+        return say(u, "%s", "a line number without a file, or past 16M");
+      struct location *l = &b->locs[b->n_locs - 1];
+      if (UCOV_GROW(l->lines, l->cap, l->n, 4))
+        return say(u, "%s", "out of memory");
+      l->lines[l->n++] = ln;
+      continue;
+    }
+    char *name;
+    if (rd_str(r, bytes, &name))
+      return say(u, "%s", r->bad ? "a truncated file name" : "out of memory");
+    if (!name)
+      return 0;
+    long s = find_source(u, name);
+    free(name);
+    if (s < 0 || UCOV_GROW(b->locs, b->cap_locs, b->n_locs, 2))
+      return say(u, "%s", "out of memory");
+    memset(&b->locs[b->n_locs], 0, sizeof(b->locs[0]));
+    b->locs[b->n_locs++].src = (uint32_t)s;
+  }
+}
+
+static int read_notes(struct unit *u, const unsigned char *buf, size_t len) {
+  struct rd r = {buf, len, 0, 0, 0};
+  uint32_t magic = rd_u32(&r);
+  if (magic == __builtin_bswap32(GCNO_MAGIC))
+    r.swap = 1;
+  else if (magic != GCNO_MAGIC)
+    return say(u, "%s", "not a gcov notes file");
+  uint32_t version = rd_u32(&r);
+  int major = gcc_major(version);
+  if (major < 12 || major > 15)
+    return say(u, "%s", "a notes format this reader does not know");
+  u->bytes = 1;
+  u->stamp = rd_u32(&r);
+  rd_u32(&r); /* checksum */
+  if (rd_str(&r, 1, &u->cwd))
+    return say(u, "%s", "truncated header");
+  rd_u32(&r); /* has_unexecuted_blocks */
+  struct function *fn = NULL;
+  uint32_t tag, length;
+  size_t payload;
+  int more;
+  while ((more = next_record(&r, &tag, &length, &payload)) > 0) {
+    if (payload != length)
+      return say(u, "%s", "a record of negative length");
+    struct rd rec = {r.b, r.at + length, r.at, r.swap, 0};
+    if (tag == TAG_FUNCTION) {
+      if (UCOV_GROW(u->fns, u->cap_fns, u->n_fns, 64))
+        return say(u, "%s", "out of memory");
+      fn = &u->fns[u->n_fns++];
+      memset(fn, 0, sizeof(*fn));
+      fn->ident = rd_u32(&rec);
+      fn->lineno_checksum = rd_u32(&rec);
+      fn->cfg_checksum = rd_u32(&rec);
+      char *src = NULL;
+      if (rd_str(&rec, 1, &fn->name))
+        return say(u, "%s", "a truncated function record");
+      fn->artificial = rd_u32(&rec);
+      if (rd_str(&rec, 1, &src))
+        return say(u, "%s", "a truncated function record");
+      long s = find_source(u, src);
+      free(src);
+      if (s < 0)
+        return say(u, "%s", "out of memory");
+      fn->src = (uint32_t)s;
+      fn->start_line = rd_u32(&rec);
+      fn->start_column = rd_u32(&rec);
+      fn->end_line = rd_u32(&rec);
+      fn->end_column = rd_u32(&rec);
+      if (rec.bad)
+        return say(u, "%s", "a truncated function record");
+      if (!fn->name && !(fn->name = strdup("")))
+        return say(u, "%s", "out of memory");
+    } else if (fn && tag == TAG_BLOCKS) {
+      uint32_t nb = rd_u32(&rec);
+      if (rec.bad || nb > len / 4 + 16)
+        return say(u, "%s", "a blocks record out of bounds");
+      if (!fn->blocks && nb) {
+        fn->blocks = calloc(nb, sizeof(*fn->blocks));
+        if (!fn->blocks)
+          return say(u, "%s", "out of memory");
+        fn->n_blocks = nb;
+      }
+    } else if (fn && tag == TAG_ARCS) {
+      if (read_arcs(u, fn, &rec, length))
+        return -1;
+    } else if (fn && tag == TAG_LINES) {
+      if (read_lines(u, fn, &rec, 1))
+        return -1;
+    }
+    r.at += length;
+  }
+  return more < 0 ? say(u, "%s", "truncated, or a record longer than the file") : 0;
+}
+
+static struct function *fn_by_ident(struct unit *u, uint32_t ident) {
+  /* gcov's map keeps the last function of an ident */
+  for (size_t i = u->n_fns; i--;)
+    if (u->fns[i].ident == ident)
+      return &u->fns[i];
+  return NULL;
+}
+
+static int read_counts(struct unit *u, const unsigned char *buf, size_t len) {
+  struct rd r = {buf, len, 0, 0, 0};
+  uint32_t magic = rd_u32(&r);
+  if (magic == __builtin_bswap32(GCDA_MAGIC))
+    r.swap = 1;
+  else if (magic != GCDA_MAGIC)
+    return say(u, "%s", "not a gcov data file");
+  rd_u32(&r); /* version: gcov warns and goes on */
+  if (rd_u32(&r) != u->stamp || r.bad)
+    return say(u, "%s", "stamp mismatch with its notes file (rebuilt since it ran?)");
+  rd_u32(&r); /* checksum */
+  struct function *fn = NULL;
+  uint32_t tag, length;
+  size_t skip;
+  int more;
+  while ((more = next_record(&r, &tag, &length, &skip)) > 0) {
+    int32_t signed_len = (int32_t)length;
+    struct rd rec = {r.b, r.at + skip, r.at, r.swap, 0};
+    if (tag == TAG_FUNCTION && length == 12) {
+      uint32_t ident = rd_u32(&rec);
+      fn = fn_by_ident(u, ident);
+      if (fn && (rd_u32(&rec) != fn->lineno_checksum || rd_u32(&rec) != fn->cfg_checksum)) {
+        snprintf(u->err, u->errlen, "profile mismatch for '%s' (rebuilt since it ran?)", fn->name);
+        return -1;
+      }
+    } else if (tag == TAG_ARC_COUNTS && fn) {
+      uint64_t want = (uint64_t)fn->n_counts * 8;
+      uint32_t abs_len = signed_len < 0 ? (uint32_t)0 - length : length;
+      if (abs_len != want) {
+        snprintf(u->err, u->errlen, "profile mismatch for '%s' (rebuilt since it ran?)", fn->name);
+        return -1;
+      }
+      if (signed_len > 0)
+        for (size_t i = 0; i < fn->n_counts; i++)
+          fn->counts[i] = add64(fn->counts[i], (int64_t)rd_u64(&rec));
+    }
+    r.at += skip;
+  }
+  if (more < 0)
+    return say(u, "%s", "truncated, or a record longer than the file");
+  return 0;
+}
+
+/* ---- solving (gcov's solve_flow_graph) ---- */
+
+/* The last arc of a list (successors or predecessors) whose count is not
+ * known, with *total less every arc's count. */
+static struct arc *unknown_arc(struct arc *a, int succ, int64_t *total) {
+  struct arc *inv = NULL;
+  for (; a; a = succ ? a->succ_next : a->pred_next) {
+    *total = sub64(*total, a->count);
+    if (!a->count_valid)
+      inv = a;
+  }
+  return inv;
+}
+
+/* The one unknown arc of a block gets what the block's count leaves; the
+ * block at its other end (other_left: its arcs still unknown on that side)
+ * goes on the chain it now belongs to. */
+static void settle(struct arc *inv, int64_t total, struct block *other, int64_t *other_left,
+                   struct block **valid, struct block **invalid) {
+  inv->count_valid = 1;
+  inv->count = total;
+  (*other_left)--;
+  if (other->count_valid) {
+    if (*other_left == 1 && !other->valid_chain) {
+      other->chain = *valid;
+      other->valid_chain = 1;
+      *valid = other;
+    }
+  } else if (!*other_left && !other->invalid_chain) {
+    other->chain = *invalid;
+    other->invalid_chain = 1;
+    *invalid = other;
+  }
+}
+
+static void solve(struct function *fn) {
+  const int64_t *cp = fn->counts;
+  size_t ci = 0;
+  struct block *valid = NULL, *invalid = NULL;
+  /* the lists were built backwards: file order again */
+  for (size_t i = fn->n_blocks; i--;) {
+    struct block *b = &fn->blocks[i];
+    struct arc *p = NULL, *a, *nx;
+    for (a = b->succ; a; p = a, a = nx) {
+      nx = a->succ_next;
+      a->succ_next = p;
+    }
+    b->succ = p;
+    p = NULL;
+    for (a = b->pred; a; p = a, a = nx) {
+      nx = a->pred_next;
+      a->pred_next = p;
+    }
+    b->pred = p;
+  }
+  if (fn->n_blocks >= 2) {
+    if (!fn->blocks[0].num_pred)
+      fn->blocks[0].num_pred = ~(unsigned)0;
+    if (!fn->blocks[1].num_succ)
+      fn->blocks[1].num_succ = ~(unsigned)0;
+  }
+  for (size_t i = 0; i < fn->n_blocks; i++) {
+    struct block *b = &fn->blocks[i];
+    const struct block *prev = NULL;
+    int out_of_order = 0, non_fake = 0;
+    for (struct arc *a = b->succ; a; a = a->succ_next) {
+      if (!a->fake)
+        non_fake++;
+      if (!a->on_tree) {
+        if (ci < fn->n_counts)
+          a->count = cp[ci++];
+        a->count_valid = 1;
+        b->num_succ--;
+        a->dst->num_pred--;
+      }
+      if (prev && prev > a->dst)
+        out_of_order = 1;
+      prev = a->dst;
+    }
+    if (non_fake == 1)
+      for (struct arc *a = b->succ; a; a = a->succ_next)
+        if (!a->fake)
+          a->is_unconditional = 1;
+    if (out_of_order) { /* ascending destinations; equal ones keep their order */
+      struct arc *start = b->succ;
+      for (int changes = 1; changes;) {
+        changes = 0;
+        struct arc *a = start, *p = NULL, *n;
+        while ((n = a->succ_next)) {
+          if (a->dst > n->dst) {
+            changes = 1;
+            if (p)
+              p->succ_next = n;
+            else
+              start = n;
+            a->succ_next = n->succ_next;
+            n->succ_next = a;
+            p = n;
+          } else {
+            p = a;
+            a = n;
+          }
+        }
+      }
+      b->succ = start;
+    }
+    b->invalid_chain = 1;
+    b->chain = invalid;
+    invalid = b;
+  }
+  while (invalid || valid) {
+    struct block *b;
+    while ((b = invalid)) {
+      int64_t total = 0;
+      invalid = b->chain;
+      b->invalid_chain = 0;
+      if (!b->num_succ)
+        for (struct arc *a = b->succ; a; a = a->succ_next)
+          total = add64(total, a->count);
+      else if (!b->num_pred)
+        for (struct arc *a = b->pred; a; a = a->pred_next)
+          total = add64(total, a->count);
+      else
+        continue;
+      b->count = total;
+      b->count_valid = 1;
+      b->chain = valid;
+      b->valid_chain = 1;
+      valid = b;
+    }
+    while ((b = valid)) {
+      valid = b->chain;
+      b->valid_chain = 0;
+      if (b->num_succ == 1) {
+        int64_t total = b->count;
+        struct arc *inv = unknown_arc(b->succ, 1, &total);
+        if (!inv)
+          break; /* inconsistent graph: gcov would crash here */
+        b->num_succ--;
+        settle(inv, total, inv->dst, &inv->dst->num_pred, &valid, &invalid);
+      }
+      if (b->num_pred == 1) {
+        int64_t total = b->count;
+        struct arc *inv = unknown_arc(b->pred, 0, &total);
+        if (!inv)
+          break;
+        b->num_pred--;
+        settle(inv, total, inv->src, &inv->src->num_succ, &valid, &invalid);
+      }
+    }
+  }
+}
+
+/* ---- lines (gcov's add_line_counts, accumulate_line_counts) ---- */
+
+static int u32cmp(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+static int group_line(const struct function *fn, uint32_t ln, uint32_t src) {
+  return fn->is_group && fn->src == src && fn->start_line <= ln && ln <= fn->end_line;
+}
+
+static int add_line_counts(struct unit *u, struct function *fn) {
+  for (size_t ix = 0; ix < fn->n_blocks; ix++) {
+    struct block *b = &fn->blocks[ix];
+    struct line *line = NULL;
+    for (size_t i = 0; i < b->n_locs; i++) {
+      struct location *loc = &b->locs[i];
+      for (size_t j = 0; j < loc->n; j++) {
+        uint32_t ln = loc->lines[j];
+        line = group_line(fn, ln, loc->src) ? line_at(&fn->lines, ln - fn->start_line)
+                                            : line_at(&u->srcs[loc->src].lines, ln);
+        if (!line)
+          return say(u, "%s", "out of memory");
+        line->exists = 1;
+        line->count = add64(line->count, b->count);
+      }
+      if (!ix || ix + 1 == fn->n_blocks || !line)
+        continue; /* entry or exit block */
+      if (pv_push(&line->blocks, b))
+        return say(u, "%s", "out of memory");
+      for (struct arc *a = b->succ; a; a = a->succ_next)
+        if (pv_push(&line->branches, a))
+          return say(u, "%s", "out of memory");
+    }
+  }
+  return 0;
+}
+
+/* The loops of a line: elementary circuits through its blocks, each adding
+ * its smallest remaining arc count (gcov's get_cycles_count). */
+struct circ {
+  const struct line *line;
+  struct ptrvec path;    /* struct arc * */
+  struct ptrvec blocked; /* struct block * */
+  struct ptrvec *lists;  /* per blocked block: the blocks it blocks */
+  size_t n_lists, cap_lists;
+  int64_t count;
+  int oom;
+};
+
+static void handle_cycle(struct circ *c) {
+  int64_t min = INT64_MAX;
+  for (size_t i = 0; i < c->path.n; i++) {
+    int64_t e = ((struct arc *)c->path.v[i])->cs_count;
+    if (min > e)
+      min = e;
+  }
+  c->count = add64(c->count, min);
+  for (size_t i = 0; i < c->path.n; i++) {
+    struct arc *a = c->path.v[i];
+    a->cs_count = sub64(a->cs_count, min);
+  }
+}
+
+static void unblock(struct circ *c, const struct block *b) {
+  size_t i = 0;
+  while (i < c->blocked.n && c->blocked.v[i] != b)
+    i++;
+  if (i == c->blocked.n)
+    return;
+  memmove(&c->blocked.v[i], &c->blocked.v[i + 1], (c->blocked.n - i - 1) * sizeof(void *));
+  c->blocked.n--;
+  struct ptrvec to = c->lists[i];
+  memmove(&c->lists[i], &c->lists[i + 1], (c->n_lists - i - 1) * sizeof(c->lists[0]));
+  c->n_lists--;
+  for (size_t k = 0; k < to.n; k++)
+    unblock(c, to.v[k]);
+  free(to.v);
+}
+
+static int path_has_spent_arc(const struct circ *c) {
+  for (size_t i = 0; i < c->path.n; i++)
+    if (((struct arc *)c->path.v[i])->cs_count <= 0)
+      return 1;
+  return 0;
+}
+
+static int circuit(struct circ *c, struct block *v, struct block *start, unsigned depth) {
+  int found = 0;
+  if (depth > 20000 || pv_push(&c->blocked, v) ||
+      UCOV_GROW(c->lists, c->cap_lists, c->n_lists, 8)) {
+    c->oom = 1;
+    return 0;
+  }
+  memset(&c->lists[c->n_lists++], 0, sizeof(c->lists[0]));
+  for (struct arc *a = v->succ; a && !c->oom; a = a->succ_next) {
+    struct block *w = a->dst;
+    if (w < start || a->cs_count <= 0 || !pv_has(&c->line->blocks, w))
+      continue;
+    if (pv_push(&c->path, a)) {
+      c->oom = 1;
+      break;
+    }
+    if (w == start) {
+      handle_cycle(c);
+      found = 1;
+    } else if (!path_has_spent_arc(c) && !pv_has(&c->blocked, w)) {
+      found |= circuit(c, w, start, depth + 1);
+    }
+    c->path.n--;
+  }
+  if (found) {
+    unblock(c, v);
+  } else {
+    for (struct arc *a = v->succ; a && !c->oom; a = a->succ_next) {
+      struct block *w = a->dst;
+      if (w < start || a->cs_count <= 0 || !pv_has(&c->line->blocks, w))
+        continue;
+      size_t i = 0;
+      while (i < c->blocked.n && c->blocked.v[i] != w)
+        i++;
+      if (i == c->blocked.n)
+        continue; /* gcov asserts it is blocked */
+      if (!pv_has(&c->lists[i], v) && pv_push(&c->lists[i], v))
+        c->oom = 1;
+    }
+  }
+  return found;
+}
+
+static int accumulate_line(struct line *line) {
+  if (!line->blocks.n)
+    return 0;
+  int64_t count = 0;
+  for (size_t i = 0; i < line->blocks.n; i++) {
+    struct block *b = line->blocks.v[i];
+    for (struct arc *a = b->pred; a; a = a->pred_next)
+      if (!pv_has(&line->blocks, a->src))
+        count = add64(count, a->count);
+    for (struct arc *a = b->succ; a; a = a->succ_next)
+      a->cs_count = a->count;
+  }
+  struct circ c = {.line = line};
+  for (size_t i = 0; i < line->blocks.n && !c.oom; i++) {
+    c.path.n = 0;
+    for (size_t k = 0; k < c.n_lists; k++)
+      free(c.lists[k].v);
+    c.n_lists = 0;
+    c.blocked.n = 0;
+    circuit(&c, line->blocks.v[i], line->blocks.v[i], 0);
+  }
+  for (size_t k = 0; k < c.n_lists; k++)
+    free(c.lists[k].v);
+  free(c.lists);
+  free(c.path.v);
+  free(c.blocked.v);
+  line->count = add64(count, c.count);
+  return c.oom ? -1 : 0;
+}
+
+/* ---- into the model (as gcov_json_read takes gcov's JSON) ---- */
+
+static void emit_line(struct cov_file *f, const struct line *line, uint32_t ln) {
+  if (!line || !line->exists || !ln)
+    return;
+  uint64_t count = line->count < 0 ? 0 : (uint64_t)line->count;
+  cov_add_line(f, ln, count);
+  uint32_t k = 0;
+  for (size_t i = 0; i < line->branches.n; i++) {
+    const struct arc *a = line->branches.v[i];
+    if (a->is_unconditional || a->is_call_non_return || a->is_throw)
+      continue; /* lcov leaves exception edges out too */
+    cov_add_branch(f, ln, 0, k++, count > 0, a->count < 0 ? 0 : (uint64_t)a->count);
+  }
+}
+
+static int fn_start_cmp(const void *a, const void *b) {
+  const struct function *x = *(struct function *const *)a, *y = *(struct function *const *)b;
+  if (x->start_line != y->start_line)
+    return x->start_line < y->start_line ? -1 : 1;
+  return x->start_column < y->start_column ? -1 : x->start_column > y->start_column;
+}
+
+static int fn_src_line_cmp(const void *a, const void *b) {
+  const struct function *x = *(struct function *const *)a, *y = *(struct function *const *)b;
+  if (x->src != y->src)
+    return x->src < y->src ? -1 : 1;
+  return x->start_line < y->start_line ? -1 : x->start_line > y->start_line;
+}
+
+static int emit(struct cov_model *m, struct unit *u, int have_data) {
+  /* group functions: several (not artificial) starting on one line of a file */
+  struct function **by_start = malloc((u->n_fns + 1) * sizeof(*by_start));
+  size_t n = 0;
+  if (!by_start)
+    return say(u, "%s", "out of memory");
+  for (size_t i = 0; i < u->n_fns; i++)
+    if (!u->fns[i].artificial)
+      by_start[n++] = &u->fns[i];
+  if (n > 1)
+    qsort(by_start, n, sizeof(*by_start), fn_src_line_cmp);
+  for (size_t i = 1; i < n; i++)
+    if (by_start[i]->src == by_start[i - 1]->src &&
+        by_start[i]->start_line == by_start[i - 1]->start_line)
+      by_start[i]->is_group = by_start[i - 1]->is_group = 1;
+  free(by_start);
+  for (size_t i = 0; i < u->n_fns; i++) {
+    struct function *fn = &u->fns[i];
+    if (fn->artificial || (!fn->n_counts && have_data))
+      continue; /* gcov drops both */
+    if (pv_push(&u->srcs[fn->src].fns, fn))
+      return say(u, "%s", "out of memory");
+    for (size_t b = 0; b < fn->n_blocks; b++)
+      for (size_t k = 0; k < fn->blocks[b].n_locs; k++) {
+        struct location *l = &fn->blocks[b].locs[k];
+        if (!l->n)
+          continue;
+        qsort(l->lines, l->n, sizeof(*l->lines), u32cmp);
+        if (lines_resize(&u->srcs[l->src].lines, (size_t)l->lines[l->n - 1] + 1))
+          return say(u, "%s", "out of memory");
+      }
+    if (fn->is_group && fn->end_line >= fn->start_line &&
+        lines_resize(&fn->lines, (size_t)(fn->end_line - fn->start_line) + 1))
+      return say(u, "%s", "out of memory");
+    solve(fn);
+    fn->solved = 1;
+  }
+  for (size_t i = 0; i < u->n_fns; i++)
+    if (u->fns[i].solved && add_line_counts(u, &u->fns[i]))
+      return -1;
+  for (size_t s = 0; s < u->n_srcs; s++) {
+    struct source *src = &u->srcs[s];
+    for (size_t i = 0; i < src->fns.n; i++) {
+      struct function *fn = src->fns.v[i];
+      for (size_t k = 0; fn->is_group && k < fn->lines.n_rec; k++)
+        if (accumulate_line(&fn->lines.rec[k]))
+          return say(u, "%s", "out of memory, or a line too deep to count its loops");
+    }
+    for (size_t k = 0; k < src->lines.n_rec; k++)
+      if (accumulate_line(&src->lines.rec[k]))
+        return say(u, "%s", "out of memory, or a line too deep to count its loops");
+  }
+  for (size_t s = 0; s < u->n_srcs; s++) {
+    struct source *src = &u->srcs[s];
+    struct cov_file *f = cov_file(m, src->name, u->cwd);
+    if (!f)
+      continue;
+    if (src->fns.n > 1)
+      qsort(src->fns.v, src->fns.n, sizeof(void *), fn_start_cmp);
+    for (size_t i = 0; i < src->fns.n; i++) {
+      const struct function *fn = src->fns.v[i];
+      int64_t c = fn->n_blocks ? fn->blocks[0].count : 0;
+      cov_add_func(f, fn->name, fn->start_line, c < 0 ? 0 : (uint64_t)c);
+    }
+    /* gcov's order: a group function's own lines where it starts, then the file's */
+    size_t fi = 0;
+    for (size_t ln = 1; ln <= src->lines.size; ln++) {
+      for (; fi < src->fns.n && ((struct function *)src->fns.v[fi])->start_line <= ln; fi++) {
+        const struct function *fn = src->fns.v[fi];
+        if (fn->start_line != ln)
+          continue;
+        for (size_t k = 0; k < fn->lines.size; k++)
+          emit_line(f, line_if(&fn->lines, (uint32_t)k), (uint32_t)(ln + k));
+      }
+      if (ln < src->lines.size)
+        emit_line(f, line_if(&src->lines, (uint32_t)ln), (uint32_t)ln);
+    }
+  }
+  return 0;
+}
+
+int gcovn_read(struct cov_model *m, const char *gcno, const char *gcda, char *err, size_t errlen) {
+  struct unit u = {.err = err, .errlen = errlen, .last_src = SIZE_MAX};
+  unsigned char *nb = NULL, *db = NULL;
+  size_t nl = 0, dl = 0;
+  int ret = -1;
+  if (load(gcno, &nb, &nl, err, errlen))
+    goto out;
+  if (read_notes(&u, nb, nl)) {
+    char msg[256];
+    snprintf(msg, sizeof(msg), "%s", err);
+    snprintf(err, errlen, "%s: %s", gcno, msg);
+    goto out;
+  }
+  for (size_t i = 0; i < u.n_fns; i++)
+    if (u.fns[i].n_counts &&
+        !(u.fns[i].counts = calloc(u.fns[i].n_counts, sizeof(*u.fns[i].counts)))) {
+      snprintf(err, errlen, "%s: out of memory", gcno);
+      goto out;
+    }
+  if (gcda) {
+    if (load(gcda, &db, &dl, err, errlen))
+      goto out;
+    if (read_counts(&u, db, dl)) {
+      char msg[256];
+      snprintf(msg, sizeof(msg), "%s", err);
+      snprintf(err, errlen, "%s: %s", gcda, msg);
+      goto out;
+    }
+  }
+  if (emit(m, &u, gcda != NULL)) {
+    char msg[256];
+    snprintf(msg, sizeof(msg), "%s", err);
+    snprintf(err, errlen, "%s: %s", gcda ? gcda : gcno, msg);
+    goto out;
+  }
+  ret = 0;
+out:
+  unit_free(&u);
+  free(nb);
+  free(db);
+  return ret;
+}
