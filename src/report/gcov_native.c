@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * .gcno/.gcda read natively (see gcov_native.h). The computation follows
- * gcov's, step for step, because its output is the reference users compare
- * with: arcs are solved in the order gcov solves them, a line's blocks and
- * branches are collected the way gcov collects them (duplicates included),
- * and the loops on a line are counted with the same circuit enumeration
- * (Hawick and James), so every count equals gcov's, not just the totals.
+ * .gcno/.gcda read natively (see gcov_native.h). The computation follows the
+ * compiler's own tool step for step, because its output is the reference
+ * users compare with. For gcc's notes, gcov's: arcs solved in the order gcov
+ * solves them, a line's blocks and branches collected the way gcov collects
+ * them (duplicates included), the loops on a line counted with the same
+ * circuit enumeration (Hawick and James). For clang's, llvm-cov gcov's: tree
+ * arcs by propagation over the spanning tree, every line of a block counted,
+ * loops by cycle cancelling. So every count equals the tool's, not just the
+ * totals.
  */
 #define _GNU_SOURCE
 #include "gcov_native.h"
@@ -67,7 +70,11 @@ struct block {
   struct block *chain;
   struct location *locs;
   size_t n_locs, cap_locs;
+  uint32_t number;
   unsigned count_valid : 1, valid_chain : 1, invalid_chain : 1, is_call_site : 1;
+  /* llvm-cov's: propagation and cycle search */
+  unsigned visited : 1, traversable : 1;
+  struct arc *incoming;
 };
 
 struct ptrvec {
@@ -98,7 +105,8 @@ struct function {
   size_t n_blocks;
   size_t n_counts; /* arcs not on the spanning tree: the counted ones */
   int64_t *counts;
-  unsigned is_group : 1, solved : 1;
+  struct ptrvec arcs; /* every arc, in file order */
+  unsigned is_group : 1, solved : 1, has_counts : 1;
   struct lines lines; /* group functions only */
 };
 
@@ -110,13 +118,17 @@ struct source {
 
 struct unit {
   char *cwd;
-  uint32_t stamp;
+  uint32_t version, stamp;
   int bytes; /* lengths in bytes (GCC 12 and later) */
+  int llvm;  /* clang's format ("408*"): llvm-cov gcov's counting */
+  int vnum;  /* its version as a number: 408 */
   struct function *fns;
   size_t n_fns, cap_fns;
   struct source *srcs;
   size_t n_srcs, cap_srcs;
   size_t last_src;
+  char *last_raw; /* the file name the last lines record gave, as spelled there */
+  size_t raw_src; /* and its source */
   /* arcs live in chunks, one per ARCS record */
   struct ptrvec chunks;
   char *err;
@@ -190,6 +202,7 @@ static void unit_free(struct unit *u) {
     }
     free(fn->blocks);
     free(fn->counts);
+    free(fn->arcs.v);
     free(fn->name);
     lines_free(&fn->lines);
   }
@@ -200,6 +213,7 @@ static void unit_free(struct unit *u) {
     free(u->srcs[i].fns.v);
   }
   free(u->srcs);
+  free(u->last_raw);
   for (size_t i = 0; i < u->chunks.n; i++)
     free(u->chunks.v[i]);
   free(u->chunks.v);
@@ -311,13 +325,13 @@ static int rd_str(struct rd *r, int bytes, char **out) {
  * at the end (a 0 tag, or the file's end); -1 if truncated or longer than
  * the file.
  */
-static int next_record(struct rd *r, uint32_t *tag, uint32_t *length, size_t *payload) {
+static int next_record(struct rd *r, int bytes, uint32_t *tag, uint32_t *length, size_t *payload) {
   if (r->n - r->at < 4)
     return r->n == r->at ? 0 : -1;
   if (!(*tag = rd_u32(r)))
     return 0;
   *length = rd_u32(r);
-  *payload = (int32_t)*length < 0 ? 0 : *length;
+  *payload = (int32_t)*length < 0 ? 0 : bytes ? *length : (size_t)*length * 4;
   return r->bad || *payload > r->n - r->at ? -1 : 1;
 }
 
@@ -418,6 +432,8 @@ static int read_arcs(struct unit *u, struct function *fn, struct rd *r, size_t l
     }
     if (!a->on_tree)
       fn->n_counts++;
+    if (pv_push(&fn->arcs, a))
+      return say(u, "%s", "out of memory");
   }
   if (mark_catches)
     for (struct arc *a = sb->succ; a; a = a->succ_next)
@@ -444,13 +460,26 @@ static int read_lines(struct unit *u, struct function *fn, struct rd *r, int byt
       l->lines[l->n++] = ln;
       continue;
     }
-    char *name;
-    if (rd_str(r, bytes, &name))
-      return say(u, "%s", r->bad ? "a truncated file name" : "out of memory");
-    if (!name)
+    /* most blocks name the file the one before named: no copy for those */
+    uint32_t len = rd_u32(r);
+    size_t nb = bytes ? len : (size_t)len * 4;
+    if (r->bad || nb > r->n - r->at)
+      return say(u, "%s", "a truncated file name");
+    if (!len)
       return 0;
-    long s = find_source(u, name);
-    free(name);
+    const char *raw = (const char *)r->b + r->at;
+    size_t rl = strnlen(raw, nb);
+    r->at += nb;
+    long s;
+    if (u->last_raw && strlen(u->last_raw) == rl && memcmp(u->last_raw, raw, rl) == 0) {
+      s = (long)u->raw_src;
+    } else {
+      char *name = strndup(raw, rl);
+      s = name ? find_source(u, name) : -1;
+      free(u->last_raw);
+      u->last_raw = s < 0 ? (free(name), NULL) : name;
+      u->raw_src = (size_t)s;
+    }
     if (s < 0 || UCOV_GROW(b->locs, b->cap_locs, b->n_locs, 2))
       return say(u, "%s", "out of memory");
     memset(&b->locs[b->n_locs], 0, sizeof(b->locs[0]));
@@ -465,24 +494,32 @@ static int read_notes(struct unit *u, const unsigned char *buf, size_t len) {
     r.swap = 1;
   else if (magic != GCNO_MAGIC)
     return say(u, "%s", "not a gcov notes file");
-  uint32_t version = rd_u32(&r);
-  int major = gcc_major(version);
-  if (major < 12 || major > 15)
+  uint32_t version = u->version = rd_u32(&r);
+  int major = gcc_major(version), d0 = (int)(version >> 24) - '0',
+      d1 = (int)((version >> 16) & 0xff) - '0', d2 = (int)((version >> 8) & 0xff) - '0';
+  if (d0 >= 0 && d0 <= 9 && d1 >= 0 && d1 <= 9 && d2 >= 0 && d2 <= 9) {
+    /* clang's: "408*" (gcc 4.8's layout): lengths in words, no cwd */
+    u->llvm = 1;
+    u->vnum = d0 * 100 + d1 * 10 + d2;
+    u->stamp = rd_u32(&r);
+  } else if (major >= 12 && major <= 15) {
+    u->bytes = 1;
+    u->stamp = rd_u32(&r);
+    rd_u32(&r); /* checksum */
+    if (rd_str(&r, 1, &u->cwd))
+      return say(u, "%s", "truncated header");
+    rd_u32(&r); /* has_unexecuted_blocks */
+  } else {
     return say(u, "%s", "a notes format this reader does not know");
-  u->bytes = 1;
-  u->stamp = rd_u32(&r);
-  rd_u32(&r); /* checksum */
-  if (rd_str(&r, 1, &u->cwd))
-    return say(u, "%s", "truncated header");
-  rd_u32(&r); /* has_unexecuted_blocks */
+  }
   struct function *fn = NULL;
   uint32_t tag, length;
   size_t payload;
   int more;
-  while ((more = next_record(&r, &tag, &length, &payload)) > 0) {
-    if (payload != length)
+  while ((more = next_record(&r, u->bytes, &tag, &length, &payload)) > 0) {
+    if ((int32_t)length < 0)
       return say(u, "%s", "a record of negative length");
-    struct rd rec = {r.b, r.at + length, r.at, r.swap, 0};
+    struct rd rec = {r.b, r.at + payload, r.at, r.swap, 0};
     if (tag == TAG_FUNCTION) {
       if (UCOV_GROW(u->fns, u->cap_fns, u->n_fns, 64))
         return say(u, "%s", "out of memory");
@@ -490,12 +527,14 @@ static int read_notes(struct unit *u, const unsigned char *buf, size_t len) {
       memset(fn, 0, sizeof(*fn));
       fn->ident = rd_u32(&rec);
       fn->lineno_checksum = rd_u32(&rec);
-      fn->cfg_checksum = rd_u32(&rec);
+      if (!u->llvm || u->vnum >= 407)
+        fn->cfg_checksum = rd_u32(&rec);
       char *src = NULL;
-      if (rd_str(&rec, 1, &fn->name))
+      if (rd_str(&rec, u->bytes, &fn->name))
         return say(u, "%s", "a truncated function record");
-      fn->artificial = rd_u32(&rec);
-      if (rd_str(&rec, 1, &src))
+      if (!u->llvm)
+        fn->artificial = rd_u32(&rec);
+      if (rd_str(&rec, u->bytes, &src))
         return say(u, "%s", "a truncated function record");
       long s = find_source(u, src);
       free(src);
@@ -503,15 +542,17 @@ static int read_notes(struct unit *u, const unsigned char *buf, size_t len) {
         return say(u, "%s", "out of memory");
       fn->src = (uint32_t)s;
       fn->start_line = rd_u32(&rec);
-      fn->start_column = rd_u32(&rec);
-      fn->end_line = rd_u32(&rec);
-      fn->end_column = rd_u32(&rec);
+      if (!u->llvm) {
+        fn->start_column = rd_u32(&rec);
+        fn->end_line = rd_u32(&rec);
+        fn->end_column = rd_u32(&rec);
+      }
       if (rec.bad)
         return say(u, "%s", "a truncated function record");
       if (!fn->name && !(fn->name = strdup("")))
         return say(u, "%s", "out of memory");
     } else if (fn && tag == TAG_BLOCKS) {
-      uint32_t nb = rd_u32(&rec);
+      uint32_t nb = u->llvm ? length : rd_u32(&rec); /* 4.8's: a flags word per block */
       if (rec.bad || nb > len / 4 + 16)
         return say(u, "%s", "a blocks record out of bounds");
       if (!fn->blocks && nb) {
@@ -519,15 +560,17 @@ static int read_notes(struct unit *u, const unsigned char *buf, size_t len) {
         if (!fn->blocks)
           return say(u, "%s", "out of memory");
         fn->n_blocks = nb;
+        for (uint32_t b = 0; b < nb; b++)
+          fn->blocks[b].number = b;
       }
     } else if (fn && tag == TAG_ARCS) {
-      if (read_arcs(u, fn, &rec, length))
+      if (read_arcs(u, fn, &rec, payload))
         return -1;
     } else if (fn && tag == TAG_LINES) {
-      if (read_lines(u, fn, &rec, 1))
+      if (read_lines(u, fn, &rec, u->bytes))
         return -1;
     }
-    r.at += length;
+    r.at += payload;
   }
   return more < 0 ? say(u, "%s", "truncated, or a record longer than the file") : 0;
 }
@@ -547,27 +590,33 @@ static int read_counts(struct unit *u, const unsigned char *buf, size_t len) {
     r.swap = 1;
   else if (magic != GCDA_MAGIC)
     return say(u, "%s", "not a gcov data file");
-  rd_u32(&r); /* version: gcov warns and goes on */
+  /* gcov warns of another version and goes on, llvm-cov refuses it: counts
+   * another compiler wrote are not these notes' */
+  if (rd_u32(&r) != u->version)
+    return say(u, "%s", "version mismatch with its notes file");
   if (rd_u32(&r) != u->stamp || r.bad)
     return say(u, "%s", "stamp mismatch with its notes file (rebuilt since it ran?)");
-  rd_u32(&r); /* checksum */
+  if (!u->llvm)
+    rd_u32(&r); /* checksum */
   struct function *fn = NULL;
   uint32_t tag, length;
   size_t skip;
   int more;
-  while ((more = next_record(&r, &tag, &length, &skip)) > 0) {
+  while ((more = next_record(&r, u->bytes, &tag, &length, &skip)) > 0) {
     int32_t signed_len = (int32_t)length;
     struct rd rec = {r.b, r.at + skip, r.at, r.swap, 0};
-    if (tag == TAG_FUNCTION && length == 12) {
-      uint32_t ident = rd_u32(&rec);
+    if (tag == TAG_FUNCTION && (u->llvm ? length >= 2 : length == 12)) {
+      uint32_t ident = rd_u32(&rec), lck = rd_u32(&rec);
+      uint32_t cfg = !u->llvm || u->vnum >= 407 ? rd_u32(&rec) : 0;
       fn = fn_by_ident(u, ident);
-      if (fn && (rd_u32(&rec) != fn->lineno_checksum || rd_u32(&rec) != fn->cfg_checksum)) {
+      if (fn && (lck != fn->lineno_checksum || cfg != fn->cfg_checksum)) {
         snprintf(u->err, u->errlen, "profile mismatch for '%s' (rebuilt since it ran?)", fn->name);
         return -1;
       }
     } else if (tag == TAG_ARC_COUNTS && fn) {
-      uint64_t want = (uint64_t)fn->n_counts * 8;
+      uint64_t want = (uint64_t)fn->n_counts * (u->bytes ? 8 : 2);
       uint32_t abs_len = signed_len < 0 ? (uint32_t)0 - length : length;
+      fn->has_counts = 1;
       if (abs_len != want) {
         snprintf(u->err, u->errlen, "profile mismatch for '%s' (rebuilt since it ran?)", fn->name);
         return -1;
@@ -618,11 +667,8 @@ static void settle(struct arc *inv, int64_t total, struct block *other, int64_t 
   }
 }
 
-static void solve(struct function *fn) {
-  const int64_t *cp = fn->counts;
-  size_t ci = 0;
-  struct block *valid = NULL, *invalid = NULL;
-  /* the lists were built backwards: file order again */
+/* The arc lists were built backwards: file order again. */
+static void file_order(struct function *fn) {
   for (size_t i = fn->n_blocks; i--;) {
     struct block *b = &fn->blocks[i];
     struct arc *p = NULL, *a, *nx;
@@ -638,6 +684,13 @@ static void solve(struct function *fn) {
     }
     b->pred = p;
   }
+}
+
+static void solve(struct function *fn) {
+  const int64_t *cp = fn->counts;
+  size_t ci = 0;
+  struct block *valid = NULL, *invalid = NULL;
+  file_order(fn);
   if (fn->n_blocks >= 2) {
     if (!fn->blocks[0].num_pred)
       fn->blocks[0].num_pred = ~(unsigned)0;
@@ -896,6 +949,256 @@ static int accumulate_line(struct line *line) {
   return c.oom ? -1 : 0;
 }
 
+/* ---- clang's notes: llvm-cov gcov's counting (LLVM's GCOV.cpp) ---- */
+
+/* Tree arc counts from the counted ones: each tree arc carries the excess
+ * of the part of the tree beyond it (a depth-first walk, iterative). */
+struct pframe {
+  struct block *v;
+  struct arc *pred, *cur;
+  int in_dst, phase, started;
+  uint64_t excess;
+};
+
+static int propagate(struct block *root) {
+  struct pframe *st = NULL;
+  size_t n = 0, cap = 0;
+  if (UCOV_GROW(st, cap, n, 16))
+    return -1;
+  st[n++] = (struct pframe){.v = root};
+  while (n) {
+    struct pframe *u = &st[n - 1];
+    if (!u->started) {
+      if (u->v->visited) {
+        n--;
+        continue;
+      }
+      u->v->visited = 1;
+      u->started = 1;
+      u->cur = u->v->pred;
+    }
+    struct arc *e = u->cur;
+    if (e && !u->phase) {
+      u->cur = e->pred_next;
+      if (e != u->pred) {
+        if (!e->on_tree)
+          u->excess += (uint64_t)e->count;
+        else if (UCOV_GROW(st, cap, n, 16))
+          goto oom;
+        else
+          st[n++] = (struct pframe){.v = e->src, .pred = e};
+      }
+      continue;
+    }
+    if (!u->phase) {
+      u->phase = 1;
+      u->cur = u->v->succ;
+      continue;
+    }
+    if (e) {
+      u->cur = e->succ_next;
+      if (e != u->pred) {
+        if (!e->on_tree)
+          u->excess -= (uint64_t)e->count;
+        else if (UCOV_GROW(st, cap, n, 16))
+          goto oom;
+        else
+          st[n++] = (struct pframe){.v = e->dst, .pred = e, .in_dst = 1};
+      }
+      continue;
+    }
+    uint64_t excess = (int64_t)u->excess < 0 ? (uint64_t)0 - u->excess : u->excess;
+    if (u->pred)
+      u->pred->count = (int64_t)excess;
+    int in_dst = u->in_dst;
+    if (--n)
+      st[n - 1].excess += in_dst ? (uint64_t)0 - excess : excess;
+  }
+  free(st);
+  return 0;
+oom:
+  free(st);
+  return -1;
+}
+
+/* Block counts: every arc's count added to its source block. */
+static int llvm_counts(struct unit *u, struct function *fn) {
+  size_t ci = 0;
+  file_order(fn);
+  for (size_t i = 0; i < fn->arcs.n; i++) {
+    struct arc *a = fn->arcs.v[i];
+    if (a->on_tree)
+      continue;
+    a->count = ci < fn->n_counts ? fn->counts[ci++] : 0;
+    a->src->count = add64(a->src->count, a->count);
+  }
+  if (!fn->has_counts || fn->n_blocks < 2)
+    return 0;
+  /* the exit block's arc back to the entry closes the graph */
+  struct arc *back = calloc(1, sizeof(*back));
+  if (!back || pv_push(&u->chunks, back)) {
+    free(back);
+    return -1;
+  }
+  struct block *entry = &fn->blocks[0], *sink = &fn->blocks[u->vnum < 408 ? fn->n_blocks - 1 : 1];
+  back->src = sink;
+  back->dst = entry;
+  back->on_tree = 1;
+  struct arc **tail = &sink->succ;
+  while (*tail)
+    tail = &(*tail)->succ_next;
+  *tail = back;
+  for (tail = &entry->pred; *tail;)
+    tail = &(*tail)->pred_next;
+  *tail = back;
+  for (size_t b = 0; b < fn->n_blocks; b++)
+    if (propagate(&fn->blocks[b]))
+      return -1;
+  for (size_t i = 0; i < fn->arcs.n; i++) {
+    struct arc *a = fn->arcs.v[i];
+    if (a->on_tree)
+      a->src->count = add64(a->src->count, a->count);
+  }
+  return 0;
+}
+
+static struct arc start_mark; /* the incoming arc of a cycle search's start */
+
+/* One cycle through the line's blocks from src, cancelled by its smallest
+ * remaining count (returned; 0: none). */
+static uint64_t augment_one_cycle(struct block *src, struct ptrvec *stack) {
+  stack->n = 0;
+  if (pv_push(stack, src))
+    return 0;
+  src->incoming = &start_mark;
+  /* a frame: the block, and its next successor arc (kept in the block's chain field) */
+  src->chain = (struct block *)src->succ;
+  while (stack->n) {
+    struct block *v = stack->v[stack->n - 1];
+    struct arc *a = (struct arc *)v->chain;
+    if (!a) {
+      v->traversable = 0;
+      stack->n--;
+      continue;
+    }
+    v->chain = (struct block *)a->succ_next;
+    struct block *w = a->dst;
+    if (!a->cs_count || !w->traversable || w == v)
+      continue;
+    if (!w->incoming) {
+      w->incoming = a;
+      w->chain = (struct block *)w->succ;
+      if (pv_push(stack, w))
+        return 0;
+      continue;
+    }
+    uint64_t min = (uint64_t)a->cs_count;
+    for (struct block *x = v; x != w; x = x->incoming->src)
+      if ((uint64_t)x->incoming->cs_count < min)
+        min = (uint64_t)x->incoming->cs_count;
+    a->cs_count = (int64_t)((uint64_t)a->cs_count - min);
+    for (struct block *x = v; x != w; x = x->incoming->src)
+      x->incoming->cs_count = (int64_t)((uint64_t)x->incoming->cs_count - min);
+    return min;
+  }
+  return 0;
+}
+
+static uint64_t llvm_cycles(const struct ptrvec *blocks, struct ptrvec *stack) {
+  uint64_t count = 0, d;
+  do {
+    for (size_t i = 0; i < blocks->n; i++) {
+      struct block *b = blocks->v[i];
+      b->traversable = 1;
+      b->incoming = NULL;
+    }
+    d = 0;
+    for (size_t i = 0; i < blocks->n && !d; i++) {
+      struct block *b = blocks->v[i];
+      if (b->traversable)
+        d = augment_one_cycle(b, stack);
+    }
+    count += d;
+  } while (d);
+  for (size_t i = 0; i < blocks->n; i++)
+    ((struct block *)blocks->v[i])->traversable = 0;
+  return count;
+}
+
+static uint32_t last_line(const struct block *b) {
+  for (size_t i = b->n_locs; i--;)
+    if (b->locs[i].n)
+      return b->locs[i].lines[b->locs[i].n - 1];
+  return 0;
+}
+
+static int llvm_emit(struct cov_model *m, struct unit *u) {
+  for (size_t i = 0; i < u->n_fns; i++) {
+    struct function *fn = &u->fns[i];
+    if (llvm_counts(u, fn))
+      return say(u, "%s", "out of memory");
+    for (size_t b = 0; b < fn->n_blocks; b++)
+      for (size_t k = 0; k < fn->blocks[b].n_locs; k++) {
+        struct location *l = &fn->blocks[b].locs[k];
+        struct lines *lines = &u->srcs[l->src].lines;
+        for (size_t j = 0; j < l->n; j++) {
+          struct line *line;
+          if (lines_resize(lines, (size_t)l->lines[j] + 1) ||
+              !(line = line_at(lines, l->lines[j])) || pv_push(&line->blocks, &fn->blocks[b]))
+            return say(u, "%s", "out of memory");
+          line->exists = 1;
+        }
+      }
+  }
+  struct ptrvec stack = {0};
+  for (size_t s = 0; s < u->n_srcs; s++) {
+    struct source *src = &u->srcs[s];
+    struct cov_file *f = cov_file(m, src->name, u->cwd);
+    if (!f)
+      continue;
+    for (size_t i = 0; i < u->n_fns; i++) {
+      const struct function *fn = &u->fns[i];
+      int64_t c = fn->n_blocks ? fn->blocks[0].count : 0;
+      if (fn->src == s)
+        cov_add_func(f, fn->name, fn->start_line, c < 0 ? 0 : (uint64_t)c);
+    }
+    for (uint32_t ln = 1; ln < src->lines.size; ln++) {
+      struct line *line = line_if(&src->lines, ln);
+      if (!line)
+        continue;
+      uint64_t count = 0;
+      for (size_t i = 0; i < line->blocks.n; i++) {
+        struct block *b = line->blocks.v[i];
+        if (!b->number) {
+          for (struct arc *a = b->succ; a; a = a->succ_next)
+            count += (uint64_t)a->count;
+        } else {
+          for (struct arc *a = b->pred; a; a = a->pred_next)
+            if (!pv_has(&line->blocks, a->src))
+              count += (uint64_t)a->count;
+        }
+        for (struct arc *a = b->succ; a; a = a->succ_next)
+          a->cs_count = a->count;
+      }
+      count += llvm_cycles(&line->blocks, &stack);
+      cov_add_line(f, ln, count);
+      uint32_t k = 0;
+      for (size_t i = 0; i < line->blocks.n; i++) {
+        const struct block *b = line->blocks.v[i];
+        if (last_line(b) != ln || !b->succ || !b->succ->succ_next)
+          continue; /* a block's branches are on its last line; one arc is none */
+        uint64_t total = 0;
+        for (const struct arc *a = b->succ; a; a = a->succ_next)
+          total += (uint64_t)a->count;
+        for (const struct arc *a = b->succ; a; a = a->succ_next)
+          cov_add_branch(f, ln, 0, k++, total > 0, (uint64_t)a->count);
+      }
+    }
+  }
+  free(stack.v);
+  return 0;
+}
+
 /* ---- into the model (as gcov_json_read takes gcov's JSON) ---- */
 
 static void emit_line(struct cov_file *f, const struct line *line, uint32_t ln) {
@@ -1036,7 +1339,11 @@ int gcovn_read(struct cov_model *m, const char *gcno, const char *gcda, char *er
       goto out;
     }
   }
-  if (emit(m, &u, gcda != NULL)) {
+  if (u.llvm && !u.cwd) { /* relative names: from the notes file's directory */
+    const char *slash = strrchr(gcno, '/');
+    u.cwd = slash ? strndup(gcno, (size_t)(slash - gcno)) : NULL;
+  }
+  if (u.llvm ? llvm_emit(m, &u) : emit(m, &u, gcda != NULL)) {
     char msg[256];
     snprintf(msg, sizeof(msg), "%s", err);
     snprintf(err, errlen, "%s: %s", gcda ? gcda : gcno, msg);

@@ -1,15 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gcc's coverage notes (.gcno) and counts (.gcda), read without gcov: the
- * block graph of every function, the arc counts solved by flow conservation,
- * and from them what `gcov --json-format --branch-probabilities` reports
- * for each source file: line counts (entries into the line's blocks plus
- * the loops that stay on the line), function entry counts, and the
- * conditional branches of the blocks that end on a line, added to the model
- * exactly as gcov's JSON would be.
- *
- * Formats: GCC 12 to 15 (lengths in bytes, unaligned strings). A notes file
- * of another version is GCOVN_OTHER: gcov (--gcov-tool) reads those.
+ * gcov notes (.gcno) and counts (.gcda), read without gcov: the block graph
+ * of every function, the arc counts solved by flow conservation, and from
+ * them, per source file, the line counts (entries into the line's blocks
+ * plus the loops that stay on the line), function entry counts and the
+ * conditional branches of the blocks that end on a line, count for count as
+ * the compiler's own tool reports them: gcc's notes (GCC 12 to 15: lengths
+ * in bytes, unaligned strings) as `gcov --json-format --branch-probabilities`
+ * does, clang's ("408*": gcc 4.8's layout in words) as `llvm-cov gcov -b -c`
+ * does. Notes of another gcc version are GCOVN_OTHER: gcov reads those.
  */
 #ifndef UCOV_REPORT_GCOV_NATIVE_H
 #define UCOV_REPORT_GCOV_NATIVE_H
@@ -20,8 +19,8 @@
 
 enum gcovn_kind {
   GCOVN_BAD = -1,  /* unreadable, or not a notes file */
-  GCOVN_GCC = 0,   /* GCC 12-15: read here */
-  GCOVN_LLVM = 1,  /* clang's gcov format (version "408*" and the like) */
+  GCOVN_GCC = 0,   /* GCC 12-15: read here, gcov's counting */
+  GCOVN_LLVM = 1,  /* clang's gcov format ("408*"): read here, llvm-cov's counting */
   GCOVN_OTHER = 2, /* a gcc version this reader does not know */
 };
 

@@ -227,7 +227,7 @@ static int rm_entry(const char *path, const struct stat *st, int type, struct FT
  * the directory relative source names are relative to (the .gcno's).
  */
 static int read_llvm_gcda(struct cov_model *m, const char *gcda_abs, const char *gcno_abs,
-                          const char *tmp, size_t idx) {
+                          const char *tmp, size_t idx, const char *tool) {
   char dir[PATH_MAX], link[PATH_MAX + 32], base[PATH_MAX];
   snprintf(dir, sizeof(dir), "%s/l%zu", tmp, idx);
   mkdir(dir, 0700);
@@ -241,8 +241,7 @@ static int read_llvm_gcda(struct cov_model *m, const char *gcda_abs, const char 
   char *slash = strrchr(base, '/');
   if (slash)
     *slash = 0;
-  static const char *const tools[] = {"llvm-cov",    "llvm-cov-14", "llvm-cov-16", "llvm-cov-19",
-                                      "llvm-cov-15", "llvm-cov-17", "llvm-cov-18", NULL};
+  const char *const tools[] = {tool, NULL};
   char *out = NULL;
   size_t len = 0;
   int st = 127;
@@ -262,7 +261,7 @@ static int read_llvm_gcda(struct cov_model *m, const char *gcda_abs, const char 
     return 1;
   }
   if (st) {
-    fprintf(stderr, "ucov: %s: clang's gcov format: no llvm-cov gcov here reads it\n", gcda_abs);
+    fprintf(stderr, "ucov: %s: clang's gcov format: %s gcov does not read it\n", gcda_abs, tool);
     free(out);
     return 1;
   }
@@ -276,9 +275,18 @@ static int read_llvm_gcda(struct cov_model *m, const char *gcda_abs, const char 
   /* Lines: "COUNT:LINE:SOURCE" (COUNT "-" not code, "#####" never run, a
    * trailing '*' unexecuted blocks); "function NAME called N ..." before a
    * function's first line; "branch K taken N" / "branch K never executed". */
-  int in_file = 0, pending_fn = 0, last_line = 0, branch_no = 0;
+  int in_file = 0, last_line = 0, branch_no = 0;
   char fn_name[512] = "";
   long long fn_count = 0;
+  /* the functions announced before the next line (several can start on one) */
+  char *pending = NULL;
+  size_t n_pending = 0;
+  FILE *pend = open_memstream(&pending, &n_pending);
+  if (!pend) {
+    fclose(w);
+    free(out);
+    return 1;
+  }
   for (char *line = out, *next; line && line < out + len; line = next) {
     next = memchr(line, '\n', (size_t)(out + len - line));
     if (next)
@@ -286,7 +294,7 @@ static int read_llvm_gcda(struct cov_model *m, const char *gcda_abs, const char 
     long long count, taken;
     int k, lineno, used = 0;
     if (sscanf(line, "function %511s called %lld", fn_name, &fn_count) == 2) {
-      pending_fn = 1;
+      fprintf(pend, "%s %lld\n", fn_name, fn_count);
       continue;
     }
     if (sscanf(line, "branch %d taken %lld", &k, &taken) == 2 && in_file && last_line) {
@@ -310,16 +318,23 @@ static int read_llvm_gcda(struct cov_model *m, const char *gcda_abs, const char 
         else
           fprintf(w, "SF:%s/%s\n", base, src);
         in_file = 1;
-        pending_fn = 0;
+        rewind(pend);
         last_line = 0;
       }
       continue;
     }
     if (!in_file)
       continue;
-    if (pending_fn) {
-      fprintf(w, "FN:%d,%s\nFNDA:%lld,%s\n", lineno, fn_name, fn_count, fn_name);
-      pending_fn = 0;
+    long at = ftell(pend);
+    if (at > 0) {
+      fflush(pend);
+      for (char *p = pending, *e;
+           p < pending + at && (e = memchr(p, '\n', (size_t)(pending + at - p))); p = e + 1) {
+        *e = 0;
+        if (sscanf(p, "%511s %lld", fn_name, &fn_count) == 2)
+          fprintf(w, "FN:%d,%s\nFNDA:%lld,%s\n", lineno, fn_name, fn_count, fn_name);
+      }
+      rewind(pend);
     }
     if (cnt[0] == '-')
       continue;
@@ -330,6 +345,8 @@ static int read_llvm_gcda(struct cov_model *m, const char *gcda_abs, const char 
   }
   if (in_file)
     fputs("end_of_record\n", w);
+  fclose(pend);
+  free(pending);
   free(out);
   if (fclose(w))
     return 1;
@@ -482,10 +499,18 @@ static int str_listed(const struct strlist *l, const char *s) {
   return 0;
 }
 
+/* Is --gcov-tool an llvm-cov (run as `TOOL gcov`, for clang's notes)? */
+static int tool_is_llvm_cov(const char *tool) {
+  const char *base = tool ? strrchr(tool, '/') : NULL;
+  base = base ? base + 1 : tool;
+  return base && strncmp(base, "llvm-cov", 8) == 0;
+}
+
 /*
- * .gcda files: gcc's (GCC 12-15) read natively with their notes, clang's
- * through llvm-cov gcov; with --gcov-tool, or for a gcc version the native
- * reader does not know, through gcov.
+ * .gcda files are read natively with their notes (gcc's GCC 12-15, clang's).
+ * --gcov-tool names the tool that reads them instead: a gcov for gcc's, an
+ * llvm-cov (`llvm-cov gcov`) for clang's; a gcc version the native reader
+ * does not know goes through gcov.
  */
 static int read_gcdas(struct cov_model *m, struct strlist *gcdas, const struct input_opts *o) {
   struct strlist via_gcov = {0};
@@ -507,11 +532,13 @@ static int read_gcdas(struct cov_model *m, struct strlist *gcdas, const struct i
     if (!str_listed(&used_gcno, gcno_abs))
       sl_add(&used_gcno, gcno_abs);
     enum gcovn_kind kind = gcovn_kind(gcno_abs);
-    if (kind == GCOVN_LLVM) {
+    int llvm_tool = tool_is_llvm_cov(o->gcov_tool);
+    if (kind == GCOVN_LLVM && llvm_tool) {
       if (!tmp)
         tmp = temp_dir(tmpl, sizeof(tmpl), "report");
-      bad += tmp ? read_llvm_gcda(m, abs, gcno_abs, tmp, i) : 1;
-    } else if (kind == GCOVN_GCC && !o->gcov_tool) {
+      bad += tmp ? read_llvm_gcda(m, abs, gcno_abs, tmp, i, o->gcov_tool) : 1;
+    } else if ((kind == GCOVN_GCC && (!o->gcov_tool || llvm_tool)) ||
+               (kind == GCOVN_LLVM && !llvm_tool)) {
       char err[PATH_MAX + 256];
       if (gcovn_read(m, gcno_abs, abs, err, sizeof(err))) {
         fprintf(stderr, "ucov: %s\n", err);
@@ -1326,11 +1353,11 @@ int input_finish(struct cov_model *m, const struct input_opts *o) {
       continue;
     char err[PATH_MAX + 256];
     enum gcovn_kind kind = gcovn_kind(gcno);
-    if (kind == GCOVN_BAD || kind == GCOVN_LLVM) {
-      fprintf(stderr, "ucov: %s: %s: its never-run unit is not counted\n", gcno,
-              kind == GCOVN_BAD ? "not a notes file" : "clang's notes format");
+    if (kind == GCOVN_BAD) {
+      fprintf(stderr, "ucov: %s: not a notes file: its never-run unit is not counted\n", gcno);
       bad++;
-    } else if (kind == GCOVN_OTHER || o->gcov_tool) {
+    } else if (kind == GCOVN_OTHER ||
+               (kind == GCOVN_GCC && o->gcov_tool && !tool_is_llvm_cov(o->gcov_tool))) {
       sl_add(&via_gcov, gcno);
     } else if (gcovn_read(m, gcno, NULL, err, sizeof(err))) {
       fprintf(stderr, "ucov: %s\n", err);

@@ -31,9 +31,13 @@ pgrep -f 'sleep 600' >/dev/null && fail "the hung tool is left running" || pass
 # A corrupt .gcda: gcov's own complaint, naming the user's file.
 mkdir -p bad && cp p.gcno bad/p.gcno &&
   python3 -c "b = open('p.gcda', 'rb').read(); open('bad/p.gcda', 'wb').write(b[:4] + bytes(4) + b[8:])"
-"$UCOV" report -q bad/p.gcda --lcov b.info 2>err.txt
+"$UCOV" report -q bad/p.gcda --gcov-tool gcov --lcov b.info 2>err.txt
 grep -q 'bad/p.gcda:version' err.txt && ! grep -q 'ucov-report' err.txt && pass ||
   fail "errors name the user's file, not a temporary one ($(cat err.txt))"
+# The same .gcda read natively: refused, the user's file named.
+"$UCOV" report -q bad/p.gcda --lcov b.info 2>err.txt
+[ $? = 1 ] && grep -q 'bad/p.gcda: version mismatch' err.txt && pass ||
+  fail "native: a .gcda of another version ($(cat err.txt))"
 
 # Binaries with nothing to sort: a stripped one (no symbol table, no line
 # table), and a library with debug information but no function. No crash,

@@ -4,8 +4,8 @@
 # their own build systems (Lua's Makefile; SQLite's configure and make) with
 # CC="ucov cc --gcov" and CC="ucov cc --trace". Each builds, passes its smoke
 # run, and a running instance's coverage is pulled live and reported: .gcda
-# files read natively (equal to gcov's reading of the build tree and of the
-# pulled tree, with gcc), and a trace buffer of the main thread (traced from
+# files read natively (equal to gcov's or llvm-cov's reading of the build
+# tree and of the pulled tree), and a trace buffer of the main thread (traced from
 # start by an LD_PRELOAD client) through the module map.
 # Exit 77 (skipped) only when a source package cannot be fetched.
 # Usage: builds.sh UCOV SRCDIR WORKDIR CC PRELOAD
@@ -56,15 +56,19 @@ live() {
   done
 }
 
-# oracle NAME DIR: gcc's notes and counts read natively equal gcov's reading
-# (--gcov-tool gcov) in every file's line, function and branch counts.
+# oracle NAME DIR: notes and counts read natively equal the compiler's own
+# tool's reading (--gcov-tool: gcov for gcc, llvm-cov gcov for clang) in
+# every file's line, function and branch counts.
+tool=gcov
+if "$CCNAME" --version 2>/dev/null | head -1 | grep -qi clang; then
+  v=$(basename "$CCNAME") && tool=llvm-cov${v#clang}
+fi
 oracle() {
-  "$CCNAME" --version 2>/dev/null | head -1 | grep -qi clang && return 0
   "$UCOV" report "$2" --json "$1.native.json" 2>"$1.native.err" &&
-    "$UCOV" report "$2" --gcov-tool gcov --json "$1.gcov.json" 2>"$1.gcov.err" &&
-    [ "$(grep -c '"path"' "$1.native.json")" -gt 1 ] && cmp -s "$1.native.json" "$1.gcov.json" && pass ||
-    fail "$1: native .gcda reading differs from gcov's: $(head -2 "$1.native.err" "$1.gcov.err";
-      cmp "$1.native.json" "$1.gcov.json")"
+    "$UCOV" report "$2" --gcov-tool "$tool" --json "$1.tool.json" 2>"$1.tool.err" &&
+    [ "$(grep -c '"path"' "$1.native.json")" -gt 1 ] && cmp -s "$1.native.json" "$1.tool.json" && pass ||
+    fail "$1: native .gcda reading differs from $tool's: $(head -2 "$1.native.err" "$1.tool.err";
+      cmp "$1.native.json" "$1.tool.json")"
 }
 
 # --- Lua 5.4: its Makefile (make posix), its own `make test`, a script.

@@ -3,8 +3,9 @@
 # natively and through `--gcov-tool gcov` (gcov --json-format) give the same
 # JSON, lcov and Cobertura byte for byte: every line count, function count
 # and branch count of every file, at -O0, -O1, -O2 and -Os, for a program of
-# awkward control flow (tests/e2e/gcov/shapes.c) and the demo parser. No
-# gcov process runs on the native path. A .gcno without a .gcda is a unit at
+# awkward control flow (tests/e2e/gcov/shapes.c) and the demo parser. The
+# same for clang's notes against `llvm-cov gcov` (clang 14, 16, 19). No gcov
+# process runs on the native path. A .gcno without a .gcda is a unit at
 # 0% (lines, functions, branches: as lcov --initial counts them) in every
 # output form, and corrupt notes or counts get a message, not a crash.
 # Usage: gcov_native.sh UCOV SRCDIR WORKDIR
@@ -15,12 +16,13 @@ rm -rf "$WORK" && mkdir -p "$WORK/out" && cd "$WORK" || exit 1
 G=$SRC/tests/e2e/gcov
 D=$SRC/examples/demo
 
-# same DIR NAME: native and gcov reports of DIR, in JSON, lcov and Cobertura.
+# same DIR NAME [TOOL]: native and TOOL's (gcov) reports of DIR, in JSON,
+# lcov and Cobertura.
 same() {
-  local dir=$1 name=$2 form
+  local dir=$1 name=$2 tool=${3:-gcov} form
   "$UCOV" report "$dir" --json "out/$name.n.json" --lcov "out/$name.n.info" \
     --cobertura "out/$name.n.xml" 2>"out/$name.n.err" || fail "$name: native report failed: $(head -3 "out/$name.n.err")"
-  "$UCOV" report "$dir" --gcov-tool gcov --json "out/$name.g.json" --lcov "out/$name.g.info" \
+  "$UCOV" report "$dir" --gcov-tool "$tool" --json "out/$name.g.json" --lcov "out/$name.g.info" \
     --cobertura "out/$name.g.xml" 2>"out/$name.g.err" || fail "$name: gcov report failed: $(head -3 "out/$name.g.err")"
   for form in json info; do
     cmp -s "out/$name.n.$form" "out/$name.g.$form" && pass ||
@@ -50,6 +52,23 @@ mkdir -p demo && (cd demo && gcc --coverage -O2 -I"$D" -c "$D/httpreq.c" -o http
   gcc --coverage httpreq.o gcov_main.o -o prog &&
   ./prog 'GET / HTTP/1.1\r\nHost: a\r\n\r\n' 'POST /x HTTP/1.1\r\nContent-Length: 1\r\n\r\nz' >/dev/null)
 same demo demo
+
+# clang's notes (LLVM's gcov format, "408*"): native reading equals
+# `llvm-cov gcov` of the same clang, line for line, function for function.
+for v in "" -16 -19; do
+  command -v "clang$v" >/dev/null && command -v "llvm-cov$v" >/dev/null || continue
+  for opt in -O0 -O2; do
+    d=clang$v$opt
+    mkdir -p "$d" && (cd "$d" && "clang$v" --coverage "$opt" "$G/shapes.c" -o shapes &&
+      "clang$v" --coverage "$opt" -I"$D" -c "$D/httpreq.c" -o httpreq.o &&
+      "clang$v" --coverage "$opt" -c "$SRC/tests/integration/gcov_main.c" -o gcov_main.o &&
+      "clang$v" --coverage httpreq.o gcov_main.o -o prog &&
+      ./shapes >/dev/null && ./shapes a b >/dev/null && ./prog 'GET / HTTP/1.1\r\n\r\n' >/dev/null)
+    same "$d" "$d" "llvm-cov$v"
+  done
+done
+grep -q '^FNDA:10,one$' out/clang-O0.n.info && grep -q '^FNDA:0,three$' out/clang-O0.n.info && pass ||
+  fail "clang: functions on one line: $(grep FNDA out/clang-O0.n.info | tr '\n' ' ')"
 
 # No gcov process on the native path: a gcov first in PATH that leaves a
 # mark. With --gcov-tool it is run (so the check can fail).
@@ -105,10 +124,12 @@ cp mixed/*.gcno bad/ && printf '\x00\x00\x00\x00' | dd of=bad/shapes.gcda bs=1 s
 [ $? = 1 ] && grep -q 'stamp mismatch' out/bad.err && pass || fail "a stale .gcda: $(head -2 out/bad.err)"
 # Random damage: never a crash (a sanitizer build aborts on any memory error).
 cp mixed/*.gcno mixed/*.gcda bad/
+[ -d clang-O0 ] && mkdir -p bad/clang && cp clang-O0/*.gcno clang-O0/*.gcda bad/clang/
 crashed=0
 for seed in $(seq 1 60); do
   rm -rf fz && cp -r bad fz
-  python3 - "$seed" fz/*.gcno fz/*.gcda <<'PY'
+  mapfile -d '' files < <(find fz -name '*.gc*' -print0)
+  python3 - "$seed" "${files[@]}" <<'PY'
 import random, sys
 r = random.Random(int(sys.argv[1]))
 for path in sys.argv[2:]:
