@@ -16,23 +16,56 @@
 #include <string.h>
 #include <time.h>
 
-/* A JSON string safe inside <script>: '<' and '>' escaped, as are controls. */
+/* Bytes a JSON string inside <script> cannot hold as they are: '"', '\\',
+ * controls, and '<', '>', '&' (so no "</script>" can end the data). */
+static int needs_escape(unsigned char c) {
+  return c < 0x20 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&';
+}
+
+/* A JSON string safe inside <script>, escaped into a buffer written in large
+ * pieces (sources are megabytes). */
 static void put_js_string(FILE *f, const char *s, size_t n) {
-  putc('"', f);
-  for (size_t i = 0; i < n; i++) {
-    unsigned char c = (unsigned char)s[i];
-    if (c == '"' || c == '\\')
-      fprintf(f, "\\%c", c);
-    else if (c == '\n')
-      fputs("\\n", f);
-    else if (c == '\t')
-      fputs("\\t", f);
-    else if (c < 0x20 || c == '<' || c == '>' || c == '&')
-      fprintf(f, "\\u%04x", c);
-    else
-      putc(c, f);
+  static const char hex[] = "0123456789abcdef";
+  static unsigned char special[256];
+  static char buf[1 << 16];
+  if (!special[0])
+    for (int c = 0; c < 256; c++)
+      special[c] = (unsigned char)needs_escape((unsigned char)c);
+  size_t k = 0;
+  buf[k++] = '"';
+  for (size_t i = 0; i < n;) {
+    size_t j = i;
+    while (j < n && !special[(unsigned char)s[j]])
+      j++;
+    while (i < j) { /* the plain run */
+      size_t take = j - i < sizeof(buf) - k ? j - i : sizeof(buf) - k;
+      memcpy(buf + k, s + i, take);
+      k += take;
+      i += take;
+      if (k == sizeof(buf)) {
+        fwrite(buf, 1, k, f);
+        k = 0;
+      }
+    }
+    if (i == n)
+      break;
+    if (k > sizeof(buf) - 8) {
+      fwrite(buf, 1, k, f);
+      k = 0;
+    }
+    unsigned char c = (unsigned char)s[i++];
+    if (c == '"' || c == '\\' || c == '\n' || c == '\t') {
+      buf[k++] = '\\';
+      buf[k++] = c == '\n' ? 'n' : c == '\t' ? 't' : (char)c;
+    } else {
+      memcpy(buf + k, "\\u00", 4);
+      buf[k + 4] = hex[c >> 4];
+      buf[k + 5] = hex[c & 15];
+      k += 6;
+    }
   }
-  putc('"', f);
+  buf[k++] = '"';
+  fwrite(buf, 1, k, f);
 }
 
 static void put_html(FILE *f, const char *s) {

@@ -235,9 +235,14 @@ static int cmp_file(const void *a, const void *b) {
   return strcmp((*(struct cov_file *const *)a)->path, (*(struct cov_file *const *)b)->path);
 }
 
-/* qsort, which must not see a NULL array even when empty. */
+/* qsort, which must not see a NULL array even when empty; an array already
+ * in order (what most inputs add) is left as it is. */
 static void sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *)) {
-  if (n > 1)
+  const char *p = base;
+  size_t i = 1;
+  while (i < n && cmp(p + (i - 1) * size, p + i * size) <= 0)
+    i++;
+  if (i < n)
     qsort(base, n, size, cmp);
 }
 
