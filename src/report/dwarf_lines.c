@@ -388,6 +388,11 @@ int dw_read_lines(struct dw_module *m, const struct dw_secs *d, uint64_t off, co
       first = 0;
     }
     if (!skip_seq) {
+      /* Rows at (or past) the end of their sequence cover no byte: sorted
+       * after the end marker they would give the code that follows, which
+       * may have no line information, this unit's last line. */
+      while (end_seq && m->n_rows > seq_start && m->rows[m->n_rows - 1].addr >= addr)
+        m->n_rows--;
       if (dw_reserve((void **)&m->rows, cap_rows, m->n_rows, sizeof(*m->rows)))
         goto out;
       uint32_t id = end_seq ? DW_NONE : file < nf ? (*files)[file] : DW_NONE;
