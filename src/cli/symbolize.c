@@ -36,7 +36,8 @@ static const char sym_usage[] =
     "                      addresses: pc-1 is looked up)\n"
     "  -a, --addr2line     addresses (not return addresses), printed as\n"
     "                      `addr2line -f -i` does: FUNCTION, FILE:LINE per inline level\n"
-    "  -c, --call-sites    list the address of every call to the trace-pc hook in ELF\n"
+    "  -c, --call-sites    list the address of every call (and tail jump) to the\n"
+    "                      trace-pc hook in ELF\n"
     "  -h, --help          this text\n";
 
 /* DWARF of each module, loaded once per path. */

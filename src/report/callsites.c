@@ -18,20 +18,35 @@ int cs_add(struct cs_list *l, uint64_t a) {
   return 0;
 }
 
-/* Append to out every call rel32 (e8) in code b[0..size) at address addr
- * whose target, modulo the address width, is one of targets[0..n). 0, or -1
+/* The target of a call rel32 (e8), jmp rel32 (e9) or jcc rel32 (0f 80..8f)
+ * at b[i] (address addr + i), modulo the address width, and its length; 0
+ * if b[i] starts none of them. */
+static int branch_at(const uint8_t *b, size_t size, size_t i, uint64_t addr, uint64_t mask,
+                     uint64_t *target, int *is_call) {
+  size_t op = b[i] == 0x0f ? 2 : 1;
+  if (!(b[i] == 0xe8 || b[i] == 0xe9 || (op == 2 && i + 1 < size && (b[i + 1] & 0xf0) == 0x80)) ||
+      i + op + 4 > size)
+    return 0;
+  int32_t rel;
+  memcpy(&rel, b + i + op, 4);
+  *target = (addr + i + op + 4 + (uint64_t)(int64_t)rel) & mask;
+  *is_call = b[i] == 0xe8;
+  return (int)(op + 4);
+}
+
+/* Append to calls every call rel32 in code b[0..size) at address addr whose
+ * target is one of targets[0..n), and to tails every jump to one. 0, or -1
  * out of memory. */
 static int scan(const uint8_t *b, size_t size, uint64_t addr, uint64_t mask,
-                const uint64_t *targets, int n, struct cs_list *out) {
-  for (size_t i = 0; i + 5 <= size; i++) {
-    if (b[i] != 0xe8)
+                const uint64_t *targets, int n, struct cs_list *calls, struct cs_list *tails) {
+  for (size_t i = 0; i < size; i++) {
+    uint64_t target;
+    int is_call;
+    if (!branch_at(b, size, i, addr, mask, &target, &is_call))
       continue;
-    int32_t rel;
-    memcpy(&rel, b + i + 1, 4);
-    uint64_t target = (addr + i + 5 + (uint64_t)(int64_t)rel) & mask;
     for (int t = 0; t < n; t++)
       if (target == targets[t]) {
-        if (cs_add(out, addr + i))
+        if (cs_add(is_call ? calls : tails, addr + i))
           return -1;
         break;
       }
@@ -49,8 +64,103 @@ static int cmp_u64(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-long dw_call_sites(const char *path, uint64_t **sites, char *err, size_t errlen) {
-  *sites = NULL;
+static int cmp_ret(const void *a, const void *b) {
+  const struct dw_tail_return *x = a, *y = b;
+  return x->ret < y->ret ? -1 : x->ret > y->ret;
+}
+
+/* Calls into the functions (ranges fns[0..n), sorted by start) that hold
+ * tail sites: their return addresses into hs->rets. 0 or -1. */
+static int tail_returns(Elf *elf, const struct cs_arch *arch, const struct dw_tail_return *fns,
+                        size_t n, struct dw_hook_sites *hs) {
+  size_t cap = 0;
+  for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+    GElf_Shdr sh;
+    Elf_Data *d;
+    if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || !(sh.sh_flags & SHF_EXECINSTR) ||
+        !(d = elf_getdata(scn, NULL)) || !d->d_buf)
+      continue;
+    const uint8_t *b = d->d_buf;
+    for (size_t i = 0; i < d->d_size; i++) {
+      uint64_t target;
+      int is_call;
+      if (!branch_at(b, d->d_size, i, sh.sh_addr, arch->addr_mask, &target, &is_call) || !is_call)
+        continue;
+      size_t lo = 0, hi = n;
+      while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (fns[mid].lo < target)
+          lo = mid + 1;
+        else
+          hi = mid;
+      }
+      if (lo == n || fns[lo].lo != target)
+        continue;
+      if (UCOV_GROW(hs->rets, cap, hs->n_rets, 256))
+        return -1;
+      hs->rets[hs->n_rets++] = (struct dw_tail_return){sh.sh_addr + i + 5, fns[lo].lo, fns[lo].hi};
+    }
+  }
+  if (hs->n_rets > 1)
+    qsort(hs->rets, hs->n_rets, sizeof(*hs->rets), cmp_ret);
+  return 0;
+}
+
+static int cmp_range(const void *a, const void *b) {
+  const struct dw_tail_return *x = a, *y = b;
+  return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* The sites, calls and tail jumps merged in address order; the functions
+ * of the tail jumps (from the symbol table) and the calls into them. */
+static int collect(Elf *elf, const char *path, const struct cs_arch *arch, struct cs_list *calls,
+                   struct cs_list *tails, struct dw_hook_sites *hs) {
+  size_t n = calls->n + tails->n;
+  hs->at = malloc((n + 1) * sizeof(*hs->at));
+  hs->tail = malloc(n + 1);
+  if (!hs->at || !hs->tail)
+    return -1;
+  if (calls->n > 1)
+    qsort(calls->v, calls->n, sizeof(*calls->v), cmp_u64);
+  if (tails->n > 1)
+    qsort(tails->v, tails->n, sizeof(*tails->v), cmp_u64);
+  for (size_t i = 0, j = 0; i < calls->n || j < tails->n;) {
+    int take_tail = j < tails->n && (i == calls->n || tails->v[j] < calls->v[i]);
+    hs->tail[hs->n] = (uint8_t)take_tail;
+    hs->at[hs->n++] = take_tail ? tails->v[j++] : calls->v[i++];
+  }
+  if (!tails->n)
+    return 0;
+  struct elfsym_table syms;
+  char ignored[256];
+  if (elfsym_load(&syms, path, ignored, sizeof(ignored)))
+    return 0; /* no symbols: tail jumps count only where traced PCs match nothing else */
+  struct dw_tail_return *fns = malloc(tails->n * sizeof(*fns));
+  size_t nf = 0;
+  for (size_t j = 0; fns && j < tails->n; j++) {
+    const struct elfsym *f = elfsym_lookup(&syms, tails->v[j]);
+    if (f && (!nf || fns[nf - 1].lo != f->addr))
+      fns[nf++] = (struct dw_tail_return){0, f->addr, f->addr + (f->size ? f->size : 1)};
+  }
+  elfsym_free(&syms);
+  if (!fns)
+    return -1;
+  if (nf > 1)
+    qsort(fns, nf, sizeof(*fns), cmp_range);
+  int ret = tail_returns(elf, arch, fns, nf, hs);
+  free(fns);
+  return ret;
+}
+
+void dw_hook_sites_free(struct dw_hook_sites *hs) {
+  free(hs->at);
+  free(hs->tail);
+  free(hs->rets);
+  memset(hs, 0, sizeof(*hs));
+}
+
+int dw_hook_sites(const char *path, struct dw_hook_sites *hs, char *err, size_t errlen) {
+  memset(hs, 0, sizeof(*hs));
   int fd;
   GElf_Ehdr eh;
   Elf *elf = elf_file_open(path, &fd, &eh, err, errlen);
@@ -105,29 +215,44 @@ long dw_call_sites(const char *path, uint64_t **sites, char *err, size_t errlen)
   }
   if (n_got && arch->plt_targets)
     arch->plt_targets(elf, got, n_got, targets, &n_targets, 16);
-  struct cs_list out = {0};
-  for (scn = NULL; n_targets && (scn = elf_nextscn(elf, scn));) {
+  struct cs_list calls = {0}, tails = {0};
+  int failed = 0;
+  for (scn = NULL; n_targets && !failed && (scn = elf_nextscn(elf, scn));) {
     GElf_Shdr sh;
     if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || !(sh.sh_flags & SHF_EXECINSTR))
       continue;
     Elf_Data *d = elf_getdata(scn, NULL);
-    if (d && d->d_buf &&
-        scan(d->d_buf, d->d_size, sh.sh_addr, arch->addr_mask, targets, n_targets, &out)) {
-      free(out.v);
-      elf_file_close(elf, fd);
-      snprintf(err, errlen, "out of memory");
-      return -1;
-    }
+    failed =
+        d && d->d_buf &&
+        scan(d->d_buf, d->d_size, sh.sh_addr, arch->addr_mask, targets, n_targets, &calls, &tails);
   }
+  if (!failed && n_targets)
+    failed = collect(elf, path, arch, &calls, &tails, hs);
   elf_file_close(elf, fd);
+  free(calls.v);
+  free(tails.v);
+  if (failed) {
+    dw_hook_sites_free(hs);
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
   if (!n_targets) {
     snprintf(err, errlen,
              "%s: no __sanitizer_cov_trace_pc or _guard: not built with ucov cc --trace", path);
-    free(out.v);
     return -2;
   }
-  if (out.n > 1)
-    qsort(out.v, out.n, sizeof(*out.v), cmp_u64);
-  *sites = out.v;
-  return (long)out.n;
+  return 0;
+}
+
+long dw_call_sites(const char *path, uint64_t **sites, char *err, size_t errlen) {
+  struct dw_hook_sites hs;
+  *sites = NULL;
+  int ret = dw_hook_sites(path, &hs, err, errlen);
+  if (ret)
+    return ret;
+  *sites = hs.at;
+  hs.at = NULL;
+  long n = (long)hs.n;
+  dw_hook_sites_free(&hs);
+  return n;
 }

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Call sites of the coverage hooks (`ucov symbolize --call-sites`): every
- * call instruction whose target is __sanitizer_cov_trace_pc(_guard), found
- * in the machine code, not in DWARF. callsites.c finds the targets from the
- * symbol tables and scans for call rel32; one file per architecture says
- * what differs (its PLT entries, its address width).
+ * call instruction whose target is __sanitizer_cov_trace_pc(_guard), and
+ * every tail jump to it (gcc -O2 makes one of a hook call that ends a
+ * function), found in the machine code, not in DWARF. callsites.c finds the
+ * targets from the symbol tables and scans for call, jmp and jcc rel32; one
+ * file per architecture says what differs (its PLT entries, its address
+ * width).
  */
 #ifndef UCOV_REPORT_CALLSITES_H
 #define UCOV_REPORT_CALLSITES_H
@@ -28,7 +30,8 @@ struct cs_arch {
    */
   void (*plt_targets)(Elf *elf, const uint64_t *got, int n_got, uint64_t *targets, int *n_targets,
                       int max);
-  /* Calls are call rel32 (e8) on both; a target wraps at the address width. */
+  /* Calls are call rel32 (e8), tail jumps jmp/jcc rel32 (e9, 0f 8x), on both;
+   * a target wraps at the address width. */
   uint64_t addr_mask;
 };
 

@@ -69,11 +69,36 @@ int dw_lookup(const struct dw_module *m, uint64_t addr, struct dw_frame *frames,
 /*
  * Addresses of every call to a coverage hook (__sanitizer_cov_trace_pc,
  * __sanitizer_cov_trace_pc_guard) in the executable sections of the ELF file:
- * direct calls to the hook's own address or its PLT entry, found by scanning
- * the code for call instructions (x86-64 and i386 call rel32: callsites.c and
- * one file per architecture; not DWARF). Sorted. Returns the count, or -1
- * with a message (-2: the file has no such hook).
+ * direct calls (and tail jumps) to the hook's own address or its PLT entry,
+ * found by scanning the code for call rel32, jmp rel32 and jcc rel32
+ * (x86-64 and i386: callsites.c and one file per architecture; not DWARF).
+ * Sorted. Returns the count, or -1 with a message (-2: the file has no such
+ * hook).
  */
 long dw_call_sites(const char *path, uint64_t **sites, char *err, size_t errlen);
+
+/*
+ * The hook sites of a module, as a trace report needs them. A call site's
+ * traced PC is the address after it. gcc -O2 turns a hook call that ends a
+ * function into a tail jump (jmp, or jcc, to the hook): the PC traced is
+ * then the return address into the function's caller, after its call to
+ * the jumping function. So: every site (calls and tail jumps, sorted, tail[i]
+ * set for the jumps), and the return addresses of the direct calls to the
+ * functions that have tail jumps, with that function's address range.
+ */
+struct dw_hook_sites {
+  uint64_t *at; /* call or jump instruction addresses, sorted */
+  uint8_t *tail;
+  size_t n;
+  struct dw_tail_return {
+    uint64_t ret;    /* the address after a call to the function */
+    uint64_t lo, hi; /* the called function's range: its tail sites are there */
+  } * rets;          /* sorted by ret */
+  size_t n_rets;
+};
+
+/* As dw_call_sites: 0, or -1 with a message (-2: the file has no such hook). */
+int dw_hook_sites(const char *path, struct dw_hook_sites *hs, char *err, size_t errlen);
+void dw_hook_sites_free(struct dw_hook_sites *hs);
 
 #endif

@@ -670,8 +670,13 @@ static int load_modmap(const char *path, struct modmap *map, int quiet) {
 struct trace_module {
   char *path;
   struct dw_module dw;
-  uint64_t *sites, *hits;
+  uint64_t *sites, *hits; /* calls and tail jumps (tail[i]), in address order */
+  uint8_t *tail;
   long n_sites;
+  struct dw_tail_return *rets; /* calls into functions with tail jumps */
+  size_t n_rets;
+  long recent[64]; /* the sites counted last, in trace order (a ring) */
+  unsigned n_recent;
   int ok, used, warned;
 };
 
@@ -692,18 +697,23 @@ static struct trace_module *trace_module_q(const char *path, int quiet) {
   memset(t, 0, sizeof(*t));
   t->path = strdup(path);
   char err[512];
-  t->n_sites = dw_call_sites(path, &t->sites, err, sizeof(err));
-  if (t->n_sites < 0) {
-    if (!(quiet && t->n_sites == -2))
+  struct dw_hook_sites hs;
+  int st = dw_hook_sites(path, &hs, err, sizeof(err));
+  if (st) {
+    if (!(quiet && st == -2))
       fprintf(stderr, "ucov: %s\n", err);
     return NULL;
   }
   if (dw_load(&t->dw, path, err, sizeof(err))) {
     fprintf(stderr, "ucov: %s\n", err);
-    free(t->sites);
-    t->sites = NULL;
+    dw_hook_sites_free(&hs);
     return NULL;
   }
+  t->sites = hs.at;
+  t->tail = hs.tail;
+  t->n_sites = (long)hs.n;
+  t->rets = hs.rets;
+  t->n_rets = hs.n_rets;
   if (!t->dw.has_dwarf)
     fprintf(stderr, "ucov: %s: no DWARF debug info (build with -g): its PCs have no lines\n", path);
   t->hits = calloc((size_t)t->n_sites + 1, sizeof(*t->hits));
@@ -715,18 +725,68 @@ static struct trace_module *trace_module(const char *path) {
   return trace_module_q(path, 0);
 }
 
-/* The call site a return address comes back to: the 5-byte call just before. */
-static long site_of(const struct trace_module *t, uint64_t ret) {
-  uint64_t want = ret - 5;
+/* The first site at or after address a. */
+static long site_from(const struct trace_module *t, uint64_t a) {
   long lo = 0, hi = t->n_sites;
   while (lo < hi) {
     long mid = (lo + hi) / 2;
-    if (t->sites[mid] < want)
+    if (t->sites[mid] < a)
       lo = mid + 1;
     else
       hi = mid;
   }
-  return lo < t->n_sites && t->sites[lo] == want ? lo : -1;
+  return lo;
+}
+
+static void count_site(struct trace_module *t, long s) {
+  t->hits[s]++;
+  t->recent[t->n_recent++ % 64] = s;
+}
+
+/*
+ * Count a traced PC (a return address) at its site: the 5-byte call just
+ * before it. Else, if it returns from a call to a function whose hook call
+ * became a tail jump, at one of that function's tail jumps: the first after
+ * the function's own site traced last (its path's block before the jump);
+ * with no such site among the recent ones (a deduplicated or sorted dump),
+ * at each of them. 0, or -1: no site of this module.
+ */
+static int count_pc(struct trace_module *t, uint64_t ret) {
+  long s = site_from(t, ret - 5);
+  if (s < t->n_sites && t->sites[s] == ret - 5 && !t->tail[s]) {
+    count_site(t, s);
+    return 0;
+  }
+  size_t lo = 0, hi = t->n_rets;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (t->rets[mid].ret < ret)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo == t->n_rets || t->rets[lo].ret != ret)
+    return -1;
+  uint64_t fn_lo = t->rets[lo].lo, fn_hi = t->rets[lo].hi;
+  long first = site_from(t, fn_lo), end = site_from(t, fn_hi);
+  for (unsigned k = 0; k < 64 && k < t->n_recent; k++) {
+    long r = t->recent[(t->n_recent - 1 - k) % 64];
+    if (r < first || r >= end)
+      continue;
+    for (s = r + 1; s < end; s++)
+      if (t->tail[s]) {
+        count_site(t, s);
+        return 0;
+      }
+    break;
+  }
+  int found = -1;
+  for (s = first; s < end; s++)
+    if (t->tail[s]) {
+      count_site(t, s);
+      found = 0;
+    }
+  return found;
 }
 
 struct line_hit {
@@ -818,7 +878,7 @@ static int read_pcs(struct cov_model *m, const char *path, const struct input_op
     return 1;
   }
   for (size_t i = 0; i < n_tmods; i++)
-    tmods[i].used = 0;
+    tmods[i].used = 0, tmods[i].n_recent = 0;
   /* Every instrumented module counts, hit or not: the binaries, or the
    * mapped files that call the hook. */
   if (!have_map)
@@ -877,13 +937,11 @@ static int read_pcs(struct cov_model *m, const char *path, const struct input_op
       addr = e ? pc - e->bias : 0;
     }
     struct trace_module *t = mod ? trace_module(mod) : NULL;
-    long s = t ? site_of(t, addr) : -1;
-    if (s < 0) {
+    if (!t || count_pc(t, addr)) {
       unknown++;
       continue;
     }
     t->used = 1;
-    t->hits[s]++;
   }
   free(line);
   fclose(f);

@@ -31,7 +31,7 @@ for cc in gcc clang; do
         continue
       }
       "$UCOV" symbolize --call-sites --binary $b >$b.sites
-      objdump -d $b | grep -E 'call +[0-9a-f]+ <__sanitizer_cov_trace_pc(@plt)?>' |
+      objdump -d $b | grep -E '(call|j[a-z]+) +[0-9a-f]+ <__sanitizer_cov_trace_pc(@plt)?>$' |
         awk '{sub(":", "", $1); print "0x" $1}' >$b.objdump
       [ -s $b.sites ] && cmp -s <(sort $b.sites) <(sort $b.objdump) && pass ||
         fail "$b: call sites ($(wc -l <$b.sites)) are objdump's ($(wc -l <$b.objdump))"
@@ -101,6 +101,34 @@ mkdir -p split && (cd split && gcc -g -gsplit-dwarf -O0 -I"$D" -c "$D/httpreq.c"
   gcc h.o ../small.c -I"$D" -o prog && rm -f ./*.dwo)
 "$UCOV" symbolize --lines --binary split/prog <<<0x1000 >/dev/null 2>split.err
 grep -q 'split DWARF' split.err && pass || fail "split DWARF without .dwo: $(cat split.err)"
+# A unit's line table ending on a row at its end-of-sequence address (a row
+# of no byte): the code linked after it, without debug info, has no line.
+L=$SRC/tests/e2e/lines
+gcc -c "$L/endrow.s" -o endrow.o && gcc -O1 -c "$L/nolines.c" -o nolines.o &&
+  gcc endrow.o nolines.o -o endrow
+a=$(nm endrow | awk '/ no_lines$/{print "0x" $1}') w=$(nm endrow | awk '/ with_lines$/{print "0x" $1}')
+printf '%s\n%s\n%x\n' "$a" "$w" $((w + 4)) | "$UCOV" symbolize --addr2line --binary endrow >endrow.txt
+[ "$(tr '\n' ' ' <endrow.txt)" = "no_lines ??:0 with_lines /src/endrow.c:10 with_lines /src/endrow.c:11 " ] &&
+  pass || fail "code after a line table's last row: $(tr '\n' ' ' <endrow.txt)"
+# gcc -O2 ends maybe()'s two paths with tail jumps to the hook: they are sites,
+# and a traced PC returning from maybe() counts at the jump of the path taken.
+CC=gcc "$UCOV" cc --trace -g -O2 -c "$L/tail.c" -o tail.o &&
+  gcc -O1 -I"$SRC/include" -c "$L/tail_main.c" -o tail_main.o &&
+  CC=gcc "$UCOV" cc --trace "${SANFLAGS[@]}" tail.o tail_main.o -o tailp || fail "tail: build"
+objdump -d tailp | grep -E '(call|j[a-z]+) +[0-9a-f]+ <__sanitizer_cov_trace_pc>$' |
+  awk '{sub(":", "", $1); print "0x" $1}' >tail.objdump
+"$UCOV" symbolize --call-sites --binary tailp >tail.sites
+grep -q jmp <(objdump -d tailp | grep -E 'jmp +[0-9a-f]+ <__sanitizer_cov_trace_pc>$') &&
+  cmp -s tail.sites tail.objdump && pass ||
+  fail "tail jumps are sites: $(tr '\n' ' ' <tail.sites) objdump: $(tr '\n' ' ' <tail.objdump)"
+for arg in 1 5; do
+  ./tailp tail$arg.mods $arg >tail$arg.pcs &&
+    "$UCOV" report tail$arg.pcs --modules tail$arg.mods --lcov tail$arg.info 2>tail$arg.err
+done
+[ ! -s tail1.err ] && grep -q '^DA:16,1$' tail1.info && grep -q '^DA:10,0$' tail1.info &&
+  grep -q '^FNDA:1,maybe$' tail1.info && [ ! -s tail5.err ] && grep -q '^DA:16,1$' tail5.info &&
+  grep -q '^DA:10,1$' tail5.info && pass ||
+  fail "tail jumps counted: $(cat tail1.err tail5.err; grep -h '^DA' tail1.info tail5.info | tr '\n' ' ')"
 printf 'not elf' >junk
 "$UCOV" symbolize --lines --binary junk <<<0x1000 >/dev/null 2>junk.err
 grep -q 'not an ELF file' junk.err && pass || fail "not ELF: $(cat junk.err)"
