@@ -31,6 +31,8 @@ static const char report_usage[] =
     "kinds mix, and counts of the same lines add up.\n"
     "\n"
     "  --lcov FILE          an lcov tracefile (1.x records)\n"
+    "  --lcov-format 1|2    lcov 2.x records instead (FNL/FNA, MCDC, VER, exception\n"
+    "                       branches)\n"
     "  --cobertura FILE     Cobertura XML (coverage-04.dtd)\n"
     "  --json FILE          ucov JSON (docs/formats.md)\n"
     "  --html FILE          one self-contained HTML page (sortable summary, sources)\n"
@@ -60,6 +62,7 @@ static const char merge_usage[] =
     "shards merge in any order to the same result.\n"
     "\n"
     "  -o, --output FILE\n"
+    "  --lcov-format 1|2    the tracefile's form: lcov 1.x (default) or 2.x records\n"
     "  --binary, --prefix-map, --include, --exclude, --gcov-tool: as for ucov report\n"
     "  -q, --quiet\n"
     "  -h, --help\n";
@@ -76,13 +79,15 @@ enum {
   O_PREFIX,
   O_INCLUDE,
   O_EXCLUDE,
-  O_GCOV
+  O_GCOV,
+  O_LCOV_FORMAT
 };
 
 struct outputs {
   const char *lcov, *cobertura, *json, *html, *title;
   char **baselines;
   int n_baselines;
+  int lcov_format; /* 1 or 2 */
 };
 
 static int write_one(const char *path, int (*writer)(const struct cov_model *, FILE *),
@@ -117,6 +122,8 @@ static void print_summary(const struct cov_model *m) {
   summary_line("lines:", s.lines_hit, s.lines_found);
   summary_line("functions:", s.funcs_hit, s.funcs_found);
   summary_line("branches:", s.branches_hit, s.branches_found);
+  if (s.mcdc_found)
+    summary_line("MC/DC:", s.mcdc_hit, s.mcdc_found);
 }
 
 /* Options both commands share; the rest by `extra`. Returns optind or -1. */
@@ -145,6 +152,7 @@ static int parse(int argc, char **argv, const char *usage, struct cov_model *m,
                                        {"include", required_argument, 0, O_INCLUDE},
                                        {"exclude", required_argument, 0, O_EXCLUDE},
                                        {"gcov-tool", required_argument, 0, O_GCOV},
+                                       {"lcov-format", required_argument, 0, O_LCOV_FORMAT},
                                        {"output", required_argument, 0, 'o'},
                                        {"quiet", no_argument, 0, 'q'},
                                        {"help", no_argument, 0, 'h'},
@@ -199,6 +207,13 @@ static int parse(int argc, char **argv, const char *usage, struct cov_model *m,
       break;
     case O_GCOV:
       in->gcov_tool = optarg;
+      break;
+    case O_LCOV_FORMAT:
+      if (strcmp(optarg, "1") && strcmp(optarg, "2")) {
+        fprintf(stderr, "ucov: --lcov-format is 1 or 2, not '%s'\n", optarg);
+        return -1;
+      }
+      out->lcov_format = optarg[0] - '0';
       break;
     case 'o':
       *merge_out = optarg;
@@ -295,7 +310,7 @@ int cmd_report(int argc, char **argv) {
   the_title = out.title ? out.title : "ucov coverage report";
   int err = 0;
   if (out.lcov)
-    err |= write_one(out.lcov, lcov_write, &m);
+    err |= write_one(out.lcov, out.lcov_format == 2 ? lcov_write2 : lcov_write, &m);
   if (out.cobertura)
     err |= write_one(out.cobertura, cobertura_write, &m);
   if (out.json)
@@ -337,7 +352,11 @@ int cmd_merge(int argc, char **argv) {
   int bad = read_inputs(&m, argc, argv, first, &in);
   size_t n = strlen(dest);
   int json = n > 5 && strcmp(dest + n - 5, ".json") == 0;
-  int err = write_one(dest, json ? write_json_plain : lcov_write, &m);
+  int err = write_one(dest,
+                      json                   ? write_json_plain
+                      : out.lcov_format == 2 ? lcov_write2
+                                             : lcov_write,
+                      &m);
   cov_free(&m);
   free(in.binaries);
   return err || bad ? UCOV_EXIT_FAIL : UCOV_EXIT_OK;

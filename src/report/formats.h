@@ -14,11 +14,14 @@
 #include "json.h"
 #include "model.h"
 
-/* An lcov tracefile (1.x; lcov 2's extra records are skipped). Returns the
- * records it could not read (0: all), or -1 if the file cannot be read. */
+/* An lcov tracefile, 1.x or 2.x (TN, VER, FN/FNDA, FNL/FNA, BRDA with an
+ * exception "e", MCDC). Returns the records it could not read (0: all), or
+ * -1 if the file cannot be read. */
 int lcov_read(struct cov_model *m, const char *path);
-/* A finished model as an lcov tracefile. 0 or -1 (a write error). */
+/* A finished model as an lcov 1.x tracefile. 0 or -1 (a write error). */
 int lcov_write(const struct cov_model *m, FILE *f);
+/* The same in lcov 2.x's form (FNL/FNA, MCDC, VER, exception branches). */
+int lcov_write2(const struct cov_model *m, FILE *f);
 
 /* ucov JSON (docs/formats.md). Returns 0, or -1 if root is not one (msg says why). */
 int ucov_json_read(struct cov_model *m, const struct json *root, char *msg, size_t len);

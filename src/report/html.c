@@ -132,9 +132,10 @@ static const char script[] =
     "function fmt(h,f){const p=pc(h,f);return p===null?'-':p.toFixed(1)+'%'}\n"
     "function esc(s){return s.replace(/[&<>\"]/g,c=>({'&':'&amp;','<':'&lt;','>':'&gt;','\"':"
     "'&quot;'}[c]))}\n"
-    "function stats(f){let lh=0,fh=0,bh=0,bf=0;for(const l of f.l)if(l[1]>0)lh++;"
+    "function stats(f){let lh=0,fh=0,bh=0,bf=0,mh=0,mf=0;for(const l of f.l)if(l[1]>0)lh++;"
     "for(const x of f.f)if(x[2]>0)fh++;for(const b of f.b){bh+=b[1];bf+=b[2]}"
-    "return{lh,lf:f.l.length,fh,ff:f.f.length,bh,bf}}\n"
+    "for(const x of f.m||[]){mh+=x[1];mf+=x[2]}"
+    "return{lh,lf:f.l.length,fh,ff:f.f.length,bh,bf,mh,mf}}\n"
     "const S=D.files.map(stats);\n"
     "let key='p',dir=1,filt='';\n"
     "function cell(h,f){const p=pc(h,f);return '<td class=\"n '+cls(p)+'\">'+fmt(h,f)+"
@@ -142,17 +143,19 @@ static const char script[] =
     "function summary(){\n"
     " const idx=D.files.map((f,i)=>i).filter(i=>!filt||D.files[i].p.includes(filt));\n"
     " const val=i=>key==='p'?D.files[i].p:key==='l'?pc(S[i].lh,S[i].lf):key==='f'?"
-    "pc(S[i].fh,S[i].ff):pc(S[i].bh,S[i].bf);\n"
+    "pc(S[i].fh,S[i].ff):key==='m'?pc(S[i].mh,S[i].mf):pc(S[i].bh,S[i].bf);\n"
     " idx.sort((a,b)=>{const x=val(a),y=val(b);return (x===y?0:x===null?-1:y===null?1:x<y?-1:1)"
     "*dir});\n"
     " let h='<input id=\"filter\" placeholder=\"filter files\" value=\"'+esc(filt)+'\">"
     "<table id=\"summary\"><thead><tr><th data-k=\"p\">File</th><th data-k=\"l\" colspan=3>"
     "Lines</th><th data-k=\"f\" colspan=2>Functions</th><th data-k=\"b\" colspan=2>Branches"
-    "</th>'+(D.diff?'<th>Diff</th>':'')+'</tr></thead><tbody>';\n"
+    "</th>'+(D.mcdc?'<th data-k=\"m\" colspan=2>MC/DC</th>':'')+(D.diff?'<th>Diff</th>':'')+"
+    "'</tr></thead><tbody>';\n"
     " const rows=[];for(const i of idx){const f=D.files[i],s=S[i],p=pc(s.lh,s.lf);"
     "rows.push('<tr data-path=\"'+esc(f.p)+'\"><td><a href=\"#f='+i+'\">'+esc(f.p)+'</a></td>"
     "<td><span class=\"bar\"><i style=\"width:'+(p===null?100:p)+'%\"></i></span></td>'+"
-    "cell(s.lh,s.lf)+cell(s.fh,s.ff)+cell(s.bh,s.bf)+(D.diff?'<td>'+esc(f.dc||'')+'</td>':'')+"
+    "cell(s.lh,s.lf)+cell(s.fh,s.ff)+cell(s.bh,s.bf)+(D.mcdc?cell(s.mh,s.mf):'')+"
+    "(D.diff?'<td>'+esc(f.dc||'')+'</td>':'')+"
     "'</tr>')}\n"
     " M.innerHTML=h+rows.join('')+'</tbody></table>';\n"
     " for(const th of M.querySelectorAll('th[data-k]'))th.onclick=()=>{dir=key===th.dataset.k?"
@@ -163,19 +166,21 @@ static const char script[] =
     "}\n"
     "function file(i){\n"
     " const f=D.files[i],s=S[i],cnt=new Map(f.l),br=new Map(f.b.map(b=>[b[0],b])),"
-    "cat=new Map(f.d||[]);\n"
+    "mc=new Map((f.m||[]).map(x=>[x[0],x])),cat=new Map(f.d||[]);\n"
     " let h='<p><a href=\"#\">&larr; all files</a></p><h2>'+esc(f.p)+'</h2><p>Lines '+"
     "fmt(s.lh,s.lf)+' ('+s.lh+' / '+s.lf+'), functions '+fmt(s.fh,s.ff)+', branches '+"
-    "fmt(s.bh,s.bf)+'</p><div class=\"funcs\">'+f.f.map(x=>'<span class=\"'+(x[2]>0?'hi':'lo')"
+    "fmt(s.bh,s.bf)+(s.mf?', MC/DC conditions '+fmt(s.mh,s.mf)+' ('+s.mh+' / '+s.mf+')':'')+"
+    "'</p><div class=\"funcs\">'+f.f.map(x=>'<span class=\"'+(x[2]>0?'hi':'lo')"
     "+'\"><a href=\"#f='+i+'&l='+x[1]+'\">'+esc(x[0])+'</a> '+x[2]+'</span>').join('')+"
     "'</div>';\n"
     " const src=f.s===null?null:f.s.split('\\n');\n"
     " if(src===null)h+='<p>(source not available: '+esc(f.p)+')</p>';\n"
     " const n=src?src.length:(f.l.length?f.l[f.l.length-1][0]:0);const rows=[];\n"
-    " for(let k=1;k<=n;k++){const c=cnt.get(k),b=br.get(k),d=cat.get(k);"
+    " for(let k=1;k<=n;k++){const c=cnt.get(k),b=br.get(k),d=cat.get(k),x=mc.get(k);"
     "rows.push('<tr id=\"L'+k+'\" class=\"'+(c===undefined?'none':c>0?'hit':'miss')+'\">"
     "<td class=\"ln\">'+k+'</td><td class=\"cnt\">'+(c===undefined?'':c)+'</td><td class=\"br\">'"
-    "+(b?b[1]+'/'+b[2]:'')+'</td>'+(D.diff?'<td class=\"cat\">'+(d||'')+'</td>':'')+"
+    "+(b?b[1]+'/'+b[2]:'')+'</td>'+(D.mcdc?'<td class=\"mcdc\">'+(x?x[1]+'/'+x[2]:'')+'</td>':'')"
+    "+(D.diff?'<td class=\"cat\">'+(d||'')+'</td>':'')+"
     "'<td class=\"src\">'+(src?esc(src[k-1]):'')+'</td></tr>')}\n"
     " M.innerHTML=h+'<table id=\"source\"><tbody>'+rows.join('')+'</tbody></table>';\n"
     "}\n"
@@ -190,6 +195,10 @@ int html_write(const struct cov_model *m, FILE *f, const char *title, const stru
   char when[64];
   time_t now = time(NULL);
   strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime(&now));
+  char mcdc[80] = "";
+  if (all.mcdc_found)
+    snprintf(mcdc, sizeof(mcdc), " &middot; MC/DC %" PRIu64 "/%" PRIu64, all.mcdc_hit,
+             all.mcdc_found);
   fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         "<meta name=\"viewport\" content=\"width=device-width\"><title>",
         f);
@@ -199,10 +208,12 @@ int html_write(const struct cov_model *m, FILE *f, const char *title, const stru
   fprintf(f,
           "</h1><div class=\"t\">%zu files &middot; lines %" PRIu64 "/%" PRIu64
           " &middot; functions %" PRIu64 "/%" PRIu64 " &middot; branches %" PRIu64 "/%" PRIu64
-          " &middot; %s &middot; ucov</div></header>\n<main></main>\n"
-          "<script type=\"application/json\" id=\"data\">{\"diff\": %s, \"files\": [",
+          "%s &middot; %s &middot; ucov</div></header>\n<main></main>\n"
+          "<script type=\"application/json\" id=\"data\">{\"diff\": %s, \"mcdc\": %s, "
+          "\"files\": [",
           m->n_files, all.lines_hit, all.lines_found, all.funcs_hit, all.funcs_found,
-          all.branches_hit, all.branches_found, when, diff ? "true" : "false");
+          all.branches_hit, all.branches_found, mcdc, when, diff ? "true" : "false",
+          all.mcdc_found ? "true" : "false");
   for (size_t i = 0; i < m->n_files; i++) {
     const struct cov_file *c = m->files[i];
     fputs(i ? ",\n{\"p\": " : "\n{\"p\": ", f);
@@ -229,6 +240,20 @@ int html_write(const struct cov_model *m, FILE *f, const char *title, const stru
       first = 0;
     }
     fputs("]", f);
+    /* MC/DC conditions per line: [line, shown, found]. */
+    if (c->n_mcdc) {
+      fputs(", \"m\": [", f);
+      for (size_t k = 0, first = 1; k < c->n_mcdc; first = 0) {
+        uint32_t line = c->mcdc[k].line;
+        uint64_t hit = 0, found = 0;
+        for (; k < c->n_mcdc && c->mcdc[k].line == line; k++) {
+          found++;
+          hit += c->mcdc[k].taken > 0;
+        }
+        fprintf(f, "%s[%" PRIu32 ",%" PRIu64 ",%" PRIu64 "]", first ? "" : ",", line, hit, found);
+      }
+      fputs("]", f);
+    }
     if (diff && i < diff->n_files && diff->files[i].n) {
       const struct cov_diff_file *d = &diff->files[i];
       fputs(", \"d\": [", f);

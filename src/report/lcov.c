@@ -34,118 +34,215 @@ static int field_u32(const char **p, uint32_t *v) {
   return 0;
 }
 
+/* A function of the record being read: FN/FNDA name it (lcov 1.x, 2.0),
+ * FNL/FNA number it (lcov 2.2: FNL:<index>,<start>[,<end>] then
+ * FNA:<index>,<count>,<name> for each of its names). */
+struct fn {
+  char *name; /* NULL: an FNL location not named yet */
+  uint32_t index, line, end;
+  uint64_t count;
+  int has_line, numbered;
+};
+
+struct rec {
+  struct fn *fns;
+  size_t n, cap;
+};
+
+static struct fn *fn_named(struct rec *r, const char *name) {
+  for (size_t i = 0; i < r->n; i++)
+    if (!r->fns[i].numbered && strcmp(r->fns[i].name, name) == 0)
+      return &r->fns[i];
+  char *c = strdup(name);
+  if (!c || UCOV_GROW(r->fns, r->cap, r->n, 16)) {
+    free(c);
+    return NULL;
+  }
+  r->fns[r->n] = (struct fn){.name = c};
+  return &r->fns[r->n++];
+}
+
+/* The record's functions into the file; FNA whose index no FNL gave: -1 each. */
+static int rec_flush(struct rec *r, struct cov_file *cur) {
+  int bad = 0;
+  for (size_t i = 0; i < r->n; i++) {
+    struct fn *f = &r->fns[i];
+    if (f->numbered && f->name) {
+      const struct fn *loc = NULL;
+      for (size_t k = 0; k < r->n && !loc; k++)
+        if (r->fns[k].numbered && !r->fns[k].name && r->fns[k].index == f->index)
+          loc = &r->fns[k];
+      if (!loc)
+        bad++;
+      else if (cur)
+        cov_add_func_end(cur, f->name, loc->line, loc->end, f->count);
+    } else if (!f->numbered && cur) {
+      cov_add_func_end(cur, f->name, f->line, f->end, f->count);
+    }
+    free(f->name);
+  }
+  r->n = 0;
+  return bad;
+}
+
+static int parse_fn(struct rec *r, const char *p) {
+  int da = p[2] == 'D';
+  p += da ? 5 : 3;
+  uint64_t a, b = 0;
+  int ok = field_u64(&p, &a) == 0;
+  /* lcov 2.0: FN:<start>,<end>,<name> */
+  int has_end = ok && !da && *p >= '0' && *p <= '9' && strchr(p, ',');
+  if (has_end)
+    ok = field_u64(&p, &b) == 0 && b <= UINT32_MAX;
+  if (!ok || !*p || (!da && a > UINT32_MAX))
+    return -1;
+  struct fn *f = fn_named(r, p);
+  if (!f)
+    return 0; /* out of memory: this function's record is left out */
+  if (da) {
+    f->count = cov_sum(f->count, a);
+  } else if (!f->has_line) {
+    f->line = (uint32_t)a;
+    f->end = (uint32_t)b;
+    f->has_line = 1;
+  }
+  return 0;
+}
+
+/* FNL:<index>,<start>[,<end>] or FNA:<index>,<count>,<name> */
+static int parse_fnl_fna(struct rec *r, const char *p) {
+  int fna = p[2] == 'A';
+  uint32_t idx, line = 0, end = 0;
+  uint64_t count = 0;
+  p += 4;
+  if (field_u32(&p, &idx))
+    return -1;
+  if (fna ? field_u64(&p, &count) || !*p
+          : field_u32(&p, &line) || (*p && (field_u32(&p, &end) || *p)))
+    return -1;
+  if (UCOV_GROW(r->fns, r->cap, r->n, 16))
+    return 0;
+  char *name = fna ? strdup(p) : NULL;
+  if (fna && !name)
+    return 0;
+  r->fns[r->n++] = (struct fn){name, idx, line, end, count, 1, 1};
+  return 0;
+}
+
+/* BRDA:<line>,[e]<block>,<branch>,<taken or -> */
+static int parse_brda(struct cov_file *cur, const char *p) {
+  uint32_t ln, block, br;
+  uint64_t taken = 0;
+  p += 5;
+  if (field_u32(&p, &ln))
+    return -1;
+  int exception = *p == 'e';
+  p += exception;
+  if (field_u32(&p, &block) || field_u32(&p, &br))
+    return -1;
+  int executed = strcmp(p, "-") != 0;
+  if (executed && (field_u64(&p, &taken) || *p))
+    return -1;
+  cov_add_branch_e(cur, ln, block, br, executed, taken, exception);
+  return 0;
+}
+
+/* MCDC:<line>,<group size>,<t|f>,<taken>,<index>,<expression> */
+static int parse_mcdc(struct cov_file *cur, const char *p) {
+  uint32_t ln, group, idx;
+  uint64_t taken;
+  p += 5;
+  if (field_u32(&p, &ln) || field_u32(&p, &group) || (p[0] != 't' && p[0] != 'f') || p[1] != ',')
+    return -1;
+  int sense = p[0] == 't';
+  p += 2;
+  if (field_u64(&p, &taken) || field_u32(&p, &idx) || p[-1] != ',')
+    return -1;
+  cov_add_mcdc(cur, ln, group, sense, taken, idx, p);
+  return 0;
+}
+
+static int starts(const char *p, const char *prefix) {
+  return strncmp(p, prefix, strlen(prefix)) == 0;
+}
+
 int lcov_read(struct cov_model *m, const char *path) {
   FILE *f = fopen(path, "r");
   if (!f) {
     fprintf(stderr, "ucov: %s: %s\n", path, strerror(errno));
     return -1;
   }
-  char *line = NULL;
+  char *line = NULL, *test = NULL;
   size_t cap = 0;
   ssize_t n;
   unsigned long lineno = 0;
   int bad = 0, skipping = 0;
   struct cov_file *cur = NULL;
-  /* FN gives a function's line, FNDA its count: kept apart until the record ends. */
-  struct fn {
-    char *name;
-    uint32_t line;
-    uint64_t count;
-    int has_line;
-  } *fns = NULL;
-  size_t n_fns = 0, cap_fns = 0;
+  struct rec rec = {0};
   while ((n = getline(&line, &cap, f)) >= 0) {
     lineno++;
     while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
       line[--n] = 0;
     const char *p = line;
     int ok = 1;
-    if (strncmp(p, "SF:", 3) == 0) {
+    if (starts(p, "TN:")) {
+      free(test); /* the name of the records that follow */
+      test = strdup(p + 3);
+    } else if (starts(p, "SF:")) {
       cur = cov_file(m, p + 3, NULL);
       skipping = cur == NULL; /* filtered out (or no memory) */
+      if (cur)
+        cov_set_test(cur, test);
     } else if (strcmp(p, "end_of_record") == 0) {
-      for (size_t i = 0; i < n_fns; i++) {
-        if (cur)
-          cov_add_func(cur, fns[i].name, fns[i].line, fns[i].count);
-        free(fns[i].name);
-      }
-      n_fns = 0;
+      ok = rec_flush(&rec, cur) == 0;
       cur = NULL;
       skipping = 0;
-    } else if (skipping || strncmp(p, "TN:", 3) == 0 || !*p) {
-      /* nothing */
-    } else if (!cur && (strncmp(p, "DA:", 3) == 0 || strncmp(p, "FN", 2) == 0 ||
-                        strncmp(p, "BRDA:", 5) == 0)) {
+    } else if (skipping || !*p || p[0] == '#') {
+      /* nothing: a filtered file, a blank line, a comment */
+    } else if (!cur && (starts(p, "DA:") || starts(p, "FN") || starts(p, "BRDA:") ||
+                        starts(p, "MCDC:") || starts(p, "VER:"))) {
       ok = 0; /* a record outside SF: ... end_of_record */
-    } else if (strncmp(p, "DA:", 3) == 0) {
+    } else if (starts(p, "DA:")) {
       uint32_t ln;
-      uint64_t c;
-      p += 3;
       /* DA:<line>,<count>[,<checksum>] */
-      const char *q = p;
+      const char *q = p + 3;
       ok = field_u32(&q, &ln) == 0;
       if (ok) {
         char *end;
         errno = 0;
         unsigned long long x = strtoull(q, &end, 10);
         ok = end != q && (*end == 0 || *end == ',') && *q != '-';
-        c = errno == ERANGE ? UINT64_MAX : x;
         if (ok)
-          cov_add_line(cur, ln, c);
+          cov_add_line(cur, ln, errno == ERANGE ? UINT64_MAX : x);
       }
-    } else if (strncmp(p, "FN:", 3) == 0 || strncmp(p, "FNDA:", 5) == 0) {
-      int da = p[2] == 'D';
-      p += da ? 5 : 3;
-      uint64_t a, b = 0;
-      ok = field_u64(&p, &a) == 0;
-      /* lcov 2: FN:<start>,<end>,<name> */
-      if (ok && !da && *p >= '0' && *p <= '9' && strchr(p, ','))
-        ok = field_u64(&p, &b) == 0;
-      ok = ok && *p && (da || a <= UINT32_MAX);
-      if (ok) {
-        size_t i = 0;
-        while (i < n_fns && strcmp(fns[i].name, p) != 0)
-          i++;
-        if (i == n_fns) {
-          if (UCOV_GROW(fns, cap_fns, n_fns, 16))
-            continue; /* out of memory: this function's record is left out */
-          fns[n_fns++] = (struct fn){strdup(p), 0, 0, 0};
-        }
-        if (da) {
-          fns[i].count = cov_sum(fns[i].count, a);
-        } else if (!fns[i].has_line) {
-          fns[i].line = (uint32_t)a;
-          fns[i].has_line = 1;
-        }
-      }
-    } else if (strncmp(p, "BRDA:", 5) == 0) {
-      uint32_t ln, block, br;
-      uint64_t taken = 0;
-      p += 5;
-      ok = field_u32(&p, &ln) == 0 && field_u32(&p, &block) == 0 && field_u32(&p, &br) == 0;
-      int executed = ok && strcmp(p, "-") != 0;
-      if (ok && executed)
-        ok = field_u64(&p, &taken) == 0 && !*p;
-      if (ok)
-        cov_add_branch(cur, ln, block, br, executed, taken);
+    } else if (starts(p, "FN:") || starts(p, "FNDA:")) {
+      ok = parse_fn(&rec, p) == 0;
+    } else if (starts(p, "FNL:") || starts(p, "FNA:")) {
+      ok = parse_fnl_fna(&rec, p) == 0;
+    } else if (starts(p, "BRDA:")) {
+      ok = parse_brda(cur, p) == 0;
+    } else if (starts(p, "MCDC:")) {
+      ok = parse_mcdc(cur, p) == 0;
+    } else if (starts(p, "VER:")) {
+      cov_set_version(cur, p + 4);
+    } else if (!starts(p, "FNF:") && !starts(p, "FNH:") && !starts(p, "BRF:") &&
+               !starts(p, "BRH:") && !starts(p, "LF:") && !starts(p, "LH:") && !starts(p, "MCF:") &&
+               !starts(p, "MCH:")) {
+      ok = 0; /* (the summaries are recomputed) */
     }
-    /* FNF, FNH, BRF, BRH, LF, LH are recomputed; VER, FNL, FNA, ... skipped. */
     if (!ok) {
       if (bad < 5)
         fprintf(stderr, "ucov: %s:%lu: not an lcov record: %.60s\n", path, lineno, line);
       bad++;
     }
   }
-  for (size_t i = 0; i < n_fns; i++) {
-    if (cur)
-      cov_add_func(cur, fns[i].name, fns[i].line, fns[i].count);
-    free(fns[i].name);
-  }
+  bad += rec_flush(&rec, cur);
   if (cur) {
     fprintf(stderr, "ucov: %s: the last record has no end_of_record (read anyway)\n", path);
     bad++;
   }
-  free(fns);
+  free(rec.fns);
+  free(test);
   free(line);
   fclose(f);
   if (bad > 5)
@@ -153,26 +250,90 @@ int lcov_read(struct cov_model *m, const char *path) {
   return bad;
 }
 
+/* The file's TN (lcov writes one record per test; summed records of several
+ * tests get the first name, and a warning). */
+static const char *test_of(const struct cov_file *c) {
+  if (c->mixed_tests)
+    fprintf(stderr, "ucov: %s: records of several test names summed under TN:%s\n", c->path,
+            c->test);
+  return c->test ? c->test : "";
+}
+
+static void put_brda(FILE *f, const struct cov_branch *b, int v2) {
+  fprintf(f, "BRDA:%" PRIu32 ",%s%" PRIu32 ",%" PRIu32 ",", b->line, v2 && b->exception ? "e" : "",
+          b->block, b->branch);
+  if (b->executed)
+    fprintf(f, "%" PRIu64 "\n", b->taken);
+  else
+    fputs("-\n", f);
+}
+
 int lcov_write(const struct cov_model *m, FILE *f) {
   for (size_t i = 0; i < m->n_files; i++) {
     const struct cov_file *c = m->files[i];
     struct cov_summary s;
     cov_file_summary(c, &s);
-    fprintf(f, "TN:\nSF:%s\n", c->path);
+    fprintf(f, "TN:%s\nSF:%s\n", test_of(c), c->path);
     for (size_t k = 0; k < c->n_funcs; k++)
       fprintf(f, "FN:%" PRIu32 ",%s\n", c->funcs[k].line, c->funcs[k].name);
     for (size_t k = 0; k < c->n_funcs; k++)
       fprintf(f, "FNDA:%" PRIu64 ",%s\n", c->funcs[k].count, c->funcs[k].name);
     fprintf(f, "FNF:%" PRIu64 "\nFNH:%" PRIu64 "\n", s.funcs_found, s.funcs_hit);
-    for (size_t k = 0; k < c->n_branches; k++) {
-      const struct cov_branch *b = &c->branches[k];
-      if (b->executed)
-        fprintf(f, "BRDA:%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu64 "\n", b->line, b->block,
-                b->branch, b->taken);
-      else
-        fprintf(f, "BRDA:%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",-\n", b->line, b->block, b->branch);
-    }
+    for (size_t k = 0; k < c->n_branches; k++)
+      put_brda(f, &c->branches[k], 0);
     fprintf(f, "BRF:%" PRIu64 "\nBRH:%" PRIu64 "\n", s.branches_found, s.branches_hit);
+    for (size_t k = 0; k < c->n_lines; k++)
+      fprintf(f, "DA:%" PRIu32 ",%" PRIu64 "\n", c->lines[k].line, c->lines[k].count);
+    fprintf(f, "LF:%" PRIu64 "\nLH:%" PRIu64 "\nend_of_record\n", s.lines_found, s.lines_hit);
+  }
+  return ferror(f) ? -1 : 0;
+}
+
+/*
+ * lcov 2.x: VER after SF; functions as FNL (one per location: start and end
+ * lines; the functions of one location are its aliases) each followed by
+ * its FNA (one per name), FNF/FNH counting locations; BRDA with "e" before
+ * an exception edge's block; MCDC records with MCF/MCH; a summary only for
+ * what the file has, as lcov 2 writes it.
+ */
+int lcov_write2(const struct cov_model *m, FILE *f) {
+  for (size_t i = 0; i < m->n_files; i++) {
+    const struct cov_file *c = m->files[i];
+    struct cov_summary s;
+    cov_file_summary(c, &s);
+    fprintf(f, "TN:%s\nSF:%s\n", test_of(c), c->path);
+    if (c->version)
+      fprintf(f, "VER:%s\n", c->version);
+    /* functions are in line order (then name): a location's names are adjacent */
+    uint64_t locs = 0, locs_hit = 0;
+    for (size_t k = 0; k < c->n_funcs;) {
+      const struct cov_func *fn = &c->funcs[k];
+      size_t e = k;
+      int hit = 0;
+      while (e < c->n_funcs && c->funcs[e].line == fn->line && c->funcs[e].end_line == fn->end_line)
+        hit |= c->funcs[e++].count > 0;
+      fprintf(f, "FNL:%" PRIu64 ",%" PRIu32, locs, fn->line);
+      if (fn->end_line)
+        fprintf(f, ",%" PRIu32, fn->end_line);
+      fputc('\n', f);
+      for (; k < e; k++)
+        fprintf(f, "FNA:%" PRIu64 ",%" PRIu64 ",%s\n", locs, c->funcs[k].count, c->funcs[k].name);
+      locs++;
+      locs_hit += hit;
+    }
+    if (locs)
+      fprintf(f, "FNF:%" PRIu64 "\nFNH:%" PRIu64 "\n", locs, locs_hit);
+    for (size_t k = 0; k < c->n_branches; k++)
+      put_brda(f, &c->branches[k], 1);
+    if (s.branches_found)
+      fprintf(f, "BRF:%" PRIu64 "\nBRH:%" PRIu64 "\n", s.branches_found, s.branches_hit);
+    for (size_t k = 0; k < c->n_mcdc; k++) {
+      const struct cov_mcdc *d = &c->mcdc[k];
+      fprintf(f, "MCDC:%" PRIu32 ",%" PRIu32 ",%c,%" PRIu64 ",%" PRIu32 ",%s\n", d->line,
+              d->group_size, d->sense ? 't' : 'f', d->taken, d->index, d->expr);
+    }
+    if (s.mcdc_found)
+      fprintf(f, "MCF:%" PRIu64 "\nMCH:%" PRIu64 "\n", s.mcdc_found, s.mcdc_hit);
     for (size_t k = 0; k < c->n_lines; k++)
       fprintf(f, "DA:%" PRIu32 ",%" PRIu64 "\n", c->lines[k].line, c->lines[k].count);
     fprintf(f, "LF:%" PRIu64 "\nLH:%" PRIu64 "\nend_of_record\n", s.lines_found, s.lines_hit);

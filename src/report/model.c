@@ -15,6 +15,11 @@ void cov_init(struct cov_model *m) {
 static void free_file(struct cov_file *f) {
   for (size_t i = 0; i < f->n_funcs; i++)
     free(f->funcs[i].name);
+  for (size_t i = 0; i < f->n_mcdc; i++)
+    free(f->mcdc[i].expr);
+  free(f->mcdc);
+  free(f->test);
+  free(f->version);
   free(f->funcs);
   free(f->lines);
   free(f->branches);
@@ -184,22 +189,60 @@ int cov_add_line(struct cov_file *f, uint32_t line, uint64_t count) {
   return 0;
 }
 
-int cov_add_func(struct cov_file *f, const char *name, uint32_t line, uint64_t count) {
+int cov_add_func_end(struct cov_file *f, const char *name, uint32_t line, uint32_t end_line,
+                     uint64_t count) {
   if (grow((void **)&f->funcs, &f->cap_funcs, f->n_funcs, sizeof(*f->funcs)))
     return -1;
   char *n = strdup(name);
   if (!n)
     return -1;
-  f->funcs[f->n_funcs++] = (struct cov_func){n, line, count};
+  f->funcs[f->n_funcs++] = (struct cov_func){n, line, count, end_line};
+  return 0;
+}
+
+int cov_add_func(struct cov_file *f, const char *name, uint32_t line, uint64_t count) {
+  return cov_add_func_end(f, name, line, 0, count);
+}
+
+int cov_add_branch_e(struct cov_file *f, uint32_t line, uint32_t block, uint32_t branch,
+                     int executed, uint64_t taken, int exception) {
+  if (grow((void **)&f->branches, &f->cap_branches, f->n_branches, sizeof(*f->branches)))
+    return -1;
+  f->branches[f->n_branches++] =
+      (struct cov_branch){line, block, branch, executed != 0, taken, exception != 0};
   return 0;
 }
 
 int cov_add_branch(struct cov_file *f, uint32_t line, uint32_t block, uint32_t branch, int executed,
                    uint64_t taken) {
-  if (grow((void **)&f->branches, &f->cap_branches, f->n_branches, sizeof(*f->branches)))
+  return cov_add_branch_e(f, line, block, branch, executed, taken, 0);
+}
+
+int cov_add_mcdc(struct cov_file *f, uint32_t line, uint32_t group_size, int sense, uint64_t taken,
+                 uint32_t index, const char *expr) {
+  if (grow((void **)&f->mcdc, &f->cap_mcdc, f->n_mcdc, sizeof(*f->mcdc)))
     return -1;
-  f->branches[f->n_branches++] = (struct cov_branch){line, block, branch, executed != 0, taken};
+  char *e = strdup(expr ? expr : "");
+  if (!e)
+    return -1;
+  f->mcdc[f->n_mcdc++] = (struct cov_mcdc){line, group_size, index, sense != 0, taken, e};
   return 0;
+}
+
+int cov_set_test(struct cov_file *f, const char *test) {
+  if (!test)
+    return 0;
+  if (f->test) {
+    f->mixed_tests |= strcmp(f->test, test) != 0;
+    return 0;
+  }
+  return (f->test = strdup(test)) ? 0 : -1;
+}
+
+int cov_set_version(struct cov_file *f, const char *version) {
+  if (!version || f->version)
+    return 0;
+  return (f->version = strdup(version)) ? 0 : -1;
 }
 
 static int cmp_line(const void *a, const void *b) {
@@ -220,6 +263,19 @@ static int cmp_func_line(const void *a, const void *b) {
   if (x->line != y->line)
     return x->line < y->line ? -1 : 1;
   return strcmp(x->name, y->name);
+}
+
+static int cmp_mcdc(const void *a, const void *b) {
+  const struct cov_mcdc *x = a, *y = b;
+  if (x->line != y->line)
+    return x->line < y->line ? -1 : 1;
+  if (x->group_size != y->group_size)
+    return x->group_size < y->group_size ? -1 : 1;
+  if (x->index != y->index)
+    return x->index < y->index ? -1 : 1;
+  if (x->sense != y->sense)
+    return x->sense < y->sense ? -1 : 1;
+  return strcmp(x->expr, y->expr);
 }
 
 static int cmp_branch(const void *a, const void *b) {
@@ -261,6 +317,8 @@ static void finish_file(struct cov_file *f) {
   for (size_t i = 0; i < f->n_funcs; i++) {
     if (o && strcmp(f->funcs[o - 1].name, f->funcs[i].name) == 0) {
       f->funcs[o - 1].count = cov_sum(f->funcs[o - 1].count, f->funcs[i].count);
+      if (f->funcs[i].end_line > f->funcs[o - 1].end_line)
+        f->funcs[o - 1].end_line = f->funcs[i].end_line;
       free(f->funcs[i].name);
     } else {
       f->funcs[o++] = f->funcs[i];
@@ -276,11 +334,23 @@ static void finish_file(struct cov_file *f) {
       struct cov_branch *a = &f->branches[o - 1];
       a->taken = cov_sum(a->taken, b->taken);
       a->executed |= b->executed;
+      a->exception |= b->exception;
     } else {
       f->branches[o++] = *b;
     }
   }
   f->n_branches = o;
+  o = 0;
+  sort(f->mcdc, f->n_mcdc, sizeof(*f->mcdc), cmp_mcdc);
+  for (size_t i = 0; i < f->n_mcdc; i++) {
+    if (o && !cmp_mcdc(&f->mcdc[o - 1], &f->mcdc[i])) {
+      f->mcdc[o - 1].taken = cov_sum(f->mcdc[o - 1].taken, f->mcdc[i].taken);
+      free(f->mcdc[i].expr);
+    } else {
+      f->mcdc[o++] = f->mcdc[i];
+    }
+  }
+  f->n_mcdc = o;
 }
 
 void cov_finish(struct cov_model *m) {
@@ -300,13 +370,22 @@ int cov_merge(struct cov_model *dst, const struct cov_model *src) {
       if (cov_add_line(d, s->lines[k].line, s->lines[k].count))
         return -1;
     for (size_t k = 0; k < s->n_funcs; k++)
-      if (cov_add_func(d, s->funcs[k].name, s->funcs[k].line, s->funcs[k].count))
+      if (cov_add_func_end(d, s->funcs[k].name, s->funcs[k].line, s->funcs[k].end_line,
+                           s->funcs[k].count))
         return -1;
     for (size_t k = 0; k < s->n_branches; k++) {
       const struct cov_branch *b = &s->branches[k];
-      if (cov_add_branch(d, b->line, b->block, b->branch, b->executed, b->taken))
+      if (cov_add_branch_e(d, b->line, b->block, b->branch, b->executed, b->taken, b->exception))
         return -1;
     }
+    for (size_t k = 0; k < s->n_mcdc; k++) {
+      const struct cov_mcdc *c = &s->mcdc[k];
+      if (cov_add_mcdc(d, c->line, c->group_size, c->sense, c->taken, c->index, c->expr))
+        return -1;
+    }
+    if (cov_set_test(d, s->test) || cov_set_version(d, s->version))
+      return -1;
+    d->mixed_tests |= s->mixed_tests;
   }
   return 0;
 }
@@ -322,6 +401,9 @@ void cov_file_summary(const struct cov_file *f, struct cov_summary *s) {
   s->branches_found = f->n_branches;
   for (size_t i = 0; i < f->n_branches; i++)
     s->branches_hit += f->branches[i].executed && f->branches[i].taken > 0;
+  s->mcdc_found = f->n_mcdc;
+  for (size_t i = 0; i < f->n_mcdc; i++)
+    s->mcdc_hit += f->mcdc[i].taken > 0;
 }
 
 void cov_summary(const struct cov_model *m, struct cov_summary *s) {
@@ -335,5 +417,7 @@ void cov_summary(const struct cov_model *m, struct cov_summary *s) {
     s->funcs_hit += f.funcs_hit;
     s->branches_found += f.branches_found;
     s->branches_hit += f.branches_hit;
+    s->mcdc_found += f.mcdc_found;
+    s->mcdc_hit += f.mcdc_hit;
   }
 }

@@ -21,13 +21,27 @@ struct cov_func {
   char *name;
   uint32_t line;
   uint64_t count;
+  uint32_t end_line; /* 0: not known (lcov 2's FNL and llvm-cov give it) */
 };
 
-/* lcov's BRDA: a branch of a block on a line; taken, or never executed ('-'). */
+/* lcov's BRDA: a branch of a block on a line; taken, or never executed ('-');
+ * exception: an exception edge (lcov 2 writes its block "e<block>"). */
 struct cov_branch {
   uint32_t line, block, branch;
   int executed;
   uint64_t taken;
+  int exception;
+};
+
+/* One MC/DC condition outcome (lcov 2's MCDC record): in the decision on
+ * `line` of group_size conditions, condition `index` (expr: its text) shown
+ * to independently affect the outcome when `sense` (true or false): taken
+ * counts the tests that showed it (0: not shown). */
+struct cov_mcdc {
+  uint32_t line, group_size, index;
+  int sense;
+  uint64_t taken;
+  char *expr;
 };
 
 struct cov_file {
@@ -38,6 +52,11 @@ struct cov_file {
   size_t n_funcs, cap_funcs;
   struct cov_branch *branches;
   size_t n_branches, cap_branches;
+  struct cov_mcdc *mcdc;
+  size_t n_mcdc, cap_mcdc;
+  char *test;      /* lcov's TN of the records read for it (NULL: none) */
+  int mixed_tests; /* records under several test names were summed */
+  char *version;   /* lcov 2's VER: the source file's version */
 };
 
 struct cov_rule {
@@ -60,6 +79,7 @@ struct cov_summary {
   uint64_t lines_found, lines_hit;
   uint64_t funcs_found, funcs_hit;
   uint64_t branches_found, branches_hit;
+  uint64_t mcdc_found, mcdc_hit;
 };
 
 void cov_init(struct cov_model *m);
@@ -83,6 +103,17 @@ int cov_add_line(struct cov_file *f, uint32_t line, uint64_t count);
 int cov_add_func(struct cov_file *f, const char *name, uint32_t line, uint64_t count);
 int cov_add_branch(struct cov_file *f, uint32_t line, uint32_t block, uint32_t branch, int executed,
                    uint64_t taken);
+/* The function's last line, when known (a function added before without it). */
+int cov_add_func_end(struct cov_file *f, const char *name, uint32_t line, uint32_t end_line,
+                     uint64_t count);
+int cov_add_branch_e(struct cov_file *f, uint32_t line, uint32_t block, uint32_t branch,
+                     int executed, uint64_t taken, int exception);
+int cov_add_mcdc(struct cov_file *f, uint32_t line, uint32_t group_size, int sense, uint64_t taken,
+                 uint32_t index, const char *expr);
+/* The test name a record of the file was read under (lcov's TN); several
+ * different names mark the file mixed. 0 or -1 without memory. */
+int cov_set_test(struct cov_file *f, const char *test);
+int cov_set_version(struct cov_file *f, const char *version);
 
 /* Sort and coalesce: one entry per line, function, branch; files by path. */
 void cov_finish(struct cov_model *m);

@@ -45,23 +45,46 @@ int ucov_json_read(struct cov_model *m, const struct json *root, char *msg, size
     }
     a = json_get(fj, "functions");
     for (const struct json *e = a && a->type == JSON_ARRAY ? a->first : NULL; e; e = e->next) {
-      uint64_t ln, c;
-      if (e->type != JSON_ARRAY || e->len != 3 || !json_str(e->first) ||
-          number(e->first->next, UINT32_MAX, &ln) || number(e->first->next->next, UINT64_MAX, &c))
-        return SAY("files[%zu] (%s): a function is not [name, line, count]", idx, path);
-      cov_add_func(f, json_str(e->first), (uint32_t)ln, c);
+      uint64_t ln, c, end = 0;
+      if (e->type != JSON_ARRAY || (e->len != 3 && e->len != 4) || !json_str(e->first) ||
+          number(e->first->next, UINT32_MAX, &ln) || number(e->first->next->next, UINT64_MAX, &c) ||
+          (e->len == 4 && number(e->first->next->next->next, UINT32_MAX, &end)))
+        return SAY("files[%zu] (%s): a function is not [name, line, count(, end line)]", idx, path);
+      cov_add_func_end(f, json_str(e->first), (uint32_t)ln, (uint32_t)end, c);
     }
     a = json_get(fj, "branches");
     for (const struct json *e = a && a->type == JSON_ARRAY ? a->first : NULL; e; e = e->next) {
       uint64_t ln, blk, br, taken = 0;
-      const struct json *t = e->type == JSON_ARRAY && e->len == 4 ? e->first->next->next->next : 0;
+      int arr = e->type == JSON_ARRAY && (e->len == 4 || e->len == 5);
+      const struct json *t = arr ? e->first->next->next->next : 0, *x = t ? t->next : 0;
       if (!t || number(e->first, UINT32_MAX, &ln) || number(e->first->next, UINT32_MAX, &blk) ||
           number(e->first->next->next, UINT32_MAX, &br) ||
-          (t->type != JSON_NULL && number(t, UINT64_MAX, &taken)))
-        return SAY("files[%zu] (%s): a branch is not [line, block, branch, taken or null]", idx,
-                   path);
-      cov_add_branch(f, (uint32_t)ln, (uint32_t)blk, (uint32_t)br, t->type != JSON_NULL, taken);
+          (t->type != JSON_NULL && number(t, UINT64_MAX, &taken)) || (x && x->type != JSON_BOOL))
+        return SAY("files[%zu] (%s): a branch is not [line, block, branch, taken or null"
+                   "(, exception)]",
+                   idx, path);
+      cov_add_branch_e(f, (uint32_t)ln, (uint32_t)blk, (uint32_t)br, t->type != JSON_NULL, taken,
+                       x && x->boolean);
     }
+    a = json_get(fj, "mcdc");
+    for (const struct json *e = a && a->type == JSON_ARRAY ? a->first : NULL; e; e = e->next) {
+      uint64_t ln, group, taken, index;
+      const struct json *v = e->type == JSON_ARRAY && e->len == 6 ? e->first : NULL;
+      const char *sense = v ? json_str(v->next->next) : NULL;
+      if (!v || number(v, UINT32_MAX, &ln) || number(v->next, UINT32_MAX, &group) || !sense ||
+          (strcmp(sense, "t") && strcmp(sense, "f")) ||
+          number(v->next->next->next, UINT64_MAX, &taken) ||
+          number(v->next->next->next->next, UINT32_MAX, &index) ||
+          !json_str(v->next->next->next->next->next))
+        return SAY("files[%zu] (%s): an MC/DC entry is not [line, group size, \"t\" or \"f\", "
+                   "taken, index, expression]",
+                   idx, path);
+      cov_add_mcdc(f, (uint32_t)ln, (uint32_t)group, sense[0] == 't', taken, (uint32_t)index,
+                   json_str(v->next->next->next->next->next));
+    }
+    const char *test = json_str(json_get(fj, "test")), *ver = json_str(json_get(fj, "version"));
+    if (cov_set_test(f, test) || cov_set_version(f, ver))
+      return SAY("out of memory");
   }
   return 0;
 }
@@ -80,7 +103,10 @@ int ucov_json_write(const struct cov_model *m, FILE *f, const struct cov_diff *d
     for (size_t k = 0; k < c->n_funcs; k++) {
       fputs(k ? ", [" : "[", f);
       json_put_string(f, c->funcs[k].name);
-      fprintf(f, ", %" PRIu32 ", %" PRIu64 "]", c->funcs[k].line, c->funcs[k].count);
+      fprintf(f, ", %" PRIu32 ", %" PRIu64, c->funcs[k].line, c->funcs[k].count);
+      if (c->funcs[k].end_line)
+        fprintf(f, ", %" PRIu32, c->funcs[k].end_line);
+      fputs("]", f);
     }
     fputs("], \"branches\": [", f);
     for (size_t k = 0; k < c->n_branches; k++) {
@@ -88,11 +114,31 @@ int ucov_json_write(const struct cov_model *m, FILE *f, const struct cov_diff *d
       fprintf(f, "%s[%" PRIu32 ", %" PRIu32 ", %" PRIu32 ", ", k ? ", " : "", b->line, b->block,
               b->branch);
       if (b->executed)
-        fprintf(f, "%" PRIu64 "]", b->taken);
+        fprintf(f, "%" PRIu64, b->taken);
       else
-        fputs("null]", f);
+        fputs("null", f);
+      fputs(b->exception ? ", true]" : "]", f);
     }
     fputs("]", f);
+    if (c->n_mcdc) {
+      fputs(", \"mcdc\": [", f);
+      for (size_t k = 0; k < c->n_mcdc; k++) {
+        const struct cov_mcdc *d = &c->mcdc[k];
+        fprintf(f, "%s[%" PRIu32 ", %" PRIu32 ", \"%c\", %" PRIu64 ", %" PRIu32 ", ", k ? ", " : "",
+                d->line, d->group_size, d->sense ? 't' : 'f', d->taken, d->index);
+        json_put_string(f, d->expr);
+        fputs("]", f);
+      }
+      fputs("]", f);
+    }
+    if (c->test && *c->test) {
+      fputs(", \"test\": ", f);
+      json_put_string(f, c->test);
+    }
+    if (c->version) {
+      fputs(", \"version\": ", f);
+      json_put_string(f, c->version);
+    }
     if (diff && i < diff->n_files) {
       fputs(", \"diff\": {", f);
       int first = 1;

@@ -2,8 +2,9 @@
 # ucov report and ucov merge against the tools people use: lcov output read by
 # lcov and genhtml, Cobertura validated against coverage-04.dtd, line counts
 # equal to gcovr's on the same .gcda and to llvm-cov's on the same .profraw,
-# a pulled tree of a running daemon, merges in any order, path rules, the
-# HTML page in headless Chromium, differential categories against a
+# a pulled tree of a running daemon, merges in any order, path rules, lcov
+# 2.x tracefiles read and written back byte for byte, the HTML page in
+# headless Chromium, differential categories against a
 # baseline, and corrupt inputs (a message, the rest of the report, status 1).
 # Usage: report.sh UCOV SRCDIR WORKDIR [SANITIZE]
 set -u
@@ -266,6 +267,29 @@ CC=gcc "$UCOV" cc --trace -O0 -I"$D" "${SANFLAGS[@]}" "$D/trace_one.c" "$D/httpr
 grep -q 'have no line information (build with -g)\|no DWARF debug info (build with -g)' nd.txt && pass ||
   fail "no debug info: $(head -2 nd.txt)"
 cd .. || exit 1
+
+# lcov 2.x tracefiles (tests/data/lcov2.info: TN, VER, FNL/FNA with aliases,
+# an exception branch, MCDC): read whole, and written back byte for byte by
+# `ucov merge --lcov-format 2`, directly and through ucov JSON.
+L2=$SRC/tests/data/lcov2.info
+"$UCOV" merge "$L2" -o l2.info --lcov-format 2 2>l2.err && cmp -s "$L2" l2.info && [ ! -s l2.err ] &&
+  pass || fail "lcov 2 round trip: $(diff "$L2" l2.info | head -5; head -2 l2.err)"
+"$UCOV" merge "$L2" -o l2.json && "$UCOV" merge l2.json -o l2j.info --lcov-format 2 &&
+  cmp -s "$L2" l2j.info && pass || fail "lcov 2 through ucov JSON: $(diff "$L2" l2j.info | head -5)"
+"$UCOV" report "$L2" >l2.sum && grep -q '^functions: *75.00% (3 of 4)' l2.sum &&
+  grep -q '^MC/DC: *75.00% (3 of 4)' l2.sum && pass || fail "lcov 2 summary: $(cat l2.sum)"
+"$UCOV" merge "$L2" -o l2v1.info && grep -q '^TN:unit_tests$' l2v1.info &&
+  grep -q '^FNDA:2,_ZN1AC2Ev$' l2v1.info && grep -q '^BRDA:5,0,2,0$' l2v1.info &&
+  ! grep -q '^MCDC\|^FNL' l2v1.info && pass || fail "lcov 2 into lcov 1 records"
+# Summed twice: every count doubles, MC/DC's too.
+"$UCOV" merge "$L2" "$L2" -o l2x2.info --lcov-format 2 && grep -q '^MCDC:7,2,t,2,1,b, c$' l2x2.info &&
+  grep -q '^FNA:0,1002,add$' l2x2.info && pass || fail "lcov 2 records summed"
+# Records of one file under two test names: summed, and said.
+sed 's/^TN:unit_tests$/TN:other/' "$L2" >l2b.info
+"$UCOV" merge "$L2" l2b.info -o l2m.info 2>l2m.err && grep -q 'several test names' l2m.err &&
+  pass || fail "two test names: $(cat l2m.err)"
+"$UCOV" merge "$L2" -o bad.info --lcov-format 3 2>/dev/null
+[ $? = 2 ] && pass || fail "--lcov-format 3: usage"
 
 # Corrupt inputs: a message, the rest of the report, exit status 1.
 cp -r b bad
