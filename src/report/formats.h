@@ -31,6 +31,12 @@ int ucov_json_write(const struct cov_model *m, FILE *f, const struct cov_diff *d
 /* One document of `gcov --json-format --stdout`. 0, or -1 if it is not one. */
 int gcov_json_read(struct cov_model *m, const struct json *root, char *msg, size_t len);
 
+/* `llvm-cov export -format=text` output: lines (as the lcov export of that
+ * llvm-cov, major version llvm_major, makes them from segments), functions,
+ * branches, MC/DC conditions. 0 or -1. */
+int llvm_export_read(struct cov_model *m, const struct json *root, int llvm_major, char *msg,
+                     size_t len);
+
 /* Cobertura XML (coverage-04.dtd): packages are directories, classes files. */
 int cobertura_write(const struct cov_model *m, FILE *f);
 

@@ -559,97 +559,206 @@ static int read_gcdas(struct cov_model *m, struct strlist *gcdas, const struct i
 
 /* ---- raw and indexed LLVM profiles ---- */
 
-static int read_profile(struct cov_model *m, const char *path, const struct input_opts *o) {
-  if (!o->n_binaries) {
-    fprintf(stderr, "ucov: %s: an LLVM profile needs --binary PROG (the instrumented program)\n",
-            path);
-    return 1;
+/*
+ * The profiles the inputs held, by program: each kept until every input is
+ * read (input_finish), then all of one program's merged once and exported
+ * once, in JSON (regions, branches, MC/DC).
+ */
+struct prof_group {
+  char *key; /* the program and its shared objects, a line each */
+  const char **bins;
+  int n_bins;
+  struct strlist paths;
+};
+
+static struct prof_group *prof_groups;
+static size_t n_prof_groups, cap_prof_groups;
+
+static int prof_pending(const char *path, const char *const *bins, int n_bins) {
+  size_t klen = 1;
+  for (int b = 0; b < n_bins; b++)
+    klen += strlen(bins[b]) + 1;
+  char *key = malloc(klen);
+  if (!key)
+    return -1;
+  key[0] = 0;
+  for (int b = 0; b < n_bins; b++)
+    strcat(strcat(key, bins[b]), "\n");
+  size_t g = 0;
+  while (g < n_prof_groups && strcmp(prof_groups[g].key, key) != 0)
+    g++;
+  if (g == n_prof_groups) {
+    const char **copy = calloc((size_t)n_bins + 1, sizeof(*copy));
+    if (!copy || UCOV_GROW(prof_groups, cap_prof_groups, n_prof_groups, 4)) {
+      free(copy);
+      free(key);
+      return -1;
+    }
+    for (int b = 0; b < n_bins; b++)
+      copy[b] = strdup(bins[b]);
+    prof_groups[n_prof_groups++] = (struct prof_group){key, copy, n_bins, {0}};
+  } else {
+    free(key);
   }
-  /* The llvm tools of the clang that wrote it: raw version 8 is clang 14-17,
-   * 9 clang 18, 10 clang 19+. Indexed profiles: any that reads them. */
+  sl_add(&prof_groups[g].paths, path);
+  return 0;
+}
+
+/* The llvm tools' suffixes to try for a profile: raw version 8 is clang
+ * 14-17, 9 clang 18, 10 clang 19+; an indexed profile, any. -1: unreadable. */
+static int profile_suffixes(const char *path, const char *const **out) {
   static const char *v8[] = {"", "-16", "-17", "-15", "-14", NULL};
   static const char *v9[] = {"-18", "", NULL};
   static const char *v10[] = {"-19", "-20", "-21", "", NULL};
   static const char *any[] = {"", "-19", "-18", "-17", "-16", "-15", "-14", NULL};
-  const char **suffixes = any;
-  int raw = 0;
   FILE *f = fopen(path, "rb");
   uint64_t hdr[2] = {0, 0};
   if (!f || fread(hdr, 8, 2, f) != 2) {
     fprintf(stderr, "ucov: %s: %s\n", path, f ? "too short for an LLVM profile" : strerror(errno));
     if (f)
       fclose(f);
-    return 1;
+    return -1;
   }
   fclose(f);
+  *out = any;
   if (hdr[0] == 0xff6c70726f667281ull) {
-    raw = 1;
     uint32_t v = (uint32_t)hdr[1];
-    suffixes = v == 8 ? v8 : v == 9 ? v9 : v == 10 ? v10 : any;
+    *out = v == 8 ? v8 : v == 9 ? v9 : v == 10 ? v10 : any;
+  }
+  return 0;
+}
+
+/* The major version of an llvm-cov ("LLVM version 14.0.6"); 0 if unknown. */
+static int llvm_cov_major(const char *cov) {
+  char *argv[] = {(char *)cov, "--version", NULL}, *out = NULL;
+  size_t len;
+  int major = 0;
+  if (run_capture(argv, NULL, &out, &len, NULL, 0) == 0 && out) {
+    const char *v = strstr(out, "LLVM version ");
+    major = v ? atoi(v + 13) : 0;
+  }
+  free(out);
+  return major;
+}
+
+/* One program's profiles: `llvm-profdata merge` of them all, then one
+ * `llvm-cov export -format=text`, read into the model. */
+static int read_profiles(struct cov_model *m, struct prof_group *g) {
+  if (!g->n_bins) {
+    for (size_t i = 0; i < g->paths.n; i++)
+      fprintf(stderr, "ucov: %s: an LLVM profile needs --binary PROG (the instrumented program)\n",
+              g->paths.v[i]);
+    return (int)g->paths.n;
+  }
+  int bad = 0;
+  const char *const *suffixes = NULL;
+  struct strlist ok = {0};
+  for (size_t i = 0; i < g->paths.n; i++) {
+    const char *const *s;
+    if (profile_suffixes(g->paths.v[i], &s)) {
+      bad++;
+      continue;
+    }
+    if (!suffixes || (s[0][0] && !suffixes[0][0]))
+      suffixes = s; /* a raw profile's version names the tools */
+    sl_add(&ok, g->paths.v[i]);
   }
   char tmpl[PATH_MAX];
-  char *tmp = temp_dir(tmpl, sizeof(tmpl), "profile");
-  if (!tmp)
-    return 1;
-  char indexed[PATH_MAX];
-  snprintf(indexed, sizeof(indexed), "%s/p.profdata", tmp);
-  int bad = 1;
-  for (int i = 0; suffixes[i] && bad; i++) {
+  char *tmp = ok.n ? temp_dir(tmpl, sizeof(tmpl), "profile") : NULL;
+  char **argv = tmp ? calloc(ok.n + 2 * (size_t)g->n_bins + 8, sizeof(*argv)) : NULL;
+  if (!argv) {
+    bad += (int)ok.n;
+    ok.n = 0;
+  }
+  char merged[PATH_MAX];
+  if (tmp)
+    snprintf(merged, sizeof(merged), "%s/merged.profdata", tmp);
+  int done = !ok.n;
+  for (int i = 0; !done && suffixes[i]; i++) {
     char profdata[64], cov[64];
     snprintf(profdata, sizeof(profdata), "llvm-profdata%s", suffixes[i]);
     snprintf(cov, sizeof(cov), "llvm-cov%s", suffixes[i]);
+    int argc = 0;
+    argv[argc++] = profdata;
+    argv[argc++] = "merge";
+    argv[argc++] = "-o";
+    argv[argc++] = merged;
+    for (size_t k = 0; k < ok.n; k++)
+      argv[argc++] = ok.v[k];
+    argv[argc] = NULL;
     char *out = NULL;
     size_t len;
-    if (raw) {
-      char *merge[] = {profdata, "merge", "-o", indexed, (char *)path, NULL};
-      int st = run_capture(merge, NULL, &out, &len, NULL, 0);
-      if (st == RUN_TIMEOUT) {
-        fprintf(stderr, "ucov: %s: %s ran longer than %d s: killed (UCOV_TOOL_TIMEOUT)\n", path,
-                profdata, tool_timeout_ms() / 1000);
-        break;
-      }
-      free(out);
-      if (st)
-        continue;
-    } else {
-      snprintf(indexed, sizeof(indexed), "%s", path);
+    int st = run_capture(argv, NULL, &out, &len, NULL, 0);
+    free(out);
+    if (st == RUN_TIMEOUT) {
+      fprintf(stderr, "ucov: %s: %s ran longer than %d s: killed (UCOV_TOOL_TIMEOUT)\n", ok.v[0],
+              profdata, tool_timeout_ms() / 1000);
+      break;
     }
-    char *argv[8 + 2 * 16];
-    int argc = 0;
+    if (st)
+      continue;
+    argc = 0;
     argv[argc++] = cov;
     argv[argc++] = "export";
-    argv[argc++] = "-format=lcov";
+    argv[argc++] = "-format=text";
+    argv[argc++] = "-skip-expansions"; /* (they repeat whole functions: 50x the size) */
     argv[argc++] = "-instr-profile";
-    argv[argc++] = indexed;
-    argv[argc++] = (char *)o->binaries[0];
-    for (int b = 1; b < o->n_binaries && b < 16; b++) {
+    argv[argc++] = merged;
+    argv[argc++] = (char *)g->bins[0];
+    for (int b = 1; b < g->n_bins; b++) {
       argv[argc++] = "-object";
-      argv[argc++] = (char *)o->binaries[b];
+      argv[argc++] = (char *)g->bins[b];
     }
     argv[argc] = NULL;
     out = NULL;
-    struct path_map pmap[] = {{indexed, path}};
-    int st = run_capture(argv, NULL, &out, &len, pmap, 1);
+    struct path_map pmap[] = {{merged, "(the merged profiles)"}};
+    st = run_capture(argv, NULL, &out, &len, pmap, 1);
     if (st == RUN_TIMEOUT) {
-      fprintf(stderr, "ucov: %s: %s ran longer than %d s: killed (UCOV_TOOL_TIMEOUT)\n", path, cov,
-              tool_timeout_ms() / 1000);
+      fprintf(stderr, "ucov: %s: %s ran longer than %d s: killed (UCOV_TOOL_TIMEOUT)\n", g->bins[0],
+              cov, tool_timeout_ms() / 1000);
       break;
     }
     if (st == 0 && out) {
-      char info[PATH_MAX];
-      snprintf(info, sizeof(info), "%s/p.info", tmp);
-      FILE *w = fopen(info, "w");
-      if (w && fwrite(out, 1, len, w) == len && fclose(w) == 0)
-        bad = lcov_read(m, info) > 0;
-      else if (w)
-        fclose(w);
+      struct json_doc doc;
+      size_t used;
+      char msg[200];
+      int major = llvm_cov_major(cov);
+      if (json_parse(&doc, out, len, &used))
+        fprintf(stderr, "ucov: %s: %s\n", cov, doc.error);
+      else if (llvm_export_read(m, doc.root, major, msg, sizeof(msg)))
+        fprintf(stderr, "ucov: %s: %s\n", cov, msg);
+      else
+        done = 1;
+      json_free(&doc);
     }
     free(out);
+    done |= st == 0; /* (a tool that ran and said why it failed: not tried again) */
   }
-  if (bad)
-    fprintf(stderr, "ucov: %s: no llvm-profdata/llvm-cov pair here reads it with %s\n", path,
-            o->binaries[0]);
-  nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+  if (!done) {
+    fprintf(stderr, "ucov: %s%s: no llvm-profdata/llvm-cov pair here reads %s with %s\n", ok.v[0],
+            ok.n > 1 ? " and the profiles with it" : "", ok.n > 1 ? "them" : "it", g->bins[0]);
+    bad += (int)ok.n;
+  }
+  free(argv);
+  sl_free(&ok);
+  if (tmp)
+    nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+  return bad;
+}
+
+static int read_all_profiles(struct cov_model *m) {
+  int bad = 0;
+  for (size_t g = 0; g < n_prof_groups; g++) {
+    bad += read_profiles(m, &prof_groups[g]);
+    for (int b = 0; b < prof_groups[g].n_bins; b++)
+      free((char *)prof_groups[g].bins[b]);
+    free(prof_groups[g].bins);
+    free(prof_groups[g].key);
+    sl_free(&prof_groups[g].paths);
+  }
+  free(prof_groups);
+  prof_groups = NULL;
+  n_prof_groups = cap_prof_groups = 0;
   return bad;
 }
 
@@ -1219,19 +1328,19 @@ static int batch_gcda(struct cov_model *m, struct strlist *l, const struct input
  * whose paths the module map gives when --binary does not. */
 static int batch_prof(struct cov_model *m, struct strlist *l, const struct input_opts *o,
                       const char *dir) {
+  (void)m;
   char map_path[PATH_MAX], exe[PATH_MAX] = "";
-  const char *exe_list[1];
   int bad = 0;
   if (dir)
     snprintf(map_path, sizeof(map_path), "%s/modules", dir);
   for (size_t i = 0; i < l->n; i++) {
-    struct input_opts po = *o;
-    if (dir && !o->n_binaries && profile_module(map_path, l->v[i], exe, sizeof(exe)) == 0) {
-      exe_list[0] = exe;
-      po.binaries = exe_list;
-      po.n_binaries = 1;
+    const char *exe_list[1] = {exe};
+    int from_map =
+        dir && !o->n_binaries && profile_module(map_path, l->v[i], exe, sizeof(exe)) == 0;
+    if (prof_pending(l->v[i], from_map ? exe_list : o->binaries, from_map ? 1 : o->n_binaries)) {
+      fprintf(stderr, "ucov: %s: out of memory\n", l->v[i]);
+      bad++;
     }
-    bad += read_profile(m, l->v[i], &po);
   }
   return bad;
 }
@@ -1426,6 +1535,7 @@ int input_finish(struct cov_model *m, const struct input_opts *o) {
     bad += read_gcdas_gcov(m, &via_gcov, o);
   sl_free(&via_gcov);
   sl_free(&seen_gcno);
+  bad += read_all_profiles(m);
   sl_free(&used_gcno);
   return bad;
 }

@@ -4,11 +4,13 @@
  * `ucov pull` or a build writes it) is walked for .gcda, .profraw/.profdata,
  * lcov tracefiles (.info) and ucov JSON (.json); a file is read by its
  * content. .gcda files are read with their .gcno (found beside them, or, in a
- * pulled tree DIR/gcov/<build path>.gcda, at the build path): gcc's natively
- * (gcov_native.h), through `gcov --json-format --stdout` with --gcov-tool,
- * clang's through llvm-cov gcov; a .gcno no .gcda paired with is a unit
- * that never ran (input_finish); raw profiles through llvm-profdata and `llvm-cov export`
- * (with --binary) of the clang version that wrote them. Traces: PC dumps (one
+ * pulled tree DIR/gcov/<build path>.gcda, at the build path) natively
+ * (gcov_native.h; --gcov-tool: through that gcov or llvm-cov); a .gcno no
+ * .gcda paired with is a unit that never ran (input_finish). Raw and
+ * indexed LLVM profiles are kept until input_finish: one llvm-profdata
+ * merge and one llvm-cov export (JSON, llvm_export_read) per program (with
+ * --binary, or a pulled tree's module map), by the tools of the clang
+ * version that wrote them. Traces: PC dumps (one
  * hex PC a line, as KCOV clients and syzkaller's rawcover print them; *.pcs or
  * rawcover* in a directory) and KCOV buffer dumps (*.kcov: the u64 count, then
  * the PCs), against --binary or the module map (--modules, or DIR/modules):
@@ -33,7 +35,8 @@ int input_read(struct cov_model *m, const char *path, const struct input_opts *o
 /*
  * After the last input_read of a report: every .gcno the inputs held that
  * no .gcda was read with is a unit that never ran, added at 0 (as lcov
- * --initial and gcovr count it). Returns the problems reported.
+ * --initial and gcovr count it); the LLVM profiles, merged and exported per
+ * program. Returns the problems reported.
  */
 int input_finish(struct cov_model *m, const struct input_opts *o);
 
