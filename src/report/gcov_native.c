@@ -129,11 +129,67 @@ struct unit {
   size_t last_src;
   char *last_raw; /* the file name the last lines record gave, as spelled there */
   size_t raw_src; /* and its source */
-  /* arcs live in chunks, one per ARCS record */
+  /* the graph's small arrays live in an arena, freed at once: a unit of
+   * SQLite has a million of them, and malloc/free were most of the time */
   struct ptrvec chunks;
+  char *cur;
+  size_t left;
   char *err;
   size_t errlen;
 };
+
+/* n bytes of the unit's arena (not zeroed: arena0 zeroes), or NULL without memory. */
+static void *arena(struct unit *u, size_t n) {
+  n = (n + 15) & ~(size_t)15;
+  if (n > u->left) {
+    size_t size = n > ((size_t)1 << 20) ? n : (size_t)1 << 20;
+    char *b = malloc(size);
+    if (!b || UCOV_GROW(u->chunks.v, u->chunks.cap, u->chunks.n, 64)) {
+      free(b);
+      return NULL;
+    }
+    u->chunks.v[u->chunks.n++] = b;
+    if (n == size) /* a large one: the current chunk goes on */
+      return b;
+    u->cur = b;
+    u->left = size;
+  }
+  void *p = u->cur;
+  u->cur += n;
+  u->left -= n;
+  return p;
+}
+
+/* Room for element n of an arena array (doubled; the old copy is left). 0 or -1. */
+static int agrow(struct unit *u, void **arr, size_t *cap, size_t n, size_t elem) {
+  if (n < *cap)
+    return 0;
+  size_t c = *cap ? *cap * 2 : 4;
+  if (c > ((size_t)1 << 40) / elem)
+    return -1;
+  void *p = arena(u, c * elem);
+  if (!p)
+    return -1;
+  if (n)
+    memcpy(p, *arr, n * elem);
+  *arr = p;
+  *cap = c;
+  return 0;
+}
+
+static void *arena0(struct unit *u, size_t n) {
+  void *p = arena(u, n);
+  if (p)
+    memset(p, 0, n);
+  return p;
+}
+
+static int apush(struct unit *u, struct ptrvec *v, void *p) {
+  if (agrow(u, (void **)&v->v, &v->cap, v->n, sizeof(void *)))
+    return -1;
+  v->v[v->n++] = p;
+  return 0;
+}
 
 static int say(struct unit *u, const char *fmt, const char *what) {
   snprintf(u->err, u->errlen, fmt, what);
@@ -184,10 +240,6 @@ static int lines_resize(struct lines *l, size_t size) {
 }
 
 static void lines_free(struct lines *l) {
-  for (size_t i = 0; i < l->n_rec; i++) {
-    free(l->rec[i].blocks.v);
-    free(l->rec[i].branches.v);
-  }
   free(l->rec);
   free(l->slot);
 }
@@ -195,14 +247,6 @@ static void lines_free(struct lines *l) {
 static void unit_free(struct unit *u) {
   for (size_t i = 0; i < u->n_fns; i++) {
     struct function *fn = &u->fns[i];
-    for (size_t b = 0; b < fn->n_blocks; b++) {
-      for (size_t k = 0; k < fn->blocks[b].n_locs; k++)
-        free(fn->blocks[b].locs[k].lines);
-      free(fn->blocks[b].locs);
-    }
-    free(fn->blocks);
-    free(fn->counts);
-    free(fn->arcs.v);
     free(fn->name);
     lines_free(&fn->lines);
   }
@@ -401,11 +445,9 @@ static int read_arcs(struct unit *u, struct function *fn, struct rd *r, size_t l
     return say(u, "%s", "arcs of an unknown block, or twice");
   if (!num)
     return 0;
-  struct arc *arcs = calloc(num, sizeof(*arcs));
-  if (!arcs || pv_push(&u->chunks, arcs)) {
-    free(arcs);
+  struct arc *arcs = num <= ((size_t)1 << 32) ? arena0(u, num * sizeof(*arcs)) : NULL;
+  if (!arcs)
     return say(u, "%s", "out of memory");
-  }
   struct block *sb = &fn->blocks[src];
   int mark_catches = 0;
   for (size_t i = 0; i < num; i++) {
@@ -432,7 +474,7 @@ static int read_arcs(struct unit *u, struct function *fn, struct rd *r, size_t l
     }
     if (!a->on_tree)
       fn->n_counts++;
-    if (pv_push(&fn->arcs, a))
+    if (apush(u, &fn->arcs, a))
       return say(u, "%s", "out of memory");
   }
   if (mark_catches)
@@ -455,7 +497,7 @@ static int read_lines(struct unit *u, struct function *fn, struct rd *r, int byt
       if (!b->n_locs || ln >= MAX_LINE)
         return say(u, "%s", "a line number without a file, or past 16M");
       struct location *l = &b->locs[b->n_locs - 1];
-      if (UCOV_GROW(l->lines, l->cap, l->n, 4))
+      if (agrow(u, (void **)&l->lines, &l->cap, l->n, sizeof(*l->lines)))
         return say(u, "%s", "out of memory");
       l->lines[l->n++] = ln;
       continue;
@@ -480,7 +522,7 @@ static int read_lines(struct unit *u, struct function *fn, struct rd *r, int byt
       u->last_raw = s < 0 ? (free(name), NULL) : name;
       u->raw_src = (size_t)s;
     }
-    if (s < 0 || UCOV_GROW(b->locs, b->cap_locs, b->n_locs, 2))
+    if (s < 0 || agrow(u, (void **)&b->locs, &b->cap_locs, b->n_locs, sizeof(*b->locs)))
       return say(u, "%s", "out of memory");
     memset(&b->locs[b->n_locs], 0, sizeof(b->locs[0]));
     b->locs[b->n_locs++].src = (uint32_t)s;
@@ -556,7 +598,7 @@ static int read_notes(struct unit *u, const unsigned char *buf, size_t len) {
       if (rec.bad || nb > len / 4 + 16)
         return say(u, "%s", "a blocks record out of bounds");
       if (!fn->blocks && nb) {
-        fn->blocks = calloc(nb, sizeof(*fn->blocks));
+        fn->blocks = arena0(u, (size_t)nb * sizeof(*fn->blocks));
         if (!fn->blocks)
           return say(u, "%s", "out of memory");
         fn->n_blocks = nb;
@@ -796,6 +838,13 @@ static int u32cmp(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+static int sorted_u32(const uint32_t *v, size_t n) {
+  for (size_t i = 1; i < n; i++)
+    if (v[i - 1] > v[i])
+      return 0;
+  return 1;
+}
+
 static int group_line(const struct function *fn, uint32_t ln, uint32_t src) {
   return fn->is_group && fn->src == src && fn->start_line <= ln && ln <= fn->end_line;
 }
@@ -817,10 +866,10 @@ static int add_line_counts(struct unit *u, struct function *fn) {
       }
       if (!ix || ix + 1 == fn->n_blocks || !line)
         continue; /* entry or exit block */
-      if (pv_push(&line->blocks, b))
+      if (apush(u, &line->blocks, b))
         return say(u, "%s", "out of memory");
       for (struct arc *a = b->succ; a; a = a->succ_next)
-        if (pv_push(&line->branches, a))
+        if (apush(u, &line->branches, a))
           return say(u, "%s", "out of memory");
     }
   }
@@ -931,6 +980,17 @@ static int accumulate_line(struct line *line) {
     for (struct arc *a = b->succ; a; a = a->succ_next)
       a->cs_count = a->count;
   }
+  if (line->blocks.n == 1) {
+    /* one block: its only circuits are its arcs to itself, each counted once */
+    struct block *b = line->blocks.v[0];
+    for (struct arc *a = b->succ; a; a = a->succ_next)
+      if (a->dst == b && a->cs_count > 0) {
+        count = add64(count, a->cs_count);
+        a->cs_count = 0;
+      }
+    line->count = count;
+    return 0;
+  }
   struct circ c = {.line = line};
   for (size_t i = 0; i < line->blocks.n && !c.oom; i++) {
     c.path.n = 0;
@@ -1035,11 +1095,9 @@ static int llvm_counts(struct unit *u, struct function *fn) {
   if (!fn->has_counts || fn->n_blocks < 2)
     return 0;
   /* the exit block's arc back to the entry closes the graph */
-  struct arc *back = calloc(1, sizeof(*back));
-  if (!back || pv_push(&u->chunks, back)) {
-    free(back);
+  struct arc *back = arena0(u, sizeof(*back));
+  if (!back)
     return -1;
-  }
   struct block *entry = &fn->blocks[0], *sink = &fn->blocks[u->vnum < 408 ? fn->n_blocks - 1 : 1];
   back->src = sink;
   back->dst = entry;
@@ -1144,7 +1202,7 @@ static int llvm_emit(struct cov_model *m, struct unit *u) {
         for (size_t j = 0; j < l->n; j++) {
           struct line *line;
           if (lines_resize(lines, (size_t)l->lines[j] + 1) ||
-              !(line = line_at(lines, l->lines[j])) || pv_push(&line->blocks, &fn->blocks[b]))
+              !(line = line_at(lines, l->lines[j])) || apush(u, &line->blocks, &fn->blocks[b]))
             return say(u, "%s", "out of memory");
           line->exists = 1;
         }
@@ -1256,7 +1314,8 @@ static int emit(struct cov_model *m, struct unit *u, int have_data) {
         struct location *l = &fn->blocks[b].locs[k];
         if (!l->n)
           continue;
-        qsort(l->lines, l->n, sizeof(*l->lines), u32cmp);
+        if (!sorted_u32(l->lines, l->n))
+          qsort(l->lines, l->n, sizeof(*l->lines), u32cmp);
         if (lines_resize(&u->srcs[l->src].lines, (size_t)l->lines[l->n - 1] + 1))
           return say(u, "%s", "out of memory");
       }
@@ -1325,7 +1384,7 @@ int gcovn_read(struct cov_model *m, const char *gcno, const char *gcda, char *er
   }
   for (size_t i = 0; i < u.n_fns; i++)
     if (u.fns[i].n_counts &&
-        !(u.fns[i].counts = calloc(u.fns[i].n_counts, sizeof(*u.fns[i].counts)))) {
+        !(u.fns[i].counts = arena0(&u, u.fns[i].n_counts * sizeof(*u.fns[i].counts)))) {
       snprintf(err, errlen, "%s: out of memory", gcno);
       goto out;
     }
