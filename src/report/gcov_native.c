@@ -617,12 +617,29 @@ static int read_notes(struct unit *u, const unsigned char *buf, size_t len) {
   return more < 0 ? say(u, "%s", "truncated, or a record longer than the file") : 0;
 }
 
-static struct function *fn_by_ident(struct unit *u, uint32_t ident) {
-  /* gcov's map keeps the last function of an ident */
-  for (size_t i = u->n_fns; i--;)
-    if (u->fns[i].ident == ident)
-      return &u->fns[i];
-  return NULL;
+struct ident_ix {
+  uint32_t ident, index;
+};
+
+static int cmp_ident(const void *a, const void *b) {
+  const struct ident_ix *x = a, *y = b;
+  if (x->ident != y->ident)
+    return x->ident < y->ident ? -1 : 1;
+  return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* The function of an ident (ix: the functions by ident, then order): gcov's
+ * map keeps the last function of an ident. */
+static struct function *fn_by_ident(struct unit *u, const struct ident_ix *ix, uint32_t ident) {
+  size_t lo = 0, hi = u->n_fns;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (ix[mid].ident <= ident)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo && ix[lo - 1].ident == ident ? &u->fns[ix[lo - 1].index] : NULL;
 }
 
 static int read_counts(struct unit *u, const unsigned char *buf, size_t len) {
@@ -641,6 +658,13 @@ static int read_counts(struct unit *u, const unsigned char *buf, size_t len) {
   if (!u->llvm)
     rd_u32(&r); /* checksum */
   struct function *fn = NULL;
+  struct ident_ix *ix = arena(u, (u->n_fns + 1) * sizeof(*ix));
+  if (!ix)
+    return say(u, "%s", "out of memory");
+  for (size_t i = 0; i < u->n_fns; i++)
+    ix[i] = (struct ident_ix){u->fns[i].ident, (uint32_t)i};
+  if (u->n_fns > 1)
+    qsort(ix, u->n_fns, sizeof(*ix), cmp_ident);
   uint32_t tag, length;
   size_t skip;
   int more;
@@ -650,7 +674,7 @@ static int read_counts(struct unit *u, const unsigned char *buf, size_t len) {
     if (tag == TAG_FUNCTION && (u->llvm ? length >= 2 : length == 12)) {
       uint32_t ident = rd_u32(&rec), lck = rd_u32(&rec);
       uint32_t cfg = !u->llvm || u->vnum >= 407 ? rd_u32(&rec) : 0;
-      fn = fn_by_ident(u, ident);
+      fn = fn_by_ident(u, ix, ident);
       if (fn && (lck != fn->lineno_checksum || cfg != fn->cfg_checksum)) {
         snprintf(u->err, u->errlen, "profile mismatch for '%s' (rebuilt since it ran?)", fn->name);
         return -1;
