@@ -2,7 +2,8 @@
 # LLVM profiles, batched: all the raw profiles of one program are merged once
 # (`llvm-profdata merge`) and exported once (`llvm-cov export`, JSON), for
 # clang 14, 16 and 19 as installed; lines, functions and branches equal
-# llvm-cov's own lcov export of the same merge, line by line. Programs that
+# llvm-cov's own lcov export of the same merge, line by line, every function
+# of the program listed (never called ones at 0). Programs that
 # share sources add up by source line. MC/DC (clang 19): the conditions ucov
 # counts equal `llvm-cov report --show-mcdc-summary`, and reach the lcov 2
 # tracefile, ucov JSON and the HTML page.
@@ -53,6 +54,9 @@ for v in "" -16 -19; do
     "llvm-cov$v" export -format=lcov -instr-profile all.profdata ./prog >l.info
   [ -s u.info ] && cmp -s <(norm u.info) <(norm l.info) && pass ||
     fail "clang$v: ucov and llvm-cov's lcov export differ: $(diff <(norm u.info) <(norm l.info) | head -4)"
+  # Every function of the program counts, hit or not.
+  grep -q '^FNDA:0,httpreq.c:parse_u64$' u.info && grep -q '^FNDA:[1-9][0-9]*,http_parse$' u.info &&
+    pass || fail "clang$v: functions never called: $(grep -c '^FNDA:0' u.info) at 0"
   # A second program on the same sources: both programs' counts add up by line.
   printf '#include "httpreq.h"\n#include <string.h>\nint main(int c, char **v) { struct http_request r;\n  return c > 1 ? http_parse(v[1], strlen(v[1]), &r) != 0 : 0; }\n' >two.c
   "clang$v" -fprofile-instr-generate -fcoverage-mapping -O1 -I"$D" "$D/httpreq.c" two.c -o two
