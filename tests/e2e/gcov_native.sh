@@ -69,6 +69,12 @@ for v in "" -16 -19; do
 done
 grep -q '^FNDA:10,one$' out/clang-O0.n.info && grep -q '^FNDA:0,three$' out/clang-O0.n.info && pass ||
   fail "clang: functions on one line: $(grep FNDA out/clang-O0.n.info | tr '\n' ' ')"
+# clang's notes of a unit that never ran: at 0% too.
+mkdir -p clang-never && (cd clang-never && clang --coverage -O0 -c "$G/never_run.c" -o never_run.o)
+"$UCOV" report clang-never --lcov out/clang-never.info 2>out/clang-never.err &&
+  grep -q '^FNDA:0,never_called$' out/clang-never.info && grep -q '^DA:5,0$' out/clang-never.info &&
+  grep -q '^LH:0$' out/clang-never.info && pass ||
+  fail "clang never-run unit: $(head -2 out/clang-never.err; tr '\n' ' ' <out/clang-never.info)"
 
 # No gcov process on the native path: a gcov first in PATH that leaves a
 # mark. With --gcov-tool it is run (so the check can fail).
