@@ -71,9 +71,37 @@ static int cmp_ret(const void *a, const void *b) {
 
 /* Calls into the functions (ranges fns[0..n), sorted by start) that hold
  * tail sites: their return addresses into hs->rets. 0 or -1. */
+/* The length of an indirect call (ff /2, a REX prefix allowed) at b[i], or 0. */
+static size_t indirect_call_at(const uint8_t *b, size_t size, size_t i) {
+  size_t p = i + ((b[i] & 0xf0) == 0x40); /* REX */
+  if (p + 1 >= size || b[p] != 0xff || ((b[p + 1] >> 3) & 7) != 2)
+    return 0;
+  unsigned mod = b[p + 1] >> 6, rm = b[p + 1] & 7;
+  size_t len = 2;
+  if (mod != 3 && rm == 4) { /* SIB */
+    if (p + 2 >= size)
+      return 0;
+    len++;
+    if (mod == 0 && (b[p + 2] & 7) == 5)
+      len += 4;
+  }
+  if (mod == 0 && rm == 5)
+    len += 4; /* rip-relative */
+  else if (mod == 1)
+    len += 1;
+  else if (mod == 2)
+    len += 4;
+  return p + len <= size ? p - i + len : 0;
+}
+
+static int cmp_addr(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
 static int tail_returns(Elf *elf, const struct cs_arch *arch, const struct dw_tail_return *fns,
                         size_t n, struct dw_hook_sites *hs) {
-  size_t cap = 0;
+  size_t cap = 0, cap_ind = 0;
   for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
     GElf_Shdr sh;
     Elf_Data *d;
@@ -84,6 +112,12 @@ static int tail_returns(Elf *elf, const struct cs_arch *arch, const struct dw_ta
     for (size_t i = 0; i < d->d_size; i++) {
       uint64_t target;
       int is_call;
+      size_t ind = indirect_call_at(b, d->d_size, i);
+      if (ind) {
+        if (UCOV_GROW(hs->indirect, cap_ind, hs->n_indirect, 1024))
+          return -1;
+        hs->indirect[hs->n_indirect++] = sh.sh_addr + i + ind;
+      }
       if (!branch_at(b, d->d_size, i, sh.sh_addr, arch->addr_mask, &target, &is_call) || !is_call)
         continue;
       size_t lo = 0, hi = n;
@@ -103,6 +137,8 @@ static int tail_returns(Elf *elf, const struct cs_arch *arch, const struct dw_ta
   }
   if (hs->n_rets > 1)
     qsort(hs->rets, hs->n_rets, sizeof(*hs->rets), cmp_ret);
+  if (hs->n_indirect > 1)
+    qsort(hs->indirect, hs->n_indirect, sizeof(*hs->indirect), cmp_addr);
   return 0;
 }
 
@@ -148,7 +184,8 @@ static int collect(Elf *elf, const char *path, const struct cs_arch *arch, struc
   if (nf > 1)
     qsort(fns, nf, sizeof(*fns), cmp_range);
   int ret = tail_returns(elf, arch, fns, nf, hs);
-  free(fns);
+  hs->tail_fns = fns;
+  hs->n_tail_fns = nf;
   return ret;
 }
 
@@ -156,6 +193,8 @@ void dw_hook_sites_free(struct dw_hook_sites *hs) {
   free(hs->at);
   free(hs->tail);
   free(hs->rets);
+  free(hs->tail_fns);
+  free(hs->indirect);
   memset(hs, 0, sizeof(*hs));
 }
 

@@ -95,6 +95,13 @@ struct dw_hook_sites {
     uint64_t lo, hi; /* the called function's range: its tail sites are there */
   } * rets;          /* sorted by ret */
   size_t n_rets;
+  /* The functions with tail jumps (ranges, sorted), and the return addresses
+   * after indirect calls (call *reg, call *mem: their callee is known only
+   * from the trace), sorted. */
+  struct dw_tail_return *tail_fns;
+  size_t n_tail_fns;
+  uint64_t *indirect;
+  size_t n_indirect;
 };
 
 /* As dw_call_sites: 0, or -1 with a message (-2: the file has no such hook). */

@@ -784,6 +784,10 @@ struct trace_module {
   long n_sites;
   struct dw_tail_return *rets; /* calls into functions with tail jumps */
   size_t n_rets;
+  struct dw_tail_return *tail_fns; /* functions with tail jumps */
+  size_t n_tail_fns;
+  uint64_t *indirect; /* returns after indirect calls */
+  size_t n_indirect;
   long recent[64]; /* the sites counted last, in trace order (a ring) */
   unsigned n_recent;
   int ok, used, warned;
@@ -823,6 +827,10 @@ static struct trace_module *trace_module_q(const char *path, int quiet) {
   t->n_sites = (long)hs.n;
   t->rets = hs.rets;
   t->n_rets = hs.n_rets;
+  t->tail_fns = hs.tail_fns;
+  t->n_tail_fns = hs.n_tail_fns;
+  t->indirect = hs.indirect;
+  t->n_indirect = hs.n_indirect;
   if (!t->dw.has_dwarf)
     fprintf(stderr, "ucov: %s: no DWARF debug info (build with -g): its PCs have no lines\n", path);
   t->hits = calloc((size_t)t->n_sites + 1, sizeof(*t->hits));
@@ -860,6 +868,44 @@ static void count_site(struct trace_module *t, long s) {
  * with no such site among the recent ones (a deduplicated or sorted dump),
  * at each of them. 0, or -1: no site of this module.
  */
+/* The function with tail jumps that holds address a, or NULL. */
+static const struct dw_tail_return *tail_fn_of(const struct trace_module *t, uint64_t a) {
+  size_t lo = 0, hi = t->n_tail_fns;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (t->tail_fns[mid].lo <= a)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo && a < t->tail_fns[lo - 1].hi ? &t->tail_fns[lo - 1] : NULL;
+}
+
+/* After an indirect call, the callee is the function of the latest site
+ * traced that a tail jump of its function follows: count that jump. */
+static int count_indirect(struct trace_module *t, uint64_t ret) {
+  size_t lo = 0, hi = t->n_indirect;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (t->indirect[mid] < ret)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo == t->n_indirect || t->indirect[lo] != ret)
+    return -1;
+  for (unsigned k = 0; k < 64 && k < t->n_recent; k++) {
+    long r = t->recent[(t->n_recent - 1 - k) % 64];
+    const struct dw_tail_return *fn = tail_fn_of(t, t->sites[r]);
+    for (long s = r + 1; fn && s < t->n_sites && t->sites[s] < fn->hi; s++)
+      if (t->tail[s]) {
+        count_site(t, s);
+        return 0;
+      }
+  }
+  return -1;
+}
+
 static int count_pc(struct trace_module *t, uint64_t ret) {
   long s = site_from(t, ret - 5);
   if (s < t->n_sites && t->sites[s] == ret - 5 && !t->tail[s]) {
@@ -875,7 +921,7 @@ static int count_pc(struct trace_module *t, uint64_t ret) {
       hi = mid;
   }
   if (lo == t->n_rets || t->rets[lo].ret != ret)
-    return -1;
+    return count_indirect(t, ret);
   uint64_t fn_lo = t->rets[lo].lo, fn_hi = t->rets[lo].hi;
   long first = site_from(t, fn_lo), end = site_from(t, fn_hi);
   for (unsigned k = 0; k < 64 && k < t->n_recent; k++) {

@@ -125,6 +125,10 @@ for arg in 1 5; do
   ./tailp tail$arg.mods $arg >tail$arg.pcs &&
     "$UCOV" report tail$arg.pcs --modules tail$arg.mods --lcov tail$arg.info 2>tail$arg.err
 done
+./tailp taili.mods 1 indirect >taili.pcs &&
+  "$UCOV" report taili.pcs --modules taili.mods --lcov taili.info 2>taili.err
+[ ! -s taili.err ] && grep -q '^DA:16,1$' taili.info && pass ||
+  fail "a tail jump after an indirect call: $(cat taili.err; grep '^DA' taili.info | tr '\n' ' ')"
 [ ! -s tail1.err ] && grep -q '^DA:16,1$' tail1.info && grep -q '^DA:10,0$' tail1.info &&
   grep -q '^FNDA:1,maybe$' tail1.info && [ ! -s tail5.err ] && grep -q '^DA:16,1$' tail5.info &&
   grep -q '^DA:10,1$' tail5.info && pass ||

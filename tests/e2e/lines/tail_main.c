@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Traces maybe(ARG) of tail.c (this file is not instrumented) and prints
- * the PCs recorded, one a line, and the module map into FILE.
- * usage: tail_main FILE ARG
+ * the PCs recorded, one a line, and the module map into FILE; "indirect":
+ * through a function pointer (the call's return address names no callee).
+ * usage: tail_main FILE ARG [indirect]
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -16,8 +17,9 @@
 void maybe(int x);
 
 int main(int argc, char **argv) {
-  if (argc != 3)
+  if (argc != 3 && argc != 4)
     return 2;
+  void (*volatile call)(int) = maybe;
   int fd = ucov_open();
   if (fd < 0 || ucov_ioctl(fd, KCOV_INIT_TRACE, 4096))
     return 1;
@@ -25,7 +27,10 @@ int main(int argc, char **argv) {
   if (cover == MAP_FAILED || ucov_ioctl(fd, KCOV_ENABLE, KCOV_TRACE_PC))
     return 1;
   __atomic_store_n(&cover[0], 0, __ATOMIC_RELAXED);
-  maybe(atoi(argv[2]));
+  if (argc == 4)
+    call(atoi(argv[2]));
+  else
+    maybe(atoi(argv[2]));
   uint64_t n = __atomic_load_n(&cover[0], __ATOMIC_RELAXED);
   ucov_ioctl(fd, KCOV_DISABLE, 0);
   for (uint64_t k = 0; k < n; k++)
