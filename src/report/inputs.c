@@ -842,17 +842,22 @@ static struct trace_module *trace_module(const char *path) {
   return trace_module_q(path, 0);
 }
 
-/* The first site at or after address a. */
-static long site_from(const struct trace_module *t, uint64_t a) {
-  long lo = 0, hi = t->n_sites;
+/* The index of the first of v[0..n) (sorted) at or after a. */
+static size_t lower_u64(const uint64_t *v, size_t n, uint64_t a) {
+  size_t lo = 0, hi = n;
   while (lo < hi) {
-    long mid = (lo + hi) / 2;
-    if (t->sites[mid] < a)
+    size_t mid = (lo + hi) / 2;
+    if (v[mid] < a)
       lo = mid + 1;
     else
       hi = mid;
   }
   return lo;
+}
+
+/* The first site at or after address a. */
+static long site_from(const struct trace_module *t, uint64_t a) {
+  return (long)lower_u64(t->sites, (size_t)t->n_sites, a);
 }
 
 static void count_site(struct trace_module *t, long s) {
@@ -884,15 +889,8 @@ static const struct dw_tail_return *tail_fn_of(const struct trace_module *t, uin
 /* After an indirect call, the callee is the function of the latest site
  * traced that a tail jump of its function follows: count that jump. */
 static int count_indirect(struct trace_module *t, uint64_t ret) {
-  size_t lo = 0, hi = t->n_indirect;
-  while (lo < hi) {
-    size_t mid = (lo + hi) / 2;
-    if (t->indirect[mid] < ret)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  if (lo == t->n_indirect || t->indirect[lo] != ret)
+  size_t at = lower_u64(t->indirect, t->n_indirect, ret);
+  if (at == t->n_indirect || t->indirect[at] != ret)
     return -1;
   for (unsigned k = 0; k < 64 && k < t->n_recent; k++) {
     long r = t->recent[(t->n_recent - 1 - k) % 64];
