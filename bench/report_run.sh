@@ -57,15 +57,8 @@ sites=$(wc -l <"$work/sites.txt")
 SYM=$(command -v llvm-symbolizer || command -v llvm-symbolizer-14)
 raw=$work/raw.txt
 : >"$raw"
-measure() { # NAME COMMAND...: wall seconds and peak KiB, appended to raw
-  local name=$1
-  shift
-  /usr/bin/time -f "$name %e %M" -o "$work/t.txt" "$@" >/dev/null 2>&1 || {
-    echo "bench: $name failed" >&2
-    return 0
-  }
-  cat "$work/t.txt" >>"$raw"
-}
+# shellcheck source=bench/measure.sh
+. "$here/measure.sh"
 B=$work/sqlite3-trace
 : >"$work/load.txt"
 for ((r = 0; r < rounds; r++)); do
