@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #define GCNO_MAGIC 0x67636e6fu
@@ -142,8 +143,17 @@ struct unit {
 static void *arena(struct unit *u, size_t n) {
   n = (n + 15) & ~(size_t)15;
   if (n > u->left) {
-    size_t size = n > ((size_t)1 << 20) ? n : (size_t)1 << 20;
-    char *b = malloc(size);
+    /* chunks of 2 MiB, doubling to 32, on huge pages where the kernel has
+     * them: touching 30 MiB of small pages was half of reading SQLite */
+    size_t chunk = (size_t)2 << (u->chunks.n < 4 ? u->chunks.n : 4) << 20;
+    size_t size = n > chunk ? n : chunk;
+    void *b = NULL;
+    if (posix_memalign(&b, (size_t)2 << 20, size))
+      b = NULL;
+#ifdef MADV_HUGEPAGE
+    if (b)
+      madvise(b, size, MADV_HUGEPAGE);
+#endif
     if (!b || UCOV_GROW(u->chunks.v, u->chunks.cap, u->chunks.n, 64)) {
       free(b);
       return NULL;

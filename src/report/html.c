@@ -13,6 +13,7 @@
 
 #include <inttypes.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <time.h>
 
@@ -78,14 +79,14 @@ static int needs_escape(unsigned char c) {
   return c < 0x20 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&';
 }
 
-/* A JSON string safe inside <script>: plain runs copied whole, escapes between. */
-static void put_js_string(struct out *o, const char *s, size_t n) {
+/* The inside of a JSON string safe inside <script>: plain runs copied
+ * whole, escapes between. */
+static void put_js_bytes(struct out *o, const char *s, size_t n) {
   static const char hex[] = "0123456789abcdef";
   static unsigned char special[256];
   if (!special['"'])
     for (int c = 0; c < 256; c++)
       special[c] = (unsigned char)needs_escape((unsigned char)c);
-  o_put(o, "\"", 1);
   size_t run = 0;
   for (size_t i = 0;; i++) {
     while (i < n && !special[(unsigned char)s[i]])
@@ -110,6 +111,11 @@ static void put_js_string(struct out *o, const char *s, size_t n) {
     run = i + 1;
   }
   o_put(o, s + run, n - run);
+}
+
+static void put_js_string(struct out *o, const char *s, size_t n) {
+  o_put(o, "\"", 1);
+  put_js_bytes(o, s, n);
   o_put(o, "\"", 1);
 }
 
@@ -123,28 +129,32 @@ static void put_html(FILE *f, const char *s) {
       putc(*s, f);
 }
 
-static char *read_source(const char *path, size_t *len) {
+/*
+ * A source file as a JSON string, streamed (64 KiB at a time, never held
+ * whole), its last newline left out; "null" if it cannot be read or is
+ * larger than 256 MiB (not shown).
+ */
+static void put_source(struct out *o, const char *path) {
   FILE *f = fopen(path, "rb");
-  if (!f)
-    return NULL;
-  size_t cap = 65536, n = 0, r;
-  char *buf = malloc(cap);
-  while (buf && (r = fread(buf + n, 1, cap - n, f)) > 0) {
-    n += r;
-    if (n == cap) {
-      char *nb = cap < ((size_t)256 << 20) ? realloc(buf, cap * 2) : NULL;
-      if (!nb) { /* larger than 256 MiB: not shown */
-        free(buf);
-        buf = NULL;
-        break;
-      }
-      buf = nb;
-      cap *= 2;
-    }
+  struct stat st;
+  if (!f || fstat(fileno(f), &st) || st.st_size > ((off_t)256 << 20)) {
+    if (f)
+      fclose(f);
+    o_str(o, "null");
+    return;
   }
+  static char buf[1 << 16];
+  size_t r;
+  int newline = 0; /* a newline held back: the file's last is not shown */
+  o_put(o, "\"", 1);
+  while ((r = fread(buf, 1, sizeof(buf), f)) > 0) {
+    if (newline)
+      o_put(o, "\\n", 2);
+    newline = buf[r - 1] == '\n';
+    put_js_bytes(o, buf, r - (size_t)newline);
+  }
+  o_put(o, "\"", 1);
   fclose(f);
-  *len = n;
-  return buf;
 }
 
 static const char style[] =
@@ -325,14 +335,8 @@ int html_write(const struct cov_model *m, FILE *f, const char *title, const stru
         }
       o_str(&o, "\"");
     }
-    size_t len = 0;
-    char *src = read_source(c->path, &len);
     o_str(&o, ", \"s\": ");
-    if (src)
-      put_js_string(&o, src, len && src[len - 1] == '\n' ? len - 1 : len);
-    else
-      o_str(&o, "null");
-    free(src);
+    put_source(&o, c->path);
     o_str(&o, "}");
   }
   o_flush(&o);
