@@ -148,7 +148,7 @@ out = ["# Redis benchmark results\n",
        f"by `lcov --capture`: line counts equal in {len(same)} of {len(lc)} files lcov reports; "
        f"ucov also reports {len(only_u)} files compiled and never linked into a program that ran "
        f"(at 0%: {', '.join(x.split('/')[-1] for x in only_u[:8])}).\n",
-       "| tool | min s | median s | peak MiB | speed vs lcov + genhtml |", "|---|---|---|---|---|",
+       "| tool | min s | median s | peak MiB | speed vs genhtml |", "|---|---|---|---|---|",
        row("html-ucov", "ucov report --html (from .gcda)", "html-genhtml"),
        row("lcov-capture", "lcov --capture", "html-genhtml"),
        row("html-genhtml", "genhtml (ready tracefile)", "html-genhtml")]
