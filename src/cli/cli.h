@@ -7,6 +7,10 @@
 #define UCOV_EXIT_OK 0
 #define UCOV_EXIT_FAIL 1
 #define UCOV_EXIT_USAGE 2
+/* ucov report --fail-under-*: a coverage gate missed, one bit per kind (several OR'd). */
+#define UCOV_EXIT_GATE_LINE 4
+#define UCOV_EXIT_GATE_FUNCTION 8
+#define UCOV_EXIT_GATE_BRANCH 16
 
 int cmd_cc(int argc, char **argv);
 int cmd_symbolize(int argc, char **argv);

@@ -33,6 +33,10 @@ static const char report_usage[] =
     "  --lcov FILE          an lcov tracefile (1.x records)\n"
     "  --lcov-format 1|2    lcov 2.x records instead (FNL/FNA, MCDC, VER, exception\n"
     "                       branches)\n"
+    "  --summary            lcov's line, function and branch totals on stderr\n"
+    "  --fail-under-line N, --fail-under-function N, --fail-under-branch N\n"
+    "                       a gate: exit 4 (lines), 8 (functions), 16 (branches), OR'd,\n"
+    "                       when that coverage is below N percent\n"
     "  --cobertura FILE     Cobertura XML (coverage-04.dtd)\n"
     "  --json FILE          ucov JSON (docs/formats.md)\n"
     "  --html FILE          one self-contained HTML page (sortable summary, sources)\n"
@@ -52,7 +56,8 @@ static const char report_usage[] =
     "  -h, --help\n"
     "\n"
     "gcov, llvm-cov and llvm-profdata may run UCOV_TOOL_TIMEOUT seconds (300) per call.\n"
-    "Exit status: 0, 1 if an input could not be read (the report has the rest), 2 usage.\n";
+    "Exit status: 0, 1 if an input could not be read (the report has the rest), 2 usage,\n"
+    "4/8/16 (OR'd) a --fail-under gate missed.\n";
 
 static const char merge_usage[] =
     "usage: ucov merge INPUT... -o FILE\n"
@@ -80,7 +85,11 @@ enum {
   O_INCLUDE,
   O_EXCLUDE,
   O_GCOV,
-  O_LCOV_FORMAT
+  O_LCOV_FORMAT,
+  O_SUMMARY,
+  O_FAIL_LINE,
+  O_FAIL_FUNCTION,
+  O_FAIL_BRANCH
 };
 
 struct outputs {
@@ -88,6 +97,8 @@ struct outputs {
   char **baselines;
   int n_baselines;
   int lcov_format; /* 1 or 2 */
+  int summary;
+  double fail_under[3]; /* lines, functions, branches: percent (negative: no gate) */
 };
 
 static int write_one(const char *path, int (*writer)(const struct cov_model *, FILE *),
@@ -115,6 +126,50 @@ static void summary_line(const char *what, uint64_t hit, uint64_t found) {
     printf("%-10s no data\n", what);
 }
 
+/* lcov's "Summary coverage rate" block. */
+static void lcov_summary(const struct cov_model *m, FILE *f) {
+  struct cov_summary s;
+  cov_summary(m, &s);
+  const char *what[3] = {"lines......", "functions..", "branches..."},
+             *unit[3] = {"lines", "functions", "branches"};
+  uint64_t hit[3] = {s.lines_hit, s.funcs_hit, s.branches_hit},
+           found[3] = {s.lines_found, s.funcs_found, s.branches_found};
+  fprintf(f, "Summary coverage rate:\n");
+  for (int k = 0; k < 3; k++)
+    if (found[k])
+      fprintf(f, "  %s: %.1f%% (%" PRIu64 " of %" PRIu64 " %s)\n", what[k],
+              100.0 * (double)hit[k] / (double)found[k], hit[k], found[k], unit[k]);
+    else
+      fprintf(f, "  %s: no data found\n", what[k]);
+}
+
+/*
+ * The --fail-under gates: each kind below its percentage is said on stderr
+ * and sets its bit of the exit status. No data of a kind passes its gate,
+ * as gcovr's does.
+ */
+static int gates(const struct cov_model *m, const double *under) {
+  struct cov_summary s;
+  cov_summary(m, &s);
+  static const char *const kind[3] = {"lines", "functions", "branches"},
+                           *opt[3] = {"line", "function", "branch"};
+  static const int bit[3] = {UCOV_EXIT_GATE_LINE, UCOV_EXIT_GATE_FUNCTION, UCOV_EXIT_GATE_BRANCH};
+  uint64_t hit[3] = {s.lines_hit, s.funcs_hit, s.branches_hit},
+           found[3] = {s.lines_found, s.funcs_found, s.branches_found};
+  int status = 0;
+  for (int k = 0; k < 3; k++) {
+    if (under[k] < 0 || !found[k])
+      continue;
+    double pct = 100.0 * (double)hit[k] / (double)found[k];
+    if (pct < under[k]) {
+      fprintf(stderr, "ucov report: %s coverage %.2f%% is below --fail-under-%s %g\n", kind[k], pct,
+              opt[k], under[k]);
+      status |= bit[k];
+    }
+  }
+  return status;
+}
+
 static void print_summary(const struct cov_model *m) {
   struct cov_summary s;
   cov_summary(m, &s);
@@ -140,23 +195,28 @@ static int grow_list(void **list, int n) {
 
 static int parse(int argc, char **argv, const char *usage, struct cov_model *m,
                  struct input_opts *in, struct outputs *out, const char **merge_out, int *quiet) {
-  static const struct option opts[] = {{"lcov", required_argument, 0, O_LCOV},
-                                       {"cobertura", required_argument, 0, O_COBERTURA},
-                                       {"json", required_argument, 0, O_JSON},
-                                       {"html", required_argument, 0, O_HTML},
-                                       {"title", required_argument, 0, O_TITLE},
-                                       {"baseline", required_argument, 0, O_BASELINE},
-                                       {"binary", required_argument, 0, O_BINARY},
-                                       {"modules", required_argument, 0, O_MODULES},
-                                       {"prefix-map", required_argument, 0, O_PREFIX},
-                                       {"include", required_argument, 0, O_INCLUDE},
-                                       {"exclude", required_argument, 0, O_EXCLUDE},
-                                       {"gcov-tool", required_argument, 0, O_GCOV},
-                                       {"lcov-format", required_argument, 0, O_LCOV_FORMAT},
-                                       {"output", required_argument, 0, 'o'},
-                                       {"quiet", no_argument, 0, 'q'},
-                                       {"help", no_argument, 0, 'h'},
-                                       {0, 0, 0, 0}};
+  static const struct option opts[] = {
+      {"lcov", required_argument, 0, O_LCOV},
+      {"cobertura", required_argument, 0, O_COBERTURA},
+      {"json", required_argument, 0, O_JSON},
+      {"html", required_argument, 0, O_HTML},
+      {"title", required_argument, 0, O_TITLE},
+      {"baseline", required_argument, 0, O_BASELINE},
+      {"binary", required_argument, 0, O_BINARY},
+      {"modules", required_argument, 0, O_MODULES},
+      {"prefix-map", required_argument, 0, O_PREFIX},
+      {"include", required_argument, 0, O_INCLUDE},
+      {"exclude", required_argument, 0, O_EXCLUDE},
+      {"gcov-tool", required_argument, 0, O_GCOV},
+      {"lcov-format", required_argument, 0, O_LCOV_FORMAT},
+      {"summary", no_argument, 0, O_SUMMARY},
+      {"fail-under-line", required_argument, 0, O_FAIL_LINE},
+      {"fail-under-function", required_argument, 0, O_FAIL_FUNCTION},
+      {"fail-under-branch", required_argument, 0, O_FAIL_BRANCH},
+      {"output", required_argument, 0, 'o'},
+      {"quiet", no_argument, 0, 'q'},
+      {"help", no_argument, 0, 'h'},
+      {0, 0, 0, 0}};
   int c;
   optind = 1;
   while ((c = getopt_long(argc, argv, merge_out ? "o:qh" : "qh", opts, NULL)) != -1) {
@@ -215,6 +275,22 @@ static int parse(int argc, char **argv, const char *usage, struct cov_model *m,
       }
       out->lcov_format = optarg[0] - '0';
       break;
+    case O_SUMMARY:
+      out->summary = 1;
+      break;
+    case O_FAIL_LINE:
+    case O_FAIL_FUNCTION:
+    case O_FAIL_BRANCH: {
+      char *end;
+      double v = strtod(optarg, &end);
+      if (merge_out || end == optarg || *end || !(v >= 0 && v <= 100)) {
+        fprintf(stderr, "ucov: a --fail-under gate is a percentage from 0 to 100, not '%s'\n",
+                optarg);
+        return -1;
+      }
+      out->fail_under[c - O_FAIL_LINE] = v;
+      break;
+    }
     case 'o':
       *merge_out = optarg;
       break;
@@ -273,7 +349,7 @@ static void print_diff(const struct cov_diff *d) {
 int cmd_report(int argc, char **argv) {
   struct cov_model m, base;
   struct input_opts in = {0};
-  struct outputs out = {0};
+  struct outputs out = {.fail_under = {-1, -1, -1}};
   int quiet = 0;
   cov_init(&m);
   cov_init(&base);
@@ -322,6 +398,9 @@ int cmd_report(int argc, char **argv) {
     if (have_diff)
       print_diff(&diff);
   }
+  if (out.summary)
+    lcov_summary(&m, stderr);
+  int gate = gates(&m, out.fail_under);
   if (have_diff)
     cov_diff_free(&diff);
   the_diff = NULL;
@@ -329,7 +408,8 @@ int cmd_report(int argc, char **argv) {
   cov_free(&base);
   free(in.binaries);
   free(out.baselines);
-  return err || bad ? UCOV_EXIT_FAIL : UCOV_EXIT_OK;
+  /* (an input not read: the figures are not the build's, no gate is judged on them) */
+  return err || bad ? UCOV_EXIT_FAIL : gate ? gate : UCOV_EXIT_OK;
 }
 
 int cmd_merge(int argc, char **argv) {

@@ -52,9 +52,32 @@ ul = {(f["path"], l[0], l[1]) for f in u["files"] for l in f["lines"]}
 print("same" if gl == ul and gl else f"gcovr-only {sorted(gl - ul)[:5]} ucov-only {sorted(ul - gl)[:5]}")
 PY
   grep -q '^same$' cmp.txt && pass || fail "gcovr and ucov line counts: $(cat cmp.txt)"
+  # The gates decide as gcovr's: just above its line percentage both fail
+  # (gcovr exits 2, ucov 4), just below both pass; ucov's kinds OR their bits.
+  (cd b && gcovr -r "$SRC" --json-summary ../gs.json . >/dev/null 2>&1)
+  lp=$(python3 -c "import json; print(json.load(open('gs.json'))['line_percent'])")
+  above=$(python3 -c "print(round($lp + 0.1, 2))") below=$(python3 -c "print(round($lp - 0.1, 2))")
+  "$UCOV" report -q b --fail-under-line "$above" 2>gate.err
+  st=$?
+  (cd b && gcovr -r "$SRC" --fail-under-line "$above" . >/dev/null 2>&1)
+  gst=$?
+  "$UCOV" report -q b --fail-under-line "$below" && (cd b && gcovr -r "$SRC" --fail-under-line "$below" . \
+    >/dev/null 2>&1) && [ $st = 4 ] && [ $gst = 2 ] && grep -q 'below --fail-under-line' gate.err && pass ||
+    fail "line gate at gcovr's $lp%: ucov $st, gcovr $gst"
+  "$UCOV" report -q b --fail-under-line 100 --fail-under-function 100 --fail-under-branch 100 2>/dev/null
+  [ $? = 28 ] && pass || fail "three gates missed: not 4|8|16"
 else
   echo "skip gcovr: not installed"
 fi
+# --summary: lcov's own summary of the same tracefile, on stderr.
+if command -v lcov >/dev/null; then
+  "$UCOV" report -q b --lcov sum.info
+  cmp -s <("$UCOV" report -q b --summary 2>&1) \
+    <(lcov --summary sum.info --rc lcov_branch_coverage=1 2>&1 | sed -n '/Summary coverage rate/,$p') &&
+    pass || fail "--summary is not lcov's: $("$UCOV" report -q b --summary 2>&1 | head -3)"
+fi
+"$UCOV" report -q b --fail-under-line 101 2>/dev/null
+[ $? = 2 ] && pass || fail "--fail-under-line 101: usage"
 
 # The HTML report: self-contained; in headless Chromium the summary lists the
 # files and a file's page shows the lcov count of a known line.
