@@ -94,11 +94,6 @@ static size_t indirect_call_at(const uint8_t *b, size_t size, size_t i) {
   return p + len <= size ? p - i + len : 0;
 }
 
-static int cmp_addr(const void *a, const void *b) {
-  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-  return x < y ? -1 : x > y;
-}
-
 static int tail_returns(Elf *elf, const struct cs_arch *arch, const struct dw_tail_return *fns,
                         size_t n, struct dw_hook_sites *hs) {
   size_t cap = 0, cap_ind = 0;
@@ -138,7 +133,7 @@ static int tail_returns(Elf *elf, const struct cs_arch *arch, const struct dw_ta
   if (hs->n_rets > 1)
     qsort(hs->rets, hs->n_rets, sizeof(*hs->rets), cmp_ret);
   if (hs->n_indirect > 1)
-    qsort(hs->indirect, hs->n_indirect, sizeof(*hs->indirect), cmp_addr);
+    qsort(hs->indirect, hs->n_indirect, sizeof(*hs->indirect), cmp_u64);
   return 0;
 }
 

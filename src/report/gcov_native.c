@@ -72,7 +72,7 @@ struct block {
   struct location *locs;
   size_t n_locs, cap_locs;
   uint32_t number;
-  unsigned count_valid : 1, valid_chain : 1, invalid_chain : 1, is_call_site : 1;
+  unsigned count_valid : 1, valid_chain : 1, invalid_chain : 1;
   /* llvm-cov's: propagation and cycle search */
   unsigned visited : 1, traversable : 1;
   struct arc *incoming;
@@ -478,7 +478,6 @@ static int read_arcs(struct unit *u, struct function *fn, struct rd *r, size_t l
     a->dst->num_pred++;
     if (a->fake && src) {
       /* an exceptional exit: the source block is a call */
-      sb->is_call_site = 1;
       a->is_call_non_return = 1;
       mark_catches = 1;
     }
@@ -539,12 +538,16 @@ static int read_lines(struct unit *u, struct function *fn, struct rd *r, int byt
   }
 }
 
+/* The file's magic word, in either byte order (the reader follows it): 0 or -1. */
+static int rd_magic(struct rd *r, uint32_t want) {
+  uint32_t magic = rd_u32(r);
+  r->swap = magic == __builtin_bswap32(want);
+  return magic == want || r->swap ? 0 : -1;
+}
+
 static int read_notes(struct unit *u, const unsigned char *buf, size_t len) {
   struct rd r = {buf, len, 0, 0, 0};
-  uint32_t magic = rd_u32(&r);
-  if (magic == __builtin_bswap32(GCNO_MAGIC))
-    r.swap = 1;
-  else if (magic != GCNO_MAGIC)
+  if (rd_magic(&r, GCNO_MAGIC))
     return say(u, "%s", "not a gcov notes file");
   uint32_t version = u->version = rd_u32(&r);
   int major = gcc_major(version), d0 = (int)(version >> 24) - '0',
@@ -654,10 +657,7 @@ static struct function *fn_by_ident(struct unit *u, const struct ident_ix *ix, u
 
 static int read_counts(struct unit *u, const unsigned char *buf, size_t len) {
   struct rd r = {buf, len, 0, 0, 0};
-  uint32_t magic = rd_u32(&r);
-  if (magic == __builtin_bswap32(GCDA_MAGIC))
-    r.swap = 1;
-  else if (magic != GCDA_MAGIC)
+  if (rd_magic(&r, GCDA_MAGIC))
     return say(u, "%s", "not a gcov data file");
   /* gcov warns of another version and goes on, llvm-cov refuses it: counts
    * another compiler wrote are not these notes' */
