@@ -241,20 +241,14 @@ static int read_llvm_gcda(struct cov_model *m, const char *gcda_abs, const char 
   char *slash = strrchr(base, '/');
   if (slash)
     *slash = 0;
-  const char *const tools[] = {tool, NULL};
   char *out = NULL;
   size_t len = 0;
-  int st = 127;
   char gcno_link[PATH_MAX + 32];
   snprintf(gcno_link, sizeof(gcno_link), "%s/x.gcno", dir);
   struct path_map map[] = {{link, gcda_abs}, {gcno_link, gcno_abs}};
-  for (int t = 0; tools[t] && st && st != RUN_TIMEOUT; t++) {
-    char *argv[] = {(char *)tools[t], "gcov", "-b", "-c", "-t", link, NULL};
-    free(out);
-    out = NULL;
-    /* relative sources: from the .gcno's place */
-    st = run_capture(argv, base, &out, &len, map, 2);
-  }
+  char *argv[] = {(char *)tool, "gcov", "-b", "-c", "-t", link, NULL};
+  /* relative sources: from the .gcno's place */
+  int st = run_capture(argv, base, &out, &len, map, 2);
   if (st == RUN_TIMEOUT) {
     fprintf(stderr, "ucov: %s: llvm-cov gcov ran longer than %d s: killed (UCOV_TOOL_TIMEOUT)\n",
             gcda_abs, tool_timeout_ms() / 1000);
@@ -279,14 +273,11 @@ static int read_llvm_gcda(struct cov_model *m, const char *gcda_abs, const char 
   char fn_name[512] = "";
   long long fn_count = 0;
   /* the functions announced before the next line (several can start on one) */
-  char *pending = NULL;
-  size_t n_pending = 0;
-  FILE *pend = open_memstream(&pending, &n_pending);
-  if (!pend) {
-    fclose(w);
-    free(out);
-    return 1;
-  }
+  struct announced {
+    char name[512];
+    long long count;
+  } *pending = NULL;
+  size_t n_pending = 0, cap_pending = 0;
   for (char *line = out, *next; line && line < out + len; line = next) {
     next = memchr(line, '\n', (size_t)(out + len - line));
     if (next)
@@ -294,7 +285,10 @@ static int read_llvm_gcda(struct cov_model *m, const char *gcda_abs, const char 
     long long count, taken;
     int k, lineno, used = 0;
     if (sscanf(line, "function %511s called %lld", fn_name, &fn_count) == 2) {
-      fprintf(pend, "%s %lld\n", fn_name, fn_count);
+      if (!UCOV_GROW(pending, cap_pending, n_pending, 8)) {
+        snprintf(pending[n_pending].name, sizeof(pending[0].name), "%s", fn_name);
+        pending[n_pending++].count = fn_count;
+      }
       continue;
     }
     if (sscanf(line, "branch %d taken %lld", &k, &taken) == 2 && in_file && last_line) {
@@ -318,24 +312,17 @@ static int read_llvm_gcda(struct cov_model *m, const char *gcda_abs, const char 
         else
           fprintf(w, "SF:%s/%s\n", base, src);
         in_file = 1;
-        rewind(pend);
+        n_pending = 0;
         last_line = 0;
       }
       continue;
     }
     if (!in_file)
       continue;
-    long at = ftell(pend);
-    if (at > 0) {
-      fflush(pend);
-      for (char *p = pending, *e;
-           p < pending + at && (e = memchr(p, '\n', (size_t)(pending + at - p))); p = e + 1) {
-        *e = 0;
-        if (sscanf(p, "%511s %lld", fn_name, &fn_count) == 2)
-          fprintf(w, "FN:%d,%s\nFNDA:%lld,%s\n", lineno, fn_name, fn_count, fn_name);
-      }
-      rewind(pend);
-    }
+    for (size_t f = 0; f < n_pending; f++)
+      fprintf(w, "FN:%d,%s\nFNDA:%lld,%s\n", lineno, pending[f].name, pending[f].count,
+              pending[f].name);
+    n_pending = 0;
     if (cnt[0] == '-')
       continue;
     last_line = lineno;
@@ -345,7 +332,6 @@ static int read_llvm_gcda(struct cov_model *m, const char *gcda_abs, const char 
   }
   if (in_file)
     fputs("end_of_record\n", w);
-  fclose(pend);
   free(pending);
   free(out);
   if (fclose(w))
@@ -488,16 +474,10 @@ static int read_gcdas_gcov(struct cov_model *m, struct strlist *gcdas, const str
   return bad;
 }
 
-/* The notes files a .gcda of this run paired with (real paths): a .gcno
- * seen in the inputs is a never-run unit only if no .gcda used it. */
+/* The notes files a .gcda of this run paired with, and those the inputs
+ * held (real paths; sorted by input_finish): a .gcno seen in the inputs is
+ * a never-run unit only if no .gcda used it. */
 static struct strlist used_gcno, seen_gcno;
-
-static int str_listed(const struct strlist *l, const char *s) {
-  for (size_t i = 0; i < l->n; i++)
-    if (strcmp(l->v[i], s) == 0)
-      return 1;
-  return 0;
-}
 
 /* Is --gcov-tool an llvm-cov (run as `TOOL gcov`, for clang's notes)? */
 static int tool_is_llvm_cov(const char *tool) {
@@ -514,7 +494,7 @@ static int tool_is_llvm_cov(const char *tool) {
  */
 static int read_gcdas(struct cov_model *m, struct strlist *gcdas, const struct input_opts *o) {
   struct strlist via_gcov = {0};
-  int bad = 0;
+  int bad = 0, llvm_tool = tool_is_llvm_cov(o->gcov_tool);
   char tmpl[PATH_MAX] = "", *tmp = NULL;
   for (size_t i = 0; i < gcdas->n; i++) {
     const char *g = gcdas->v[i];
@@ -529,10 +509,8 @@ static int read_gcdas(struct cov_model *m, struct strlist *gcdas, const struct i
       bad++;
       continue;
     }
-    if (!str_listed(&used_gcno, gcno_abs))
-      sl_add(&used_gcno, gcno_abs);
+    sl_add(&used_gcno, gcno_abs);
     enum gcovn_kind kind = gcovn_kind(gcno_abs);
-    int llvm_tool = tool_is_llvm_cov(o->gcov_tool);
     if (kind == GCOVN_LLVM && llvm_tool) {
       if (!tmp)
         tmp = temp_dir(tmpl, sizeof(tmpl), "report");
@@ -865,14 +843,6 @@ static void count_site(struct trace_module *t, long s) {
   t->recent[t->n_recent++ % 64] = s;
 }
 
-/*
- * Count a traced PC (a return address) at its site: the 5-byte call just
- * before it. Else, if it returns from a call to a function whose hook call
- * became a tail jump, at one of that function's tail jumps: the first after
- * the function's own site traced last (its path's block before the jump);
- * with no such site among the recent ones (a deduplicated or sorted dump),
- * at each of them. 0, or -1: no site of this module.
- */
 /* The function with tail jumps that holds address a, or NULL. */
 static const struct dw_tail_return *tail_fn_of(const struct trace_module *t, uint64_t a) {
   size_t lo = 0, hi = t->n_tail_fns;
@@ -886,6 +856,16 @@ static const struct dw_tail_return *tail_fn_of(const struct trace_module *t, uin
   return lo && a < t->tail_fns[lo - 1].hi ? &t->tail_fns[lo - 1] : NULL;
 }
 
+/* Count the first tail jump after site r and before site end: 0, or -1 if none. */
+static int count_tail_after(struct trace_module *t, long r, long end) {
+  for (long s = r + 1; s < end; s++)
+    if (t->tail[s]) {
+      count_site(t, s);
+      return 0;
+    }
+  return -1;
+}
+
 /* After an indirect call, the callee is the function of the latest site
  * traced that a tail jump of its function follows: count that jump. */
 static int count_indirect(struct trace_module *t, uint64_t ret) {
@@ -895,15 +875,21 @@ static int count_indirect(struct trace_module *t, uint64_t ret) {
   for (unsigned k = 0; k < 64 && k < t->n_recent; k++) {
     long r = t->recent[(t->n_recent - 1 - k) % 64];
     const struct dw_tail_return *fn = tail_fn_of(t, t->sites[r]);
-    for (long s = r + 1; fn && s < t->n_sites && t->sites[s] < fn->hi; s++)
-      if (t->tail[s]) {
-        count_site(t, s);
-        return 0;
-      }
+    if (fn && count_tail_after(t, r, site_from(t, fn->hi)) == 0)
+      return 0;
   }
   return -1;
 }
 
+/*
+ * Count a traced PC (a return address) at its site: the 5-byte call just
+ * before it. Else, if it returns from a direct call to a function whose
+ * hook call became a tail jump, at one of that function's tail jumps: the
+ * first after the function's own site traced last (its path's block before
+ * the jump); with no such site among the recent ones (a deduplicated or
+ * sorted dump), at each of them. Else after an indirect call (above).
+ * 0, or -1: no site of this module.
+ */
 static int count_pc(struct trace_module *t, uint64_t ret) {
   long s = site_from(t, ret - 5);
   if (s < t->n_sites && t->sites[s] == ret - 5 && !t->tail[s]) {
@@ -920,18 +906,14 @@ static int count_pc(struct trace_module *t, uint64_t ret) {
   }
   if (lo == t->n_rets || t->rets[lo].ret != ret)
     return count_indirect(t, ret);
-  uint64_t fn_lo = t->rets[lo].lo, fn_hi = t->rets[lo].hi;
-  long first = site_from(t, fn_lo), end = site_from(t, fn_hi);
+  long first = site_from(t, t->rets[lo].lo), end = site_from(t, t->rets[lo].hi);
   for (unsigned k = 0; k < 64 && k < t->n_recent; k++) {
     long r = t->recent[(t->n_recent - 1 - k) % 64];
-    if (r < first || r >= end)
-      continue;
-    for (s = r + 1; s < end; s++)
-      if (t->tail[s]) {
-        count_site(t, s);
+    if (r >= first && r < end) {
+      if (count_tail_after(t, r, end) == 0)
         return 0;
-      }
-    break;
+      break;
+    }
   }
   int found = -1;
   for (s = first; s < end; s++)
@@ -1434,7 +1416,7 @@ static int batch_gcno(struct cov_model *m, struct strlist *l, const struct input
   (void)dir;
   for (size_t i = 0; i < l->n; i++) {
     char abs[PATH_MAX];
-    if (realpath(l->v[i], abs) && !str_listed(&seen_gcno, abs))
+    if (realpath(l->v[i], abs))
       sl_add(&seen_gcno, abs);
   }
   return 0;
@@ -1558,10 +1540,15 @@ int input_read(struct cov_model *m, const char *path, const struct input_opts *o
 int input_finish(struct cov_model *m, const struct input_opts *o) {
   int bad = 0;
   struct strlist via_gcov = {0};
+  if (seen_gcno.n > 1)
+    qsort(seen_gcno.v, seen_gcno.n, sizeof(char *), cmp_str);
+  if (used_gcno.n > 1)
+    qsort(used_gcno.v, used_gcno.n, sizeof(char *), cmp_str);
   for (size_t i = 0; i < seen_gcno.n; i++) {
     const char *gcno = seen_gcno.v[i];
-    if (str_listed(&used_gcno, gcno))
-      continue;
+    if ((i && strcmp(seen_gcno.v[i - 1], gcno) == 0) ||
+        (used_gcno.n && bsearch(&gcno, used_gcno.v, used_gcno.n, sizeof(char *), cmp_str)))
+      continue; /* (seen twice, or read with its .gcda) */
     char err[PATH_MAX + 256];
     enum gcovn_kind kind = gcovn_kind(gcno);
     if (kind == GCOVN_BAD) {
