@@ -43,10 +43,10 @@ int gcov_json_read(struct cov_model *m, const struct json *root, char *msg, size
       uint32_t k = 0;
       for (const struct json *b = brs && brs->type == JSON_ARRAY ? brs->first : NULL; b;
            b = b->next) {
+        /* exception edges count as lcov counts them (lcov 2 marks them "e") */
         const struct json *thr = json_get(b, "throw");
-        if (thr && thr->type == JSON_BOOL && thr->boolean)
-          continue; /* exception edges: lcov leaves them out too */
-        cov_add_branch(f, ln, 0, k++, count > 0, json_u64(json_get(b, "count")));
+        cov_add_branch_e(f, ln, 0, k++, count > 0, json_u64(json_get(b, "count")),
+                         thr && thr->type == JSON_BOOL && thr->boolean);
       }
     }
   }

@@ -1301,9 +1301,9 @@ static void emit_line(struct cov_file *f, const struct line *line, uint32_t ln) 
   uint32_t k = 0;
   for (size_t i = 0; i < line->branches.n; i++) {
     const struct arc *a = line->branches.v[i];
-    if (a->is_unconditional || a->is_call_non_return || a->is_throw)
-      continue; /* lcov leaves exception edges out too */
-    cov_add_branch(f, ln, 0, k++, count > 0, a->count < 0 ? 0 : (uint64_t)a->count);
+    if (a->is_unconditional || a->is_call_non_return)
+      continue; /* (calls are no branches; exception edges are, marked as lcov 2 marks them) */
+    cov_add_branch_e(f, ln, 0, k++, count > 0, a->count < 0 ? 0 : (uint64_t)a->count, a->is_throw);
   }
 }
 
