@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "report/diff.h"
+#include "report/exclude.h"
 #include "report/formats.h"
 #include "report/html.h"
 #include "report/inputs.h"
@@ -38,9 +39,20 @@ static const char report_usage[] =
     "                       a gate: exit 4 (lines), 8 (functions), 16 (branches), OR'd,\n"
     "                       when that coverage is below N percent\n"
     "  --cobertura FILE     Cobertura XML (coverage-04.dtd)\n"
+    "  --cobertura-split DIR  the same, one document per package: DIR/coverage-N.xml\n"
     "  --json FILE          ucov JSON (docs/formats.md)\n"
+    "  --json-summary FILE  totals and per-file totals (gcovr's JSON summary keys)\n"
+    "  --markdown FILE      a table for a pull-request comment: totals, the changed\n"
+    "                       files (with --baseline), the lowest-covered files\n"
     "  --html FILE          one self-contained HTML page (sortable summary, sources)\n"
-    "  --title TEXT         the HTML page's title\n"
+    "  --sonarqube FILE     SonarQube generic coverage XML\n"
+    "  --coveralls FILE     Coveralls job JSON (repo_token, service_name, ... from\n"
+    "                       COVERALLS_REPO_TOKEN, COVERALLS_SERVICE_NAME, ... or the CI)\n"
+    "  --jacoco FILE        JaCoCo XML\n"
+    "  --title TEXT         the HTML page's, Markdown's and JaCoCo report's title\n"
+    "  --root DIR           write source paths relative to DIR (the repository root);\n"
+    "                       Cobertura's <source> is DIR\n"
+    "  FILE - is stdout (for one output only).\n"
     "  --baseline INPUT     differential coverage against an older INPUT (repeatable):\n"
     "                       each line's lcov 2 category (GNC UNC GBC LBC CBC UBC DCB DUB)\n"
     "  --binary PROG        the instrumented program of LLVM profiles and PC dumps\n"
@@ -48,10 +60,23 @@ static const char report_usage[] =
     "  --modules MAP        the module map of the traced process, for PC dumps\n"
     "                       (ucov_modules_write; a pulled DIR/modules is used by itself)\n"
     "  --prefix-map OLD=NEW rewrite source paths starting with OLD (repeatable)\n"
-    "  --include GLOB       keep only source paths matching GLOB (repeatable)\n"
-    "  --exclude GLOB       drop source paths matching GLOB (repeatable)\n"
+    "  --include GLOB       keep only source paths matching GLOB (repeatable; a\n"
+    "                       relative GLOB is relative to --root, or to here)\n"
+    "  --exclude GLOB       drop source paths matching GLOB (repeatable, the same)\n"
     "  --gcov-tool TOOL     read .gcda through this gcov (default: ucov reads\n"
     "                       GCC 12-15 notes itself)\n"
+    "\n"
+    "Exclusions (lines, branches and functions taken out, and counted as excluded):\n"
+    "markers in the sources, LCOV_EXCL_LINE, LCOV_EXCL_START ... LCOV_EXCL_STOP and\n"
+    "LCOV_EXCL_BR_LINE, LCOV_EXCL_BR_START ... LCOV_EXCL_BR_STOP (branches only),\n"
+    "also spelled GCOVR_EXCL_*, apply to every kind of input.\n"
+    "  --no-markers         ignore the markers\n"
+    "  --exclude-lines-by-pattern ERE     exclude the lines that match ERE\n"
+    "  --exclude-branches-by-pattern ERE  exclude the branches of lines that match\n"
+    "  --exclude-unreachable-branches     no branches on lines of only braces\n"
+    "                       and comments\n"
+    "  --exclude-throw-branches           no exception branches\n"
+    "\n"
     "  -q, --quiet          no summary, no progress line\n"
     "  -h, --help\n"
     "\n"
@@ -68,7 +93,8 @@ static const char merge_usage[] =
     "\n"
     "  -o, --output FILE\n"
     "  --lcov-format 1|2    the tracefile's form: lcov 1.x (default) or 2.x records\n"
-    "  --binary, --prefix-map, --include, --exclude, --gcov-tool: as for ucov report\n"
+    "  --binary, --prefix-map, --include, --exclude, --gcov-tool, the exclusions\n"
+    "  (--no-markers, --exclude-*-by-pattern, --exclude-*-branches): as for ucov report\n"
     "  -q, --quiet\n"
     "  -h, --help\n";
 
@@ -89,16 +115,31 @@ enum {
   O_SUMMARY,
   O_FAIL_LINE,
   O_FAIL_FUNCTION,
-  O_FAIL_BRANCH
+  O_FAIL_BRANCH,
+  O_NO_MARKERS,
+  O_EXCL_LINES,
+  O_EXCL_BRANCHES,
+  O_EXCL_UNREACHABLE,
+  O_EXCL_THROW,
+  O_ROOT,
+  O_JSON_SUMMARY,
+  O_MARKDOWN,
+  O_SONARQUBE,
+  O_COVERALLS,
+  O_JACOCO,
+  O_COBERTURA_SPLIT
 };
 
 struct outputs {
   const char *lcov, *cobertura, *json, *html, *title;
+  const char *json_summary, *markdown, *sonarqube, *coveralls, *jacoco, *cobertura_split;
+  const char *root;
   char **baselines;
   int n_baselines;
   int lcov_format; /* 1 or 2 */
   int summary;
   double fail_under[3]; /* lines, functions, branches: percent (negative: no gate) */
+  struct cov_excl excl;
 };
 
 static int write_one(const char *path, int (*writer)(const struct cov_model *, FILE *),
@@ -141,6 +182,9 @@ static void lcov_summary(const struct cov_model *m, FILE *f) {
               100.0 * (double)hit[k] / (double)found[k], hit[k], found[k], unit[k]);
     else
       fprintf(f, "  %s: no data found\n", what[k]);
+  if (s.lines_excluded || s.branches_excluded || s.funcs_excluded)
+    fprintf(f, "  excluded...: %" PRIu64 " lines, %" PRIu64 " functions, %" PRIu64 " branches\n",
+            s.lines_excluded, s.funcs_excluded, s.branches_excluded);
 }
 
 /*
@@ -179,6 +223,9 @@ static void print_summary(const struct cov_model *m) {
   summary_line("branches:", s.branches_hit, s.branches_found);
   if (s.mcdc_found)
     summary_line("MC/DC:", s.mcdc_hit, s.mcdc_found);
+  if (s.lines_excluded || s.branches_excluded || s.funcs_excluded)
+    printf("excluded:  %" PRIu64 " lines, %" PRIu64 " functions, %" PRIu64 " branches\n",
+           s.lines_excluded, s.funcs_excluded, s.branches_excluded);
 }
 
 /* Options both commands share; the rest by `extra`. Returns optind or -1. */
@@ -213,6 +260,18 @@ static int parse(int argc, char **argv, const char *usage, struct cov_model *m,
       {"fail-under-line", required_argument, 0, O_FAIL_LINE},
       {"fail-under-function", required_argument, 0, O_FAIL_FUNCTION},
       {"fail-under-branch", required_argument, 0, O_FAIL_BRANCH},
+      {"no-markers", no_argument, 0, O_NO_MARKERS},
+      {"exclude-lines-by-pattern", required_argument, 0, O_EXCL_LINES},
+      {"exclude-branches-by-pattern", required_argument, 0, O_EXCL_BRANCHES},
+      {"exclude-unreachable-branches", no_argument, 0, O_EXCL_UNREACHABLE},
+      {"exclude-throw-branches", no_argument, 0, O_EXCL_THROW},
+      {"root", required_argument, 0, O_ROOT},
+      {"json-summary", required_argument, 0, O_JSON_SUMMARY},
+      {"markdown", required_argument, 0, O_MARKDOWN},
+      {"sonarqube", required_argument, 0, O_SONARQUBE},
+      {"coveralls", required_argument, 0, O_COVERALLS},
+      {"jacoco", required_argument, 0, O_JACOCO},
+      {"cobertura-split", required_argument, 0, O_COBERTURA_SPLIT},
       {"output", required_argument, 0, 'o'},
       {"quiet", no_argument, 0, 'q'},
       {"help", no_argument, 0, 'h'},
@@ -226,15 +285,30 @@ static int parse(int argc, char **argv, const char *usage, struct cov_model *m,
     case O_JSON:
     case O_HTML:
     case O_TITLE:
+    case O_JSON_SUMMARY:
+    case O_MARKDOWN:
+    case O_SONARQUBE:
+    case O_COVERALLS:
+    case O_JACOCO:
+    case O_COBERTURA_SPLIT:
       if (merge_out) {
         fputs(usage, stderr);
         return -1;
       }
-      *(c == O_LCOV    ? &out->lcov
-        : c == O_JSON  ? &out->json
-        : c == O_HTML  ? &out->html
-        : c == O_TITLE ? &out->title
-                       : &out->cobertura) = optarg;
+      *(c == O_LCOV              ? &out->lcov
+        : c == O_JSON            ? &out->json
+        : c == O_HTML            ? &out->html
+        : c == O_TITLE           ? &out->title
+        : c == O_JSON_SUMMARY    ? &out->json_summary
+        : c == O_MARKDOWN        ? &out->markdown
+        : c == O_SONARQUBE       ? &out->sonarqube
+        : c == O_COVERALLS       ? &out->coveralls
+        : c == O_JACOCO          ? &out->jacoco
+        : c == O_COBERTURA_SPLIT ? &out->cobertura_split
+                                 : &out->cobertura) = optarg;
+      break;
+    case O_ROOT:
+      out->root = optarg;
       break;
     case O_BASELINE:
       if (merge_out) {
@@ -291,6 +365,21 @@ static int parse(int argc, char **argv, const char *usage, struct cov_model *m,
       out->fail_under[c - O_FAIL_LINE] = v;
       break;
     }
+    case O_NO_MARKERS:
+      out->excl.markers = 0;
+      break;
+    case O_EXCL_LINES:
+      out->excl.line_pattern = optarg;
+      break;
+    case O_EXCL_BRANCHES:
+      out->excl.branch_pattern = optarg;
+      break;
+    case O_EXCL_UNREACHABLE:
+      out->excl.unreachable_branches = 1;
+      break;
+    case O_EXCL_THROW:
+      out->excl.throw_branches = 1;
+      break;
     case 'o':
       *merge_out = optarg;
       break;
@@ -309,17 +398,49 @@ static int parse(int argc, char **argv, const char *usage, struct cov_model *m,
     fprintf(stderr, "ucov: no INPUT\n%s", usage);
     return -1;
   }
+  char msg[256];
+  if (cov_excl_compile(&out->excl, msg, sizeof(msg))) {
+    fprintf(stderr, "ucov: %s\n", msg);
+    return -1;
+  }
+  /* Standard output takes one of them. */
+  const char *const outs[] = {
+      out->lcov,     out->cobertura, out->json,      out->html,   out->json_summary,
+      out->markdown, out->sonarqube, out->coveralls, out->jacoco, merge_out ? *merge_out : NULL};
+  int to_stdout = 0;
+  for (size_t i = 0; i < sizeof(outs) / sizeof(outs[0]); i++)
+    to_stdout += outs[i] && !strcmp(outs[i], "-");
+  if (to_stdout > 1) {
+    fprintf(stderr, "ucov: %d outputs to standard output (-): one at most\n", to_stdout);
+    return -1;
+  }
+  if (out->root && cov_set_root(m, out->root)) {
+    fprintf(stderr, "ucov: out of memory\n");
+    return -1;
+  }
+  char *cwd = m->root ? NULL : getcwd(NULL, 0);
+  int bad = cov_anchor_globs(m, m->root ? m->root : cwd ? cwd : ".");
+  free(cwd);
+  if (bad) {
+    fprintf(stderr, "ucov: out of memory\n");
+    return -1;
+  }
+  out->excl.root = m->root;
   in->progress = !*quiet && isatty(2);
   return optind;
 }
 
 static int read_inputs(struct cov_model *m, int argc, char **argv, int first,
-                       const struct input_opts *in) {
+                       const struct input_opts *in, const struct cov_excl *x) {
   int bad = 0;
   for (int i = first; i < argc; i++)
     bad += input_read(m, argv[i], in);
   bad += input_finish(m, in);
   cov_finish(m);
+  if (cov_exclude(m, x)) {
+    fprintf(stderr, "%s: out of memory\n", x->cmd);
+    bad++;
+  }
   return bad;
 }
 
@@ -333,6 +454,14 @@ static const char *the_title;
 
 static int write_html(const struct cov_model *m, FILE *f) {
   return html_write(m, f, the_title, the_diff);
+}
+
+static int write_markdown(const struct cov_model *m, FILE *f) {
+  return markdown_write(m, f, the_title, the_diff, 10);
+}
+
+static int write_jacoco(const struct cov_model *m, FILE *f) {
+  return jacoco_write(m, f, the_title);
 }
 
 static int write_json_plain(const struct cov_model *m, FILE *f) {
@@ -349,7 +478,7 @@ static void print_diff(const struct cov_diff *d) {
 int cmd_report(int argc, char **argv) {
   struct cov_model m, base;
   struct input_opts in = {0};
-  struct outputs out = {.fail_under = {-1, -1, -1}};
+  struct outputs out = {.fail_under = {-1, -1, -1}, .excl = {.markers = 1, .cmd = "ucov report"}};
   int quiet = 0;
   cov_init(&m);
   cov_init(&base);
@@ -358,9 +487,10 @@ int cmd_report(int argc, char **argv) {
     cov_free(&m);
     free(in.binaries);
     free(out.baselines);
+    cov_excl_free(&out.excl);
     return UCOV_EXIT_USAGE;
   }
-  int bad = read_inputs(&m, argc, argv, first, &in);
+  int bad = read_inputs(&m, argc, argv, first, &in, &out.excl);
   struct cov_diff diff = {0};
   int have_diff = 0;
   if (out.n_baselines) {
@@ -371,10 +501,12 @@ int cmd_report(int argc, char **argv) {
     base.n_include = m.n_include;
     base.exclude = m.exclude;
     base.n_exclude = m.n_exclude;
-    bad += read_inputs(&base, out.n_baselines, out.baselines, 0, &in);
+    base.root = m.root;
+    bad += read_inputs(&base, out.n_baselines, out.baselines, 0, &in, &out.excl);
     base.maps = NULL;
     base.n_maps = base.n_include = base.n_exclude = 0;
     base.include = base.exclude = NULL;
+    base.root = NULL;
     if (cov_diff_compute(&diff, &m, &base)) {
       fprintf(stderr, "ucov: out of memory\n");
       bad++;
@@ -393,7 +525,27 @@ int cmd_report(int argc, char **argv) {
     err |= write_one(out.json, write_json, &m);
   if (out.html)
     err |= write_one(out.html, write_html, &m);
-  if (!quiet && !out.lcov && !out.cobertura && !out.json && !out.html) {
+  if (out.json_summary)
+    err |= write_one(out.json_summary, json_summary_write, &m);
+  if (out.markdown)
+    err |= write_one(out.markdown, write_markdown, &m);
+  if (out.sonarqube)
+    err |= write_one(out.sonarqube, sonarqube_write, &m);
+  if (out.coveralls)
+    err |= write_one(out.coveralls, coveralls_write, &m);
+  if (out.jacoco)
+    err |= write_one(out.jacoco, write_jacoco, &m);
+  if (out.cobertura_split) {
+    char msg[512];
+    if (cobertura_write_split(&m, out.cobertura_split, msg, sizeof(msg))) {
+      fprintf(stderr, "ucov report: %s\n", msg);
+      err = -1;
+    }
+  }
+  int any_output = out.lcov || out.cobertura || out.json || out.html || out.json_summary ||
+                   out.markdown || out.sonarqube || out.coveralls || out.jacoco ||
+                   out.cobertura_split;
+  if (!quiet && !any_output) {
     print_summary(&m);
     if (have_diff)
       print_diff(&diff);
@@ -408,6 +560,7 @@ int cmd_report(int argc, char **argv) {
   cov_free(&base);
   free(in.binaries);
   free(out.baselines);
+  cov_excl_free(&out.excl);
   /* (an input not read: the figures are not the build's, no gate is judged on them) */
   return err || bad ? UCOV_EXIT_FAIL : gate ? gate : UCOV_EXIT_OK;
 }
@@ -415,7 +568,7 @@ int cmd_report(int argc, char **argv) {
 int cmd_merge(int argc, char **argv) {
   struct cov_model m;
   struct input_opts in = {0};
-  struct outputs out = {0};
+  struct outputs out = {.excl = {.markers = 1, .cmd = "ucov merge"}};
   const char *dest = NULL;
   int quiet = 0;
   cov_init(&m);
@@ -427,9 +580,10 @@ int cmd_merge(int argc, char **argv) {
   if (first < 0) {
     cov_free(&m);
     free(in.binaries);
+    cov_excl_free(&out.excl);
     return UCOV_EXIT_USAGE;
   }
-  int bad = read_inputs(&m, argc, argv, first, &in);
+  int bad = read_inputs(&m, argc, argv, first, &in, &out.excl);
   size_t n = strlen(dest);
   int json = n > 5 && strcmp(dest + n - 5, ".json") == 0;
   int err = write_one(dest,
@@ -439,5 +593,6 @@ int cmd_merge(int argc, char **argv) {
                       &m);
   cov_free(&m);
   free(in.binaries);
+  cov_excl_free(&out.excl);
   return err || bad ? UCOV_EXIT_FAIL : UCOV_EXIT_OK;
 }

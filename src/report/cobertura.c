@@ -7,9 +7,10 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
-static void xml_attr(FILE *f, const char *s) {
+void xml_attr(FILE *f, const char *s) {
   for (; *s; s++) {
     switch (*s) {
     case '&':
@@ -52,9 +53,93 @@ static size_t dir_len(const char *path) {
   return slash ? (size_t)(slash - path) : 0;
 }
 
-int cobertura_write(const struct cov_model *m, FILE *f) {
+/* Lines and branches of the files [from, to). */
+static void add_files(const struct cov_model *m, size_t from, size_t to, struct cov_summary *t) {
+  memset(t, 0, sizeof(*t));
+  for (size_t j = from; j < to; j++) {
+    struct cov_summary s;
+    cov_file_summary(m->files[j], &s);
+    t->lines_found += s.lines_found;
+    t->lines_hit += s.lines_hit;
+    t->branches_found += s.branches_found;
+    t->branches_hit += s.branches_hit;
+  }
+}
+
+/* The files [from, to) of one directory: a package. */
+static void package(const struct cov_model *m, FILE *f, size_t from, size_t to) {
+  const char *first = cov_display(m, m->files[from]->path);
+  size_t dl = dir_len(first);
+  struct cov_summary pkg;
+  add_files(m, from, to, &pkg);
+  char name[4096];
+  snprintf(name, sizeof(name), "%.*s", (int)dl, first);
+  for (char *p = name; *p; p++)
+    if (*p == '/')
+      *p = '.';
+  fputs("    <package name=\"", f);
+  xml_attr(f, name[0] == '.' ? name + 1 : name);
+  fprintf(f, "\" line-rate=\"%.4f\" branch-rate=\"%.4f\" complexity=\"0.0\">\n      <classes>\n",
+          rate(pkg.lines_hit, pkg.lines_found), rate(pkg.branches_hit, pkg.branches_found));
+  for (size_t i = from; i < to; i++) {
+    const struct cov_file *c = m->files[i];
+    const char *path = cov_display(m, c->path);
+    struct cov_summary s;
+    cov_file_summary(c, &s);
+    const char *base = path + dl + (dl || path[0] == '/' ? 1 : 0);
+    fputs("        <class name=\"", f);
+    xml_attr(f, base);
+    fputs("\" filename=\"", f);
+    xml_attr(f, path[0] == '/' && !m->root ? path + 1 : path);
+    fprintf(f, "\" line-rate=\"%.4f\" branch-rate=\"%.4f\" complexity=\"0.0\">\n",
+            rate(s.lines_hit, s.lines_found), rate(s.branches_hit, s.branches_found));
+    fputs("          <methods>\n", f);
+    for (size_t k = 0; k < c->n_funcs; k++) {
+      const struct cov_func *fn = &c->funcs[k];
+      fputs("            <method name=\"", f);
+      xml_attr(f, fn->name);
+      fprintf(f,
+              "\" signature=\"\" line-rate=\"%s\" branch-rate=\"1.0\" complexity=\"0.0\">\n"
+              "              <lines>\n                <line number=\"%" PRIu32 "\" hits=\"%" PRIu64
+              "\" branch=\"false\"/>\n              </lines>\n"
+              "            </method>\n",
+              fn->count ? "1.0" : "0.0", fn->line, fn->count);
+    }
+    fputs("          </methods>\n          <lines>\n", f);
+    size_t bk = 0;
+    for (size_t k = 0; k < c->n_lines; k++) {
+      uint64_t bf, bh;
+      line_branches(c, &bk, c->lines[k].line, &bf, &bh);
+      fprintf(f, "            <line number=\"%" PRIu32 "\" hits=\"%" PRIu64 "\"", c->lines[k].line,
+              c->lines[k].count);
+      if (bf)
+        fprintf(f, " branch=\"true\" condition-coverage=\"%d%% (%" PRIu64 "/%" PRIu64 ")\"/>\n",
+                (int)(100 * bh / bf), bh, bf);
+      else
+        fputs(" branch=\"false\"/>\n", f);
+    }
+    fputs("          </lines>\n        </class>\n", f);
+  }
+  fputs("      </classes>\n    </package>\n", f);
+}
+
+/* The end of the package that starts at file i (files are sorted by path). */
+static size_t package_end(const struct cov_model *m, size_t i) {
+  const char *first = cov_display(m, m->files[i]->path);
+  size_t dl = dir_len(first), j = i + 1;
+  while (j < m->n_files) {
+    const char *p = cov_display(m, m->files[j]->path);
+    if (dir_len(p) != dl || strncmp(p, first, dl) != 0)
+      break;
+    j++;
+  }
+  return j;
+}
+
+/* The document of packages [from, to) (all files: 0, n_files). */
+static int document(const struct cov_model *m, FILE *f, size_t from, size_t to) {
   struct cov_summary all;
-  cov_summary(m, &all);
+  add_files(m, from, to, &all);
   fprintf(
       f,
       "<?xml version=\"1.0\" ?>\n"
@@ -62,72 +147,40 @@ int cobertura_write(const struct cov_model *m, FILE *f) {
       "<coverage line-rate=\"%.4f\" branch-rate=\"%.4f\" lines-covered=\"%" PRIu64
       "\" lines-valid=\"%" PRIu64 "\" branches-covered=\"%" PRIu64 "\" branches-valid=\"%" PRIu64
       "\" complexity=\"0.0\" version=\"ucov\" timestamp=\"%lld\">\n"
-      "  <sources>\n    <source>/</source>\n  </sources>\n  <packages>\n",
+      "  <sources>\n    <source>",
       rate(all.lines_hit, all.lines_found), rate(all.branches_hit, all.branches_found),
       all.lines_hit, all.lines_found, all.branches_hit, all.branches_found, (long long)time(NULL));
-  /* Files are sorted by path: a package is a run of files in one directory. */
-  for (size_t i = 0; i < m->n_files;) {
-    size_t dl = dir_len(m->files[i]->path), j = i;
-    struct cov_summary pkg = {0};
-    while (j < m->n_files && dir_len(m->files[j]->path) == dl &&
-           strncmp(m->files[j]->path, m->files[i]->path, dl) == 0) {
-      struct cov_summary s;
-      cov_file_summary(m->files[j], &s);
-      pkg.lines_found += s.lines_found;
-      pkg.lines_hit += s.lines_hit;
-      pkg.branches_found += s.branches_found;
-      pkg.branches_hit += s.branches_hit;
-      j++;
-    }
-    char name[4096];
-    snprintf(name, sizeof(name), "%.*s", (int)dl, m->files[i]->path);
-    for (char *p = name; *p; p++)
-      if (*p == '/')
-        *p = '.';
-    fputs("    <package name=\"", f);
-    xml_attr(f, name[0] == '.' ? name + 1 : name);
-    fprintf(f, "\" line-rate=\"%.4f\" branch-rate=\"%.4f\" complexity=\"0.0\">\n      <classes>\n",
-            rate(pkg.lines_hit, pkg.lines_found), rate(pkg.branches_hit, pkg.branches_found));
-    for (; i < j; i++) {
-      const struct cov_file *c = m->files[i];
-      struct cov_summary s;
-      cov_file_summary(c, &s);
-      const char *base = c->path + dl + (dl || c->path[0] == '/' ? 1 : 0);
-      fputs("        <class name=\"", f);
-      xml_attr(f, base);
-      fputs("\" filename=\"", f);
-      xml_attr(f, c->path[0] == '/' ? c->path + 1 : c->path);
-      fprintf(f, "\" line-rate=\"%.4f\" branch-rate=\"%.4f\" complexity=\"0.0\">\n",
-              rate(s.lines_hit, s.lines_found), rate(s.branches_hit, s.branches_found));
-      fputs("          <methods>\n", f);
-      for (size_t k = 0; k < c->n_funcs; k++) {
-        const struct cov_func *fn = &c->funcs[k];
-        fputs("            <method name=\"", f);
-        xml_attr(f, fn->name);
-        fprintf(f,
-                "\" signature=\"\" line-rate=\"%s\" branch-rate=\"1.0\" complexity=\"0.0\">\n"
-                "              <lines>\n                <line number=\"%" PRIu32
-                "\" hits=\"%" PRIu64 "\" branch=\"false\"/>\n              </lines>\n"
-                "            </method>\n",
-                fn->count ? "1.0" : "0.0", fn->line, fn->count);
-      }
-      fputs("          </methods>\n          <lines>\n", f);
-      size_t bk = 0;
-      for (size_t k = 0; k < c->n_lines; k++) {
-        uint64_t bf, bh;
-        line_branches(c, &bk, c->lines[k].line, &bf, &bh);
-        fprintf(f, "            <line number=\"%" PRIu32 "\" hits=\"%" PRIu64 "\"",
-                c->lines[k].line, c->lines[k].count);
-        if (bf)
-          fprintf(f, " branch=\"true\" condition-coverage=\"%d%% (%" PRIu64 "/%" PRIu64 ")\"/>\n",
-                  (int)(100 * bh / bf), bh, bf);
-        else
-          fputs(" branch=\"false\"/>\n", f);
-      }
-      fputs("          </lines>\n        </class>\n", f);
-    }
-    fputs("      </classes>\n    </package>\n", f);
+  xml_attr(f, m->root ? m->root : "/");
+  fputs("</source>\n  </sources>\n  <packages>\n", f);
+  for (size_t i = from; i < to;) {
+    size_t j = package_end(m, i);
+    package(m, f, i, j);
+    i = j;
   }
   fputs("  </packages>\n</coverage>\n", f);
   return ferror(f) ? -1 : 0;
+}
+
+int cobertura_write(const struct cov_model *m, FILE *f) {
+  return document(m, f, 0, m->n_files);
+}
+
+int cobertura_write_split(const struct cov_model *m, const char *dir, char *msg, size_t len) {
+  if (mkdir(dir, 0777) && errno != EEXIST)
+    return snprintf(msg, len, "%s: %s", dir, strerror(errno)), -1;
+  size_t n = 0;
+  for (size_t i = 0; i < m->n_files; n++) {
+    size_t j = package_end(m, i);
+    /* coverage-N.xml, N the package's place: names a service globs for */
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/coverage-%zu.xml", dir, n + 1);
+    FILE *f = fopen(path, "w");
+    if (!f)
+      return snprintf(msg, len, "%s: %s", path, strerror(errno)), -1;
+    int err = document(m, f, i, j);
+    if (fclose(f) || err)
+      return snprintf(msg, len, "%s: write error", path), -1;
+    i = j;
+  }
+  return 0;
 }

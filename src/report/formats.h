@@ -37,7 +37,31 @@ int gcov_json_read(struct cov_model *m, const struct json *root, char *msg, size
 int llvm_export_read(struct cov_model *m, const struct json *root, int llvm_major, char *msg,
                      size_t len);
 
-/* Cobertura XML (coverage-04.dtd): packages are directories, classes files. */
+/* Cobertura XML (coverage-04.dtd): packages are directories, classes files;
+ * under --root, one <source> (the root) and paths relative to it. */
 int cobertura_write(const struct cov_model *m, FILE *f);
+/* One document per package, DIR/coverage-1.xml, -2, ... (for services that cap
+ * a report's size). 0, or -1 with msg. */
+int cobertura_write_split(const struct cov_model *m, const char *dir, char *msg, size_t len);
+
+/* s escaped for an XML attribute or text (control characters but tab left out). */
+void xml_attr(FILE *f, const char *s);
+
+/* SonarQube's generic test coverage XML (sonar-generic-coverage.xsd). */
+int sonarqube_write(const struct cov_model *m, FILE *f);
+/* JaCoCo's XML report (report.dtd): a package per directory, a sourcefile and
+ * a class (its functions as methods) per file; an INSTRUCTION is a line. */
+int jacoco_write(const struct cov_model *m, FILE *f, const char *title);
+/* Coveralls' job JSON: source files with MD5 digests, per-line coverage and
+ * branches; the job (repo_token, service_name, ...) from the environment as
+ * the Coveralls clients read it: COVERALLS_* first, then the CI's variables. */
+int coveralls_write(const struct cov_model *m, FILE *f);
+/* gcovr's JSON summary (format 0.5): totals and per-file totals, plus the
+ * excluded counts and MC/DC when there are any. */
+int json_summary_write(const struct cov_model *m, FILE *f);
+/* Markdown for a pull-request comment: totals, the changed files' categories
+ * (diff: NULL for none), the `lowest` least covered files. */
+int markdown_write(const struct cov_model *m, FILE *f, const char *title,
+                   const struct cov_diff *diff, size_t lowest);
 
 #endif

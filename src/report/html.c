@@ -175,6 +175,7 @@ static const char style[] =
     "#source tr.hit td.src{background:#dfd}#source tr.miss td.src{background:#fdd}"
     "#source tr.hit td.cnt{background:#bdb;color:#000}#source tr.miss td.cnt{background:#ebb}"
     "#source td.cat{font-size:11px;color:#555}"
+    "#source tr.excl td.src{background:#eee;color:#777}#source tr.excl td.cnt{color:#999}"
     ".funcs{margin:8px 0}.funcs span{display:inline-block;margin:0 12px 2px 0}"
     "a{color:#125}";
 
@@ -190,7 +191,7 @@ static const char script[] =
     "function stats(f){let lh=0,fh=0,bh=0,bf=0,mh=0,mf=0;for(const l of f.l)if(l[1]>0)lh++;"
     "for(const x of f.f)if(x[2]>0)fh++;for(const b of f.b){bh+=b[1];bf+=b[2]}"
     "for(const x of f.m||[]){mh+=x[1];mf+=x[2]}"
-    "return{lh,lf:f.l.length,fh,ff:f.f.length,bh,bf,mh,mf}}\n"
+    "return{lh,lf:f.l.length,fh,ff:f.f.length,bh,bf,mh,mf,xl:(f.x||[]).length,xb:f.xb||0}}\n"
     "const S=D.files.map(stats);\n"
     "let key='p',dir=1,filt='';\n"
     "function cell(h,f){const p=pc(h,f);return '<td class=\"n '+cls(p)+'\">'+fmt(h,f)+"
@@ -198,18 +199,20 @@ static const char script[] =
     "function summary(){\n"
     " const idx=D.files.map((f,i)=>i).filter(i=>!filt||D.files[i].p.includes(filt));\n"
     " const val=i=>key==='p'?D.files[i].p:key==='l'?pc(S[i].lh,S[i].lf):key==='f'?"
-    "pc(S[i].fh,S[i].ff):key==='m'?pc(S[i].mh,S[i].mf):pc(S[i].bh,S[i].bf);\n"
+    "pc(S[i].fh,S[i].ff):key==='m'?pc(S[i].mh,S[i].mf):key==='x'?S[i].xl:pc(S[i].bh,S[i].bf);\n"
     " idx.sort((a,b)=>{const x=val(a),y=val(b);return (x===y?0:x===null?-1:y===null?1:x<y?-1:1)"
     "*dir});\n"
     " let h='<input id=\"filter\" placeholder=\"filter files\" value=\"'+esc(filt)+'\">"
     "<table id=\"summary\"><thead><tr><th data-k=\"p\">File</th><th data-k=\"l\" colspan=3>"
     "Lines</th><th data-k=\"f\" colspan=2>Functions</th><th data-k=\"b\" colspan=2>Branches"
-    "</th>'+(D.mcdc?'<th data-k=\"m\" colspan=2>MC/DC</th>':'')+(D.diff?'<th>Diff</th>':'')+"
+    "</th>'+(D.mcdc?'<th data-k=\"m\" colspan=2>MC/DC</th>':'')+(D.excl?'<th data-k=\"x\">"
+    "Excluded</th>':'')+(D.diff?'<th>Diff</th>':'')+"
     "'</tr></thead><tbody>';\n"
     " const rows=[];for(const i of idx){const f=D.files[i],s=S[i],p=pc(s.lh,s.lf);"
     "rows.push('<tr data-path=\"'+esc(f.p)+'\"><td><a href=\"#f='+i+'\">'+esc(f.p)+'</a></td>"
     "<td><span class=\"bar\"><i style=\"width:'+(p===null?100:p)+'%\"></i></span></td>'+"
     "cell(s.lh,s.lf)+cell(s.fh,s.ff)+cell(s.bh,s.bf)+(D.mcdc?cell(s.mh,s.mf):'')+"
+    "(D.excl?'<td class=\"n x\" title=\"'+s.xb+' branches\">'+s.xl+'</td>':'')+"
     "(D.diff?'<td>'+esc(f.dc||'')+'</td>':'')+"
     "'</tr>')}\n"
     " M.innerHTML=h+rows.join('')+'</tbody></table>';\n"
@@ -221,10 +224,11 @@ static const char script[] =
     "}\n"
     "function file(i){\n"
     " const f=D.files[i],s=S[i],cnt=new Map(f.l),br=new Map(f.b.map(b=>[b[0],b])),"
-    "mc=new Map((f.m||[]).map(x=>[x[0],x])),cat=new Map(f.d||[]);\n"
+    "mc=new Map((f.m||[]).map(x=>[x[0],x])),cat=new Map(f.d||[]),ex=new Set(f.x||[]);\n"
     " let h='<p><a href=\"#\">&larr; all files</a></p><h2>'+esc(f.p)+'</h2><p>Lines '+"
     "fmt(s.lh,s.lf)+' ('+s.lh+' / '+s.lf+'), functions '+fmt(s.fh,s.ff)+', branches '+"
     "fmt(s.bh,s.bf)+(s.mf?', MC/DC conditions '+fmt(s.mh,s.mf)+' ('+s.mh+' / '+s.mf+')':'')+"
+    "(s.xl||s.xb?'; excluded: <span id=\"excluded\">'+s.xl+' lines, '+s.xb+' branches</span>':'')+"
     "'</p><div class=\"funcs\">'+f.f.map(x=>'<span class=\"'+(x[2]>0?'hi':'lo')"
     "+'\"><a href=\"#f='+i+'&l='+x[1]+'\">'+esc(x[0])+'</a> '+x[2]+'</span>').join('')+"
     "'</div>';\n"
@@ -232,8 +236,10 @@ static const char script[] =
     " if(src===null)h+='<p>(source not available: '+esc(f.p)+')</p>';\n"
     " const n=src?src.length:(f.l.length?f.l[f.l.length-1][0]:0);const rows=[];\n"
     " for(let k=1;k<=n;k++){const c=cnt.get(k),b=br.get(k),d=cat.get(k),x=mc.get(k);"
-    "rows.push('<tr id=\"L'+k+'\" class=\"'+(c===undefined?'none':c>0?'hit':'miss')+'\">"
-    "<td class=\"ln\">'+k+'</td><td class=\"cnt\">'+(c===undefined?'':c)+'</td><td class=\"br\">'"
+    "const e=ex.has(k);"
+    "rows.push('<tr id=\"L'+k+'\" class=\"'+(e?'excl':c===undefined?'none':c>0?'hit':'miss')+'\">"
+    "<td class=\"ln\">'+k+'</td><td class=\"cnt\">'+(e?'excl':c===undefined?'':c)+'</td>"
+    "<td class=\"br\">'"
     "+(b?b[1]+'/'+b[2]:'')+'</td>'+(D.mcdc?'<td class=\"mcdc\">'+(x?x[1]+'/'+x[2]:'')+'</td>':'')"
     "+(D.diff?'<td class=\"cat\">'+(d||'')+'</td>':'')+"
     "'<td class=\"src\">'+(src?esc(src[k-1]):'')+'</td></tr>')}\n"
@@ -250,10 +256,15 @@ int html_write(const struct cov_model *m, FILE *f, const char *title, const stru
   char when[64];
   time_t now = time(NULL);
   strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime(&now));
-  char mcdc[80] = "";
+  char mcdc[160] = "";
   if (all.mcdc_found)
     snprintf(mcdc, sizeof(mcdc), " &middot; MC/DC %" PRIu64 "/%" PRIu64, all.mcdc_hit,
              all.mcdc_found);
+  size_t ml = strlen(mcdc);
+  if (all.lines_excluded || all.branches_excluded)
+    snprintf(mcdc + ml, sizeof(mcdc) - ml,
+             " &middot; excluded %" PRIu64 " lines, %" PRIu64 " branches", all.lines_excluded,
+             all.branches_excluded);
   fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         "<meta name=\"viewport\" content=\"width=device-width\"><title>",
         f);
@@ -265,17 +276,19 @@ int html_write(const struct cov_model *m, FILE *f, const char *title, const stru
           " &middot; functions %" PRIu64 "/%" PRIu64 " &middot; branches %" PRIu64 "/%" PRIu64
           "%s &middot; %s &middot; ucov</div></header>\n<main></main>\n"
           "<script type=\"application/json\" id=\"data\">{\"diff\": %s, \"mcdc\": %s, "
-          "\"files\": [",
+          "\"excl\": %s, \"files\": [",
           m->n_files, all.lines_hit, all.lines_found, all.funcs_hit, all.funcs_found,
           all.branches_hit, all.branches_found, mcdc, when, diff ? "true" : "false",
-          all.mcdc_found ? "true" : "false");
+          all.mcdc_found ? "true" : "false",
+          all.lines_excluded || all.branches_excluded ? "true" : "false");
   static struct out o; /* (64 KiB: not on the stack) */
   o.f = f;
   o.n = 0;
   for (size_t i = 0; i < m->n_files; i++) {
     const struct cov_file *c = m->files[i];
     o_str(&o, i ? ",\n{\"p\": " : "\n{\"p\": ");
-    put_js_string(&o, c->path, strlen(c->path));
+    const char *shown = cov_display(m, c->path);
+    put_js_string(&o, shown, strlen(shown));
     o_str(&o, ", \"l\": [");
     for (size_t k = 0; k < c->n_lines; k++)
       o_tuple(&o, k > 0, c->lines[k].line, c->lines[k].count, NULL);
@@ -335,8 +348,22 @@ int html_write(const struct cov_model *m, FILE *f, const char *title, const stru
         }
       o_str(&o, "\"");
     }
+    if (c->n_excl_lines) {
+      o_str(&o, ", \"x\": [");
+      for (size_t k = 0; k < c->n_excl_lines; k++) {
+        if (k)
+          o_put(&o, ",", 1);
+        o_u64(&o, c->excl_lines[k]);
+      }
+      o_str(&o, "]");
+    }
+    if (c->excl_branches) {
+      o_str(&o, ", \"xb\": ");
+      o_u64(&o, c->excl_branches);
+    }
     o_str(&o, ", \"s\": ");
-    put_source(&o, c->path);
+    char buf[8192];
+    put_source(&o, cov_source_path(m, c->path, buf, sizeof(buf)));
     o_str(&o, "}");
   }
   o_flush(&o);

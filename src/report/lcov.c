@@ -273,7 +273,7 @@ int lcov_write(const struct cov_model *m, FILE *f) {
     const struct cov_file *c = m->files[i];
     struct cov_summary s;
     cov_file_summary(c, &s);
-    fprintf(f, "TN:%s\nSF:%s\n", test_of(c), c->path);
+    fprintf(f, "TN:%s\nSF:%s\n", test_of(c), cov_display(m, c->path));
     for (size_t k = 0; k < c->n_funcs; k++)
       fprintf(f, "FN:%" PRIu32 ",%s\n", c->funcs[k].line, c->funcs[k].name);
     for (size_t k = 0; k < c->n_funcs; k++)
@@ -325,7 +325,7 @@ int lcov_write2(const struct cov_model *m, FILE *f) {
     const struct cov_file *c = m->files[i];
     struct cov_summary s;
     cov_file_summary(c, &s);
-    fprintf(f, "TN:%s\nSF:%s\n", test_of(c), c->path);
+    fprintf(f, "TN:%s\nSF:%s\n", test_of(c), cov_display(m, c->path));
     if (c->version)
       fprintf(f, "VER:%s\n", c->version);
     /* locations: the model's functions are in line order, a location's names adjacent */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The coverage model: files, lines, functions, branches; adding, filtering, paths (see model.h). */
+#define _GNU_SOURCE
 #include "model.h"
 #include "util.h"
 
@@ -7,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void cov_init(struct cov_model *m) {
   memset(m, 0, sizeof(*m));
@@ -18,6 +20,7 @@ static void free_file(struct cov_file *f) {
   for (size_t i = 0; i < f->n_mcdc; i++)
     free(f->mcdc[i].expr);
   free(f->mcdc);
+  free(f->excl_lines);
   free(f->test);
   free(f->version);
   free(f->funcs);
@@ -43,6 +46,7 @@ void cov_free(struct cov_model *m) {
     free(m->exclude[i]);
   free(m->include);
   free(m->exclude);
+  free(m->root);
   cov_init(m);
 }
 
@@ -81,6 +85,34 @@ void cov_add_exclude(struct cov_model *m, const char *glob) {
   add_glob(&m->exclude, &m->n_exclude, glob);
 }
 
+static void normalize(char *p);
+
+static int anchor(char **glob, const char *base) {
+  char *g = *glob, *a;
+  if (!g || g[0] == '/' || g[0] == '*' || g[0] == '?' || g[0] == '[')
+    return 0;
+  if (asprintf(&a, "%s/%s", base, g) < 0)
+    return -1;
+  size_t n = strlen(a);
+  int slash = a[n - 1] == '/';
+  normalize(a);
+  if (slash) /* (normalizing took that slash off: there is room for it) */
+    strcat(a, "/");
+  free(g);
+  *glob = a;
+  return 0;
+}
+
+int cov_anchor_globs(struct cov_model *m, const char *base) {
+  for (size_t i = 0; i < m->n_include; i++)
+    if (anchor(&m->include[i], base))
+      return -1;
+  for (size_t i = 0; i < m->n_exclude; i++)
+    if (anchor(&m->exclude[i], base))
+      return -1;
+  return 0;
+}
+
 /* Lexical normalization in place: "//" and "/./" collapse, "x/.." goes. */
 static void normalize(char *p) {
   int abs = p[0] == '/';
@@ -115,6 +147,45 @@ static void normalize(char *p) {
     buf[o++] = '.';
   buf[o] = 0;
   strcpy(p, buf);
+}
+
+int cov_set_root(struct cov_model *m, const char *dir) {
+  char *abs = NULL;
+  if (dir[0] == '/') {
+    abs = strdup(dir);
+  } else {
+    char *cwd = getcwd(NULL, 0);
+    if (cwd && asprintf(&abs, "%s/%s", cwd, dir) < 0)
+      abs = NULL;
+    free(cwd);
+  }
+  if (!abs)
+    return -1;
+  normalize(abs);
+  size_t n = strlen(abs);
+  while (n > 1 && abs[n - 1] == '/')
+    abs[--n] = 0;
+  free(m->root);
+  m->root = abs;
+  return 0;
+}
+
+const char *cov_display(const struct cov_model *m, const char *path) {
+  if (!m->root)
+    return path;
+  size_t n = strlen(m->root);
+  if (n == 1) /* root "/" */
+    return path[0] == '/' && path[1] ? path + 1 : path;
+  if (strncmp(path, m->root, n) == 0 && path[n] == '/' && path[n + 1])
+    return path + n + 1;
+  return path;
+}
+
+const char *cov_source_path(const struct cov_model *m, const char *path, char *buf, size_t len) {
+  if (path[0] == '/' || !m->root)
+    return path;
+  int w = snprintf(buf, len, "%s/%s", m->root, path);
+  return w > 0 && (size_t)w < len ? buf : path;
 }
 
 static int matches(char **globs, size_t n, const char *path) {
@@ -245,6 +316,23 @@ int cov_set_version(struct cov_file *f, const char *version) {
   return (f->version = strdup(version)) ? 0 : -1;
 }
 
+int cov_add_excluded(struct cov_file *f, uint32_t line) {
+  size_t n = f->n_excl_lines;
+  if (n < 8 ? n == 0 : (n & (n - 1)) == 0) { /* capacity: 8, then powers of two */
+    uint32_t *g = realloc(f->excl_lines, (n < 8 ? 8 : 2 * n) * sizeof(*g));
+    if (!g)
+      return -1;
+    f->excl_lines = g;
+  }
+  f->excl_lines[f->n_excl_lines++] = line;
+  return 0;
+}
+
+static int cmp_u32(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return x < y ? -1 : x > y;
+}
+
 static int cmp_line(const void *a, const void *b) {
   const struct cov_line *x = a, *y = b;
   return x->line < y->line ? -1 : x->line > y->line;
@@ -302,6 +390,15 @@ static void sort(void *base, size_t n, size_t size, int (*cmp)(const void *, con
     qsort(base, n, size, cmp);
 }
 
+void cov_sort_excluded(struct cov_file *f) {
+  sort(f->excl_lines, f->n_excl_lines, sizeof(*f->excl_lines), cmp_u32);
+  size_t o = 0;
+  for (size_t i = 0; i < f->n_excl_lines; i++)
+    if (!o || f->excl_lines[o - 1] != f->excl_lines[i])
+      f->excl_lines[o++] = f->excl_lines[i];
+  f->n_excl_lines = o;
+}
+
 static void finish_file(struct cov_file *f) {
   size_t o = 0;
   sort(f->lines, f->n_lines, sizeof(*f->lines), cmp_line);
@@ -351,6 +448,7 @@ static void finish_file(struct cov_file *f) {
     }
   }
   f->n_mcdc = o;
+  cov_sort_excluded(f);
 }
 
 void cov_finish(struct cov_model *m) {
@@ -386,6 +484,11 @@ int cov_merge(struct cov_model *dst, const struct cov_model *src) {
     if (cov_set_test(d, s->test) || cov_set_version(d, s->version))
       return -1;
     d->mixed_tests |= s->mixed_tests;
+    for (size_t k = 0; k < s->n_excl_lines; k++)
+      if (cov_add_excluded(d, s->excl_lines[k]))
+        return -1;
+    d->excl_branches += s->excl_branches;
+    d->excl_funcs += s->excl_funcs;
   }
   return 0;
 }
@@ -404,6 +507,9 @@ void cov_file_summary(const struct cov_file *f, struct cov_summary *s) {
   s->mcdc_found = f->n_mcdc;
   for (size_t i = 0; i < f->n_mcdc; i++)
     s->mcdc_hit += f->mcdc[i].taken > 0;
+  s->lines_excluded = f->n_excl_lines;
+  s->branches_excluded = f->excl_branches;
+  s->funcs_excluded = f->excl_funcs;
 }
 
 void cov_summary(const struct cov_model *m, struct cov_summary *s) {
@@ -419,5 +525,8 @@ void cov_summary(const struct cov_model *m, struct cov_summary *s) {
     s->branches_hit += f.branches_hit;
     s->mcdc_found += f.mcdc_found;
     s->mcdc_hit += f.mcdc_hit;
+    s->lines_excluded += f.lines_excluded;
+    s->branches_excluded += f.branches_excluded;
+    s->funcs_excluded += f.funcs_excluded;
   }
 }

@@ -57,6 +57,11 @@ struct cov_file {
   char *test;      /* lcov's TN of the records read for it (NULL: none) */
   int mixed_tests; /* records under several test names were summed */
   char *version;   /* lcov 2's VER: the source file's version */
+  /* What exclusions (exclude.h) took out: the instrumented lines, sorted,
+   * and how many branches and functions. */
+  uint32_t *excl_lines;
+  size_t n_excl_lines;
+  uint64_t excl_branches, excl_funcs;
 };
 
 struct cov_rule {
@@ -73,6 +78,9 @@ struct cov_model {
   size_t n_maps;
   char **include, **exclude;
   size_t n_include, n_exclude;
+  /* --root: the directory output paths are relative to (absolute, no
+   * trailing slash; NULL: paths as they are). */
+  char *root;
 };
 
 struct cov_summary {
@@ -80,6 +88,7 @@ struct cov_summary {
   uint64_t funcs_found, funcs_hit;
   uint64_t branches_found, branches_hit;
   uint64_t mcdc_found, mcdc_hit;
+  uint64_t lines_excluded, branches_excluded, funcs_excluded;
 };
 
 void cov_init(struct cov_model *m);
@@ -89,6 +98,9 @@ void cov_free(struct cov_model *m);
 int cov_add_prefix_map(struct cov_model *m, const char *old_eq_new);
 void cov_add_include(struct cov_model *m, const char *glob);
 void cov_add_exclude(struct cov_model *m, const char *glob);
+/* Make the relative globs (not starting with "/", "*", "?" or "[") relative
+ * to base: "src/x" is base/src/x. 0, or -1 without memory. */
+int cov_anchor_globs(struct cov_model *m, const char *base);
 
 /*
  * The file of a source path (found or added), after the prefix maps and
@@ -97,6 +109,15 @@ void cov_add_exclude(struct cov_model *m, const char *glob);
  * (NULL: keep it relative).
  */
 struct cov_file *cov_file(struct cov_model *m, const char *path, const char *dir);
+
+/* The repository root of the outputs (copied; made absolute, lexically
+ * normalized). 0, or -1 without memory. */
+int cov_set_root(struct cov_model *m, const char *dir);
+/* A source path as outputs write it: relative to the root when it is under it. */
+const char *cov_display(const struct cov_model *m, const char *path);
+/* Where a source is read from: a relative path is taken relative to the root
+ * (written to buf), or to the current directory without one. */
+const char *cov_source_path(const struct cov_model *m, const char *path, char *buf, size_t len);
 
 /* Add counts (0 on success, -1 without memory). */
 int cov_add_line(struct cov_file *f, uint32_t line, uint64_t count);
@@ -114,6 +135,10 @@ int cov_add_mcdc(struct cov_file *f, uint32_t line, uint32_t group_size, int sen
  * different names mark the file mixed. 0 or -1 without memory. */
 int cov_set_test(struct cov_file *f, const char *test);
 int cov_set_version(struct cov_file *f, const char *version);
+/* What exclusions took out of the file before (ucov JSON's "excluded"). */
+int cov_add_excluded(struct cov_file *f, uint32_t line);
+/* The excluded lines in order, once each. */
+void cov_sort_excluded(struct cov_file *f);
 
 /* Sort and coalesce: one entry per line, function, branch; files by path. */
 void cov_finish(struct cov_model *m);

@@ -82,6 +82,25 @@ int ucov_json_read(struct cov_model *m, const struct json *root, char *msg, size
       cov_add_mcdc(f, (uint32_t)ln, (uint32_t)group, sense[0] == 't', taken, (uint32_t)index,
                    json_str(v->next->next->next->next->next));
     }
+    const struct json *ex = json_get(fj, "excluded");
+    if (ex) {
+      uint64_t nb = 0, nf = 0, ln;
+      a = json_get(ex, "lines");
+      if (ex->type != JSON_OBJECT || (a && a->type != JSON_ARRAY) ||
+          (json_get(ex, "branches") && number(json_get(ex, "branches"), UINT64_MAX, &nb)) ||
+          (json_get(ex, "functions") && number(json_get(ex, "functions"), UINT64_MAX, &nf)))
+        return SAY("files[%zu] (%s): \"excluded\" is not {\"lines\": [...], \"branches\": n, "
+                   "\"functions\": n}",
+                   idx, path);
+      for (const struct json *e = a ? a->first : NULL; e; e = e->next) {
+        if (number(e, UINT32_MAX, &ln))
+          return SAY("files[%zu] (%s): an excluded line is not a number", idx, path);
+        if (cov_add_excluded(f, (uint32_t)ln))
+          return SAY("out of memory");
+      }
+      f->excl_branches = cov_sum(f->excl_branches, nb);
+      f->excl_funcs = cov_sum(f->excl_funcs, nf);
+    }
     const char *test = json_str(json_get(fj, "test")), *ver = json_str(json_get(fj, "version"));
     if (cov_set_test(f, test) || cov_set_version(f, ver))
       return SAY("out of memory");
@@ -94,7 +113,7 @@ int ucov_json_write(const struct cov_model *m, FILE *f, const struct cov_diff *d
   for (size_t i = 0; i < m->n_files; i++) {
     const struct cov_file *c = m->files[i];
     fputs(i ? ",\n  {\"path\": " : "\n  {\"path\": ", f);
-    json_put_string(f, c->path);
+    json_put_string(f, cov_display(m, c->path));
     fputs(", \"lines\": [", f);
     for (size_t k = 0; k < c->n_lines; k++)
       fprintf(f, "%s[%" PRIu32 ", %" PRIu64 "]", k ? ", " : "", c->lines[k].line,
@@ -138,6 +157,13 @@ int ucov_json_write(const struct cov_model *m, FILE *f, const struct cov_diff *d
     if (c->version) {
       fputs(", \"version\": ", f);
       json_put_string(f, c->version);
+    }
+    if (c->n_excl_lines || c->excl_branches || c->excl_funcs) {
+      fputs(", \"excluded\": {\"lines\": [", f);
+      for (size_t k = 0; k < c->n_excl_lines; k++)
+        fprintf(f, "%s%" PRIu32, k ? ", " : "", c->excl_lines[k]);
+      fprintf(f, "], \"branches\": %" PRIu64 ", \"functions\": %" PRIu64 "}", c->excl_branches,
+              c->excl_funcs);
     }
     if (diff && i < diff->n_files) {
       fputs(", \"diff\": {", f);

@@ -1,0 +1,344 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Exclusions (see exclude.h). The markers are read as gcovr 5 reads them:
+ * every "[GL]COVR?_EXCL_(LINE|START|STOP)" on a line, anywhere in it (so
+ * LCOV_ and GCOVR_ spellings both work), and the same with "_EXCL_BR_" for
+ * branches. A START..STOP region excludes the START line up to the line
+ * before STOP, as lcov and gcovr do; a START without STOP excludes nothing
+ * and is warned about, like a STOP without START.
+ */
+#define _GNU_SOURCE
+#include "exclude.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util.h"
+
+/* A source bigger than this is not read for markers (nor is anything but a regular file). */
+#define MAX_SOURCE (256u << 20)
+
+enum { EX_LINE = 1, EX_BRANCH = 2, NO_CODE = 4 };
+
+int cov_excl_compile(struct cov_excl *x, char *msg, size_t len) {
+  const char *pat[2] = {x->line_pattern, x->branch_pattern};
+  const char *opt[2] = {"--exclude-lines-by-pattern", "--exclude-branches-by-pattern"};
+  regex_t *re[2] = {&x->line_re, &x->branch_re};
+  int *have[2] = {&x->have_line_re, &x->have_branch_re};
+  for (int k = 0; k < 2; k++) {
+    if (!pat[k] || *have[k])
+      continue;
+    int rc = regcomp(re[k], pat[k], REG_EXTENDED);
+    if (rc) {
+      char why[128];
+      regerror(rc, re[k], why, sizeof(why));
+      snprintf(msg, len, "%s '%s' is not a regular expression (ERE): %s", opt[k], pat[k], why);
+      return -1;
+    }
+    *have[k] = 1;
+  }
+  return 0;
+}
+
+void cov_excl_free(struct cov_excl *x) {
+  if (x->have_line_re)
+    regfree(&x->line_re);
+  if (x->have_branch_re)
+    regfree(&x->branch_re);
+  x->have_line_re = x->have_branch_re = 0;
+}
+
+int cov_excl_active(const struct cov_excl *x) {
+  return x->markers || x->unreachable_branches || x->throw_branches || x->line_pattern ||
+         x->branch_pattern;
+}
+
+/* Whether an ERE matches the line from its first character on (Python's re.match). */
+static int match_start(const regex_t *re, const char *text) {
+  regmatch_t m[1];
+  return regexec(re, text, 1, m, 0) == 0 && m[0].rm_so == 0;
+}
+
+/*
+ * gcovr's test for a line that cannot hold a branch: "//" to the end taken
+ * out, then each "/" "*" to the next "*" "/", then blanks at both ends and every
+ * space; nothing left but "", "{", "}" or "{}". (-1 without memory.)
+ */
+static int no_code(const char *text) {
+  const char *cpp = strstr(text, "//");
+  size_t end = cpp ? (size_t)(cpp - text) : strlen(text), n = 0;
+  char *t = malloc(end + 1);
+  if (!t)
+    return -1;
+  for (size_t i = 0; i < end; i++) {
+    if (text[i] == '/' && i + 1 < end && text[i + 1] == '*') {
+      const char *close = strstr(text + i + 2, "*/");
+      if (close && (size_t)(close - text) + 2 <= end) {
+        i = (size_t)(close - text) + 1;
+        continue;
+      }
+    }
+    t[n++] = text[i];
+  }
+  size_t a = 0, k = 0;
+  while (a < n && strchr(" \t\n\r\v\f", t[a]))
+    a++;
+  while (n > a && strchr(" \t\n\r\v\f", t[n - 1]))
+    n--;
+  for (size_t i = a; i < n; i++)
+    if (t[i] != ' ')
+      t[k++] = t[i];
+  t[k] = 0;
+  int r = !strcmp(t, "") || !strcmp(t, "{") || !strcmp(t, "}") || !strcmp(t, "{}");
+  free(t);
+  return r;
+}
+
+struct marker_stack {
+  struct mark {
+    uint32_t line;
+    char header[6];
+  } * v;
+  size_t n, cap;
+};
+
+struct scan {
+  const struct cov_excl *x;
+  const char *path;
+  uint8_t *flags; /* per line, up to n_flags - 1 */
+  uint32_t n_flags;
+  struct marker_stack st[2]; /* lines, branches */
+  int oom;
+};
+
+static void set_range(struct scan *s, uint32_t from, uint32_t to, int bit) {
+  for (uint32_t l = from; l < to && l < s->n_flags; l++)
+    s->flags[l] |= (uint8_t)bit;
+}
+
+static void marker(struct scan *s, uint32_t ln, const char *header, int kind, const char *flag) {
+  struct marker_stack *st = &s->st[kind];
+  const char *word = kind ? "BR_" : "";
+  int bit = kind ? EX_BRANCH : EX_LINE;
+  if (!strcmp(flag, "LINE")) {
+    if (st->n)
+      fprintf(stderr, "%s: %s:%u: %s_EXCL_%sLINE in the region %s_EXCL_%sSTART opened on line %u\n",
+              s->x->cmd, s->path, ln, header, word, st->v[st->n - 1].header, word,
+              st->v[st->n - 1].line);
+    else
+      set_range(s, ln, ln + 1, bit);
+  } else if (!strcmp(flag, "START")) {
+    if (UCOV_GROW(st->v, st->cap, st->n, 4)) {
+      s->oom = 1;
+      return;
+    }
+    st->v[st->n].line = ln;
+    snprintf(st->v[st->n].header, sizeof(st->v[st->n].header), "%s", header);
+    st->n++;
+  } else if (!st->n) {
+    fprintf(stderr, "%s: %s:%u: %s_EXCL_%sSTOP without a %s_EXCL_%sSTART\n", s->x->cmd, s->path, ln,
+            header, word, header, word);
+  } else {
+    struct mark *m = &st->v[--st->n];
+    if (strcmp(m->header, header))
+      fprintf(stderr, "%s: %s:%u: %s_EXCL_%sSTART ended by %s_EXCL_%sSTOP on line %u\n", s->x->cmd,
+              s->path, m->line, m->header, word, header, word, ln);
+    set_range(s, m->line, ln, bit);
+  }
+}
+
+/* Every marker of a line, left to right, as a regex findall would find them. */
+static void markers(struct scan *s, uint32_t ln, const char *text) {
+  static const char *const flags[] = {"LINE", "START", "STOP"};
+  for (int kind = 0; kind < 2; kind++) {
+    const char *p = text;
+    while ((p = strstr(p, "_EXCL_"))) {
+      size_t at = (size_t)(p - text);
+      char header[6] = "";
+      /* the leftmost header: [GL]COVR before [GL]COV */
+      if (at >= 5 && (p[-5] == 'G' || p[-5] == 'L') && !strncmp(p - 4, "COVR", 4))
+        memcpy(header, p - 5, 5);
+      else if (at >= 4 && (p[-4] == 'G' || p[-4] == 'L') && !strncmp(p - 3, "COV", 3))
+        memcpy(header, p - 4, 4);
+      const char *q = p + 6;
+      p += 6;
+      if (!header[0])
+        continue;
+      if (kind) {
+        if (strncmp(q, "BR_", 3))
+          continue;
+        q += 3;
+      }
+      for (int f = 0; f < 3; f++)
+        if (!strncmp(q, flags[f], strlen(flags[f]))) {
+          marker(s, ln, header, kind, flags[f]);
+          p = q + strlen(flags[f]);
+          break;
+        }
+    }
+  }
+}
+
+/* The source, whole, NUL-terminated; NULL if it is not a readable regular file. */
+static char *read_source(const char *path, size_t *len) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (fd < 0)
+    return NULL;
+  struct stat st;
+  char *buf = NULL;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 0 &&
+      (uint64_t)st.st_size <= MAX_SOURCE && (buf = malloc((size_t)st.st_size + 1))) {
+    size_t n = 0;
+    while (n < (size_t)st.st_size) {
+      ssize_t r = read(fd, buf + n, (size_t)st.st_size - n);
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r <= 0)
+        break;
+      n += (size_t)r;
+    }
+    buf[n] = 0;
+    *len = n;
+  }
+  close(fd);
+  return buf;
+}
+
+static uint32_t max_line(const struct cov_file *f) {
+  uint32_t m = 0;
+  if (f->n_lines)
+    m = f->lines[f->n_lines - 1].line;
+  for (size_t i = 0; i < f->n_funcs; i++)
+    if (f->funcs[i].line > m)
+      m = f->funcs[i].line;
+  if (f->n_branches && f->branches[f->n_branches - 1].line > m)
+    m = f->branches[f->n_branches - 1].line;
+  for (size_t i = 0; i < f->n_mcdc; i++)
+    if (f->mcdc[i].line > m)
+      m = f->mcdc[i].line;
+  return m;
+}
+
+static int exclude_file(struct cov_file *f, const struct cov_excl *x) {
+  int need_source = x->markers || x->have_line_re || x->have_branch_re || x->unreachable_branches;
+  char *src = NULL, *path = NULL;
+  size_t len = 0;
+  uint32_t top = max_line(f);
+  struct scan s = {.x = x, .path = f->path};
+  if (need_source && top) {
+    if (f->path[0] != '/' && x->root && asprintf(&path, "%s/%s", x->root, f->path) < 0)
+      return -1;
+    src = read_source(path ? path : f->path, &len);
+  }
+  if (src) {
+    /* flags only for lines that have data, and only as far as the source goes */
+    uint32_t n_src = 1;
+    for (size_t i = 0; i < len && n_src < top; i++)
+      n_src += src[i] == '\n';
+    s.n_flags = (n_src < top ? n_src : top) + 1;
+    s.flags = calloc(s.n_flags, 1);
+    if (!s.flags) {
+      free(src);
+      free(path);
+      return -1;
+    }
+    char *line = src;
+    for (uint32_t ln = 1; line <= src + len && !s.oom; ln++) {
+      char *nl = memchr(line, '\n', (size_t)(src + len - line));
+      if (nl)
+        *nl = 0;
+      if (x->markers && strstr(line, "_EXCL_"))
+        markers(&s, ln, line);
+      if (ln < s.n_flags) {
+        if (x->have_line_re && match_start(&x->line_re, line))
+          s.flags[ln] |= EX_LINE;
+        if (x->have_branch_re && match_start(&x->branch_re, line))
+          s.flags[ln] |= EX_BRANCH;
+        if (x->unreachable_branches) {
+          int nc = no_code(line);
+          if (nc < 0)
+            s.oom = 1;
+          else if (nc)
+            s.flags[ln] |= NO_CODE;
+        }
+      }
+      if (!nl)
+        break;
+      line = nl + 1;
+      if (ln == UINT32_MAX)
+        break;
+    }
+    static const char *const word[2] = {"", "BR_"};
+    for (int k = 0; k < 2; k++)
+      for (size_t i = 0; i < s.st[k].n; i++)
+        fprintf(stderr, "%s: %s:%u: %s_EXCL_%sSTART without a %s_EXCL_%sSTOP: nothing excluded\n",
+                x->cmd, f->path, s.st[k].v[i].line, s.st[k].v[i].header, word[k],
+                s.st[k].v[i].header, word[k]);
+    free(s.st[0].v);
+    free(s.st[1].v);
+  }
+  free(src);
+  free(path);
+  if (s.oom) {
+    free(s.flags);
+    return -1;
+  }
+#define FLAGS(l) ((l) < s.n_flags ? s.flags[l] : 0)
+  size_t o = 0;
+  for (size_t i = 0; i < f->n_lines; i++) {
+    if (!(FLAGS(f->lines[i].line) & EX_LINE))
+      f->lines[o++] = f->lines[i];
+    else if (cov_add_excluded(f, f->lines[i].line)) {
+      free(s.flags);
+      return -1; /* (the lines not yet looked at are lost with the report) */
+    }
+  }
+  f->n_lines = o;
+  o = 0;
+  for (size_t i = 0; i < f->n_branches; i++) {
+    const struct cov_branch *b = &f->branches[i];
+    int fl = FLAGS(b->line);
+    if ((fl & (EX_LINE | EX_BRANCH | NO_CODE)) || (x->throw_branches && b->exception))
+      f->excl_branches++;
+    else
+      f->branches[o++] = *b;
+  }
+  f->n_branches = o;
+  o = 0;
+  for (size_t i = 0; i < f->n_mcdc; i++) {
+    if (FLAGS(f->mcdc[i].line) & (EX_LINE | EX_BRANCH))
+      free(f->mcdc[i].expr);
+    else
+      f->mcdc[o++] = f->mcdc[i];
+  }
+  f->n_mcdc = o;
+  o = 0;
+  for (size_t i = 0; i < f->n_funcs; i++) {
+    if (FLAGS(f->funcs[i].line) & EX_LINE) {
+      free(f->funcs[i].name);
+      f->excl_funcs++;
+    } else {
+      f->funcs[o++] = f->funcs[i];
+    }
+  }
+  f->n_funcs = o;
+#undef FLAGS
+  free(s.flags);
+  cov_sort_excluded(f);
+  return 0;
+}
+
+int cov_exclude(struct cov_model *m, const struct cov_excl *x) {
+  if (!cov_excl_active(x))
+    return 0;
+  int err = 0;
+  for (size_t i = 0; i < m->n_files; i++)
+    err |= exclude_file(m->files[i], x);
+  return err;
+}

@@ -1,0 +1,528 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The formats CI services take (see formats.h): SonarQube's generic
+ * coverage XML, Coveralls' JSON, JaCoCo's XML; and the summaries: gcovr's
+ * JSON summary, a Markdown table for a pull-request comment.
+ */
+#define _GNU_SOURCE
+#include "formats.h"
+#include "md5.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Branches of the line at or after *k: found, taken (k moves past them). */
+static void branches_of(const struct cov_file *c, size_t *k, uint32_t line, uint64_t *found,
+                        uint64_t *hit) {
+  *found = *hit = 0;
+  while (*k < c->n_branches && c->branches[*k].line < line)
+    (*k)++;
+  for (; *k < c->n_branches && c->branches[*k].line == line; (*k)++) {
+    (*found)++;
+    *hit += c->branches[*k].executed && c->branches[*k].taken > 0;
+  }
+}
+
+/* ---- SonarQube generic test coverage (sonar-generic-coverage.xsd) ---- */
+
+int sonarqube_write(const struct cov_model *m, FILE *f) {
+  fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<coverage version=\"1\">\n", f);
+  for (size_t i = 0; i < m->n_files; i++) {
+    const struct cov_file *c = m->files[i];
+    fputs("  <file path=\"", f);
+    xml_attr(f, cov_display(m, c->path));
+    fputs("\">\n", f);
+    size_t bk = 0;
+    for (size_t k = 0; k < c->n_lines; k++) {
+      if (!c->lines[k].line)
+        continue; /* (lineNumber is a positive integer) */
+      uint64_t bf, bh;
+      branches_of(c, &bk, c->lines[k].line, &bf, &bh);
+      fprintf(f, "    <lineToCover lineNumber=\"%" PRIu32 "\" covered=\"%s\"", c->lines[k].line,
+              c->lines[k].count ? "true" : "false");
+      if (bf)
+        fprintf(f, " branchesToCover=\"%" PRIu64 "\" coveredBranches=\"%" PRIu64 "\"", bf, bh);
+      fputs("/>\n", f);
+    }
+    fputs("  </file>\n", f);
+  }
+  fputs("</coverage>\n", f);
+  return ferror(f) ? -1 : 0;
+}
+
+/* ---- JaCoCo XML (report.dtd, "-//JACOCO//DTD Report 1.1//EN") ---- */
+
+struct counts {
+  uint64_t lm, lc, bm, bc, fm, fc; /* lines, branches, methods: missed, covered */
+};
+
+static void count_file(const struct cov_file *c, struct counts *n) {
+  struct cov_summary s;
+  cov_file_summary(c, &s);
+  n->lc += s.lines_hit;
+  n->lm += s.lines_found - s.lines_hit;
+  n->bc += s.branches_hit;
+  n->bm += s.branches_found - s.branches_hit;
+  n->fc += s.funcs_hit;
+  n->fm += s.funcs_found - s.funcs_hit;
+}
+
+/* C has no bytecode: an INSTRUCTION is a line, as each line is one unit here. */
+static void counters(FILE *f, const char *indent, const struct counts *n) {
+  static const char *const type[] = {"INSTRUCTION", "LINE", "BRANCH", "METHOD"};
+  const uint64_t v[][2] = {{n->lm, n->lc}, {n->lm, n->lc}, {n->bm, n->bc}, {n->fm, n->fc}};
+  for (int t = 0; t < 4; t++)
+    fprintf(f, "%s<counter type=\"%s\" missed=\"%" PRIu64 "\" covered=\"%" PRIu64 "\"/>\n", indent,
+            type[t], v[t][0], v[t][1]);
+}
+
+static size_t dir_len(const char *p) {
+  const char *slash = strrchr(p, '/');
+  return slash ? (size_t)(slash - p) : 0;
+}
+
+int jacoco_write(const struct cov_model *m, FILE *f, const char *title) {
+  fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        "<!DOCTYPE report PUBLIC \"-//JACOCO//DTD Report 1.1//EN\" \"report.dtd\">\n"
+        "<report name=\"",
+        f);
+  xml_attr(f, title);
+  fputs("\">\n", f);
+  struct counts all = {0};
+  for (size_t i = 0; i < m->n_files;) {
+    const char *first = cov_display(m, m->files[i]->path);
+    size_t dl = dir_len(first), j = i;
+    struct counts pkg = {0};
+    char name[4096];
+    snprintf(name, sizeof(name), "%.*s", (int)dl, first);
+    fputs("  <package name=\"", f);
+    xml_attr(f, name[0] == '/' ? name + 1 : name);
+    fputs("\">\n", f);
+    for (; j < m->n_files; j++) {
+      const struct cov_file *c = m->files[j];
+      const char *p = cov_display(m, c->path);
+      if (dir_len(p) != dl || strncmp(p, first, dl))
+        break;
+      const char *base = p + dl + (p[dl] == '/');
+      struct counts n = {0};
+      count_file(c, &n);
+      /* the functions as methods of a class named after the file */
+      fputs("    <class name=\"", f);
+      xml_attr(f, p[0] == '/' ? p + 1 : p);
+      fputs("\" sourcefilename=\"", f);
+      xml_attr(f, base);
+      fputs("\">\n", f);
+      for (size_t k = 0; k < c->n_funcs; k++) {
+        fputs("      <method name=\"", f);
+        xml_attr(f, c->funcs[k].name);
+        fprintf(
+            f,
+            "\" desc=\"()\" line=\"%" PRIu32 "\">\n"
+            "        <counter type=\"METHOD\" missed=\"%d\" covered=\"%d\"/>\n      </method>\n",
+            c->funcs[k].line, c->funcs[k].count == 0, c->funcs[k].count > 0);
+      }
+      fprintf(f,
+              "      <counter type=\"METHOD\" missed=\"%" PRIu64 "\" covered=\"%" PRIu64 "\"/>\n",
+              n.fm, n.fc);
+      fputs("    </class>\n    <sourcefile name=\"", f);
+      xml_attr(f, base);
+      fputs("\">\n", f);
+      size_t bk = 0;
+      for (size_t k = 0; k < c->n_lines; k++) {
+        uint64_t bf, bh;
+        branches_of(c, &bk, c->lines[k].line, &bf, &bh);
+        fprintf(f,
+                "      <line nr=\"%" PRIu32 "\" mi=\"%d\" ci=\"%d\" mb=\"%" PRIu64
+                "\" cb=\"%" PRIu64 "\"/>\n",
+                c->lines[k].line, c->lines[k].count == 0, c->lines[k].count > 0, bf - bh, bh);
+      }
+      counters(f, "      ", &n);
+      fputs("    </sourcefile>\n", f);
+      pkg.lm += n.lm, pkg.lc += n.lc, pkg.bm += n.bm, pkg.bc += n.bc, pkg.fm += n.fm,
+          pkg.fc += n.fc;
+    }
+    counters(f, "    ", &pkg);
+    fputs("  </package>\n", f);
+    all.lm += pkg.lm, all.lc += pkg.lc, all.bm += pkg.bm, all.bc += pkg.bc, all.fm += pkg.fm,
+        all.fc += pkg.fc;
+    i = j;
+  }
+  counters(f, "  ", &all);
+  fputs("</report>\n", f);
+  return ferror(f) ? -1 : 0;
+}
+
+/* ---- Coveralls (docs.coveralls.io/api-reference) ---- */
+
+static const char *env(const char *name) {
+  const char *v = getenv(name);
+  return v && *v ? v : NULL;
+}
+
+static const char *first_env(const char *const *names) {
+  for (; *names; names++)
+    if (env(*names))
+      return env(*names);
+  return NULL;
+}
+
+static void put_key(FILE *f, const char *key, const char *value) {
+  if (!value)
+    return;
+  fprintf(f, "\"%s\": ", key);
+  json_put_string(f, value);
+  fputs(", ", f);
+}
+
+/* What the CI says about the job, as the Coveralls clients read it:
+ * COVERALLS_* first, then the CI's own variables. */
+static void coveralls_job(FILE *f) {
+  struct ci {
+    const char *detect, *name, *job_id, *number, *commit, *branch;
+  };
+  static const struct ci cis[] = {
+      {"GITHUB_ACTIONS", "github", "GITHUB_RUN_ID", "GITHUB_RUN_NUMBER", "GITHUB_SHA",
+       "GITHUB_HEAD_REF"},
+      {"GITLAB_CI", "gitlab-ci", "CI_JOB_ID", "CI_PIPELINE_IID", "CI_COMMIT_SHA",
+       "CI_COMMIT_REF_NAME"},
+      {"JENKINS_URL", "jenkins", "BUILD_ID", "BUILD_NUMBER", "GIT_COMMIT", "BRANCH_NAME"},
+      {"TRAVIS", "travis-ci", "TRAVIS_JOB_ID", "TRAVIS_BUILD_NUMBER", "TRAVIS_COMMIT",
+       "TRAVIS_BRANCH"},
+      {"CIRCLECI", "circleci", "CIRCLE_WORKFLOW_ID", "CIRCLE_BUILD_NUM", "CIRCLE_SHA1",
+       "CIRCLE_BRANCH"},
+  };
+  const struct ci *ci = NULL;
+  for (size_t i = 0; i < sizeof(cis) / sizeof(cis[0]) && !ci; i++)
+    if (env(cis[i].detect))
+      ci = &cis[i];
+  const char *token = env("COVERALLS_REPO_TOKEN");
+  if (!token && ci && !strcmp(ci->name, "github"))
+    token = env("GITHUB_TOKEN"); /* as the Coveralls GitHub Action passes it */
+  put_key(f, "repo_token", token);
+  put_key(f, "service_name",
+          env("COVERALLS_SERVICE_NAME") ? env("COVERALLS_SERVICE_NAME")
+          : ci                          ? ci->name
+                                        : NULL);
+  put_key(f, "service_job_id",
+          env("COVERALLS_SERVICE_JOB_ID") ? env("COVERALLS_SERVICE_JOB_ID")
+          : ci                            ? env(ci->job_id)
+                                          : NULL);
+  put_key(f, "service_number",
+          env("COVERALLS_SERVICE_NUMBER") ? env("COVERALLS_SERVICE_NUMBER")
+          : ci                            ? env(ci->number)
+                                          : NULL);
+  const char *pr = env("COVERALLS_PULL_REQUEST");
+  char num[32] = "";
+  if (!pr && ci && !strcmp(ci->name, "github") && env("GITHUB_REF") &&
+      sscanf(env("GITHUB_REF"), "refs/pull/%31[0-9]/merge", num) == 1)
+    pr = num;
+  if (!pr && ci && !strcmp(ci->name, "gitlab-ci"))
+    pr = env("CI_MERGE_REQUEST_IID");
+  if (!pr && ci && !strcmp(ci->name, "jenkins"))
+    pr = env("CHANGE_ID");
+  if (!pr && ci && !strcmp(ci->name, "travis-ci") && env("TRAVIS_PULL_REQUEST") &&
+      strcmp(env("TRAVIS_PULL_REQUEST"), "false"))
+    pr = env("TRAVIS_PULL_REQUEST");
+  put_key(f, "service_pull_request", pr);
+  put_key(f, "flag_name", env("COVERALLS_FLAG_NAME"));
+  const char *par = env("COVERALLS_PARALLEL");
+  if (par && (!strcmp(par, "true") || !strcmp(par, "1")))
+    fputs("\"parallel\": true, ", f);
+  const char *commit = env("COVERALLS_GIT_COMMIT"), *branch = env("COVERALLS_GIT_BRANCH");
+  if (!commit && ci)
+    commit = env(ci->commit);
+  if (!branch && ci) {
+    static const char *const gh[] = {"GITHUB_HEAD_REF", "GITHUB_REF_NAME", NULL};
+    branch = !strcmp(ci->name, "github") ? first_env(gh) : env(ci->branch);
+  }
+  if (commit || branch) {
+    fputs("\"git\": {", f);
+    if (commit) {
+      fputs("\"head\": {\"id\": ", f);
+      json_put_string(f, commit);
+      fputs(branch ? "}, " : "}", f);
+    }
+    if (branch) {
+      fputs("\"branch\": ", f);
+      json_put_string(f, branch);
+    }
+    fputs("}, ", f);
+  }
+  const char *run_at = env("COVERALLS_RUN_AT");
+  char when[40];
+  if (!run_at) {
+    time_t now = time(NULL);
+    struct tm tm;
+    strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+    run_at = when;
+  }
+  put_key(f, "run_at", run_at);
+}
+
+/* The source's MD5 and its number of lines; -1 if it cannot be read. */
+static int digest(const char *path, char hex[33], uint32_t *lines) {
+  FILE *s = fopen(path, "rb");
+  if (!s)
+    return -1;
+  struct md5 c;
+  md5_init(&c);
+  char buf[65536];
+  size_t r;
+  uint64_t nl = 0;
+  int last = '\n', any = 0;
+  while ((r = fread(buf, 1, sizeof(buf), s)) > 0) {
+    md5_update(&c, buf, r);
+    for (size_t i = 0; i < r; i++)
+      nl += buf[i] == '\n';
+    last = (unsigned char)buf[r - 1];
+    any = 1;
+  }
+  int err = ferror(s);
+  fclose(s);
+  if (err)
+    return -1;
+  md5_hex(&c, hex);
+  nl += any && last != '\n'; /* a last line without its newline */
+  *lines = nl > UINT32_MAX ? UINT32_MAX : (uint32_t)nl;
+  return 0;
+}
+
+int coveralls_write(const struct cov_model *m, FILE *f) {
+  fputs("{", f);
+  coveralls_job(f);
+  fputs("\"source_files\": [", f);
+  int first = 1;
+  for (size_t i = 0; i < m->n_files; i++) {
+    const struct cov_file *c = m->files[i];
+    char hex[33], buf[8192];
+    uint32_t n_src = 0;
+    if (digest(cov_source_path(m, c->path, buf, sizeof(buf)), hex, &n_src)) {
+      fprintf(stderr, "ucov: %s: no source to digest (Coveralls needs it): left out\n", c->path);
+      continue;
+    }
+    fputs(first ? "\n  {\"name\": " : ",\n  {\"name\": ", f);
+    first = 0;
+    json_put_string(f, cov_display(m, c->path));
+    fprintf(f, ", \"source_digest\": \"%s\", \"coverage\": [", hex);
+    /* one entry per source line: null where there is no code */
+    uint32_t top = n_src;
+    if (c->n_lines && c->lines[c->n_lines - 1].line > top)
+      top = c->lines[c->n_lines - 1].line;
+    size_t k = 0;
+    for (uint32_t ln = 1; ln <= top; ln++) {
+      while (k < c->n_lines && c->lines[k].line < ln)
+        k++;
+      if (ln > 1)
+        fputs(",", f);
+      if (k < c->n_lines && c->lines[k].line == ln)
+        fprintf(f, "%" PRIu64, c->lines[k].count);
+      else
+        fputs("null", f);
+    }
+    fputs("], \"branches\": [", f);
+    for (size_t b = 0; b < c->n_branches; b++) {
+      const struct cov_branch *x = &c->branches[b];
+      fprintf(f, "%s%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu64, b ? "," : "", x->line, x->block,
+              x->branch, x->executed ? x->taken : 0);
+    }
+    fputs("]}", f);
+  }
+  fputs("\n]}\n", f);
+  return ferror(f) ? -1 : 0;
+}
+
+/* ---- gcovr's JSON summary (its keys, plus what was excluded) ---- */
+
+/* gcovr's percentage: one decimal, 100.0 only when all are covered, no data -> dflt. */
+static void percent(FILE *f, uint64_t hit, uint64_t found, const char *dflt) {
+  if (!found)
+    fputs(dflt, f);
+  else if (hit == found)
+    fputs("100.0", f);
+  else {
+    double p = 100.0 * (double)hit / (double)found;
+    char s[32];
+    snprintf(s, sizeof(s), "%.1f", p);
+    fputs(strtod(s, NULL) > 99.9 ? "99.9" : s, f);
+  }
+}
+
+static void summary_keys(FILE *f, const struct cov_summary *s, const char *dflt) {
+  fprintf(f, "\"line_total\": %" PRIu64 ", \"line_covered\": %" PRIu64 ", \"line_percent\": ",
+          s->lines_found, s->lines_hit);
+  percent(f, s->lines_hit, s->lines_found, dflt);
+  fprintf(f,
+          ", \"function_total\": %" PRIu64 ", \"function_covered\": %" PRIu64
+          ", \"function_percent\": ",
+          s->funcs_found, s->funcs_hit);
+  percent(f, s->funcs_hit, s->funcs_found, dflt);
+  fprintf(f,
+          ", \"branch_total\": %" PRIu64 ", \"branch_covered\": %" PRIu64 ", \"branch_percent\": ",
+          s->branches_found, s->branches_hit);
+  percent(f, s->branches_hit, s->branches_found, dflt);
+  if (s->mcdc_found) {
+    fprintf(f, ", \"mcdc_total\": %" PRIu64 ", \"mcdc_covered\": %" PRIu64 ", \"mcdc_percent\": ",
+            s->mcdc_found, s->mcdc_hit);
+    percent(f, s->mcdc_hit, s->mcdc_found, dflt);
+  }
+  fprintf(f,
+          ", \"line_excluded\": %" PRIu64 ", \"function_excluded\": %" PRIu64
+          ", \"branch_excluded\": %" PRIu64,
+          s->lines_excluded, s->funcs_excluded, s->branches_excluded);
+}
+
+int json_summary_write(const struct cov_model *m, FILE *f) {
+  fputs("{\"root\": ", f);
+  char *cwd = m->root ? NULL : getcwd(NULL, 0);
+  json_put_string(f, m->root ? m->root : cwd ? cwd : ".");
+  free(cwd);
+  fputs(", \"gcovr/summary_format_version\": \"0.5\", \"files\": [", f);
+  for (size_t i = 0; i < m->n_files; i++) {
+    struct cov_summary s;
+    cov_file_summary(m->files[i], &s);
+    fputs(i ? ",\n  {\"filename\": " : "\n  {\"filename\": ", f);
+    json_put_string(f, cov_display(m, m->files[i]->path));
+    fputs(", ", f);
+    summary_keys(f, &s, "null");
+    fputs("}", f);
+  }
+  struct cov_summary all;
+  cov_summary(m, &all);
+  fputs("\n], ", f);
+  summary_keys(f, &all, "0.0");
+  fputs("}\n", f);
+  return ferror(f) ? -1 : 0;
+}
+
+/* ---- Markdown, for a pull-request comment ---- */
+
+static void md_text(FILE *f, const char *s) {
+  for (; *s; s++) {
+    if (strchr("|\\`*_[]<>", *s))
+      putc('\\', f);
+    putc(*s == '\n' ? ' ' : *s, f);
+  }
+}
+
+static void md_cell(FILE *f, uint64_t hit, uint64_t found) {
+  if (!found)
+    fputs(" - |", f);
+  else
+    fprintf(f, " %.1f%% (%" PRIu64 "/%" PRIu64 ") |", 100.0 * (double)hit / (double)found, hit,
+            found);
+}
+
+struct ranked {
+  size_t file;
+  double pct;
+  uint64_t missed;
+};
+
+static int by_coverage(const void *a, const void *b) {
+  const struct ranked *x = a, *y = b;
+  if (x->pct != y->pct)
+    return x->pct < y->pct ? -1 : 1;
+  if (x->missed != y->missed)
+    return x->missed > y->missed ? -1 : 1;
+  return x->file < y->file ? -1 : x->file > y->file;
+}
+
+int markdown_write(const struct cov_model *m, FILE *f, const char *title,
+                   const struct cov_diff *diff, size_t lowest) {
+  struct cov_summary s;
+  cov_summary(m, &s);
+  fputs("## ", f);
+  md_text(f, title);
+  fputs("\n\n| | Coverage | Covered | Total |\n|---|---:|---:|---:|\n", f);
+  const char *what[] = {"Lines", "Functions", "Branches", "MC/DC conditions"};
+  uint64_t hit[] = {s.lines_hit, s.funcs_hit, s.branches_hit, s.mcdc_hit},
+           found[] = {s.lines_found, s.funcs_found, s.branches_found, s.mcdc_found};
+  for (int k = 0; k < 4; k++) {
+    if (k == 3 && !found[k])
+      continue;
+    if (found[k])
+      fprintf(f, "| %s | %.1f%% | %" PRIu64 " | %" PRIu64 " |\n", what[k],
+              100.0 * (double)hit[k] / (double)found[k], hit[k], found[k]);
+    else
+      fprintf(f, "| %s | - | 0 | 0 |\n", what[k]);
+  }
+  if (s.lines_excluded || s.branches_excluded || s.funcs_excluded)
+    fprintf(f, "\nExcluded: %" PRIu64 " lines, %" PRIu64 " functions, %" PRIu64 " branches.\n",
+            s.lines_excluded, s.funcs_excluded, s.branches_excluded);
+  if (diff) {
+    int any = 0;
+    for (size_t i = 0; i < diff->n_files && i < m->n_files; i++) {
+      const struct cov_diff_file *d = &diff->files[i];
+      uint64_t changed = 0;
+      for (int c = 1; c < COV_DIFF_CATEGORIES; c++)
+        if (c != COV_CBC && c != COV_UBC)
+          changed += d->counts[c];
+      if (!changed)
+        continue;
+      if (!any++) {
+        fputs("\n### Changed files\n\n| File |", f);
+        for (int c = 1; c < COV_DIFF_CATEGORIES; c++)
+          fprintf(f, " %s |", cov_category_name[c]);
+        fputs(" Uncovered new lines |\n|---|", f);
+        for (int c = 1; c < COV_DIFF_CATEGORIES; c++)
+          fputs("---:|", f);
+        fputs("---|\n", f);
+      }
+      fputs("| ", f);
+      md_text(f, cov_display(m, m->files[i]->path));
+      fputs(" |", f);
+      for (int c = 1; c < COV_DIFF_CATEGORIES; c++)
+        fprintf(f, " %" PRIu64 " |", d->counts[c]);
+      int listed = 0;
+      for (size_t k = 0; k < d->n; k++)
+        if (d->lines[k].category == COV_UNC || d->lines[k].category == COV_LBC) {
+          if (listed < 20)
+            fprintf(f, "%s%" PRIu32, listed ? ", " : " ", d->lines[k].line);
+          listed++;
+        }
+      if (listed > 20)
+        fprintf(f, " and %d more", listed - 20);
+      fputs(" |\n", f);
+    }
+    if (!any)
+      fputs("\nNo changed lines with code.\n", f);
+  }
+  if (lowest && m->n_files) {
+    struct ranked *r = calloc(m->n_files, sizeof(*r));
+    if (!r)
+      return -1;
+    size_t n = 0;
+    for (size_t i = 0; i < m->n_files; i++) {
+      struct cov_summary fs;
+      cov_file_summary(m->files[i], &fs);
+      if (!fs.lines_found)
+        continue;
+      r[n].file = i;
+      r[n].pct = (double)fs.lines_hit / (double)fs.lines_found;
+      r[n].missed = fs.lines_found - fs.lines_hit;
+      n++;
+    }
+    qsort(r, n, sizeof(*r), by_coverage);
+    if (n && r[0].pct < 1.0) {
+      fprintf(f, "\n### Lowest-covered files\n\n| File | Lines | Functions | Branches |\n"
+                 "|---|---:|---:|---:|\n");
+      for (size_t k = 0; k < n && k < lowest && r[k].pct < 1.0; k++) {
+        struct cov_summary fs;
+        cov_file_summary(m->files[r[k].file], &fs);
+        fputs("| ", f);
+        md_text(f, cov_display(m, m->files[r[k].file]->path));
+        fputs(" |", f);
+        md_cell(f, fs.lines_hit, fs.lines_found);
+        md_cell(f, fs.funcs_hit, fs.funcs_found);
+        md_cell(f, fs.branches_hit, fs.branches_found);
+        fputs("\n", f);
+      }
+    }
+    free(r);
+  }
+  return ferror(f) ? -1 : 0;
+}
