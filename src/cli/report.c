@@ -55,6 +55,10 @@ static const char report_usage[] =
     "  FILE - is stdout (for one output only).\n"
     "  --baseline INPUT     differential coverage against an older INPUT (repeatable):\n"
     "                       each line's lcov 2 category (GNC UNC GBC LBC CBC UBC DCB DUB)\n"
+    "  --diff FILE          a unified diff from the baseline's sources to these\n"
+    "                       (git diff -U0 BASE): lines matched through it, moved\n"
+    "                       blocks to their old lines; without --baseline, the\n"
+    "                       coverage of the lines it inserts (GNC, UNC)\n"
     "  --binary PROG        the instrumented program of LLVM profiles and PC dumps\n"
     "                       (repeatable)\n"
     "  --modules MAP        the module map of the traced process, for PC dumps\n"
@@ -127,13 +131,14 @@ enum {
   O_SONARQUBE,
   O_COVERALLS,
   O_JACOCO,
-  O_COBERTURA_SPLIT
+  O_COBERTURA_SPLIT,
+  O_DIFF
 };
 
 struct outputs {
   const char *lcov, *cobertura, *json, *html, *title;
   const char *json_summary, *markdown, *sonarqube, *coveralls, *jacoco, *cobertura_split;
-  const char *root;
+  const char *root, *diff;
   char **baselines;
   int n_baselines;
   int lcov_format; /* 1 or 2 */
@@ -272,6 +277,7 @@ static int parse(int argc, char **argv, const char *usage, struct cov_model *m,
       {"coveralls", required_argument, 0, O_COVERALLS},
       {"jacoco", required_argument, 0, O_JACOCO},
       {"cobertura-split", required_argument, 0, O_COBERTURA_SPLIT},
+      {"diff", required_argument, 0, O_DIFF},
       {"output", required_argument, 0, 'o'},
       {"quiet", no_argument, 0, 'q'},
       {"help", no_argument, 0, 'h'},
@@ -309,6 +315,13 @@ static int parse(int argc, char **argv, const char *usage, struct cov_model *m,
       break;
     case O_ROOT:
       out->root = optarg;
+      break;
+    case O_DIFF:
+      if (merge_out) {
+        fputs(usage, stderr);
+        return -1;
+      }
+      out->diff = optarg;
       break;
     case O_BASELINE:
       if (merge_out) {
@@ -493,6 +506,14 @@ int cmd_report(int argc, char **argv) {
   int bad = read_inputs(&m, argc, argv, first, &in, &out.excl);
   struct cov_diff diff = {0};
   int have_diff = 0;
+  struct udiff *ud = NULL;
+  if (out.diff) {
+    char msg[512];
+    if (udiff_read(out.diff, &ud, msg, sizeof(msg))) {
+      fprintf(stderr, "ucov report: %s (no differential categories)\n", msg);
+      bad++;
+    }
+  }
   if (out.n_baselines) {
     /* The baseline goes through the same path rules. */
     base.maps = m.maps;
@@ -507,7 +528,9 @@ int cmd_report(int argc, char **argv) {
     base.n_maps = base.n_include = base.n_exclude = 0;
     base.include = base.exclude = NULL;
     base.root = NULL;
-    if (cov_diff_compute(&diff, &m, &base)) {
+  }
+  if (out.n_baselines || ud) {
+    if (cov_diff_compute(&diff, &m, out.n_baselines ? &base : NULL, ud, m.root)) {
       fprintf(stderr, "ucov: out of memory\n");
       bad++;
     } else {
@@ -515,6 +538,7 @@ int cmd_report(int argc, char **argv) {
       the_diff = &diff;
     }
   }
+  udiff_free(ud);
   the_title = out.title ? out.title : "ucov coverage report";
   int err = 0;
   if (out.lcov)

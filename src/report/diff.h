@@ -10,7 +10,8 @@
 
 /*
  * lcov 2's differential categories of a line, from the baseline's counts and
- * the current ones (a line is "new" when the baseline had no code there):
+ * the current ones (a line is "new" when the diff inserts it, or when the
+ * baseline had no code at its place):
  * GNC/UNC new code covered/not, GBC baseline code newly covered, LBC
  * baseline coverage lost, CBC/UBC covered/uncovered both times, DCB/DUB
  * baseline code (covered/not) that has no code now.
@@ -48,7 +49,31 @@ struct cov_diff {
   uint64_t totals[COV_DIFF_CATEGORIES];
 };
 
-int cov_diff_compute(struct cov_diff *d, const struct cov_model *cur, const struct cov_model *base);
+/*
+ * A unified diff (`git diff -U0 BASE`, or any -U): for each file, its old and
+ * new paths (renames too), hunks, and the text of the lines it takes out and
+ * puts in. Paths are relative to the repository root (git's a/ b/ taken off).
+ */
+struct udiff;
+
+/* Read a unified diff. 0, or -1 with msg saying where it is malformed. */
+int udiff_read(const char *path, struct udiff **out, char *msg, size_t len);
+void udiff_free(struct udiff *u);
+
+/*
+ * Each current line's category against the baseline. Without a diff (u
+ * NULL) a line is matched with the baseline's line of the same number. With
+ * one, unchanged lines are matched through the hunks, inserted lines are new,
+ * deleted lines are gone, and a block the diff deletes in one place and
+ * inserts in another (the same text, whitespace at the ends aside; one line
+ * alone only when it is not trivial) is moved: matched to its baseline lines.
+ * Diff paths are taken relative to `root` (a model's --root, or the current
+ * directory), else matched by their ending. Without a baseline (base NULL)
+ * only the lines the diff inserts are categorized (GNC, UNC): the coverage
+ * of a patch. 0, or -1 without memory.
+ */
+int cov_diff_compute(struct cov_diff *d, const struct cov_model *cur, const struct cov_model *base,
+                     const struct udiff *u, const char *root);
 void cov_diff_free(struct cov_diff *d);
 
 #endif

@@ -157,7 +157,7 @@ static void test_model(void) {
   cov_finish(&base);
   cov_finish(&cur);
   struct cov_diff diff;
-  CHECK_EQ(cov_diff_compute(&diff, &cur, &base), 0);
+  CHECK_EQ(cov_diff_compute(&diff, &cur, &base, NULL, NULL), 0);
   static const int want[COV_DIFF_CATEGORIES] = {0, 1, 1, 1, 1, 1, 1, 1, 1};
   for (int k = 1; k < COV_DIFF_CATEGORIES; k++)
     CHECK_EQ(diff.totals[k], want[k]);

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Differential coverage through a unified diff (git diff -U0 BASE): lcov 2's
+# documented categories for code the diff inserts (GNC, UNC), deletes (DCB,
+# DUB), leaves (CBC, UBC, GBC, LBC) and moves (a block deleted in one place
+# and inserted in another keeps its baseline lines: CBC, GBC, LBC, not GNC
+# and DCB), a renamed file, patch coverage without a baseline, a malformed
+# diff; the categories in JSON, Markdown and HTML.
+# Usage: diffcov.sh UCOV SRCDIR WORKDIR
+set -u
+UCOV=$1 SRC=$2 WORK=$3
+. "$SRC/tests/lib.sh"
+rm -rf "$WORK" && mkdir -p "$WORK/repo" && cd "$WORK/repo" || exit 1
+V=$SRC/tests/e2e/diffcov
+git() { command git -c user.name=ucov -c user.email=ucov@example.invalid -c init.defaultBranch=main "$@"; }
+git init -q . && cp "$V/v1.c" prog.c && printf 'int lib_twice(int x) {\n  return 2 * x;\n}\n' >lib.c &&
+  git add prog.c lib.c && git commit -qm v1 || exit 1
+build() { # build DIR ARGS...: compile prog.c and lib.c (or util.c) in DIR, run with ARGS
+  local d=$1 f
+  shift
+  mkdir -p "../$d" && (cd "../$d" && for f in ../repo/prog.c ../repo/lib.c ../repo/util.c; do
+    if [ -f "$f" ]; then gcc --coverage -O0 -c "$f" || return 1; fi
+  done && gcc --coverage ./*.o -o p && ./p "$@" >/dev/null)
+}
+build base
+# v2: helper moved below main, gone deleted, fresh inserted; lib.c renamed.
+cp "$V/v2.c" prog.c && git mv lib.c util.c && git diff -U0 HEAD >../d.diff
+build cur 1 2 3 4 5 6
+cd .. || exit 1
+grep -q '^rename from lib.c' d.diff && pass || fail "the diff has a rename: $(head -20 d.diff)"
+
+"$UCOV" report cur --baseline base --diff d.diff --json j.json --markdown md.txt >/dev/null 2>err.txt &&
+  [ ! -s err.txt ] && pass || fail "report --diff: $(cat err.txt)"
+"$UCOV" report cur --baseline base --diff d.diff >sum.txt
+grep -q 'GNC 4 UNC 1 GBC 1 LBC 1 CBC 5 UBC 2 DCB 2 DUB 3' sum.txt && pass ||
+  fail "category totals: $(tail -1 sum.txt)"
+# line NUMBER of a text in the current prog.c
+line_of() { grep -nF -- "$1" repo/prog.c | tail -1 | cut -d: -f1; }
+python3 - j.json "$(line_of 'static int helper(int x) {')" "$(line_of 'if (x > 5)')" "$(line_of 'return x - 5;')" \
+  "$(line_of 'return x + 1;')" "$(line_of 'static int fresh')" "$(line_of 'return 0;  ')" "$(line_of 'if (x > 100)')" \
+  "$(line_of 'int v = helper(argc) + fresh(argc);')" "$(line_of 'printf(')" <<'PY' && pass ||
+import json, sys
+files = {f["path"].rsplit("/", 1)[-1]: f for f in json.load(open(sys.argv[1]))["files"]}
+cat = {l: c for c, ls in files["prog.c"]["diff"].items() for l in ls}
+helper, ifx, ret5, ret1, fresh, _, if100, v, printf = (int(a) if a else 0 for a in sys.argv[2:])
+want = {helper: "CBC", ifx: "CBC", ret5: "GBC", ret1: "LBC",  # moved: its old lines
+        fresh: "GNC", if100: "GNC", if100 + 1: "UNC", v: "GNC", printf: "CBC"}
+got = {l: cat.get(l) for l in want}
+assert got == want, (got, want)
+# the renamed file is matched with its old self: unchanged, never run (not new, not deleted)
+u = files["util.c"]["diff"]
+assert u == {"UBC": [1, 2]}, u
+PY
+  fail "per-line categories (moved, inserted, unchanged, renamed)"
+# Without the diff, lines are matched by number: the moved block is misread.
+"$UCOV" report cur --baseline base >sum0.txt
+! grep -q 'GNC 4 UNC 1 GBC 1 LBC 1' sum0.txt && pass || fail "the diff changes the categories"
+grep -q '^### Changed files' md.txt && grep -q '^| prog.c\|^| .*/prog.c' md.txt && pass ||
+  fail "Markdown lists the changed file: $(cat md.txt)"
+# Without a baseline: the patch's coverage, the inserted lines only (moved ones are not new).
+"$UCOV" report cur --diff d.diff >p.txt && grep -q 'GNC 4 UNC 1 GBC 0 LBC 0 CBC 0 UBC 0 DCB 0 DUB 0' p.txt &&
+  pass || fail "patch coverage: $(tail -1 p.txt)"
+# The HTML page carries the categories of the changed lines.
+"$UCOV" report cur --baseline base --diff d.diff --html d.html && grep -q '"diff": true' d.html &&
+  grep -q '"GNC"' d.html && grep -q '"LBC"' d.html && pass || fail "HTML categories"
+# A malformed diff: said with its line, the report still written, status 1.
+printf 'diff --git a/prog.c b/prog.c\n--- a/prog.c\n+++ b/prog.c\n@@ -1,3 +1,2 @@\n-a\n' >bad.diff
+"$UCOV" report cur --diff bad.diff --lcov bad.info 2>bad.err
+[ $? = 1 ] && grep -q 'bad.diff.*cut short\|bad.diff.*ends early' bad.err && [ -s bad.info ] && pass ||
+  fail "a malformed diff: $(cat bad.err)"
+printf '@@ -x +1 @@\n' >bad2.diff
+"$UCOV" report cur --diff bad2.diff >/dev/null 2>bad2.err
+[ $? = 1 ] && grep -q 'bad2.diff:1: not a hunk header' bad2.err && pass || fail "bad hunk: $(cat bad2.err)"
+finish diffcov
