@@ -7,7 +7,11 @@
  * when opened, so 10,000 files cost one table.
  *
  * DOM the tests rely on: table#summary (tr[data-path] rows), table#source
- * (tr#L<line> rows with class hit/miss/none and td.cnt holding the count).
+ * (tr#L<line> rows with class hit/miss/none/excl and td.cnt holding the
+ * count; td.br a line's branches: + taken, - not taken, # not executed, each
+ * listed in its title), table#functions (a row per function), the keys n/j
+ * and p/k (tr.cur: the uncovered line gone to), body[data-scheme] (light or
+ * dark, from the system's setting).
  */
 #include "html.h"
 
@@ -158,31 +162,46 @@ static void put_source(struct out *o, const char *path) {
 }
 
 static const char style[] =
-    "body{font:14px/1.4 system-ui,sans-serif;margin:0;color:#222}"
-    "header{background:#234;color:#fff;padding:10px 16px}header h1{font-size:18px;margin:0}"
+    ":root{color-scheme:light dark;--fg:#222;--bg:#fff;--mut:#777;--hd:#234;--th:#eef;"
+    "--even:#f7f7f7;--hit:#dfd;--hitc:#bdb;--miss:#fdd;--missc:#ebb;--ex:#eee;--cur:#fc3;"
+    "--ok:#174;--mid:#a60;--lo:#b22;--bar:#e66;--barok:#4a4;--a:#125}"
+    "@media (prefers-color-scheme:dark){:root{--fg:#ddd;--bg:#15181c;--mut:#8a8f96;"
+    "--hd:#0d2236;--th:#232a33;--even:#1b1f25;--hit:#17361f;--hitc:#20502c;--miss:#47191c;"
+    "--missc:#6a2227;--ex:#262a30;--cur:#806000;--ok:#6c6;--mid:#db8;--lo:#f77;--bar:#a33;"
+    "--barok:#393;--a:#8bf}}"
+    "body{font:14px/1.4 system-ui,sans-serif;margin:0;color:var(--fg);background:var(--bg)}"
+    "header{background:var(--hd);color:#fff;padding:10px 16px}header h1{font-size:18px;margin:0}"
     "header .t{font-size:13px;opacity:.85}main{padding:12px 16px}"
     "table{border-collapse:collapse}th,td{padding:2px 8px}"
-    "#summary th{cursor:pointer;background:#eef;position:sticky;top:0;text-align:left}"
-    "#summary td.n{text-align:right;font-variant-numeric:tabular-nums}"
-    "#summary tr:nth-child(even){background:#f7f7f7}"
-    ".bar{display:inline-block;width:80px;height:10px;background:#e66;vertical-align:middle}"
-    ".bar i{display:block;height:10px;background:#4a4}"
-    ".hi{color:#174}.mid{color:#a60}.lo{color:#b22}"
+    "#summary th,#functions th{cursor:pointer;background:var(--th);position:sticky;top:0;"
+    "text-align:left}"
+    "#summary td.n,#functions td.n{text-align:right;font-variant-numeric:tabular-nums}"
+    "#summary tr:nth-child(even),#functions tr:nth-child(even){background:var(--even)}"
+    ".bar{display:inline-block;width:80px;height:10px;background:var(--bar);vertical-align:middle}"
+    ".bar i{display:block;height:10px;background:var(--barok)}"
+    ".hi{color:var(--ok)}.mid{color:var(--mid)}.lo{color:var(--lo)}"
     "#filter{margin:0 0 8px;padding:4px;width:320px}"
+    "#functions{margin:8px 0 12px}.keys{color:var(--mut);font-size:12px}"
     "#source{font:12px/1.35 ui-monospace,monospace;width:100%}"
     "#source td{padding:0 6px;white-space:pre;vertical-align:top}"
-    "#source td.ln,#source td.cnt{text-align:right;color:#777;user-select:none}"
-    "#source tr.hit td.src{background:#dfd}#source tr.miss td.src{background:#fdd}"
-    "#source tr.hit td.cnt{background:#bdb;color:#000}#source tr.miss td.cnt{background:#ebb}"
-    "#source td.cat{font-size:11px;color:#555}"
-    "#source tr.excl td.src{background:#eee;color:#777}#source tr.excl td.cnt{color:#999}"
-    ".funcs{margin:8px 0}.funcs span{display:inline-block;margin:0 12px 2px 0}"
-    "a{color:#125}";
+    "#source td.ln,#source td.cnt,#source td.br{text-align:right;color:var(--mut);user-select:none}"
+    "#source tr.hit td.src{background:var(--hit)}#source tr.miss td.src{background:var(--miss)}"
+    "#source tr.hit td.cnt{background:var(--hitc);color:var(--fg)}"
+    "#source tr.miss td.cnt{background:var(--missc);color:var(--fg)}"
+    "#source td.cat{font-size:11px;color:var(--mut)}"
+    "#source tr.excl td.src{background:var(--ex);color:var(--mut)}"
+    "#source tr.cur td.ln{background:var(--cur);color:#000}"
+    "#source td.br{cursor:help;text-align:left}"
+    ".bt,.bn,.bx{font-weight:bold;padding:0 1px}.bt{color:var(--ok)}.bn{color:var(--lo)}"
+    ".bx{color:var(--mut)}"
+    "a{color:var(--a)}";
 
 /* The page script: renders the summary or a file from the embedded data. */
 static const char script[] =
     "const D=JSON.parse(document.getElementById('data').textContent);\n"
     "const M=document.querySelector('main');\n"
+    "document.body.dataset.scheme=matchMedia('(prefers-color-scheme: dark)').matches?'dark':"
+    "'light';\n"
     "function pc(h,f){return f?100*h/f:null}\n"
     "function cls(p){return p===null?'':p>=90?'hi':p>=60?'mid':'lo'}\n"
     "function fmt(h,f){const p=pc(h,f);return p===null?'-':p.toFixed(1)+'%'}\n"
@@ -193,7 +212,7 @@ static const char script[] =
     "for(const x of f.m||[]){mh+=x[1];mf+=x[2]}"
     "return{lh,lf:f.l.length,fh,ff:f.f.length,bh,bf,mh,mf,xl:(f.x||[]).length,xb:f.xb||0}}\n"
     "const S=D.files.map(stats);\n"
-    "let key='p',dir=1,filt='';\n"
+    "let key='p',dir=1,filt='',fkey='l',fdir=1,cur=0;\n"
     "function cell(h,f){const p=pc(h,f);return '<td class=\"n '+cls(p)+'\">'+fmt(h,f)+"
     "'</td><td class=\"n\">'+h+' / '+f+'</td>'}\n"
     "function summary(){\n"
@@ -222,6 +241,20 @@ static const char script[] =
     "const g=document.getElementById('filter');g.focus();g.setSelectionRange(filt.length,"
     "filt.length)};\n"
     "}\n"
+    /* a line's branches: counts (null: not executed) as + - # marks and a hover list */
+    "function branches(b){if(!b)return '<td class=\"br\"></td>';const c=b[3]||[];"
+    "const t=c.map((n,k)=>'branch '+k+': '+(n===null?'not executed':n>0?'taken '+n+"
+    "(n==1?' time':' times'):'not taken')).join('\\n');"
+    "return '<td class=\"br\" title=\"'+esc(t)+'\" data-taken=\"'+b[1]+'\" data-found=\"'+b[2]+"
+    "'\">'+c.map(n=>n===null?'<span class=\"bx\">#</span>':n>0?'<span class=\"bt\">+</span>':"
+    "'<span class=\"bn\">-</span>').join('')+'</td>'}\n"
+    "function funcs(i){const f=D.files[i];const v=x=>fkey==='n'?x[0]:fkey==='c'?x[2]:x[1];"
+    "const fs=f.f.slice().sort((a,b)=>{const x=v(a),y=v(b);return (x===y?0:x<y?-1:1)*fdir});"
+    "return '<table id=\"functions\"><thead><tr><th data-fk=\"n\">Function</th>"
+    "<th data-fk=\"l\">Line</th><th data-fk=\"c\">Calls</th></tr></thead><tbody>'+fs.map(x=>"
+    "'<tr class=\"'+(x[2]>0?'hit':'miss')+'\"><td><a href=\"#f='+i+'&l='+x[1]+'\">'+esc(x[0])+"
+    "'</a></td><td class=\"n\">'+x[1]+'</td><td class=\"n '+(x[2]>0?'hi':'lo')+'\">'+x[2]+"
+    "'</td></tr>').join('')+'</tbody></table>'}\n"
     "function file(i){\n"
     " const f=D.files[i],s=S[i],cnt=new Map(f.l),br=new Map(f.b.map(b=>[b[0],b])),"
     "mc=new Map((f.m||[]).map(x=>[x[0],x])),cat=new Map(f.d||[]),ex=new Set(f.x||[]);\n"
@@ -229,25 +262,40 @@ static const char script[] =
     "fmt(s.lh,s.lf)+' ('+s.lh+' / '+s.lf+'), functions '+fmt(s.fh,s.ff)+', branches '+"
     "fmt(s.bh,s.bf)+(s.mf?', MC/DC conditions '+fmt(s.mh,s.mf)+' ('+s.mh+' / '+s.mf+')':'')+"
     "(s.xl||s.xb?'; excluded: <span id=\"excluded\">'+s.xl+' lines, '+s.xb+' branches</span>':'')+"
-    "'</p><div class=\"funcs\">'+f.f.map(x=>'<span class=\"'+(x[2]>0?'hi':'lo')"
-    "+'\"><a href=\"#f='+i+'&l='+x[1]+'\">'+esc(x[0])+'</a> '+x[2]+'</span>').join('')+"
-    "'</div>';\n"
+    "'</p>'+funcs(i)+'<p class=\"keys\">n / p (or j / k): next / previous uncovered line. "
+    "Branches: <span class=\"bt\">+</span> taken, <span class=\"bn\">-</span> not taken, "
+    "<span class=\"bx\">#</span> not executed.</p>';\n"
     " const src=f.s===null?null:f.s.split('\\n');\n"
     " if(src===null)h+='<p>(source not available: '+esc(f.p)+')</p>';\n"
     " const n=src?src.length:(f.l.length?f.l[f.l.length-1][0]:0);const rows=[];\n"
     " for(let k=1;k<=n;k++){const c=cnt.get(k),b=br.get(k),d=cat.get(k),x=mc.get(k);"
     "const e=ex.has(k);"
     "rows.push('<tr id=\"L'+k+'\" class=\"'+(e?'excl':c===undefined?'none':c>0?'hit':'miss')+'\">"
-    "<td class=\"ln\">'+k+'</td><td class=\"cnt\">'+(e?'excl':c===undefined?'':c)+'</td>"
-    "<td class=\"br\">'"
-    "+(b?b[1]+'/'+b[2]:'')+'</td>'+(D.mcdc?'<td class=\"mcdc\">'+(x?x[1]+'/'+x[2]:'')+'</td>':'')"
+    "<td class=\"ln\">'+k+'</td><td class=\"cnt\">'+(e?'excl':c===undefined?'':c)+'</td>'"
+    "+branches(b)+(D.mcdc?'<td class=\"mcdc\">'+(x?x[1]+'/'+x[2]:'')+'</td>':'')"
     "+(D.diff?'<td class=\"cat\">'+(d||'')+'</td>':'')+"
     "'<td class=\"src\">'+(src?esc(src[k-1]):'')+'</td></tr>')}\n"
     " M.innerHTML=h+'<table id=\"source\"><tbody>'+rows.join('')+'</tbody></table>';\n"
+    " file_keys(i);cur=0;\n"
     "}\n"
+    "function file_keys(i){for(const th of M.querySelectorAll('th[data-fk]'))th.onclick=()=>"
+    "{fdir=fkey===th.dataset.fk?-fdir:1;fkey=th.dataset.fk;"
+    "document.getElementById('functions').outerHTML=funcs(i);file_keys(i)}}\n"
+    /* keyboard: the next or previous uncovered line, marked and scrolled to */
+    "function go(step){const t=document.getElementById('source');if(!t)return;"
+    "const miss=[...t.querySelectorAll('tr.miss')].map(r=>+r.id.slice(1));if(!miss.length)return;"
+    "let to=step>0?miss.find(l=>l>cur):miss.slice().reverse().find(l=>l<cur);"
+    "if(to===undefined)to=step>0?miss[0]:miss[miss.length-1];"
+    "const old=document.getElementById('L'+cur);if(old)old.classList.remove('cur');"
+    "cur=to;const r=document.getElementById('L'+cur);r.classList.add('cur');"
+    "r.scrollIntoView({block:'center'});const m=/^#f=(\\d+)/.exec(location.hash);"
+    "if(m)history.replaceState(null,'','#f='+m[1]+'&l='+cur)}\n"
+    "document.addEventListener('keydown',e=>{if(e.target.tagName==='INPUT'||e.ctrlKey||e.metaKey||"
+    "e.altKey)return;if(e.key==='n'||e.key==='j')go(1);else if(e.key==='p'||e.key==='k')go(-1)});\n"
     "function route(){const m=/^#f=(\\d+)(?:&l=(\\d+))?/.exec(location.hash);"
-    "if(m&&D.files[+m[1]]){file(+m[1]);if(m[2]){const r=document.getElementById('L'+m[2]);"
-    "if(r)r.scrollIntoView()}}else summary();}\n"
+    "if(m&&D.files[+m[1]]){file(+m[1]);if(m[2]){cur=+m[2];const "
+    "r=document.getElementById('L'+m[2]);"
+    "if(r){r.classList.add('cur');r.scrollIntoView()}}}else summary();}\n"
     "window.onhashchange=route;route();\n";
 
 int html_write(const struct cov_model *m, FILE *f, const char *title, const struct cov_diff *diff) {
@@ -302,16 +350,32 @@ int html_write(const struct cov_model *m, FILE *f, const char *title, const stru
       o_u64(&o, c->funcs[k].count);
       o_put(&o, "]", 1);
     }
-    /* Branches per line: [line, taken, found]. */
+    /* Branches per line: [line, taken, found, [count or null (not executed), ...]]. */
     o_str(&o, "], \"b\": [");
     for (size_t k = 0, first = 1; k < c->n_branches; first = 0) {
       uint32_t line = c->branches[k].line;
       uint64_t hit = 0, found = 0;
+      size_t from = k;
       for (; k < c->n_branches && c->branches[k].line == line; k++) {
         found++;
         hit += c->branches[k].executed && c->branches[k].taken > 0;
       }
-      o_tuple(&o, !first, line, hit, &found);
+      o_str(&o, first ? "[" : ",[");
+      o_u64(&o, line);
+      o_put(&o, ",", 1);
+      o_u64(&o, hit);
+      o_put(&o, ",", 1);
+      o_u64(&o, found);
+      o_str(&o, ",[");
+      for (size_t j = from; j < k; j++) {
+        if (j > from)
+          o_put(&o, ",", 1);
+        if (c->branches[j].executed)
+          o_u64(&o, c->branches[j].taken);
+        else
+          o_str(&o, "null");
+      }
+      o_str(&o, "]]");
     }
     o_str(&o, "]");
     /* MC/DC conditions per line: [line, shown, found]. */

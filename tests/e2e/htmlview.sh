@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# The HTML page in headless Chromium: each line's branches (+ taken, - not
+# taken, # not executed) with a hover listing every branch, as lcov counts
+# them; the table of functions; keys n/j and p/k between uncovered lines;
+# excluded lines; a dark theme that follows the system's setting; screenshots
+# of both themes.
+# Usage: htmlview.sh UCOV SRCDIR WORKDIR
+set -u
+UCOV=$1 SRC=$2 WORK=$3
+. "$SRC/tests/lib.sh"
+BROWSER=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$BROWSER" ]; then
+  echo "skip: chromium not installed"
+  exit 0
+fi
+rm -rf "$WORK" && mkdir -p "$WORK/g" "$WORK/chromium" && cd "$WORK/g" || exit 1
+cp "$SRC/tests/e2e/excl/markers.c" . && gcc --coverage -O0 -c markers.c &&
+  gcc --coverage markers.o -o m && ./m >/dev/null
+cd "$WORK" || exit 1
+"$UCOV" report g --html r.html --lcov r.info --title view || fail "report"
+headless() { timeout 120 "$BROWSER" --headless --no-sandbox --disable-gpu --hide-scrollbars \
+  --user-data-dir="$WORK/chromium" --no-first-run --disable-background-networking \
+  --disable-component-update --disable-sync --disable-quic --disable-breakpad \
+  --window-size=1200,900 --virtual-time-budget=10000 "$@" 2>/dev/null; }
+
+headless --dump-dom "file://$WORK/r.html#f=0" >dom.html
+# Branches: a line's marks and hover are lcov's BRDA records of that line.
+python3 - dom.html r.info <<'PY' && pass || fail "branch marks and hovers are lcov's branches"
+import html, re, sys
+dom = open(sys.argv[1]).read()
+want = {}
+for line in open(sys.argv[2]):
+    if line.startswith("BRDA:"):
+        l, b, k, t = line[5:].strip().split(",")
+        want.setdefault(int(l), []).append(None if t == "-" else int(t))
+assert want, "no branches"
+for l, counts in want.items():
+    m = re.search(r'<tr id="L%d"[^>]*>.*?<td class="br" title="([^"]*)"[^>]*>(.*?)</td>' % l, dom)
+    assert m, l
+    title, marks = html.unescape(m.group(1)).split("\n"), re.findall(r'class="(b[tnx])"', m.group(2))
+    exp = ["branch %d: " % k + ("not executed" if c is None else "not taken" if c == 0 else
+           "taken %d time%s" % (c, "" if c == 1 else "s")) for k, c in enumerate(counts)]
+    assert title == exp, (l, title, exp)
+    assert marks == ["bx" if c is None else "bt" if c else "bn" for c in counts], (l, marks)
+PY
+# Functions: one row each, with lcov's counts, linking to their lines.
+python3 - dom.html r.info <<'PY' && pass || fail "the table of functions"
+import re, sys
+dom = open(sys.argv[1]).read()
+t = re.search(r'<table id="functions">(.*?)</table>', dom).group(1)
+rows = re.findall(r'<a href="#f=0&amp;l=(\d+)">([^<]*)</a></td><td class="n">\d+</td><td class="n [a-z]+">(\d+)', t)
+fn = {}
+for line in open(sys.argv[2]):
+    if line.startswith("FN:"):
+        l, n = line[3:].strip().split(",", 1); fn[n] = [l, None]
+    elif line.startswith("FNDA:"):
+        c, n = line[5:].strip().split(",", 1); fn[n][1] = c
+assert sorted((n, l, c) for l, n, c in rows) == sorted((n, l, c) for n, (l, c) in fn.items()), rows
+PY
+grep -q '<tr id="L7" class="excl">' dom.html && pass || fail "excluded lines marked"
+
+# Keys: n/j to the next uncovered line, p/k back, wrapping; the address follows.
+misses=$(awk -F'[:,]' '/^DA:/ && $3 == 0 {printf "L%s ", $2}' r.info)
+read -r m1 m2 m3 _ <<<"$misses"
+cat >keys.html <<'H'
+<!DOCTYPE html><html><body><iframe id="f" src="r.html#f=0" width="1000" height="700"></iframe>
+<script>
+document.getElementById('f').onload = () => {
+  const w = document.getElementById('f').contentWindow, d = w.document, out = [];
+  const key = c => {
+    d.dispatchEvent(new w.KeyboardEvent('keydown', {key: c}));
+    const r = d.querySelectorAll('tr.cur');
+    out.push(c + ':' + (r.length === 1 ? r[0].id : r.length));
+  };
+  ['n', 'n', 'j', 'p', 'k'].forEach(key);
+  out.push(w.location.hash);
+  const p = document.createElement('pre');
+  p.id = 'res';
+  p.textContent = out.join(' ');
+  document.body.appendChild(p);
+};
+</script></body></html>
+H
+res=$(headless --allow-file-access-from-files --dump-dom "file://$WORK/keys.html" |
+  sed -n 's/.*<pre id="res">\([^<]*\)<.*/\1/p')
+[ "$res" = "n:$m1 n:$m2 j:$m3 p:$m2 k:$m1 #f=0&amp;l=${m1#L}" ] && pass ||
+  fail "keys between uncovered lines ($misses): $res"
+
+# Themes: the system's setting picks light or dark colours.
+cat >theme.html <<'H'
+<!DOCTYPE html><html><body><iframe id="f" src="r.html#f=0"></iframe>
+<script>
+document.getElementById('f').onload = () => {
+  const d = document.getElementById('f').contentWindow.document, cs = getComputedStyle(d.body);
+  const p = document.createElement('pre');
+  p.id = 'res';
+  p.textContent = d.body.dataset.scheme + ' ' + cs.backgroundColor;
+  document.body.appendChild(p);
+};
+</script></body></html>
+H
+t() { headless --allow-file-access-from-files "$@" --dump-dom "file://$WORK/theme.html" |
+  sed -n 's/.*<pre id="res">\([^<]*\)<.*/\1/p'; }
+light=$(t) dark=$(t --force-dark-mode)
+[ "$light" = "light rgb(255, 255, 255)" ] && [ "${dark%% *}" = dark ] && [ "${dark#dark }" != "rgb(255, 255, 255)" ] &&
+  pass || fail "themes: light '$light', dark '$dark'"
+headless --screenshot="$WORK/light.png" "file://$WORK/r.html#f=0"
+headless --force-dark-mode --screenshot="$WORK/dark.png" "file://$WORK/r.html#f=0"
+[ -s light.png ] && [ -s dark.png ] && ! cmp -s light.png dark.png && pass ||
+  fail "screenshots of both themes differ"
+finish htmlview
