@@ -3,6 +3,8 @@
 #ifndef UCOV_CLI_H
 #define UCOV_CLI_H
 
+#include "report/util.h" /* ucov_cmd, UCOV_ERR: messages name the command */
+
 /* Exit statuses of every subcommand. */
 #define UCOV_EXIT_OK 0
 #define UCOV_EXIT_FAIL 1
@@ -11,6 +13,10 @@
 #define UCOV_EXIT_GATE_LINE 4
 #define UCOV_EXIT_GATE_FUNCTION 8
 #define UCOV_EXIT_GATE_BRANCH 16
+
+/* A usage error's last line, "Try 'ucov CMD --help' for more information."
+ * (the error itself said in one line before it). Returns UCOV_EXIT_USAGE. */
+int cli_try_help(void);
 
 int cmd_cc(int argc, char **argv);
 int cmd_symbolize(int argc, char **argv);

@@ -60,8 +60,10 @@ static int run_command(int argc, char **argv, int trace) {
       serial = optarg;
       break;
     case 'o':
-      if (!trace)
+      if (!trace) {
+        UCOV_ERR("-o is an option of ucov trace\n");
         goto usage;
+      }
       out = optarg;
       break;
     case 'h':
@@ -71,14 +73,15 @@ static int run_command(int argc, char **argv, int trace) {
       goto usage;
     }
   }
-  if (!serial || optind >= argc)
+  if (!serial || optind >= argc) {
+    UCOV_ERR("needs --serial PATH and a COMMAND\n");
     goto usage;
+  }
   size_t len;
   char *cmd = join(argc - optind, argv + optind, &len);
   uint8_t *req = malloc(len + 4);
   if (!cmd || !req || len > UCOV_PROTO_MAX_REQUEST - 4) {
-    fprintf(stderr, "ucov: the command is too long (at most %d bytes)\n",
-            UCOV_PROTO_MAX_REQUEST - 4);
+    UCOV_ERR("the command is too long (at most %d bytes)\n", UCOV_PROTO_MAX_REQUEST - 4);
     free(cmd);
     free(req);
     return UCOV_EXIT_USAGE;
@@ -92,7 +95,7 @@ static int run_command(int argc, char **argv, int trace) {
   char err[512];
   if (ucov_ctl_open_serial(serial, &ctl, err, sizeof(err)) ||
       ucov_ctl_call(&ctl, UCOV_OP_COMMAND, req, len + 4, &r, err, sizeof(err))) {
-    fprintf(stderr, "ucov: %s\n", err);
+    UCOV_ERR("%s\n", err);
     free(req);
     ucov_ctl_close(&ctl);
     return UCOV_EXIT_FAIL;
@@ -101,10 +104,10 @@ static int run_command(int argc, char **argv, int trace) {
   int status = UCOV_EXIT_OK;
   uint32_t text = 0;
   if (r.status) {
-    fprintf(stderr, "ucov: %s: %s\n", ctl.label, (char *)r.data);
+    UCOV_ERR("%s: %s\n", ctl.label, (char *)r.data);
     status = UCOV_EXIT_FAIL;
   } else if (r.len < 4 || (text = ucov_get32(r.data)) > r.len - 4) {
-    fprintf(stderr, "ucov: %s: malformed answer\n", ctl.label);
+    UCOV_ERR("%s: malformed answer\n", ctl.label);
     status = UCOV_EXIT_FAIL;
   } else {
     fwrite(r.data + 4, 1, text, trace ? stderr : stdout);
@@ -117,7 +120,7 @@ static int run_command(int argc, char **argv, int trace) {
     if (blen >= 8)
       memcpy(&count, buf, 8);
     if (blen < 8 || count > (blen - 8) / 8) {
-      fprintf(stderr, "ucov: %s: malformed trace\n", ctl.label);
+      UCOV_ERR("%s: malformed trace\n", ctl.label);
       status = UCOV_EXIT_FAIL;
       count = 0;
     }
@@ -129,7 +132,7 @@ static int run_command(int argc, char **argv, int trace) {
     if (asprintf(&path, "%s/trace.pcs", out) > 0)
       pcs = fopen(path, "w");
     if (!pcs) {
-      fprintf(stderr, "ucov: %s: cannot write\n", path ? path : out);
+      UCOV_ERR("%s: cannot write\n", path ? path : out);
       status = UCOV_EXIT_FAIL;
     }
     free(path);
@@ -147,7 +150,7 @@ static int run_command(int argc, char **argv, int trace) {
   if (trace && out && !status) {
     if (ucov_ctl_call(&ctl, UCOV_OP_MODULES, NULL, 0, &r, err, sizeof(err)) || r.status ||
         write_object_file(out, "modules", r.data, r.len, NULL)) {
-      fprintf(stderr, "ucov: %s: no module map\n", ctl.label);
+      UCOV_ERR("%s: no module map\n", ctl.label);
       status = UCOV_EXIT_FAIL;
     }
     ucov_ctl_reply_free(&r);
@@ -155,8 +158,7 @@ static int run_command(int argc, char **argv, int trace) {
   ucov_ctl_close(&ctl);
   return status;
 usage:
-  fputs(usage, stderr);
-  return UCOV_EXIT_USAGE;
+  return cli_try_help();
 }
 
 int cmd_trace(int argc, char **argv) {

@@ -12,8 +12,8 @@
 static int no_mount(int argc, char **argv) {
   (void)argc;
   (void)argv;
-  fprintf(stderr, "ucov: built without FUSE: configured with -DUCOV_WITH_FUSE=OFF; install "
-                  "libfuse3-dev and rebuild for ucov mount\n");
+  UCOV_ERR("built without FUSE: configured with -DUCOV_WITH_FUSE=OFF; install "
+           "libfuse3-dev and rebuild for ucov mount\n");
   return UCOV_EXIT_FAIL;
 }
 #define cmd_mount no_mount
@@ -47,7 +47,7 @@ static void usage(FILE *f) {
         f);
   for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
     fprintf(f, "  %-11s %s\n", commands[i].name, commands[i].what);
-  fputs("\nRun 'ucov COMMAND --help' for a command's options.\n", f);
+  fputs("\nRun 'ucov help COMMAND' (or 'ucov COMMAND --help') for a command's options.\n", f);
 }
 
 const char *cli_self_dir(void) {
@@ -66,15 +66,45 @@ const char *cli_self_dir(void) {
   return dir;
 }
 
+int cli_try_help(void) {
+  fprintf(stderr, "Try '%s --help' for more information.\n", ucov_cmd);
+  return UCOV_EXIT_USAGE;
+}
+
+static const struct command *find_command(const char *name) {
+  for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+    if (strcmp(name, commands[i].name) == 0)
+      return &commands[i];
+  return NULL;
+}
+
+/* Run a command as "ucov NAME": its messages (getopt's too) say so. */
+static int run(const struct command *c, int argc, char **argv) {
+  static char self[64];
+  snprintf(self, sizeof(self), "ucov %s", c->name);
+  ucov_cmd = self;
+  argv[0] = self;
+  return c->run(argc, argv);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
-    usage(stderr);
-    return UCOV_EXIT_USAGE;
+    UCOV_ERR("no COMMAND\n");
+    return cli_try_help();
   }
   const char *cmd = argv[1];
-  for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-    if (strcmp(cmd, commands[i].name) == 0)
-      return commands[i].run(argc - 1, argv + 1);
+  const struct command *c = find_command(cmd);
+  if (c)
+    return run(c, argc - 1, argv + 1);
+  if (strcmp(cmd, "help") == 0 && argc > 2) {
+    /* ucov help CMD: that command's --help */
+    if (!(c = find_command(argv[2]))) {
+      UCOV_ERR("unknown command '%s'\n", argv[2]);
+      return cli_try_help();
+    }
+    char *help[] = {argv[2], "--help", NULL};
+    return run(c, 2, help);
+  }
   if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
     usage(stdout);
     return UCOV_EXIT_OK;
@@ -83,7 +113,6 @@ int main(int argc, char **argv) {
     printf("ucov %s\n", UCOV_VERSION);
     return UCOV_EXIT_OK;
   }
-  fprintf(stderr, "ucov: unknown command '%s'\n", cmd);
-  usage(stderr);
-  return UCOV_EXIT_USAGE;
+  UCOV_ERR("unknown command '%s'\n", cmd);
+  return cli_try_help();
 }

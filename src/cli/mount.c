@@ -591,13 +591,12 @@ int cmd_mount(int argc, char **argv) {
       fputs(mount_usage, stdout);
       return UCOV_EXIT_OK;
     default:
-      fputs(mount_usage, stderr);
-      return UCOV_EXIT_USAGE;
+      return cli_try_help();
     }
   }
   if (!M.pid || optind != argc - 1) {
-    fputs(mount_usage, stderr);
-    return UCOV_EXIT_USAGE;
+    UCOV_ERR(!M.pid ? "needs --pid N\n" : "needs one DIR\n");
+    return cli_try_help();
   }
   M.dir = argv[optind];
   if (!realpath(M.dir, M.abs_dir)) {

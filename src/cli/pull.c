@@ -101,33 +101,43 @@ static int parse_opts_target(int argc, char **argv, const char *usage, pid_t *pi
       break;
     case 'p':
       if (ucov_parse_pid(optarg, pid)) {
-        fprintf(stderr, "ucov: bad pid '%s'\n", optarg);
+        UCOV_ERR("bad pid '%s'\n", optarg);
         return -1;
       }
       break;
     case 'o':
-      if (!out)
+      if (!out) {
+        UCOV_ERR("%s is not an option here\n", argv[optind - 1]);
         goto usage;
+      }
       *out = optarg;
       break;
     case 'r':
-      if (!reset)
+      if (!reset) {
+        UCOV_ERR("%s is not an option here\n", argv[optind - 1]);
         goto usage;
+      }
       *reset = 1;
       break;
     case 'R':
-      if (!reset)
+      if (!reset) {
+        UCOV_ERR("%s is not an option here\n", argv[optind - 1]);
         goto usage;
+      }
       recover_only = 1;
       break;
     case 'X':
-      if (!reset)
+      if (!reset) {
+        UCOV_ERR("%s is not an option here\n", argv[optind - 1]);
         goto usage;
+      }
       xencov_file = optarg;
       break;
     case 'I':
-      if (!reset)
+      if (!reset) {
+        UCOV_ERR("%s is not an option here\n", argv[optind - 1]);
         goto usage;
+      }
       in_place = 1;
       break;
     case 'h':
@@ -138,16 +148,17 @@ static int parse_opts_target(int argc, char **argv, const char *usage, pid_t *pi
     }
   }
   if (*pid && serial) {
-    fprintf(stderr, "ucov: --pid and --serial exclude each other\n");
+    UCOV_ERR("--pid and --serial exclude each other\n");
     goto usage;
   }
   if (!*pid && !serial && !optional_target) {
-    fprintf(stderr, "ucov: one of --pid and --serial is required\n");
+    UCOV_ERR("one of --pid and --serial is required\n");
     goto usage;
   }
   return optind;
 usage:
-  fputs(usage, stderr);
+  (void)usage;
+  cli_try_help();
   return -1;
 }
 
@@ -198,14 +209,14 @@ static long list_objects(struct ucov_ctl *c, struct ucov_ctl_object **objs, int 
   char err[512];
   if (ucov_ctl_call(c, UCOV_OP_LIST, NULL, 0, &r, err, sizeof(err))) {
     if (!quiet)
-      fprintf(stderr, "ucov: %s\n", err);
+      UCOV_ERR("%s\n", err);
     return -1;
   }
   long n = r.status ? -1 : ucov_ctl_parse_list(&r, objs);
   if (r.status && !quiet)
-    fprintf(stderr, "ucov: list: %s\n", (char *)r.data);
+    UCOV_ERR("list: %s\n", (char *)r.data);
   else if (n < 0 && !r.status)
-    fprintf(stderr, "ucov: list: malformed reply\n");
+    UCOV_ERR("list: malformed reply\n");
   ucov_ctl_reply_free(&r);
   return n;
 }
@@ -213,7 +224,7 @@ static long list_objects(struct ucov_ctl *c, struct ucov_ctl_object **objs, int 
 static int connect_or_fail(pid_t pid, struct ucov_ctl *c) {
   char err[512];
   if (ucov_ctl_open_target(pid, serial, c, err, sizeof(err))) {
-    fprintf(stderr, "ucov: %s\n", err);
+    UCOV_ERR("%s\n", err);
     return -1;
   }
   return 0;
@@ -225,8 +236,8 @@ int cmd_ls(int argc, char **argv) {
   if (i < 0)
     return UCOV_EXIT_USAGE;
   if (i != argc) {
-    fputs(ls_usage, stderr);
-    return UCOV_EXIT_USAGE;
+    UCOV_ERR("unexpected argument '%s'\n", argv[i]);
+    return cli_try_help();
   }
   if (!pid && !serial) {
     ucov_ctl_list_targets(print_target, NULL);
@@ -309,7 +320,7 @@ int write_object_file(const char *dir, const char *name, const void *data, size_
   ret = 0;
 out:
   if (ret)
-    fprintf(stderr, "ucov: %s/%s: %s\n", dir, name, strerror(errno));
+    UCOV_ERR("%s/%s: %s\n", dir, name, strerror(errno));
   free(path);
   free(tmp);
   return ret;
@@ -324,7 +335,7 @@ void link_notes(const char *dir, const char *name) {
       asprintf(&link, "%s/%.*s.gcno", dir, (int)(n - 5), name) >= 0 && access(notes, R_OK) == 0) {
     unlink(link);
     if (symlink(notes, link) != 0)
-      fprintf(stderr, "ucov: %s: %s\n", link, strerror(errno));
+      UCOV_ERR("%s: %s\n", link, strerror(errno));
   }
   free(notes);
   free(link);
@@ -421,7 +432,7 @@ static int pull_into(struct ucov_ctl *c, const char *name, const char *path, uin
       close(fo.fd);
       unlink(path);
       if (!quiet)
-        fprintf(stderr, "ucov: object name too long\n");
+        UCOV_ERR("object name too long\n");
       return -1;
     }
     for (int i = 0; i < 8; i++)
@@ -453,25 +464,25 @@ static int pull_into(struct ucov_ctl *c, const char *name, const char *path, uin
   unlink(path);
   if (!quiet) {
     if (fo.err)
-      fprintf(stderr, "ucov: %s: %s\n", path, strerror(fo.err));
+      UCOV_ERR("%s: %s\n", path, strerror(fo.err));
     else if (st)
-      fprintf(stderr, "ucov: %s\n", err);
+      UCOV_ERR("%s\n", err);
     else if (r.status == UCOV_ST_ERRNO && r.len == 4)
-      fprintf(stderr, "ucov: %s: %s\n", name, strerror((int)ucov_get32(r.data)));
+      UCOV_ERR("%s: %s\n", name, strerror((int)ucov_get32(r.data)));
     else if (r.status) {
-      fputs("ucov: ", stderr);
+      fprintf(stderr, "%s: ", ucov_cmd);
       print_escaped(stderr, name);
       fputs(": ", stderr);
       print_escaped(stderr, (char *)r.data);
       fputc('\n', stderr);
     } else
-      fprintf(stderr, "ucov: %s: %s\n", path, strerror(saved));
+      UCOV_ERR("%s: %s\n", path, strerror(saved));
   }
   ucov_ctl_reply_free(&r);
   return st ? -2 : -1; /* -2: the connection is gone */
 fail_errno:
   if (!quiet)
-    fprintf(stderr, "ucov: %s: %s\n", path, strerror(errno));
+    UCOV_ERR("%s: %s\n", path, strerror(errno));
   return -1;
 }
 
@@ -493,7 +504,7 @@ static int publish(const char *tmp, const char *dir, const char *name,
     link_notes(dir, name);
     ret = 0;
   } else {
-    fprintf(stderr, "ucov: %s: %s\n", path, strerror(errno));
+    UCOV_ERR("%s: %s\n", path, strerror(errno));
   }
   free(path);
   return ret;
@@ -540,7 +551,7 @@ static int commit_pull(struct ucov_ctl *c, const char *dir, const char *target, 
   char err[512];
   if (ucov_ctl_call(c, UCOV_OP_COMMIT, req, sizeof(req), &r, err, sizeof(err))) {
     if (!quiet)
-      fprintf(stderr, "ucov: commit: %s\n", err);
+      UCOV_ERR("commit: %s\n", err);
     return -1;
   }
   int result = -1;
@@ -549,7 +560,7 @@ static int commit_pull(struct ucov_ctl *c, const char *dir, const char *target, 
   else if (r.status == UCOV_ST_ERRNO && r.len == 4)
     result = 1; /* ESTALE or EINVAL: never committed */
   else if (!quiet)
-    fprintf(stderr, "ucov: commit: %s\n", r.status ? (char *)r.data : "malformed reply");
+    UCOV_ERR("commit: %s\n", r.status ? (char *)r.data : "malformed reply");
   ucov_ctl_reply_free(&r);
   if (result < 0)
     return -1;
@@ -568,7 +579,7 @@ static int commit_pull(struct ucov_ctl *c, const char *dir, const char *target, 
   }
   free(m);
   if (result == 1 && !quiet)
-    fprintf(stderr, "ucov: the target was reset meanwhile: nothing pulled, no count lost\n");
+    UCOV_ERR("the target was reset meanwhile: nothing pulled, no count lost\n");
   return result;
 }
 
@@ -661,7 +672,7 @@ static void recover_pulls(struct ucov_ctl *c, const char *dir, int quiet) {
       fclose(f);
     if (names && n >= 0) {
       if (!quiet)
-        fprintf(stderr, "ucov: finishing an interrupted pull (%s)\n", e->d_name);
+        UCOV_ERR("finishing an interrupted pull (%s)\n", e->d_name);
       commit_pull(c, dir, target, token, names, n, quiet);
     }
     for (long i = 0; names && i < n; i++)
@@ -734,7 +745,7 @@ static void write_debugfs_names(const char *dir, char **names, long n) {
   struct stat st;
   if (lstat(link, &st) != 0 &&
       (make_parents(link) != 0 || symlink(UCOV_LCOV_MARKER_TARGET, link) != 0))
-    fprintf(stderr, "ucov: %s: %s\n", link, strerror(errno));
+    UCOV_ERR("%s: %s\n", link, strerror(errno));
   free(link);
 }
 
@@ -748,13 +759,13 @@ int pull_objects(pid_t pid, const char *serial_path, const char *dir, int reset,
   char err[512];
   if (ucov_ctl_open_target(pid, serial_path, &c, err, sizeof(err))) {
     if (!quiet)
-      fprintf(stderr, "ucov: %s\n", err);
+      UCOV_ERR("%s\n", err);
     return UCOV_EXIT_FAIL;
   }
   char target[32];
   target_id(&c, target, sizeof(target));
   if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-    fprintf(stderr, "ucov: %s: %s\n", dir, strerror(errno));
+    UCOV_ERR("%s: %s\n", dir, strerror(errno));
     ucov_ctl_close(&c);
     return UCOV_EXIT_FAIL;
   }
@@ -785,7 +796,7 @@ int pull_objects(pid_t pid, const char *serial_path, const char *dir, int reset,
     if (!nnames && strcmp(name, "xencov") == 0)
       continue; /* every gcov unit again, in another form: only by name or --xencov */
     if (!object_name_is_safe(name)) {
-      fputs("ucov: refusing object name '", stderr);
+      fprintf(stderr, "%s: refusing object name '", ucov_cmd);
       print_escaped(stderr, name);
       fputs("'\n", stderr);
       status = UCOV_EXIT_FAIL;
@@ -835,12 +846,12 @@ int pull_objects(pid_t pid, const char *serial_path, const char *dir, int reset,
       free(tmp);
     }
     if (!quiet)
-      fprintf(stderr, "ucov: nothing reset: the target keeps every count\n");
+      UCOV_ERR("nothing reset: the target keeps every count\n");
     pulled = 0;
   } else if (nsnapped) {
     char *m = marker_path(dir, target, token);
     if (!m || write_marker(m, target, token, snapped, nsnapped) != 0) {
-      fprintf(stderr, "ucov: %s: %s\n", m ? m : dir, strerror(errno));
+      UCOV_ERR("%s: %s\n", m ? m : dir, strerror(errno));
       status = UCOV_EXIT_FAIL;
     } else if (commit_pull(&c, dir, target, token, snapped, nsnapped, quiet) != 0) {
       status = UCOV_EXIT_FAIL;
@@ -857,8 +868,8 @@ int pull_objects(pid_t pid, const char *serial_path, const char *dir, int reset,
   free(snapped);
   ucov_ctl_objects_free(objs, n);
   if (!quiet)
-    fprintf(stderr, "ucov: pulled %ld objects (%" PRIu64 " bytes) from %s into %s\n", pulled, bytes,
-            c.label, dir);
+    UCOV_ERR("pulled %ld objects (%" PRIu64 " bytes) from %s into %s\n", pulled, bytes, c.label,
+             dir);
   ucov_ctl_close(&c);
   return status;
 }
@@ -873,19 +884,19 @@ static int pull_in_place(pid_t pid) {
   struct ucov_ctl c;
   char err[512];
   if (ucov_ctl_open_target(pid, serial, &c, err, sizeof(err))) {
-    fprintf(stderr, "ucov: %s\n", err);
+    UCOV_ERR("%s\n", err);
     return UCOV_EXIT_FAIL;
   }
   struct ucov_ctl_reply r;
   int ret = UCOV_EXIT_FAIL;
   if (ucov_ctl_call(&c, UCOV_OP_DUMP, NULL, 0, &r, err, sizeof(err)))
-    fprintf(stderr, "ucov: %s\n", err);
+    UCOV_ERR("%s\n", err);
   else if (r.status)
-    fprintf(stderr, "ucov: in place: %s\n", (char *)r.data);
+    UCOV_ERR("in place: %s\n", (char *)r.data);
   else
     ret = UCOV_EXIT_OK;
   if (ret == UCOV_EXIT_OK)
-    fprintf(stderr, "ucov: %s wrote its .gcda files where its exit writes them\n", c.label);
+    UCOV_ERR("%s wrote its .gcda files where its exit writes them\n", c.label);
   ucov_ctl_reply_free(&r);
   ucov_ctl_close(&c);
   return ret;
@@ -897,7 +908,7 @@ static int pull_xencov(pid_t pid, const char *file, int reset) {
   struct ucov_ctl c;
   char err[512];
   if (ucov_ctl_open_target(pid, serial, &c, err, sizeof(err))) {
-    fprintf(stderr, "ucov: %s\n", err);
+    UCOV_ERR("%s\n", err);
     return UCOV_EXIT_FAIL;
   }
   char *tmp = NULL;
@@ -913,15 +924,15 @@ static int pull_xencov(pid_t pid, const char *file, int reset) {
                      : ucov_ctl_call_stream(&c, reset ? UCOV_OP_READ_AND_RESET : UCOV_OP_READ,
                                             "xencov", 6, -1, &r, to_file, &fo, err, sizeof(err));
   if (fo.fd < 0 || fo.err)
-    fprintf(stderr, "ucov: %s: %s\n", tmp, strerror(fo.fd < 0 ? errno : fo.err));
+    UCOV_ERR("%s: %s\n", tmp, strerror(fo.fd < 0 ? errno : fo.err));
   else if (st)
-    fprintf(stderr, "ucov: %s\n", err);
+    UCOV_ERR("%s\n", err);
   else if (r.status)
-    fprintf(stderr, "ucov: xencov: %s\n", (char *)r.data);
+    UCOV_ERR("xencov: %s\n", (char *)r.data);
   else if (close(fo.fd) == 0 && (fo.fd = -1, rename(tmp, file) == 0))
     ret = UCOV_EXIT_OK;
   else
-    fprintf(stderr, "ucov: %s: %s\n", file, strerror(errno));
+    UCOV_ERR("%s: %s\n", file, strerror(errno));
   if (fo.fd >= 0)
     close(fo.fd);
   if (ret)
@@ -969,12 +980,12 @@ int cmd_reset(int argc, char **argv) {
     int all = i == argc;
     if (ucov_ctl_call(&c, all ? UCOV_OP_RESET_ALL : UCOV_OP_RESET, all ? NULL : argv[k],
                       all ? 0 : strlen(argv[k]), &r, err, sizeof(err))) {
-      fprintf(stderr, "ucov: %s\n", err);
+      UCOV_ERR("%s\n", err);
       status = UCOV_EXIT_FAIL;
       break;
     }
     if (r.status) {
-      fprintf(stderr, "ucov: %s: %s\n", all ? "reset" : argv[k], (char *)r.data);
+      UCOV_ERR("%s: %s\n", all ? "reset" : argv[k], (char *)r.data);
       status = UCOV_EXIT_FAIL;
     }
     ucov_ctl_reply_free(&r);

@@ -151,7 +151,7 @@ static int write_one(const char *path, int (*writer)(const struct cov_model *, F
                      const struct cov_model *m) {
   FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
   if (!f) {
-    fprintf(stderr, "ucov: %s: %s\n", path, strerror(errno));
+    UCOV_ERR("%s: %s\n", path, strerror(errno));
     return -1;
   }
   int err = writer(m, f);
@@ -160,7 +160,7 @@ static int write_one(const char *path, int (*writer)(const struct cov_model *, F
   else if (f == stdout && fflush(f))
     err = -1;
   if (err)
-    fprintf(stderr, "ucov: %s: write error\n", path);
+    UCOV_ERR("%s: write error\n", path);
   return err;
 }
 
@@ -238,11 +238,19 @@ static void print_summary(const struct cov_model *m) {
 static int grow_list(void **list, int n) {
   void *g = realloc(*list, (size_t)(n + 1) * sizeof(char *));
   if (!g) {
-    fprintf(stderr, "ucov: out of memory\n");
+    UCOV_ERR("out of memory\n");
     return 0;
   }
   *list = g;
   return 1;
+}
+
+/* The long name of option c. */
+static const char *opt_name(const struct option *opts, int c) {
+  for (; opts->name; opts++)
+    if (opts->val == c)
+      return opts->name;
+  return "?";
 }
 
 static int parse(int argc, char **argv, const char *usage, struct cov_model *m,
@@ -298,7 +306,8 @@ static int parse(int argc, char **argv, const char *usage, struct cov_model *m,
     case O_JACOCO:
     case O_COBERTURA_SPLIT:
       if (merge_out) {
-        fputs(usage, stderr);
+        UCOV_ERR("--%s is an option of ucov report\n", opt_name(opts, c));
+        cli_try_help();
         return -1;
       }
       *(c == O_LCOV              ? &out->lcov
@@ -318,14 +327,16 @@ static int parse(int argc, char **argv, const char *usage, struct cov_model *m,
       break;
     case O_DIFF:
       if (merge_out) {
-        fputs(usage, stderr);
+        UCOV_ERR("--%s is an option of ucov report\n", opt_name(opts, c));
+        cli_try_help();
         return -1;
       }
       out->diff = optarg;
       break;
     case O_BASELINE:
       if (merge_out) {
-        fputs(usage, stderr);
+        UCOV_ERR("--%s is an option of ucov report\n", opt_name(opts, c));
+        cli_try_help();
         return -1;
       }
       if (!grow_list((void **)&out->baselines, out->n_baselines))
@@ -342,7 +353,7 @@ static int parse(int argc, char **argv, const char *usage, struct cov_model *m,
       break;
     case O_PREFIX:
       if (cov_add_prefix_map(m, optarg)) {
-        fprintf(stderr, "ucov: --prefix-map wants OLD=NEW, not '%s'\n", optarg);
+        UCOV_ERR("--prefix-map wants OLD=NEW, not '%s'\n", optarg);
         return -1;
       }
       break;
@@ -357,7 +368,7 @@ static int parse(int argc, char **argv, const char *usage, struct cov_model *m,
       break;
     case O_LCOV_FORMAT:
       if (strcmp(optarg, "1") && strcmp(optarg, "2")) {
-        fprintf(stderr, "ucov: --lcov-format is 1 or 2, not '%s'\n", optarg);
+        UCOV_ERR("--lcov-format is 1 or 2, not '%s'\n", optarg);
         return -1;
       }
       out->lcov_format = optarg[0] - '0';
@@ -371,8 +382,7 @@ static int parse(int argc, char **argv, const char *usage, struct cov_model *m,
       char *end;
       double v = strtod(optarg, &end);
       if (merge_out || end == optarg || *end || !(v >= 0 && v <= 100)) {
-        fprintf(stderr, "ucov: a --fail-under gate is a percentage from 0 to 100, not '%s'\n",
-                optarg);
+        UCOV_ERR("a --fail-under gate is a percentage from 0 to 100, not '%s'\n", optarg);
         return -1;
       }
       out->fail_under[c - O_FAIL_LINE] = v;
@@ -403,17 +413,18 @@ static int parse(int argc, char **argv, const char *usage, struct cov_model *m,
       fputs(usage, stdout);
       exit(UCOV_EXIT_OK);
     default:
-      fputs(usage, stderr);
+      cli_try_help();
       return -1;
     }
   }
   if (optind >= argc) {
-    fprintf(stderr, "ucov: no INPUT\n%s", usage);
+    UCOV_ERR("no INPUT\n");
+    cli_try_help();
     return -1;
   }
   char msg[256];
   if (cov_excl_compile(&out->excl, msg, sizeof(msg))) {
-    fprintf(stderr, "ucov: %s\n", msg);
+    UCOV_ERR("%s\n", msg);
     return -1;
   }
   /* Standard output takes one of them. */
@@ -424,18 +435,18 @@ static int parse(int argc, char **argv, const char *usage, struct cov_model *m,
   for (size_t i = 0; i < sizeof(outs) / sizeof(outs[0]); i++)
     to_stdout += outs[i] && !strcmp(outs[i], "-");
   if (to_stdout > 1) {
-    fprintf(stderr, "ucov: %d outputs to standard output (-): one at most\n", to_stdout);
+    UCOV_ERR("%d outputs to standard output (-): one at most\n", to_stdout);
     return -1;
   }
   if (out->root && cov_set_root(m, out->root)) {
-    fprintf(stderr, "ucov: out of memory\n");
+    UCOV_ERR("out of memory\n");
     return -1;
   }
   char *cwd = m->root ? NULL : getcwd(NULL, 0);
   int bad = cov_anchor_globs(m, m->root ? m->root : cwd ? cwd : ".");
   free(cwd);
   if (bad) {
-    fprintf(stderr, "ucov: out of memory\n");
+    UCOV_ERR("out of memory\n");
     return -1;
   }
   out->excl.root = m->root;
@@ -531,7 +542,7 @@ int cmd_report(int argc, char **argv) {
   }
   if (out.n_baselines || ud) {
     if (cov_diff_compute(&diff, &m, out.n_baselines ? &base : NULL, ud, m.root)) {
-      fprintf(stderr, "ucov: out of memory\n");
+      UCOV_ERR("out of memory\n");
       bad++;
     } else {
       have_diff = 1;
@@ -598,7 +609,8 @@ int cmd_merge(int argc, char **argv) {
   cov_init(&m);
   int first = parse(argc, argv, merge_usage, &m, &in, &out, &dest, &quiet);
   if (first >= 0 && !dest) {
-    fprintf(stderr, "ucov: merge needs -o FILE\n%s", merge_usage);
+    UCOV_ERR("needs -o FILE\n");
+    cli_try_help();
     first = -1;
   }
   if (first < 0) {

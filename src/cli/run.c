@@ -66,13 +66,12 @@ int cmd_run(int argc, char **argv) {
       fputs(run_usage, stdout);
       return UCOV_EXIT_OK;
     default:
-      fputs(run_usage, stderr);
-      return UCOV_EXIT_USAGE;
+      return cli_try_help();
     }
   }
   if (optind >= argc) {
-    fputs(run_usage, stderr);
-    return UCOV_EXIT_USAGE;
+    UCOV_ERR("no PROG to run\n");
+    return cli_try_help();
   }
   char dir[PATH_MAX];
   if (mkdir(out, 0755) != 0 && errno != EEXIST) {

@@ -202,13 +202,12 @@ int cmd_symbolize(int argc, char **argv) {
       fputs(sym_usage, stdout);
       return UCOV_EXIT_OK;
     default:
-      fputs(sym_usage, stderr);
-      return UCOV_EXIT_USAGE;
+      return cli_try_help();
     }
   }
   if (!modules && !binary) {
-    fprintf(stderr, "ucov symbolize: need --modules or --binary\n%s", sym_usage);
-    return UCOV_EXIT_USAGE;
+    UCOV_ERR("needs --modules or --binary\n");
+    return cli_try_help();
   }
   if (sites) {
     if (!binary) {
@@ -241,6 +240,12 @@ int cmd_symbolize(int argc, char **argv) {
       fprintf(stderr, "ucov symbolize: %s\n", err);
       return UCOV_EXIT_FAIL;
     }
+  }
+  /* A binary that cannot be read is an error now, not a column of ?? later. */
+  if (binary && !dwarf_of(binary)) {
+    if (modules)
+      modmap_free(&mods);
+    return UCOV_EXIT_FAIL;
   }
   int status = UCOV_EXIT_OK;
   if (optind == argc) {

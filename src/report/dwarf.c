@@ -273,8 +273,7 @@ static int dw_load_dwarf(struct dw_module *m, const char *path, char *err, size_
       ret = -1;
   }
   if (!ret && bad_lines)
-    fprintf(stderr, "ucov: %s: %zu line tables not read (malformed or of an unknown form)\n", path,
-            bad_lines);
+    UCOV_ERR("%s: %zu line tables not read (malformed or of an unknown form)\n", path, bad_lines);
   free(top.v);
   free(c.all.v);
   free(c.files);

@@ -35,7 +35,7 @@ struct strlist {
 static void sl_add(struct strlist *l, const char *s) {
   char *c = strdup(s);
   if (!c || UCOV_GROW(l->v, l->cap, l->n, 64)) {
-    fprintf(stderr, "ucov: out of memory: %s left out\n", s);
+    UCOV_ERR("out of memory: %s left out\n", s);
     free(c);
     return;
   }
@@ -250,12 +250,12 @@ static int read_llvm_gcda(struct cov_model *m, const char *gcda_abs, const char 
   /* relative sources: from the .gcno's place */
   int st = run_capture(argv, base, &out, &len, map, 2);
   if (st == RUN_TIMEOUT) {
-    fprintf(stderr, "ucov: %s: llvm-cov gcov ran longer than %d s: killed (UCOV_TOOL_TIMEOUT)\n",
-            gcda_abs, tool_timeout_ms() / 1000);
+    UCOV_ERR("%s: llvm-cov gcov ran longer than %d s: killed (UCOV_TOOL_TIMEOUT)\n", gcda_abs,
+             tool_timeout_ms() / 1000);
     return 1;
   }
   if (st) {
-    fprintf(stderr, "ucov: %s: clang's gcov format: %s gcov does not read it\n", gcda_abs, tool);
+    UCOV_ERR("%s: clang's gcov format: %s gcov does not read it\n", gcda_abs, tool);
     free(out);
     return 1;
   }
@@ -348,11 +348,11 @@ static int read_gcov_stream(struct cov_model *m, const char *out, size_t len) {
     size_t used;
     char msg[200];
     if (json_parse(&doc, out + at, len - at, &used)) {
-      fprintf(stderr, "ucov: gcov output: %s\n", doc.error);
+      UCOV_ERR("gcov output: %s\n", doc.error);
       return bad + 1;
     }
     if (gcov_json_read(m, doc.root, msg, sizeof(msg))) {
-      fprintf(stderr, "ucov: gcov output: %s\n", msg);
+      UCOV_ERR("gcov output: %s\n", msg);
       bad++;
     }
     json_free(&doc);
@@ -367,7 +367,7 @@ static char *temp_dir(char *buf, size_t len, const char *what) {
   snprintf(buf, len, "%s/ucov-%s-XXXXXX", base && *base ? base : "/tmp", what);
   char *d = mkdtemp(buf);
   if (!d)
-    fprintf(stderr, "ucov: report: no temporary directory (%s): %s\n", buf, strerror(errno));
+    UCOV_ERR("report: no temporary directory (%s): %s\n", buf, strerror(errno));
   return d;
 }
 
@@ -412,7 +412,7 @@ static int read_gcdas_gcov(struct cov_model *m, struct strlist *gcdas, const str
       if (notes_only) {
         snprintf(gcno, sizeof(gcno), "%s", g);
       } else if (find_gcno(g, gcno, sizeof(gcno))) {
-        fprintf(stderr, "ucov: %s: no .gcno beside it or at its build path: skipped\n", g);
+        UCOV_ERR("%s: no .gcno beside it or at its build path: skipped\n", g);
         bad++;
         continue;
       }
@@ -450,13 +450,13 @@ static int read_gcdas_gcov(struct cov_model *m, struct strlist *gcdas, const str
     size_t len = 0;
     int st = argc > 4 ? run_capture(argv, tmp, &out, &len, map, n_map) : 0;
     if (st == RUN_TIMEOUT)
-      fprintf(stderr, "ucov: report: %s ran longer than %d s on %s%s: killed (UCOV_TOOL_TIMEOUT)\n",
-              tool, tool_timeout_ms() / 1000, gcdas->v[start],
-              end - start > 1 ? " and the .gcda after it" : "");
+      UCOV_ERR("report: %s ran longer than %d s on %s%s: killed (UCOV_TOOL_TIMEOUT)\n", tool,
+               tool_timeout_ms() / 1000, gcdas->v[start],
+               end - start > 1 ? " and the .gcda after it" : "");
     else if (st == 127)
-      fprintf(stderr, "ucov: report: cannot run %s (--gcov-tool)\n", tool);
+      UCOV_ERR("report: cannot run %s (--gcov-tool)\n", tool);
     else if (st)
-      fprintf(stderr, "ucov: report: %s failed (exit %d): some .gcda not read\n", tool, st);
+      UCOV_ERR("report: %s failed (exit %d): some .gcda not read\n", tool, st);
     bad += st != 0;
     if (out)
       bad += read_gcov_stream(m, out, len);
@@ -500,12 +500,12 @@ static int read_gcdas(struct cov_model *m, struct strlist *gcdas, const struct i
     const char *g = gcdas->v[i];
     char gcno[PATH_MAX], gcno_abs[PATH_MAX], abs[PATH_MAX];
     if (find_gcno(g, gcno, sizeof(gcno))) {
-      fprintf(stderr, "ucov: %s: no .gcno beside it or at its build path: skipped\n", g);
+      UCOV_ERR("%s: no .gcno beside it or at its build path: skipped\n", g);
       bad++;
       continue;
     }
     if (!realpath(g, abs) || !realpath(gcno, gcno_abs)) {
-      fprintf(stderr, "ucov: %s: %s\n", g, strerror(errno));
+      UCOV_ERR("%s: %s\n", g, strerror(errno));
       bad++;
       continue;
     }
@@ -519,7 +519,7 @@ static int read_gcdas(struct cov_model *m, struct strlist *gcdas, const struct i
                (kind == GCOVN_LLVM && !llvm_tool)) {
       char err[PATH_MAX + 256];
       if (gcovn_read(m, gcno_abs, abs, err, sizeof(err))) {
-        fprintf(stderr, "ucov: %s\n", err);
+        UCOV_ERR("%s\n", err);
         bad++;
       }
     } else {
@@ -592,7 +592,7 @@ static int profile_suffixes(const char *path, const char *const **out) {
   FILE *f = fopen(path, "rb");
   uint64_t hdr[2] = {0, 0};
   if (!f || fread(hdr, 8, 2, f) != 2) {
-    fprintf(stderr, "ucov: %s: %s\n", path, f ? "too short for an LLVM profile" : strerror(errno));
+    UCOV_ERR("%s: %s\n", path, f ? "too short for an LLVM profile" : strerror(errno));
     if (f)
       fclose(f);
     return -1;
@@ -624,8 +624,8 @@ static int llvm_cov_major(const char *cov) {
 static int read_profiles(struct cov_model *m, struct prof_group *g) {
   if (!g->n_bins) {
     for (size_t i = 0; i < g->paths.n; i++)
-      fprintf(stderr, "ucov: %s: an LLVM profile needs --binary PROG (the instrumented program)\n",
-              g->paths.v[i]);
+      UCOV_ERR("%s: an LLVM profile needs --binary PROG (the instrumented program)\n",
+               g->paths.v[i]);
     return (int)g->paths.n;
   }
   int bad = 0;
@@ -669,8 +669,8 @@ static int read_profiles(struct cov_model *m, struct prof_group *g) {
     int st = run_capture(argv, NULL, &out, &len, NULL, 0);
     free(out);
     if (st == RUN_TIMEOUT) {
-      fprintf(stderr, "ucov: %s: %s ran longer than %d s: killed (UCOV_TOOL_TIMEOUT)\n", ok.v[0],
-              profdata, tool_timeout_ms() / 1000);
+      UCOV_ERR("%s: %s ran longer than %d s: killed (UCOV_TOOL_TIMEOUT)\n", ok.v[0], profdata,
+               tool_timeout_ms() / 1000);
       break;
     }
     if (st)
@@ -692,8 +692,8 @@ static int read_profiles(struct cov_model *m, struct prof_group *g) {
     struct path_map pmap[] = {{merged, "(the merged profiles)"}};
     st = run_capture(argv, NULL, &out, &len, pmap, 1);
     if (st == RUN_TIMEOUT) {
-      fprintf(stderr, "ucov: %s: %s ran longer than %d s: killed (UCOV_TOOL_TIMEOUT)\n", g->bins[0],
-              cov, tool_timeout_ms() / 1000);
+      UCOV_ERR("%s: %s ran longer than %d s: killed (UCOV_TOOL_TIMEOUT)\n", g->bins[0], cov,
+               tool_timeout_ms() / 1000);
       break;
     }
     if (st == 0 && out) {
@@ -702,9 +702,9 @@ static int read_profiles(struct cov_model *m, struct prof_group *g) {
       char msg[200];
       int major = llvm_cov_major(cov);
       if (json_parse(&doc, out, len, &used))
-        fprintf(stderr, "ucov: %s: %s\n", cov, doc.error);
+        UCOV_ERR("%s: %s\n", cov, doc.error);
       else if (llvm_export_read(m, doc.root, major, msg, sizeof(msg)))
-        fprintf(stderr, "ucov: %s: %s\n", cov, msg);
+        UCOV_ERR("%s: %s\n", cov, msg);
       else
         done = 1;
       json_free(&doc);
@@ -713,8 +713,8 @@ static int read_profiles(struct cov_model *m, struct prof_group *g) {
     done |= st == 0; /* (a tool that ran and said why it failed: not tried again) */
   }
   if (!done) {
-    fprintf(stderr, "ucov: %s%s: no llvm-profdata/llvm-cov pair here reads %s with %s\n", ok.v[0],
-            ok.n > 1 ? " and the profiles with it" : "", ok.n > 1 ? "them" : "it", g->bins[0]);
+    UCOV_ERR("%s%s: no llvm-profdata/llvm-cov pair here reads %s with %s\n", ok.v[0],
+             ok.n > 1 ? " and the profiles with it" : "", ok.n > 1 ? "them" : "it", g->bins[0]);
     bad += (int)ok.n;
   }
   free(argv);
@@ -748,7 +748,7 @@ static int load_modmap(const char *path, struct modmap *map, int quiet) {
   char err[512];
   int ret = f ? modmap_read(map, f, path, err, sizeof(err)) : -1;
   if (ret && !quiet)
-    fprintf(stderr, "ucov: %s: %s\n", path, f ? err : strerror(errno));
+    UCOV_ERR("%s: %s\n", path, f ? err : strerror(errno));
   if (f)
     fclose(f);
   return ret ? -1 : 0;
@@ -792,11 +792,11 @@ static struct trace_module *trace_module_q(const char *path, int quiet) {
   int st = dw_hook_sites(path, &hs, err, sizeof(err));
   if (st) {
     if (!(quiet && st == -2))
-      fprintf(stderr, "ucov: %s\n", err);
+      UCOV_ERR("%s\n", err);
     return NULL;
   }
   if (dw_load(&t->dw, path, err, sizeof(err))) {
-    fprintf(stderr, "ucov: %s\n", err);
+    UCOV_ERR("%s\n", err);
     dw_hook_sites_free(&hs);
     return NULL;
   }
@@ -810,7 +810,7 @@ static struct trace_module *trace_module_q(const char *path, int quiet) {
   t->indirect = hs.indirect;
   t->n_indirect = hs.n_indirect;
   if (!t->dw.has_dwarf)
-    fprintf(stderr, "ucov: %s: no DWARF debug info (build with -g): its PCs have no lines\n", path);
+    UCOV_ERR("%s: no DWARF debug info (build with -g): its PCs have no lines\n", path);
   t->hits = calloc((size_t)t->n_sites + 1, sizeof(*t->hits));
   t->ok = t->hits != NULL;
   return t->ok ? t : NULL;
@@ -983,8 +983,8 @@ static void trace_flush(struct cov_model *m, struct trace_module *t) {
     i = j;
   }
   if (no_line && t->dw.has_dwarf && !t->warned) {
-    fprintf(stderr, "ucov: %s: %ld of %ld trace-pc call sites have no line information%s\n",
-            t->path, no_line, t->n_sites, no_line == t->n_sites ? " (build with -g)" : "");
+    UCOV_ERR("%s: %ld of %ld trace-pc call sites have no line information%s\n", t->path, no_line,
+             t->n_sites, no_line == t->n_sites ? " (build with -g)" : "");
     t->warned = 1;
   }
   free(seen);
@@ -1002,12 +1002,12 @@ static int read_pcs(struct cov_model *m, const char *path, const struct input_op
       return 1;
     have_map = 1;
   } else if (!o->n_binaries) {
-    fprintf(stderr, "ucov: %s: PCs need --binary PROG or --modules MAP\n", path);
+    UCOV_ERR("%s: PCs need --binary PROG or --modules MAP\n", path);
     return 1;
   }
   FILE *f = fopen(path, "rb");
   if (!f) {
-    fprintf(stderr, "ucov: %s: %s\n", path, strerror(errno));
+    UCOV_ERR("%s: %s\n", path, strerror(errno));
     if (have_map)
       modmap_free(&map);
     return 1;
@@ -1058,7 +1058,7 @@ static int read_pcs(struct cov_model *m, const char *path, const struct input_op
       pc = strtoull(p, &end, 16);
       if (end == p || errno) {
         if (bad++ < 3)
-          fprintf(stderr, "ucov: %s:%lu: not a hexadecimal PC\n", path, lineno);
+          UCOV_ERR("%s:%lu: not a hexadecimal PC\n", path, lineno);
         continue;
       }
     }
@@ -1084,9 +1084,9 @@ static int read_pcs(struct cov_model *m, const char *path, const struct input_op
     if (tmods[i].ok && tmods[i].used)
       trace_flush(m, &tmods[i]);
   if (unknown)
-    fprintf(stderr, "ucov: %s: %" PRIu64 " of %" PRIu64 " PCs are no trace-pc call site of %s%s\n",
-            path, unknown, total, have_map ? "their module" : o->binaries[0],
-            have_map ? "" : " (another build? PIE or shared objects need --modules)");
+    UCOV_ERR("%s: %" PRIu64 " of %" PRIu64 " PCs are no trace-pc call site of %s%s\n", path,
+             unknown, total, have_map ? "their module" : o->binaries[0],
+             have_map ? "" : " (another build? PIE or shared objects need --modules)");
   if (total && unknown == total)
     bad++;
   if (have_map)
@@ -1127,7 +1127,7 @@ static int profile_module(const char *map_path, const char *profile, char *out, 
 static int read_json_file(struct cov_model *m, const char *path) {
   FILE *f = fopen(path, "rb");
   if (!f) {
-    fprintf(stderr, "ucov: %s: %s\n", path, strerror(errno));
+    UCOV_ERR("%s: %s\n", path, strerror(errno));
     return 1;
   }
   char *buf = NULL;
@@ -1136,7 +1136,7 @@ static int read_json_file(struct cov_model *m, const char *path) {
     if (UCOV_GROW(buf, cap, len + 65536, 1 << 20)) {
       fclose(f);
       free(buf);
-      fprintf(stderr, "ucov: %s: out of memory\n", path);
+      UCOV_ERR("%s: out of memory\n", path);
       return 1;
     }
     r = fread(buf + len, 1, cap - len, f);
@@ -1147,15 +1147,15 @@ static int read_json_file(struct cov_model *m, const char *path) {
   char msg[200];
   int bad = 0;
   if (json_parse(&doc, buf, len, NULL)) {
-    fprintf(stderr, "ucov: %s: not JSON: %s\n", path, doc.error);
+    UCOV_ERR("%s: not JSON: %s\n", path, doc.error);
     bad = 1;
   } else if (json_get(doc.root, "format")) {
     if (ucov_json_read(m, doc.root, msg, sizeof(msg))) {
-      fprintf(stderr, "ucov: %s: %s\n", path, msg);
+      UCOV_ERR("%s: %s\n", path, msg);
       bad = 1;
     }
   } else if (gcov_json_read(m, doc.root, msg, sizeof(msg))) {
-    fprintf(stderr, "ucov: %s: neither ucov JSON nor gcov's: %s\n", path, msg);
+    UCOV_ERR("%s: neither ucov JSON nor gcov's: %s\n", path, msg);
     bad = 1;
   }
   json_free(&doc);
@@ -1198,7 +1198,7 @@ static int read_xencov(struct cov_model *m, const char *path, const struct input
     fclose(f);
   }
   if (!blob) {
-    fprintf(stderr, "ucov: %s: %s\n", path, strerror(errno));
+    UCOV_ERR("%s: %s\n", path, strerror(errno));
     return 1;
   }
   char tmpl[PATH_MAX];
@@ -1211,20 +1211,19 @@ static int read_xencov(struct cov_model *m, const char *path, const struct input
     const char *nul = memchr(name, 0, len - off);
     uint32_t size = 0;
     if (!nul || (size_t)(nul - name) >= PATH_MAX - 64 || len - (size_t)(nul + 1 - blob) < 4) {
-      fprintf(stderr, "ucov: %s: truncated record at byte %zu\n", path, off);
+      UCOV_ERR("%s: truncated record at byte %zu\n", path, off);
       bad = 1;
       break;
     }
     memcpy(&size, nul + 1, 4);
     size_t data = (size_t)(nul + 1 - blob) + 4;
     if (size > len - data) {
-      fprintf(stderr, "ucov: %s: record %s claims %u bytes, %zu remain\n", path, name, size,
-              len - data);
+      UCOV_ERR("%s: record %s claims %u bytes, %zu remain\n", path, name, size, len - data);
       bad = 1;
       break;
     }
     if (!xencov_name_ok(name)) {
-      fprintf(stderr, "ucov: %s: refusing record name '%s'\n", path, name);
+      UCOV_ERR("%s: refusing record name '%s'\n", path, name);
       bad = 1;
     } else {
       char out[PATH_MAX + 64];
@@ -1241,7 +1240,7 @@ static int read_xencov(struct cov_model *m, const char *path, const struct input
       } else {
         if (w)
           fclose(w);
-        fprintf(stderr, "ucov: %s: %s\n", out, strerror(errno));
+        UCOV_ERR("%s: %s\n", out, strerror(errno));
         bad = 1;
       }
     }
@@ -1364,7 +1363,7 @@ static int batch_prof(struct cov_model *m, struct strlist *l, const struct input
     int from_map =
         dir && !o->n_binaries && profile_module(map_path, l->v[i], exe, sizeof(exe)) == 0;
     if (prof_pending(l->v[i], from_map ? exe_list : o->binaries, from_map ? 1 : o->n_binaries)) {
-      fprintf(stderr, "ucov: %s: out of memory\n", l->v[i]);
+      UCOV_ERR("%s: out of memory\n", l->v[i]);
       bad++;
     }
   }
@@ -1471,7 +1470,7 @@ static int cmp_str(const void *a, const void *b) {
 static int read_dir(struct cov_model *m, const char *path, const struct input_opts *o) {
   int bad = 0;
   if (nftw(path, walk_entry, 32, FTW_PHYS)) {
-    fprintf(stderr, "ucov: %s: %s\n", path, strerror(errno));
+    UCOV_ERR("%s: %s\n", path, strerror(errno));
     bad++;
   }
   size_t found = 0;
@@ -1481,7 +1480,7 @@ static int read_dir(struct cov_model *m, const char *path, const struct input_op
     found += walk[k].n;
   }
   if (!found) {
-    fprintf(stderr, "ucov: %s: no .gcda, .gcno, .profraw, .info, .json or PC dump inside\n", path);
+    UCOV_ERR("%s: no .gcda, .gcno, .profraw, .info, .json or PC dump inside\n", path);
     bad++;
   }
   for (size_t k = 0; k < N_KINDS; k++) {
@@ -1495,7 +1494,7 @@ static int read_dir(struct cov_model *m, const char *path, const struct input_op
 int input_read(struct cov_model *m, const char *path, const struct input_opts *o) {
   struct stat st;
   if (stat(path, &st)) {
-    fprintf(stderr, "ucov: %s: %s\n", path, strerror(errno));
+    UCOV_ERR("%s: %s\n", path, strerror(errno));
     return 1;
   }
   if (S_ISDIR(st.st_mode))
@@ -1514,7 +1513,7 @@ int input_read(struct cov_model *m, const char *path, const struct input_opts *o
     FILE *f = fopen(path, "rb");
     size_t n = f ? fread(b, 1, sizeof(b), f) : 0;
     if (!f) {
-      fprintf(stderr, "ucov: %s: %s\n", path, strerror(errno));
+      UCOV_ERR("%s: %s\n", path, strerror(errno));
       sl_free(&one);
       return 1;
     }
@@ -1530,10 +1529,9 @@ int input_read(struct cov_model *m, const char *path, const struct input_opts *o
   sl_free(&one);
   if (bad >= 0)
     return bad;
-  fprintf(stderr,
-          "ucov: %s: not a .gcda, LLVM profile, lcov tracefile, ucov/gcov JSON or PC dump: "
-          "skipped\n",
-          path);
+  UCOV_ERR("%s: not a .gcda, LLVM profile, lcov tracefile, ucov/gcov JSON or PC dump: "
+           "skipped\n",
+           path);
   return 1;
 }
 
@@ -1552,13 +1550,13 @@ int input_finish(struct cov_model *m, const struct input_opts *o) {
     char err[PATH_MAX + 256];
     enum gcovn_kind kind = gcovn_kind(gcno);
     if (kind == GCOVN_BAD) {
-      fprintf(stderr, "ucov: %s: not a notes file: its never-run unit is not counted\n", gcno);
+      UCOV_ERR("%s: not a notes file: its never-run unit is not counted\n", gcno);
       bad++;
     } else if (kind == GCOVN_OTHER ||
                (kind == GCOVN_GCC && o->gcov_tool && !tool_is_llvm_cov(o->gcov_tool))) {
       sl_add(&via_gcov, gcno);
     } else if (gcovn_read(m, gcno, NULL, err, sizeof(err))) {
-      fprintf(stderr, "ucov: %s\n", err);
+      UCOV_ERR("%s\n", err);
       bad++;
     }
   }

@@ -169,7 +169,7 @@ static int starts(const char *p, const char *prefix) {
 int lcov_read(struct cov_model *m, const char *path) {
   FILE *f = fopen(path, "r");
   if (!f) {
-    fprintf(stderr, "ucov: %s: %s\n", path, strerror(errno));
+    UCOV_ERR("%s: %s\n", path, strerror(errno));
     return -1;
   }
   char *line = NULL, *test = NULL;
@@ -232,13 +232,13 @@ int lcov_read(struct cov_model *m, const char *path) {
     }
     if (!ok) {
       if (bad < 5)
-        fprintf(stderr, "ucov: %s:%lu: not an lcov record: %.60s\n", path, lineno, line);
+        UCOV_ERR("%s:%lu: not an lcov record: %.60s\n", path, lineno, line);
       bad++;
     }
   }
   bad += rec_flush(&rec, cur);
   if (cur) {
-    fprintf(stderr, "ucov: %s: the last record has no end_of_record (read anyway)\n", path);
+    UCOV_ERR("%s: the last record has no end_of_record (read anyway)\n", path);
     bad++;
   }
   free(rec.fns);
@@ -246,7 +246,7 @@ int lcov_read(struct cov_model *m, const char *path) {
   free(line);
   fclose(f);
   if (bad > 5)
-    fprintf(stderr, "ucov: %s: %d records not read\n", path, bad);
+    UCOV_ERR("%s: %d records not read\n", path, bad);
   return bad;
 }
 
@@ -254,8 +254,7 @@ int lcov_read(struct cov_model *m, const char *path) {
  * tests get the first name, and a warning). */
 static const char *test_of(const struct cov_file *c) {
   if (c->mixed_tests)
-    fprintf(stderr, "ucov: %s: records of several test names summed under TN:%s\n", c->path,
-            c->test);
+    UCOV_ERR("%s: records of several test names summed under TN:%s\n", c->path, c->test);
   return c->test ? c->test : "";
 }
 

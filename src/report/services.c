@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "formats.h"
 #include "md5.h"
+#include "util.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -301,7 +302,7 @@ int coveralls_write(const struct cov_model *m, FILE *f) {
     char hex[33], buf[8192];
     uint32_t n_src = 0;
     if (digest(cov_source_path(m, c->path, buf, sizeof(buf)), hex, &n_src)) {
-      fprintf(stderr, "ucov: %s: no source to digest (Coveralls needs it): left out\n", c->path);
+      UCOV_ERR("%s: no source to digest (Coveralls needs it): left out\n", c->path);
       continue;
     }
     fputs(first ? "\n  {\"name\": " : ",\n  {\"name\": ", f);

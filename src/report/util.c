@@ -2,6 +2,8 @@
 /* The host tool's growable arrays and string hash (see util.h). */
 #include "util.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 int ucov_grow(void **arr, size_t *cap, size_t n, size_t elem, size_t first) {
@@ -28,4 +30,14 @@ uint64_t ucov_hash_str(const char *s) {
   for (; *s; s++)
     h = (h ^ (unsigned char)*s) * 1099511628211ull;
   return h;
+}
+
+const char *ucov_cmd = "ucov";
+
+void ucov_err(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "%s: ", ucov_cmd);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
 }

@@ -19,6 +19,14 @@ int ucov_grow(void **arr, size_t *cap, size_t n, size_t elem, size_t first);
 /* Grow array `a` (a pointer variable) with capacity variable `cap` for index n. */
 #define UCOV_GROW(a, cap, n, first) ucov_grow((void **)&(a), &(cap), (n), sizeof(*(a)), (first))
 
+/* Who the messages on stderr come from: "ucov report" (the ucov command sets
+ * it; "ucov" until then). */
+extern const char *ucov_cmd;
+
+/* A message on stderr, "<ucov_cmd>: " and then printf's. */
+void ucov_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#define UCOV_ERR ucov_err
+
 /* FNV-1a of a string. */
 uint64_t ucov_hash_str(const char *s);
 

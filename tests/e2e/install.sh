@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # cmake --install into a temporary prefix (and with DESTDIR): the command, the
-# runtime, the shim, the headers, ucov.pc and the CMake package. A sample
+# runtime, the shim, the headers, ucov.pc, the CMake package, the man pages
+# and bash completion. A sample
 # program builds against it with pkg-config and with find_package(ucov) and
 # traces itself; the installed ucov cc finds its own runtime; UCOV_MODE picks
 # the modes when a build passes only CC.
@@ -13,7 +14,9 @@ rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
 P=$WORK/prefix
 cmake --install "$BUILD" --prefix "$P" >install.log 2>&1 && pass || fail "cmake --install: $(tail -3 install.log)"
 for f in bin/ucov include/ucov/ucov.h include/ucov/kcov.h lib*/libucov.a lib*/libucov.so \
-  lib*/libucov-kcov.so lib*/libucov-dso.a lib*/pkgconfig/ucov.pc lib*/cmake/ucov/ucovConfig.cmake; do
+  lib*/libucov-kcov.so lib*/libucov-dso.a lib*/pkgconfig/ucov.pc lib*/cmake/ucov/ucovConfig.cmake \
+  share/man/man1/ucov.1 share/man/man1/ucov-report.1 share/man/man1/ucov-cc.1 \
+  share/bash-completion/completions/ucov; do
   compgen -G "$P/$f" >/dev/null || fail "installed: $f"
 done
 pass
