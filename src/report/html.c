@@ -267,8 +267,10 @@ static const char script[] =
     "<span class=\"bx\">#</span> not executed.</p>';\n"
     " const src=f.s===null?null:f.s.split('\\n');\n"
     " if(src===null)h+='<p>(source not available: '+esc(f.p)+')</p>';\n"
-    " const n=src?src.length:(f.l.length?f.l[f.l.length-1][0]:0);const rows=[];\n"
-    " for(let k=1;k<=n;k++){const c=cnt.get(k),b=br.get(k),d=cat.get(k),x=mc.get(k);"
+    /* without the source, only the lines with data (a line number is not a row count) */
+    " const ks=src?src.map((_,j)=>j+1):[...new Set([...f.l.map(l=>l[0]),...f.b.map(b=>b[0]),"
+    "...(f.x||[])])].sort((a,b)=>a-b);const rows=[];\n"
+    " for(const k of ks){const c=cnt.get(k),b=br.get(k),d=cat.get(k),x=mc.get(k);"
     "const e=ex.has(k);"
     "rows.push('<tr id=\"L'+k+'\" class=\"'+(e?'excl':c===undefined?'none':c>0?'hit':'miss')+'\">"
     "<td class=\"ln\">'+k+'</td><td class=\"cnt\">'+(e?'excl':c===undefined?'':c)+'</td>'"

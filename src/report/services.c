@@ -309,10 +309,11 @@ int coveralls_write(const struct cov_model *m, FILE *f) {
     first = 0;
     json_put_string(f, cov_display(m, c->path));
     fprintf(f, ", \"source_digest\": \"%s\", \"coverage\": [", hex);
-    /* one entry per source line: null where there is no code */
+    /* one entry per source line: null where there is no code (lines past
+     * the source's end are not the source's: left out, and said) */
     uint32_t top = n_src;
     if (c->n_lines && c->lines[c->n_lines - 1].line > top)
-      top = c->lines[c->n_lines - 1].line;
+      UCOV_ERR("%s: coverage past its last line (%" PRIu32 "): left out\n", c->path, n_src);
     size_t k = 0;
     for (uint32_t ln = 1; ln <= top; ln++) {
       while (k < c->n_lines && c->lines[k].line < ln)
@@ -325,10 +326,12 @@ int coveralls_write(const struct cov_model *m, FILE *f) {
         fputs("null", f);
     }
     fputs("], \"branches\": [", f);
-    for (size_t b = 0; b < c->n_branches; b++) {
+    for (size_t b = 0, n = 0; b < c->n_branches; b++) {
       const struct cov_branch *x = &c->branches[b];
-      fprintf(f, "%s%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu64, b ? "," : "", x->line, x->block,
-              x->branch, x->executed ? x->taken : 0);
+      if (x->line > top)
+        continue;
+      fprintf(f, "%s%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu64, n++ ? "," : "", x->line,
+              x->block, x->branch, x->executed ? x->taken : 0);
     }
     fputs("]}", f);
   }

@@ -163,6 +163,16 @@ assert d["service_job_id"] == "99" and d["service_pull_request"] == "7", d
 assert d["git"] == {"head": {"id": "abc123"}, "branch": "feature"}, d["git"]' gh.json && pass ||
   fail "Coveralls on GitHub Actions: $(head -c 300 gh.json)"
 
+# A tracefile claiming a line far past its source's end: Coveralls gets the
+# source's lines only (said), not four billion nulls.
+printf 'int x;\nint y;\n' >short.c
+printf 'SF:%s/short.c\nDA:1,1\nDA:4000000000,1\nBRDA:4000000000,0,0,1\nend_of_record\n' "$WORK" >huge.info
+"$UCOV" report huge.info --coveralls huge.json 2>huge.err
+[ "$(stat -c %s huge.json)" -lt 1000 ] && grep -q 'past its last line' huge.err &&
+  python3 -c 'import json,sys; f=json.load(open(sys.argv[1]))["source_files"][0]
+assert f["coverage"] == [1, None] and f["branches"] == [], f' huge.json && pass ||
+  fail "Coveralls of a line past the source: $(head -c 200 huge.json) $(cat huge.err)"
+
 # Markdown: totals, the lowest-covered files; with a baseline, the changed files.
 "$UCOV" report build --root repo --markdown md.txt && grep -q '^| Lines | ' md.txt &&
   grep -q '^| lib/util.c | ' md.txt && grep -q 'Lowest-covered files' md.txt && pass ||

@@ -108,4 +108,11 @@ headless --screenshot="$WORK/light.png" "file://$WORK/r.html#f=0"
 headless --force-dark-mode --screenshot="$WORK/dark.png" "file://$WORK/r.html#f=0"
 [ -s light.png ] && [ -s dark.png ] && ! cmp -s light.png dark.png && pass ||
   fail "screenshots of both themes differ"
+# Without its source, a file shows the lines that have data, however large
+# their numbers (not four billion empty rows).
+printf 'SF:/nonexistent/x.c\nDA:3,1\nDA:4000000000,0\nend_of_record\n' >far.info
+"$UCOV" report far.info --html far.html
+headless --dump-dom "file://$WORK/far.html#f=0" >far.dom
+[ "$(grep -o '<tr id="L[0-9]*"' far.dom | tr '\n' ' ')" = '<tr id="L3" <tr id="L4000000000" ' ] &&
+  grep -q 'source not available' far.dom && pass || fail "a file without its source: $(grep -c '<tr id=' far.dom) rows"
 finish htmlview
