@@ -26,6 +26,59 @@
 
 enum { EX_LINE = 1, EX_BRANCH = 2, NO_CODE = 4 };
 
+/*
+ * gcovr's patterns are Python's: what a yes/no match at a line's start needs
+ * of them, in ERE. \d and \D (in and out of brackets), (?: groups, and lazy
+ * quantifiers (*? +? ?? }?: lazy or greedy, the same lines match). The rest
+ * is ERE already, glibc's \w \s \b included.
+ */
+static char *python_ere(const char *p) {
+  size_t n = strlen(p);
+  char *o = malloc(5 * n + 1), *w = o; /* \D -> [^0-9]: six for two */
+  if (!o)
+    return NULL;
+  int bracket = 0;
+  for (size_t i = 0; i < n; i++) {
+    char c = p[i];
+    if (c == '\\' && i + 1 < n) {
+      char d = p[++i];
+      if (d == 'd' || d == 'D') {
+        const char *r = bracket ? "0-9" : d == 'd' ? "[0-9]" : "[^0-9]";
+        w = stpcpy(w, r);
+      } else {
+        *w++ = c;
+        *w++ = d;
+      }
+      continue;
+    }
+    if (bracket) {
+      if (c == ']' && bracket > 1)
+        bracket = 0;
+      else
+        bracket++;
+      *w++ = c;
+      continue;
+    }
+    if (c == '[') {
+      bracket = 1;
+      *w++ = c;
+      if (i + 1 < n && p[i + 1] == '^')
+        *w++ = p[++i];
+      continue;
+    }
+    if (c == '(' && i + 2 < n && p[i + 1] == '?' && p[i + 2] == ':') {
+      *w++ = '(';
+      i += 2;
+      continue;
+    }
+    if (c == '?' && i > 0 && strchr("*+?}", p[i - 1]) && !(i > 1 && p[i - 2] == '\\'))
+      continue; /* a lazy quantifier's mark */
+    *w++ = c;
+  }
+  *w = 0;
+  return o;
+}
+
 int cov_excl_compile(struct cov_excl *x, char *msg, size_t len) {
   const char *pat[2] = {x->line_pattern, x->branch_pattern};
   const char *opt[2] = {"--exclude-lines-by-pattern", "--exclude-branches-by-pattern"};
@@ -34,7 +87,13 @@ int cov_excl_compile(struct cov_excl *x, char *msg, size_t len) {
   for (int k = 0; k < 2; k++) {
     if (!pat[k] || *have[k])
       continue;
-    int rc = regcomp(re[k], pat[k], REG_EXTENDED);
+    char *ere = python_ere(pat[k]);
+    if (!ere) {
+      snprintf(msg, len, "out of memory");
+      return -1;
+    }
+    int rc = regcomp(re[k], ere, REG_EXTENDED);
+    free(ere);
     if (rc) {
       char why[128];
       regerror(rc, re[k], why, sizeof(why));

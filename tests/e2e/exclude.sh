@@ -29,7 +29,9 @@ if command -v gcovr >/dev/null; then
   gcovr -r . -b --json-summary g.json >/dev/null 2>&1
   [ "$(lb u.json)" = "$(lb g.json)" ] && pass ||
     fail "markers: ucov $(lb u.json), gcovr $(lb g.json)"
-  for p in --exclude-lines-by-pattern=.*SKIPME --exclude-branches-by-pattern=.*branches.here; do
+  # (gcovr's patterns are Python's: \d, (?:...) and lazy quantifiers mean the same here)
+  for p in --exclude-lines-by-pattern=.*SKIPME --exclude-branches-by-pattern=.*branches.here \
+    '--exclude-lines-by-pattern=(?:\s*)if \(v == \d+\)' '--exclude-lines-by-pattern=.*?12345\D'; do
     "$UCOV" report . "$p" --json-summary up.json 2>/dev/null
     gcovr -r . -b "$p" --json-summary gp.json >/dev/null 2>&1
     [ "$(lb up.json)" = "$(lb gp.json)" ] && [ "$(lb up.json)" != "$(lb u.json)" ] && pass ||
