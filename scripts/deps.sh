@@ -22,6 +22,10 @@ have gcovr || need+=(gcovr)
 have xmllint || need+=(libxml2-utils)
 # Headless Chromium opens the HTML report in the tests.
 have chromium || need+=(chromium)
+# git makes the diffs of tests/e2e/diffcov.sh; man and groff render the man pages.
+have git || need+=(git)
+have man || need+=(man-db)
+have groff || need+=(groff-base)
 # The symbolizer reads DWARF with elfutils' libdw.
 [ -f /usr/include/elfutils/libdw.h ] || need+=(libdw-dev libelf-dev)
 have eu-addr2line || need+=(elfutils)

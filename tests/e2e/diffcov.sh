@@ -9,6 +9,10 @@
 set -u
 UCOV=$1 SRC=$2 WORK=$3
 . "$SRC/tests/lib.sh"
+if ! command -v git >/dev/null; then
+  echo "skip: git not installed (scripts/deps.sh installs it)"
+  exit 0
+fi
 rm -rf "$WORK" && mkdir -p "$WORK/repo" && cd "$WORK/repo" || exit 1
 V=$SRC/tests/e2e/diffcov
 git() { command git -c user.name=ucov -c user.email=ucov@example.invalid -c init.defaultBranch=main "$@"; }
