@@ -298,8 +298,8 @@ static int exclude_file(struct cov_file *f, const struct cov_excl *x) {
   if (src) {
     /* flags only for lines that have data, and only as far as the source goes */
     uint32_t n_src = 1;
-    for (size_t i = 0; i < len && n_src < top; i++)
-      n_src += src[i] == '\n';
+    for (const char *p = src; n_src < top && (p = memchr(p, '\n', (size_t)(src + len - p))); p++)
+      n_src++;
     s.n_flags = (n_src < top ? n_src : top) + 1;
     s.flags = calloc(s.n_flags, 1);
     if (!s.flags) {
@@ -307,14 +307,26 @@ static int exclude_file(struct cov_file *f, const struct cov_excl *x) {
       free(path);
       return -1;
     }
-    char *line = src;
-    for (uint32_t ln = 1; line <= src + len && !s.oom; ln++) {
-      char *nl = memchr(line, '\n', (size_t)(src + len - line));
+    /* Line by line where a pattern or --exclude-unreachable-branches looks
+     * at every line; elsewhere from one marker to the next. */
+    int per_line = x->have_line_re || x->have_branch_re || x->unreachable_branches;
+    char *line = src, *end = src + len;
+    for (uint32_t ln = 1; line <= end && !s.oom; ln++) {
+      if (!per_line || ln >= s.n_flags) {
+        char *hit = x->markers ? memmem(line, (size_t)(end - line), "_EXCL_", 6) : NULL;
+        if (!hit)
+          break;
+        for (char *p = line; (p = memchr(p, '\n', (size_t)(hit - p))); p++, ln++)
+          line = p + 1;
+        if (ln == UINT32_MAX)
+          break;
+      }
+      char *nl = memchr(line, '\n', (size_t)(end - line));
       if (nl)
         *nl = 0;
       if (x->markers && strstr(line, "_EXCL_"))
         markers(&s, ln, line);
-      if (ln < s.n_flags) {
+      if (per_line && ln < s.n_flags) {
         if (x->have_line_re && match_start(&x->line_re, line))
           s.flags[ln] |= EX_LINE;
         if (x->have_branch_re && match_start(&x->branch_re, line))
@@ -327,11 +339,9 @@ static int exclude_file(struct cov_file *f, const struct cov_excl *x) {
             s.flags[ln] |= NO_CODE;
         }
       }
-      if (!nl)
+      if (!nl || ln == UINT32_MAX)
         break;
       line = nl + 1;
-      if (ln == UINT32_MAX)
-        break;
     }
     static const char *const word[2] = {"", "BR_"};
     for (int k = 0; k < 2; k++)
