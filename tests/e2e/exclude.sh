@@ -4,10 +4,11 @@
 # for the functions; the same lines out for gcov, LLVM, trace and tracefile
 # inputs; unbalanced markers warned about by file and line; the counts of what
 # was excluded in the summary, JSON, Markdown and HTML.
-# Usage: exclude.sh UCOV SRCDIR WORKDIR
+# Usage: exclude.sh UCOV SRCDIR WORKDIR [SANITIZE]
 set -u
-UCOV=$1 SRC=$2 WORK=$3
+UCOV=$1 SRC=$2 WORK=$3 SAN=${4:-}
 . "$SRC/tests/lib.sh"
+sanflags "$SAN"
 rm -rf "$WORK" && mkdir -p "$WORK/g" && cd "$WORK/g" || exit 1
 X=$SRC/tests/e2e/excl
 cp "$X/markers.c" "$X/unbalanced.c" "$X/cleanup.c" .
@@ -149,7 +150,9 @@ cd ../g || exit 1
 # Traces: the PCs of a build with call sites, every site as hit.
 if command -v objdump >/dev/null; then
   mkdir -p ../t && cp markers.c ../t && cd ../t || exit 1
-  CC=gcc "$UCOV" cc --trace -g -O0 -no-pie markers.c -o tm 2>/dev/null
+  # (the runtime of a sanitizer build needs its flags to link)
+  CC=gcc "$UCOV" cc --trace -g -O0 -no-pie "${SANFLAGS[@]}" markers.c -o tm 2>cc.err ||
+    fail "ucov cc --trace: $(head -3 cc.err)"
   "$UCOV" symbolize --call-sites --binary tm | while read -r a; do printf '0x%x\n' $((a + 5)); done >pcs.txt
   "$UCOV" report pcs.txt --binary tm --lcov tr.info 2>/dev/null
   "$UCOV" report pcs.txt --binary tm --no-markers --lcov tr0.info 2>/dev/null
