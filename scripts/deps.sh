@@ -22,6 +22,11 @@ have gcovr || need+=(gcovr)
 have xmllint || need+=(libxml2-utils)
 # Headless Chromium opens the HTML report in the tests.
 have chromium || need+=(chromium)
+# The coverage store's engines (SQLite embedded, PostgreSQL through libpq), and a
+# PostgreSQL server for tests/e2e/store.sh (tests/pg.sh starts its own).
+[ -f /usr/include/sqlite3.h ] || need+=(libsqlite3-dev)
+[ -f /usr/include/postgresql/libpq-fe.h ] || need+=(libpq-dev)
+compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || need+=(postgresql)
 # git makes the diffs of tests/e2e/diffcov.sh; man and groff render the man pages.
 have git || need+=(git)
 have man || need+=(man-db)

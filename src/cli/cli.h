@@ -29,6 +29,10 @@ int cmd_merge(int argc, char **argv);
 int cmd_mount(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
+int cmd_push(int argc, char **argv);
+int cmd_store(int argc, char **argv);
+int cmd_who(int argc, char **argv);
+int cmd_history(int argc, char **argv);
 
 #include <stddef.h>
 #include <sys/types.h>

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -20,6 +21,7 @@
 #include "report/html.h"
 #include "report/inputs.h"
 #include "report/model.h"
+#include "store/store.h"
 
 static const char report_usage[] =
     "usage: ucov report INPUT... [--lcov FILE] [--cobertura FILE] [--json FILE] [--html FILE]\n"
@@ -69,6 +71,14 @@ static const char report_usage[] =
     "  --exclude GLOB       drop source paths matching GLOB (repeatable, the same)\n"
     "  --gcov-tool TOOL     read .gcda through this gcov (default: ucov reads\n"
     "                       GCC 12-15 notes itself)\n"
+    "\n"
+    "From a coverage store (ucov push; docs/store.md), with or without INPUTs:\n"
+    "  --store URL          a store: a SQLite file (sqlite:PATH or a path; default\n"
+    "                       $UCOV_STORE, else ./ucov.db) or postgresql://...\n"
+    "  --build B            one build: its number, revision or build-id (prefix)\n"
+    "  --test NAME          only these tests' counts (repeatable)\n"
+    "  --since TIME         only counts from TIME on: seconds since the epoch,\n"
+    "                       YYYY-MM-DD[THH:MM[:SS]] (UTC), or Nd / Nh ago\n"
     "\n"
     "Exclusions (lines, branches and functions taken out, and counted as excluded):\n"
     "markers in the sources, LCOV_EXCL_LINE, LCOV_EXCL_START ... LCOV_EXCL_STOP and\n"
@@ -133,13 +143,22 @@ enum {
   O_COVERALLS,
   O_JACOCO,
   O_COBERTURA_SPLIT,
-  O_DIFF
+  O_DIFF,
+  O_STORE,
+  O_TEST,
+  O_SHARD,
+  O_REVISION,
+  O_BUILD,
+  O_SINCE
 };
 
 struct outputs {
   const char *lcov, *cobertura, *json, *html, *title;
   const char *json_summary, *markdown, *sonarqube, *coveralls, *jacoco, *cobertura_split;
   const char *root, *diff;
+  const char *store, *shard, *revision, *build, *since;
+  const char **tests;
+  int n_tests;
   char **baselines;
   int n_baselines;
   int lcov_format; /* 1 or 2 */
@@ -287,6 +306,12 @@ static int parse(int argc, char **argv, const char *usage, struct cov_model *m,
       {"jacoco", required_argument, 0, O_JACOCO},
       {"cobertura-split", required_argument, 0, O_COBERTURA_SPLIT},
       {"diff", required_argument, 0, O_DIFF},
+      {"store", required_argument, 0, O_STORE},
+      {"test", required_argument, 0, O_TEST},
+      {"shard", required_argument, 0, O_SHARD},
+      {"revision", required_argument, 0, O_REVISION},
+      {"build", required_argument, 0, O_BUILD},
+      {"since", required_argument, 0, O_SINCE},
       {"output", required_argument, 0, 'o'},
       {"quiet", no_argument, 0, 'q'},
       {"help", no_argument, 0, 'h'},
@@ -325,6 +350,22 @@ static int parse(int argc, char **argv, const char *usage, struct cov_model *m,
       break;
     case O_ROOT:
       out->root = optarg;
+      break;
+    case O_STORE:
+    case O_SHARD:
+    case O_REVISION:
+    case O_BUILD:
+    case O_SINCE:
+      *(c == O_STORE      ? &out->store
+        : c == O_SHARD    ? &out->shard
+        : c == O_REVISION ? &out->revision
+        : c == O_BUILD    ? &out->build
+                          : &out->since) = optarg;
+      break;
+    case O_TEST:
+      if (!grow_list((void **)&out->tests, out->n_tests))
+        return -1;
+      out->tests[out->n_tests++] = optarg;
       break;
     case O_DIFF:
       if (merge_out) {
@@ -418,7 +459,7 @@ static int parse(int argc, char **argv, const char *usage, struct cov_model *m,
       return -1;
     }
   }
-  if (optind >= argc) {
+  if (optind >= argc && !out->store) {
     UCOV_ERR("no INPUT\n");
     cli_try_help();
     return -1;
@@ -500,6 +541,54 @@ static void print_diff(const struct cov_diff *d) {
   printf("\n");
 }
 
+/* What a command's parse and reading left to free. */
+static void release(struct cov_model *m, struct input_opts *in, struct outputs *out) {
+  cov_free(m);
+  free(in->binaries);
+  free(out->baselines);
+  free(out->tests);
+  cov_excl_free(&out->excl);
+  in->binaries = NULL;
+  out->baselines = NULL;
+  out->tests = NULL;
+}
+
+/* --since: seconds since the epoch, an ISO date/time (UTC), or "Nd"/"Nh"/"Nm" ago. */
+static int parse_since(const char *v, int64_t *out) {
+  char *end;
+  long long n = strtoll(v, &end, 10);
+  if (end != v && !*end && n >= 0) {
+    *out = n;
+    return 0;
+  }
+  if (end != v && n >= 0 && end[1] == 0 && strchr("dhm", *end)) {
+    int64_t unit = *end == 'd' ? 86400 : *end == 'h' ? 3600 : 60;
+    *out = (int64_t)time(NULL) - (int64_t)n * unit;
+    return 0;
+  }
+  struct tm tm = {0};
+  const char *fmts[] = {"%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M:%S",
+                        "%Y-%m-%d %H:%M", "%Y-%m-%d"};
+  for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
+    memset(&tm, 0, sizeof(tm));
+    const char *e = strptime(v, fmts[i], &tm);
+    if (e && (!*e || !strcmp(e, "Z"))) {
+      *out = (int64_t)timegm(&tm);
+      return 0;
+    }
+  }
+  return -1;
+}
+
+/* Options that belong to other commands: a usage error naming the first. */
+static int only_for(const char *what, const char *opt, const void *given) {
+  if (!given)
+    return 0;
+  UCOV_ERR("--%s is an option of %s\n", opt, what);
+  cli_try_help();
+  return -1;
+}
+
 int cmd_report(int argc, char **argv) {
   struct cov_model m, base;
   struct input_opts in = {0};
@@ -509,13 +598,38 @@ int cmd_report(int argc, char **argv) {
   cov_init(&base);
   int first = parse(argc, argv, report_usage, &m, &in, &out, NULL, &quiet);
   if (first < 0) {
-    cov_free(&m);
-    free(in.binaries);
-    free(out.baselines);
-    cov_excl_free(&out.excl);
+    release(&m, &in, &out);
     return UCOV_EXIT_USAGE;
   }
-  int bad = read_inputs(&m, argc, argv, first, &in, &out.excl);
+  int64_t since = 0;
+  if (only_for("ucov push", "shard", out.shard) ||
+      only_for("ucov push", "revision", out.revision) ||
+      (!out.store && (only_for("ucov report --store", "build", out.build) ||
+                      only_for("ucov report --store", "test", out.tests) ||
+                      only_for("ucov report --store", "since", out.since)))) {
+    release(&m, &in, &out);
+    return UCOV_EXIT_USAGE;
+  }
+  if (out.since && parse_since(out.since, &since)) {
+    UCOV_ERR("--since wants seconds since the epoch, YYYY-MM-DD[THH:MM[:SS]] or Nd/Nh/Nm, not "
+             "'%s'\n",
+             out.since);
+    cli_try_help();
+    release(&m, &in, &out);
+    return UCOV_EXIT_USAGE;
+  }
+  int bad = 0;
+  if (out.store) {
+    char msg[512];
+    struct store *st = store_open(out.store, msg, sizeof(msg));
+    struct store_filter sf = {out.build, out.tests, out.n_tests, since};
+    if (!st || store_read(st, &sf, &m, msg, sizeof(msg))) {
+      UCOV_ERR("%s\n", msg);
+      bad++;
+    }
+    store_close(st);
+  }
+  bad += read_inputs(&m, argc, argv, first, &in, &out.excl);
   struct cov_diff diff = {0};
   int have_diff = 0;
   struct udiff *ud = NULL;
@@ -592,11 +706,8 @@ int cmd_report(int argc, char **argv) {
   if (have_diff)
     cov_diff_free(&diff);
   the_diff = NULL;
-  cov_free(&m);
   cov_free(&base);
-  free(in.binaries);
-  free(out.baselines);
-  cov_excl_free(&out.excl);
+  release(&m, &in, &out);
   /* (an input not read: the figures are not the build's, no gate is judged on them) */
   return err || bad ? UCOV_EXIT_FAIL : gate ? gate : UCOV_EXIT_OK;
 }
@@ -614,10 +725,15 @@ int cmd_merge(int argc, char **argv) {
     cli_try_help();
     first = -1;
   }
+  if (first >= 0 && (only_for("ucov report and ucov push", "store", out.store) ||
+                     only_for("ucov push", "shard", out.shard) ||
+                     only_for("ucov push", "revision", out.revision) ||
+                     only_for("ucov report --store", "build", out.build) ||
+                     only_for("ucov report and ucov push", "test", out.tests) ||
+                     only_for("ucov report --store", "since", out.since)))
+    first = -1;
   if (first < 0) {
-    cov_free(&m);
-    free(in.binaries);
-    cov_excl_free(&out.excl);
+    release(&m, &in, &out);
     return UCOV_EXIT_USAGE;
   }
   int bad = read_inputs(&m, argc, argv, first, &in, &out.excl);
@@ -628,8 +744,99 @@ int cmd_merge(int argc, char **argv) {
                       : out.lcov_format == 2 ? lcov_write2
                                              : lcov_write,
                       &m);
-  cov_free(&m);
-  free(in.binaries);
-  cov_excl_free(&out.excl);
+  release(&m, &in, &out);
   return err || bad ? UCOV_EXIT_FAIL : UCOV_EXIT_OK;
+}
+
+static const char push_usage[] =
+    "usage: ucov push INPUT... [--store URL] [--test NAME] [--shard S] [--revision R]\n"
+    "\n"
+    "Add coverage INPUTs (anything `ucov report` reads) to a coverage store, under\n"
+    "a build (the modules' build-ids, --revision) and a context (--test, --shard,\n"
+    "this host, the hour). Counts add up; the same push again counts once. An\n"
+    "input that cannot be read (a .gcda whose stamp does not match its notes, a\n"
+    "corrupt file) refuses the whole push: nothing is stored.\n"
+    "\n"
+    "  --store URL          a SQLite file (sqlite:PATH or a path; default $UCOV_STORE,\n"
+    "                       else ./ucov.db) or postgresql://... (libpq)\n"
+    "  --test NAME          the test these counts are from\n"
+    "  --shard S            the shard, machine or job they are from\n"
+    "  --revision R         the sources' revision (a commit)\n"
+    "  --binary, --modules, --prefix-map, --include, --exclude, --gcov-tool: as for\n"
+    "  ucov report\n"
+    "  -q, --quiet\n"
+    "  -h, --help\n";
+
+int cmd_push(int argc, char **argv) {
+  struct cov_model m;
+  struct input_opts in = {0};
+  struct outputs out = {.excl = {.markers = 0, .cmd = "ucov push"}};
+  int quiet = 0;
+  cov_init(&m);
+  int first = parse(argc, argv, push_usage, &m, &in, &out, NULL, &quiet);
+  if (first >= 0 && optind >= argc) {
+    UCOV_ERR("no INPUT\n");
+    cli_try_help();
+    first = -1;
+  }
+  if (first >= 0 && (only_for("ucov report --store", "build", out.build) ||
+                     only_for("ucov report --store", "since", out.since))) {
+    first = -1;
+  }
+  if (first >= 0 && out.n_tests > 1) {
+    UCOV_ERR("one --test per push\n");
+    cli_try_help();
+    first = -1;
+  }
+  int any_output = out.lcov || out.cobertura || out.json || out.html || out.json_summary ||
+                   out.markdown || out.sonarqube || out.coveralls || out.jacoco ||
+                   out.cobertura_split || out.n_baselines || out.diff;
+  if (first >= 0 && any_output) {
+    UCOV_ERR("push writes no report: the outputs are ucov report's\n");
+    cli_try_help();
+    first = -1;
+  }
+  if (first < 0) {
+    release(&m, &in, &out);
+    return UCOV_EXIT_USAGE;
+  }
+  int bad = read_inputs(&m, argc, argv, first, &in, &out.excl);
+  int status = UCOV_EXIT_OK;
+  if (bad) {
+    UCOV_ERR("%d input%s could not be read: nothing pushed\n", bad, bad == 1 ? "" : "s");
+    status = UCOV_EXIT_FAIL;
+  } else {
+    char msg[512], *ids = NULL;
+    struct store *st = store_open(out.store, msg, sizeof(msg));
+    if (st && store_build_ids(in.binaries, in.n_binaries, argv + first, argc - first, &ids, msg,
+                              sizeof(msg)) == 0) {
+      struct store_push p = {.test = out.n_tests ? out.tests[0] : NULL,
+                             .shard = out.shard,
+                             .revision = out.revision,
+                             .build_ids = ids,
+                             .root = m.root};
+      int r = store_push(st, &m, &p, msg, sizeof(msg));
+      if (r < 0) {
+        UCOV_ERR("%s: nothing pushed\n", msg);
+        status = UCOV_EXIT_FAIL;
+      } else if (!quiet) {
+        struct cov_summary sum;
+        cov_summary(&m, &sum);
+        if (r == 1)
+          UCOV_ERR("already in the store (the same push): counted once\n");
+        else
+          UCOV_ERR("pushed %zu files, %" PRIu64 " lines, %" PRIu64 " functions, %" PRIu64
+                   " branches into %s\n",
+                   m.n_files, sum.lines_found, sum.funcs_found, sum.branches_found,
+                   store_engine(st));
+      }
+    } else {
+      UCOV_ERR("%s: nothing pushed\n", msg);
+      status = UCOV_EXIT_FAIL;
+    }
+    free(ids);
+    store_close(st);
+  }
+  release(&m, &in, &out);
+  return status;
 }

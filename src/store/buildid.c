@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A push's build: the build-ids of the programs it names (--binary: the ELF's
+ * GNU build-id note) and of the programs of the pulled trees among its inputs
+ * (DIR/modules: the first module, the program itself). A --binary whose id
+ * differs from the running module of the same name refuses the push: its
+ * counts are not that program's.
+ */
+#define _GNU_SOURCE
+#include "store.h"
+
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report/modmap.h"
+
+/* The GNU build-id of an ELF file as hex, or "" (none, or not ELF). */
+static void elf_build_id(const char *path, char *out, size_t n) {
+  out[0] = 0;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return;
+  elf_version(EV_CURRENT);
+  Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+  for (Elf_Scn *scn = NULL; e && !out[0] && (scn = elf_nextscn(e, scn));) {
+    GElf_Shdr sh;
+    if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+      continue;
+    Elf_Data *d = elf_getdata(scn, NULL);
+    GElf_Nhdr nh;
+    size_t off = 0, name_off, desc_off;
+    while (d && (off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
+      if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+          !memcmp((char *)d->d_buf + name_off, "GNU", 4) && 2 * nh.n_descsz < n) {
+        const unsigned char *id = (const unsigned char *)d->d_buf + desc_off;
+        for (size_t i = 0; i < nh.n_descsz; i++)
+          snprintf(out + 2 * i, 3, "%02x", id[i]);
+        break;
+      }
+    }
+  }
+  if (e)
+    elf_end(e);
+  close(fd);
+}
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static const char *base_name(const char *p) {
+  const char *s = strrchr(p, '/');
+  return s ? s + 1 : p;
+}
+
+int store_build_ids(const char **bins, int n_bins, char **inputs, int n_inputs, char **out,
+                    char *msg, size_t len) {
+  char **ids = calloc((size_t)(n_bins + n_inputs) + 1, sizeof(*ids));
+  size_t n = 0;
+  int err = ids ? 0 : -1;
+  if (!ids)
+    snprintf(msg, len, "out of memory");
+  for (int i = 0; !err && i < n_bins; i++) {
+    char id[130];
+    elf_build_id(bins[i], id, sizeof(id));
+    if (id[0] && !(ids[n++] = strdup(id)))
+      err = -1;
+  }
+  for (int i = 0; !err && i < n_inputs; i++) {
+    char *path;
+    if (asprintf(&path, "%s/modules", inputs[i]) < 0)
+      continue;
+    FILE *f = fopen(path, "r");
+    struct modmap mm;
+    char e[256];
+    if (f && modmap_read(&mm, f, path, e, sizeof(e)) == 0) {
+      for (size_t k = 0; !err && k < mm.count; k++) {
+        const struct modmap_entry *me = &mm.entries[k];
+        if (!strcmp(me->build_id, "-"))
+          continue;
+        /* a --binary of the same name must be the program that ran */
+        for (int b = 0; b < n_bins; b++) {
+          char id[130];
+          if (strcmp(base_name(bins[b]), base_name(me->path)))
+            continue;
+          elf_build_id(bins[b], id, sizeof(id));
+          if (id[0] && strcmp(id, me->build_id)) {
+            snprintf(msg, len, "%s: build-id %s, but the program that ran (%s in %s) is %s",
+                     bins[b], id, me->path, path, me->build_id);
+            err = -1;
+          }
+        }
+        if (k == 0 && !err && !(ids[n++] = strdup(me->build_id)))
+          err = -1;
+      }
+      modmap_free(&mm);
+    }
+    if (f)
+      fclose(f);
+    free(path);
+  }
+  char *joined = NULL;
+  if (!err) {
+    qsort(ids, n, sizeof(*ids), cmp_str);
+    size_t total = 1;
+    for (size_t i = 0; i < n; i++)
+      total += strlen(ids[i]) + 1;
+    joined = calloc(total, 1);
+    for (size_t i = 0; joined && i < n; i++)
+      if (!i || strcmp(ids[i], ids[i - 1])) {
+        if (joined[0])
+          strcat(joined, ",");
+        strcat(joined, ids[i]);
+      }
+    if (!joined) {
+      snprintf(msg, len, "out of memory");
+      err = -1;
+    }
+  }
+  for (size_t i = 0; ids && i < n; i++)
+    free(ids[i]);
+  free(ids);
+  *out = joined;
+  return err;
+}

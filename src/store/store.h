@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The coverage store: coverage models pushed into a database (SQLite or
+ * PostgreSQL) with their build and context (test, shard, host, hour), summed
+ * by the engine, read back as a model for any report, and asked which tests
+ * ran a line. docs/store.md has the schema.
+ */
+#ifndef UCOV_STORE_STORE_H
+#define UCOV_STORE_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "report/model.h"
+
+struct store;
+
+/*
+ * A store URL: "postgresql://..." or "postgres://..." (libpq), "sqlite:PATH"
+ * or any other path (SQLite). NULL: $UCOV_STORE, else ./ucov.db. NULL with
+ * msg when it cannot be opened.
+ */
+struct store *store_open(const char *url, char *msg, size_t len);
+void store_close(struct store *s);
+const char *store_engine(const struct store *s);
+
+/* Create the schema, or migrate an older one to this version. 0 or -1 (msg). */
+int store_init(struct store *s, char *msg, size_t len);
+
+struct store_push {
+  const char *test, *shard, *host, *revision; /* NULL: "" (host: this machine's name) */
+  const char *build_ids; /* the modules' build-ids, sorted, comma-separated ("": none known) */
+  const char *nonce;     /* what else makes this push unique (a snapshot's token), or NULL */
+  const char *root;      /* what relative source paths are relative to (NULL: here) */
+  int64_t when;          /* seconds since the epoch (0: now) */
+};
+
+/*
+ * Add a finished model's counts under its build and context, in one
+ * transaction: all or nothing. A push carries the hash of its content and
+ * metadata: the same push again is counted once. Returns 0 stored, 1 stored
+ * before (nothing added), -1 error (msg; nothing added).
+ */
+int store_push(struct store *s, const struct cov_model *m, const struct store_push *p, char *msg,
+               size_t len);
+
+struct store_filter {
+  const char *build;  /* a build's number, revision or build-id (prefix); NULL: all */
+  const char **tests; /* NULL or n_tests names */
+  int n_tests;
+  int64_t since; /* contexts from this time on (0: all) */
+};
+
+/*
+ * The summed counts (lines, functions, branches) that pass the filter, into
+ * m (finished after). A path with several contents (revisions) gives the
+ * newest's counts; the others are left out and said. 0 or -1 (msg).
+ */
+int store_read(struct store *s, const struct store_filter *f, struct cov_model *m, char *msg,
+               size_t len);
+
+/*
+ * The build-ids of a push: the --binary programs' and those of the programs
+ * of the pulled trees among the inputs (DIR/modules), sorted, once each,
+ * comma-separated, into *out (malloc'd). A --binary whose build-id differs
+ * from the module of that name that ran: -1 with msg (the push is refused).
+ */
+int store_build_ids(const char **bins, int n_bins, char **inputs, int n_inputs, char **out,
+                    char *msg, size_t len);
+
+/* The tests that ran FILE (a path or its ending) at LINE, most hits first. */
+int store_who(struct store *s, const char *file, uint32_t line,
+              void (*cb)(void *arg, const char *path, const char *test, uint64_t count), void *arg,
+              char *msg, size_t len);
+
+/* Line totals per build, oldest first (path: only files whose path contains it). */
+int store_history(struct store *s, const char *path,
+                  void (*cb)(void *arg, int64_t build, const char *revision, int64_t created,
+                             uint64_t found, uint64_t hit),
+                  void *arg, char *msg, size_t len);
+
+#endif

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# The coverage store on both engines: SQLite (a file) and a real PostgreSQL
+# server of the test's own (tests/pg.sh). Pushes of separate runs sum to what
+# ucov merge makes of the same files; a push again counts once; eight
+# pushers at once lose and double nothing, nor does a push killed midway and
+# retried; --test, --build and --revision select; who names exactly the runs
+# that reached each function; history lists the builds; a .gcda that does
+# not match its notes, or a --binary that is not the program that ran, refuses
+# the whole push.
+# Usage: store.sh UCOV SRCDIR WORKDIR
+set -u
+UCOV=$1 SRC=$2 WORK=$3
+. "$SRC/tests/lib.sh"
+# shellcheck source=tests/pg.sh
+. "$SRC/tests/pg.sh"
+rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
+trap pg_stop EXIT
+D=$SRC/examples/demo
+R=('GET / HTTP/1.1\r\nHost: a\r\n\r\n' 'POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n1\r\na\r\n0\r\n\r\n'
+  'BAD\r\n\r\n')
+mkdir b && (cd b && gcc --coverage -O0 -I"$D" -c "$D/httpreq.c" "$SRC/tests/integration/gcov_main.c" &&
+  gcc --coverage httpreq.o gcov_main.o -o prog) || exit 1
+# run K: one request's .gcda files, in r<K>/ (a tree of its own)
+for k in 0 1 2; do
+  rm -f b/*.gcda && (cd b && ./prog "${R[$k]}" >/dev/null || true) && mkdir -p "r$k" &&
+    cp b/*.gcda b/*.gcno "r$k"/
+done
+"$UCOV" merge r0 r1 r2 -o all.info && "$UCOV" merge r1 -o r1.info || fail "merge"
+# lines NAME.info: the DA/FNDA/BRDA records, sorted (what a store must give back)
+recs() { grep -E '^(SF|DA|FNDA|BRDA):' "$1" | sort; }
+
+engine() { # engine NAME URL
+  local name=$1 url=$2 n st
+  "$UCOV" store init "$url" 2>init.err && pass || fail "$name: store init: $(cat init.err)"
+  for k in 0 1 2; do
+    "$UCOV" push "r$k" --store "$url" --test "t$k" --revision rev1 -q || fail "$name: push r$k"
+  done
+  "$UCOV" report --store "$url" --lcov "$name.info" 2>/dev/null
+  cmp -s <(recs "$name.info") <(recs all.info) && pass ||
+    fail "$name: the store's sum is merge's: $(diff <(recs "$name.info") <(recs all.info) | head -5)"
+  # the same push again: counted once
+  "$UCOV" push r1 --store "$url" --test t1 --revision rev1 2>again.err
+  grep -q 'counted once' again.err && "$UCOV" report --store "$url" --lcov again.info &&
+    cmp -s <(recs again.info) <(recs all.info) && pass || fail "$name: a push again counts once"
+  # --test: one test's counts
+  "$UCOV" report --store "$url" --test t1 --lcov t1.info && cmp -s <(recs t1.info) <(recs r1.info) &&
+    pass || fail "$name: --test t1 is run 1: $(diff <(recs t1.info) <(recs r1.info) | head -3)"
+  # who: the tests that reached each function's line are the runs that called it
+  local bad=0 fn line want got
+  while IFS=, read -r line fn; do
+    want=$(for k in 0 1 2; do "$UCOV" merge "r$k" -o - 2>/dev/null | grep -q "^FNDA:[1-9][0-9]*,$fn$" &&
+      echo "t$k"; done | sort | tr '\n' ' ')
+    got=$("$UCOV" who "httpreq.c:$line" --store "$url" | cut -f1 | sort | tr '\n' ' ')
+    [ "$want" = "$got" ] || { bad=1; echo "who httpreq.c:$line ($fn): want '$want', got '$got'" >&2; }
+  done < <(awk -F'[:,]' -v f="SF:$D/httpreq.c" '$0==f{p=1} /^end_of_record/{p=0} p&&/^FN:/{print $2","$3}' all.info)
+  [ $bad = 0 ] && pass || fail "$name: who"
+  # a second build (revision): --build selects it, history lists both
+  "$UCOV" push r0 --store "$url" --test t0 --revision rev2 -q
+  "$UCOV" report --store "$url" --build rev2 --lcov rev2.info && "$UCOV" merge r0 -o r0.info &&
+    cmp -s <(recs rev2.info) <(recs r0.info) && pass || fail "$name: --build rev2"
+  "$UCOV" history --store "$url" >hist.txt && [ "$(wc -l <hist.txt)" = 2 ] &&
+    [ "$(cut -f2 hist.txt | tr '\n' ' ')" = "rev1 rev2 " ] && pass || fail "$name: history: $(cat hist.txt)"
+  # refused: a .gcda that does not match its notes (rebuilt after the run)
+  mkdir -p stale o1 && cp r0/* stale/ && (cd o1 && gcc --coverage -O1 -I"$D" -c "$D/httpreq.c") &&
+    cp o1/httpreq.gcno stale/httpreq.gcno
+  "$UCOV" report --store "$url" --lcov before.info
+  "$UCOV" push stale --store "$url" --test stale 2>stale.err
+  st=$?
+  "$UCOV" report --store "$url" --lcov after.info
+  [ $st = 1 ] && grep -q 'nothing pushed' stale.err && cmp -s before.info after.info && pass ||
+    fail "$name: a stale .gcda refuses the push ($st): $(cat stale.err)"
+  # refused: a --binary that is not the program the pulled tree ran
+  mkdir -p pulled && cp r0/* pulled/ &&
+    printf '400000 401000 0 0 r-x 0123456789abcdef %s\n' "$WORK/b/prog" >pulled/modules
+  "$UCOV" push pulled --binary b/prog --store "$url" 2>bid.err
+  [ $? = 1 ] && grep -q 'build-id' bid.err && pass || fail "$name: a foreign --binary: $(cat bid.err)"
+}
+
+# Eight pushers into one store at once, two rounds each; one more push is
+# killed midway and retried: the sum is the merge of exactly those pushes.
+concurrent() { # concurrent NAME URL
+  local name=$1 url=$2 i pids=()
+  for i in $(seq 1 8); do
+    (for round in 1 2; do
+      "$UCOV" push "r$((i % 3))" --store "$url" --test "c$i" --shard "round$round" -q || exit 1
+    done) &
+    pids+=($!)
+  done
+  local ok=1
+  for p in "${pids[@]}"; do wait "$p" || ok=0; done
+  [ $ok = 1 ] && pass || fail "$name: a concurrent pusher failed"
+  "$UCOV" push r2 --store "$url" --test killed -q &
+  local kp=$!
+  sleep 0.05
+  kill -9 $kp 2>/dev/null
+  wait $kp 2>/dev/null
+  "$UCOV" push r2 --store "$url" --test killed -q 2>/dev/null # the retry: once in all
+  local args=()
+  for i in $(seq 1 8); do args+=("r$((i % 3))" "r$((i % 3))"); done
+  "$UCOV" merge "${args[@]}" r2 -o conc.info
+  "$UCOV" report --store "$url" --lcov "$name-conc.info"
+  cmp -s <(recs "$name-conc.info") <(recs conc.info) && pass ||
+    fail "$name: 8 pushers x 2 and a killed push: $(diff <(recs "$name-conc.info") <(recs conc.info) | head -5)"
+}
+
+engine sqlite "sqlite:$WORK/cov.db"
+concurrent sqlite "$WORK/conc.db"
+if pg_start; then
+  engine postgresql "$PGURL"
+  # a second database on the same server for the concurrent pushes
+  pg_as "$PG_BIN/createdb" -h "$PG_DIR" -U ucov conc >/dev/null 2>&1
+  concurrent postgresql "postgresql:///conc?host=$PG_DIR&user=ucov"
+  pg_stop
+else
+  echo "skip PostgreSQL: no initdb/pg_ctl (scripts/deps.sh installs postgresql)"
+fi
+# No store: a clear error, status 1.
+"$UCOV" report --store "postgresql:///x?host=/nonexistent" >/dev/null 2>nostore.err
+[ $? = 1 ] && grep -q 'ucov report: ' nostore.err && pass || fail "no server: $(cat nostore.err)"
+finish store
