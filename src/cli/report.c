@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -767,6 +768,31 @@ static const char push_usage[] =
     "  -q, --quiet\n"
     "  -h, --help\n";
 
+/* One push, said on stderr. An exit status. */
+static int push_one(struct store *st, const struct cov_model *m, const struct store_push *p,
+                    int quiet) {
+  char msg[512];
+  int r = store_push(st, m, p, msg, sizeof(msg));
+  if (r < 0) {
+    UCOV_ERR("%s: nothing pushed\n", msg);
+    return UCOV_EXIT_FAIL;
+  }
+  if (!quiet) {
+    struct cov_summary sum;
+    cov_summary(m, &sum);
+    const char *t = p->test && *p->test ? p->test : NULL;
+    if (r == 1)
+      UCOV_ERR("%s%s%salready in the store (the same push): counted once\n", t ? "test " : "",
+               t ? t : "", t ? ": " : "");
+    else
+      UCOV_ERR("pushed %s%s%s%zu files, %" PRIu64 " lines, %" PRIu64 " functions, %" PRIu64
+               " branches into %s\n",
+               t ? "test " : "", t ? t : "", t ? ": " : "", m->n_files, sum.lines_found,
+               sum.funcs_found, sum.branches_found, store_engine(st));
+  }
+  return UCOV_EXIT_OK;
+}
+
 int cmd_push(int argc, char **argv) {
   struct cov_model m;
   struct input_opts in = {0};
@@ -800,43 +826,82 @@ int cmd_push(int argc, char **argv) {
     release(&m, &in, &out);
     return UCOV_EXIT_USAGE;
   }
-  int bad = read_inputs(&m, argc, argv, first, &in, &out.excl);
+  /* An lcov tracefile's test names (TN:) are contexts of their own, unless
+   * --test names one for everything. */
+  char **names = NULL;
+  size_t n_names = 0;
+  int *is_lcov = calloc((size_t)(argc - first) + 1, sizeof(*is_lcov));
+  for (int i = first; !out.n_tests && is_lcov && i < argc; i++) {
+    char **t;
+    size_t nt;
+    struct stat sb;
+    size_t l = strlen(argv[i]);
+    if (stat(argv[i], &sb) || !S_ISREG(sb.st_mode) || l < 5 || strcmp(argv[i] + l - 5, ".info") ||
+        lcov_tests(argv[i], &t, &nt))
+      continue;
+    is_lcov[i - first] = 1;
+    for (size_t k = 0; k < nt; k++) {
+      size_t j = 0;
+      while (j < n_names && strcmp(names[j], t[k]))
+        j++;
+      if (j < n_names || !*t[k] || !grow_list((void **)&names, (int)n_names)) {
+        free(t[k]);
+        continue;
+      }
+      names[n_names++] = t[k];
+    }
+    free(t);
+  }
+  int bad = 0;
+  if (!n_names) {
+    bad = read_inputs(&m, argc, argv, first, &in, &out.excl);
+  } else {
+    /* the other inputs, and the tracefiles' records without a name */
+    for (int i = first; i < argc; i++)
+      bad += is_lcov[i - first] ? lcov_read_test(&m, argv[i], "") : input_read(&m, argv[i], &in);
+    bad += input_finish(&m, &in);
+    cov_finish(&m);
+  }
   int status = UCOV_EXIT_OK;
+  char msg[512], *ids = NULL;
+  struct store *st = NULL;
   if (bad) {
     UCOV_ERR("%d input%s could not be read: nothing pushed\n", bad, bad == 1 ? "" : "s");
     status = UCOV_EXIT_FAIL;
-  } else {
-    char msg[512], *ids = NULL;
-    struct store *st = store_open(out.store, msg, sizeof(msg));
-    if (st && store_build_ids(in.binaries, in.n_binaries, argv + first, argc - first, &ids, msg,
-                              sizeof(msg)) == 0) {
-      struct store_push p = {.test = out.n_tests ? out.tests[0] : NULL,
-                             .shard = out.shard,
-                             .revision = out.revision,
-                             .build_ids = ids,
-                             .root = m.root};
-      int r = store_push(st, &m, &p, msg, sizeof(msg));
-      if (r < 0) {
-        UCOV_ERR("%s: nothing pushed\n", msg);
-        status = UCOV_EXIT_FAIL;
-      } else if (!quiet) {
-        struct cov_summary sum;
-        cov_summary(&m, &sum);
-        if (r == 1)
-          UCOV_ERR("already in the store (the same push): counted once\n");
-        else
-          UCOV_ERR("pushed %zu files, %" PRIu64 " lines, %" PRIu64 " functions, %" PRIu64
-                   " branches into %s\n",
-                   m.n_files, sum.lines_found, sum.funcs_found, sum.branches_found,
-                   store_engine(st));
-      }
-    } else {
-      UCOV_ERR("%s: nothing pushed\n", msg);
-      status = UCOV_EXIT_FAIL;
-    }
-    free(ids);
-    store_close(st);
+  } else if (!(st = store_open(out.store, msg, sizeof(msg))) ||
+             store_build_ids(in.binaries, in.n_binaries, argv + first, argc - first, &ids, msg,
+                             sizeof(msg))) {
+    UCOV_ERR("%s: nothing pushed\n", msg);
+    status = UCOV_EXIT_FAIL;
   }
+  struct store_push p = {.test = out.n_tests ? out.tests[0] : NULL,
+                         .shard = out.shard,
+                         .revision = out.revision,
+                         .build_ids = ids,
+                         .root = m.root};
+  if (status == UCOV_EXIT_OK && (m.n_files || !n_names))
+    status = push_one(st, &m, &p, quiet);
+  /* then each test name's records, a push each */
+  for (size_t k = 0; status == UCOV_EXIT_OK && k < n_names; k++) {
+    struct cov_model t;
+    cov_init(&t);
+    t.maps = m.maps, t.n_maps = m.n_maps, t.include = m.include, t.n_include = m.n_include;
+    t.exclude = m.exclude, t.n_exclude = m.n_exclude;
+    for (int i = first; i < argc; i++)
+      if (is_lcov[i - first])
+        bad += lcov_read_test(&t, argv[i], names[k]);
+    cov_finish(&t);
+    p.test = names[k];
+    status = bad ? UCOV_EXIT_FAIL : push_one(st, &t, &p, quiet);
+    t.maps = NULL, t.n_maps = t.n_include = t.n_exclude = 0, t.include = t.exclude = NULL;
+    cov_free(&t);
+  }
+  for (size_t k = 0; k < n_names; k++)
+    free(names[k]);
+  free(names);
+  free(is_lcov);
+  free(ids);
+  store_close(st);
   release(&m, &in, &out);
   return status;
 }

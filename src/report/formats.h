@@ -18,6 +18,10 @@
  * exception "e", MCDC). Returns the records it could not read (0: all), or
  * -1 if the file cannot be read. */
 int lcov_read(struct cov_model *m, const char *path);
+/* The same, only the records under test name `only` (TN:; "" for none; NULL: all). */
+int lcov_read_test(struct cov_model *m, const char *path, const char *only);
+/* The test names (TN:) of a tracefile, in order, once each (malloc'd). 0 or -1. */
+int lcov_tests(const char *path, char ***names, size_t *n);
 /* A finished model as an lcov 1.x tracefile. 0 or -1 (a write error). */
 int lcov_write(const struct cov_model *m, FILE *f);
 /* The same in lcov 2.x's form (FNL/FNA, MCDC, VER, exception branches). */

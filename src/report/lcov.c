@@ -167,6 +167,10 @@ static int starts(const char *p, const char *prefix) {
 }
 
 int lcov_read(struct cov_model *m, const char *path) {
+  return lcov_read_test(m, path, NULL);
+}
+
+int lcov_read_test(struct cov_model *m, const char *path, const char *only) {
   FILE *f = fopen(path, "r");
   if (!f) {
     UCOV_ERR("%s: %s\n", path, strerror(errno));
@@ -189,8 +193,8 @@ int lcov_read(struct cov_model *m, const char *path) {
       free(test); /* the name of the records that follow */
       test = strdup(p + 3);
     } else if (starts(p, "SF:")) {
-      cur = cov_file(m, p + 3, NULL);
-      skipping = cur == NULL; /* filtered out (or no memory) */
+      cur = only && strcmp(only, test ? test : "") ? NULL : cov_file(m, p + 3, NULL);
+      skipping = cur == NULL; /* another test's, filtered out (or no memory) */
       if (cur)
         cov_set_test(cur, test);
     } else if (strcmp(p, "end_of_record") == 0) {
@@ -248,6 +252,36 @@ int lcov_read(struct cov_model *m, const char *path) {
   if (bad > 5)
     UCOV_ERR("%s: %d records not read\n", path, bad);
   return bad;
+}
+
+int lcov_tests(const char *path, char ***names, size_t *n) {
+  *names = NULL;
+  *n = 0;
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return -1;
+  char *line = NULL;
+  size_t cap = 0, have = 0;
+  ssize_t len;
+  int err = 0;
+  while (!err && (len = getline(&line, &cap, f)) >= 0) {
+    while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+      line[--len] = 0;
+    if (!starts(line, "TN:"))
+      continue;
+    size_t i = 0;
+    while (i < *n && strcmp((*names)[i], line + 3))
+      i++;
+    if (i < *n)
+      continue;
+    if (UCOV_GROW(*names, have, *n, 8) || !((*names)[*n] = strdup(line + 3)))
+      err = -1;
+    else
+      (*n)++;
+  }
+  free(line);
+  fclose(f);
+  return err;
 }
 
 /* The file's TN (lcov writes one record per test; summed records of several

@@ -69,6 +69,13 @@ engine() { # engine NAME URL
   "$UCOV" report --store "$url" --lcov after.info
   [ $st = 1 ] && grep -q 'nothing pushed' stale.err && cmp -s before.info after.info && pass ||
     fail "$name: a stale .gcda refuses the push ($st): $(cat stale.err)"
+  # an lcov tracefile's test names (TN:) are the tests, one push each
+  { sed 's/^TN:.*/TN:alpha/' r0.info; sed 's/^TN:.*/TN:beta/' r1.info; } >tn.info
+  "$UCOV" push tn.info --store "$url" --revision rev3 2>tn.err &&
+    grep -q 'pushed test alpha' tn.err && grep -q 'pushed test beta' tn.err &&
+    "$UCOV" report --store "$url" --build rev3 --test beta --lcov beta.info &&
+    cmp -s <(recs beta.info) <(recs r1.info) && pass ||
+    fail "$name: TN names are tests: $(cat tn.err)"
   # refused: a --binary that is not the program the pulled tree ran
   mkdir -p pulled && cp r0/* pulled/ &&
     printf '400000 401000 0 0 r-x 0123456789abcdef %s\n' "$WORK/b/prog" >pulled/modules
