@@ -30,6 +30,7 @@ int cmd_mount(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
 int cmd_push(int argc, char **argv);
+int cmd_collect(int argc, char **argv);
 int cmd_store(int argc, char **argv);
 int cmd_who(int argc, char **argv);
 int cmd_history(int argc, char **argv);
@@ -50,6 +51,30 @@ int pull_objects(pid_t pid, const char *serial, const char *dir, int reset, char
  */
 #define UCOV_LCOV_MARKER "gcov/kernel/gcov/base.gcno"
 #define UCOV_LCOV_MARKER_TARGET "/kernel/gcov/base.gcno"
+
+/*
+ * A two-phase pull (--reset) calls the hook between its snapshot and its
+ * commit, and before finishing an interrupted one: 0 commits (the target
+ * drops the counts it gave), anything else drops the snapshot (the counts
+ * stay in the target). The snapshot of object names[i] is in the file
+ * pull_snapshot_path(dir, names[i], target, token).
+ */
+#include <stdint.h>
+typedef int (*pull_hook)(void *arg, const char *dir, const char *target, uint64_t token,
+                         char **names, long n);
+void pull_set_hook(pull_hook hook, void *arg);
+char *pull_snapshot_path(const char *dir, const char *name, const char *target, uint64_t token);
+
+/* A pulled tree (or any input) read and pushed into a store (opened at
+ * *st from url the first time). 0, or -1 (said: nothing pushed). */
+struct store;
+struct store_push;
+struct input_opts;
+int cli_push_tree(struct store **st, const char *url, const char *dir,
+                  const struct store_push *meta, const struct input_opts *in, int quiet);
+
+/* rm -r dir (not following links). */
+void cli_rm_tree(const char *dir);
 
 /* Beside dir/gcov/<path>.gcda, a .gcno link to /<path>.gcno when that exists. */
 void link_notes(const char *dir, const char *name);

@@ -34,6 +34,7 @@ static const struct command {
     {"report", cmd_report, "turn coverage (pulled, .gcda, .profraw, lcov, JSON) into reports"},
     {"merge", cmd_merge, "add up coverage inputs into one lcov tracefile or ucov JSON"},
     {"push", cmd_push, "add coverage inputs to a coverage store (SQLite or PostgreSQL)"},
+    {"collect", cmd_collect, "move a running target's coverage into a coverage store, losslessly"},
     {"store", cmd_store, "create or migrate a coverage store (store init URL)"},
     {"who", cmd_who, "the tests in a coverage store that ran a line (FILE:LINE)"},
     {"history", cmd_history, "line coverage per build, from a coverage store"},

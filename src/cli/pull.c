@@ -382,6 +382,33 @@ static char *tmp_path(const char *dir, const char *name, const char *target, uin
   return asprintf(&p, "%s/%s.ucov-tmp.%s.%" PRIu64, dir, name, target, token) < 0 ? NULL : p;
 }
 
+char *pull_snapshot_path(const char *dir, const char *name, const char *target, uint64_t token) {
+  return tmp_path(dir, name, target, token);
+}
+
+static pull_hook the_hook;
+static void *the_hook_arg;
+
+void pull_set_hook(pull_hook hook, void *arg) {
+  the_hook = hook;
+  the_hook_arg = arg;
+}
+
+/* A snapshot the hook did not take: its files and marker go, its counts stay in the target. */
+static void drop_snapshot(const char *dir, const char *target, uint64_t token, char **names,
+                          long n) {
+  for (long i = 0; i < n; i++) {
+    char *tmp = tmp_path(dir, names[i], target, token);
+    if (tmp)
+      unlink(tmp);
+    free(tmp);
+  }
+  char *m = marker_path(dir, target, token);
+  if (m)
+    unlink(m);
+  free(m);
+}
+
 static int fsync_parent(const char *path) {
   char *d = strdup(path);
   char *slash = d ? strrchr(d, '/') : NULL;
@@ -673,7 +700,10 @@ static void recover_pulls(struct ucov_ctl *c, const char *dir, int quiet) {
     if (names && n >= 0) {
       if (!quiet)
         UCOV_ERR("finishing an interrupted pull (%s)\n", e->d_name);
-      commit_pull(c, dir, target, token, names, n, quiet);
+      if (the_hook && the_hook(the_hook_arg, dir, target, token, names, n))
+        drop_snapshot(dir, target, token, names, n);
+      else
+        commit_pull(c, dir, target, token, names, n, quiet);
     }
     for (long i = 0; names && i < n; i++)
       free(names[i]);
@@ -853,6 +883,9 @@ int pull_objects(pid_t pid, const char *serial_path, const char *dir, int reset,
     if (!m || write_marker(m, target, token, snapped, nsnapped) != 0) {
       UCOV_ERR("%s: %s\n", m ? m : dir, strerror(errno));
       status = UCOV_EXIT_FAIL;
+    } else if (the_hook && the_hook(the_hook_arg, dir, target, token, snapped, nsnapped)) {
+      drop_snapshot(dir, target, token, snapped, nsnapped);
+      status = UCOV_EXIT_FAIL; /* (the counts stay in the target for the next time) */
     } else if (commit_pull(&c, dir, target, token, snapped, nsnapped, quiet) != 0) {
       status = UCOV_EXIT_FAIL;
     } else {

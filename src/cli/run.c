@@ -20,13 +20,20 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "report/inputs.h"
+#include "store/store.h"
 
 static const char run_usage[] =
-    "usage: ucov run [-o DIR] [--interval SECONDS] -- PROG [ARGS...]\n"
+    "usage: ucov run [-o DIR] [--interval SECONDS] [--store URL [--test NAME]] -- PROG\n"
+    "                [ARGS...]\n"
     "\n"
     "Run PROG (built with `ucov cc --gcov`), collect its coverage into DIR\n"
     "(default ucov-out) as `ucov pull` lays it out: every SECONDS while it runs\n"
-    "(--interval) and when it exits. Exits with PROG's exit status.\n";
+    "(--interval) and when it exits. Exits with PROG's exit status.\n"
+    "\n"
+    "  --store URL          then push the run's coverage into a coverage store\n"
+    "                       (without -o, from a directory of its own, removed after)\n"
+    "  --test NAME, --shard S, --revision R: the push's context and build\n";
 
 static const char *tree_root;
 
@@ -40,11 +47,13 @@ static int link_one(const char *path, const struct stat *st, int type, struct FT
 }
 
 int cmd_run(int argc, char **argv) {
-  static const struct option opts[] = {{"output", required_argument, 0, 'o'},
-                                       {"interval", required_argument, 0, 'i'},
-                                       {"help", no_argument, 0, 'h'},
-                                       {0, 0, 0, 0}};
-  const char *out = "ucov-out";
+  static const struct option opts[] = {
+      {"output", required_argument, 0, 'o'}, {"interval", required_argument, 0, 'i'},
+      {"store", required_argument, 0, 's'},  {"test", required_argument, 0, 't'},
+      {"shard", required_argument, 0, 'S'},  {"revision", required_argument, 0, 'r'},
+      {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+  const char *out = NULL, *store = NULL;
+  struct store_push meta = {0};
   double interval = 0;
   int c;
   optind = 1;
@@ -52,6 +61,18 @@ int cmd_run(int argc, char **argv) {
     switch (c) {
     case 'o':
       out = optarg;
+      break;
+    case 's':
+      store = optarg;
+      break;
+    case 't':
+      meta.test = optarg;
+      break;
+    case 'S':
+      meta.shard = optarg;
+      break;
+    case 'r':
+      meta.revision = optarg;
       break;
     case 'i': {
       char *end;
@@ -73,6 +94,17 @@ int cmd_run(int argc, char **argv) {
     UCOV_ERR("no PROG to run\n");
     return cli_try_help();
   }
+  if (!store && (meta.test || meta.shard || meta.revision)) {
+    UCOV_ERR("--test, --shard and --revision go with --store\n");
+    return cli_try_help();
+  }
+  char tmpdir[] = "/tmp/ucov-run.XXXXXX";
+  if (!out && store && !(out = mkdtemp(tmpdir))) {
+    UCOV_ERR("a directory for the run: %s\n", strerror(errno));
+    return UCOV_EXIT_FAIL;
+  }
+  if (!out)
+    out = "ucov-out";
   char dir[PATH_MAX];
   if (mkdir(out, 0755) != 0 && errno != EEXIST) {
     fprintf(stderr, "ucov run: %s: %s\n", out, strerror(errno));
@@ -123,6 +155,18 @@ int cmd_run(int argc, char **argv) {
   tree_root = dir;
   nftw(dir, link_one, 16, FTW_PHYS);
   int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  fprintf(stderr, "ucov run: %s exited with status %d; coverage in %s\n", argv[optind], code, dir);
-  return code;
+  if (!store) {
+    fprintf(stderr, "ucov run: %s exited with status %d; coverage in %s\n", argv[optind], code,
+            dir);
+    return code;
+  }
+  struct store *st = NULL;
+  struct input_opts in = {0};
+  int pushed = cli_push_tree(&st, store, dir, &meta, &in, 0);
+  store_close(st);
+  fprintf(stderr, "ucov run: %s exited with status %d%s\n", argv[optind], code,
+          pushed ? "; its coverage is NOT in the store" : "");
+  if (out == tmpdir)
+    cli_rm_tree(dir);
+  return pushed && !code ? UCOV_EXIT_FAIL : code;
 }

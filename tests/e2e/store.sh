@@ -110,13 +110,75 @@ concurrent() { # concurrent NAME URL
     fail "$name: 8 pushers x 2 and a killed push: $(diff <(recs "$name-conc.info") <(recs conc.info) | head -5)"
 }
 
+# A long-lived server and three tests driven through it, `collect --once`
+# between them: who names exactly the tests whose separate runs reached each
+# function; then continuous collection (every 0.2 s, one collector killed and
+# restarted): the store plus the exit files hold exactly the separate runs' sum.
+mkdir -p srv && (cd srv && CC=gcc "$UCOV" cc --gcov -O0 -I"$D" "$SRC/tests/e2e/store/server.c" \
+  "$D/httpreq.c" -o server) || fail "server build"
+for k in 0 1 2; do
+  printf '%s\n' "${R[$k]}" | UCOV_EXIT_DIR=$WORK/sep$k srv/server >/dev/null
+  "$UCOV" merge "sep$k" -o "sep$k.info"
+done
+"$UCOV" merge sep0 sep1 sep2 -o sep.info
+export UCOV_RUNTIME_DIR=$WORK/rt UCOV_COLLECT_DIR=$WORK/collect
+parser() { awk '/^SF:.*httpreq.c$/{p=1} /^end_of_record/{p=0} p' "$1" | grep -E '^(DA|FNDA|BRDA):' | sort; }
+served() { # served NAME URL
+  local name=$1 url=$2 k pid bad=0 line fn want got
+  rm -rf "$WORK/exit-$name" && rm -f in.fifo out.fifo && mkfifo in.fifo out.fifo
+  UCOV_EXIT_DIR=$WORK/exit-$name srv/server <in.fifo >out.fifo &
+  pid=$!
+  exec {to}>in.fifo {from}<out.fifo
+  for _ in $(seq 250); do [ -S "rt/$pid.sock" ] && break; sleep 0.02; done
+  for k in 0 1 2; do
+    printf '%s\n' "${R[$k]}" >&"$to" && read -r _ <&"$from"
+    "$UCOV" collect --pid "$pid" --test "s$k" --once --store "$url" -q || fail "$name: collect --once s$k"
+  done
+  while IFS=, read -r line fn; do
+    want=$(for k in 0 1 2; do grep -q "^FNDA:[1-9][0-9]*,$fn$" "sep$k.info" && echo "s$k"; done |
+      sort | tr '\n' ' ')
+    got=$("$UCOV" who "httpreq.c:$line" --store "$url" | cut -f1 | sort | tr '\n' ' ')
+    [ "$want" = "$got" ] || { bad=1; echo "who httpreq.c:$line ($fn): want '$want', got '$got'" >&2; }
+  done < <(awk -F'[:,]' '/^SF:.*httpreq.c$/{p=1} /^end_of_record/{p=0} p&&/^FN:/{print $2","$3}' sep.info)
+  [ $bad = 0 ] && pass || fail "$name: who after collect --once"
+  # continuous: the same three requests again, a collector every 0.2 s (the
+  # first killed midway, a second one finishing its round), then the exit
+  "$UCOV" collect --pid "$pid" --every 0.2 --store "$url" -q &
+  local c1=$!
+  printf '%s\n' "${R[0]}" >&"$to" && read -r _ <&"$from"
+  sleep 0.3
+  kill -9 $c1 2>/dev/null
+  wait $c1 2>/dev/null
+  "$UCOV" collect --pid "$pid" --every 0.2 --store "$url" -q &
+  local c2=$!
+  for k in 1 2; do printf '%s\n' "${R[$k]}" >&"$to" && read -r _ <&"$from"; sleep 0.3; done
+  kill -TERM $c2
+  wait $c2
+  exec {to}>&- {from}<&-
+  wait $pid
+  "$UCOV" report --store "$url" --lcov "$name-srv.info" 2>/dev/null
+  "$UCOV" merge "$name-srv.info" "exit-$name" -o "$name-total.info"
+  "$UCOV" merge sep.info sep.info -o sep-twice.info
+  # (httpreq.c's records: the server's own loop ran differently in one process)
+  cmp -s <(parser "$name-total.info") <(parser sep-twice.info) && pass ||
+    fail "$name: store + exit files = the runs: $(diff <(parser "$name-total.info") <(parser sep-twice.info) | head -5)"
+}
+
 engine sqlite "sqlite:$WORK/cov.db"
+served sqlite "$WORK/srv.db"
+# ucov run --store: a short program's coverage pushed when it exits
+printf '%s\n' "${R[1]}" | "$UCOV" run --store "$WORK/run.db" --test once -- srv/server >/dev/null 2>run.err &&
+  "$UCOV" report --store "$WORK/run.db" --test once --lcov run.info &&
+  cmp -s <(parser run.info) <(parser sep1.info) && pass ||
+  fail "run --store: $(cat run.err; diff <(parser run.info) <(parser sep1.info) | head -3)"
 concurrent sqlite "$WORK/conc.db"
 if pg_start; then
   engine postgresql "$PGURL"
   # a second database on the same server for the concurrent pushes
   pg_as "$PG_BIN/createdb" -h "$PG_DIR" -U ucov conc >/dev/null 2>&1
   concurrent postgresql "postgresql:///conc?host=$PG_DIR&user=ucov"
+  pg_as "$PG_BIN/createdb" -h "$PG_DIR" -U ucov srv >/dev/null 2>&1
+  served postgresql "postgresql:///srv?host=$PG_DIR&user=ucov"
   pg_stop
 else
   echo "skip PostgreSQL: no initdb/pg_ctl (scripts/deps.sh installs postgresql)"
