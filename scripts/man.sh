@@ -22,7 +22,7 @@ page() {
     printf '.fi\n'
     if [ "$name" = ucov ]; then
       printf '.SH SEE ALSO\n'
-      sed -n 's/^  \([a-z]\+\)  .*/\1/p' <<<"$help" | sed 's/.*/.BR ucov-&(1)/' | sed '$!s/$/ ,/'
+      sed -n 's/^  \([a-z-]\+\)  .*/\1/p' <<<"$help" | sed 's/.*/.BR ucov-&(1)/' | sed '$!s/$/ ,/'
     else
       printf '.SH SEE ALSO\n.BR ucov (1)\n'
     fi
@@ -30,6 +30,6 @@ page() {
 }
 top=$("$UCOV" --help)
 page ucov "coverage for C programs: tracing, profiles, reports" "$top"
-sed -n 's/^  \([a-z]\+\) \+\(.*\)$/\1\t\2/p' <<<"$top" | while IFS=$'\t' read -r cmd what; do
+sed -n 's/^  \([a-z-]\+\) \+\(.*\)$/\1\t\2/p' <<<"$top" | while IFS=$'\t' read -r cmd what; do
   page "ucov-$cmd" "$what" "$("$UCOV" "$cmd" --help)"
 done

@@ -4,12 +4,12 @@
 _ucov() {
   local cur=${COMP_WORDS[COMP_CWORD]} cmd=${COMP_WORDS[1]:-} words
   if [ "$COMP_CWORD" -eq 1 ]; then
-    words=$("${COMP_WORDS[0]}" --help 2>/dev/null | sed -n 's/^  \([a-z]\+\)  .*/\1/p')
+    words=$("${COMP_WORDS[0]}" --help 2>/dev/null | sed -n 's/^  \([a-z-]\+\)  .*/\1/p')
     mapfile -t COMPREPLY < <(compgen -W "$words help --help --version" -- "$cur")
     return
   fi
   if [ "$cmd" = help ] && [ "$COMP_CWORD" -eq 2 ]; then
-    words=$("${COMP_WORDS[0]}" --help 2>/dev/null | sed -n 's/^  \([a-z]\+\)  .*/\1/p')
+    words=$("${COMP_WORDS[0]}" --help 2>/dev/null | sed -n 's/^  \([a-z-]\+\)  .*/\1/p')
     mapfile -t COMPREPLY < <(compgen -W "$words" -- "$cur")
     return
   fi

@@ -34,6 +34,7 @@ int cmd_collect(int argc, char **argv);
 int cmd_store(int argc, char **argv);
 int cmd_who(int argc, char **argv);
 int cmd_history(int argc, char **argv);
+int cmd_tests_for(int argc, char **argv);
 
 #include <stddef.h>
 #include <sys/types.h>

@@ -37,6 +37,7 @@ static const struct command {
     {"collect", cmd_collect, "move a running target's coverage into a coverage store, losslessly"},
     {"store", cmd_store, "create or migrate a coverage store (store init URL)"},
     {"who", cmd_who, "the tests in a coverage store that ran a line (FILE:LINE)"},
+    {"tests-for", cmd_tests_for, "test selection: the tests in a coverage store a diff touches"},
     {"history", cmd_history, "line coverage per build, from a coverage store"},
     {"mount", cmd_mount, "show a running target's coverage as files (FUSE), like debugfs"},
     {"trace", cmd_trace, "run a command in a kernel on a serial line, print the PCs it ran"},

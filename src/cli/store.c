@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "report/diff.h"
 #include "store/store.h"
 
 static const char store_usage[] =
@@ -39,6 +40,19 @@ static const char history_usage[] =
     "\n"
     "  --store URL          the store (default $UCOV_STORE, else ./ucov.db)\n"
     "  --path P             only source paths containing P\n"
+    "  -h, --help\n";
+
+static const char tests_for_usage[] =
+    "usage: ucov tests-for --diff FILE [--store URL] [--build B]\n"
+    "\n"
+    "Test selection: the tests in the store that ran the lines a change touches\n"
+    "(FILE: a unified diff from the stored revision, git diff -U0 REV): every line\n"
+    "it deletes or changes, and the lines around what it inserts. One test a line:\n"
+    "name, lines of the change it ran, its hits on them; most lines first.\n"
+    "\n"
+    "  --diff FILE          the change\n"
+    "  --store URL          the store (default $UCOV_STORE, else ./ucov.db)\n"
+    "  --build B            only this build's counts (number, revision, build-id)\n"
     "  -h, --help\n";
 
 /* --store URL, --path P and -h: the operands' index, or -1 (a usage error said). */
@@ -152,4 +166,93 @@ int cmd_history(int argc, char **argv) {
   }
   store_close(s);
   return UCOV_EXIT_OK;
+}
+
+struct touched {
+  const char **paths;
+  uint32_t *lines;
+  size_t n, cap;
+  int oom;
+};
+
+static void add_touched(void *arg, const char *path, uint32_t line) {
+  struct touched *t = arg;
+  if (t->n == t->cap) {
+    size_t c = t->cap ? 2 * t->cap : 256;
+    const char **p = realloc(t->paths, c * sizeof(*p));
+    if (p)
+      t->paths = p;
+    uint32_t *l = p ? realloc(t->lines, c * sizeof(*l)) : NULL;
+    if (!l) {
+      t->oom = 1;
+      return;
+    }
+    t->lines = l;
+    t->cap = c;
+  }
+  t->paths[t->n] = path;
+  t->lines[t->n++] = line;
+}
+
+static void print_test(void *arg, const char *test, uint64_t lines, uint64_t hits) {
+  (void)arg;
+  printf("%s\t%" PRIu64 "\t%" PRIu64 "\n", test && *test ? test : "(no test name)", lines, hits);
+}
+
+int cmd_tests_for(int argc, char **argv) {
+  static const struct option opts[] = {{"diff", required_argument, 0, 'd'},
+                                       {"store", required_argument, 0, 's'},
+                                       {"build", required_argument, 0, 'b'},
+                                       {"help", no_argument, 0, 'h'},
+                                       {0, 0, 0, 0}};
+  const char *diff = NULL, *url = NULL, *build = NULL;
+  int c;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    switch (c) {
+    case 'd':
+      diff = optarg;
+      break;
+    case 's':
+      url = optarg;
+      break;
+    case 'b':
+      build = optarg;
+      break;
+    case 'h':
+      fputs(tests_for_usage, stdout);
+      return UCOV_EXIT_OK;
+    default:
+      return cli_try_help();
+    }
+  }
+  if (!diff || optind != argc) {
+    UCOV_ERR(diff ? "unexpected argument '%s'\n" : "needs --diff FILE\n",
+             argv[optind < argc ? optind : 0]);
+    return cli_try_help();
+  }
+  char msg[512];
+  struct udiff *u;
+  if (udiff_read(diff, &u, msg, sizeof(msg))) {
+    UCOV_ERR("%s\n", msg);
+    return UCOV_EXIT_FAIL;
+  }
+  struct touched t = {0};
+  udiff_touched(u, add_touched, &t);
+  int status = UCOV_EXIT_OK;
+  struct store *s = NULL;
+  struct store_filter f = {.build = build};
+  if (t.oom) {
+    UCOV_ERR("out of memory\n");
+    status = UCOV_EXIT_FAIL;
+  } else if (!(s = store_open(url, msg, sizeof(msg))) ||
+             store_tests_for(s, &f, t.paths, t.lines, t.n, print_test, NULL, msg, sizeof(msg))) {
+    UCOV_ERR("%s\n", msg);
+    status = UCOV_EXIT_FAIL;
+  }
+  store_close(s);
+  free(t.paths);
+  free(t.lines);
+  udiff_free(u);
+  return status;
 }

@@ -259,6 +259,26 @@ int udiff_read(const char *path, struct udiff **out, char *msg, size_t len) {
   return 0;
 }
 
+void udiff_touched(const struct udiff *u,
+                   void (*cb)(void *arg, const char *old_path, uint32_t line), void *arg) {
+  for (size_t i = 0; i < u->n_files; i++) {
+    const struct ufile *f = &u->files[i];
+    if (!f->old_path)
+      continue; /* a new file: no baseline line */
+    for (size_t k = 0; k < f->n_hunks; k++) {
+      const struct hunk *h = &f->hunks[k];
+      if (h->old_n)
+        for (uint32_t l = h->old_start; l < h->old_start + h->old_n; l++)
+          cb(arg, f->old_path, l);
+      else {
+        if (h->old_start > 1)
+          cb(arg, f->old_path, h->old_start - 1);
+        cb(arg, f->old_path, h->old_start);
+      }
+    }
+  }
+}
+
 /* ---- moved blocks ---- */
 
 /* Worth matching alone: some letters or digits, four characters or more. */

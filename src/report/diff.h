@@ -61,6 +61,14 @@ int udiff_read(const char *path, struct udiff **out, char *msg, size_t len);
 void udiff_free(struct udiff *u);
 
 /*
+ * The baseline lines a diff touches, per file (its old path): every line it
+ * deletes or changes, and around a pure insertion the old lines on either
+ * side. What tests that ran those lines may see changed: test selection.
+ */
+void udiff_touched(const struct udiff *u,
+                   void (*cb)(void *arg, const char *old_path, uint32_t line), void *arg);
+
+/*
  * Each current line's category against the baseline. Without a diff (u
  * NULL) a line is matched with the baseline's line of the same number. With
  * one, unchanged lines are matched through the hunks, inserted lines are new,

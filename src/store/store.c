@@ -733,3 +733,102 @@ int store_history(struct store *s, const char *path,
   free(like);
   return r ? db_fail(s, msg, len, "history") : 0;
 }
+
+int store_tests_for(struct store *s, const struct store_filter *f, const char *const *paths,
+                    const uint32_t *lines, size_t n,
+                    void (*cb)(void *arg, const char *test, uint64_t lines, uint64_t hits),
+                    void *arg, char *msg, size_t len) {
+  const struct db_ops *o = s->db->ops;
+  if (ready(s, msg, len))
+    return -1;
+  const char *tail = s->pg ? " ON COMMIT DELETE ROWS" : "";
+  char sql[1024], where[512];
+  snprintf(sql, sizeof(sql),
+           "CREATE TEMP TABLE IF NOT EXISTS stage_q (source_id BIGINT, line BIGINT)%s", tail);
+  if (o->exec(s->db, sql) || o->exec(s->db, "BEGIN") ||
+      (!s->pg && o->exec(s->db, "DELETE FROM stage_q")))
+    return db_fail(s, msg, len, "tests-for");
+  int err = 0;
+  /* each path's sources (every content it had), then its lines against them */
+  struct db_stmt *st =
+      o->prepare(s->db, "SELECT id FROM sources WHERE path = $1 OR path LIKE $2 ESCAPE '\\'");
+  if (!st || o->copy_begin(s->db, "stage_q", 2))
+    err = -1;
+  const char *prev = NULL;
+  int64_t *ids = NULL;
+  size_t n_ids = 0, cap = 0;
+  for (size_t i = 0; !err && i < n; i++) {
+    if (!prev || strcmp(prev, paths[i])) {
+      /* (COPY is one statement: the ids are looked up between copies) */
+      if (o->copy_end(s->db)) {
+        err = -1;
+        break;
+      }
+      char *like = like_suffix(paths[i]);
+      n_ids = 0;
+      o->reset(st);
+      o->bind_text(st, 1, paths[i]);
+      o->bind_text(st, 2, like);
+      int r;
+      while (like && (r = o->step(st)) == 1) {
+        if (n_ids == cap) {
+          int64_t *g = realloc(ids, (cap = cap ? 2 * cap : 16) * sizeof(*ids));
+          if (!g) {
+            r = -1;
+            break;
+          }
+          ids = g;
+        }
+        ids[n_ids++] = o->col_int(st, 0);
+      }
+      free(like);
+      if (!like || r < 0 || o->copy_begin(s->db, "stage_q", 2)) {
+        err = -1;
+        break;
+      }
+      prev = paths[i];
+    }
+    for (size_t k = 0; k < n_ids; k++) {
+      char a[24], b[24];
+      snprintf(a, sizeof(a), "%" PRId64, ids[k]);
+      snprintf(b, sizeof(b), "%" PRIu32, lines[i]);
+      const char *row[] = {a, b};
+      if (o->copy_row(s->db, row, 2))
+        err = -1;
+    }
+  }
+  if (!err && o->copy_end(s->db))
+    err = -1;
+  o->finalize(st);
+  free(ids);
+  int64_t build;
+  if (!err && filter_sql(s, f, "l", 1, where, sizeof(where), &build, msg, len)) {
+    o->exec(s->db, "ROLLBACK");
+    return -1;
+  }
+  if (!err) {
+    snprintf(sql, sizeof(sql),
+             "SELECT c.test, COUNT(DISTINCT l.source_id * 4294967296 + l.line), SUMSAT(l.count) "
+             "FROM line_counts l JOIN (SELECT DISTINCT source_id, line FROM stage_q) q ON "
+             "q.source_id = l.source_id AND q.line = l.line JOIN contexts c ON c.id = "
+             "l.context_id %s AND l.count > 0 GROUP BY c.test ORDER BY 2 DESC, 1",
+             where);
+    if (!(st = o->prepare(s->db, sql))) {
+      err = -1;
+    } else {
+      bind_filter(s, st, f, 1, build);
+      int r;
+      while ((r = o->step(st)) == 1)
+        cb(arg, o->col_text(st, 0), (uint64_t)o->col_int(st, 1), (uint64_t)o->col_int(st, 2));
+      err = r < 0 ? -1 : 0;
+      o->finalize(st);
+    }
+  }
+  if (err) {
+    int r = db_fail(s, msg, len, "tests-for");
+    o->exec(s->db, "ROLLBACK");
+    return r;
+  }
+  o->exec(s->db, "COMMIT");
+  return 0;
+}

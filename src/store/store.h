@@ -73,6 +73,16 @@ int store_who(struct store *s, const char *file, uint32_t line,
               void (*cb)(void *arg, const char *path, const char *test, uint64_t count), void *arg,
               char *msg, size_t len);
 
+/*
+ * Test selection: the tests whose counts (that pass the filter) ran any of
+ * the n lines (paths[i] a path or its ending, lines[i]), with how many of
+ * those lines each ran and its hits on them, most lines first.
+ */
+int store_tests_for(struct store *s, const struct store_filter *f, const char *const *paths,
+                    const uint32_t *lines, size_t n,
+                    void (*cb)(void *arg, const char *test, uint64_t lines, uint64_t hits),
+                    void *arg, char *msg, size_t len);
+
 /* Line totals per build, oldest first (path: only files whose path contains it). */
 int store_history(struct store *s, const char *path,
                   void (*cb)(void *arg, int64_t build, const char *revision, int64_t created,

@@ -141,6 +141,17 @@ served() { # served NAME URL
     [ "$want" = "$got" ] || { bad=1; echo "who httpreq.c:$line ($fn): want '$want', got '$got'" >&2; }
   done < <(awk -F'[:,]' '/^SF:.*httpreq.c$/{p=1} /^end_of_record/{p=0} p&&/^FN:/{print $2","$3}' sep.info)
   [ $bad = 0 ] && pass || fail "$name: who after collect --once"
+  # test selection: a change inside parse_chunked selects the tests that ran
+  # it; one in parse_method, every test
+  local f sel
+  for f in parse_chunked parse_method; do
+    line=$(awk -F'[:,]' -v fn="$f" '/^SF:.*httpreq.c$/{p=1} /^end_of_record/{p=0} p&&/^FN:/&&$3==fn{print $2}' sep.info)
+    printf -- '--- a/examples/demo/httpreq.c\n+++ b/examples/demo/httpreq.c\n@@ -%d,1 +%d,1 @@\n-x\n+y\n' \
+      "$line" "$line" >"$f.diff"
+    want=$(for k in 0 1 2; do grep -q "^FNDA:[1-9][0-9]*,$f$" "sep$k.info" && echo "s$k"; done | sort | tr '\n' ' ')
+    sel=$("$UCOV" tests-for --diff "$f.diff" --store "$url" | cut -f1 | sort | tr '\n' ' ')
+    [ -n "$want" ] && [ "$sel" = "$want" ] && pass || fail "$name: tests-for $f: want '$want', got '$sel'"
+  done
   # continuous: the same three requests again, a collector every 0.2 s (the
   # first killed midway, a second one finishing its round), then the exit
   "$UCOV" collect --pid "$pid" --every 0.2 --store "$url" -q &

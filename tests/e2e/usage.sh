@@ -8,7 +8,7 @@ set -u
 UCOV=$1 SRC=$2 WORK=$3 BUILD=$4
 . "$SRC/tests/lib.sh"
 rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
-cmds=$("$UCOV" --help | sed -n 's/^  \([a-z]\+\)  .*/\1/p')
+cmds=$("$UCOV" --help | sed -n 's/^  \([a-z-]\+\)  .*/\1/p')
 [ "$(wc -w <<<"$cmds")" -ge 10 ] && pass || fail "commands listed: $cmds"
 
 # A bad option: getopt's line names the command, then one "Try" line; status 2.
