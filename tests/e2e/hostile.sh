@@ -11,6 +11,10 @@ UCOV=$1 SRC=$2 WORK=$3 SAN=${4:-} TCC=${5:-gcc}
 [ -n "$SAN" ] || TCC=gcc
 . "$SRC/tests/lib.sh"
 sanflags "$SAN"
+# A liveness bound, not a speed figure: an answer must come while the socket
+# is flooded. Sanitizers slow the target and ucov several times over.
+BOUND=1000
+[ -n "$SAN" ] && BOUND=4000
 rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
 WORK=$(pwd -P)
 export UCOV_RUNTIME_DIR=$WORK/rt
@@ -90,8 +94,8 @@ t0=$(ms)
 timeout 5 "$UCOV" ls --pid "$kpid" >out.txt 2>err.txt
 st=$?
 t1=$(ms)
-[ $st -eq 0 ] && grep -q modules out.txt && [ $((t1 - t0)) -lt 1000 ] && pass ||
-  fail "ls answers in < 1 s while $held idle connections are held (status $st, $((t1 - t0)) ms)"
+[ $st -eq 0 ] && grep -q modules out.txt && [ $((t1 - t0)) -lt $BOUND ] && pass ||
+  fail "ls answers in < $BOUND ms while $held idle connections are held (status $st, $((t1 - t0)) ms)"
 kill $holder
 wait $holder 2>/dev/null
 "${H[@]}" storm "rt/$kpid.sock" 1000 30 >storm.txt &
@@ -106,7 +110,7 @@ for _ in $(seq 15); do
   sleep 0.3
 done
 wait $stormer
-[ $failed -eq 0 ] && [ $worst -lt 1000 ] && pass ||
+[ $failed -eq 0 ] && [ $worst -lt $BOUND ] && pass ||
   fail "ls during a storm of $(cat storm.txt) hostile connections: $failed failed, worst $worst ms"
 kill -0 "$kpid" && "$UCOV" ls --pid "$kpid" >/dev/null && pass || fail "kvd still serving"
 
