@@ -768,6 +768,13 @@ static const char push_usage[] =
     "  -q, --quiet\n"
     "  -h, --help\n";
 
+/* A push's progress on a terminal: rows staged, then the merge. */
+static void push_progress(void *arg, uint64_t done, uint64_t total) {
+  (void)arg;
+  fprintf(stderr, "\r%s: %" PRIu64 " of %" PRIu64 " rows staged%s", ucov_cmd, done, total,
+          done == total ? ", merging...\n" : "");
+}
+
 /* One push, said on stderr. An exit status. */
 static int push_one(struct store *st, const struct cov_model *m, const struct store_push *p,
                     int quiet) {
@@ -878,7 +885,8 @@ int cmd_push(int argc, char **argv) {
                          .shard = out.shard,
                          .revision = out.revision,
                          .build_ids = ids,
-                         .root = m.root};
+                         .root = m.root,
+                         .progress = !quiet && isatty(2) ? push_progress : NULL};
   if (status == UCOV_EXIT_OK && (m.n_files || !n_names))
     status = push_one(st, &m, &p, quiet);
   /* then each test name's records, a push each */

@@ -293,9 +293,24 @@ static int64_t clamp(uint64_t v) {
   return v > INT64_MAX ? INT64_MAX : (int64_t)v;
 }
 
-static int stage_model(struct store *s, const struct cov_model *m, const char *root, char *msg,
-                       size_t len) {
+/* Rows staged so far, for the progress callback (every 8192 rows). */
+struct tally {
+  const struct store_push *p;
+  uint64_t done, total;
+};
+
+static void tick(struct tally *t) {
+  if (++t->done % 8192 == 0 && t->p->progress)
+    t->p->progress(t->p->progress_arg, t->done, t->total);
+}
+
+static int stage_model(struct store *s, const struct cov_model *m, const struct store_push *p,
+                       char *msg, size_t len) {
   const struct db_ops *o = s->db->ops;
+  const char *root = p->root;
+  struct tally t = {p, 0, 0};
+  for (size_t i = 0; i < m->n_files; i++)
+    t.total += m->files[i]->n_lines + m->files[i]->n_funcs + m->files[i]->n_branches;
   char a[24], b[24], c[24], d[24], e[24];
   if (!s->pg && o->exec(s->db, "DELETE FROM stage_src; DELETE FROM stage_lines;"
                                "DELETE FROM stage_funcs; DELETE FROM stage_branches"))
@@ -329,6 +344,7 @@ static int stage_model(struct store *s, const struct cov_model *m, const char *r
         o->copy_end(s->db);
         return db_fail(s, msg, len, "staging lines");
       }
+      tick(&t);
     }
   }
   if (o->copy_end(s->db))
@@ -347,6 +363,7 @@ static int stage_model(struct store *s, const struct cov_model *m, const char *r
         o->copy_end(s->db);
         return db_fail(s, msg, len, "staging functions");
       }
+      tick(&t);
     }
   }
   if (o->copy_end(s->db))
@@ -368,10 +385,13 @@ static int stage_model(struct store *s, const struct cov_model *m, const char *r
         o->copy_end(s->db);
         return db_fail(s, msg, len, "staging branches");
       }
+      tick(&t);
     }
   }
   if (o->copy_end(s->db))
     return db_fail(s, msg, len, "staging branches");
+  if (p->progress)
+    p->progress(p->progress_arg, t.total, t.total);
   return 0;
 }
 
@@ -470,7 +490,7 @@ int store_push(struct store *s, const struct cov_model *m, const struct store_pu
     r = 1;
     goto out;
   }
-  if (stage_model(s, m, p->root, msg, len) || merge_staged(s, build, ctx, msg, len))
+  if (stage_model(s, m, p, msg, len) || merge_staged(s, build, ctx, msg, len))
     goto out;
   if (o->exec(s->db, "COMMIT")) {
     db_fail(s, msg, len, "commit");

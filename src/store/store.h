@@ -33,6 +33,9 @@ struct store_push {
   const char *nonce;     /* what else makes this push unique (a snapshot's token), or NULL */
   const char *root;      /* what relative source paths are relative to (NULL: here) */
   int64_t when;          /* seconds since the epoch (0: now) */
+  /* called as rows are staged (NULL: quiet): rows so far of total */
+  void (*progress)(void *arg, uint64_t done, uint64_t total);
+  void *progress_arg;
 };
 
 /*
