@@ -7,10 +7,11 @@
 # that reached each function; history lists the builds; a .gcda that does
 # not match its notes, or a --binary that is not the program that ran, refuses
 # the whole push.
-# Usage: store.sh UCOV SRCDIR WORKDIR
+# Usage: store.sh UCOV SRCDIR WORKDIR [SANITIZE]
 set -u
-UCOV=$1 SRC=$2 WORK=$3
+UCOV=$1 SRC=$2 WORK=$3 SAN=${4:-}
 . "$SRC/tests/lib.sh"
+sanflags "$SAN"
 # shellcheck source=tests/pg.sh
 . "$SRC/tests/pg.sh"
 rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
@@ -114,7 +115,7 @@ concurrent() { # concurrent NAME URL
 # between them: who names exactly the tests whose separate runs reached each
 # function; then continuous collection (every 0.2 s, one collector killed and
 # restarted): the store plus the exit files hold exactly the separate runs' sum.
-mkdir -p srv && (cd srv && CC=gcc "$UCOV" cc --gcov -O0 -I"$D" "$SRC/tests/e2e/store/server.c" \
+mkdir -p srv && (cd srv && CC=gcc "$UCOV" cc --gcov -O0 "${SANFLAGS[@]}" -I"$D" "$SRC/tests/e2e/store/server.c" \
   "$D/httpreq.c" -o server) || fail "server build"
 for k in 0 1 2; do
   printf '%s\n' "${R[$k]}" | UCOV_EXIT_DIR=$WORK/sep$k srv/server >/dev/null
