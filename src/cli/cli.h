@@ -74,6 +74,9 @@ struct input_opts;
 int cli_push_tree(struct store **st, const char *url, const char *dir,
                   const struct store_push *meta, const struct input_opts *in, int quiet);
 
+/* mkdir -p of the directories above path. 0 or -1. */
+int make_parents(const char *path);
+
 /* rm -r dir (not following links). */
 void cli_rm_tree(const char *dir);
 

@@ -72,18 +72,6 @@ void cli_rm_tree(const char *dir) {
   nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-/* mkdir -p of the directories above path. */
-static int parents(char *path) {
-  for (char *p = path + 1; (p = strchr(p, '/')); p++) {
-    *p = 0;
-    int r = mkdir(path, 0700);
-    *p = '/';
-    if (r && errno != EEXIST)
-      return -1;
-  }
-  return 0;
-}
-
 int cli_push_tree(struct store **st, const char *url, const char *dir,
                   const struct store_push *meta, const struct input_opts *in, int quiet) {
   char msg[512];
@@ -148,7 +136,7 @@ static int push_snapshot(void *arg, const char *dir, const char *target, uint64_
   int err = mkdir(stage, 0700) && errno != EEXIST;
   for (long i = 0; !err && i < n; i++) {
     char *src = pull_snapshot_path(dir, names[i], target, token), *dst = NULL;
-    if (!src || asprintf(&dst, "%s/%s", stage, names[i]) < 0 || parents(dst) || link(src, dst))
+    if (!src || asprintf(&dst, "%s/%s", stage, names[i]) < 0 || make_parents(dst) || link(src, dst))
       err = 1;
     free(src);
     free(dst);

@@ -277,7 +277,7 @@ int object_name_is_safe(const char *name) {
 }
 
 /* mkdir -p of path's parent directories. */
-static int make_parents(const char *path) {
+int make_parents(const char *path) {
   char *d = strdup(path);
   for (char *p = d + 1; *p; p++) {
     if (*p != '/')

@@ -37,8 +37,8 @@ static double rate(uint64_t hit, uint64_t found) {
 }
 
 /* Branches of one line: found and taken. */
-static void line_branches(const struct cov_file *c, size_t *k, uint32_t line, uint64_t *found,
-                          uint64_t *hit) {
+void cov_line_branches(const struct cov_file *c, size_t *k, uint32_t line, uint64_t *found,
+                       uint64_t *hit) {
   *found = *hit = 0;
   while (*k < c->n_branches && c->branches[*k].line < line)
     (*k)++;
@@ -48,7 +48,7 @@ static void line_branches(const struct cov_file *c, size_t *k, uint32_t line, ui
   }
 }
 
-static size_t dir_len(const char *path) {
+size_t cov_dir_len(const char *path) {
   const char *slash = strrchr(path, '/');
   return slash ? (size_t)(slash - path) : 0;
 }
@@ -69,7 +69,7 @@ static void add_files(const struct cov_model *m, size_t from, size_t to, struct 
 /* The files [from, to) of one directory: a package. */
 static void package(const struct cov_model *m, FILE *f, size_t from, size_t to) {
   const char *first = cov_display(m, m->files[from]->path);
-  size_t dl = dir_len(first);
+  size_t dl = cov_dir_len(first);
   struct cov_summary pkg;
   add_files(m, from, to, &pkg);
   char name[4096];
@@ -109,7 +109,7 @@ static void package(const struct cov_model *m, FILE *f, size_t from, size_t to) 
     size_t bk = 0;
     for (size_t k = 0; k < c->n_lines; k++) {
       uint64_t bf, bh;
-      line_branches(c, &bk, c->lines[k].line, &bf, &bh);
+      cov_line_branches(c, &bk, c->lines[k].line, &bf, &bh);
       fprintf(f, "            <line number=\"%" PRIu32 "\" hits=\"%" PRIu64 "\"", c->lines[k].line,
               c->lines[k].count);
       if (bf)
@@ -126,10 +126,10 @@ static void package(const struct cov_model *m, FILE *f, size_t from, size_t to) 
 /* The end of the package that starts at file i (files are sorted by path). */
 static size_t package_end(const struct cov_model *m, size_t i) {
   const char *first = cov_display(m, m->files[i]->path);
-  size_t dl = dir_len(first), j = i + 1;
+  size_t dl = cov_dir_len(first), j = i + 1;
   while (j < m->n_files) {
     const char *p = cov_display(m, m->files[j]->path);
-    if (dir_len(p) != dl || strncmp(p, first, dl) != 0)
+    if (cov_dir_len(p) != dl || strncmp(p, first, dl) != 0)
       break;
     j++;
   }

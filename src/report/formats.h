@@ -50,6 +50,11 @@ int cobertura_write_split(const struct cov_model *m, const char *dir, char *msg,
 
 /* s escaped for an XML attribute or text (control characters but tab left out). */
 void xml_attr(FILE *f, const char *s);
+/* The branches of `line` found and taken, from index *k on (which moves up to them). */
+void cov_line_branches(const struct cov_file *c, size_t *k, uint32_t line, uint64_t *found,
+                       uint64_t *hit);
+/* The length of a path's directory part (0: none). */
+size_t cov_dir_len(const char *path);
 
 /* SonarQube's generic test coverage XML (sonar-generic-coverage.xsd). */
 int sonarqube_write(const struct cov_model *m, FILE *f);

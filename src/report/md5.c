@@ -2,6 +2,10 @@
 /* MD5 as RFC 1321 defines it: 64-byte blocks, four rounds of sixteen steps. */
 #include "md5.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <stdio.h>
 #include <string.h>
 
@@ -95,4 +99,36 @@ void md5_hex(struct md5 *c, char out[33]) {
   md5_update(c, pad, n + 8);
   for (int i = 0; i < 16; i++)
     snprintf(out + 2 * i, 3, "%02x", (unsigned)(c->h[i / 4] >> (8 * (i % 4))) & 0xff);
+}
+
+int md5_file(const char *path, char hex[33], uint32_t *lines) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0)
+    return -1;
+  struct stat st;
+  if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+    close(fd);
+    return -1;
+  }
+  struct md5 c;
+  md5_init(&c);
+  char buf[65536];
+  ssize_t r;
+  uint64_t nl = 0;
+  int last = '\n';
+  while ((r = read(fd, buf, sizeof(buf))) > 0) {
+    md5_update(&c, buf, (size_t)r);
+    for (ssize_t i = 0; lines && i < r; i++)
+      nl += buf[i] == '\n';
+    last = (unsigned char)buf[r - 1];
+  }
+  close(fd);
+  if (r < 0)
+    return -1;
+  md5_hex(&c, hex);
+  if (lines) {
+    nl += last != '\n'; /* a last line without its newline */
+    *lines = nl > UINT32_MAX ? UINT32_MAX : (uint32_t)nl;
+  }
+  return 0;
 }

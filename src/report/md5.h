@@ -17,4 +17,9 @@ void md5_update(struct md5 *c, const void *data, size_t n);
 /* The digest as 32 lowercase hex digits and a NUL. */
 void md5_hex(struct md5 *c, char out[33]);
 
+/* The MD5 of a regular file's bytes into hex, and (lines not NULL) its number
+ * of lines, a last one without its newline counted. 0, or -1 if it is not a
+ * readable regular file. */
+int md5_file(const char *path, char hex[33], uint32_t *lines);
+
 #endif

@@ -16,18 +16,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Branches of the line at or after *k: found, taken (k moves past them). */
-static void branches_of(const struct cov_file *c, size_t *k, uint32_t line, uint64_t *found,
-                        uint64_t *hit) {
-  *found = *hit = 0;
-  while (*k < c->n_branches && c->branches[*k].line < line)
-    (*k)++;
-  for (; *k < c->n_branches && c->branches[*k].line == line; (*k)++) {
-    (*found)++;
-    *hit += c->branches[*k].executed && c->branches[*k].taken > 0;
-  }
-}
-
 /* ---- SonarQube generic test coverage (sonar-generic-coverage.xsd) ---- */
 
 int sonarqube_write(const struct cov_model *m, FILE *f) {
@@ -42,7 +30,7 @@ int sonarqube_write(const struct cov_model *m, FILE *f) {
       if (!c->lines[k].line)
         continue; /* (lineNumber is a positive integer) */
       uint64_t bf, bh;
-      branches_of(c, &bk, c->lines[k].line, &bf, &bh);
+      cov_line_branches(c, &bk, c->lines[k].line, &bf, &bh);
       fprintf(f, "    <lineToCover lineNumber=\"%" PRIu32 "\" covered=\"%s\"", c->lines[k].line,
               c->lines[k].count ? "true" : "false");
       if (bf)
@@ -81,11 +69,6 @@ static void counters(FILE *f, const char *indent, const struct counts *n) {
             type[t], v[t][0], v[t][1]);
 }
 
-static size_t dir_len(const char *p) {
-  const char *slash = strrchr(p, '/');
-  return slash ? (size_t)(slash - p) : 0;
-}
-
 int jacoco_write(const struct cov_model *m, FILE *f, const char *title) {
   fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         "<!DOCTYPE report PUBLIC \"-//JACOCO//DTD Report 1.1//EN\" \"report.dtd\">\n"
@@ -96,7 +79,7 @@ int jacoco_write(const struct cov_model *m, FILE *f, const char *title) {
   struct counts all = {0};
   for (size_t i = 0; i < m->n_files;) {
     const char *first = cov_display(m, m->files[i]->path);
-    size_t dl = dir_len(first), j = i;
+    size_t dl = cov_dir_len(first), j = i;
     struct counts pkg = {0};
     char name[4096];
     snprintf(name, sizeof(name), "%.*s", (int)dl, first);
@@ -106,7 +89,7 @@ int jacoco_write(const struct cov_model *m, FILE *f, const char *title) {
     for (; j < m->n_files; j++) {
       const struct cov_file *c = m->files[j];
       const char *p = cov_display(m, c->path);
-      if (dir_len(p) != dl || strncmp(p, first, dl))
+      if (cov_dir_len(p) != dl || strncmp(p, first, dl))
         break;
       const char *base = p + dl + (p[dl] == '/');
       struct counts n = {0};
@@ -135,7 +118,7 @@ int jacoco_write(const struct cov_model *m, FILE *f, const char *title) {
       size_t bk = 0;
       for (size_t k = 0; k < c->n_lines; k++) {
         uint64_t bf, bh;
-        branches_of(c, &bk, c->lines[k].line, &bf, &bh);
+        cov_line_branches(c, &bk, c->lines[k].line, &bf, &bh);
         fprintf(f,
                 "      <line nr=\"%" PRIu32 "\" mi=\"%d\" ci=\"%d\" mb=\"%" PRIu64
                 "\" cb=\"%" PRIu64 "\"/>\n",
@@ -264,34 +247,6 @@ static void coveralls_job(FILE *f) {
   put_key(f, "run_at", run_at);
 }
 
-/* The source's MD5 and its number of lines; -1 if it cannot be read. */
-static int digest(const char *path, char hex[33], uint32_t *lines) {
-  FILE *s = fopen(path, "rb");
-  if (!s)
-    return -1;
-  struct md5 c;
-  md5_init(&c);
-  char buf[65536];
-  size_t r;
-  uint64_t nl = 0;
-  int last = '\n', any = 0;
-  while ((r = fread(buf, 1, sizeof(buf), s)) > 0) {
-    md5_update(&c, buf, r);
-    for (size_t i = 0; i < r; i++)
-      nl += buf[i] == '\n';
-    last = (unsigned char)buf[r - 1];
-    any = 1;
-  }
-  int err = ferror(s);
-  fclose(s);
-  if (err)
-    return -1;
-  md5_hex(&c, hex);
-  nl += any && last != '\n'; /* a last line without its newline */
-  *lines = nl > UINT32_MAX ? UINT32_MAX : (uint32_t)nl;
-  return 0;
-}
-
 int coveralls_write(const struct cov_model *m, FILE *f) {
   fputs("{", f);
   coveralls_job(f);
@@ -301,7 +256,7 @@ int coveralls_write(const struct cov_model *m, FILE *f) {
     const struct cov_file *c = m->files[i];
     char hex[33], buf[8192];
     uint32_t n_src = 0;
-    if (digest(cov_source_path(m, c->path, buf, sizeof(buf)), hex, &n_src)) {
+    if (md5_file(cov_source_path(m, c->path, buf, sizeof(buf)), hex, &n_src)) {
       UCOV_ERR("%s: no source to digest (Coveralls needs it): left out\n", c->path);
       continue;
     }

@@ -215,25 +215,9 @@ static void source_hash(const char *path, const char *root, char out[33]) {
   char *full = NULL;
   if (path[0] != '/' && root && asprintf(&full, "%s/%s", root, path) < 0)
     full = NULL;
-  out[0] = 0;
-  int fd = open(full ? full : path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (md5_file(full ? full : path, out, NULL))
+    out[0] = 0;
   free(full);
-  if (fd < 0)
-    return;
-  struct stat st;
-  if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-    close(fd);
-    return;
-  }
-  struct md5 c;
-  md5_init(&c);
-  char buf[65536];
-  ssize_t r;
-  while ((r = read(fd, buf, sizeof(buf))) > 0)
-    md5_update(&c, buf, (size_t)r);
-  close(fd);
-  if (r == 0)
-    md5_hex(&c, out);
 }
 
 /* The push's identity: MD5 of its metadata and of its model as ucov JSON. */
