@@ -330,19 +330,25 @@ static UCOV_NOTRACE int serve_remote_enable(struct conn *c, const struct ucov_fr
     free(dev);
     return reply_errno(c->fd, f->op, -err);
   }
+  /* conn_slot() reads c->dev of other threads' connections under conn_lock. */
+  pthread_mutex_lock(&conn_lock);
   c->dev = dev;
+  pthread_mutex_unlock(&conn_lock);
   return reply(c->fd, f->op, UCOV_ST_OK, NULL, 0);
 }
 
 /* The client is gone: its handles go, sections for them are discarded. */
 static UCOV_NOTRACE void conn_release(struct conn *c) {
-  if (c->dev) {
+  struct ucov_device *dev = c->dev;
+  if (dev) {
     ucov_port_lock();
-    ucov_remote_unregister(c->dev);
+    ucov_remote_unregister(dev);
     ucov_port_unlock();
-    munmap(c->dev->area, c->dev->size * 8);
-    free(c->dev);
+    pthread_mutex_lock(&conn_lock); /* as in serve_remote_enable */
     c->dev = NULL;
+    pthread_mutex_unlock(&conn_lock);
+    munmap(dev->area, dev->size * 8);
+    free(dev);
   }
   if (c->passed_fd >= 0)
     close(c->passed_fd);
