@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #ifdef UCOV_HAVE_SQLITE
 #include <sqlite3.h>
@@ -205,8 +206,21 @@ struct db *db_open_sqlite(const char *path, char *msg, size_t len) {
   sqlite3_busy_timeout(s->h, 120000); /* concurrent pushers take turns */
   sqlite3_create_function(s->h, "ucov_sum", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, NULL,
                           sum_step, sum_final);
-  if (s_exec(&s->base, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
-                       "PRAGMA foreign_keys=ON")) {
+  /* Turning a new file to WAL upgrades a read lock to a write lock, which
+   * SQLite refuses at once (no busy handler: it could deadlock) while another
+   * new connection does the same: so it is retried here, within the same
+   * two minutes. */
+  int rc = 1;
+  for (int tries = 0; rc && tries < 120000 / 2; tries++) {
+    rc = s_exec(&s->base, "PRAGMA journal_mode=WAL");
+    if (rc && (sqlite3_errcode(s->h) & 0xff) == SQLITE_BUSY) {
+      struct timespec ts = {0, 2 * 1000 * 1000};
+      nanosleep(&ts, NULL);
+    } else {
+      break;
+    }
+  }
+  if (rc || s_exec(&s->base, "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON")) {
     snprintf(msg, len, "%s: %s", path, s->base.err);
     s_close(&s->base);
     return NULL;
