@@ -110,14 +110,15 @@ static const char schema_pg[] =
     " context_id BIGINT NOT NULL, at BIGINT NOT NULL);"
     "CREATE TABLE IF NOT EXISTS line_counts (build_id BIGINT NOT NULL, context_id BIGINT NOT NULL,"
     " source_id BIGINT NOT NULL, line BIGINT NOT NULL, count BIGINT NOT NULL,"
-    " PRIMARY KEY (build_id, context_id, source_id, line));"
+    " PRIMARY KEY (build_id, context_id, source_id, line)) PARTITION BY LIST (build_id);"
     "CREATE TABLE IF NOT EXISTS func_counts (build_id BIGINT NOT NULL, context_id BIGINT NOT NULL,"
     " source_id BIGINT NOT NULL, name TEXT NOT NULL, line BIGINT NOT NULL, count BIGINT NOT NULL,"
-    " PRIMARY KEY (build_id, context_id, source_id, name));"
+    " PRIMARY KEY (build_id, context_id, source_id, name)) PARTITION BY LIST (build_id);"
     "CREATE TABLE IF NOT EXISTS branch_counts (build_id BIGINT NOT NULL,"
     " context_id BIGINT NOT NULL, source_id BIGINT NOT NULL, line BIGINT NOT NULL,"
     " block BIGINT NOT NULL, branch BIGINT NOT NULL, executed INTEGER NOT NULL,"
-    " taken BIGINT NOT NULL, PRIMARY KEY (build_id, context_id, source_id, line, block, branch));"
+    " taken BIGINT NOT NULL, PRIMARY KEY (build_id, context_id, source_id, line, block, branch))"
+    " PARTITION BY LIST (build_id);"
     "CREATE INDEX IF NOT EXISTS line_counts_source ON line_counts (source_id, line);";
 
 /* The schema's version: 0 none, -1 an error. */
@@ -424,6 +425,53 @@ static int merge_staged(struct store *s, int64_t build, int64_t ctx, char *msg, 
   return 0;
 }
 
+/*
+ * PostgreSQL: the count tables are partitioned by build, one partition per
+ * build and table (line_counts_b42, ...), so a report of one build reads
+ * only its own and a build is dropped whole (docs/store.md, retention).
+ * Made before the push's transaction, once per build: creating a partition
+ * locks its parent, so creators take turns under an advisory lock and a
+ * partition that exists is never created again.
+ */
+static int build_partitions(struct store *s, int64_t build, char *msg, size_t len) {
+  static const char *const tables[] = {"line_counts", "func_counts", "branch_counts"};
+  const struct db_ops *o = s->db->ops;
+  char sql[256];
+  int64_t have = 0;
+  snprintf(sql, sizeof(sql),
+           "SELECT count(*) FROM pg_class WHERE relname IN ('line_counts_b%" PRId64
+           "', 'func_counts_b%" PRId64 "', 'branch_counts_b%" PRId64 "') AND relispartition",
+           build, build, build);
+  if (q1(s, sql, NULL, 0, NULL, 0, &have) != 1)
+    return db_fail(s, msg, len, "partitions");
+  if (have == 3)
+    return 0;
+  /* a store whose count tables were made unpartitioned is left so */
+  if (q1(s,
+         "SELECT count(*) FROM pg_class WHERE relname = 'line_counts' AND relkind = 'r' AND "
+         "relnamespace = 'public'::regnamespace",
+         NULL, 0, NULL, 0, &have) != 1)
+    return db_fail(s, msg, len, "partitions");
+  if (have)
+    return 0;
+  if (o->exec(s->db, "BEGIN; SELECT pg_advisory_xact_lock(7271002)"))
+    return db_fail(s, msg, len, "partitions");
+  for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+    snprintf(sql, sizeof(sql),
+             "CREATE TABLE IF NOT EXISTS %s_b%" PRId64 " PARTITION OF %s FOR VALUES IN (%" PRId64
+             ")",
+             tables[i], build, tables[i], build);
+    if (o->exec(s->db, sql)) {
+      db_fail(s, msg, len, "partitions");
+      o->exec(s->db, "ROLLBACK");
+      return -1;
+    }
+  }
+  if (o->exec(s->db, "COMMIT"))
+    return db_fail(s, msg, len, "partitions");
+  return 0;
+}
+
 int store_push(struct store *s, const struct cov_model *m, const struct store_push *p, char *msg,
                size_t len) {
   const struct db_ops *o = s->db->ops;
@@ -439,12 +487,23 @@ int store_push(struct store *s, const struct cov_model *m, const struct store_pu
   int64_t now = p->when ? p->when : (int64_t)time(NULL);
   const char *test = q.test ? q.test : "", *shard = q.shard ? q.shard : "",
              *rev = q.revision ? q.revision : "", *ids = q.build_ids ? q.build_ids : "";
-  if (o->exec(s->db, s->pg ? "BEGIN" : "BEGIN IMMEDIATE"))
-    return db_fail(s, msg, len, "begin");
   const char *bt[] = {ids, rev}, *ct[] = {test, shard, q.host}, *ht[] = {hash};
   int64_t when[] = {now}, period[] = {now - now % 3600};
   int64_t build = -1, ctx = -1;
   int r = -1;
+  if (s->pg) { /* the build and its partitions first, committed on their own */
+    if (run(s,
+            "INSERT INTO builds (build_ids, revision, created) VALUES ($1, $2, $3) "
+            "ON CONFLICT (build_ids, revision) DO NOTHING",
+            bt, 2, when, 1) ||
+        q1(s, "SELECT id FROM builds WHERE build_ids = $1 AND revision = $2", bt, 2, NULL, 0,
+           &build) != 1)
+      return db_fail(s, msg, len, "build");
+    if (build_partitions(s, build, msg, len))
+      return -1;
+  }
+  if (o->exec(s->db, s->pg ? "BEGIN" : "BEGIN IMMEDIATE"))
+    return db_fail(s, msg, len, "begin");
   if (run(s,
           "INSERT INTO builds (build_ids, revision, created) VALUES ($1, $2, $3) "
           "ON CONFLICT (build_ids, revision) DO NOTHING",

@@ -61,6 +61,22 @@ engine() { # engine NAME URL
     cmp -s <(recs rev2.info) <(recs r0.info) && pass || fail "$name: --build rev2"
   "$UCOV" history --store "$url" >hist.txt && [ "$(wc -l <hist.txt)" = 2 ] &&
     [ "$(cut -f2 hist.txt | tr '\n' ' ')" = "rev1 rev2 " ] && pass || fail "$name: history: $(cat hist.txt)"
+  if [ "$name" = postgresql ]; then
+    # partitioned by build: one partition of each count table per build, and
+    # retention as docs/store.md gives it drops a build whole, its partitions
+    # with it, leaving the other build's counts as they were
+    local q=("$PG_BIN/psql" -h "$PG_DIR" -U ucov -d postgres -Atq -v ON_ERROR_STOP=1)
+    [ "$(pg_as "${q[@]}" -c "SELECT count(*) FROM pg_inherits WHERE inhparent = 'line_counts'::regclass")" = 2 ] &&
+      [ "$(pg_as "${q[@]}" -c "SELECT count(*) FROM pg_inherits WHERE inhparent = 'branch_counts'::regclass")" = 2 ] &&
+      pass || fail "$name: a partition per build"
+    local b2
+    b2=$(pg_as "${q[@]}" -c "SELECT id FROM builds WHERE revision = 'rev2'")
+    pg_as "${q[@]}" -c "BEGIN; DROP TABLE line_counts_b$b2, func_counts_b$b2, branch_counts_b$b2;
+      DELETE FROM pushes WHERE build_id = $b2; DELETE FROM builds WHERE id = $b2; COMMIT" &&
+      "$UCOV" report --store "$url" --lcov kept.info && cmp -s <(recs kept.info) <(recs all.info) &&
+      "$UCOV" history --store "$url" >hist2.txt && [ "$(cut -f2 hist2.txt)" = rev1 ] &&
+      pass || fail "$name: retention drops build rev2 whole: $(cat hist2.txt)"
+  fi
   # refused: a .gcda that does not match its notes (rebuilt after the run)
   mkdir -p stale o1 && cp r0/* stale/ && (cd o1 && gcc --coverage -O1 -I"$D" -c "$D/httpreq.c") &&
     cp o1/httpreq.gcno stale/httpreq.gcno
