@@ -31,7 +31,7 @@ done
 recs() { grep -E '^(SF|DA|FNDA|BRDA):' "$1" | sort; }
 
 engine() { # engine NAME URL
-  local name=$1 url=$2 n st
+  local name=$1 url=$2 st
   "$UCOV" store init "$url" 2>init.err && pass || fail "$name: store init: $(cat init.err)"
   for k in 0 1 2; do
     "$UCOV" push "r$k" --store "$url" --test "t$k" --revision rev1 -q || fail "$name: push r$k"
@@ -199,6 +199,28 @@ printf '%s\n' "${R[1]}" | "$UCOV" run --store "$WORK/run.db" --test once -- srv/
   "$UCOV" report --store "$WORK/run.db" --test once --lcov run.info &&
   cmp -s <(parser run.info) <(parser sep1.info) && pass ||
   fail "run --store: $(cat run.err; diff <(parser run.info) <(parser sep1.info) | head -3)"
+# collect --all: one round over every target of the runtime directory (two
+# servers, one request each): the store holds the sum of both runs
+all_targets() {
+  local url="$WORK/all.db" p0 p1 t0 f0 t1 f1
+  rm -f a0.in a0.out a1.in a1.out && mkfifo a0.in a0.out a1.in a1.out
+  UCOV_EXIT_DIR=$WORK/exit-all srv/server <a0.in >a0.out &
+  p0=$!
+  UCOV_EXIT_DIR=$WORK/exit-all srv/server <a1.in >a1.out &
+  p1=$!
+  exec {t0}>a0.in {f0}<a0.out {t1}>a1.in {f1}<a1.out
+  for _ in $(seq 250); do [ -S "rt/$p0.sock" ] && [ -S "rt/$p1.sock" ] && break; sleep 0.02; done
+  printf '%s\n' "${R[0]}" >&"$t0" && read -r _ <&"$f0"
+  printf '%s\n' "${R[1]}" >&"$t1" && read -r _ <&"$f1"
+  "$UCOV" collect --all --once --test both --store "$url" -q 2>all.err
+  exec {t0}>&- {f0}<&- {t1}>&- {f1}<&-
+  wait $p0 $p1
+  "$UCOV" report --store "$url" --test both --lcov all-targets.info 2>/dev/null
+  "$UCOV" merge sep0 sep1 -o sep01.info
+  cmp -s <(parser all-targets.info) <(parser sep01.info) && pass ||
+    fail "collect --all: both targets' runs: $(cat all.err; diff <(parser all-targets.info) <(parser sep01.info) | head -5)"
+}
+all_targets
 concurrent sqlite "$WORK/conc.db"
 if pg_start; then
   engine postgresql "$PGURL"
