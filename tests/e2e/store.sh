@@ -27,6 +27,10 @@ for k in 0 1 2; do
     cp b/*.gcda b/*.gcno "r$k"/
 done
 "$UCOV" merge r0 r1 r2 -o all.info && "$UCOV" merge r1 -o r1.info || fail "merge"
+# a trace: the PCs of one request, with the process's module map
+mkdir t && (cd t && CC=gcc "$UCOV" cc --trace -g -O0 -I"$D" "${SANFLAGS[@]}" "$D/trace_one.c" \
+  "$D/httpreq.c" -o trace_one && ./trace_one --modules mods.txt "${R[1]}" >pcs.txt 2>/dev/null) &&
+  "$UCOV" report t/pcs.txt --modules t/mods.txt --lcov trace.info || fail "trace build"
 # lines NAME.info: the DA/FNDA/BRDA records, sorted (what a store must give back)
 recs() { grep -E '^(SF|DA|FNDA|BRDA):' "$1" | sort; }
 
@@ -93,6 +97,11 @@ engine() { # engine NAME URL
     "$UCOV" report --store "$url" --build rev3 --test beta --lcov beta.info &&
     cmp -s <(recs beta.info) <(recs r1.info) && pass ||
     fail "$name: TN names are tests: $(cat tn.err)"
+  # a trace's hits are a test's counts too
+  "$UCOV" push t/pcs.txt --modules t/mods.txt --store "$url" --test traced -q &&
+    "$UCOV" report --store "$url" --test traced --lcov traced.info && grep -q '^DA:[0-9]*,[1-9]' traced.info &&
+    cmp -s <(recs traced.info) <(recs trace.info) && pass ||
+    fail "$name: a pushed trace: $(diff <(recs traced.info) <(recs trace.info) | head -3)"
   # refused: a --binary that is not the program the pulled tree ran
   mkdir -p pulled && cp r0/* pulled/ &&
     printf '400000 401000 0 0 r-x 0123456789abcdef %s\n' "$WORK/b/prog" >pulled/modules
@@ -100,12 +109,12 @@ engine() { # engine NAME URL
   [ $? = 1 ] && grep -q 'build-id' bid.err && pass || fail "$name: a foreign --binary: $(cat bid.err)"
 }
 
-# Eight pushers into one store at once, two rounds each; one more push is
+# Eight pushers into one store at once, five rounds each; one more push is
 # killed midway and retried: the sum is the merge of exactly those pushes.
 concurrent() { # concurrent NAME URL
   local name=$1 url=$2 i pids=()
   for i in $(seq 1 8); do
-    (for round in 1 2; do
+    (for round in 1 2 3 4 5; do
       "$UCOV" push "r$((i % 3))" --store "$url" --test "c$i" --shard "round$round" -q || exit 1
     done) &
     pids+=($!)
@@ -120,11 +129,11 @@ concurrent() { # concurrent NAME URL
   wait $kp 2>/dev/null
   "$UCOV" push r2 --store "$url" --test killed -q 2>/dev/null # the retry: once in all
   local args=()
-  for i in $(seq 1 8); do args+=("r$((i % 3))" "r$((i % 3))"); done
+  for i in $(seq 1 8); do args+=("r$((i % 3))"{,,,,}); done
   "$UCOV" merge "${args[@]}" r2 -o conc.info
   "$UCOV" report --store "$url" --lcov "$name-conc.info"
   cmp -s <(recs "$name-conc.info") <(recs conc.info) && pass ||
-    fail "$name: 8 pushers x 2 and a killed push: $(diff <(recs "$name-conc.info") <(recs conc.info) | head -5)"
+    fail "$name: 8 pushers x 5 and a killed push: $(diff <(recs "$name-conc.info") <(recs conc.info) | head -5)"
 }
 
 # A long-lived server and three tests driven through it, `collect --once`
