@@ -56,4 +56,15 @@ int ucov_device_mmap_check(struct ucov_device *dev, uint64_t length, uint64_t of
  */
 void ucov_device_close(struct ucov_device *dev) UCOV_HIDDEN;
 
+/*
+ * A device is enabled in the target (get) or no longer (put), counted across
+ * the target: the device ioctls count their own; a port that enables a
+ * device otherwise (a REMOTE registration from another process) counts it
+ * here. The first get calls ucov_port_trace_live(1) (its error is get's,
+ * and nothing is counted), the last put ucov_port_trace_live(0). Called with
+ * the port lock held.
+ */
+int ucov_trace_users_get(void) UCOV_HIDDEN;
+void ucov_trace_users_put(void) UCOV_HIDDEN;
+
 #endif

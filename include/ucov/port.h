@@ -165,6 +165,16 @@ void ucov_port_exit_drain(void);
  * held. Default: nothing. */
 void ucov_port_object_added(void);
 
+/*
+ * Tracing starts in the target (live = 1: the first device was enabled, by
+ * ENABLE, UNIQUE_ENABLE or REMOTE_ENABLE; called before that enable returns)
+ * or ends (0: the last one was disabled). A port whose hook call sites sleep
+ * while nobody traces (dormant builds: NOPs in the text) wakes them here and
+ * puts them back to sleep. 0, or a negative errno that fails the enable.
+ * Lock held. Default: 0.
+ */
+int ucov_port_trace_live(int live);
+
 /* ============================================================= OFFERED */
 
 /* The task ended: disable the device it traced into, if any. Takes the port lock. */

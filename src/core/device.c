@@ -44,12 +44,39 @@ static UCOV_NOTRACE int task_mode_of(unsigned long kcov_mode, uint32_t *out) {
   }
 }
 
+/*
+ * Enabled devices in the target (under the port lock). The port hears when
+ * the first is enabled and the last disabled: a dormant build's hook sites
+ * are live only in between.
+ */
+static unsigned long enabled_devices;
+
+UCOV_NOTRACE int ucov_trace_users_get(void) {
+  if (enabled_devices == 0) {
+    int err = ucov_port_trace_live(1);
+    if (err)
+      return err;
+  }
+  enabled_devices++;
+  return 0;
+}
+
+UCOV_NOTRACE void ucov_trace_users_put(void) {
+  if (enabled_devices && --enabled_devices == 0)
+    ucov_port_trace_live(0);
+}
+
 /* Bind dev to the calling task in `mode`; UNIQUE with `words` bitmap words. */
 static UCOV_NOTRACE int device_bind(struct ucov_device *dev, uint32_t mode, uint64_t words) {
   struct ucov_task *t = &ucov_task_self;
-  int err = ucov_port_task_bind(t);
+  int err = ucov_trace_users_get();
   if (err)
     return err;
+  err = ucov_port_task_bind(t);
+  if (err) {
+    ucov_trace_users_put();
+    return err;
+  }
   dev->state = UCOV_DEVICE_ENABLED;
   dev->task_mode = mode;
   dev->last_mode = mode;
@@ -104,7 +131,12 @@ static UCOV_NOTRACE int device_remote_enable(struct ucov_device *dev, unsigned l
   int err = ucov_remote_register(dev, ra);
   if (err)
     return err;
-  err = ucov_port_task_bind(t);
+  err = ucov_trace_users_get();
+  if (!err) {
+    err = ucov_port_task_bind(t);
+    if (err)
+      ucov_trace_users_put();
+  }
   if (err) {
     ucov_remote_unregister(dev);
     return err;
@@ -138,6 +170,7 @@ static UCOV_NOTRACE void device_detach(struct ucov_device *dev) {
   dev->task_mode = 0;
   dev->unique_words = 0;
   dev->state = UCOV_DEVICE_READY;
+  ucov_trace_users_put();
   if (dev->closed)
     ucov_port_device_release(dev);
 }

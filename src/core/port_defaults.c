@@ -73,3 +73,8 @@ UCOV_WEAK UCOV_NOTRACE int ucov_port_same_module(const void *a, const void *b) {
 UCOV_WEAK UCOV_NOTRACE void ucov_port_exit_drain(void) {}
 
 UCOV_WEAK UCOV_NOTRACE void ucov_port_object_added(void) {}
+
+UCOV_WEAK UCOV_NOTRACE int ucov_port_trace_live(int live) {
+  (void)live;
+  return 0;
+}

@@ -320,6 +320,8 @@ static UCOV_NOTRACE int serve_remote_enable(struct conn *c, const struct ucov_fr
     memcpy(arg, payload, f->length);
     ucov_port_lock();
     err = ucov_remote_register(dev, arg);
+    if (!err && (err = ucov_trace_users_get()) != 0)
+      ucov_remote_unregister(dev);
     if (!err)
       dev->state = UCOV_DEVICE_ENABLED;
     ucov_port_unlock();
@@ -343,6 +345,7 @@ static UCOV_NOTRACE void conn_release(struct conn *c) {
   if (dev) {
     ucov_port_lock();
     ucov_remote_unregister(dev);
+    ucov_trace_users_put();
     ucov_port_unlock();
     pthread_mutex_lock(&conn_lock); /* as in serve_remote_enable */
     c->dev = NULL;
