@@ -13,13 +13,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "dormant_link.h"
 
 static const char cc_usage[] =
-    "usage: ucov cc [--trace] [--ext] [--unique] [--gcov] [--pgo] [--only GLOB] [--skip GLOB]\n"
-    "               [--cc COMPILER] [--] COMPILER-ARGS...\n"
+    "usage: ucov cc [--trace] [--ext] [--unique] [--gcov] [--pgo] [--dormant] [--only GLOB]\n"
+    "               [--skip GLOB] [--cc COMPILER] [--] COMPILER-ARGS...\n"
     "\n"
     "Compile and link C code with ucov instrumentation. Use it as CC:\n"
     "  CC=\"ucov cc --trace\" make\n"
@@ -39,6 +41,12 @@ static const char cc_usage[] =
     "              compiler-rt: .gcda at exit as they write them, and live over the\n"
     "              control socket (ucov ls/pull/reset). Threaded programs get atomic\n"
     "              counters from -pthread, as with gcc itself.\n"
+    "  --dormant   with --trace, --ext or --unique (x86-64): every hook call is a NOP\n"
+    "              while no KCOV device of the process is enabled, and a call again\n"
+    "              from the first enable to the last disable. Links keep their\n"
+    "              relocations (-Wl,--emit-relocs); ucov then finds the hook calls in\n"
+    "              them, NOPs them in the linked file and adds their table\n"
+    "              (section .ucov_sites)\n"
     "  --only GLOB instrument only sources matching GLOB (repeatable; as given, absolute,\n"
     "              or the base name for a glob without '/'); others compile plain\n"
     "  --skip GLOB do not instrument sources matching GLOB (repeatable)\n"
@@ -61,7 +69,7 @@ static const char cc_usage[] =
     "  UCOV_ONLY, UCOV_SKIP  colon-separated globs, as --only and --skip\n";
 
 struct cc_opts {
-  int trace, ext, gcov, unique, pgo, verbose;
+  int trace, ext, gcov, unique, pgo, verbose, dormant;
   const char *cc;                  /* --cc COMPILER */
   const char *only[64], *skip[64]; /* --only/--skip GLOBs (and UCOV_ONLY/UCOV_SKIP) */
   int n_only, n_skip;
@@ -443,6 +451,10 @@ static int own_option(char **args, int k, int nargs, struct cc_opts *o) {
     return 0;
   if (set_mode(o, a + 2) == 0)
     return 1;
+  if (!strcmp(a, "--dormant")) {
+    o->dormant = 1;
+    return 1;
+  }
   for (size_t i = 0; i < sizeof(valued) / sizeof(valued[0]); i++) {
     size_t n = strlen(valued[i].name);
     if (strncmp(a + 2, valued[i].name, n) != 0)
@@ -457,6 +469,55 @@ static int own_option(char **args, int k, int nargs, struct cc_opts *o) {
     }
   }
   return 0;
+}
+
+/* The file a link writes: -o FILE, else a.out. */
+static const char *link_output(char **args, int nargs) {
+  const char *o = "a.out";
+  for (int k = 0; k < nargs; k++) {
+    if (!strcmp(args[k], "-o") && k + 1 < nargs)
+      o = args[++k];
+    else if (!strncmp(args[k], "-o", 2) && args[k][2])
+      o = args[k] + 2;
+    else if (takes_separate_value(args[k]))
+      k++;
+  }
+  return o;
+}
+
+/* --dormant at a link: run the link, then make its output dormant. */
+static int link_dormant(char **cmd, char **args, int nargs, int verbose) {
+  pid_t pid = fork();
+  if (pid < 0) {
+    fprintf(stderr, "ucov cc: cannot fork: %m\n");
+    return UCOV_EXIT_FAIL;
+  }
+  if (pid == 0) {
+    execvp(cmd[0], cmd);
+    fprintf(stderr, "ucov cc: cannot run %s: %m\n", cmd[0]);
+    _exit(UCOV_EXIT_FAIL);
+  }
+  int st;
+  while (waitpid(pid, &st, 0) < 0)
+    ;
+  if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+    return WIFEXITED(st) ? WEXITSTATUS(st) : UCOV_EXIT_FAIL;
+  const char *path = link_output(args, nargs);
+  struct dormant_stats ds;
+  char err[512];
+  if (dormant_fixup(path, &ds, err, sizeof(err)) != 0) {
+    fprintf(stderr, "ucov cc: --dormant: %s\n", err);
+    unlink(path); /* no half-made output for make to take as built */
+    return UCOV_EXIT_FAIL;
+  }
+  if (ds.unsupported)
+    fprintf(stderr, "ucov cc: --dormant: %s is not x86-64: its hooks stay live\n", path);
+  else if (verbose)
+    fprintf(stderr,
+            "ucov cc: --dormant: %s: %lu sites (%lu calls, %lu tail jumps); %lu conditional "
+            "tail jumps left live, %lu other references to a hook\n",
+            path, ds.sites, ds.calls, ds.jumps, ds.live_jcc, ds.other_refs);
+  return UCOV_EXIT_OK;
 }
 
 int cmd_cc(int argc, char **argv) {
@@ -577,11 +638,19 @@ int cmd_cc(int argc, char **argv) {
     out[n++] = "-idirafter";
     out[n++] = find_includedir();
   }
-  if (job.has_input && !job.compile_only) {
+  int links = job.has_input && !job.compile_only;
+  int dormant = links && o.dormant && (o.trace || o.ext || o.unique);
+  if (links) {
     char *libdir = find_libdir();
     if (!libdir) {
       fprintf(stderr, "ucov cc: cannot find libucov.a (set UCOV_LIBDIR)\n");
       return UCOV_EXIT_FAIL;
+    }
+    if (dormant) { /* the relocations name the hook calls; the module registers its sites */
+      out[n++] = "-Wl,--emit-relocs";
+      out[n++] = "-Wl,--whole-archive";
+      out[n++] = path_join(libdir, "libucov-dormant.a");
+      out[n++] = "-Wl,--no-whole-archive";
     }
     if (job.shared) {
       /* A shared object binds to the process's one runtime: the program's,
@@ -619,6 +688,8 @@ int cmd_cc(int argc, char **argv) {
   out[n] = NULL;
   if (o.verbose)
     print_command(out);
+  if (dormant)
+    return link_dormant(out, args, nargs, o.verbose);
   execvp(out[0], out);
   fprintf(stderr, "ucov cc: cannot run %s: %m\n", out[0]);
   return UCOV_EXIT_FAIL;

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Dormant builds (`ucov cc --dormant`, x86-64): the hook call sites of a
+ * module, as `ucov cc` finds them in the relocations the linker kept
+ * (--emit-relocs) and writes them into the linked file, and as the runtime
+ * patches them between their two forms:
+ *  - live: the compiler's call or jump to the hook;
+ *  - dormant: a call becomes a NOP of its length; a tail jump (the hook was
+ *    the function's last call) becomes a `ret` padded with NOPs; a conditional
+ *    tail jump keeps its condition and jumps to a `ret` of the module
+ *    (the table's ret_addr) instead of the hook.
+ * The linked file holds the dormant form: a dormant program runs without
+ * calling a hook until the first KCOV enable makes its sites live.
+ *
+ * The table is the non-allocated section ".ucov_sites" of the module's file:
+ * a header, then `count` entries sorted by address. Addresses are link-time
+ * virtual addresses (the load bias is added at run time). Little-endian.
+ */
+#ifndef UCOV_DORMANT_H
+#define UCOV_DORMANT_H
+
+#include <stdint.h>
+
+#define UCOV_SITES_SECTION ".ucov_sites"
+#define UCOV_SITES_MAGIC 0x5345544953564f43ull /* "COVSITES" */
+#define UCOV_SITES_VERSION 1u
+
+/* Longest form of a site: a conditional jump (0f 8x rel32), or an indirect
+ * call or jump through the GOT (ff 15 / ff 25 rel32). */
+#define UCOV_SITE_MAX 6
+
+enum ucov_site_kind {
+  UCOV_SITE_CALL = 1, /* e8 rel32, 67 e8 rel32, ff 15 rel32: dormant a NOP */
+  UCOV_SITE_JMP = 2,  /* e9 rel32, ff 25 rel32: dormant ret + NOPs */
+  UCOV_SITE_JCC = 3,  /* 0f 8x rel32: dormant the same jump to ret_addr */
+};
+
+struct ucov_sites_header {
+  uint64_t magic;      /* UCOV_SITES_MAGIC */
+  uint32_t version;    /* UCOV_SITES_VERSION */
+  uint32_t entry_size; /* sizeof(struct ucov_site) */
+  uint64_t count;      /* entries after the header */
+  uint64_t ret_addr;   /* a `ret` instruction of the module (0: no JCC site) */
+};
+
+struct ucov_site {
+  uint64_t addr;               /* the instruction's first byte */
+  uint8_t kind;                /* enum ucov_site_kind */
+  uint8_t len;                 /* 5 or 6 */
+  uint8_t live[UCOV_SITE_MAX]; /* the compiler's bytes */
+};
+
+/* The dormant bytes of site s (len bytes into out): see above. The NOPs are
+ * the ones the Intel manual recommends for each length. */
+static inline void ucov_site_dormant(const struct ucov_site *s, uint64_t ret_addr,
+                                     uint8_t out[UCOV_SITE_MAX]) {
+  static const uint8_t nop[7][6] = {
+      {0},
+      {0x90},
+      {0x66, 0x90},
+      {0x0f, 0x1f, 0x00},
+      {0x0f, 0x1f, 0x40, 0x00},
+      {0x0f, 0x1f, 0x44, 0x00, 0x00},
+      {0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00},
+  };
+  unsigned len = s->len <= UCOV_SITE_MAX ? s->len : UCOV_SITE_MAX;
+  if (s->kind == UCOV_SITE_JCC) {
+    int64_t rel = (int64_t)(ret_addr - (s->addr + len));
+    uint32_t r = (uint32_t)(int32_t)rel;
+    out[0] = s->live[0];
+    out[1] = s->live[1];
+    out[2] = (uint8_t)r;
+    out[3] = (uint8_t)(r >> 8);
+    out[4] = (uint8_t)(r >> 16);
+    out[5] = (uint8_t)(r >> 24);
+    return;
+  }
+  unsigned k = 0;
+  if (s->kind == UCOV_SITE_JMP)
+    out[k++] = 0xc3;
+  for (unsigned i = 0; k < len; i++)
+    out[k++] = nop[len - (s->kind == UCOV_SITE_JMP)][i];
+}
+
+/*
+ * The runtime's side (libucov.a, libucov.so): a module whose sites are in its
+ * file registers its ELF header from a constructor (libucov-dormant.a, which
+ * `ucov cc --dormant` links into it), and unregisters it from a destructor.
+ */
+void ucov_dormant_register(const void *ehdr);
+void ucov_dormant_unregister(const void *ehdr);
+
+#endif

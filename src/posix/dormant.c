@@ -1,0 +1,585 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * POSIX port, x86-64: dormant hook sites (`ucov cc --dormant`).
+ *
+ * A dormant module's file holds its hook call sites as NOPs (and tail jumps
+ * as returns), with their table in the section .ucov_sites (ucov/dormant.h).
+ * The module registers itself from a constructor (libucov-dormant.a). When
+ * the first device of the process is enabled, the core calls
+ * ucov_port_trace_live(1) before the enable returns: the table of every
+ * registered module is read from its file (once; its build-id must be the
+ * loaded module's) and every site is made live again. When the last device
+ * is disabled, ucov_port_trace_live(0) makes them dormant. A module loaded
+ * while sites are live is made live from its constructor.
+ *
+ * Patching is safe while other threads run the code, as the kernel's
+ * text_poke_bp does it: the first byte of each site becomes int3, every core
+ * is synchronised (membarrier SYNC_CORE), the rest of the site is written,
+ * cores synchronised, then the first byte, and cores synchronised again. A
+ * thread that meets an int3 meanwhile gets SIGTRAP: the handler here does
+ * what the site's new form does (a call, a jump, a return, or nothing) and
+ * resumes it after the site. Traps that are not at a site go to the
+ * program's own SIGTRAP handler, or take the default action. Text is written
+ * through a temporary PROT_WRITE on its segment, put back before the patch
+ * returns, or through /proc/self/mem where that is refused. Sites whose bytes
+ * are neither form (a debugger's breakpoint on one) are left as they are.
+ *
+ * All of this runs with the port lock held, never on a hook's path.
+ */
+#define _GNU_SOURCE
+#include "ucov/compiler.h"
+#include "ucov/dormant.h"
+#include "ucov/port.h"
+
+#if defined(__x86_64__)
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <linux/membarrier.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+/* A registered module. Records are never freed (a trap handler may be
+ * reading one); a module unloaded and loaded again reuses its record. */
+struct dmod {
+  struct dmod *next;
+  const void *ehdr;        /* its ELF header in memory: the registration key */
+  uintptr_t bias;          /* load bias */
+  uintptr_t lo, hi;        /* its executable segments' extent, run-time addresses */
+  struct ucov_site *sites; /* sorted by address; NULL until read */
+  uint8_t *mark;           /* per site: being patched now */
+  size_t count;            /* sites */
+  uint64_t ret_addr;       /* link-time address of its `ret` for JCC sites */
+  int state;               /* 0 table not read, 1 read, -1 cannot be read */
+  int live;                /* the form its sites are in */
+  int present;             /* registered and not unloaded */
+  unsigned long skipped;   /* sites left alone at the last patch (neither form) */
+};
+
+static struct dmod *mods; /* the list; appended with release stores */
+static int trace_live;    /* the form every site goes to (the lock's) */
+static int patch_target;  /* what a trapped site does: 1 live, 0 dormant */
+static struct sigaction prev_trap;
+static int membarrier_mode = -1; /* -1 not probed, 0 none, 1 expedited, 2 sync-core */
+static int procmem_fd = -1;
+
+static UCOV_NOTRACE void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static UCOV_NOTRACE void say(const char *fmt, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof(msg), fmt, ap);
+  va_end(ap);
+  ucov_port_log(msg);
+}
+
+/* --- cores in step ------------------------------------------------------ */
+
+static UCOV_NOTRACE void sync_cores(void) {
+  if (membarrier_mode < 0) {
+    long q = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+    membarrier_mode = 0;
+    if (q > 0 && (q & MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE) &&
+        syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0) == 0)
+      membarrier_mode = 2;
+    else if (q > 0 && (q & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
+             syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
+      membarrier_mode = 1; /* an IPI: on x86 its return to user space serialises */
+  }
+  if (membarrier_mode == 2)
+    syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0);
+  else if (membarrier_mode == 1)
+    syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+/* --- the trap handler ------------------------------------------------------ */
+
+static UCOV_NOTRACE const struct ucov_site *site_at(uintptr_t pc, const struct dmod **mp) {
+  for (const struct dmod *m = __atomic_load_n(&mods, __ATOMIC_ACQUIRE); m;
+       m = __atomic_load_n(&m->next, __ATOMIC_ACQUIRE)) {
+    const struct ucov_site *s = __atomic_load_n(&m->sites, __ATOMIC_ACQUIRE);
+    if (!s || !__atomic_load_n(&m->present, __ATOMIC_ACQUIRE) || pc < m->lo || pc >= m->hi)
+      continue;
+    uint64_t addr = (uint64_t)(pc - m->bias);
+    size_t lo = 0, hi = m->count;
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      if (s[mid].addr < addr)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    if (lo < m->count && s[lo].addr == addr) {
+      *mp = m;
+      return &s[lo];
+    }
+  }
+  return NULL;
+}
+
+static UCOV_NOTRACE int32_t rel32(const uint8_t *p) {
+  return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+                   (uint32_t)p[3] << 24);
+}
+
+/* Is the condition of jcc code cc (0-15) true under flags? */
+static UCOV_NOTRACE int cond_true(unsigned cc, uint64_t fl) {
+  int cf = fl & 1, pf = (fl >> 2) & 1, zf = (fl >> 6) & 1, sf = (fl >> 7) & 1, of = (fl >> 11) & 1;
+  int r;
+  switch (cc >> 1) {
+  case 0:
+    r = of;
+    break;
+  case 1:
+    r = cf;
+    break;
+  case 2:
+    r = zf;
+    break;
+  case 3:
+    r = cf || zf;
+    break;
+  case 4:
+    r = sf;
+    break;
+  case 5:
+    r = pf;
+    break;
+  case 6:
+    r = sf != of;
+    break;
+  default:
+    r = zf || sf != of;
+    break;
+  }
+  return (cc & 1) ? !r : r;
+}
+
+/* The live target of site s at run-time address at: where its call or jump goes. */
+static UCOV_NOTRACE uintptr_t live_target(const struct ucov_site *s, uintptr_t at) {
+  const uint8_t *f = s->live + s->len - 4;
+  uintptr_t next = at + s->len;
+  if (s->live[0] == 0xff) /* through the GOT */
+    return *(const uintptr_t *)(next + (intptr_t)rel32(f));
+  return next + (intptr_t)rel32(f);
+}
+
+static UCOV_NOTRACE void trap_chain(int sig, siginfo_t *info, void *uc) {
+  struct sigaction p = prev_trap;
+  if (p.sa_flags & SA_SIGINFO) {
+    if (p.sa_sigaction)
+      p.sa_sigaction(sig, info, uc);
+    return;
+  }
+  if (p.sa_handler == SIG_IGN)
+    return;
+  if (p.sa_handler != SIG_DFL) {
+    p.sa_handler(sig);
+    return;
+  }
+  /* The default action, as if no handler were installed: delivered when this
+   * handler returns (SIGTRAP is blocked until then). */
+  signal(SIGTRAP, SIG_DFL);
+  raise(SIGTRAP);
+}
+
+static UCOV_NOTRACE void trap_handler(int sig, siginfo_t *info, void *ctx) {
+  ucontext_t *uc = ctx;
+  greg_t *g = uc->uc_mcontext.gregs;
+  uintptr_t at = (uintptr_t)g[REG_RIP] - 1; /* int3 is one byte */
+  const struct dmod *m = NULL;
+  const struct ucov_site *s = NULL;
+  if (info && info->si_code == SI_KERNEL) {
+    s = site_at(at, &m);
+    /* A debugger that took the trap for a breakpoint of its own and passed
+     * it on has moved the PC back onto the int3 (gdb does, on x86). */
+    if (!s && (s = site_at(at + 1, &m)) != NULL)
+      at++;
+  }
+  if (!s) {
+    trap_chain(sig, info, ctx);
+    return;
+  }
+  int live = __atomic_load_n(&patch_target, __ATOMIC_ACQUIRE);
+  uintptr_t next = at + s->len, *sp = (uintptr_t *)g[REG_RSP];
+  int jump = s->kind == UCOV_SITE_JMP ||
+             (s->kind == UCOV_SITE_JCC && cond_true(s->live[1] & 15, (uint64_t)g[REG_EFL]));
+  if (s->kind == UCOV_SITE_CALL) {
+    if (live) { /* the call: push the return address, go to the hook */
+      sp--;
+      *sp = next;
+      g[REG_RSP] = (greg_t)sp;
+      g[REG_RIP] = (greg_t)live_target(s, at);
+    } else {
+      g[REG_RIP] = (greg_t)next;
+    }
+  } else if (!jump) {
+    g[REG_RIP] = (greg_t)next; /* a conditional jump not taken */
+  } else if (live) {
+    g[REG_RIP] = (greg_t)live_target(s, at);
+  } else { /* a return */
+    g[REG_RIP] = (greg_t)*sp;
+    g[REG_RSP] = (greg_t)(sp + 1);
+  }
+}
+
+/* Ours on SIGTRAP, the program's kept to chain to (checked before each patch:
+ * a handler the program installed since is the one to chain to now). */
+static UCOV_NOTRACE int trap_install(void) {
+  struct sigaction cur;
+  if (sigaction(SIGTRAP, NULL, &cur) != 0)
+    return -1;
+  if ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == trap_handler)
+    return 0;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof(sa));
+  sa.sa_sigaction = trap_handler;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+  sigfillset(&sa.sa_mask);
+  prev_trap = cur;
+  return sigaction(SIGTRAP, &sa, NULL);
+}
+
+/* --- a module's table ------------------------------------------------------ */
+
+struct find_arg {
+  const void *ehdr;
+  struct dl_phdr_info info;
+  char name[4096];
+  int found;
+};
+
+static UCOV_NOTRACE int find_cb(struct dl_phdr_info *info, size_t size, void *data) {
+  (void)size;
+  struct find_arg *a = data;
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+    if (ph->p_type == PT_LOAD && (uintptr_t)a->ehdr >= start &&
+        (uintptr_t)a->ehdr < start + ph->p_memsz) {
+      a->info = *info;
+      snprintf(a->name, sizeof(a->name), "%s",
+               info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : "/proc/self/exe");
+      a->found = 1;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* The GNU build-id note in notes [p, p+len): its bytes and length (0: none). */
+static UCOV_NOTRACE size_t build_id(const uint8_t *p, size_t len, const uint8_t **id) {
+  size_t off = 0;
+  while (off + sizeof(ElfW(Nhdr)) <= len) {
+    const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)(const void *)(p + off);
+    size_t name = (nh->n_namesz + 3) & ~3u, desc = (nh->n_descsz + 3) & ~3u;
+    size_t body = off + sizeof(*nh);
+    if (name > len - body || desc > len - body - name)
+      return 0;
+    if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && !memcmp(p + body, "GNU", 4)) {
+      *id = p + body + name;
+      return nh->n_descsz;
+    }
+    off = body + name + desc;
+  }
+  return 0;
+}
+
+static UCOV_NOTRACE int pread_all(int fd, void *buf, size_t n, uint64_t off) {
+  return pread(fd, buf, n, (off_t)off) == (ssize_t)n ? 0 : -1;
+}
+
+/* Read m's table from its file: 0, or -1 with the reason said. */
+static UCOV_NOTRACE int table_read(struct dmod *m) {
+  struct find_arg a;
+  memset(&a, 0, sizeof(a));
+  a.ehdr = m->ehdr;
+  dl_iterate_phdr(find_cb, &a);
+  if (!a.found) {
+    say("ucov: dormant sites: no loaded module holds %p", m->ehdr);
+    return -1;
+  }
+  m->bias = a.info.dlpi_addr;
+  const uint8_t *mem_id = NULL;
+  size_t mem_id_len = 0;
+  uintptr_t lo = UINTPTR_MAX, hi = 0;
+  for (int i = 0; i < a.info.dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &a.info.dlpi_phdr[i];
+    if (ph->p_type == PT_NOTE && !mem_id_len)
+      mem_id_len = build_id((const uint8_t *)(m->bias + ph->p_vaddr), ph->p_memsz, &mem_id);
+    if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+      lo = lo < m->bias + ph->p_vaddr ? lo : m->bias + ph->p_vaddr;
+      hi = hi > m->bias + ph->p_vaddr + ph->p_memsz ? hi : m->bias + ph->p_vaddr + ph->p_memsz;
+    }
+  }
+  int fd = open(a.name, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    say("ucov: dormant sites: %s: %s", a.name, strerror(errno));
+    return -1;
+  }
+  int ret = -1;
+  ElfW(Ehdr) eh;
+  ElfW(Shdr) *sh = NULL;
+  char *names = NULL;
+  uint8_t *notes = NULL;
+  struct ucov_site *sites = NULL;
+  uint8_t *mark = NULL;
+  if (pread_all(fd, &eh, sizeof(eh), 0) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+      eh.e_shentsize != sizeof(ElfW(Shdr)) || eh.e_shnum == 0 || eh.e_shnum >= SHN_LORESERVE ||
+      eh.e_shstrndx >= eh.e_shnum) {
+    say("ucov: dormant sites: %s: not an ELF file ucov reads", a.name);
+    goto out;
+  }
+  sh = calloc(eh.e_shnum, sizeof(*sh));
+  if (!sh || pread_all(fd, sh, eh.e_shnum * sizeof(*sh), eh.e_shoff))
+    goto bad;
+  const ElfW(Shdr) *str = &sh[eh.e_shstrndx];
+  if (str->sh_size > (1u << 24) || !(names = calloc(1, str->sh_size + 1)) ||
+      pread_all(fd, names, str->sh_size, str->sh_offset))
+    goto bad;
+  const ElfW(Shdr) *tab = NULL;
+  const uint8_t *file_id = NULL;
+  size_t file_id_len = 0;
+  for (unsigned i = 0; i < eh.e_shnum; i++) {
+    const char *nm = sh[i].sh_name < str->sh_size ? names + sh[i].sh_name : "";
+    if (!strcmp(nm, UCOV_SITES_SECTION))
+      tab = &sh[i];
+    if (sh[i].sh_type == SHT_NOTE && !file_id_len && sh[i].sh_size <= 4096) {
+      free(notes);
+      notes = malloc(sh[i].sh_size ? sh[i].sh_size : 1);
+      if (notes && !pread_all(fd, notes, sh[i].sh_size, sh[i].sh_offset))
+        file_id_len = build_id(notes, sh[i].sh_size, &file_id);
+    }
+  }
+  if (!tab) {
+    ret = 1; /* not a dormant module after all: nothing to patch */
+    goto out;
+  }
+  if (file_id_len != mem_id_len || (mem_id_len && memcmp(file_id, mem_id, mem_id_len))) {
+    say("ucov: dormant sites: %s is not the file this process loaded (its build-id differs): "
+        "its code is not traced",
+        a.name);
+    goto out;
+  }
+  struct ucov_sites_header th;
+  if (tab->sh_size < sizeof(th) || pread_all(fd, &th, sizeof(th), tab->sh_offset) ||
+      th.magic != UCOV_SITES_MAGIC || th.version != UCOV_SITES_VERSION ||
+      th.entry_size != sizeof(struct ucov_site) ||
+      th.count > (tab->sh_size - sizeof(th)) / sizeof(struct ucov_site))
+    goto bad;
+  sites = malloc(th.count ? th.count * sizeof(*sites) : 1);
+  mark = calloc(th.count ? th.count : 1, 1);
+  if (!sites || !mark ||
+      pread_all(fd, sites, th.count * sizeof(*sites), tab->sh_offset + sizeof(th)))
+    goto bad;
+  for (size_t i = 0; i < th.count; i++) {
+    const struct ucov_site *s = &sites[i];
+    uintptr_t at = m->bias + s->addr;
+    if ((s->len != 5 && s->len != 6) || s->kind < UCOV_SITE_CALL || s->kind > UCOV_SITE_JCC ||
+        at < lo || at + s->len > hi || (i && s->addr < sites[i - 1].addr + sites[i - 1].len) ||
+        (s->kind == UCOV_SITE_JCC && !th.ret_addr))
+      goto bad;
+  }
+  m->count = th.count;
+  m->ret_addr = th.ret_addr;
+  m->lo = lo;
+  m->hi = hi;
+  /* A module loaded again: its old table goes (no trap can be in it: its
+   * new text has not been patched yet). */
+  struct ucov_site *old = m->sites;
+  uint8_t *old_mark = m->mark;
+  m->mark = mark;
+  __atomic_store_n(&m->sites, sites, __ATOMIC_RELEASE);
+  sites = old;
+  mark = old_mark;
+  ret = 0;
+  goto out;
+bad:
+  say("ucov: dormant sites: %s: its %s table is damaged: its code is not traced", a.name,
+      UCOV_SITES_SECTION);
+out:
+  close(fd);
+  free(sh);
+  free(names);
+  free(notes);
+  free(sites);
+  free(mark);
+  return ret;
+}
+
+/* --- writing text -------------------------------------------------------------- */
+
+/* Make [lo, hi) writable for a moment (0), or say that /proc/self/mem must
+ * write it (1); -1 if neither can. */
+static UCOV_NOTRACE int text_open(uintptr_t lo, uintptr_t hi) {
+  long pg = sysconf(_SC_PAGESIZE);
+  uintptr_t a = lo & ~(uintptr_t)(pg - 1);
+  if (mprotect((void *)a, hi - a, PROT_READ | PROT_WRITE | PROT_EXEC) == 0)
+    return 0;
+  if (procmem_fd < 0)
+    procmem_fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+  return procmem_fd >= 0 ? 1 : -1;
+}
+
+static UCOV_NOTRACE void text_close(uintptr_t lo, uintptr_t hi, int how) {
+  long pg = sysconf(_SC_PAGESIZE);
+  uintptr_t a = lo & ~(uintptr_t)(pg - 1);
+  if (how == 0)
+    mprotect((void *)a, hi - a, PROT_READ | PROT_EXEC);
+}
+
+static UCOV_NOTRACE void text_write(uintptr_t at, const uint8_t *bytes, size_t n, int how) {
+  if (how == 0) {
+    for (size_t i = 0; i < n; i++)
+      __atomic_store_n((volatile uint8_t *)(at + i), bytes[i], __ATOMIC_RELAXED);
+  } else if (pwrite(procmem_fd, bytes, n, (off_t)at) != (ssize_t)n) {
+    /* (the site keeps what it had: its first byte is written last) */
+  }
+}
+
+/* The bytes of site s in form live. */
+static UCOV_NOTRACE void form_of(const struct dmod *m, const struct ucov_site *s, int live,
+                                 uint8_t out[UCOV_SITE_MAX]) {
+  if (live)
+    memcpy(out, s->live, s->len);
+  else
+    ucov_site_dormant(s, m->ret_addr, out);
+}
+
+/* Write the marked sites of ms[0..n) in form live: their bytes from `from`
+ * on (1: all but the first; 0: the first only, which unmarks them). */
+static UCOV_NOTRACE void write_marked(struct dmod **ms, size_t n, const int *how, int live,
+                                      int from) {
+  for (size_t k = 0; k < n; k++)
+    for (size_t i = 0; how[k] >= 0 && i < ms[k]->count; i++) {
+      const struct ucov_site *s = &ms[k]->sites[i];
+      if (!ms[k]->mark[i])
+        continue;
+      uint8_t to[UCOV_SITE_MAX];
+      form_of(ms[k], s, live, to);
+      text_write(ms[k]->bias + s->addr + (unsigned)from, to + from, from ? s->len - 1u : 1u,
+                 how[k]);
+      if (!from)
+        ms[k]->mark[i] = 0;
+    }
+}
+
+/* Put the sites of modules ms[0..n) into form live (see the top). */
+static UCOV_NOTRACE void patch(struct dmod **ms, size_t n, int live) {
+  if (!n)
+    return;
+  if (trap_install() != 0) {
+    say("ucov: dormant sites: cannot install a SIGTRAP handler: %s", strerror(errno));
+    return;
+  }
+  __atomic_store_n(&patch_target, live, __ATOMIC_RELEASE);
+  int how[64];
+  size_t np = n < 64 ? n : 64;
+  for (size_t k = 0; k < np; k++) {
+    struct dmod *m = ms[k];
+    how[k] = text_open(m->lo, m->hi);
+    if (how[k] < 0) {
+      say("ucov: dormant sites: cannot write the text at %#lx: %s", (unsigned long)m->lo,
+          strerror(errno));
+      continue;
+    }
+    m->skipped = 0;
+    for (size_t i = 0; i < m->count; i++) {
+      const struct ucov_site *s = &m->sites[i];
+      uintptr_t at = m->bias + s->addr;
+      uint8_t from[UCOV_SITE_MAX], to[UCOV_SITE_MAX];
+      form_of(m, s, !live, from);
+      form_of(m, s, live, to);
+      m->mark[i] = !memcmp((const void *)at, from, s->len);
+      if (m->mark[i])
+        text_write(at, (const uint8_t[]){0xcc}, 1, how[k]);
+      else if (memcmp((const void *)at, to, s->len))
+        m->skipped++; /* neither form: someone else's bytes */
+    }
+  }
+  sync_cores();
+  write_marked(ms, np, how, live, 1); /* the rest of each site */
+  sync_cores();
+  write_marked(ms, np, how, live, 0); /* then its first byte */
+  sync_cores();
+  for (size_t k = 0; k < np; k++)
+    if (how[k] >= 0) {
+      text_close(ms[k]->lo, ms[k]->hi, how[k]);
+      ms[k]->live = live;
+      if (ms[k]->skipped)
+        say("ucov: dormant sites: %lu sites were neither form (a debugger's breakpoints?) "
+            "and were left as they are",
+            ms[k]->skipped);
+    }
+}
+
+/* Read m's table if not yet: 1 if m has sites to patch. */
+static UCOV_NOTRACE int ready(struct dmod *m) {
+  if (m->present && m->state == 0)
+    m->state = table_read(m) == 0 ? 1 : -1;
+  return m->present && m->state == 1;
+}
+
+/* The core's hook: the first device enabled (1) or the last disabled (0).
+ * Lock held. */
+UCOV_NOTRACE int ucov_port_trace_live(int live) {
+  trace_live = live;
+  struct dmod *ms[64];
+  size_t n = 0;
+  for (struct dmod *m = mods; m && n < 64; m = m->next)
+    if (ready(m) && m->live != live)
+      ms[n++] = m;
+  patch(ms, n, live);
+  return 0;
+}
+
+UCOV_EXPORT UCOV_NOTRACE void ucov_dormant_register(const void *ehdr) {
+  ucov_port_lock();
+  struct dmod *m = mods;
+  while (m && m->ehdr != ehdr)
+    m = m->next;
+  if (m && !m->present) { /* loaded again where it was: read its file again */
+    m->state = 0;
+    m->live = 0;
+    __atomic_store_n(&m->present, 1, __ATOMIC_RELEASE);
+  } else if (!m && (m = calloc(1, sizeof(*m)))) {
+    m->ehdr = ehdr;
+    m->present = 1;
+    struct dmod **tail = &mods;
+    while (*tail)
+      tail = &(*tail)->next;
+    __atomic_store_n(tail, m, __ATOMIC_RELEASE);
+  }
+  if (m && trace_live && ready(m))
+    patch(&m, 1, 1);
+  ucov_port_unlock();
+}
+
+UCOV_EXPORT UCOV_NOTRACE void ucov_dormant_unregister(const void *ehdr) {
+  ucov_port_lock();
+  for (struct dmod *m = mods; m; m = m->next)
+    if (m->ehdr == ehdr)
+      __atomic_store_n(&m->present, 0, __ATOMIC_RELEASE);
+  ucov_port_unlock();
+}
+
+#else /* not x86-64: dormant builds keep their hooks live (ucov cc says so) */
+
+UCOV_EXPORT UCOV_NOTRACE void ucov_dormant_register(const void *ehdr) {
+  (void)ehdr;
+}
+
+UCOV_EXPORT UCOV_NOTRACE void ucov_dormant_unregister(const void *ehdr) {
+  (void)ehdr;
+}
+
+#endif
