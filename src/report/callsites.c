@@ -3,6 +3,7 @@
 #include "callsites.h"
 #include "dwarf.h"
 #include "elfsym.h"
+#include "ucov/dormant.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -50,6 +51,50 @@ static int scan(const uint8_t *b, size_t size, uint64_t addr, uint64_t mask,
           return -1;
         break;
       }
+  }
+  return 0;
+}
+
+/*
+ * A dormant build (ucov cc --dormant) keeps its hook calls as NOPs in the
+ * file and their live bytes in the table .ucov_sites (ucov/dormant.h): the
+ * sites are the table's entries whose live call or jump goes to a target
+ * (or, through the GOT, reads one of the slots got[0..n_got)). 0 or -1.
+ */
+static int table_sites(Elf *elf, const uint64_t *targets, int n, const uint64_t *got, int n_got,
+                       struct cs_list *calls, struct cs_list *tails) {
+  size_t shstrndx;
+  if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+    return 0;
+  for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+    GElf_Shdr sh;
+    Elf_Data *d;
+    const char *name;
+    if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
+        strcmp(name, UCOV_SITES_SECTION) || !(d = elf_getdata(scn, NULL)) || !d->d_buf)
+      continue;
+    struct ucov_sites_header th;
+    if (d->d_size < sizeof(th))
+      return 0;
+    memcpy(&th, d->d_buf, sizeof(th));
+    if (th.magic != UCOV_SITES_MAGIC || th.entry_size != sizeof(struct ucov_site) ||
+        th.count > (d->d_size - sizeof(th)) / sizeof(struct ucov_site))
+      return 0;
+    for (uint64_t i = 0; i < th.count; i++) {
+      struct ucov_site e;
+      memcpy(&e, (const uint8_t *)d->d_buf + sizeof(th) + i * sizeof(e), sizeof(e));
+      if (e.len < 5 || e.len > UCOV_SITE_MAX)
+        continue;
+      const uint8_t *f = e.live + e.len - 4;
+      int32_t rel = (int32_t)((uint32_t)f[0] | (uint32_t)f[1] << 8 | (uint32_t)f[2] << 16 |
+                              (uint32_t)f[3] << 24);
+      uint64_t to = e.addr + e.len + (uint64_t)(int64_t)rel;
+      int hit = 0;
+      for (int t = 0; t < (e.live[0] == 0xff ? n_got : n) && !hit; t++)
+        hit = to == (e.live[0] == 0xff ? got[t] : targets[t]);
+      if (hit && cs_add(e.kind == UCOV_SITE_CALL ? calls : tails, e.addr))
+        return -1;
+    }
   }
   return 0;
 }
@@ -230,7 +275,7 @@ int dw_hook_sites(const char *path, struct dw_hook_sites *hs, char *err, size_t 
         if (is_hook(elf_strptr(elf, sh.sh_link, sym.st_name)) && n_targets < 16)
           targets[n_targets++] = sym.st_value;
       }
-    } else if (sh.sh_type == SHT_RELA) {
+    } else if (sh.sh_type == SHT_RELA && (sh.sh_flags & SHF_ALLOC)) {
       /* .rela.plt: GOT slots of the hooks, when they come from a shared library. */
       Elf_Scn *symscn = elf_getscn(elf, sh.sh_link);
       GElf_Shdr symsh;
@@ -260,6 +305,8 @@ int dw_hook_sites(const char *path, struct dw_hook_sites *hs, char *err, size_t 
         d && d->d_buf &&
         scan(d->d_buf, d->d_size, sh.sh_addr, arch->addr_mask, targets, n_targets, &calls, &tails);
   }
+  if (!failed && n_targets)
+    failed = table_sites(elf, targets, n_targets, got, n_got, &calls, &tails);
   if (!failed && n_targets)
     failed = collect(elf, path, arch, &calls, &tails, hs);
   elf_file_close(elf, fd);
