@@ -5,6 +5,7 @@
  *   pc:  0xPC
  *   cmp: 0xPC cmpN [const] 0xARG1 0xARG2
  *   ext: 0xPC entry|exit|normal
+ *   unique: 0xPC (KCOV_UNIQUE_ENABLE: each PC once, in order of first hit)
  * This file is built without instrumentation; only httpreq.c is traced.
  */
 #define _GNU_SOURCE
@@ -21,24 +22,27 @@
 #include "unescape.h"
 
 #define COVER_SIZE (64 << 10)
+#define UNIQUE_WORDS 1024 /* the bitmap of KCOV_UNIQUE_ENABLE, before the trace */
 
 static void usage(void) {
-  fprintf(stderr, "usage: trace_one [--mode pc|cmp|ext] [--modules FILE] REQUEST\n"
+  fprintf(stderr, "usage: trace_one [--mode pc|cmp|ext|unique] [--modules FILE] REQUEST\n"
                   "REQUEST may use \\r, \\n, \\t and \\\\ escapes.\n");
   exit(2);
 }
 
 int main(int argc, char **argv) {
   unsigned long mode = KCOV_TRACE_PC;
+  int unique = 0;
   const char *modules = NULL;
   int i = 1;
   for (; i < argc && argv[i][0] == '-'; i++) {
     if (!strcmp(argv[i], "--mode") && i + 1 < argc) {
       const char *m = argv[++i];
-      mode = !strcmp(m, "pc")    ? KCOV_TRACE_PC
-             : !strcmp(m, "cmp") ? KCOV_TRACE_CMP
-             : !strcmp(m, "ext") ? KCOV_TRACE_PC_EXT
-                                 : (usage(), 0);
+      mode = !strcmp(m, "pc")       ? KCOV_TRACE_PC
+             : !strcmp(m, "cmp")    ? KCOV_TRACE_CMP
+             : !strcmp(m, "ext")    ? KCOV_TRACE_PC_EXT
+             : !strcmp(m, "unique") ? (unique = 1, KCOV_TRACE_PC)
+                                    : (usage(), 0);
     } else if (!strcmp(argv[i], "--modules") && i + 1 < argc) {
       modules = argv[++i];
     } else {
@@ -56,14 +60,16 @@ int main(int argc, char **argv) {
     return 1;
   }
   uint64_t *cover = mmap(NULL, COVER_SIZE * 8, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (cover == MAP_FAILED || ucov_ioctl(fd, KCOV_ENABLE, mode) != 0) {
+  if (cover == MAP_FAILED || (unique ? ucov_ioctl(fd, KCOV_UNIQUE_ENABLE, UNIQUE_WORDS)
+                                     : ucov_ioctl(fd, KCOV_ENABLE, mode)) != 0) {
     perror("ucov");
     return 1;
   }
+  uint64_t *trace = unique ? cover + UNIQUE_WORDS : cover; /* count, then records */
   struct http_request req;
-  __atomic_store_n(&cover[0], 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&trace[0], 0, __ATOMIC_RELAXED);
   int err = http_parse(req_text, len, &req);
-  uint64_t n = __atomic_load_n(&cover[0], __ATOMIC_RELAXED);
+  uint64_t n = __atomic_load_n(&trace[0], __ATOMIC_RELAXED);
   ucov_ioctl(fd, KCOV_DISABLE, 0);
 
   fprintf(stderr, "http_parse: %s%s, %llu records\n", http_strerror(err),
@@ -81,7 +87,7 @@ int main(int argc, char **argv) {
              : t == KCOV_RECORD_EXIT ? "exit"
                                      : "normal");
     } else {
-      printf("0x%llx\n", (unsigned long long)cover[k + 1]);
+      printf("0x%llx\n", (unsigned long long)trace[k + 1]);
     }
   }
   if (modules) {
