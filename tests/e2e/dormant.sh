@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# Dormant builds (ucov cc --dormant): the site table is exactly objdump's
+# hook calls and tail jumps, each NOPed (a tail jump a ret) in the file; the
+# traces of a dormant build, once a device is enabled, are those of a plain
+# build in PC, CMP, EXT and UNIQUE modes; the sites are live between the
+# first enable and the last disable and dormant outside (read in the running
+# process's memory); 4 threads run the code while another enables and
+# disables 1,000 times (nothing crashes, no record is lost), also with the
+# program's own SIGTRAP handler (its own traps reach it, and only those) and
+# with threads that trace for themselves; a shared library made live when
+# loaded while tracing, and after a dlclose; runs under gdb; ucov report
+# finds the trace's lines through the table.
+# Usage: dormant.sh UCOV SRCDIR WORKDIR [SANITIZE [CC]]
+# (Sanitizer builds test only CC, the runtime's compiler.)
+set -u
+UCOV=$1 SRC=$2 WORK=$3 SAN=${4:-} RTCC=$(basename "${5:-gcc}")
+. "$SRC/tests/lib.sh"
+sanflags "$SAN"
+rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
+export UCOV_RUNTIME_DIR=$WORK/rt
+D=$SRC/examples/demo T=$SRC/tests/e2e/dormant
+REQ='POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\nHost: a\r\n\r\n1\r\na\r\n0\r\n\r\n'
+BASE=0x555555554000 # a PIE's load address with ASLR off (setarch -R, gdb)
+
+# sym BINARY < trace: each record's PC as function+offset in BINARY, the
+# rest of its line kept (what two builds of the same code share).
+sym() {
+  python3 -c '
+import sys
+base = int(sys.argv[1], 16)
+for line in sys.stdin:
+    f = line.split(None, 1)
+    print(hex(int(f[0], 16) - base), f[1].strip() if len(f) > 1 else "")' "$BASE" >"$1.pcs"
+  cut -d' ' -f1 "$1.pcs" | "$UCOV" symbolize --binary "$1" 2>/dev/null | sed 's/^0x[0-9a-f]* //; s/ \[.*\]$//' |
+    paste -d' ' - <(cut -d' ' -f2- "$1.pcs")
+}
+
+compilers=(gcc clang clang-16 clang-19)
+[ -n "$SAN" ] && compilers=("$RTCC")
+for cc in "${compilers[@]}"; do
+  command -v "$cc" >/dev/null || continue
+  mkdir -p "$cc" && cd "$cc" || exit 1
+  # the demo's tracer, plain and dormant, at -O2 (gcc makes tail jumps there)
+  CC=$cc "$UCOV" cc --trace -g -O2 "${SANFLAGS[@]}" -I"$D" "$D/trace_one.c" "$D/httpreq.c" \
+    -o plain &&
+    CC=$cc "$UCOV" cc --trace --dormant -v -g -O2 "${SANFLAGS[@]}" -I"$D" "$D/trace_one.c" \
+      "$D/httpreq.c" -o dormant 2>cc.err || fail "$cc: builds: $(tail -2 cc.err)"
+  grep -q 'sites (' cc.err && pass || fail "$cc: -v says how many sites: $(tail -1 cc.err)"
+  python3 "$SRC/tests/e2e/dormant_sites.py" plain dormant >sites.txt 2>&1 && pass ||
+    fail "$cc: the table is objdump's sites: $(head -5 sites.txt)"
+  for mode in pc cmp ext unique; do
+    setarch -R ./plain --mode $mode "$REQ" 2>/dev/null | sym plain >"p.$mode"
+    setarch -R ./dormant --mode $mode "$REQ" 2>/dev/null | sym dormant >"d.$mode"
+    [ -s "p.$mode" ] && cmp -s "p.$mode" "d.$mode" && pass ||
+      fail "$cc $mode: the dormant build's trace is the plain build's: $(diff "p.$mode" "d.$mode" | head -4)"
+  done
+  # ucov report through the table: the lines of a dormant build's trace
+  ./plain --modules pm.txt "$REQ" >pp.txt 2>/dev/null && ./dormant --modules dm.txt "$REQ" >dp.txt 2>/dev/null
+  "$UCOV" report pp.txt --modules pm.txt --lcov p.info 2>/dev/null
+  "$UCOV" report dp.txt --modules dm.txt --lcov d.info 2>rep.err
+  grep -q '^DA:' d.info && cmp -s <(grep -E '^(SF|DA|FNDA):' p.info) <(grep -E '^(SF|DA|FNDA):' d.info) &&
+    pass || fail "$cc: report of a dormant trace: $(head -2 rep.err)"
+  cd .. || exit 1
+done
+
+cc=${compilers[0]}
+[ -n "$SAN" ] || cc=gcc
+mkdir -p stress && cd stress || exit 1
+CC=$cc "$UCOV" cc --trace --dormant -v -O2 -pthread "${SANFLAGS[@]}" -I"$SRC/include" -I"$T" \
+  "$T/stress.c" "$T/work.c" -o stress 2>cc.err && CC=$cc "$UCOV" cc --trace -O2 -pthread \
+  "${SANFLAGS[@]}" -I"$SRC/include" -I"$T" "$T/stress.c" "$T/work.c" -o plain ||
+  fail "stress build: $(tail -2 cc.err)"
+grep -q '[1-9][0-9]* tail jumps' cc.err && pass || fail "work.c has tail jumps: $(tail -1 cc.err)"
+python3 "$SRC/tests/e2e/dormant_sites.py" plain stress >sites.txt 2>&1 && pass ||
+  fail "stress: the table is objdump's sites: $(head -5 sites.txt)"
+# 4 threads run the code; the main thread enables and disables 1,000 times
+# and checks every traced call's records against the first one's
+./stress 1000 4 >s1.txt 2>&1 && grep -q '^stress: 1000 cycles, [1-9][0-9]* records each, 4 workers' s1.txt &&
+  pass || fail "1,000 enables and disables under 4 threads: $(tail -3 s1.txt)"
+./stress 1000 4 own-trap >s2.txt 2>&1 && grep -q ' 126 own traps$' s2.txt && pass ||
+  fail "the program's own SIGTRAP handler: $(tail -3 s2.txt)"
+./stress 400 4 own-trap worker-trace >s3.txt 2>&1 && grep -q '^stress: 400 cycles' s3.txt && pass ||
+  fail "threads that trace for themselves meanwhile: $(tail -3 s3.txt)"
+# the sites in the running process: live while a device is enabled, dormant after
+coproc S { exec ./stress 2 0 pause; }
+spid=$S_PID
+read -r -t 30 word <&"${S[0]}"
+python3 "$SRC/tests/e2e/dormant_sites.py" --mem "$spid" stress live >mem1.txt 2>&1
+echo >&"${S[1]}"
+read -r -t 30 word2 <&"${S[0]}"
+python3 "$SRC/tests/e2e/dormant_sites.py" --mem "$spid" stress dormant >mem2.txt 2>&1
+echo >&"${S[1]}"
+wait "$spid"
+[ "$word" = live ] && grep -q '^live [1-9]' mem1.txt && pass ||
+  fail "sites live in memory while enabled: $word $(head -3 mem1.txt)"
+[ "$word2" = dormant ] && grep -q '^dormant [1-9]' mem2.txt && pass ||
+  fail "sites dormant in memory after the last disable: $word2 $(head -3 mem2.txt)"
+# under gdb: a single thread never meets a patch in progress
+if command -v gdb >/dev/null && [ -z "$SAN" ]; then
+  gdb -batch -ex run --args ./stress 50 0 >g1.txt 2>&1
+  grep -q '^stress: 50 cycles' g1.txt && grep -q 'exited normally' g1.txt && pass ||
+    fail "under gdb: $(tail -3 g1.txt)"
+  # shellcheck disable=SC2016 # (gdb expands them)
+  # a thread that meets a site mid-patch stops gdb with a SIGTRAP there;
+  # `signal SIGTRAP` hands it to the runtime, which runs the site's new form
+  printf '%s\n' run 'while $_isvoid($_exitcode)' ' if $_siginfo.si_signo == 5' '  signal SIGTRAP' \
+    ' else' '  continue' ' end' end >cont.gdb
+  timeout 300 gdb -batch -x cont.gdb --args ./stress 200 4 >g2.txt 2>&1
+  grep -q '^stress: 200 cycles' g2.txt && grep -q 'exited normally' g2.txt && pass ||
+    fail "under gdb with threads, each SIGTRAP handed on: $(tail -3 g2.txt)"
+  (cd "../$cc" && gdb -batch -ex run --args ./dormant --mode pc "$REQ" 2>/dev/null | grep '^0x' |
+    sym dormant) >g3.txt
+  cmp -s g3.txt "../$cc/d.pc" && pass || fail "the demo's trace under gdb: $(diff g3.txt "../$cc/d.pc" | head -3)"
+fi
+cd .. || exit 1
+
+# a dormant shared library: live when loaded while tracing, and loaded again
+mkdir -p dl && cd dl || exit 1
+for v in plain dormant; do
+  f=()
+  [ $v = dormant ] && f=(--dormant)
+  CC=$cc "$UCOV" cc --trace "${f[@]}" -O2 -fPIC -shared "${SANFLAGS[@]}" "$T/dl_lib.c" -o "lib$v.so" &&
+    CC=$cc "$UCOV" cc --trace "${f[@]}" -O2 "${SANFLAGS[@]}" -I"$SRC/include" "$T/dl_main.c" -ldl \
+      -o "main_$v" || fail "dl $v: build"
+done
+want=$(./main_plain "$PWD/libplain.so" before)
+for when in before during; do
+  got=$(./main_dormant "$PWD/libdormant.so" $when)
+  [ -n "$want" ] && [ "$got" = "$want" ] && pass ||
+    fail "a dormant library loaded $when tracing: '$got', the plain one '$want'"
+done
+python3 "$SRC/tests/e2e/dormant_sites.py" libplain.so libdormant.so >sites.txt 2>&1 && pass ||
+  fail "library: the table is objdump's sites: $(head -5 sites.txt)"
+cd .. || exit 1
+
+finish dormant

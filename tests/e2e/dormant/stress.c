@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A dormant build under load (tests/e2e/dormant.sh): WORKERS threads run
+ * instrumented code without a break while the main thread enables a KCOV
+ * device, traces a known call, and disables it CYCLES times, each enable
+ * making every site live and each disable dormant again, under the workers'
+ * feet. Every traced call must give exactly the records of the first one
+ * (nothing lost while enabled), and every worker's sums must stay right
+ * (a site patched wrongly would change them, or crash).
+ *
+ *   stress CYCLES WORKERS [own-trap] [worker-trace] [pause]
+ * own-trap: the program has its own SIGTRAP handler, installed first, and
+ *   raises SIGTRAP and runs int3 itself now and then: its handler must see
+ *   each of them, and nothing else.
+ * worker-trace: each worker also enables a device of its own now and then,
+ *   and checks its traced call as the main thread does.
+ * pause: after the first enable print "live" and wait for a line on stdin,
+ *   after the last disable print "dormant" and wait again.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <ucov/ucov.h>
+
+#include "work.h"
+
+#define WORDS 4096
+
+static volatile int stop;
+static int cycles, n_workers, own_trap, worker_trace, pause_points;
+static long expect_sum;
+static volatile long own_traps;
+
+static void on_trap(int sig) {
+  (void)sig;
+  own_traps++;
+}
+
+struct tracer {
+  int fd;
+  uint64_t *cover;
+  uint64_t ref[WORDS];
+  uint64_t n_ref;
+};
+
+static int tracer_open(struct tracer *t) {
+  t->fd = ucov_open();
+  if (t->fd < 0 || ucov_ioctl(t->fd, KCOV_INIT_TRACE, WORDS) != 0)
+    return -1;
+  t->cover = mmap(NULL, WORDS * 8, PROT_READ | PROT_WRITE, MAP_SHARED, t->fd, 0);
+  t->n_ref = (uint64_t)-1;
+  return t->cover == MAP_FAILED ? -1 : 0;
+}
+
+/* One traced call of work_traced(); 0 if it gave the reference's records. */
+static int tracer_cycle(struct tracer *t, const char *who) {
+  if (ucov_ioctl(t->fd, KCOV_ENABLE, KCOV_TRACE_PC) != 0) {
+    perror("KCOV_ENABLE");
+    return -1;
+  }
+  __atomic_store_n(&t->cover[0], 0, __ATOMIC_RELAXED);
+  long r = work_traced(7);
+  uint64_t n = __atomic_load_n(&t->cover[0], __ATOMIC_RELAXED);
+  if (ucov_ioctl(t->fd, KCOV_DISABLE, 0) != 0) {
+    perror("KCOV_DISABLE");
+    return -1;
+  }
+  if (r != work_expected(7) || n == 0 || n >= WORDS) {
+    fprintf(stderr, "%s: traced call gave %ld (%ld) and %llu records\n", who, r, work_expected(7),
+            (unsigned long long)n);
+    return -1;
+  }
+  if (t->n_ref == (uint64_t)-1) {
+    memcpy(t->ref, t->cover + 1, n * 8);
+    t->n_ref = n;
+    return 0;
+  }
+  if (n != t->n_ref || memcmp(t->ref, t->cover + 1, n * 8)) {
+    fprintf(stderr, "%s: %llu records, the first call had %llu\n", who, (unsigned long long)n,
+            (unsigned long long)t->n_ref);
+    return -1;
+  }
+  return 0;
+}
+
+static void *worker(void *arg) {
+  long id = (long)arg, rounds = 0;
+  struct tracer t;
+  if (worker_trace && tracer_open(&t) != 0) {
+    perror("worker device");
+    exit(1);
+  }
+  while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
+    long s = work_loop(200);
+    if (s != expect_sum) {
+      fprintf(stderr, "worker %ld: sum %ld, expected %ld\n", id, s, expect_sum);
+      exit(1);
+    }
+    if (worker_trace && ++rounds % 8 == 0 && tracer_cycle(&t, "worker") != 0)
+      exit(1);
+  }
+  return NULL;
+}
+
+static void wait_line(const char *say) {
+  char line[16];
+  printf("%s\n", say);
+  fflush(stdout);
+  if (!fgets(line, sizeof(line), stdin))
+    exit(1);
+}
+
+int main(int argc, char **argv) {
+  if (argc < 3)
+    return 2;
+  cycles = atoi(argv[1]);
+  n_workers = atoi(argv[2]);
+  for (int i = 3; i < argc; i++) {
+    own_trap |= !strcmp(argv[i], "own-trap");
+    worker_trace |= !strcmp(argv[i], "worker-trace");
+    pause_points |= !strcmp(argv[i], "pause");
+  }
+  if (own_trap)
+    signal(SIGTRAP, on_trap);
+  expect_sum = work_loop(200);
+  pthread_t th[16];
+  for (long i = 0; i < n_workers && i < 16; i++)
+    pthread_create(&th[i], NULL, worker, (void *)i);
+  struct tracer t;
+  if (tracer_open(&t) != 0) {
+    perror("device");
+    return 1;
+  }
+  long want_traps = 0;
+  for (int c = 0; c < cycles; c++) {
+    if (pause_points && c == 0) {
+      ucov_ioctl(t.fd, KCOV_ENABLE, KCOV_TRACE_PC);
+      wait_line("live");
+      ucov_ioctl(t.fd, KCOV_DISABLE, 0);
+    }
+    if (tracer_cycle(&t, "main") != 0)
+      return 1;
+    if (own_trap && c % 16 == 0) {
+      raise(SIGTRAP);
+      __asm__ volatile("int3");
+      want_traps += 2;
+      if (own_traps != want_traps) {
+        fprintf(stderr, "own SIGTRAP handler: %ld traps, expected %ld\n", own_traps, want_traps);
+        return 1;
+      }
+    }
+  }
+  __atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
+  for (long i = 0; i < n_workers && i < 16; i++)
+    pthread_join(th[i], NULL);
+  if (pause_points)
+    wait_line("dormant");
+  printf("stress: %d cycles, %llu records each, %d workers, %ld own traps\n", cycles,
+         (unsigned long long)t.n_ref, n_workers, own_traps);
+  return 0;
+}
