@@ -46,6 +46,9 @@ have dpkg-source || need+=(dpkg-dev)
 # The bare-metal example kernel boots under QEMU (tests, demo); python3 sends bad frames.
 have qemu-system-i386 || need+=(qemu-system-x86)
 have python3 || need+=(python3)
+# tests/e2e/dormant.sh runs dormant builds under gdb, and compares with objdump.
+have gdb || need+=(gdb)
+have objdump || need+=(binutils)
 # scripts/lint.sh (run by check.sh): the C files' form and the scripts' hygiene.
 have clang-format || need+=(clang-format)
 have shellcheck || need+=(shellcheck)
