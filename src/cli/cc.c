@@ -688,8 +688,12 @@ int cmd_cc(int argc, char **argv) {
   out[n] = NULL;
   if (o.verbose)
     print_command(out);
-  if (dormant)
-    return link_dormant(out, args, nargs, o.verbose);
+  if (dormant) {
+    /* As if the compiler had been exec'd: the arguments live until the end. */
+    int rc = link_dormant(out, args, nargs, o.verbose);
+    fflush(NULL);
+    _exit(rc);
+  }
   execvp(out[0], out);
   fprintf(stderr, "ucov cc: cannot run %s: %m\n", out[0]);
   return UCOV_EXIT_FAIL;
