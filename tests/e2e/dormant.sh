@@ -70,7 +70,10 @@ CC=$cc "$UCOV" cc --trace --dormant -v -O2 -pthread "${SANFLAGS[@]}" -I"$SRC/inc
   "$T/stress.c" "$T/work.c" -o stress 2>cc.err && CC=$cc "$UCOV" cc --trace -O2 -pthread \
   "${SANFLAGS[@]}" -I"$SRC/include" -I"$T" "$T/stress.c" "$T/work.c" -o plain ||
   fail "stress build: $(tail -2 cc.err)"
-grep -q '[1-9][0-9]* tail jumps' cc.err && pass || fail "work.c has tail jumps: $(tail -1 cc.err)"
+# (gcc ends functions with a jump to the hook; clang never does)
+if [ "$cc" = gcc ]; then
+  grep -q '[1-9][0-9]* tail jumps' cc.err && pass || fail "work.c has tail jumps: $(tail -1 cc.err)"
+fi
 python3 "$SRC/tests/e2e/dormant_sites.py" plain stress >sites.txt 2>&1 && pass ||
   fail "stress: the table is objdump's sites: $(head -5 sites.txt)"
 # 4 threads run the code; the main thread enables and disables 1,000 times
@@ -86,10 +89,10 @@ coproc S { exec ./stress 2 0 pause; }
 spid=$S_PID
 read -r -t 30 word <&"${S[0]}"
 python3 "$SRC/tests/e2e/dormant_sites.py" --mem "$spid" stress live >mem1.txt 2>&1
-echo >&"${S[1]}"
+[ -n "${S[1]:-}" ] && echo >&"${S[1]}"
 read -r -t 30 word2 <&"${S[0]}"
 python3 "$SRC/tests/e2e/dormant_sites.py" --mem "$spid" stress dormant >mem2.txt 2>&1
-echo >&"${S[1]}"
+[ -n "${S[1]:-}" ] && echo >&"${S[1]}"
 wait "$spid"
 [ "$word" = live ] && grep -q '^live [1-9]' mem1.txt && pass ||
   fail "sites live in memory while enabled: $word $(head -3 mem1.txt)"

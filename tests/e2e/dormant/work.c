@@ -6,7 +6,7 @@
  */
 #include "work.h"
 
-volatile long sink;
+_Thread_local volatile long sink; /* per thread: the workers never race on it */
 
 /* A function whose last block is a hook call: gcc -O2 makes it a tail jump. */
 __attribute__((noinline)) void bump(long x) {
