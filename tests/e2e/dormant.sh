@@ -54,6 +54,14 @@ for cc in "${compilers[@]}"; do
     [ -s "p.$mode" ] && cmp -s "p.$mode" "d.$mode" && pass ||
       fail "$cc $mode: the dormant build's trace is the plain build's: $(diff "p.$mode" "d.$mode" | head -4)"
   done
+  # --ext: the entry and exit records too
+  CC=$cc "$UCOV" cc --ext -g -O2 "${SANFLAGS[@]}" -I"$D" "$D/trace_one.c" "$D/httpreq.c" -o plain_ext &&
+    CC=$cc "$UCOV" cc --ext --dormant -g -O2 "${SANFLAGS[@]}" -I"$D" "$D/trace_one.c" \
+      "$D/httpreq.c" -o dormant_ext || fail "$cc: --ext builds"
+  setarch -R ./plain_ext --mode ext "$REQ" 2>/dev/null | sym plain_ext >p.ext2
+  setarch -R ./dormant_ext --mode ext "$REQ" 2>/dev/null | sym dormant_ext >d.ext2
+  grep -q ' entry$' p.ext2 && cmp -s p.ext2 d.ext2 && pass ||
+    fail "$cc --ext: the dormant build's entry/exit trace: $(diff p.ext2 d.ext2 | head -4)"
   # ucov report through the table: the lines of a dormant build's trace
   ./plain --modules pm.txt "$REQ" >pp.txt 2>/dev/null && ./dormant --modules dm.txt "$REQ" >dp.txt 2>/dev/null
   "$UCOV" report pp.txt --modules pm.txt --lcov p.info 2>/dev/null
