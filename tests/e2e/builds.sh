@@ -2,7 +2,8 @@
 # Real builds through `ucov cc`: Lua 5.4 and SQLite, Debian source packages
 # fetched (once, cached in bench/work or $UCOV_SOURCE_CACHE) and built with
 # their own build systems (Lua's Makefile; SQLite's configure and make) with
-# CC="ucov cc --gcov" and CC="ucov cc --trace". Each builds, passes its smoke
+# CC="ucov cc --gcov", CC="ucov cc --trace" and CC="ucov cc --trace --dormant"
+# (whose site table must be objdump's sites of the --trace build). Each builds, passes its smoke
 # run, and a running instance's coverage is pulled live and reported: .gcda
 # files read natively (equal to gcov's or llvm-cov's reading of the build
 # tree and of the pulled tree), and a trace buffer of the main thread (traced from
@@ -81,21 +82,30 @@ for _, v in ipairs(t) do s = s + #v end
 assert(s == 1290, s)
 print("lua smoke ok")
 L
+# The modes' ucov cc flags: --MODE; dormant is --trace --dormant.
+flags() { if [ "$1" = dormant ]; then echo "--trace --dormant"; else echo "--$1"; fi; }
+# dormant_vs NAME PLAIN DORMANT: the dormant build's site table is objdump's
+# sites of the trace build (tests/e2e/dormant_sites.py).
+dormant_vs() {
+  python3 "$SRC/tests/e2e/dormant_sites.py" "$2" "$3" >"$1.sites" 2>&1 && pass ||
+    fail "$1: the dormant build's sites: $(head -4 "$1.sites")"
+}
 build_lua() { # MODE
   local dir=lua-$1
-  cp -r "$CACHE/lua" "$dir" && make -C "$dir" -j2 posix CC="$UCOV cc --$1 -std=gnu99" \
+  cp -r "$CACHE/lua" "$dir" && make -C "$dir" -j2 posix CC="$UCOV cc $(flags "$1") -std=gnu99" \
     MYCFLAGS="-g -O1" >"$dir.log" 2>&1 && make -C "$dir" test >>"$dir.log" 2>&1 &&
     "$dir/src/lua" smoke.lua >>"$dir.log" 2>&1 && grep -q 'lua smoke ok' "$dir.log"
 }
 if [[ " $skipped " != *" lua5.4 "* ]]; then
-  for mode in gcov trace; do
+  for mode in gcov trace dormant; do
     if build_lua $mode; then
       pass
       nm lua-$mode/src/lvm.o | grep -q "$([ $mode = gcov ] && echo '__gcov_init\|llvm_gcov_init' ||
         echo __sanitizer_cov_trace_pc)" && pass || fail "lua $mode: lvm.o not instrumented"
-      live lua-$mode $mode "luaV_execute luaH_resize" -- lua-$mode/src/lua -e \
+      live lua-$mode "${mode/dormant/trace}" "luaV_execute luaH_resize" -- lua-$mode/src/lua -e \
         'local t = {} for i = 1, 100 do t[i] = i * i end print("ready " .. #t) io.read()'
       [ $mode = gcov ] && oracle lua-tree lua-gcov/src && oracle lua-pull lua-gcov.pull
+      [ $mode = dormant ] && dormant_vs lua-dormant lua-trace/src/lua lua-dormant/src/lua
     else
       fail "lua $mode: build or smoke run: $(tail -3 lua-$mode.log)"
     fi
@@ -112,17 +122,18 @@ SELECT count(*), sum(a), max(b) FROM t WHERE b LIKE 'row 4%';
 Q
 build_sqlite() { # MODE
   local dir=sqlite-$1
-  mkdir -p "$dir" && (cd "$dir" && CC="$UCOV cc --$1" CFLAGS="-g -O0" "$CACHE/sqlite/configure" \
+  mkdir -p "$dir" && (cd "$dir" && CC="$UCOV cc $(flags "$1")" CFLAGS="-g -O0" "$CACHE/sqlite/configure" \
     --disable-tcl --disable-readline >../"$dir.log" 2>&1 && make -j2 sqlite3 >>../"$dir.log" 2>&1) &&
     "$dir/sqlite3" :memory: <smoke.sql >"$dir.out" 2>&1 && grep -qx '111|45399|row 499' "$dir.out"
 }
 if [[ " $skipped " != *" sqlite3 "* ]]; then
-  for mode in gcov trace; do
+  for mode in gcov trace dormant; do
     if build_sqlite $mode; then
       pass
-      live sqlite-$mode $mode "sqlite3VdbeExec sqlite3BtreeInsert" -- sqlite-$mode/sqlite3 \
+      live sqlite-$mode "${mode/dormant/trace}" "sqlite3VdbeExec sqlite3BtreeInsert" -- sqlite-$mode/sqlite3 \
         -cmd "CREATE TABLE k(v); INSERT INTO k VALUES (1), (2);" -cmd ".print ready" :memory:
       [ $mode = gcov ] && oracle sqlite-tree sqlite-gcov && oracle sqlite-pull sqlite-gcov.pull
+      [ $mode = dormant ] && dormant_vs sqlite-dormant sqlite-trace/sqlite3 sqlite-dormant/sqlite3
     else
       fail "sqlite $mode: build or smoke run: $(tail -3 sqlite-$mode.log; cat sqlite-$mode.out 2>/dev/null)"
     fi
