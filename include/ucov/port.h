@@ -177,6 +177,11 @@ int ucov_port_trace_live(int live);
 
 /* ============================================================= OFFERED */
 
+/* An ENTRY (is_exit 0) or EXIT record at pc for the calling task if it
+ * traces in PC_EXT mode, as __cyg_profile_func_enter/_exit append them: for
+ * a port's own entry/exit instrumentation. No lock; a hook's fast path. */
+void ucov_trace_ext_event(uint64_t pc, int is_exit);
+
 /* The task ended: disable the device it traced into, if any. Takes the port lock. */
 void ucov_task_exit(struct ucov_task *task);
 

@@ -17,6 +17,7 @@
  */
 #include "hooks.h"
 #include "record.h"
+#include "ucov/port.h"
 
 UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_pc_entry(void) {
   struct ucov_task *t = &ucov_task_self;
@@ -52,4 +53,10 @@ UCOV_EXPORT UCOV_NOTRACE void __cyg_profile_func_exit(void *this_fn, void *call_
   (void)this_fn;
   (void)call_site;
   trace_append_ext((uint64_t)(uintptr_t)__builtin_return_address(0), KCOV_RECORD_EXIT_TAG);
+}
+
+/* An entry or exit record from a port's own entry/exit instrumentation
+ * (XRay sleds of a dormant build): as the hooks above append them. */
+UCOV_NOTRACE void ucov_trace_ext_event(uint64_t pc, int is_exit) {
+  trace_append_ext(pc, is_exit ? KCOV_RECORD_EXIT_TAG : 0 /* ENTRY */);
 }
