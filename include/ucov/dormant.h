@@ -84,10 +84,21 @@ static inline void ucov_site_dormant(const struct ucov_site *s, uint64_t ret_add
 
 /*
  * The runtime's side (libucov.a, libucov.so): a module whose sites are in its
- * file registers its ELF header from a constructor (libucov-dormant.a, which
- * `ucov cc --dormant` links into it), and unregisters it from a destructor.
+ * file registers from a constructor (libucov-dormant.a, which `ucov cc
+ * --dormant` links into it), and unregisters its ELF header from a
+ * destructor. A clang module built --ext --dormant also has XRay sleds
+ * (-fxray-instrument): their map (the section xray_instr_map, NULL when the
+ * module has none) and the module's own trampolines, which its sleds call
+ * when live (`mov $idx, %r10d; call` for an entry or tail call, `jmp` for an
+ * exit) and which call ucov_xray_hit(ehdr, idx, kind).
  */
-void ucov_dormant_register(const void *ehdr);
+struct ucov_dormant_module {
+  const void *ehdr;
+  const void *xray_start, *xray_stop;
+  const void *tramp_entry, *tramp_exit, *tramp_tail;
+};
+void ucov_dormant_register(const struct ucov_dormant_module *m);
 void ucov_dormant_unregister(const void *ehdr);
+void ucov_xray_hit(const void *ehdr, uint32_t idx, uint32_t kind);
 
 #endif

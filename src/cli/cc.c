@@ -46,7 +46,9 @@ static const char cc_usage[] =
     "              from the first enable to the last disable. Links keep their\n"
     "              relocations (-Wl,--emit-relocs); ucov then finds the hook calls in\n"
     "              them, NOPs them in the linked file and adds their table\n"
-    "              (section .ucov_sites)\n"
+    "              (section .ucov_sites). With --ext and clang, entry and exit come\n"
+    "              from XRay sleds (-fxray-instrument) instead of\n"
+    "              -finstrument-functions\n"
     "  --only GLOB instrument only sources matching GLOB (repeatable; as given, absolute,\n"
     "              or the base name for a glob without '/'); others compile plain\n"
     "  --skip GLOB do not instrument sources matching GLOB (repeatable)\n"
@@ -606,8 +608,18 @@ int cmd_cc(int argc, char **argv) {
     out[n++] = "-fsanitize-coverage=trace-pc-guard,trace-cmp";
   else if (compiles && (o.trace || o.ext || o.unique))
     out[n++] = "-fsanitize-coverage=trace-pc,trace-cmp";
-  if (compiles && o.ext)
+  /* --ext --dormant with clang: entry and exit come from XRay sleds, which
+   * cost a jump or nothing while dormant (the runtime patches them live, as
+   * XRay's does). Given to the compiler proper (-Xclang), so that the driver
+   * does not link XRay's own runtime. gcc keeps -finstrument-functions. */
+  if (compiles && o.ext && o.dormant && compiler_is_clang(cc[0])) {
+    static const char *const xray[] = {"-Xclang", "-fxray-instrument", "-Xclang",
+                                       "-fxray-instruction-threshold=1"};
+    for (size_t k = 0; k < sizeof(xray) / sizeof(xray[0]); k++)
+      out[n++] = (char *)xray[k];
+  } else if (compiles && o.ext) {
     out[n++] = "-finstrument-functions";
+  }
   /* Also at a link (gcc then adds -lgcov after libucov.a; ucov defines every
    * symbol the objects need from it, so no member of libgcov is linked). */
   if (o.gcov && (compiles || (job.has_input && !job.compile_only)))

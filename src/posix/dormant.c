@@ -30,6 +30,7 @@
 #include "ucov/compiler.h"
 #include "ucov/dormant.h"
 #include "ucov/port.h"
+#include "ucov/task.h"
 
 #if defined(__x86_64__)
 #include <elf.h>
@@ -47,21 +48,39 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+/*
+ * A site as the patcher sees it, with both its forms: the table's sites
+ * (ucov/dormant.h) and XRay's sleds (clang -fxray-instrument, --ext
+ * --dormant), 11 bytes: an entry or tail sled (`jmp +9`, NOPs) becomes
+ * `mov $idx, %r10d; call trampoline`, an exit sled (`ret`, NOPs) `mov $idx,
+ * %r10d; jmp trampoline`. A sled goes dormant by its first two bytes only,
+ * as XRay's runtime unpatches: a thread between its mov and its call still
+ * finds the call.
+ */
+enum { K_XENTRY = 4, K_XEXIT = 5 }; /* after enum ucov_site_kind */
+#define PSITE_MAX 11
+struct psite {
+  uint64_t addr; /* link-time address */
+  uint32_t idx;  /* a sled's index in the module's XRay map */
+  uint8_t kind, len;
+  uint8_t live[PSITE_MAX], dormant[PSITE_MAX];
+};
+
 /* A registered module. Records are never freed (a trap handler may be
  * reading one); a module unloaded and loaded again reuses its record. */
 struct dmod {
   struct dmod *next;
-  const void *ehdr;        /* its ELF header in memory: the registration key */
-  uintptr_t bias;          /* load bias */
-  uintptr_t lo, hi;        /* its executable segments' extent, run-time addresses */
-  struct ucov_site *sites; /* sorted by address; NULL until read */
-  uint8_t *mark;           /* per site: being patched now */
-  size_t count;            /* sites */
-  uint64_t ret_addr;       /* link-time address of its `ret` for JCC sites */
-  int state;               /* 0 table not read, 1 read, -1 cannot be read */
-  int live;                /* the form its sites are in */
-  int present;             /* registered and not unloaded */
-  unsigned long skipped;   /* sites left alone at the last patch (neither form) */
+  struct ucov_dormant_module reg; /* what its constructor gave */
+  const void *ehdr;               /* its ELF header in memory: the registration key */
+  uintptr_t bias;                 /* load bias */
+  uintptr_t lo, hi;               /* its executable segments' extent, run-time addresses */
+  struct psite *sites;            /* sorted by address; NULL until read */
+  uint8_t *mark;                  /* per site: being patched now */
+  size_t count;                   /* sites */
+  int state;                      /* 0 table not read, 1 read, -1 cannot be read */
+  int live;                       /* the form its sites are in */
+  int present;                    /* registered and not unloaded */
+  unsigned long skipped;          /* sites left alone at the last patch (neither form) */
 };
 
 static struct dmod *mods; /* the list; appended with release stores */
@@ -103,10 +122,10 @@ static UCOV_NOTRACE void sync_cores(void) {
 
 /* --- the trap handler ------------------------------------------------------ */
 
-static UCOV_NOTRACE const struct ucov_site *site_at(uintptr_t pc, const struct dmod **mp) {
+static UCOV_NOTRACE const struct psite *site_at(uintptr_t pc, const struct dmod **mp) {
   for (const struct dmod *m = __atomic_load_n(&mods, __ATOMIC_ACQUIRE); m;
        m = __atomic_load_n(&m->next, __ATOMIC_ACQUIRE)) {
-    const struct ucov_site *s = __atomic_load_n(&m->sites, __ATOMIC_ACQUIRE);
+    const struct psite *s = __atomic_load_n(&m->sites, __ATOMIC_ACQUIRE);
     if (!s || !__atomic_load_n(&m->present, __ATOMIC_ACQUIRE) || pc < m->lo || pc >= m->hi)
       continue;
     uint64_t addr = (uint64_t)(pc - m->bias);
@@ -165,7 +184,7 @@ static UCOV_NOTRACE int cond_true(unsigned cc, uint64_t fl) {
 }
 
 /* The live target of site s at run-time address at: where its call or jump goes. */
-static UCOV_NOTRACE uintptr_t live_target(const struct ucov_site *s, uintptr_t at) {
+static UCOV_NOTRACE uintptr_t live_target(const struct psite *s, uintptr_t at) {
   const uint8_t *f = s->live + s->len - 4;
   uintptr_t next = at + s->len;
   if (s->live[0] == 0xff) /* through the GOT */
@@ -197,7 +216,7 @@ static UCOV_NOTRACE void trap_handler(int sig, siginfo_t *info, void *ctx) {
   greg_t *g = uc->uc_mcontext.gregs;
   uintptr_t at = (uintptr_t)g[REG_RIP] - 1; /* int3 is one byte */
   const struct dmod *m = NULL;
-  const struct ucov_site *s = NULL;
+  const struct psite *s = NULL;
   if (info && info->si_code == SI_KERNEL) {
     s = site_at(at, &m);
     /* A debugger that took the trap for a breakpoint of its own and passed
@@ -211,9 +230,11 @@ static UCOV_NOTRACE void trap_handler(int sig, siginfo_t *info, void *ctx) {
   }
   int live = __atomic_load_n(&patch_target, __ATOMIC_ACQUIRE);
   uintptr_t next = at + s->len, *sp = (uintptr_t *)g[REG_RSP];
-  int jump = s->kind == UCOV_SITE_JMP ||
+  int jump = s->kind == UCOV_SITE_JMP || s->kind == K_XEXIT ||
              (s->kind == UCOV_SITE_JCC && cond_true(s->live[1] & 15, (uint64_t)g[REG_EFL]));
-  if (s->kind == UCOV_SITE_CALL) {
+  if (s->kind == K_XENTRY || (s->kind == K_XEXIT && live))
+    g[REG_R10] = (greg_t)s->idx; /* (the sled's mov) */
+  if (s->kind == UCOV_SITE_CALL || s->kind == K_XENTRY) {
     if (live) { /* the call: push the return address, go to the hook */
       sp--;
       *sp = next;
@@ -250,6 +271,13 @@ static UCOV_NOTRACE int trap_install(void) {
 }
 
 /* --- a module's table ------------------------------------------------------ */
+
+#define XRAY_ENTRY 32 /* an xray_instr_map entry: address, function, kind, ..., version */
+
+static UCOV_NOTRACE int psite_order(const void *a, const void *b) {
+  const struct psite *x = a, *y = b;
+  return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
 
 struct find_arg {
   const void *ehdr;
@@ -331,7 +359,8 @@ static UCOV_NOTRACE int table_read(struct dmod *m) {
   ElfW(Shdr) *sh = NULL;
   char *names = NULL;
   uint8_t *notes = NULL;
-  struct ucov_site *sites = NULL;
+  struct ucov_site *raw = NULL;
+  struct psite *sites = NULL;
   uint8_t *mark = NULL;
   if (pread_all(fd, &eh, sizeof(eh), 0) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
       eh.e_shentsize != sizeof(ElfW(Shdr)) || eh.e_shnum == 0 || eh.e_shnum >= SHN_LORESERVE ||
@@ -360,42 +389,97 @@ static UCOV_NOTRACE int table_read(struct dmod *m) {
         file_id_len = build_id(notes, sh[i].sh_size, &file_id);
     }
   }
-  if (!tab) {
-    ret = 1; /* not a dormant module after all: nothing to patch */
-    goto out;
-  }
-  if (file_id_len != mem_id_len || (mem_id_len && memcmp(file_id, mem_id, mem_id_len))) {
+  size_t nraw = 0;
+  uint64_t ret_addr = 0;
+  if (tab && (file_id_len != mem_id_len || (mem_id_len && memcmp(file_id, mem_id, mem_id_len)))) {
     say("ucov: dormant sites: %s is not the file this process loaded (its build-id differs): "
         "its code is not traced",
         a.name);
     goto out;
   }
   struct ucov_sites_header th;
-  if (tab->sh_size < sizeof(th) || pread_all(fd, &th, sizeof(th), tab->sh_offset) ||
-      th.magic != UCOV_SITES_MAGIC || th.version != UCOV_SITES_VERSION ||
-      th.entry_size != sizeof(struct ucov_site) ||
-      th.count > (tab->sh_size - sizeof(th)) / sizeof(struct ucov_site))
+  if (tab && (tab->sh_size < sizeof(th) || pread_all(fd, &th, sizeof(th), tab->sh_offset) ||
+              th.magic != UCOV_SITES_MAGIC || th.version != UCOV_SITES_VERSION ||
+              th.entry_size != sizeof(struct ucov_site) ||
+              th.count > (tab->sh_size - sizeof(th)) / sizeof(struct ucov_site)))
     goto bad;
-  sites = malloc(th.count ? th.count * sizeof(*sites) : 1);
-  mark = calloc(th.count ? th.count : 1, 1);
-  if (!sites || !mark ||
-      pread_all(fd, sites, th.count * sizeof(*sites), tab->sh_offset + sizeof(th)))
-    goto bad;
-  for (size_t i = 0; i < th.count; i++) {
-    const struct ucov_site *s = &sites[i];
-    uintptr_t at = m->bias + s->addr;
-    if ((s->len != 5 && s->len != 6) || s->kind < UCOV_SITE_CALL || s->kind > UCOV_SITE_JCC ||
-        at < lo || at + s->len > hi || (i && s->addr < sites[i - 1].addr + sites[i - 1].len) ||
-        (s->kind == UCOV_SITE_JCC && !th.ret_addr))
+  if (tab) {
+    nraw = th.count;
+    ret_addr = th.ret_addr;
+    raw = malloc(nraw ? nraw * sizeof(*raw) : 1);
+    if (!raw || pread_all(fd, raw, nraw * sizeof(*raw), tab->sh_offset + sizeof(th)))
       goto bad;
   }
-  m->count = th.count;
-  m->ret_addr = th.ret_addr;
+  size_t nx =
+      m->reg.xray_start && m->reg.xray_stop > m->reg.xray_start
+          ? (size_t)((const char *)m->reg.xray_stop - (const char *)m->reg.xray_start) / XRAY_ENTRY
+          : 0;
+  if (!nraw && !nx) {
+    ret = 1; /* nothing to patch in this module */
+    goto out;
+  }
+  sites = calloc(nraw + nx, sizeof(*sites));
+  mark = calloc(nraw + nx, 1);
+  if (!sites || !mark)
+    goto bad;
+  size_t n = 0;
+  for (size_t i = 0; i < nraw; i++) {
+    const struct ucov_site *r = &raw[i];
+    uintptr_t at = m->bias + r->addr;
+    if ((r->len != 5 && r->len != 6) || r->kind < UCOV_SITE_CALL || r->kind > UCOV_SITE_JCC ||
+        at < lo || at + r->len > hi || (r->kind == UCOV_SITE_JCC && !ret_addr))
+      goto bad;
+    struct psite *p = &sites[n++];
+    p->addr = r->addr;
+    p->kind = r->kind;
+    p->len = r->len;
+    memcpy(p->live, r->live, r->len);
+    ucov_site_dormant(r, ret_addr, p->dormant);
+  }
+  for (size_t i = 0; i < nx; i++) {
+    const uint8_t *e = (const uint8_t *)m->reg.xray_start + i * XRAY_ENTRY;
+    int64_t where;
+    memcpy(&where, e, 8);
+    uintptr_t sled = e[18] >= 2 ? (uintptr_t)e + (uintptr_t)where : (uintptr_t)where;
+    unsigned kind = e[16];
+    const void *tramp = kind == 0   ? m->reg.tramp_entry
+                        : kind == 1 ? m->reg.tramp_exit
+                        : kind == 2 ? m->reg.tramp_tail
+                                    : NULL;
+    const uint8_t *b = (const uint8_t *)sled;
+    if (!tramp || sled < lo || sled + PSITE_MAX > hi ||
+        !(kind == 1 ? b[0] == 0xc3 : b[0] == 0xeb && b[1] == 0x09))
+      continue; /* (an event sled, or one that is not as clang makes them) */
+    struct psite *p = &sites[n++];
+    p->addr = sled - m->bias;
+    p->idx = (uint32_t)i;
+    p->kind = kind == 1 ? K_XEXIT : K_XENTRY;
+    p->len = PSITE_MAX;
+    memcpy(p->dormant, b, PSITE_MAX);
+    int32_t rel = (int32_t)((intptr_t)tramp - (intptr_t)(sled + PSITE_MAX));
+    uint8_t live[PSITE_MAX] = {0x41,
+                               0xba,
+                               (uint8_t)i,
+                               (uint8_t)(i >> 8),
+                               (uint8_t)(i >> 16),
+                               (uint8_t)(i >> 24),
+                               kind == 1 ? 0xe9 : 0xe8,
+                               (uint8_t)rel,
+                               (uint8_t)((uint32_t)rel >> 8),
+                               (uint8_t)((uint32_t)rel >> 16),
+                               (uint8_t)((uint32_t)rel >> 24)};
+    memcpy(p->live, live, PSITE_MAX);
+  }
+  qsort(sites, n, sizeof(*sites), psite_order);
+  for (size_t i = 1; i < n; i++)
+    if (sites[i].addr < sites[i - 1].addr + sites[i - 1].len)
+      goto bad;
+  m->count = n;
   m->lo = lo;
   m->hi = hi;
   /* A module loaded again: its old table goes (no trap can be in it: its
    * new text has not been patched yet). */
-  struct ucov_site *old = m->sites;
+  struct psite *old = m->sites;
   uint8_t *old_mark = m->mark;
   m->mark = mark;
   __atomic_store_n(&m->sites, sites, __ATOMIC_RELEASE);
@@ -411,6 +495,7 @@ out:
   free(sh);
   free(names);
   free(notes);
+  free(raw);
   free(sites);
   free(mark);
   return ret;
@@ -457,27 +542,27 @@ static UCOV_NOTRACE UCOV_RACY_READS void text_write(uintptr_t at, const uint8_t 
 }
 
 /* The bytes of site s in form live. */
-static UCOV_NOTRACE void form_of(const struct dmod *m, const struct ucov_site *s, int live,
-                                 uint8_t out[UCOV_SITE_MAX]) {
-  if (live)
-    memcpy(out, s->live, s->len);
-  else
-    ucov_site_dormant(s, m->ret_addr, out);
+static UCOV_NOTRACE const uint8_t *form_of(const struct psite *s, int live) {
+  return live ? s->live : s->dormant;
+}
+
+/* How many leading bytes tell site s's forms apart (a sled: its first two). */
+static UCOV_NOTRACE size_t telling(const struct psite *s) {
+  return s->kind >= K_XENTRY ? 2 : s->len;
 }
 
 /* Write the marked sites of ms[0..n) in form live: their bytes from `from`
- * on (1: all but the first; 0: the first only, which unmarks them). */
+ * on (1: all but the first, a sled going dormant only its second; 0: the
+ * first only, which unmarks them). */
 static UCOV_NOTRACE void write_marked(struct dmod **ms, size_t n, const int *how, int live,
                                       int from) {
   for (size_t k = 0; k < n; k++)
     for (size_t i = 0; how[k] >= 0 && i < ms[k]->count; i++) {
-      const struct ucov_site *s = &ms[k]->sites[i];
+      const struct psite *s = &ms[k]->sites[i];
       if (!ms[k]->mark[i])
         continue;
-      uint8_t to[UCOV_SITE_MAX];
-      form_of(ms[k], s, live, to);
-      text_write(ms[k]->bias + s->addr + (unsigned)from, to + from, from ? s->len - 1u : 1u,
-                 how[k]);
+      size_t len = !from ? 1 : s->kind >= K_XENTRY && !live ? 1 : s->len - 1u;
+      text_write(ms[k]->bias + s->addr + (unsigned)from, form_of(s, live) + from, len, how[k]);
       if (!from)
         ms[k]->mark[i] = 0;
     }
@@ -504,15 +589,12 @@ static UCOV_NOTRACE void patch(struct dmod **ms, size_t n, int live) {
     }
     m->skipped = 0;
     for (size_t i = 0; i < m->count; i++) {
-      const struct ucov_site *s = &m->sites[i];
+      const struct psite *s = &m->sites[i];
       uintptr_t at = m->bias + s->addr;
-      uint8_t from[UCOV_SITE_MAX], to[UCOV_SITE_MAX];
-      form_of(m, s, !live, from);
-      form_of(m, s, live, to);
-      m->mark[i] = (uint8_t)text_equal(at, from, s->len);
+      m->mark[i] = (uint8_t)text_equal(at, form_of(s, !live), telling(s));
       if (m->mark[i])
         text_write(at, (const uint8_t[]){0xcc}, 1, how[k]);
-      else if (!text_equal(at, to, s->len))
+      else if (!text_equal(at, form_of(s, live), telling(s)))
         m->skipped++; /* neither form: someone else's bytes */
     }
   }
@@ -552,17 +634,19 @@ UCOV_NOTRACE int ucov_port_trace_live(int live) {
   return 0;
 }
 
-UCOV_EXPORT UCOV_NOTRACE void ucov_dormant_register(const void *ehdr) {
+UCOV_EXPORT UCOV_NOTRACE void ucov_dormant_register(const struct ucov_dormant_module *reg) {
   ucov_port_lock();
   struct dmod *m = mods;
-  while (m && m->ehdr != ehdr)
+  while (m && m->ehdr != reg->ehdr)
     m = m->next;
   if (m && !m->present) { /* loaded again where it was: read its file again */
+    m->reg = *reg;
     m->state = 0;
     m->live = 0;
     __atomic_store_n(&m->present, 1, __ATOMIC_RELEASE);
   } else if (!m && (m = calloc(1, sizeof(*m)))) {
-    m->ehdr = ehdr;
+    m->reg = *reg;
+    m->ehdr = reg->ehdr;
     m->present = 1;
     struct dmod **tail = &mods;
     while (*tail)
@@ -572,6 +656,33 @@ UCOV_EXPORT UCOV_NOTRACE void ucov_dormant_register(const void *ehdr) {
   if (m && trace_live && ready(m))
     patch(&m, 1, 1);
   ucov_port_unlock();
+}
+
+/*
+ * An XRay sled of the module whose ELF header is ehdr called its
+ * trampoline (libucov-dormant.a): sled idx of its map, an entry (kind 0),
+ * exit (1) or tail call (2). In PC_EXT mode, an ENTRY or EXIT record just
+ * after the sled (in the function, near its start or where it returns).
+ * A hook: no lock.
+ */
+UCOV_EXPORT UCOV_NOTRACE void ucov_xray_hit(const void *ehdr, uint32_t idx, uint32_t kind) {
+  if (!(__atomic_load_n(&ucov_task_self.hot, __ATOMIC_RELAXED) & UCOV_TASK_EXT))
+    return;
+  for (const struct dmod *m = __atomic_load_n(&mods, __ATOMIC_ACQUIRE); m;
+       m = __atomic_load_n(&m->next, __ATOMIC_ACQUIRE)) {
+    if (m->ehdr != ehdr || !m->reg.xray_start)
+      continue;
+    const uint8_t *e = (const uint8_t *)m->reg.xray_start + (size_t)idx * XRAY_ENTRY;
+    if ((const void *)e >= m->reg.xray_stop)
+      return;
+    int64_t where;
+    memcpy(&where, e, 8);
+    uintptr_t sled = e[18] >= 2 ? (uintptr_t)e + (uintptr_t)where : (uintptr_t)where;
+    /* The PC just after the sled, as a hook's return address: symbolized
+     * (one byte back, as every PC), it is inside the function. */
+    ucov_trace_ext_event((uint64_t)(sled + PSITE_MAX), kind != 0);
+    return;
+  }
 }
 
 UCOV_EXPORT UCOV_NOTRACE void ucov_dormant_unregister(const void *ehdr) {
@@ -584,8 +695,14 @@ UCOV_EXPORT UCOV_NOTRACE void ucov_dormant_unregister(const void *ehdr) {
 
 #else /* not x86-64: dormant builds keep their hooks live (ucov cc says so) */
 
-UCOV_EXPORT UCOV_NOTRACE void ucov_dormant_register(const void *ehdr) {
+UCOV_EXPORT UCOV_NOTRACE void ucov_dormant_register(const struct ucov_dormant_module *reg) {
+  (void)reg;
+}
+
+UCOV_EXPORT UCOV_NOTRACE void ucov_xray_hit(const void *ehdr, uint32_t idx, uint32_t kind) {
   (void)ehdr;
+  (void)idx;
+  (void)kind;
 }
 
 UCOV_EXPORT UCOV_NOTRACE void ucov_dormant_unregister(const void *ehdr) {
