@@ -60,8 +60,15 @@ for cc in "${compilers[@]}"; do
       "$D/httpreq.c" -o dormant_ext || fail "$cc: --ext builds"
   setarch -R ./plain_ext --mode ext "$REQ" 2>/dev/null | sym plain_ext >p.ext2
   setarch -R ./dormant_ext --mode ext "$REQ" 2>/dev/null | sym dormant_ext >d.ext2
-  grep -q ' entry$' p.ext2 && cmp -s p.ext2 d.ext2 && pass ||
-    fail "$cc --ext: the dormant build's entry/exit trace: $(diff p.ext2 d.ext2 | head -4)"
+  if [ "${cc#clang}" = "$cc" ]; then # gcc: the same -finstrument-functions calls, NOPed
+    grep -q ' entry$' p.ext2 && cmp -s p.ext2 d.ext2 && pass ||
+      fail "$cc --ext: the dormant build's entry/exit trace: $(diff p.ext2 d.ext2 | head -4)"
+  else # clang: XRay sleds, one per function (no records for inlined calls)
+    python3 "$T/xray_trace.py" d.ext2 p.pc >x.txt 2>&1 && pass ||
+      fail "$cc --ext: XRay entry/exit records: $(head -3 x.txt)"
+    grep -q -- '-fxray-instrument' <(CC=$cc "$UCOV" cc --ext --dormant -v -c -x c /dev/null \
+      -o /dev/null 2>&1) && pass || fail "$cc --ext --dormant compiles with XRay sleds"
+  fi
   # ucov report through the table: the lines of a dormant build's trace
   ./plain --modules pm.txt "$REQ" >pp.txt 2>/dev/null && ./dormant --modules dm.txt "$REQ" >dp.txt 2>/dev/null
   "$UCOV" report pp.txt --modules pm.txt --lcov p.info 2>/dev/null
@@ -92,6 +99,15 @@ python3 "$SRC/tests/e2e/dormant_sites.py" plain stress >sites.txt 2>&1 && pass |
   fail "the program's own SIGTRAP handler: $(tail -3 s2.txt)"
 ./stress 400 4 own-trap worker-trace >s3.txt 2>&1 && grep -q '^stress: 400 cycles' s3.txt && pass ||
   fail "threads that trace for themselves meanwhile: $(tail -3 s3.txt)"
+# clang --ext --dormant: XRay sleds patched too, under the same load
+xcc=$cc
+[ -z "$SAN" ] && xcc=clang
+if [ "${xcc#clang}" != "$xcc" ] && command -v "$xcc" >/dev/null; then
+  CC=$xcc "$UCOV" cc --ext --dormant -O2 -pthread "${SANFLAGS[@]}" -I"$SRC/include" -I"$T" \
+    "$T/stress.c" "$T/work.c" -o stress_xray 2>cc.err || fail "stress --ext build: $(tail -2 cc.err)"
+  ./stress_xray 1000 4 own-trap >s4.txt 2>&1 && grep -q ' 126 own traps$' s4.txt && pass ||
+    fail "XRay sleds patched under 4 threads: $(tail -3 s4.txt)"
+fi
 # the sites in the running process: live while a device is enabled, dormant after
 coproc S { exec ./stress 2 0 pause; }
 spid=$S_PID
@@ -109,7 +125,7 @@ wait "$spid"
 # under gdb: a single thread never meets a patch in progress
 if command -v gdb >/dev/null && [ -z "$SAN" ]; then
   gdb -batch -ex run --args ./stress 50 0 >g1.txt 2>&1
-  grep -q '^stress: 50 cycles' g1.txt && grep -q 'exited normally' g1.txt && pass ||
+  grep -q 'stress: 50 cycles' g1.txt && grep -q 'exited normally' g1.txt && pass ||
     fail "under gdb: $(tail -3 g1.txt)"
   # shellcheck disable=SC2016 # (gdb expands them)
   # a thread that meets a site mid-patch stops gdb with a SIGTRAP there;
@@ -117,7 +133,7 @@ if command -v gdb >/dev/null && [ -z "$SAN" ]; then
   printf '%s\n' run 'while $_isvoid($_exitcode)' ' if $_siginfo.si_signo == 5' '  signal SIGTRAP' \
     ' else' '  continue' ' end' end >cont.gdb
   timeout 300 gdb -batch -x cont.gdb --args ./stress 200 4 >g2.txt 2>&1
-  grep -q '^stress: 200 cycles' g2.txt && grep -q 'exited normally' g2.txt && pass ||
+  grep -q 'stress: 200 cycles' g2.txt && grep -q 'exited normally' g2.txt && pass ||
     fail "under gdb with threads, each SIGTRAP handed on: $(tail -3 g2.txt)"
   (cd "../$cc" && gdb -batch -ex run --args ./dormant --mode pc "$REQ" 2>/dev/null | grep '^0x' |
     sym dormant) >g3.txt
