@@ -17,11 +17,9 @@ command -v python3 >/dev/null || apt-get install -y -qq python3 >/dev/null
 
 bash "$here/fetch_source.sh" lua5.4 "$work/lua"
 # The runtime, built with each compiler so that every variant is one compiler's code.
-for cc in gcc clang; do
-  cmake -S "$root" -B "$work/ucov-$cc" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=$cc \
-    -DBUILD_TESTING=OFF >/dev/null
-  cmake --build "$work/ucov-$cc" -j 2 >/dev/null
-done
+# shellcheck source=bench/ucov_builds.sh
+. "$here/ucov_builds.sh"
+ucov_for_compilers "$root" "$work"
 
 lua_srcs=$(find "$work"/lua/src -maxdepth 1 -name '*.c' ! -name lua.c ! -name luac.c | sort)
 build_lua() { # build_lua CC NAME FLAGS...: objects of the interpreter
