@@ -102,7 +102,13 @@ static UCOV_NOTRACE void say(const char *fmt, ...) {
 
 /* --- cores in step ------------------------------------------------------ */
 
-static UCOV_NOTRACE void sync_cores(void) {
+/*
+ * Registering for membarrier's expedited commands waits for an RCU grace
+ * period (milliseconds) once the process has a second thread: it is done at
+ * the first module's registration, from a constructor, while the process is
+ * still one thread, not at the first enable. Lock held.
+ */
+static UCOV_NOTRACE void membarrier_setup(void) {
   if (membarrier_mode < 0) {
     long q = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
     membarrier_mode = 0;
@@ -113,6 +119,10 @@ static UCOV_NOTRACE void sync_cores(void) {
              syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
       membarrier_mode = 1; /* an IPI: on x86 its return to user space serialises */
   }
+}
+
+static UCOV_NOTRACE void sync_cores(void) {
+  membarrier_setup();
   if (membarrier_mode == 2)
     syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0);
   else if (membarrier_mode == 1)
@@ -264,8 +274,12 @@ static UCOV_NOTRACE int trap_install(void) {
   struct sigaction sa;
   memset(&sa, 0, sizeof(sa));
   sa.sa_sigaction = trap_handler;
-  sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+  /* SIGTRAP stays unblocked in the handler: the program's handler, which it
+   * calls, may be instrumented and meet a site in mid-patch, and a trap
+   * while SIGTRAP is blocked would kill the process. */
+  sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK | SA_NODEFER;
   sigfillset(&sa.sa_mask);
+  sigdelset(&sa.sa_mask, SIGTRAP);
   prev_trap = cur;
   return sigaction(SIGTRAP, &sa, NULL);
 }
@@ -636,6 +650,7 @@ UCOV_NOTRACE int ucov_port_trace_live(int live) {
 
 UCOV_EXPORT UCOV_NOTRACE void ucov_dormant_register(const struct ucov_dormant_module *reg) {
   ucov_port_lock();
+  membarrier_setup();
   struct dmod *m = mods;
   while (m && m->ehdr != reg->ehdr)
     m = m->next;
