@@ -113,6 +113,9 @@ coproc S { exec ./stress 2 0 pause; }
 spid=$S_PID
 read -r -t 30 word <&"${S[0]}"
 python3 "$SRC/tests/e2e/dormant_sites.py" --mem "$spid" stress live >mem1.txt 2>&1
+# (patched through a PROT_WRITE that is taken back: no writable code stays)
+grep -E '^[0-9a-f-]+ .wx' /proc/"$spid"/maps >wx.txt
+[ ! -s wx.txt ] && pass || fail "a writable and executable mapping stays: $(head -2 wx.txt)"
 [ -n "${S[1]:-}" ] && echo >&"${S[1]}"
 read -r -t 30 word2 <&"${S[0]}"
 python3 "$SRC/tests/e2e/dormant_sites.py" --mem "$spid" stress dormant >mem2.txt 2>&1
@@ -121,7 +124,7 @@ wait "$spid"
 [ "$word" = live ] && grep -q '^live [1-9]' mem1.txt && pass ||
   fail "sites live in memory while enabled: $word $(head -3 mem1.txt)"
 [ "$word2" = dormant ] && grep -q '^dormant [1-9]' mem2.txt && pass ||
-  fail "sites dormant in memory after the last disable: $word2 $(head -3 mem2.txt)"
+  fail "sites dormant in memory after the last device went with its thread: $word2 $(head -3 mem2.txt)"
 # under gdb: a single thread never meets a patch in progress
 if command -v gdb >/dev/null && [ -z "$SAN" ]; then
   gdb -batch -ex run --args ./stress 50 0 >g1.txt 2>&1

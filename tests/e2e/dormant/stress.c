@@ -14,8 +14,9 @@
  *   each of them, and nothing else.
  * worker-trace: each worker also enables a device of its own now and then,
  *   and checks its traced call as the main thread does.
- * pause: after the first enable print "live" and wait for a line on stdin,
- *   after the last disable print "dormant" and wait again.
+ * pause: after the first enable print "live" and wait for a line on stdin;
+ *   at the end, a thread enables a device and ends without disabling it
+ *   (the last device goes with its thread): print "dormant" and wait again.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -108,6 +109,17 @@ static void *worker(void *arg) {
   return NULL;
 }
 
+/* Enable a device of its own and end without disabling it. */
+static void *trace_and_exit(void *arg) {
+  (void)arg;
+  struct tracer t;
+  if (tracer_open(&t) != 0 || ucov_ioctl(t.fd, KCOV_ENABLE, KCOV_TRACE_PC) != 0)
+    exit(1);
+  if (work_traced(3) != work_expected(3))
+    exit(1);
+  return NULL;
+}
+
 static void wait_line(const char *say) {
   char line[16];
   printf("%s\n", say);
@@ -159,8 +171,13 @@ int main(int argc, char **argv) {
   __atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
   for (long i = 0; i < n_workers && i < 16; i++)
     pthread_join(th[i], NULL);
-  if (pause_points)
+  if (pause_points) {
+    /* the last device goes with its thread, which never disables it */
+    pthread_t last;
+    pthread_create(&last, NULL, trace_and_exit, NULL);
+    pthread_join(last, NULL);
     wait_line("dormant");
+  }
   printf("stress: %d cycles, %llu records each, %d workers, %ld own traps\n", cycles,
          (unsigned long long)t.n_ref, n_workers, own_traps);
   return 0;
