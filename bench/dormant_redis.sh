@@ -60,10 +60,12 @@ for ((r = 0; r < rounds; r++)); do
 done
 awk '{print $1}' /proc/loadavg >>"$work/load.txt"
 # the dormant server traced from its start: it serves, and the trace has records
-serve dormant LD_PRELOAD="$work/ucov/tests/libtrace_preload.so" UCOV_RUNTIME_DIR="$work"
+rt=$work/rt # (the runtime directory must be private)
+mkdir -p "$rt" && chmod 700 "$rt"
+serve dormant LD_PRELOAD="$work/ucov/tests/libtrace_preload.so" UCOV_RUNTIME_DIR="$rt"
 "$BENCH" -p $port -n 20000 -q -t get >"$work/traced.txt"
 rm -rf "$work/traced.pull"
-UCOV_RUNTIME_DIR=$work "$UCOV" pull --pid "$pid" -o "$work/traced.pull" >/dev/null
+UCOV_RUNTIME_DIR=$rt "$UCOV" pull --pid "$pid" -o "$work/traced.pull" >/dev/null
 stop
 python3 - "$raw" "$rounds" "$work" >>"$here/RESULTS-dormant.md" <<'PY'
 import glob, statistics, struct, sys
