@@ -82,7 +82,9 @@ awk '{print $1}' /proc/loadavg >>"$d/load.txt"
 cg=$d/callgrind.txt
 : >"$cg"
 for cc in gcc clang; do
-  for kind in none dormant trace; do
+  kinds=(none dormant trace)
+  [ $cc = clang ] && kinds+=(xray)
+  for kind in "${kinds[@]}"; do
     valgrind --tool=callgrind --callgrind-out-file="$d/cg-$cc-$kind.out" "$d/$cc-$kind" \
       "$here/workload.lua" 1 off >/dev/null 2>"$d/cg.err"
     ir=$(sed -n 's/.*Collected : *\([0-9]*\).*/\1/p' "$d/cg.err")
