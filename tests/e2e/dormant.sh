@@ -93,8 +93,13 @@ python3 "$SRC/tests/e2e/dormant_sites.py" plain stress >sites.txt 2>&1 && pass |
   fail "stress: the table is objdump's sites: $(head -5 sites.txt)"
 # 4 threads run the code; the main thread enables and disables 1,000 times
 # and checks every traced call's records against the first one's
-./stress 1000 4 >s1.txt 2>&1 && grep -q '^stress: 1000 cycles, [1-9][0-9]* records each, 4 workers' s1.txt &&
+./stress 1000 4 remote >s1.txt 2>&1 && grep -q '^stress: 1000 cycles, [1-9][0-9]* records each, 4 workers' s1.txt &&
   pass || fail "1,000 enables and disables under 4 threads: $(tail -3 s1.txt)"
+# KCOV_REMOTE_ENABLE makes the sites live too: a worker's section records
+# what the plain build's does
+./plain 2 0 remote >s0.txt 2>&1
+grep -q '^remote: [1-9][0-9]* records$' s1.txt && [ "$(grep '^remote:' s1.txt)" = "$(grep '^remote:' s0.txt)" ] &&
+  pass || fail "a REMOTE section in a dormant build: $(grep '^remote' s1.txt) / plain $(grep '^remote' s0.txt)"
 ./stress 1000 4 own-trap >s2.txt 2>&1 && grep -q ' 126 own traps$' s2.txt && pass ||
   fail "the program's own SIGTRAP handler: $(tail -3 s2.txt)"
 ./stress 400 4 own-trap worker-trace >s3.txt 2>&1 && grep -q '^stress: 400 cycles' s3.txt && pass ||

@@ -8,7 +8,7 @@
  * (nothing lost while enabled), and every worker's sums must stay right
  * (a site patched wrongly would change them, or crash).
  *
- *   stress CYCLES WORKERS [own-trap] [worker-trace] [pause]
+ *   stress CYCLES WORKERS [own-trap] [worker-trace] [pause] [remote]
  * own-trap: the program has its own SIGTRAP handler, installed first, and
  *   raises SIGTRAP and runs int3 itself now and then: its handler must see
  *   each of them, and nothing else.
@@ -17,6 +17,8 @@
  * pause: after the first enable print "live" and wait for a line on stdin;
  *   at the end, a thread enables a device and ends without disabling it
  *   (the last device goes with its thread): print "dormant" and wait again.
+ * remote: at the end, KCOV_REMOTE_ENABLE on a new device and a worker's
+ *   section of the traced call: print "remote: N records".
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -34,7 +36,7 @@
 #define WORDS 4096
 
 static volatile int stop;
-static int cycles, n_workers, own_trap, worker_trace, pause_points;
+static int cycles, n_workers, own_trap, worker_trace, pause_points, remote;
 static long expect_sum;
 static volatile long own_traps;
 
@@ -109,6 +111,41 @@ static void *worker(void *arg) {
   return NULL;
 }
 
+/* A worker's REMOTE section for handle REMOTE_HANDLE: the traced call. */
+#define REMOTE_HANDLE kcov_remote_handle(KCOV_SUBSYSTEM_USB, 42)
+static void *remote_worker(void *arg) {
+  (void)arg;
+  if (ucov_remote_start(REMOTE_HANDLE) != 0)
+    exit(1);
+  long r = work_traced(7);
+  ucov_remote_stop();
+  if (r != work_expected(7))
+    exit(1);
+  return NULL;
+}
+
+/* KCOV_REMOTE_ENABLE is an enable too: the records of a worker's section
+ * of the traced call (a dormant build's must be a plain build's). */
+static long remote_records(void) {
+  int fd = ucov_open();
+  if (fd < 0 || ucov_ioctl(fd, KCOV_INIT_TRACE, WORDS) != 0)
+    return -1;
+  uint64_t *cover = mmap(NULL, WORDS * 8, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  struct {
+    struct kcov_remote_arg a;
+    uint64_t handles[1];
+  } ra = {{KCOV_TRACE_PC, WORDS, 1, 0}, {REMOTE_HANDLE}};
+  if (cover == MAP_FAILED || ucov_ioctl(fd, KCOV_REMOTE_ENABLE, (unsigned long)&ra) != 0)
+    return -1;
+  pthread_t w;
+  pthread_create(&w, NULL, remote_worker, NULL);
+  pthread_join(w, NULL);
+  long n = (long)__atomic_load_n(&cover[0], __ATOMIC_ACQUIRE);
+  ucov_ioctl(fd, KCOV_DISABLE, 0);
+  ucov_close(fd);
+  return n;
+}
+
 /* Enable a device of its own and end without disabling it. */
 static void *trace_and_exit(void *arg) {
   (void)arg;
@@ -137,6 +174,7 @@ int main(int argc, char **argv) {
     own_trap |= !strcmp(argv[i], "own-trap");
     worker_trace |= !strcmp(argv[i], "worker-trace");
     pause_points |= !strcmp(argv[i], "pause");
+    remote |= !strcmp(argv[i], "remote");
   }
   if (own_trap)
     signal(SIGTRAP, on_trap);
@@ -178,6 +216,8 @@ int main(int argc, char **argv) {
     pthread_join(last, NULL);
     wait_line("dormant");
   }
+  if (remote)
+    printf("remote: %ld records\n", remote_records());
   printf("stress: %d cycles, %llu records each, %d workers, %ld own traps\n", cycles,
          (unsigned long long)t.n_ref, n_workers, own_traps);
   return 0;
