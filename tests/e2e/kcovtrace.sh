@@ -4,7 +4,8 @@
 # and the PCs the new program records from its first constructor land in the
 # tracer's buffer: those of its work equal a direct trace of it. The program is
 # built twice: by ucov cc (its own runtime), and plainly by the compiler with
-# -fsanitize-coverage=trace-pc against libucov.so (the one beside the shim).
+# -fsanitize-coverage=trace-pc against libucov.so (the one beside the shim);
+# and by ucov cc --dormant, whose sites the adopted device makes live.
 # Usage: kcovtrace.sh UCOV SRCDIR WORKDIR SHIM [SANITIZE [CC]]
 # (Sanitizer builds compile with CC, the runtime's compiler: one sanitizer
 # runtime per process.)
@@ -18,6 +19,9 @@ rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
 "$RTCC" -O1 "${SANFLAGS[@]}" "$SRC/tests/e2e/kcovtrace.c" -o kcovtrace || exit 1
 CC=$RTCC "$UCOV" cc --trace -O1 -no-pie "${SANFLAGS[@]}" -I"$SRC/include" "$SRC/tests/e2e/traced.c" \
   -o traced || exit 1
+# ... and dormant (ucov cc --dormant): the adopted device makes its sites live
+CC=$RTCC "$UCOV" cc --trace --dormant -O1 -no-pie "${SANFLAGS[@]}" -I"$SRC/include" \
+  "$SRC/tests/e2e/traced.c" -o dormant || exit 1
 "$RTCC" -O1 -no-pie -fsanitize-coverage=trace-pc "${SANFLAGS[@]}" -I"$SRC/include" \
   "$SRC/tests/e2e/traced.c" -o plain -L"$LIBDIR" -lucov -Wl,-rpath,"$LIBDIR" || exit 1
 readelf -d plain | grep -q 'NEEDED.*libucov\.so' || fail "plain links libucov.so"
@@ -34,7 +38,7 @@ print("\n".join(sorted({l.strip() for l in open(sys.argv[3]) if lo <= int(l, 16)
     "$addr" "$size" "$3"
 }
 
-for prog in traced plain; do
+for prog in traced dormant plain; do
   LD_PRELOAD=$SHIM ./kcovtrace ./$prog >$prog.exec.txt 2>$prog.err && [ -s $prog.exec.txt ] && pass ||
     fail "$prog: the exec'd program traced into the tracer's buffer ($(cat $prog.err))"
   DIRECT=1 ./$prog >$prog.direct.txt
