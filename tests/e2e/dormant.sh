@@ -11,9 +11,11 @@
 # loaded while tracing, and after a dlclose; runs under gdb; ucov report
 # finds the trace's lines through the table.
 # Usage: dormant.sh UCOV SRCDIR WORKDIR [SANITIZE [CC]]
-# (Sanitizer builds test only CC, the runtime's compiler.)
+# (CC gcc: gcc's builds; clang: clang 14, 16 and 19's; sanitizer builds test
+# only CC, the runtime's compiler.)
 set -u
 UCOV=$1 SRC=$2 WORK=$3 SAN=${4:-} RTCC=$(basename "${5:-gcc}")
+[ "$RTCC" = cc ] && RTCC=gcc
 . "$SRC/tests/lib.sh"
 sanflags "$SAN"
 rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
@@ -35,7 +37,10 @@ for line in sys.stdin:
     paste -d' ' - <(cut -d' ' -f2- "$1.pcs")
 }
 
-compilers=(gcc clang clang-16 clang-19)
+# The build's compiler family only (check.sh runs this under gcc and under
+# clang: each covers its own); a sanitizer build its compiler alone.
+compilers=(gcc)
+[ "${RTCC#clang}" != "$RTCC" ] && compilers=(clang clang-16 clang-19)
 [ -n "$SAN" ] && compilers=("$RTCC")
 for cc in "${compilers[@]}"; do
   command -v "$cc" >/dev/null || continue
@@ -79,7 +84,6 @@ for cc in "${compilers[@]}"; do
 done
 
 cc=${compilers[0]}
-[ -n "$SAN" ] || cc=gcc
 mkdir -p stress && cd stress || exit 1
 CC=$cc "$UCOV" cc --trace --dormant -v -O2 -pthread "${SANFLAGS[@]}" -I"$SRC/include" -I"$T" \
   "$T/stress.c" "$T/work.c" -o stress 2>cc.err && CC=$cc "$UCOV" cc --trace -O2 -pthread \
@@ -105,10 +109,8 @@ grep -q '^remote: [1-9][0-9]* records$' s1.txt && [ "$(grep '^remote:' s1.txt)" 
 ./stress 400 4 own-trap worker-trace >s3.txt 2>&1 && grep -q '^stress: 400 cycles' s3.txt && pass ||
   fail "threads that trace for themselves meanwhile: $(tail -3 s3.txt)"
 # clang --ext --dormant: XRay sleds patched too, under the same load
-xcc=$cc
-[ -z "$SAN" ] && xcc=clang
-if [ "${xcc#clang}" != "$xcc" ] && command -v "$xcc" >/dev/null; then
-  CC=$xcc "$UCOV" cc --ext --dormant -O2 -pthread "${SANFLAGS[@]}" -I"$SRC/include" -I"$T" \
+if [ "${cc#clang}" != "$cc" ]; then
+  CC=$cc "$UCOV" cc --ext --dormant -O2 -pthread "${SANFLAGS[@]}" -I"$SRC/include" -I"$T" \
     "$T/stress.c" "$T/work.c" -o stress_xray 2>cc.err || fail "stress --ext build: $(tail -2 cc.err)"
   ./stress_xray 1000 4 own-trap >s4.txt 2>&1 && grep -q ' 126 own traps$' s4.txt && pass ||
     fail "XRay sleds patched under 4 threads: $(tail -3 s4.txt)"

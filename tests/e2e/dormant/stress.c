@@ -131,11 +131,13 @@ static long remote_records(void) {
   if (fd < 0 || ucov_ioctl(fd, KCOV_INIT_TRACE, WORDS) != 0)
     return -1;
   uint64_t *cover = mmap(NULL, WORDS * 8, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  struct {
-    struct kcov_remote_arg a;
-    uint64_t handles[1];
-  } ra = {{KCOV_TRACE_PC, WORDS, 1, 0}, {REMOTE_HANDLE}};
-  if (cover == MAP_FAILED || ucov_ioctl(fd, KCOV_REMOTE_ENABLE, (unsigned long)&ra) != 0)
+  uint64_t buf[sizeof(struct kcov_remote_arg) / 8 + 2] = {0}; /* the argument, one handle */
+  struct kcov_remote_arg *ra = (struct kcov_remote_arg *)buf;
+  ra->trace_mode = KCOV_TRACE_PC;
+  ra->area_size = WORDS;
+  ra->num_handles = 1;
+  ra->handles[0] = REMOTE_HANDLE;
+  if (cover == MAP_FAILED || ucov_ioctl(fd, KCOV_REMOTE_ENABLE, (unsigned long)ra) != 0)
     return -1;
   pthread_t w;
   pthread_create(&w, NULL, remote_worker, NULL);
