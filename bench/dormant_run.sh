@@ -25,14 +25,7 @@ d=$work/dormant
 objs() { # objs CC NAME FLAGS...: the interpreter's objects
   local cc=$1 name=$2
   shift 2
-  local out=$d/obj-$cc-$name stamp
-  stamp="$cc $* $(sha1sum "$0" | cut -c1-12)"
-  [ "$(cat "$out/.done" 2>/dev/null)" = "$stamp" ] && return 0
-  rm -rf "$out" && mkdir -p "$out"
-  for s in $lua_srcs; do
-    echo "$cc -O2 -DLUA_USE_POSIX '-Dluai_makeseed(L)=0' $* -c $s -o $out/$(basename "${s%.c}").o"
-  done | xargs -d '\n' -P 2 -I{} sh -c '{}'
-  echo "$stamp" >"$out/.done"
+  lua_objects "$d/obj-$cc-$name" "$cc" "$@"
 }
 for cc in gcc clang; do
   U=$work/ucov-$cc/ucov

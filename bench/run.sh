@@ -25,16 +25,7 @@ lua_srcs=$(find "$work"/lua/src -maxdepth 1 -name '*.c' ! -name lua.c ! -name lu
 build_lua() { # build_lua CC NAME FLAGS...: objects of the interpreter
   local cc=$1 name=$2
   shift 2
-  local out=$work/obj/$cc-$name
-  local stamp
-  stamp="$cc $* $(sha1sum "$0" | cut -c1-12)"
-  [ "$(cat "$out/.done" 2>/dev/null)" = "$stamp" ] && return 0
-  rm -rf "$out" && mkdir -p "$out"
-  for s in $lua_srcs; do
-    # A fixed string-hash seed makes every run execute the same blocks.
-    echo "$cc -O2 -DLUA_USE_POSIX '-Dluai_makeseed(L)=0' $* -c $s -o $out/$(basename "${s%.c}").o"
-  done | xargs -d '\n' -P 2 -I{} sh -c '{}'
-  echo "$stamp" >"$out/.done"
+  lua_objects "$work/obj/$cc-$name" "$cc" "$@"
 }
 link() { # link CC OUT OBJDIR BACKEND EXTRA...
   local cc=$1 out=$2 objs=$3 backend=$4

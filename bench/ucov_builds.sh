@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # Sourced by the benchmarks: ucov_for_compilers ROOT WORK builds ucov (Release,
 # no tests) once per compiler, gcc and clang, into WORK/ucov-CC, so that each
-# variant's runtime is its own compiler's code.
+# variant's runtime is its own compiler's code; lua_objects builds the Lua
+# interpreter's objects for one variant.
 ucov_for_compilers() {
   local cc
   for cc in gcc clang; do
@@ -9,4 +10,21 @@ ucov_for_compilers() {
       -DBUILD_TESTING=OFF >/dev/null
     cmake --build "$2/ucov-$cc" -j 2 >/dev/null
   done
+}
+
+# lua_objects OUT CC FLAGS...: the objects of $lua_srcs (the interpreter, no
+# main) at -O2 with FLAGS into OUT, unless OUT already holds them for these
+# flags and this version of the calling script.
+lua_objects() {
+  local out=$1 cc=$2 stamp s
+  shift 2
+  stamp="$cc $* $(sha1sum "$0" | cut -c1-12)"
+  [ "$(cat "$out/.done" 2>/dev/null)" = "$stamp" ] && return 0
+  rm -rf "$out" && mkdir -p "$out"
+  # shellcheck disable=SC2154 # ($lua_srcs is the caller's)
+  for s in $lua_srcs; do
+    # A fixed string-hash seed makes every run execute the same blocks.
+    echo "$cc -O2 -DLUA_USE_POSIX '-Dluai_makeseed(L)=0' $* -c $s -o $out/$(basename "${s%.c}").o"
+  done | xargs -d '\n' -P 2 -I{} sh -c '{}'
+  echo "$stamp" >"$out/.done"
 }
