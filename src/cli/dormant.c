@@ -24,13 +24,10 @@
 /* The hooks whose calls are sites: every per-block or per-comparison hook
  * (not trace_pc_guard_init, which a module calls once). */
 static int is_hook(const char *name) {
-  static const char *const exact[] = {"__cyg_profile_func_enter", "__cyg_profile_func_exit",
-                                      "__sanitizer_cov_trace_pc_guard_init"};
-  if (!strcmp(name, exact[2]))
-    return 0;
-  if (!strcmp(name, exact[0]) || !strcmp(name, exact[1]))
+  if (!strcmp(name, "__cyg_profile_func_enter") || !strcmp(name, "__cyg_profile_func_exit"))
     return 1;
-  return !strncmp(name, "__sanitizer_cov_trace_", 22);
+  return !strncmp(name, "__sanitizer_cov_trace_", 22) &&
+         strcmp(name, "__sanitizer_cov_trace_pc_guard_init") != 0;
 }
 
 static void say(char *err, size_t n, const char *fmt, ...) {

@@ -288,6 +288,14 @@ static UCOV_NOTRACE int trap_install(void) {
 
 #define XRAY_ENTRY 32 /* an xray_instr_map entry: address, function, kind, ..., version */
 
+/* The run-time address of the sled of map entry e: relative to the entry
+ * from version 2 on, absolute (relocated at load) before. */
+static UCOV_NOTRACE uintptr_t xray_sled(const uint8_t *e) {
+  int64_t where;
+  memcpy(&where, e, 8);
+  return e[18] >= 2 ? (uintptr_t)e + (uintptr_t)where : (uintptr_t)where;
+}
+
 static UCOV_NOTRACE int psite_order(const void *a, const void *b) {
   const struct psite *x = a, *y = b;
   return x->addr < y->addr ? -1 : x->addr > y->addr;
@@ -452,9 +460,7 @@ static UCOV_NOTRACE int table_read(struct dmod *m) {
   }
   for (size_t i = 0; i < nx; i++) {
     const uint8_t *e = (const uint8_t *)m->reg.xray_start + i * XRAY_ENTRY;
-    int64_t where;
-    memcpy(&where, e, 8);
-    uintptr_t sled = e[18] >= 2 ? (uintptr_t)e + (uintptr_t)where : (uintptr_t)where;
+    uintptr_t sled = xray_sled(e);
     unsigned kind = e[16];
     const void *tramp = kind == 0   ? m->reg.tramp_entry
                         : kind == 1 ? m->reg.tramp_exit
@@ -690,9 +696,7 @@ UCOV_EXPORT UCOV_NOTRACE void ucov_xray_hit(const void *ehdr, uint32_t idx, uint
     const uint8_t *e = (const uint8_t *)m->reg.xray_start + (size_t)idx * XRAY_ENTRY;
     if ((const void *)e >= m->reg.xray_stop)
       return;
-    int64_t where;
-    memcpy(&where, e, 8);
-    uintptr_t sled = e[18] >= 2 ? (uintptr_t)e + (uintptr_t)where : (uintptr_t)where;
+    uintptr_t sled = xray_sled(e);
     /* The PC just after the sled, as a hook's return address: symbolized
      * (one byte back, as every PC), it is inside the function. */
     ucov_trace_ext_event((uint64_t)(sled + PSITE_MAX), kind != 0);
