@@ -390,10 +390,10 @@ static int next_record(struct rd *r, int bytes, uint32_t *tag, uint32_t *length,
 }
 
 static int load(const char *path, unsigned char **buf, size_t *len, char *err, size_t errlen) {
-  FILE *f = fopen(path, "rb");
+  FILE *f = ucov_fopen_regular(path);
   struct stat st;
   if (!f || fstat(fileno(f), &st)) {
-    snprintf(err, errlen, "%s: %s", path, strerror(errno));
+    snprintf(err, errlen, "%s: %s", path, ucov_strerror(errno));
     if (f)
       fclose(f);
     return -1;
@@ -426,7 +426,7 @@ static int gcc_major(uint32_t version) {
 }
 
 enum gcovn_kind gcovn_kind(const char *gcno) {
-  FILE *f = fopen(gcno, "rb");
+  FILE *f = ucov_fopen_regular(gcno);
   uint32_t w[2] = {0, 0};
   size_t n = f ? fread(w, 4, 2, f) : 0;
   if (f)

@@ -14,6 +14,7 @@
  * dark, from the system's setting).
  */
 #include "html.h"
+#include "util.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -139,7 +140,7 @@ static void put_html(FILE *f, const char *s) {
  * larger than 256 MiB (not shown).
  */
 static void put_source(struct out *o, const char *path) {
-  FILE *f = fopen(path, "rb");
+  FILE *f = ucov_fopen_regular(path);
   struct stat st;
   if (!f || fstat(fileno(f), &st) || st.st_size > ((off_t)256 << 20)) {
     if (f)

@@ -509,6 +509,12 @@ static int read_gcdas(struct cov_model *m, struct strlist *gcdas, const struct i
       bad++;
       continue;
     }
+    struct stat st;
+    if (stat(gcno_abs, &st) == 0 && !S_ISREG(st.st_mode)) {
+      UCOV_ERR("%s: its notes %s: not a regular file: skipped\n", g, gcno);
+      bad++;
+      continue;
+    }
     sl_add(&used_gcno, gcno_abs);
     enum gcovn_kind kind = gcovn_kind(gcno_abs);
     if (kind == GCOVN_LLVM && llvm_tool) {
@@ -589,10 +595,10 @@ static int profile_suffixes(const char *path, const char *const **out) {
   static const char *v9[] = {"-18", "", NULL};
   static const char *v10[] = {"-19", "-20", "-21", "", NULL};
   static const char *any[] = {"", "-19", "-18", "-17", "-16", "-15", "-14", NULL};
-  FILE *f = fopen(path, "rb");
+  FILE *f = ucov_fopen_regular(path);
   uint64_t hdr[2] = {0, 0};
   if (!f || fread(hdr, 8, 2, f) != 2) {
-    UCOV_ERR("%s: %s\n", path, f ? "too short for an LLVM profile" : strerror(errno));
+    UCOV_ERR("%s: %s\n", path, f ? "too short for an LLVM profile" : ucov_strerror(errno));
     if (f)
       fclose(f);
     return -1;
@@ -744,11 +750,11 @@ static int read_all_profiles(struct cov_model *m) {
 
 /* Read a module map file; quiet: no message when it cannot be read. 0 or -1. */
 static int load_modmap(const char *path, struct modmap *map, int quiet) {
-  FILE *f = fopen(path, "r");
+  FILE *f = ucov_fopen_regular(path);
   char err[512];
   int ret = f ? modmap_read(map, f, path, err, sizeof(err)) : -1;
   if (ret && !quiet)
-    UCOV_ERR("%s: %s\n", path, f ? err : strerror(errno));
+    UCOV_ERR("%s: %s\n", path, f ? err : ucov_strerror(errno));
   if (f)
     fclose(f);
   return ret ? -1 : 0;
@@ -1005,9 +1011,9 @@ static int read_pcs(struct cov_model *m, const char *path, const struct input_op
     UCOV_ERR("%s: PCs need --binary PROG or --modules MAP\n", path);
     return 1;
   }
-  FILE *f = fopen(path, "rb");
+  FILE *f = ucov_fopen_regular(path);
   if (!f) {
-    UCOV_ERR("%s: %s\n", path, strerror(errno));
+    UCOV_ERR("%s: %s\n", path, ucov_strerror(errno));
     if (have_map)
       modmap_free(&map);
     return 1;
@@ -1125,9 +1131,9 @@ static int profile_module(const char *map_path, const char *profile, char *out, 
 }
 
 static int read_json_file(struct cov_model *m, const char *path) {
-  FILE *f = fopen(path, "rb");
+  FILE *f = ucov_fopen_regular(path);
   if (!f) {
-    UCOV_ERR("%s: %s\n", path, strerror(errno));
+    UCOV_ERR("%s: %s\n", path, ucov_strerror(errno));
     return 1;
   }
   char *buf = NULL;
@@ -1184,7 +1190,7 @@ static int xencov_name_ok(const char *p) {
  * and read that. Every length is bounded by the file.
  */
 static int read_xencov(struct cov_model *m, const char *path, const struct input_opts *o) {
-  FILE *f = fopen(path, "rb");
+  FILE *f = ucov_fopen_regular(path);
   char *blob = NULL;
   size_t len = 0;
   if (f) {
@@ -1292,7 +1298,7 @@ static int name_is_json(const char *path, const char *base) {
   if (!ends_with(path, ".json"))
     return 0;
   char head[4097];
-  FILE *f = fopen(path, "rb");
+  FILE *f = ucov_fopen_regular(path);
   size_t n = f ? fread(head, 1, sizeof(head) - 1, f) : 0;
   if (f)
     fclose(f);
@@ -1452,9 +1458,12 @@ static const unsigned order[] = {5, 1, 3, 2, 4};
 static struct strlist walk[N_KINDS];
 
 static int walk_entry(const char *path, const struct stat *st, int type, struct FTW *ftw) {
-  (void)st;
   if (type != FTW_F)
     return 0;
+  if (!S_ISREG(st->st_mode)) { /* a FIFO would block the read, a device never end */
+    UCOV_ERR("%s: not a regular file: skipped\n", path);
+    return 0;
+  }
   for (size_t k = 0; k < N_KINDS; k++)
     if (kinds[k].named && kinds[k].named(path, path + ftw->base)) {
       sl_add(&walk[k], path);
@@ -1499,6 +1508,10 @@ int input_read(struct cov_model *m, const char *path, const struct input_opts *o
   }
   if (S_ISDIR(st.st_mode))
     return read_dir(m, path, o);
+  if (!S_ISREG(st.st_mode)) {
+    UCOV_ERR("%s: not a regular file: refused\n", path);
+    return 1;
+  }
   const char *base = strrchr(path, '/');
   base = base ? base + 1 : path;
   struct strlist one = {0};
@@ -1510,10 +1523,10 @@ int input_read(struct cov_model *m, const char *path, const struct input_opts *o
     bad = batch_gcno(m, &one, o, NULL);
   } else { /* other files by their first bytes */
     unsigned char b[16] = {0};
-    FILE *f = fopen(path, "rb");
+    FILE *f = ucov_fopen_regular(path);
     size_t n = f ? fread(b, 1, sizeof(b), f) : 0;
     if (!f) {
-      UCOV_ERR("%s: %s\n", path, strerror(errno));
+      UCOV_ERR("%s: %s\n", path, ucov_strerror(errno));
       sl_free(&one);
       return 1;
     }

@@ -171,9 +171,9 @@ int lcov_read(struct cov_model *m, const char *path) {
 }
 
 int lcov_read_test(struct cov_model *m, const char *path, const char *only) {
-  FILE *f = fopen(path, "r");
+  FILE *f = ucov_fopen_regular(path);
   if (!f) {
-    UCOV_ERR("%s: %s\n", path, strerror(errno));
+    UCOV_ERR("%s: %s\n", path, ucov_strerror(errno));
     return -1;
   }
   char *line = NULL, *test = NULL;
@@ -257,7 +257,7 @@ int lcov_read_test(struct cov_model *m, const char *path, const char *only) {
 int lcov_tests(const char *path, char ***names, size_t *n) {
   *names = NULL;
   *n = 0;
-  FILE *f = fopen(path, "r");
+  FILE *f = ucov_fopen_regular(path);
   if (!f)
     return -1;
   char *line = NULL;

@@ -2,9 +2,14 @@
 /* The host tool's growable arrays and string hash (see util.h). */
 #include "util.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 int ucov_grow(void **arr, size_t *cap, size_t n, size_t elem, size_t first) {
   if (n < *cap)
@@ -40,4 +45,31 @@ void ucov_err(const char *fmt, ...) {
   fprintf(stderr, "%s: ", ucov_cmd);
   vfprintf(stderr, fmt, ap);
   va_end(ap);
+}
+
+FILE *ucov_fopen_regular(const char *path) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (fd < 0)
+    return NULL;
+  struct stat st;
+  int err = 0;
+  if (fstat(fd, &st))
+    err = errno;
+  else if (S_ISDIR(st.st_mode))
+    err = EISDIR;
+  else if (!S_ISREG(st.st_mode))
+    err = UCOV_ENOTREG;
+  else if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK))
+    err = errno;
+  FILE *f = err ? NULL : fdopen(fd, "r");
+  if (!f) {
+    err = err ? err : errno;
+    close(fd);
+    errno = err;
+  }
+  return f;
+}
+
+const char *ucov_strerror(int err) {
+  return err == UCOV_ENOTREG ? "not a regular file" : strerror(err);
 }

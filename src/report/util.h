@@ -27,6 +27,18 @@ extern const char *ucov_cmd;
 void ucov_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #define UCOV_ERR ucov_err
 
+/*
+ * fopen(path, "r") of a regular file only: a FIFO, a device or a socket would
+ * block a reader or never end, so it is refused with errno UCOV_ENOTREG (a
+ * directory: EISDIR). Opened without blocking, then made blocking.
+ */
+#include <stdio.h>
+#define UCOV_ENOTREG 4096
+FILE *ucov_fopen_regular(const char *path);
+
+/* strerror, and "not a regular file" for UCOV_ENOTREG. */
+const char *ucov_strerror(int err);
+
 /* FNV-1a of a string. */
 uint64_t ucov_hash_str(const char *s);
 

@@ -58,4 +58,28 @@ st=$?
 [ $st -le 1 ] && ! grep -q 'runtime error' err.txt && pass ||
   fail "report a trace against a stripped binary (status $st: $(cat err.txt))"
 
+# A FIFO never blocks a report: given, it is refused; found in a tree (as a
+# .gcda, a .gcno beside a .gcda, an .info), it is skipped, each with a message.
+mkfifo given.info
+timeout 20 "$UCOV" report -q given.info --lcov f.info 2>err.txt
+st=$?
+[ $st = 1 ] && grep -q 'given.info: not a regular file' err.txt && pass ||
+  fail "report refuses a FIFO given as input (status $st: $(cat err.txt))"
+timeout 20 "$UCOV" merge given.info ok.info -o m.info 2>err.txt
+st=$?
+[ $st = 1 ] && grep -q 'given.info: not a regular file' err.txt && pass ||
+  fail "merge refuses a FIFO given as input (status $st: $(cat err.txt))"
+mkdir -p tree/sub && cp p.gcda p.gcno tree/ && mkfifo tree/sub/q.gcda tree/sub/t.info tree/sub/q.gcno
+timeout 20 "$UCOV" report -q tree --lcov t.info 2>err.txt
+st=$?
+[ $st -ne 124 ] && grep -q 'tree/sub/q.gcda: not a regular file: skipped' err.txt &&
+  grep -q 'tree/sub/t.info: not a regular file: skipped' err.txt && grep -q '^DA:1,1$' t.info &&
+  pass || fail "a tree's FIFOs are skipped, its files read (status $st: $(cat err.txt))"
+# A notes file that is a FIFO beside a good .gcda: no hang, the unit named.
+mkdir -p fifonotes && cp p.gcda fifonotes/ && mkfifo fifonotes/p.gcno
+timeout 20 "$UCOV" report -q fifonotes/p.gcda --lcov n.info 2>err.txt
+st=$?
+[ $st = 1 ] && grep -q 'not a regular file' err.txt && pass ||
+  fail "a FIFO for a .gcda's notes is an error, not a hang (status $st: $(cat err.txt))"
+
 finish badinput
