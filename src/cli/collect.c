@@ -26,6 +26,7 @@
 
 #include "cli.h"
 #include "posix/client.h"
+#include "posix/protocol.h"
 #include "report/inputs.h"
 #include "store/store.h"
 
@@ -168,23 +169,82 @@ static void on_stop(int sig) {
   stopping = 1;
 }
 
-/* Where a target's snapshots wait for their commit: the same place every run,
- * so an interrupted round is found and finished. */
-static char *work_dir(const char *what) {
-  const char *base = getenv("UCOV_COLLECT_DIR");
-  char *b = NULL, *d = NULL;
-  if (!base) {
-    const char *tmp = getenv("TMPDIR");
-    if (asprintf(&b, "%s/ucov-collect.%d", tmp && *tmp ? tmp : "/tmp", (int)getuid()) < 0)
-      return NULL;
-    base = b;
+/* Is name "<prefix>.<6 characters>", a fallback directory of mkdtemp? */
+static int is_fallback(const char *name, const char *prefix) {
+  size_t n = strlen(prefix);
+  return strncmp(name, prefix, n) == 0 && name[n] == '.' && strlen(name + n + 1) == 6;
+}
+
+/*
+ * The directory every collector of this user keeps its snapshots in, the same
+ * every run so that an interrupted round is found: $UCOV_COLLECT_DIR, else
+ * $TMPDIR/ucov-collect.<uid>. It must be private, as the runtime directory
+ * (owned by the user, mode 0700, no link): a directory another user made
+ * could hold planted snapshots. A configured one that is not is refused; a
+ * squatted default gives way to a private ucov-collect.<uid>.XXXXXX beside it
+ * (an earlier collector's, else a new one). NULL with a message printed.
+ */
+static char *collect_base(void) {
+  const char *conf = getenv("UCOV_COLLECT_DIR"), *tmp = getenv("TMPDIR");
+  char *base = NULL, *name = NULL;
+  if (!tmp || !*tmp)
+    tmp = "/tmp";
+  if (conf && *conf)
+    base = strdup(conf);
+  else if (asprintf(&name, "ucov-collect.%d", (int)getuid()) < 0 ||
+           asprintf(&base, "%s/%s", tmp, name) < 0)
+    base = NULL;
+  if (!base || (mkdir(base, 0700) && errno != EEXIST)) {
+    UCOV_ERR("%s: %s\n", base ? base : "collect directory", strerror(errno));
+    goto fail;
   }
-  if ((mkdir(base, 0700) && errno != EEXIST) || asprintf(&d, "%s/%s", base, what) < 0 ||
-      (mkdir(d, 0700) && errno != EEXIST)) {
+  if (ucov_dir_is_private(base)) {
+    free(name);
+    return base;
+  }
+  if (conf && *conf) {
+    UCOV_ERR("%s: not a private directory of this user (0700, owned, no link): refused\n", base);
+    goto fail;
+  }
+  /* squatted: an earlier collector's private fallback, else a new one */
+  char *fallback = NULL;
+  DIR *d = opendir(tmp);
+  struct dirent *e;
+  while (d && !fallback && (e = readdir(d))) {
+    char *p = NULL;
+    if (is_fallback(e->d_name, name) && asprintf(&p, "%s/%s", tmp, e->d_name) >= 0 &&
+        ucov_dir_is_private(p))
+      fallback = p;
+    else
+      free(p);
+  }
+  if (d)
+    closedir(d);
+  if (!fallback && (asprintf(&fallback, "%s.XXXXXX", base) < 0 || !mkdtemp(fallback))) {
+    UCOV_ERR("%s: not a private directory of this user, and no other: %s\n", base, strerror(errno));
+    free(fallback);
+    goto fail;
+  }
+  UCOV_ERR("%s is not a private directory of this user: keeping snapshots in %s\n", base, fallback);
+  free(base);
+  free(name);
+  return fallback;
+fail:
+  free(base);
+  free(name);
+  return NULL;
+}
+
+/* Where one target's snapshots wait for their commit, in the private base. */
+static char *work_dir(const char *what) {
+  char *base = collect_base(), *d = NULL;
+  if (base && (asprintf(&d, "%s/%s", base, what) < 0 || (mkdir(d, 0700) && errno != EEXIST) ||
+               !ucov_dir_is_private(d))) {
+    UCOV_ERR("%s: not a private directory of this user: refused\n", d ? d : base);
     free(d);
     d = NULL;
   }
-  free(b);
+  free(base);
   return d;
 }
 
@@ -199,10 +259,8 @@ static int round_one(struct collect *c, pid_t pid, const char *serial) {
     snprintf(what, sizeof(what), "pid-%d", (int)pid);
   }
   char *dir = work_dir(what);
-  if (!dir) {
-    UCOV_ERR("no directory for the snapshots (UCOV_COLLECT_DIR): %s\n", strerror(errno));
+  if (!dir)
     return UCOV_EXIT_FAIL;
-  }
   int r = pull_objects(pid, serial, dir, 1, NULL, 0, 1);
   c->rounds++;
   /* what the commit published is in the store: only the waiting room stays */
