@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <termios.h>
+#include <time.h>
 #include <sys/uio.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -242,15 +243,29 @@ static int timeout_of(const struct ucov_ctl *c) {
   return c->serial ? SERIAL_TIMEOUT_MS : SOCKET_TIMEOUT_MS;
 }
 
+static int64_t now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
 /* On a serial line the reply's header comes after whatever else the line
- * carried (a boot banner, the rest of a garbled frame): scan to its magic. */
+ * carried (a boot banner, the rest of a garbled frame): scan to its magic,
+ * for at most SERIAL_TIMEOUT_MS in all (a line that streams bytes without a
+ * frame in them would otherwise keep each read's timeout from expiring). */
 static int read_header(struct ucov_ctl *c, uint8_t hdr[UCOV_PROTO_HEADER]) {
   if (!c->serial)
     return read_full_timed(c->fd, hdr, UCOV_PROTO_HEADER, SOCKET_TIMEOUT_MS);
   size_t n = 0;
+  int64_t deadline = now_ms() + SERIAL_TIMEOUT_MS;
   for (;;) {
     uint8_t b;
-    if (read_full_timed(c->fd, &b, 1, SERIAL_TIMEOUT_MS))
+    int64_t left = deadline - now_ms();
+    if (left <= 0) {
+      errno = ETIMEDOUT;
+      return -1;
+    }
+    if (read_full_timed(c->fd, &b, 1, (int)left))
       return -1;
     if (n == 4)
       memmove(hdr, hdr + 1, 3);
@@ -334,7 +349,9 @@ int ucov_ctl_call_stream(struct ucov_ctl *c, uint16_t op, const void *payload, s
   }
   struct ucov_frame f;
   if (read_header(c, hdr)) {
-    if (errno == ETIMEDOUT)
+    if (errno == ETIMEDOUT && c->serial)
+      snprintf(err, errlen, "%s: no reply within %d s", c->label, SERIAL_TIMEOUT_MS / 1000);
+    else if (errno == ETIMEDOUT)
       snprintf(err, errlen, "%s: no reply", c->label);
     else
       snprintf(err, errlen, "%s closed the connection", c->label);

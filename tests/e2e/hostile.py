@@ -14,6 +14,9 @@
   hostile.py hold SOCK N              hold N idle connections open until killed
   hostile.py snapshot-close SOCK NAME send SNAPSHOT, close at once
   hostile.py remote SOCK sealed|unsealed  REMOTE_ENABLE with a memfd of its own
+  hostile.py noise SOCK                listen on SOCK and stream bytes that hold
+                                      no frame magic to whoever connects, until
+                                      killed (a serial line gone mad)
   hostile.py remote-race SOCK SERVICE N DELAY  N times: REMOTE_ENABLE with a
                                       large unsealed memfd, then after DELAY
                                       seconds shrink it and seal it; when the target took it, a request
@@ -237,6 +240,20 @@ def remote_race(sock, service, n, delay):
     print(took)
 
 
+def noise(path):
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    srv.bind(path)
+    srv.listen(4)
+    while True:
+        c, _ = srv.accept()
+        try:
+            while True:
+                c.sendall(b"UCO noise without a frame " * 8)
+                time.sleep(0.005)
+        except OSError:
+            c.close()
+
+
 def main():
     cmd = sys.argv[1]
     if cmd == "fake-target":
@@ -253,6 +270,8 @@ def main():
         snapshot_close(sys.argv[2], 5, sys.argv[3])
     elif cmd == "remote":
         remote(sys.argv[2], sys.argv[3] == "sealed")
+    elif cmd == "noise":
+        noise(sys.argv[2])
     elif cmd == "remote-race":
         remote_race(sys.argv[2], sys.argv[3], int(sys.argv[4]), float(sys.argv[5]))
     elif cmd == "snapshot-close":

@@ -25,6 +25,16 @@ CC=$TCC "$UCOV" cc --gcov --trace -O1 "${SANFLAGS[@]}" -I"$SRC/include" "$SRC/te
 wait_sock() { for _ in $(seq 250); do [ -S "$1" ] && return 0; sleep 0.02; done; return 1; }
 ms() { date +%s%3N; }
 
+# serial_noise_bounded: a serial line that streams bytes holding no frame
+# magic. ucov gives up after the documented 20 s (started now, checked at the
+# end, so that the wait overlaps the other checks).
+"${H[@]}" noise noise.sock &
+noisy=$!
+for _ in $(seq 250); do [ -S noise.sock ] && break; sleep 0.02; done
+noise_start=$(date +%s)
+(timeout 120 "$UCOV" ls --serial noise.sock >/dev/null 2>noise.err; echo "$? $(($(date +%s) - noise_start))" >noise.st) &
+noise_ls=$!
+
 # --- Lying targets: every length bounded, every name escaped, the peer checked.
 mkdir -m 700 rt
 for mode in huge short garbage names; do
@@ -251,5 +261,12 @@ NS
 else
   echo "squatting and setuid checks skipped: they need root and unshare -m"
 fi
+
+wait $noise_ls
+read -r st took <noise.st
+[ "$st" = 1 ] && [ "$took" -ge 19 ] && [ "$took" -le 30 ] && grep -q 'no reply within 20 s' noise.err &&
+  pass || fail "serial_noise_bounded: ls --serial gives up after 20 s (status $st after $took s: $(cat noise.err))"
+kill $noisy 2>/dev/null
+wait $noisy 2>/dev/null
 
 finish hostile
