@@ -63,14 +63,27 @@ int ucov_objects_reset_all(void) UCOV_HIDDEN;
  *
  * ucov_objects_commit(token, n) then moves the baselines of the n objects
  * snapshotted under token, all or nothing: 0 if it did, 1 if that token was
- * committed before (a retry after a lost reply), -UCOV_ESTALE if any of them
- * was reset or snapshotted again since (or n does not match: nothing moves,
- * the counts stay for the next read), -UCOV_EINVAL for a token never issued.
+ * committed before (a retry after a lost reply, or a recovery: every commit
+ * is remembered for the life of the process, not a window of them),
+ * -UCOV_ESTALE if it never committed and now never will (an object was reset
+ * or snapshotted again since, or n does not match: nothing moves, the counts
+ * stay in the target), -UCOV_EINVAL for a token never issued, -UCOV_ENODATA
+ * for one so old that its outcome was forgotten (only past 4096 ranges of
+ * committed tokens), -UCOV_ENOMEM (nothing moves).
  * Counts made between the snapshot and the commit stay. A trace buffer's
  * count goes to 0 only if no PC was appended since its snapshot (else it is
  * left whole: those PCs are read again, never lost).
  */
 int ucov_object_snapshot(const char *name, struct ucov_sink *sink, uint64_t *token) UCOV_HIDDEN;
 int ucov_objects_commit(uint64_t token, uint32_t n) UCOV_HIDDEN;
+
+/*
+ * What the target knows of its tokens, as text lines for a port to keep
+ * beside the process (so that a client can still decide after it is gone):
+ * "issued N" (tokens 1..N were issued), "forgotten_below N" (outcomes below
+ * N may be forgotten), then "committed LO HI" for each range of committed
+ * tokens, oldest first. Takes the port lock.
+ */
+int ucov_objects_commit_record(struct ucov_sink *sink) UCOV_HIDDEN;
 
 #endif

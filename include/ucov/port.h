@@ -198,6 +198,7 @@ void ucov_task_fork_child(void);
 #define UCOV_EEXIST 17
 #define UCOV_EINVAL 22
 #define UCOV_ENOTTY 25
+#define UCOV_ENODATA 61
 #define UCOV_EOPNOTSUPP 95
 #define UCOV_ESHUTDOWN 108
 #define UCOV_ESTALE 116

@@ -113,7 +113,7 @@ UCOV_NOTRACE uint32_t ucov_serve(const struct ucov_frame *f, const char *payload
   default:
     return UCOV_ST_UNKNOWN_OP;
   }
-  if (err == -UCOV_ESTALE || err == -UCOV_EINVAL) {
+  if (err == -UCOV_ESTALE || err == -UCOV_EINVAL || err == -UCOV_ENODATA) {
     ucov_put32(errno_out, (uint32_t)-err);
     return UCOV_ST_ERRNO;
   }
