@@ -28,6 +28,7 @@
 #include <string.h>
 #include <poll.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <sys/stat.h>
@@ -57,6 +58,57 @@ static UCOV_NOTRACE void control_log(const char *what, const char *detail) {
   ucov_port_log(msg);
 }
 
+/*
+ * The commit record: <runtime dir>/<pid>.<instance>.commits, what the core
+ * knows of its tokens (ucov_objects_commit_record) and which exit files were
+ * written ("exited gcov", "exited pgo"). Rewritten whole (a temporary file
+ * renamed over it) after every commit, before its reply, and after each exit
+ * write: a client that recovers a pull after the process is gone decides
+ * from it, and the instance (random, new in every process and forked child)
+ * keeps a later process with the same pid from answering for this one.
+ */
+static uint64_t control_instance;
+static pthread_mutex_t record_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned exited_kinds; /* 1: gcov exit files written; 2: pgo's */
+
+static UCOV_NOTRACE void commit_record_write(void) {
+  if (__atomic_load_n(&control_pid, __ATOMIC_ACQUIRE) != getpid())
+    return; /* no socket, no clients: nothing to recover */
+  char path[sizeof(control_path) + 40], tmp[sizeof(path) + 8];
+  size_t dl = strlen(control_path) - strlen(".sock");
+  snprintf(path, sizeof(path), "%.*s.%016llx.commits", (int)dl, control_path,
+           (unsigned long long)control_instance);
+  snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+  pthread_mutex_lock(&record_lock);
+  struct ucov_mem_sink out;
+  ucov_mem_sink_init(&out);
+  char head[128];
+  int n = snprintf(head, sizeof(head), "ucov-commits 1\npid %d\ninstance %016llx\n", (int)getpid(),
+                   (unsigned long long)control_instance);
+  int err = out.sink.write(&out.sink, head, (size_t)n);
+  if (!err)
+    err = ucov_objects_commit_record(&out.sink);
+  static const char *const kinds[] = {"exited gcov\n", "exited pgo\n"};
+  for (unsigned k = 0; !err && k < 2; k++)
+    if (__atomic_load_n(&exited_kinds, __ATOMIC_SEQ_CST) & (1u << k))
+      err = out.sink.write(&out.sink, kinds[k], strlen(kinds[k]));
+  int fd = err ? -1 : open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+  int ok = fd >= 0 && write(fd, out.data, out.len) == (ssize_t)out.len;
+  ok = fd >= 0 && close(fd) == 0 && ok;
+  if (!ok || rename(tmp, path) != 0) {
+    unlink(tmp);
+    control_log(path, err ? "out of memory" : strerror(errno));
+  }
+  ucov_mem_sink_free(&out);
+  pthread_mutex_unlock(&record_lock);
+}
+
+/* (Called with the port lock held, which commit_record_write takes: only
+ * noted here, written by ucov_port_exit_drain once the lock is released.) */
+UCOV_NOTRACE void ucov_posix_exit_written(unsigned kind) {
+  __atomic_fetch_or(&exited_kinds, kind, __ATOMIC_SEQ_CST);
+}
+
 static UCOV_NOTRACE void control_unlink_at_exit(void) {
   /* control_pid is published after control_path (release/acquire). */
   if (__atomic_load_n(&control_pid, __ATOMIC_ACQUIRE) == getpid())
@@ -73,6 +125,17 @@ static UCOV_NOTRACE void control_clean_stale(const char *dir) {
   while ((e = readdir(d))) {
     char *end;
     long pid = strtol(e->d_name, &end, 10);
+    size_t len = strlen(e->d_name);
+    if (pid > 0 && len > 8 && !strcmp(e->d_name + len - 8, ".commits")) {
+      /* a gone process's commit record: kept 30 days for its recoveries */
+      struct stat st;
+      char path[sizeof(control_path) + 64];
+      if (snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) < (int)sizeof(path) &&
+          lstat(path, &st) == 0 && st.st_mtime < time(NULL) - 30 * 86400 &&
+          kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+        unlink(path);
+      continue;
+    }
     if (pid <= 0 || strcmp(end, ".sock") != 0 || pid == getpid())
       continue;
     if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
@@ -112,6 +175,8 @@ static UCOV_NOTRACE int control_listen(void) {
     return -1;
   }
   memcpy(control_path, addr.sun_path, sizeof(control_path));
+  if (getrandom(&control_instance, sizeof(control_instance), 0) != sizeof(control_instance))
+    control_instance = (uint64_t)time(NULL) << 20 ^ (uint64_t)getpid();
   __atomic_store_n(&control_pid, getpid(), __ATOMIC_RELEASE);
   return fd;
 }
@@ -414,6 +479,8 @@ static UCOV_NOTRACE int serve_request(struct conn *c, const struct ucov_frame *f
   reply_buffer_take(&out);
   uint8_t eno[4];
   uint32_t st = ucov_serve(f, payload, &out.sink, eno);
+  if (f->op == UCOV_OP_COMMIT && st == UCOV_ST_OK)
+    commit_record_write(); /* before the reply: see commit_record_write */
   int keep;
   if (st == UCOV_ST_OK)
     keep = reply(fd, f->op, st, out.data, out.len);
@@ -434,8 +501,9 @@ UCOV_NOTRACE int ucov_port_info(struct ucov_sink *sink) {
   char exe[PATH_MAX] = "", info[PATH_MAX + 128];
   ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
   exe[n > 0 ? n : 0] = 0;
-  int len = snprintf(info, sizeof(info), "pid=%d\nexe=%s\nversion=%s\nprotocol=%d\n", (int)getpid(),
-                     exe, UCOV_VERSION, UCOV_PROTO_VERSION);
+  int len = snprintf(info, sizeof(info),
+                     "pid=%d\nexe=%s\nversion=%s\nprotocol=%d\ninstance=%016llx\n", (int)getpid(),
+                     exe, UCOV_VERSION, UCOV_PROTO_VERSION, (unsigned long long)control_instance);
   return sink->write(sink, info, (size_t)len);
 }
 
@@ -498,6 +566,8 @@ UCOV_NOTRACE void ucov_port_exit_drain(void) {
     struct timespec ts = {0, 1000 * 1000};
     nanosleep(&ts, NULL);
   }
+  if (__atomic_load_n(&exited_kinds, __ATOMIC_SEQ_CST))
+    commit_record_write(); /* the exit files are written: say so */
 }
 
 static int control_fd = -1;        /* the listening socket */

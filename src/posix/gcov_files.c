@@ -293,6 +293,8 @@ UCOV_NOTRACE void ucov_port_gcov_dump(int at_exit) {
     for (struct ucov_llvm_unit *u = ucov_llvm_units(); u; u = u->next)
       dump_llvm_unit(u, new_run, flags);
   }
+  if (at_exit)
+    ucov_posix_exit_written(UCOV_POSIX_EXITED_GCOV);
   errno = saved;
 }
 

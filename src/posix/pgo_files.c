@@ -442,6 +442,7 @@ static UCOV_NOTRACE void pgo_write_at_exit(void) {
   if (!pgo_dumped)
     pgo_write(1);
   pgo_exited = 1;
+  ucov_posix_exit_written(UCOV_POSIX_EXITED_PGO);
   ucov_port_exit_drain();
   uint64_t lost = ucov_vp_dropped();
   if (lost) {

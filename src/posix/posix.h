@@ -33,6 +33,12 @@ void ucov_control_fork_child(void) UCOV_HIDDEN;
  */
 int ucov_posix_runtime_active(void) UCOV_HIDDEN;
 
+/* The exit files of one kind were written (1: gcov's .gcda, 2: LLVM
+ * profiles): the commit record says so, for recoveries after the process. */
+#define UCOV_POSIX_EXITED_GCOV 1u
+#define UCOV_POSIX_EXITED_PGO 2u
+void ucov_posix_exit_written(unsigned kind) UCOV_HIDDEN;
+
 /* The load address of the module that holds p (0: none known, or p NULL). */
 uintptr_t ucov_posix_module_base(const void *p) UCOV_HIDDEN;
 
