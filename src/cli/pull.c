@@ -36,6 +36,7 @@ static const char pull_usage[] =
     "usage: ucov pull --pid N | --serial PATH [-o DIR] [--reset] [NAME...]\n"
     "       ucov pull --pid N | --serial PATH --xencov FILE [--reset]\n"
     "       ucov pull --pid N --in-place\n"
+    "       ucov pull --resolve publish|discard -o DIR\n"
     "\n"
     "Copy objects of a running ucov target (all of them, or the NAMEs) into DIR\n"
     "(default ucov-PID, or ucov-serial), named as `ucov ls` shows them:\n"
@@ -61,7 +62,11 @@ static const char pull_usage[] =
     "                 reads it); with --reset, read and reset in one request\n"
     "      --recover  only finish the interrupted --reset pulls of this target in DIR:\n"
     "                 committed ones are completed, the others removed (their counts\n"
-    "                 are still in the target)\n"
+    "                 are still in the target, or in its exit files); also when the\n"
+    "                 target is gone. Snapshots whose outcome cannot be known are\n"
+    "                 kept aside, never deleted, and said\n"
+    "      --resolve publish|discard  with -o DIR and no target: publish the\n"
+    "                 snapshots kept aside in DIR, or remove them\n"
     "  -h, --help\n";
 static const char reset_usage[] = "usage: ucov reset --pid N | --serial PATH [NAME...]\n"
                                   "\n"
@@ -77,20 +82,19 @@ static int recover_only;
 static const char *xencov_file;
 /* --in-place: the target writes its .gcda files where its exit would. */
 static int in_place;
+/* --resolve publish|discard: settle the snapshots kept aside in DIR. */
+static const char *resolve;
 
 /* Common options: --pid, --serial, -o, --reset, --help. Returns optind or -1 (usage printed).
  * Neither --pid nor --serial is an error unless optional_target. */
 static int parse_opts_target(int argc, char **argv, const char *usage, pid_t *pid, const char **out,
                              int *reset, int optional_target) {
-  static const struct option opts[] = {{"pid", required_argument, 0, 'p'},
-                                       {"serial", required_argument, 0, 's'},
-                                       {"output", required_argument, 0, 'o'},
-                                       {"reset", no_argument, 0, 'r'},
-                                       {"help", no_argument, 0, 'h'},
-                                       {"recover", no_argument, 0, 'R'},
-                                       {"xencov", required_argument, 0, 'X'},
-                                       {"in-place", no_argument, 0, 'I'},
-                                       {0, 0, 0, 0}};
+  static const struct option opts[] = {
+      {"pid", required_argument, 0, 'p'},     {"serial", required_argument, 0, 's'},
+      {"output", required_argument, 0, 'o'},  {"reset", no_argument, 0, 'r'},
+      {"help", no_argument, 0, 'h'},          {"recover", no_argument, 0, 'R'},
+      {"xencov", required_argument, 0, 'X'},  {"in-place", no_argument, 0, 'I'},
+      {"resolve", required_argument, 0, 'V'}, {0, 0, 0, 0}};
   int c;
   *pid = 0;
   optind = 1;
@@ -140,6 +144,15 @@ static int parse_opts_target(int argc, char **argv, const char *usage, pid_t *pi
       }
       in_place = 1;
       break;
+    case 'V':
+      if (!reset || (strcmp(optarg, "publish") && strcmp(optarg, "discard"))) {
+        UCOV_ERR(reset ? "--resolve takes publish or discard, not '%s'\n"
+                       : "--resolve is not an option here\n",
+                 optarg);
+        goto usage;
+      }
+      resolve = optarg;
+      break;
     case 'h':
       fputs(usage, stdout);
       exit(UCOV_EXIT_OK);
@@ -151,7 +164,7 @@ static int parse_opts_target(int argc, char **argv, const char *usage, pid_t *pi
     UCOV_ERR("--pid and --serial exclude each other\n");
     goto usage;
   }
-  if (!*pid && !serial && !optional_target) {
+  if (!*pid && !serial && !optional_target && !resolve) {
     UCOV_ERR("one of --pid and --serial is required\n");
     goto usage;
   }
@@ -537,10 +550,11 @@ static int publish(const char *tmp, const char *dir, const char *name,
   return ret;
 }
 
-/* Write the marker of a two-phase pull: "target", "token", then each name,
- * NUL-terminated. Durable before the commit is sent. */
-static int write_marker(const char *path, const char *target, uint64_t token, char **names,
-                        long n) {
+/* Write the marker of a two-phase pull: "target", the target's "instance"
+ * (or "-": a target that has none), "token", then each name, NUL-terminated.
+ * Durable before the commit is sent. */
+static int write_marker(const char *path, const char *target, const char *instance, uint64_t token,
+                        char **names, long n) {
   /* Whole or not at all: written beside, then renamed. */
   char *part = NULL;
   if (asprintf(&part, "%s.part", path) < 0)
@@ -550,7 +564,8 @@ static int write_marker(const char *path, const char *target, uint64_t token, ch
     free(part);
     return -1;
   }
-  fprintf(f, "ucov-pending 1\ntarget %s\ntoken %" PRIu64 "\nobjects %ld\n", target, token, n);
+  fprintf(f, "ucov-pending 2\ntarget %s\ninstance %s\ntoken %" PRIu64 "\nobjects %ld\n", target,
+          instance, token, n);
   for (long i = 0; i < n; i++)
     fwrite(names[i], 1, strlen(names[i]) + 1, f);
   int ok = fflush(f) == 0 && fsync(fileno(f)) == 0;
@@ -563,13 +578,17 @@ static int write_marker(const char *path, const char *target, uint64_t token, ch
 }
 
 /*
- * COMMIT token for n objects, then act on the answer: committed (now or
- * before) -> the temporary files become the objects; stale -> they are
- * removed (their counts are still in the target); no answer -> all is left
- * for a later recovery. Returns 0 committed, 1 stale, -1 no answer.
+ * What becomes of each object of a snapshot once its outcome is known:
+ * committed, its file is the object (PUBLISH); never committed, its counts
+ * are still in the target or in the target's exit files (DROP); not
+ * knowable, kept aside and said (ASIDE): never deleted on a guess.
  */
-static int commit_pull(struct ucov_ctl *c, const char *dir, const char *target, uint64_t token,
-                       char **names, long n, int quiet) {
+enum fate { FATE_PUBLISH, FATE_DROP, FATE_ASIDE };
+
+/* COMMIT token for n objects: FATE_PUBLISH (committed now or before),
+ * FATE_DROP (never committed, and now never will be), FATE_ASIDE (the target
+ * forgot), or -1: no answer (all is left for a later recovery). */
+static int commit_outcome(struct ucov_ctl *c, uint64_t token, long n, int quiet) {
   uint8_t req[12];
   for (int i = 0; i < 8; i++)
     req[i] = (uint8_t)(token >> (8 * i));
@@ -581,33 +600,185 @@ static int commit_pull(struct ucov_ctl *c, const char *dir, const char *target, 
       UCOV_ERR("commit: %s\n", err);
     return -1;
   }
-  int result = -1;
+  int fate = -1;
+  uint32_t eno = r.len == 4 ? ucov_get32(r.data) : 0;
   if (r.status == UCOV_ST_OK && r.len == 4)
-    result = 0;
-  else if (r.status == UCOV_ST_ERRNO && r.len == 4)
-    result = 1; /* ESTALE or EINVAL: never committed */
-  else if (!quiet)
-    UCOV_ERR("commit: %s\n", r.status ? (char *)r.data : "malformed reply");
+    fate = FATE_PUBLISH;
+  else if (r.status == UCOV_ST_ERRNO && (eno == ESTALE || eno == EINVAL))
+    fate = FATE_DROP;
+  else if (r.status == UCOV_ST_ERRNO && eno == ENODATA)
+    fate = FATE_ASIDE;
+  else if (!quiet && r.status == UCOV_ST_ERRNO)
+    UCOV_ERR("commit: %s\n", strerror((int)eno));
+  else if (!quiet) {
+    fprintf(stderr, "%s: commit: ", ucov_cmd);
+    print_escaped(stderr, r.status ? (char *)r.data : "malformed reply");
+    fputc('\n', stderr);
+  }
   ucov_ctl_reply_free(&r);
-  if (result < 0)
-    return -1;
+  return fate;
+}
+
+/* The marker of snapshots kept aside: DIR/.ucov-unresolved.<target>.<token>. */
+static char *aside_path(const char *dir, const char *target, uint64_t token) {
+  char *p = NULL;
+  return asprintf(&p, "%s/.ucov-unresolved.%s.%" PRIu64, dir, target, token) < 0 ? NULL : p;
+}
+
+/*
+ * Act on each object's fate: publish (a temporary file already gone was
+ * published before: a recovery after a publish that got half way), drop, or
+ * keep aside. The pending marker goes only when every object is settled: a
+ * publish that fails keeps it, for the next pull or --recover. Objects kept
+ * aside get a marker of their own, which `ucov report` of DIR warns about
+ * and `ucov pull --resolve` settles. 0, or -1 (said).
+ */
+static int settle(const char *dir, const char *target, const char *instance, uint64_t token,
+                  char **names, long n, const int *fate, int quiet) {
+  int failed = 0;
+  long aside = 0, dropped = 0;
   for (long i = 0; i < n; i++) {
     char *tmp = tmp_path(dir, names[i], target, token);
-    if (tmp && result == 0)
-      publish(tmp, dir, names[i], NULL, 1);
-    else if (tmp)
-      unlink(tmp);
+    if (!tmp) {
+      failed = 1;
+      continue;
+    }
+    struct stat st;
+    int have = lstat(tmp, &st) == 0;
+    if (fate[i] == FATE_PUBLISH && have && publish(tmp, dir, names[i], NULL, 1))
+      failed = 1;
+    else if (fate[i] == FATE_DROP && have && unlink(tmp) == 0)
+      dropped++;
+    else if (fate[i] == FATE_ASIDE && have)
+      aside++;
     free(tmp);
   }
-  char *m = marker_path(dir, target, token);
-  if (m) {
-    unlink(m);
-    fsync_parent(m);
+  char *m = marker_path(dir, target, token), *a = aside_path(dir, target, token);
+  if (failed) {
+    UCOV_ERR("%s: the target committed this pull, but not every object could be published: "
+             "the next `ucov pull` or `ucov pull --recover` into it publishes them\n",
+             dir);
+  } else if (m && a) {
+    if (aside) {
+      char **kept = calloc((size_t)aside + 1, sizeof(*kept));
+      long k = 0;
+      for (long i = 0; kept && i < n; i++)
+        if (fate[i] == FATE_ASIDE)
+          kept[k++] = names[i];
+      if (!kept || write_marker(a, target, instance, token, kept, k)) {
+        UCOV_ERR("%s: %s\n", a, strerror(errno));
+        failed = 1;
+      }
+      free(kept);
+      if (!failed)
+        UCOV_ERR("%s: %ld objects of an interrupted pull (target %s, token %" PRIu64
+                 ") are kept aside: whether the target committed them cannot be known (it is "
+                 "gone and left no record of its commits, or forgot). They are in no report until "
+                 "`ucov pull --resolve publish -o %s` (the target died without writing them "
+                 "anywhere else) or `ucov pull --resolve discard -o %s` (its exit files hold "
+                 "them)\n",
+                 dir, aside, target, token, dir, dir);
+    }
+    if (!failed && unlink(m) != 0 && errno != ENOENT) {
+      UCOV_ERR("%s: %s: the next `ucov pull` or `ucov pull --recover` into %s finishes it\n", m,
+               strerror(errno), dir);
+      failed = 1;
+    } else if (!failed) {
+      fsync_parent(m);
+    }
   }
+  if (!failed && dropped && !quiet)
+    UCOV_ERR("the target was reset meanwhile: %ld objects not pulled, no count lost\n", dropped);
   free(m);
-  if (result == 1 && !quiet)
-    UCOV_ERR("the target was reset meanwhile: nothing pulled, no count lost\n");
-  return result;
+  free(a);
+  return failed ? -1 : 0;
+}
+
+/* The same fate for all n objects. */
+static int settle_all(const char *dir, const char *target, const char *instance, uint64_t token,
+                      char **names, long n, int fate, int quiet) {
+  int *f = calloc((size_t)n + 1, sizeof(*f));
+  if (!f)
+    return -1;
+  for (long i = 0; i < n; i++)
+    f[i] = fate;
+  int r = settle(dir, target, instance, token, names, n, f, quiet);
+  free(f);
+  return r;
+}
+
+/*
+ * A gone target's commit record (<runtime dir>/<pid>.<instance>.commits,
+ * written by the target after every commit and after its exit files): the
+ * fate of each object of token's snapshot. Committed: publish. Not committed:
+ * its counts are in the target's exit files if it wrote those of that kind
+ * (drop), else nowhere but here (a trace buffer dies with the process:
+ * publish), else not knowable (aside). No record: aside.
+ */
+struct record_find {
+  char path[PATH_MAX];
+  const char *name;
+};
+
+static int find_record(const char *dir, void *arg) {
+  struct record_find *f = arg;
+  snprintf(f->path, sizeof(f->path), "%s/%s", dir, f->name);
+  struct stat st;
+  return lstat(f->path, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid();
+}
+
+static void fates_from_record(const char *target, const char *instance, uint64_t token,
+                              char **names, long n, int *fate) {
+  for (long i = 0; i < n; i++)
+    fate[i] = strncmp(names[i], "kcov/", 5) == 0 ? FATE_PUBLISH : FATE_ASIDE;
+  if (!strcmp(instance, "-"))
+    return;
+  char name[128];
+  snprintf(name, sizeof(name), "%s.%s.commits", target, instance);
+  struct record_find rf = {.name = name};
+  FILE *f = ucov_control_dirs(find_record, &rf) ? fopen(rf.path, "r") : NULL;
+  if (!f)
+    return;
+  char line[256];
+  uint64_t issued = 0, forgotten = 1, lo, hi;
+  int committed = 0, gcov = 0, pgo = 0, ok = 0;
+  while (fgets(line, sizeof(line), f)) {
+    if (sscanf(line, "committed %" SCNu64 " %" SCNu64, &lo, &hi) == 2)
+      committed |= token >= lo && token <= hi;
+    else if (sscanf(line, "issued %" SCNu64, &issued) == 1)
+      ok = 1;
+    else if (sscanf(line, "forgotten_below %" SCNu64, &forgotten) == 1)
+      ;
+    else if (!strcmp(line, "exited gcov\n"))
+      gcov = 1;
+    else if (!strcmp(line, "exited pgo\n"))
+      pgo = 1;
+  }
+  fclose(f);
+  if (!ok || token > issued)
+    return; /* not this target's record as we know it */
+  for (long i = 0; i < n; i++) {
+    if (committed)
+      fate[i] = FATE_PUBLISH;
+    else if (token < forgotten)
+      fate[i] = FATE_ASIDE;
+    else if (strncmp(names[i], "kcov/", 5) == 0)
+      fate[i] = FATE_PUBLISH;
+    else if ((gcov && !strncmp(names[i], "gcov/", 5)) || (pgo && !strncmp(names[i], "pgo/", 4)))
+      fate[i] = FATE_DROP;
+  }
+}
+
+/* COMMIT, then settle every object by the answer. 0 committed, 1 not (or
+ * kept aside), -1 no answer or a failure (said). */
+static int commit_pull(struct ucov_ctl *c, const char *dir, const char *target,
+                       const char *instance, uint64_t token, char **names, long n, int quiet) {
+  int fate = commit_outcome(c, token, n, quiet);
+  if (fate < 0)
+    return -1;
+  if (settle_all(dir, target, instance, token, names, n, fate, quiet))
+    return -1;
+  return fate == FATE_PUBLISH ? 0 : 1;
 }
 
 /*
@@ -641,24 +812,95 @@ static void remove_orphans(const char *root, const char *dir, const char *target
       unlink(path); /* a plain pull's, whose ucov died */
     } else if (t) {
       uint64_t token = strtoull(t + strlen(infix), NULL, 10);
-      char *m = marker_path(root, target, token);
-      if (m && access(m, F_OK) != 0)
+      char *m = marker_path(root, target, token), *a = aside_path(root, target, token);
+      if (m && a && access(m, F_OK) != 0 && access(a, F_OK) != 0)
         unlink(path);
       free(m);
+      free(a);
     }
     free(path);
   }
   closedir(d);
 }
 
-/* Finish the two-phase pulls of this target that a killed ucov left in dir. */
-static void recover_pulls(struct ucov_ctl *c, const char *dir, int quiet) {
-  char target[32], prefix[64];
-  target_id(c, target, sizeof(target));
+/* A marker read back: its target's instance ("-": none known) and token,
+ * and the n names of its objects. 0, or -1 (not a marker we wrote). */
+struct marker {
+  char instance[32];
+  uint64_t token;
+  long n;
+  char **names;
+};
+
+static void marker_free(struct marker *m) {
+  for (long i = 0; m->names && i < m->n; i++)
+    free(m->names[i]);
+  free(m->names);
+  m->names = NULL;
+}
+
+static int marker_read(const char *path, struct marker *m) {
+  FILE *f = fopen(path, "rb");
+  int version = 0;
+  m->n = -1;
+  m->names = NULL;
+  snprintf(m->instance, sizeof(m->instance), "-");
+  if (!f)
+    return -1;
+  if (fscanf(f, "ucov-pending %d\ntarget %*s\n", &version) != 1 || version < 1 || version > 2 ||
+      (version == 2 && fscanf(f, "instance %31s\n", m->instance) != 1) ||
+      fscanf(f, "token %" SCNu64 "\nobjects %ld\n", &m->token, &m->n) != 2 || m->n < 0 ||
+      m->n >= 1000000 || !(m->names = calloc((size_t)m->n + 1, sizeof(*m->names)))) {
+    fclose(f);
+    m->n = 0;
+    return -1;
+  }
+  char buf[UCOV_PROTO_MAX_REQUEST + 1];
+  for (long i = 0; i < m->n; i++) {
+    size_t k = 0;
+    int ch;
+    while ((ch = fgetc(f)) > 0 && k < UCOV_PROTO_MAX_REQUEST)
+      buf[k++] = (char)ch;
+    buf[k] = 0;
+    if (ch != 0 || !object_name_is_safe(buf) || !(m->names[i] = strdup(buf))) {
+      fclose(f);
+      marker_free(m);
+      m->n = 0;
+      return -1;
+    }
+  }
+  fclose(f);
+  return 0;
+}
+
+/* The instance the target says it is ("-" when it says none). */
+static void target_instance(struct ucov_ctl *c, char *out, size_t len) {
+  struct ucov_ctl_reply r;
+  char err[512];
+  snprintf(out, len, "-");
+  if (ucov_ctl_call(c, UCOV_OP_INFO, NULL, 0, &r, err, sizeof(err)))
+    return;
+  const char *e = r.status ? NULL : strstr((char *)r.data, "instance=");
+  size_t k = e ? strspn(e + 9, "0123456789abcdef") : 0;
+  if (e && (e == (char *)r.data || e[-1] == '\n') && k > 0 && k < len)
+    snprintf(out, len, "%.*s", (int)k, e + 9);
+  ucov_ctl_reply_free(&r);
+}
+
+/*
+ * Finish the two-phase pulls of target that a killed or failed ucov left in
+ * dir. c: the target, live (instance its instance), or NULL when it is gone.
+ * A marker of another instance (the pid reused since) is a gone target's.
+ * Returns the number of pulls that could not be finished.
+ */
+static int recover_pulls(struct ucov_ctl *c, const char *dir, const char *target,
+                         const char *instance, int quiet) {
+  char prefix[64];
   snprintf(prefix, sizeof(prefix), ".ucov-pending.%s.", target);
   DIR *d = opendir(dir);
   if (!d)
-    return;
+    return 0;
+  int unfinished = 0;
   struct dirent *e;
   while ((e = readdir(d))) {
     if (strncmp(e->d_name, prefix, strlen(prefix)) != 0)
@@ -667,51 +909,81 @@ static void recover_pulls(struct ucov_ctl *c, const char *dir, int quiet) {
     if (asprintf(&path, "%s/%s", dir, e->d_name) < 0)
       continue;
     size_t len = strlen(e->d_name);
+    struct marker m;
     if (len > 5 && !strcmp(e->d_name + len - 5, ".part")) {
       unlink(path); /* a marker never finished: its pull never committed */
-      free(path);
-      continue;
-    }
-    FILE *f = fopen(path, "rb");
-    uint64_t token = 0;
-    long n = -1;
-    char **names = NULL;
-    if (f &&
-        fscanf(f, "ucov-pending 1\ntarget %*s\ntoken %" SCNu64 "\nobjects %ld\n", &token, &n) ==
-            2 &&
-        n >= 0 && n < 1000000) {
-      names = calloc((size_t)n + 1, sizeof(*names));
-      char buf[UCOV_PROTO_MAX_REQUEST + 1];
-      for (long i = 0; names && i < n; i++) {
-        size_t k = 0;
-        int ch;
-        while ((ch = fgetc(f)) > 0 && k < UCOV_PROTO_MAX_REQUEST)
-          buf[k++] = (char)ch;
-        buf[k] = 0;
-        if (ch != 0 || !object_name_is_safe(buf)) {
-          n = -1;
-          break;
-        }
-        names[i] = strdup(buf);
-      }
-    }
-    if (f)
-      fclose(f);
-    if (names && n >= 0) {
+    } else if (marker_read(path, &m) == 0) {
       if (!quiet)
         UCOV_ERR("finishing an interrupted pull (%s)\n", e->d_name);
-      if (the_hook && the_hook(the_hook_arg, dir, target, token, names, n))
-        drop_snapshot(dir, target, token, names, n);
-      else
-        commit_pull(c, dir, target, token, names, n, quiet);
+      int live = c && (!strcmp(m.instance, "-") || !strcmp(m.instance, instance));
+      if (live && the_hook && the_hook(the_hook_arg, dir, target, m.token, m.names, m.n)) {
+        drop_snapshot(dir, target, m.token, m.names, m.n);
+      } else if (live) {
+        unfinished += commit_pull(c, dir, target, m.instance, m.token, m.names, m.n, quiet) < 0;
+      } else {
+        int *fate = calloc((size_t)m.n + 1, sizeof(*fate));
+        fates_from_record(target, m.instance, m.token, m.names, m.n, fate);
+        unfinished += !fate || settle(dir, target, m.instance, m.token, m.names, m.n, fate, quiet);
+        free(fate);
+      }
+      marker_free(&m);
+    } else {
+      UCOV_ERR("%s: not a marker of ucov pull: left alone\n", path);
+      unfinished++;
     }
-    for (long i = 0; names && i < n; i++)
-      free(names[i]);
-    free(names);
     free(path);
   }
   closedir(d);
   remove_orphans(dir, dir, target, 0);
+  return unfinished;
+}
+
+/*
+ * ucov pull --resolve publish|discard -o DIR: the snapshots kept aside in DIR
+ * (every target's) are published, or removed. The user decides, knowing what
+ * ucov could not: whether the target's exit files hold their counts.
+ */
+static int resolve_aside(const char *dir, int publish_them) {
+  DIR *d = opendir(dir);
+  if (!d) {
+    UCOV_ERR("%s: %s\n", dir, strerror(errno));
+    return UCOV_EXIT_FAIL;
+  }
+  int status = UCOV_EXIT_OK;
+  long settled = 0;
+  struct dirent *e;
+  static const char pre[] = ".ucov-unresolved.";
+  while ((e = readdir(d))) {
+    if (strncmp(e->d_name, pre, sizeof(pre) - 1) != 0)
+      continue;
+    char target[64] = "", *path = NULL;
+    const char *t = e->d_name + sizeof(pre) - 1, *dot = strrchr(t, '.');
+    struct marker m;
+    if (!dot || (size_t)(dot - t) >= sizeof(target) || asprintf(&path, "%s/%s", dir, e->d_name) < 0)
+      continue;
+    snprintf(target, sizeof(target), "%.*s", (int)(dot - t), t);
+    if (marker_read(path, &m) == 0) {
+      int *fate = calloc((size_t)m.n + 1, sizeof(*fate));
+      for (long i = 0; fate && i < m.n; i++)
+        fate[i] = publish_them ? FATE_PUBLISH : FATE_DROP;
+      /* (settle removes the pending marker: this one is its own) */
+      if (fate && settle(dir, target, m.instance, m.token, m.names, m.n, fate, 1) == 0 &&
+          unlink(path) == 0)
+        settled += m.n;
+      else
+        status = UCOV_EXIT_FAIL;
+      free(fate);
+      marker_free(&m);
+    } else {
+      UCOV_ERR("%s: not a marker of ucov pull: left alone\n", path);
+      status = UCOV_EXIT_FAIL;
+    }
+    free(path);
+  }
+  closedir(d);
+  UCOV_ERR("%s %ld objects kept aside in %s\n", publish_them ? "published" : "discarded", settled,
+           dir);
+  return status;
 }
 
 /* Does a published name start with prefix and end with suffix? */
@@ -786,23 +1058,32 @@ int pull_objects(pid_t pid, const char *serial_path, const char *dir, int reset,
   struct timespec asked;
   clock_gettime(CLOCK_REALTIME, &asked);
   struct ucov_ctl c;
-  char err[512];
+  char err[512], target[32], instance[32];
   if (ucov_ctl_open_target(pid, serial_path, &c, err, sizeof(err))) {
+    if (recover_only && !serial_path) {
+      /* a gone target: its pulls are finished from what it left behind */
+      snprintf(target, sizeof(target), "%d", (int)pid);
+      int left = recover_pulls(NULL, dir, target, "-", quiet);
+      if (!quiet)
+        UCOV_ERR("process %d is gone: %s\n", (int)pid,
+                 left ? "some pulls could not be finished" : "its pulls are finished");
+      return left ? UCOV_EXIT_FAIL : UCOV_EXIT_OK;
+    }
     if (!quiet)
       UCOV_ERR("%s\n", err);
     return UCOV_EXIT_FAIL;
   }
-  char target[32];
   target_id(&c, target, sizeof(target));
+  target_instance(&c, instance, sizeof(instance));
   if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
     UCOV_ERR("%s: %s\n", dir, strerror(errno));
     ucov_ctl_close(&c);
     return UCOV_EXIT_FAIL;
   }
-  recover_pulls(&c, dir, quiet);
+  int left = recover_pulls(&c, dir, target, instance, quiet);
   if (recover_only) {
     ucov_ctl_close(&c);
-    return UCOV_EXIT_OK;
+    return left ? UCOV_EXIT_FAIL : UCOV_EXIT_OK;
   }
   struct ucov_ctl_object *objs = NULL;
   long n = 0;
@@ -880,14 +1161,17 @@ int pull_objects(pid_t pid, const char *serial_path, const char *dir, int reset,
     pulled = 0;
   } else if (nsnapped) {
     char *m = marker_path(dir, target, token);
-    if (!m || write_marker(m, target, token, snapped, nsnapped) != 0) {
+    if (!m || write_marker(m, target, instance, token, snapped, nsnapped) != 0) {
       UCOV_ERR("%s: %s\n", m ? m : dir, strerror(errno));
       status = UCOV_EXIT_FAIL;
+      pulled = 0;
     } else if (the_hook && the_hook(the_hook_arg, dir, target, token, snapped, nsnapped)) {
       drop_snapshot(dir, target, token, snapped, nsnapped);
       status = UCOV_EXIT_FAIL; /* (the counts stay in the target for the next time) */
-    } else if (commit_pull(&c, dir, target, token, snapped, nsnapped, quiet) != 0) {
+      pulled = 0;
+    } else if (commit_pull(&c, dir, target, instance, token, snapped, nsnapped, quiet) != 0) {
       status = UCOV_EXIT_FAIL;
+      pulled = 0;
     } else {
       for (long i = 0; published && i < nsnapped; i++)
         published[npublished++] = snapped[i];
@@ -987,6 +1271,13 @@ int cmd_pull(int argc, char **argv) {
     return pull_xencov(pid, xencov_file, reset);
   if (in_place)
     return pull_in_place(pid);
+  if (resolve) {
+    if (!out) {
+      UCOV_ERR("--resolve wants -o DIR\n");
+      return cli_try_help();
+    }
+    return resolve_aside(out, !strcmp(resolve, "publish"));
+  }
   char defdir[64];
   if (!out) {
     if (serial)

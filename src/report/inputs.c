@@ -1456,10 +1456,17 @@ static const struct input_kind {
 static const unsigned order[] = {5, 1, 3, 2, 4};
 
 static struct strlist walk[N_KINDS];
+/* Markers of ucov pull's snapshots met in the walk: counts not in the tree. */
+static struct strlist walk_unsettled;
 
 static int walk_entry(const char *path, const struct stat *st, int type, struct FTW *ftw) {
   if (type != FTW_F)
     return 0;
+  if (!strncmp(path + ftw->base, ".ucov-unresolved.", 17) ||
+      !strncmp(path + ftw->base, ".ucov-pending.", 14)) {
+    sl_add(&walk_unsettled, path);
+    return 0;
+  }
   if (!S_ISREG(st->st_mode)) { /* a FIFO would block the read, a device never end */
     UCOV_ERR("%s: not a regular file: skipped\n", path);
     return 0;
@@ -1482,6 +1489,15 @@ static int read_dir(struct cov_model *m, const char *path, const struct input_op
     UCOV_ERR("%s: %s\n", path, strerror(errno));
     bad++;
   }
+  for (size_t i = 0; i < walk_unsettled.n; i++) {
+    const char *mk = walk_unsettled.v[i], *b = strrchr(mk, '/');
+    int aside = !strncmp(b ? b + 1 : mk, ".ucov-unresolved.", 17);
+    UCOV_ERR("%s: %s: its counts are not in this report (%s)\n", mk,
+             aside ? "an unresolved snapshot, kept aside" : "an interrupted pull",
+             aside ? "ucov pull --resolve publish|discard -o DIR settles it"
+                   : "ucov pull --recover finishes it");
+  }
+  sl_free(&walk_unsettled);
   size_t found = 0;
   for (size_t k = 0; k < N_KINDS; k++) {
     if (walk[k].n)

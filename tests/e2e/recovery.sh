@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# A recovery that is correct by construction: `ucov pull --reset` with a
+# kill, EIO or ENOSPC injected (strace -e inject) at every system call it
+# makes, recovered at once, after 1,000 later commits, and after the target
+# exited (from the commit record it leaves). The pulled trees and the exit
+# files add up exactly: nothing lost, nothing twice. A pull exits 0 only with
+# its files published. A target killed outright leaves snapshots whose fate
+# cannot be known: kept aside, said by ucov report, settled by --resolve.
+# Usage: recovery.sh UCOV SRCDIR WORKDIR [SANITIZE]
+set -u
+UCOV=$1 SRC=$2 WORK=$3 SAN=${4:-}
+. "$SRC/tests/lib.sh"
+sanflags "$SAN"
+rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
+WORK=$(pwd -P)
+if ! command -v strace >/dev/null || ! strace -qq -o /dev/null true 2>/dev/null; then
+  echo "recovery: skipped, strace cannot trace here"
+  finish recovery
+  exit
+fi
+export UCOV_RUNTIME_DIR=$WORK/rt
+SUM=(python3 "$SRC/tests/e2e/sumcounts.py")
+CC=gcc "$UCOV" cc --gcov -O1 -pthread -fprofile-update=atomic "${SANFLAGS[@]}" \
+  "$SRC/tests/integration/gcov_hammer.c" -o hammer || exit 1
+N=200000
+UCOV_EXIT_DIR=$WORK/ref ./hammer $N linger </dev/null
+want=$("${SUM[@]}" ref)
+wait_sock() { for _ in $(seq 250); do [ -S "$1" ] && return 0; sleep 0.02; done; return 1; }
+start() {
+  exec {in}> >(UCOV_EXIT_DIR=$WORK/$1 exec ./hammer $N linger)
+  pid=$!
+  wait_sock "rt/$pid.sock"
+}
+stop() {
+  exec {in}>&-
+  while kill -0 $pid 2>/dev/null; do sleep 0.02; done
+}
+
+# The system calls of one pull --reset, each with how often it is made.
+start exit0
+strace -f -qq -o calls.txt "$UCOV" pull --pid $pid --reset -o probe 2>/dev/null
+stop
+mapfile -t calls < <(awk '{ sub(/\(.*/, "", $2); print $2 }' calls.txt | grep -E \
+  '^(openat|close|read|write|pread64|rename|renameat2?|fsync|fdatasync|unlink|unlinkat|symlink|mkdir|mkdirat|sendto|sendmsg|recvfrom|poll|getdents64|connect|linkat|link)$' |
+  sort | uniq -c | awk '{ print $2 " " $1 }')
+[ ${#calls[@]} -gt 8 ] && pass || fail "the pull's system calls were listed (${#calls[@]})"
+
+# inject DIR SYSCALL K FAULT: one pull into DIR with FAULT at SYSCALL's K-th call.
+bad_exit=0
+inject() {
+  local how
+  case $4 in
+    kill) how=signal=SIGKILL ;;
+    *) how=error=$4 ;;
+  esac
+  mkdir -p "$(dirname "$1")"
+  strace -f -qq -o /dev/null -e inject="$2:$how:when=$3" \
+    "$UCOV" pull --pid $pid --reset -o "$1" >/dev/null 2>"$1.err"
+  local st=$?
+  mkdir -p "$1"
+  # a pull that exits 0 has published everything it pulled
+  if [ $st = 0 ] && [ -n "$(find "$1" -name '.ucov-pending.*' -o -name '*.ucov-tmp.*')" ]; then
+    bad_exit=$((bad_exit + 1))
+    echo "exit 0 with a pull unfinished: $2 #$3 $4" >&2
+  fi
+}
+# every fault at every call, into dirs under $1 (recovering at once if $2 = now)
+inject_all() {
+  local call name count k f i=0
+  for call in "${calls[@]}"; do
+    read -r name count <<<"$call"
+    for k in $(seq "$count"); do
+      for f in kill EIO ENOSPC; do
+        case $f:$name in ENOSPC:read | ENOSPC:pread64 | ENOSPC:recvfrom | ENOSPC:poll | ENOSPC:getdents64 | ENOSPC:connect | ENOSPC:close) continue ;; esac
+        i=$((i + 1))
+        inject "$1/$i" "$name" "$k" "$f"
+        [ "$2" = now ] && "$UCOV" pull --pid $pid --recover -o "$1/$i" 2>/dev/null
+      done
+    done
+  done
+  echo "$i"
+}
+
+# recovered_at_once
+start exit1
+runs=$(inject_all a now)
+"$UCOV" pull --pid $pid --reset -o a/last 2>/dev/null
+stop
+got=$(($("${SUM[@]}" a) + $("${SUM[@]}" exit1)))
+[ "$got" -eq "$want" ] && pass || fail "recovered_at_once: $runs faulty pulls: $got counts, want $want"
+
+# recovered_after_1000_commits
+start exit2
+runs=$(inject_all b later)
+for j in $(seq 1000); do "$UCOV" pull --pid $pid --reset -o "later/$j" 2>/dev/null; done
+for d in b/*/; do "$UCOV" pull --pid $pid --recover -o "$d" 2>/dev/null; done
+stop
+got=$(($("${SUM[@]}" b) + $("${SUM[@]}" later) + $("${SUM[@]}" exit2)))
+[ "$got" -eq "$want" ] && pass ||
+  fail "recovered_after_1000_commits: $runs faulty pulls: $got counts, want $want"
+
+# recovered_after_exit: the target wrote its exit files and its commit record
+start exit3
+tpid=$pid
+runs=$(inject_all c later)
+stop
+for d in c/*/; do "$UCOV" pull --pid $tpid --recover -o "$d" 2>>c.err; done
+got=$(($("${SUM[@]}" c) + $("${SUM[@]}" exit3)))
+[ "$got" -eq "$want" ] && pass || fail "recovered_after_exit: $runs faulty pulls: $got counts, want $want"
+[ -z "$(find c -name '.ucov-pending.*' -o -name '.ucov-unresolved.*' -o -name '*.ucov-tmp.*')" ] &&
+  pass || fail "recovered_after_exit: every pull settled ($(find c -name '.ucov-*' | head -3))"
+[ $bad_exit = 0 ] && pass || fail "exit_0_means_published: $bad_exit pulls exited 0 unfinished"
+
+# published_from_record: a pull killed after its commit, before publishing;
+# then the target is killed outright. Its commit record says committed.
+start exit4
+kpid=$pid
+# (the rename that publishes the .gcda, after the commit)
+n_rename=$(grep ' rename(' calls.txt | grep -n '\.gcda")' | head -1 | cut -d: -f1)
+strace -f -qq -o /dev/null -e inject=rename:signal=SIGKILL:when="$n_rename" \
+  "$UCOV" pull --pid $kpid --reset -o e >/dev/null 2>&1
+kill -9 $kpid
+stop
+"$UCOV" pull --pid $kpid --recover -o e 2>e.err
+[ -n "$(find e -name '*.gcda' ! -name '*.ucov-tmp.*')" ] && [ -z "$(find e -name '.ucov-*')" ] &&
+  pass || fail "published_from_record: $(cat e.err)"
+
+# kept_aside_when_unknowable: a pull killed before its COMMIT left the
+# process, then the target killed outright (no exit files, no exit in its
+# record): whether its counts are anywhere else cannot be known.
+start exit5
+kpid=$pid
+# (the last message before the publishing rename: the COMMIT)
+n_send=$(awk '/ sendto\(/ { n++ } / rename\(.*\.gcda"\)/ { print n; exit }' calls.txt)
+strace -f -qq -o /dev/null -e inject=sendto:signal=SIGKILL:when="$n_send" \
+  "$UCOV" pull --pid $kpid --reset -o d >/dev/null 2>&1
+kill -9 $kpid
+stop
+"$UCOV" pull --pid $kpid --recover -o d 2>d.err
+st=$?
+[ $st = 0 ] && grep -q 'kept aside' d.err && [ -n "$(find d -name '.ucov-unresolved.*')" ] &&
+  [ -n "$(find d -name '*.ucov-tmp.*')" ] && pass ||
+  fail "kept_aside_when_unknowable: kept, said (status $st: $(cat d.err))"
+"$UCOV" report d --lcov d.info 2>rep.err
+grep -q 'unresolved' rep.err && pass || fail "kept_aside_when_unknowable: ucov report says so ($(cat rep.err))"
+aside=$(python3 - <<PY
+import os, struct, sys
+sys.path.insert(0, "$SRC/tests/e2e")
+t = 0
+for r, _, fs in os.walk("d"):
+    for f in fs:
+        if ".ucov-tmp." in f and ".gcda" in f:
+            import sumcounts
+            t += sumcounts.gcda_arcs(open(os.path.join(r, f), "rb").read())
+print(t)
+PY
+)
+"$UCOV" pull --resolve publish -o d 2>res.err
+[ "$("${SUM[@]}" d)" -ge "$aside" ] && [ "$aside" -gt 0 ] && [ -z "$(find d -name '.ucov-unresolved.*' -o -name '*.ucov-tmp.*')" ] &&
+  pass || fail "kept_aside_when_unknowable: --resolve publish publishes ($aside: $(cat res.err))"
+
+finish recovery
