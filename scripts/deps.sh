@@ -46,6 +46,8 @@ have dpkg-source || need+=(dpkg-dev)
 # The bare-metal example kernel boots under QEMU (tests, demo); python3 sends bad frames.
 have qemu-system-i386 || need+=(qemu-system-x86)
 have python3 || need+=(python3)
+# tests/e2e/recovery.sh and remote.sh inject faults and delays with strace.
+have strace || need+=(strace)
 # tests/e2e/dormant.sh runs dormant builds under gdb, and compares with objdump.
 have gdb || need+=(gdb)
 have objdump || need+=(binutils)
