@@ -169,70 +169,31 @@ static void on_stop(int sig) {
   stopping = 1;
 }
 
-/* Is name "<prefix>.<6 characters>", a fallback directory of mkdtemp? */
-static int is_fallback(const char *name, const char *prefix) {
-  size_t n = strlen(prefix);
-  return strncmp(name, prefix, n) == 0 && name[n] == '.' && strlen(name + n + 1) == 6;
-}
-
 /*
  * The directory every collector of this user keeps its snapshots in, the same
  * every run so that an interrupted round is found: $UCOV_COLLECT_DIR, else
  * $TMPDIR/ucov-collect.<uid>. It must be private, as the runtime directory
- * (owned by the user, mode 0700, no link): a directory another user made
- * could hold planted snapshots. A configured one that is not is refused; a
- * squatted default gives way to a private ucov-collect.<uid>.XXXXXX beside it
- * (an earlier collector's, else a new one). NULL with a message printed.
+ * (ucov_private_dir: owned by the user, mode 0700, no link): a directory
+ * another user made could hold planted snapshots. A configured one that is
+ * not is refused; a squatted default gives way to a private fallback beside
+ * it. NULL with a message printed.
  */
 static char *collect_base(void) {
   const char *conf = getenv("UCOV_COLLECT_DIR"), *tmp = getenv("TMPDIR");
-  char *base = NULL, *name = NULL;
-  if (!tmp || !*tmp)
-    tmp = "/tmp";
-  if (conf && *conf)
-    base = strdup(conf);
-  else if (asprintf(&name, "ucov-collect.%d", (int)getuid()) < 0 ||
-           asprintf(&base, "%s/%s", tmp, name) < 0)
-    base = NULL;
-  if (!base || (mkdir(base, 0700) && errno != EEXIST)) {
-    UCOV_ERR("%s: %s\n", base ? base : "collect directory", strerror(errno));
-    goto fail;
+  char dir[UCOV_CONTROL_DIR_MAX], out[UCOV_CONTROL_DIR_MAX], why[3 * UCOV_CONTROL_DIR_MAX];
+  int configured = conf && *conf;
+  int n = configured ? snprintf(dir, sizeof(dir), "%s", conf)
+                     : snprintf(dir, sizeof(dir), "%s/ucov-collect.%d", tmp && *tmp ? tmp : "/tmp",
+                                (int)getuid());
+  if (n < 0 || (size_t)n >= sizeof(dir)) {
+    UCOV_ERR("collect directory path too long\n");
+    return NULL;
   }
-  if (ucov_dir_is_private(base)) {
-    free(name);
-    return base;
-  }
-  if (conf && *conf) {
-    UCOV_ERR("%s: not a private directory of this user (0700, owned, no link): refused\n", base);
-    goto fail;
-  }
-  /* squatted: an earlier collector's private fallback, else a new one */
-  char *fallback = NULL;
-  DIR *d = opendir(tmp);
-  struct dirent *e;
-  while (d && !fallback && (e = readdir(d))) {
-    char *p = NULL;
-    if (is_fallback(e->d_name, name) && asprintf(&p, "%s/%s", tmp, e->d_name) >= 0 &&
-        ucov_dir_is_private(p))
-      fallback = p;
-    else
-      free(p);
-  }
-  if (d)
-    closedir(d);
-  if (!fallback && (asprintf(&fallback, "%s.XXXXXX", base) < 0 || !mkdtemp(fallback))) {
-    UCOV_ERR("%s: not a private directory of this user, and no other: %s\n", base, strerror(errno));
-    free(fallback);
-    goto fail;
-  }
-  UCOV_ERR("%s is not a private directory of this user: keeping snapshots in %s\n", base, fallback);
-  free(base);
-  free(name);
-  return fallback;
-fail:
-  free(base);
-  free(name);
-  return NULL;
+  int r =
+      ucov_private_dir(dir, configured, "keeping snapshots in", out, sizeof(out), why, sizeof(why));
+  if (why[0])
+    UCOV_ERR("%s\n", why);
+  return r ? NULL : strdup(out);
 }
 
 /* Where one target's snapshots wait for their commit, in the private base. */

@@ -62,11 +62,33 @@ UCOV_NOTRACE int ucov_control_path(pid_t pid, char *out, size_t len) {
   return n > 0 && (size_t)n < len ? 0 : -1;
 }
 
-/* Is name "ucov-<euid>.<6 characters>", a fallback directory's name? */
-static UCOV_NOTRACE int is_fallback_name(const char *name) {
-  char pre[32];
-  int n = snprintf(pre, sizeof(pre), "ucov-%u.", (unsigned)geteuid());
-  return n > 0 && strncmp(name, pre, (size_t)n) == 0 && strlen(name + n) == 6;
+/*
+ * Call fn for every private fallback of directory dir: "<dir>.XXXXXX" beside
+ * it (mkdtemp's names). Stops at fn's first non-zero return and returns it.
+ */
+static UCOV_NOTRACE int each_fallback(const char *dir, int (*fn)(const char *dir, void *arg),
+                                      void *arg) {
+  char parent[UCOV_CONTROL_DIR_MAX], path[UCOV_CONTROL_DIR_MAX];
+  const char *slash = strrchr(dir, '/');
+  if (!slash || snprintf(parent, sizeof(parent), "%.*s", (int)(slash - dir), dir) < 0)
+    return 0;
+  const char *base = slash + 1;
+  size_t bl = strlen(base);
+  DIR *d = opendir(*parent ? parent : "/");
+  if (!d)
+    return 0;
+  int r = 0;
+  struct dirent *e;
+  while (!r && (e = readdir(d))) {
+    if (strncmp(e->d_name, base, bl) != 0 || e->d_name[bl] != '.' ||
+        strlen(e->d_name + bl + 1) != 6)
+      continue;
+    int n = snprintf(path, sizeof(path), "%s/%s", parent, e->d_name);
+    if (n > 0 && (size_t)n < sizeof(path) && ucov_dir_is_private(path))
+      r = fn(path, arg);
+  }
+  closedir(d);
+  return r;
 }
 
 UCOV_NOTRACE int ucov_control_dirs(int (*fn)(const char *dir, void *arg), void *arg) {
@@ -78,19 +100,7 @@ UCOV_NOTRACE int ucov_control_dirs(int (*fn)(const char *dir, void *arg), void *
     return ucov_dir_is_private(dir) ? fn(dir, arg) : 0;
   if (ucov_control_dir(dir, sizeof(dir)) == 0 && ucov_dir_is_private(dir) && (r = fn(dir, arg)))
     return r;
-  DIR *d = opendir(CONTROL_TMP);
-  if (!d)
-    return 0;
-  struct dirent *e;
-  while (!r && (e = readdir(d))) {
-    if (!is_fallback_name(e->d_name))
-      continue;
-    int n = snprintf(dir, sizeof(dir), CONTROL_TMP "/%s", e->d_name);
-    if (n > 0 && (size_t)n < sizeof(dir) && ucov_dir_is_private(dir))
-      r = fn(dir, arg);
-  }
-  closedir(d);
-  return r;
+  return each_fallback(dir, fn, arg);
 }
 
 static UCOV_NOTRACE int take_first(const char *dir, void *arg) {
@@ -99,14 +109,9 @@ static UCOV_NOTRACE int take_first(const char *dir, void *arg) {
   return 1;
 }
 
-UCOV_NOTRACE int ucov_control_serve_dir(char *out, size_t len, char *why, size_t whylen) {
-  char dir[UCOV_CONTROL_DIR_MAX];
-  int configured = ucov_control_dir_configured(dir, sizeof(dir));
+UCOV_NOTRACE int ucov_private_dir(const char *dir, int configured, const char *doing, char *out,
+                                  size_t len, char *why, size_t whylen) {
   why[0] = 0;
-  if (configured < 0 || (!configured && ucov_control_dir(dir, sizeof(dir)))) {
-    snprintf(why, whylen, "runtime directory path too long");
-    return -1;
-  }
   if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
     snprintf(why, whylen, "%s: %s", dir, strerror(errno));
     return -1;
@@ -120,19 +125,29 @@ UCOV_NOTRACE int ucov_control_serve_dir(char *out, size_t len, char *why, size_t
     return -1;
   }
   /* The default name is taken by someone else: a private one of our own,
-   * which no one else can create or enter. An earlier target's first. */
+   * which no one else can create or enter. An earlier one's first. */
   char found[UCOV_CONTROL_DIR_MAX];
-  if (ucov_control_dirs(take_first, found) && strcmp(found, dir) != 0) {
+  if (each_fallback(dir, take_first, found)) {
     snprintf(out, len, "%s", found);
   } else {
     char tmpl[UCOV_CONTROL_DIR_MAX];
-    snprintf(tmpl, sizeof(tmpl), CONTROL_TMP "/ucov-%u.XXXXXX", (unsigned)geteuid());
+    snprintf(tmpl, sizeof(tmpl), "%s.XXXXXX", dir);
     if (!mkdtemp(tmpl)) {
       snprintf(why, whylen, "%s: %s", tmpl, strerror(errno));
       return -1;
     }
     snprintf(out, len, "%s", tmpl);
   }
-  snprintf(why, whylen, "%s is not a private directory of this user: serving from %s", dir, out);
+  snprintf(why, whylen, "%s is not a private directory of this user: %s %s", dir, doing, out);
   return 0;
+}
+
+UCOV_NOTRACE int ucov_control_serve_dir(char *out, size_t len, char *why, size_t whylen) {
+  char dir[UCOV_CONTROL_DIR_MAX];
+  int configured = ucov_control_dir_configured(dir, sizeof(dir));
+  if (configured < 0 || (!configured && ucov_control_dir(dir, sizeof(dir)))) {
+    snprintf(why, whylen, "runtime directory path too long");
+    return -1;
+  }
+  return ucov_private_dir(dir, configured, "serving from", out, len, why, whylen);
 }

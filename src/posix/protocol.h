@@ -45,6 +45,17 @@ int ucov_control_path(pid_t pid, char *out, size_t len);
 int ucov_control_dirs(int (*fn)(const char *dir, void *arg), void *arg);
 
 /*
+ * A private directory to keep state in: dir itself, created 0700 if missing,
+ * if it is private. If not: a configured one (the user chose it) is refused;
+ * a default one (a name anyone can take first) gives way to an existing
+ * private "<dir>.XXXXXX" beside it, else a new one from mkdtemp. 0 with out
+ * set (why then says "<dir> is not a private directory ...: <doing> <out>"
+ * when a fallback was taken, else is empty), or -1 with the reason in why.
+ */
+int ucov_private_dir(const char *dir, int configured, const char *doing, char *out, size_t len,
+                     char *why, size_t whylen);
+
+/*
  * The directory a target serves from (created 0700 if missing): the
  * preferred one if it is private; if the default is squatted, an existing
  * private fallback or a new one (mkdtemp). 0 with out set (why says so when a
