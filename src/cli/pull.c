@@ -963,16 +963,13 @@ static int resolve_aside(const char *dir, int publish_them) {
       continue;
     snprintf(target, sizeof(target), "%.*s", (int)(dot - t), t);
     if (marker_read(path, &m) == 0) {
-      int *fate = calloc((size_t)m.n + 1, sizeof(*fate));
-      for (long i = 0; fate && i < m.n; i++)
-        fate[i] = publish_them ? FATE_PUBLISH : FATE_DROP;
       /* (settle removes the pending marker: this one is its own) */
-      if (fate && settle(dir, target, m.instance, m.token, m.names, m.n, fate, 1) == 0 &&
+      if (settle_all(dir, target, m.instance, m.token, m.names, m.n,
+                     publish_them ? FATE_PUBLISH : FATE_DROP, 1) == 0 &&
           unlink(path) == 0)
         settled += m.n;
       else
         status = UCOV_EXIT_FAIL;
-      free(fate);
       marker_free(&m);
     } else {
       UCOV_ERR("%s: not a marker of ucov pull: left alone\n", path);

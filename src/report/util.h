@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /*
  * Make room in *arr (capacity *cap elements of elem bytes) for element n:
