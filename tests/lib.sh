@@ -20,6 +20,24 @@ sanflags() {
 fnda() { sed -n "s/^FNDA:\([0-9]*\),\([a-z_]*\.c:\)\?$2\$/\1/p" "$1" | head -1; }
 # counted INFO FUNC: the function ran (a count above 0).
 counted() { local n; n=$(fnda "$1" "$2"); [ -n "$n" ] && [ "$n" -gt 0 ]; }
+# wait_sock PATH: until a socket is there (5 s at most).
+wait_sock() { for _ in $(seq 250); do [ -S "$1" ] && return 0; sleep 0.02; done; return 1; }
+# target_start EXITDIR CMD...: a ucov target in the background, its exit
+# files in EXITDIR (UCOV_EXIT_DIR), reading a pipe that target_stop closes
+# (a "linger" target stays until then); pid is its pid, and it returns once
+# the target's control socket is up in $UCOV_RUNTIME_DIR.
+target_start() {
+  local exitdir=$1
+  shift
+  exec {target_in}> >(UCOV_EXIT_DIR=$exitdir exec "$@")
+  pid=$!
+  wait_sock "$UCOV_RUNTIME_DIR/$pid.sock"
+}
+# target_stop: close the target's input, and wait until it has exited.
+target_stop() {
+  exec {target_in}>&-
+  while kill -0 "$pid" 2>/dev/null; do sleep 0.02; done
+}
 finish() {
   echo "$1: $checks checks, $fails failed"
   [ "$fails" -eq 0 ]

@@ -12,16 +12,7 @@ WORK=$(pwd -P)
 export UCOV_RUNTIME_DIR=$WORK/rt
 CC=gcc "$UCOV" cc --gcov -O1 -pthread -fprofile-update=atomic "${SANFLAGS[@]}" \
   "$SRC/tests/integration/gcov_hammer.c" -o hammer || exit 1
-wait_sock() { for _ in $(seq 250); do [ -S "$1" ] && return 0; sleep 0.02; done; return 1; }
-start() {
-  exec {in}> >(UCOV_EXIT_DIR=$WORK/$1 exec ./hammer 1000 linger)
-  pid=$!
-  wait_sock "rt/$pid.sock"
-}
-stop() {
-  exec {in}>&-
-  while kill -0 $pid 2>/dev/null; do sleep 0.02; done
-}
+start() { target_start "$WORK/$1" ./hammer 1000 linger; }
 root=0
 [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1 && root=1
 
@@ -48,6 +39,6 @@ UCOV_COLLECT_DIR=$WORK/open "$UCOV" collect --pid $pid --once --store "$WORK/c.d
 st=$?
 [ $st = 1 ] && grep -q "open: not a private directory of this user" err.txt && pass ||
   fail "collect_dir_configured_open: refused (status $st: $(cat err.txt))"
-stop
+target_stop
 
 finish confined

@@ -22,7 +22,6 @@ H=(python3 "$SRC/tests/e2e/hostile.py")
 CC=$TCC "$UCOV" cc --gcov -O0 -g "${SANFLAGS[@]}" "$SRC/examples/daemon/kvd.c" -o kvd || exit 1
 CC=$TCC "$UCOV" cc --gcov --trace -O1 "${SANFLAGS[@]}" -I"$SRC/include" "$SRC/tests/e2e/forker.c" \
   -o forker || exit 1
-wait_sock() { for _ in $(seq 250); do [ -S "$1" ] && return 0; sleep 0.02; done; return 1; }
 ms() { date +%s%3N; }
 
 # serial_noise_bounded: a serial line that streams bytes holding no frame

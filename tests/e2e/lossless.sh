@@ -19,18 +19,9 @@ N=2000000
 UCOV_EXIT_DIR=$WORK/ref ./hammer $N linger </dev/null
 want=$("${SUM[@]}" ref)
 [ "$want" -gt $((4 * N)) ] && pass || fail "reference run counted ($want)"
-wait_sock() { for _ in $(seq 250); do [ -S "$1" ] && return 0; sleep 0.02; done; return 1; }
 
 # One live run: the hammer counts, then lingers until its stdin closes.
-start() {
-  exec {in}> >(UCOV_EXIT_DIR=$WORK/$1 exec ./hammer $N linger)
-  pid=$!
-  wait_sock "rt/$pid.sock"
-}
-stop() {
-  exec {in}>&-
-  while kill -0 $pid 2>/dev/null; do sleep 0.02; done
-}
+start() { target_start "$WORK/$1" ./hammer $N linger; }
 
 # 1. Killed pulls: SIGKILL at a random moment, then --recover finishes or drops it.
 start exit1
@@ -45,7 +36,7 @@ for i in $(seq "$KILLS"); do
   "$UCOV" pull --pid $pid --recover -o p/"$i" 2>/dev/null
 done
 "$UCOV" pull --pid $pid --reset -o p/last 2>/dev/null
-stop
+target_stop
 pulled=$("${SUM[@]}" p)
 final=$("${SUM[@]}" exit1)
 echo "killed pulls: $KILLS pulls ($killed killed mid-way): $pulled pulled + $final at exit = $((pulled + final)), want $want"
@@ -59,7 +50,7 @@ start exit2
 name=$("$UCOV" ls --pid $pid | awk -F'\t' '$2 ~ /^gcov\// { print $2 }')
 for _ in $(seq 50); do "${H[@]}" snapshot-close "rt/$pid.sock" "$name"; done
 "$UCOV" pull --pid $pid --reset -o q 2>/dev/null
-stop
+target_stop
 got=$(($("${SUM[@]}" q) + $("${SUM[@]}" exit2)))
 [ "$got" -eq "$want" ] && pass || fail "snapshots closed before reading lose nothing ($got, want $want)"
 
@@ -72,7 +63,7 @@ if [ "$(id -u)" = 0 ] && unshare -m --propagation private true 2>/dev/null; then
     "mount -t tmpfs -o size=64k tmpfs small && head -c 60000 /dev/zero >small/fill;
      '$UCOV' pull --pid $pid --reset -o small/p 2>'$WORK/full.err'; echo \$? >'$WORK/full.st'"
   "$UCOV" pull --pid $pid --reset -o r 2>/dev/null
-  stop
+  target_stop
   got=$(($("${SUM[@]}" r) + $("${SUM[@]}" exit3)))
   [ "$(cat full.st)" = 1 ] && grep -q 'No space left' full.err && grep -q 'nothing reset' full.err &&
     pass || fail "pull onto a full disk fails clearly ($(cat full.st): $(cat full.err))"
@@ -87,9 +78,7 @@ if command -v clang >/dev/null; then
     "$SRC/tests/integration/gcov_hammer.c" -o phammer || fail "pgo hammer built"
   UCOV_EXIT_DIR=$WORK/pref ./phammer $N linger </dev/null
   pwant=$("${SUM[@]}" pref)
-  exec {in}> >(UCOV_EXIT_DIR=$WORK/pexit exec ./phammer $N linger)
-  pid=$!
-  wait_sock "rt/$pid.sock"
+  target_start "$WORK/pexit" ./phammer $N linger
   for i in $(seq $((KILLS / 5))); do
     "$UCOV" pull --pid $pid --reset -o pp/"$i" 2>/dev/null &
     k=$!
@@ -98,7 +87,7 @@ if command -v clang >/dev/null; then
     wait $k 2>/dev/null
     "$UCOV" pull --pid $pid --recover -o pp/"$i" 2>/dev/null
   done
-  stop
+  target_stop
   got=$(($("${SUM[@]}" pp) + $("${SUM[@]}" pexit)))
   [ "$pwant" -gt $((4 * N)) ] && [ "$got" -eq "$pwant" ] && pass ||
     fail "LLVM profile: 0 counts lost over $((KILLS / 5)) killed pulls ($got, want $pwant)"
@@ -107,7 +96,7 @@ fi
 # 5. A KCOV trace object: a reset pull takes its PCs and empties it; a pull
 # killed before its commit leaves it whole.
 CC=gcc "$UCOV" cc --trace -O1 "${SANFLAGS[@]}" -I"$SRC/include" "$SRC/bench/bigtrace.c" -o trace
-exec {in}> >(exec ./trace 4096 >trace.out)
+exec {target_in}> >(exec ./trace 4096 >trace.out)
 pid=$!
 wait_sock "rt/$pid.sock"
 for _ in $(seq 250); do [ -s trace.out ] && break; sleep 0.02; done
@@ -116,6 +105,6 @@ size() { "$UCOV" ls --pid $pid | awk -F'\t' '$2 == "kcov/1.kcov" { print $1 }'; 
 "$UCOV" pull --pid $pid --reset -o t1 kcov/1.kcov 2>/dev/null
 [ "$(stat -c %s t1/kcov/1.kcov)" = $((4096 * 8)) ] && [ "$(size)" = 8 ] && pass ||
   fail "a reset pull takes the trace and empties it ($(size) bytes left)"
-stop
+target_stop
 
 finish lossless

@@ -25,21 +25,12 @@ CC=gcc "$UCOV" cc --gcov -O1 -pthread -fprofile-update=atomic "${SANFLAGS[@]}" \
 N=200000
 UCOV_EXIT_DIR=$WORK/ref ./hammer $N linger </dev/null
 want=$("${SUM[@]}" ref)
-wait_sock() { for _ in $(seq 250); do [ -S "$1" ] && return 0; sleep 0.02; done; return 1; }
-start() {
-  exec {in}> >(UCOV_EXIT_DIR=$WORK/$1 exec ./hammer $N linger)
-  pid=$!
-  wait_sock "rt/$pid.sock"
-}
-stop() {
-  exec {in}>&-
-  while kill -0 $pid 2>/dev/null; do sleep 0.02; done
-}
+start() { target_start "$WORK/$1" ./hammer $N linger; }
 
 # The system calls of one pull --reset, each with how often it is made.
 start exit0
 strace -f -qq -o calls.txt "$UCOV" pull --pid $pid --reset -o probe 2>/dev/null
-stop
+target_stop
 mapfile -t calls < <(awk '{ sub(/\(.*/, "", $2); print $2 }' calls.txt | grep -E \
   '^(openat|close|read|write|pread64|rename|renameat2?|fsync|fdatasync|unlink|unlinkat|symlink|mkdir|mkdirat|sendto|sendmsg|recvfrom|poll|getdents64|connect|linkat|link)$' |
   sort | uniq -c | awk '{ print $2 " " $1 }')
@@ -88,7 +79,7 @@ inject_all() {
 start exit1
 runs=$(inject_all a now)
 "$UCOV" pull --pid $pid --reset -o a/last 2>/dev/null
-stop
+target_stop
 got=$(($("${SUM[@]}" a) + $("${SUM[@]}" exit1)))
 [ "$got" -eq "$want" ] && pass || fail "recovered_at_once: $runs faulty pulls: $got counts, want $want"
 
@@ -97,7 +88,7 @@ start exit2
 runs=$(inject_all b later)
 for j in $(seq 1000); do "$UCOV" pull --pid $pid --reset -o "later/$j" 2>/dev/null; done
 for d in b/*/; do "$UCOV" pull --pid $pid --recover -o "$d" 2>/dev/null; done
-stop
+target_stop
 got=$(($("${SUM[@]}" b) + $("${SUM[@]}" later) + $("${SUM[@]}" exit2)))
 [ "$got" -eq "$want" ] && pass ||
   fail "recovered_after_1000_commits: $runs faulty pulls: $got counts, want $want"
@@ -106,7 +97,7 @@ got=$(($("${SUM[@]}" b) + $("${SUM[@]}" later) + $("${SUM[@]}" exit2)))
 start exit3
 tpid=$pid
 runs=$(inject_all c later)
-stop
+target_stop
 for d in c/*/; do "$UCOV" pull --pid $tpid --recover -o "$d" 2>>c.err; done
 got=$(($("${SUM[@]}" c) + $("${SUM[@]}" exit3)))
 [ "$got" -eq "$want" ] && pass || fail "recovered_after_exit: $runs faulty pulls: $got counts, want $want"
@@ -123,7 +114,7 @@ n_rename=$(grep ' rename(' calls.txt | grep -n '\.gcda")' | head -1 | cut -d: -f
 strace -f -qq -o /dev/null -e inject=rename:signal=SIGKILL:when="$n_rename" \
   "$UCOV" pull --pid $kpid --reset -o e >/dev/null 2>&1
 kill -9 $kpid
-stop
+target_stop
 "$UCOV" pull --pid $kpid --recover -o e 2>e.err
 [ -n "$(find e -name '*.gcda' ! -name '*.ucov-tmp.*')" ] && [ -z "$(find e -name '.ucov-*')" ] &&
   pass || fail "published_from_record: $(cat e.err)"
@@ -138,7 +129,7 @@ n_send=$(awk '/ sendto\(/ { n++ } / rename\(.*\.gcda"\)/ { print n; exit }' call
 strace -f -qq -o /dev/null -e inject=sendto:signal=SIGKILL:when="$n_send" \
   "$UCOV" pull --pid $kpid --reset -o d >/dev/null 2>&1
 kill -9 $kpid
-stop
+target_stop
 "$UCOV" pull --pid $kpid --recover -o d 2>d.err
 st=$?
 [ $st = 0 ] && grep -q 'kept aside' d.err && [ -n "$(find d -name '.ucov-unresolved.*')" ] &&
