@@ -195,25 +195,24 @@ void print_escaped(FILE *f, const char *s) {
   }
 }
 
-/* ucov ls without a target: one line per live target, "PID\tPROGRAM". */
-static int print_target(pid_t pid, void *arg) {
+/* ucov ls without a target: one line per live target, "PID\tPROGRAM" ("?"
+ * for one that did not say, with the reason on stderr). */
+#define LS_ALL_MS 1500
+
+static void print_target(pid_t pid, const char *info, const char *why, void *arg) {
   (void)arg;
-  struct ucov_ctl c;
-  struct ucov_ctl_reply r;
-  char err[512], exe[4096] = "?";
-  if (ucov_ctl_open(pid, &c, err, sizeof(err)))
-    return 0; /* not ours, or gone meanwhile */
-  if (ucov_ctl_call(&c, UCOV_OP_INFO, NULL, 0, &r, err, sizeof(err)) == 0) {
-    const char *e = r.status ? NULL : strstr((char *)r.data, "exe=");
-    if (e && (e == (char *)r.data || e[-1] == '\n'))
-      snprintf(exe, sizeof(exe), "%.*s", (int)strcspn(e + 4, "\n"), e + 4);
-    ucov_ctl_reply_free(&r);
+  char exe[4096] = "?";
+  const char *e = info ? strstr(info, "exe=") : NULL;
+  if (e && (e == info || e[-1] == '\n'))
+    snprintf(exe, sizeof(exe), "%.*s", (int)strcspn(e + 4, "\n"), e + 4);
+  if (!info) {
+    fprintf(stderr, "%s: ", ucov_cmd);
+    print_escaped(stderr, why);
+    fputc('\n', stderr);
   }
-  ucov_ctl_close(&c);
   printf("%d\t", (int)pid);
   print_escaped(stdout, exe);
   putchar('\n');
-  return 0;
 }
 
 /* LIST, decoded. Returns the count or -1 (message printed). */
@@ -253,7 +252,10 @@ int cmd_ls(int argc, char **argv) {
     return cli_try_help();
   }
   if (!pid && !serial) {
-    ucov_ctl_list_targets(print_target, NULL);
+    if (ucov_ctl_info_all(LS_ALL_MS, print_target, NULL)) {
+      UCOV_ERR("out of memory\n");
+      return UCOV_EXIT_FAIL;
+    }
     return UCOV_EXIT_OK;
   }
   struct ucov_ctl c;

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <termios.h>
@@ -25,6 +26,7 @@
 struct find {
   pid_t pid;
   struct ucov_ctl *c;
+  int nowait;    /* connect without waiting: a full backlog is a failure */
   int tried;     /* a socket of that pid was found somewhere */
   char why[512]; /* why the last one failed */
 };
@@ -47,7 +49,7 @@ static int find_in(const char *dir, void *arg) {
     snprintf(fd->why, sizeof(fd->why), "%s: not a socket of this user", addr.sun_path);
     return 0;
   }
-  int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | (fd->nowait ? SOCK_NONBLOCK : 0), 0);
   if (s < 0 || connect(s, (struct sockaddr *)&addr, sizeof(addr)) != 0) {
     int e = errno;
     if (s >= 0)
@@ -55,6 +57,9 @@ static int find_in(const char *dir, void *arg) {
     if (e == ECONNREFUSED && kill(fd->pid, 0) != 0 && errno == ESRCH) {
       unlink(addr.sun_path); /* a killed target's */
       snprintf(fd->why, sizeof(fd->why), "no process %d (its stale socket removed)", (int)fd->pid);
+    } else if (e == EAGAIN && fd->nowait) {
+      snprintf(fd->why, sizeof(fd->why), "%s: not accepting connections (its backlog is full)",
+               addr.sun_path);
     } else {
       snprintf(fd->why, sizeof(fd->why), "%s: %s", addr.sun_path, strerror(e));
     }
@@ -74,12 +79,12 @@ static int find_in(const char *dir, void *arg) {
   return 1;
 }
 
-int ucov_ctl_open(pid_t pid, struct ucov_ctl *c, char *err, size_t errlen) {
+static int open_target(pid_t pid, int nowait, struct ucov_ctl *c, char *err, size_t errlen) {
   c->pid = pid;
   c->serial = 0;
   c->fd = -1;
   snprintf(c->label, sizeof(c->label), "process %d", (int)pid);
-  struct find f = {pid, c, 0, ""};
+  struct find f = {pid, c, nowait, 0, ""};
   if (ucov_control_dirs(find_in, &f))
     return 0;
   char dir[UCOV_CONTROL_DIR_MAX] = "";
@@ -96,6 +101,10 @@ int ucov_ctl_open(pid_t pid, struct ucov_ctl *c, char *err, size_t errlen) {
     snprintf(err, errlen, "process %d has no ucov control socket (%s/%d.sock)", (int)pid, dir,
              (int)pid);
   return -1;
+}
+
+int ucov_ctl_open(pid_t pid, struct ucov_ctl *c, char *err, size_t errlen) {
+  return open_target(pid, 0, c, err, errlen);
 }
 
 /* ucov_ctl_list_targets: every <pid>.sock of one directory. */
@@ -466,5 +475,176 @@ int ucov_parse_pid(const char *s, pid_t *pid) {
   if (!*s || *end || v <= 0 || v > 0x3fffffff)
     return -1;
   *pid = (pid_t)v;
+  return 0;
+}
+
+/* ucov_ctl_info_all: the targets found, and one exchange in flight. */
+struct pids {
+  pid_t *v;
+  size_t n, cap;
+};
+
+static int add_pid(pid_t pid, void *arg) {
+  struct pids *p = arg;
+  if (p->n == p->cap) {
+    size_t cap = p->cap ? 2 * p->cap : 64;
+    pid_t *v = realloc(p->v, cap * sizeof(*v));
+    if (!v)
+      return -1;
+    p->v = v;
+    p->cap = cap;
+  }
+  p->v[p->n++] = pid;
+  return 0;
+}
+
+static int by_pid(const void *a, const void *b) {
+  pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+  return (x > y) - (x < y);
+}
+
+#define INFO_MAX ((size_t)65536)
+
+struct asking {
+  struct ucov_ctl c;
+  uint8_t hdr[UCOV_PROTO_HEADER];
+  size_t got; /* bytes of the header, then of the payload */
+  size_t want;
+  uint32_t status;
+  char *text;
+  int state; /* 0 waiting, 1 answered, -1 failed (why says) */
+  char why[256];
+};
+
+/* Read what has arrived for a; sets a->state when the exchange is over. */
+static void asking_read(struct asking *a) {
+  for (;;) {
+    uint8_t *to;
+    size_t room;
+    if (!a->text) {
+      to = a->hdr + a->got;
+      room = UCOV_PROTO_HEADER - a->got;
+    } else {
+      to = (uint8_t *)a->text + a->got;
+      room = a->want - a->got;
+    }
+    ssize_t r = room ? read(a->c.fd, to, room) : 0;
+    if (room && r < 0 && errno == EINTR)
+      continue;
+    if (room && r < 0 && errno == EAGAIN)
+      return;
+    if (room && r <= 0) {
+      a->state = -1;
+      snprintf(a->why, sizeof(a->why), "%s closed the connection", a->c.label);
+      return;
+    }
+    a->got += (size_t)(room ? r : 0);
+    if (!a->text && a->got == UCOV_PROTO_HEADER) {
+      struct ucov_frame f;
+      ucov_frame_decode(a->hdr, &f);
+      if (f.magic != UCOV_PROTO_MAGIC || f.version != UCOV_PROTO_VERSION || f.length > INFO_MAX) {
+        a->state = -1;
+        snprintf(a->why, sizeof(a->why), "%s: not a ucov reply to INFO", a->c.label);
+        return;
+      }
+      a->want = f.length;
+      a->got = 0;
+      a->text = calloc(1, a->want + 1);
+      if (!a->text) {
+        a->state = -1;
+        snprintf(a->why, sizeof(a->why), "%s: out of memory", a->c.label);
+        return;
+      }
+      a->status = f.status; /* an error's message is read all the same */
+    }
+    if (a->text && a->got == a->want) {
+      if (a->status) {
+        a->state = -1;
+        snprintf(a->why, sizeof(a->why), "%s: %s", a->c.label, a->text);
+      } else {
+        a->state = 1;
+      }
+      return;
+    }
+  }
+}
+
+int ucov_ctl_info_all(int ms, void (*fn)(pid_t pid, const char *info, const char *why, void *arg),
+                      void *arg) {
+  struct pids p = {0};
+  if (ucov_ctl_list_targets(add_pid, &p)) {
+    free(p.v);
+    return -1;
+  }
+  qsort(p.v, p.n, sizeof(*p.v), by_pid);
+  /* Every target at once, each a descriptor: as many as the limit allows. */
+  struct rlimit rl;
+  size_t batch = 64;
+  if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+    if (rl.rlim_cur < rl.rlim_max) {
+      rl.rlim_cur = rl.rlim_max;
+      setrlimit(RLIMIT_NOFILE, &rl);
+      getrlimit(RLIMIT_NOFILE, &rl);
+    }
+    if (rl.rlim_cur > 128 + 64)
+      batch = rl.rlim_cur > 65536 ? 65536 : (size_t)rl.rlim_cur - 64;
+  }
+  int64_t deadline = now_ms() + ms;
+  struct asking *a = calloc(batch, sizeof(*a));
+  struct pollfd *pf = calloc(batch, sizeof(*pf));
+  if (!a || !pf) {
+    free(a);
+    free(pf);
+    free(p.v);
+    return -1;
+  }
+  for (size_t at = 0; at < p.n; at += batch) {
+    size_t n = p.n - at < batch ? p.n - at : batch;
+    memset(a, 0, n * sizeof(*a));
+    for (size_t i = 0; i < n; i++) {
+      uint8_t hdr[UCOV_PROTO_HEADER];
+      struct asking *q = &a[i];
+      q->c.fd = -1;
+      if (now_ms() >= deadline) {
+        q->state = -1;
+        snprintf(q->why, sizeof(q->why), "process %d: not asked, out of time", (int)p.v[at + i]);
+        continue;
+      }
+      if (open_target(p.v[at + i], 1, &q->c, q->why, sizeof(q->why))) {
+        q->state = -1;
+        continue;
+      }
+      ucov_frame_encode(hdr, UCOV_OP_INFO, 0, 0);
+      if (send(q->c.fd, hdr, sizeof(hdr), MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)sizeof(hdr)) {
+        q->state = -1;
+        snprintf(q->why, sizeof(q->why), "%s: %s", q->c.label, strerror(errno));
+      }
+    }
+    for (;;) {
+      nfds_t k = 0;
+      for (size_t i = 0; i < n; i++)
+        if (a[i].state == 0)
+          pf[k++] = (struct pollfd){.fd = a[i].c.fd, .events = POLLIN};
+      int64_t left = deadline - now_ms();
+      if (!k || left <= 0)
+        break;
+      int r = poll(pf, k, (int)left);
+      if (r < 0 && errno != EINTR)
+        break;
+      for (size_t i = 0; r > 0 && i < n; i++)
+        if (a[i].state == 0)
+          asking_read(&a[i]);
+    }
+    for (size_t i = 0; i < n; i++) {
+      if (a[i].state == 0)
+        snprintf(a[i].why, sizeof(a[i].why), "%s: no reply within %d ms", a[i].c.label, ms);
+      fn(p.v[at + i], a[i].state == 1 ? a[i].text : NULL, a[i].why, arg);
+      free(a[i].text);
+      ucov_ctl_close(&a[i].c);
+    }
+  }
+  free(a);
+  free(pf);
+  free(p.v);
   return 0;
 }

@@ -70,6 +70,16 @@ int ucov_ctl_call_stream(struct ucov_ctl *c, uint16_t op, const void *payload, s
  * fn's first non-zero return and returns it. */
 int ucov_ctl_list_targets(int (*fn)(pid_t pid, void *arg), void *arg);
 
+/*
+ * INFO from every live target of this user at once, in pid order, all
+ * within ms: fn(pid, info, why, arg) with the INFO text, or with info NULL
+ * and why saying what happened (no reply in time, refused, not ours). A
+ * silent, stopped or hostile target costs the listing at most ms. Returns 0,
+ * or -1 out of memory.
+ */
+int ucov_ctl_info_all(int ms, void (*fn)(pid_t pid, const char *info, const char *why, void *arg),
+                      void *arg);
+
 void ucov_ctl_reply_free(struct ucov_ctl_reply *r);
 void ucov_ctl_close(struct ucov_ctl *c);
 

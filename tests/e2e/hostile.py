@@ -4,7 +4,10 @@
 
   hostile.py fake-target DIR MODE [NAME]  serve DIR/<own pid>.sock (or DIR/NAME)
                                       as a lying target (MODE: huge, short, names,
-                                      garbage); prints its pid, serves until killed
+                                      garbage, silent: never answers, drip: a
+                                      header byte by byte, deaf: never accepts,
+                                      its backlog full); prints its pid, serves
+                                      until killed
   hostile.py storm SOCK N SECONDS     N hostile connections (idle, slow, garbage)
                                       coming and going for at most SECONDS
   hostile.py slow SOCK                drip a frame byte by byte: prints the status
@@ -45,13 +48,44 @@ def fake_target(directory, mode, name=None):
     srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     srv.bind(path)
     os.chmod(path, 0o600)
-    srv.listen(8)
+    srv.listen(0 if mode == "deaf" else 8)
     print(os.getpid(), flush=True)
+    held = []
+    if mode == "deaf":  # never accepts, its backlog full: a connect would wait
+        while True:
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.setblocking(False)
+            try:
+                s.connect(path)
+            except BlockingIOError:
+                break
+            held.append(s)
+        while True:
+            time.sleep(60)
     while True:
         c, _ = srv.accept()
+        if mode == "silent":  # reads the request, never answers
+            held.append(c)
+            continue
+        if mode == "drip":  # a header, a byte at a time, and never a payload
+
+            def drip(c):
+                try:
+                    for b in frame(8, length=100):
+                        c.sendall(bytes([b]))
+                        time.sleep(0.2)
+                    time.sleep(3600)
+                except OSError:
+                    pass
+
+            threading.Thread(target=drip, args=(c,), daemon=True).start()
+            held.append(c)
+            continue
         try:
-            c.recv(4096)
-            if mode == "huge":  # a length that wraps a 32-bit length + 1
+            req = c.recv(4096)
+            if mode == "names" and req[6:8] == struct.pack("<H", 8):  # INFO
+                c.sendall(frame(8, b"pid=1\nexe=/bin/\x1b]0;owned\x07x\x08y\n"))
+            elif mode == "huge":  # a length that wraps a 32-bit length + 1
                 c.sendall(frame(1, length=0xFFFFFFFF) + b"x" * 64)
             elif mode == "short":  # promises 1 MiB, sends 10 bytes, closes
                 c.sendall(frame(1, length=1 << 20) + b"0123456789")

@@ -55,6 +55,36 @@ for mode in huge short garbage names; do
   kill "$fpid"
   wait "$fpid" 2>/dev/null
 done
+
+# ls_all_bounded: ucov ls without --pid asks every target at once and gives
+# each at most the listing's budget: targets that never answer, answer a
+# byte at a time, never accept (a full backlog), or name themselves with
+# control characters cost a couple of seconds in all, not a minute each.
+./kvd kvd-ls.sock &
+lspid=$!
+wait_sock "rt/$lspid.sock" || fail "kvd's control socket"
+fakes=()
+for mode in silent silent drip deaf names; do
+  "${H[@]}" fake-target "$UCOV_RUNTIME_DIR" $mode >/dev/null &
+  fakes+=($!)
+  wait_sock "rt/$!.sock" || fail "fake target $mode's socket"
+done
+sleep 0.3 # the deaf one fills its backlog
+t0=$(ms)
+timeout 60 "$UCOV" ls >ls.txt 2>lserr.txt
+st=$? took=$(($(ms) - t0))
+[ $st -eq 0 ] && [ $took -lt 2500 ] && pass || fail "ls of silent targets took $took ms (status $st)"
+grep -qx "$lspid	.*/kvd" ls.txt && pass || fail "ls names the live target ($(cat ls.txt))"
+for f in "${fakes[@]}"; do
+  grep -q "^$f	" ls.txt || fail "ls lists target $f ($(cat ls.txt))"
+done
+[ "$(grep -c $'\t?$' ls.txt)" = 4 ] && [ "$(grep -c 'no reply within\|not accepting' lserr.txt)" = 4 ] &&
+  pass || fail "the four that did not answer are '?', with why ($(cat ls.txt lserr.txt))"
+! grep -q $'[\x1b\x07\x08]' ls.txt && grep -qF '/bin/\x1b]0;owned\x07x\x08y' ls.txt && pass ||
+  fail "ls escapes a target's own name ($(cat -v ls.txt))"
+kill "${fakes[@]}" "$lspid"
+wait "${fakes[@]}" "$lspid" 2>/dev/null
+
 # A socket named for one pid, served by another process: the peer is not the target.
 ./kvd kvd.sock &
 kpid=$!
