@@ -13,8 +13,10 @@
  * reply and the connection stays. Nothing a client sends stops the target, and
  * no client holds the others out: a frame must arrive whole within
  * FRAME_TIMEOUT_MS, an idle connection is closed after IDLE_TIMEOUT_MS (one
- * holding a REMOTE registration lives as long as its client), and when every
- * slot is taken the connection waiting longest is closed for the new one.
+ * holding a REMOTE registration lives as long as its client), a reply's peer
+ * that takes nothing for SEND_TIMEOUT_MS is given up on, and when every slot
+ * is taken one is closed for the new one: a peer that does not read its
+ * replies first, else the connection waiting longest (conn_slot).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -27,6 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/socket.h>
@@ -190,6 +194,9 @@ static UCOV_NOTRACE int control_listen(void) {
 #ifndef IDLE_TIMEOUT_MS
 #define IDLE_TIMEOUT_MS 10000
 #endif
+#ifndef SEND_TIMEOUT_MS
+#define SEND_TIMEOUT_MS 30000 /* a reply's peer takes no byte: given up */
+#endif
 #define CONN_MAX 64 /* connections served at once */
 
 /* One client connection, served by its own thread. */
@@ -202,13 +209,15 @@ struct conn {
 
 /*
  * Connections being served, for eviction and for the forked child. A slot
- * is `waiting` while its thread waits for a request or reads one (the time
- * it may be evicted), and not while it serves one. conn_lock is the
- * server's own (never the port lock, which serving takes).
+ * is `waiting` while its thread waits for a request or reads one, or waits
+ * for the peer to make room for a reply (a peer that does not read holds a
+ * thread no better than one that does not write): the times it may be
+ * evicted. It is not waiting while a request is served or its reply moves.
+ * conn_lock is the server's own (never the port lock, which serving takes).
  */
 static struct conn_slot {
   struct conn *c;
-  int waiting;
+  int waiting; /* for a request, or (2) for the peer to take a reply */
   int evicted;
   uint64_t since_ms; /* when it started waiting */
 } conns[CONN_MAX];
@@ -290,35 +299,71 @@ static UCOV_NOTRACE int read_full(struct conn *c, void *buf, size_t n, uint64_t 
   return 0;
 }
 
-static UCOV_NOTRACE int send_full(int fd, const void *buf, size_t n) {
+/* Wait until fd can take more bytes or the deadline (ms, monotonic) passes. */
+static UCOV_NOTRACE int wait_writable(int fd, uint64_t deadline) {
+  for (;;) {
+    uint64_t now = now_ms();
+    if (now >= deadline)
+      return -1;
+    struct pollfd pfd = {.fd = fd, .events = POLLOUT};
+    int r = poll(&pfd, 1, (int)(deadline - now));
+    if (r > 0)
+      return (pfd.revents & (POLLERR | POLLHUP | POLLNVAL)) ? -1 : 0;
+    if (r == 0 || errno != EINTR)
+      return -1;
+  }
+}
+
+/*
+ * Send all of buf. While the peer's socket is full the slot is waiting (and
+ * evictable), and after SEND_TIMEOUT_MS without a byte taken the peer is
+ * given up on: a client that does not read its replies holds no thread.
+ */
+static UCOV_NOTRACE int send_full(struct conn *c, const void *buf, size_t n) {
+  int stalled = 0, r = 0;
+  uint64_t moved = now_ms();
   while (n) {
-    ssize_t w = send(fd, buf, n, MSG_NOSIGNAL);
+    ssize_t w = send(c->fd, buf, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (w > 0) {
+      buf = (const char *)buf + w;
+      n -= (size_t)w;
+      moved = now_ms();
+      continue;
+    }
     if (w < 0 && errno == EINTR)
       continue;
-    if (w <= 0)
-      return -1;
-    buf = (const char *)buf + w;
-    n -= (size_t)w;
+    if (w < 0 && errno == EAGAIN) {
+      if (!stalled)
+        conn_set_waiting(c, 2);
+      stalled = 1;
+      if (wait_writable(c->fd, moved + SEND_TIMEOUT_MS) == 0)
+        continue;
+    }
+    r = -1;
+    break;
   }
-  return 0;
+  if (stalled)
+    conn_set_waiting(c, 0);
+  return r;
 }
 
-static UCOV_NOTRACE int reply(int fd, uint16_t op, uint32_t status, const void *data, size_t len) {
+static UCOV_NOTRACE int reply(struct conn *c, uint16_t op, uint32_t status, const void *data,
+                              size_t len) {
   uint8_t hdr[UCOV_PROTO_HEADER];
   ucov_frame_encode(hdr, op, status, (uint32_t)len);
-  return send_full(fd, hdr, sizeof(hdr)) || (len && send_full(fd, data, len)) ? -1 : 0;
+  return send_full(c, hdr, sizeof(hdr)) || (len && send_full(c, data, len)) ? -1 : 0;
 }
 
-static UCOV_NOTRACE int reply_error(int fd, uint16_t op, uint32_t status) {
+static UCOV_NOTRACE int reply_error(struct conn *c, uint16_t op, uint32_t status) {
   const char *msg = ucov_status_str(status);
-  return reply(fd, op, status, msg, strlen(msg));
+  return reply(c, op, status, msg, strlen(msg));
 }
 
-static UCOV_NOTRACE int reply_errno(int fd, uint16_t op, int err) {
+static UCOV_NOTRACE int reply_errno(struct conn *c, uint16_t op, int err) {
   uint8_t e[4];
   for (int i = 0; i < 4; i++)
     e[i] = (uint8_t)((uint32_t)err >> (8 * i));
-  return reply(fd, op, UCOV_ST_ERRNO, e, sizeof(e));
+  return reply(c, op, UCOV_ST_ERRNO, e, sizeof(e));
 }
 
 /*
@@ -330,14 +375,14 @@ static UCOV_NOTRACE int serve_remote_enable(struct conn *c, const struct ucov_fr
                                             const char *payload) {
   struct kcov_remote_arg head;
   if (f->length < sizeof(head)) {
-    reply_error(c->fd, f->op, UCOV_ST_BAD_REQUEST);
+    reply_error(c, f->op, UCOV_ST_BAD_REQUEST);
     return -1;
   }
   memcpy(&head, payload, sizeof(head));
   if (head.num_handles > KCOV_REMOTE_MAX_HANDLES)
-    return reply_errno(c->fd, f->op, EINVAL);
+    return reply_errno(c, f->op, EINVAL);
   if (f->length != sizeof(head) + (size_t)head.num_handles * sizeof(uint64_t)) {
-    reply_error(c->fd, f->op, UCOV_ST_BAD_REQUEST);
+    reply_error(c, f->op, UCOV_ST_BAD_REQUEST);
     return -1;
   }
   int pfd = c->passed_fd;
@@ -345,10 +390,10 @@ static UCOV_NOTRACE int serve_remote_enable(struct conn *c, const struct ucov_fr
   if (c->dev) {
     if (pfd >= 0)
       close(pfd);
-    return reply_errno(c->fd, f->op, EBUSY); /* one registration per connection */
+    return reply_errno(c, f->op, EBUSY); /* one registration per connection */
   }
   if (pfd < 0)
-    return reply_errno(c->fd, f->op, EBADF);
+    return reply_errno(c, f->op, EBADF);
   /* An initialised device, sealed so that the client cannot shrink it under
    * our mapping (the next append would die with SIGBUS) nor grow it. The
    * seals first, then the size: a size read before the seals could be
@@ -358,7 +403,7 @@ static UCOV_NOTRACE int serve_remote_enable(struct conn *c, const struct ucov_fr
   if (seals < 0 || (seals & (F_SEAL_SHRINK | F_SEAL_GROW)) != (F_SEAL_SHRINK | F_SEAL_GROW) ||
       fstat(pfd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 16 || st.st_size % 8) {
     close(pfd);
-    return reply_errno(c->fd, f->op, EINVAL);
+    return reply_errno(c, f->op, EINVAL);
   }
   /* A ucov device's memfd ends with a page of its own after the area
    * (device.c): the area is its first words * 8 bytes. */
@@ -372,7 +417,7 @@ static UCOV_NOTRACE int serve_remote_enable(struct conn *c, const struct ucov_fr
     if (area != MAP_FAILED)
       munmap(area, (size_t)st.st_size);
     free(dev);
-    return reply_errno(c->fd, f->op, ENOMEM);
+    return reply_errno(c, f->op, ENOMEM);
   }
   dev->area = area;
   dev->size = (uint64_t)st.st_size / 8;
@@ -394,13 +439,13 @@ static UCOV_NOTRACE int serve_remote_enable(struct conn *c, const struct ucov_fr
   if (err) {
     munmap(area, (size_t)st.st_size);
     free(dev);
-    return reply_errno(c->fd, f->op, -err);
+    return reply_errno(c, f->op, -err);
   }
   /* conn_slot() reads c->dev of other threads' connections under conn_lock. */
   pthread_mutex_lock(&conn_lock);
   c->dev = dev;
   pthread_mutex_unlock(&conn_lock);
-  return reply(c->fd, f->op, UCOV_ST_OK, NULL, 0);
+  return reply(c, f->op, UCOV_ST_OK, NULL, 0);
 }
 
 /* The client is gone: its handles go, sections for them are discarded. */
@@ -466,14 +511,13 @@ static int quiescing; /* the process is exiting: new requests get UCOV_ST_EXITIN
 
 static UCOV_NOTRACE int serve_request(struct conn *c, const struct ucov_frame *f,
                                       const char *payload) {
-  int fd = c->fd;
   if (f->op == UCOV_OP_REMOTE_ENABLE)
     return serve_remote_enable(c, f, payload);
   if (f->op == UCOV_OP_DUMP) { /* files are this port's: served here */
     if (f->length)
-      return reply_error(fd, f->op, UCOV_ST_BAD_REQUEST), -1;
+      return reply_error(c, f->op, UCOV_ST_BAD_REQUEST), -1;
     int err = ucov_gcov_dump_in_place();
-    return err ? reply_error(fd, f->op, UCOV_ST_EXITING) : reply(fd, f->op, UCOV_ST_OK, NULL, 0);
+    return err ? reply_error(c, f->op, UCOV_ST_EXITING) : reply(c, f->op, UCOV_ST_OK, NULL, 0);
   }
   struct ucov_mem_sink out;
   reply_buffer_take(&out);
@@ -483,12 +527,12 @@ static UCOV_NOTRACE int serve_request(struct conn *c, const struct ucov_frame *f
     commit_record_write(); /* before the reply: see commit_record_write */
   int keep;
   if (st == UCOV_ST_OK)
-    keep = reply(fd, f->op, st, out.data, out.len);
+    keep = reply(c, f->op, st, out.data, out.len);
   else if (st == UCOV_ST_ERRNO)
-    keep = reply(fd, f->op, st, eno, sizeof(eno));
+    keep = reply(c, f->op, st, eno, sizeof(eno));
   else /* a malformed or unknown request ends the connection */
-    keep = reply_error(fd, f->op, st) || st == UCOV_ST_BAD_REQUEST || st == UCOV_ST_UNKNOWN_OP ? -1
-                                                                                               : 0;
+    keep =
+        reply_error(c, f->op, st) || st == UCOV_ST_BAD_REQUEST || st == UCOV_ST_UNKNOWN_OP ? -1 : 0;
   reply_buffer_give(&out);
   return keep;
 }
@@ -509,9 +553,6 @@ UCOV_NOTRACE int ucov_port_info(struct ucov_sink *sink) {
 
 static UCOV_NOTRACE void serve_connection(struct conn *c) {
   int fd = c->fd;
-  /* A client that does not read its replies does not hold the server forever. */
-  struct timeval stv = {30, 0};
-  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &stv, sizeof(stv));
   char payload[UCOV_PROTO_MAX_REQUEST];
   for (;;) {
     /* Between requests a connection may stay IDLE_TIMEOUT_MS (a REMOTE
@@ -526,18 +567,18 @@ static UCOV_NOTRACE void serve_connection(struct conn *c) {
     if (r == 1)
       return; /* the client is done */
     if (r < 0) {
-      reply_error(fd, 0, UCOV_ST_TRUNCATED);
+      reply_error(c, 0, UCOV_ST_TRUNCATED);
       return;
     }
     struct ucov_frame f;
     ucov_frame_decode(hdr, &f);
     uint32_t bad = ucov_frame_check(&f);
     if (bad != UCOV_ST_OK) {
-      reply_error(fd, f.op, bad);
+      reply_error(c, f.op, bad);
       return;
     }
     if (f.length && read_full(c, payload, f.length, deadline) != 0) {
-      reply_error(fd, f.op, UCOV_ST_TRUNCATED);
+      reply_error(c, f.op, UCOV_ST_TRUNCATED);
       return;
     }
     conn_set_waiting(c, 0);
@@ -546,7 +587,7 @@ static UCOV_NOTRACE void serve_connection(struct conn *c) {
     __atomic_add_fetch(&in_flight, 1, __ATOMIC_SEQ_CST);
     int served;
     if (__atomic_load_n(&quiescing, __ATOMIC_SEQ_CST) && f.op != UCOV_OP_INFO) {
-      reply_error(fd, f.op, UCOV_ST_EXITING);
+      reply_error(c, f.op, UCOV_ST_EXITING);
       served = -1;
     } else {
       served = serve_request(c, &f, payload);
@@ -589,20 +630,39 @@ static UCOV_NOTRACE void *conn_main(void *arg) {
 }
 
 /*
- * A free slot, or -1. When every slot is taken, the connection that has
- * waited longest for its request (never one being served, never a REMOTE
- * registration) is shut down, and its slot awaited (up to 200 ms). conn_lock
- * held; it is dropped while waiting.
+ * A free slot, or -1. When every slot is taken, one connection is shut down
+ * and its slot awaited (up to 200 ms): a deaf one (stalled on a reply, or
+ * with replies its peer has not read: SIOCOUTQ), even while it is served,
+ * the one waiting longest; else the one that has waited longest for its
+ * request, never one being served; never a REMOTE registration. A peer that
+ * pipelines requests and never reads goes first: a legitimate client has
+ * read every reply before it asks again, and between two requests of its
+ * own, or just connected, it is idle for a moment. (A deaf peer shut down
+ * while served loses only its own reply: a READ_AND_RESET that moved a
+ * baseline loses those counts, as any READ_AND_RESET whose client does not
+ * read; SNAPSHOT and COMMIT lose nothing.) conn_lock held; it is dropped
+ * while waiting.
  */
 static UCOV_NOTRACE int conn_slot(void) {
   for (int tries = 0; tries < 200; tries++) {
-    int victim = -1;
+    int victim = -1, victim_deaf = 0;
     for (int i = 0; i < CONN_MAX; i++) {
       if (!conns[i].c)
         return i;
-      if (conns[i].waiting && !conns[i].evicted && !conns[i].c->dev &&
-          (victim < 0 || conns[i].since_ms < conns[victim].since_ms))
+      if (conns[i].evicted || conns[i].c->dev)
+        continue;
+      /* Deaf: stalled on a reply, or replies sent that the peer has not read
+       * (being served or not: it asks again without reading). */
+      int unread = 0;
+      int deaf =
+          conns[i].waiting == 2 || (ioctl(conns[i].c->fd, SIOCOUTQ, &unread) == 0 && unread > 0);
+      if (!deaf && !conns[i].waiting)
+        continue; /* being served */
+      if (victim < 0 || deaf > victim_deaf ||
+          (deaf == victim_deaf && conns[i].since_ms < conns[victim].since_ms)) {
         victim = i;
+        victim_deaf = deaf;
+      }
     }
     if (victim >= 0) {
       conns[victim].evicted = 1;

@@ -15,6 +15,9 @@
   hostile.py idle SOCK                connect, send nothing: prints the seconds
                                       until the target closes
   hostile.py hold SOCK N              hold N idle connections open until killed
+  hostile.py deaf SOCK N SECONDS      N connections that pipeline LIST and never
+                                      read a reply, reopened when closed, for
+                                      SECONDS: prints how many were made
   hostile.py snapshot-close SOCK NAME send SNAPSHOT, close at once
   hostile.py remote SOCK sealed|unsealed  REMOTE_ENABLE with a memfd of its own
   hostile.py noise SOCK                listen on SOCK and stream bytes that hold
@@ -208,6 +211,42 @@ def hold(sock, n):
                     pass
 
 
+def deaf(sock, n, seconds):
+    """n connections that pipeline LIST and never read a reply, each
+    reopened (without waiting) as soon as the target closes it, for SECONDS.
+    Prints how many connections were made."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, n + 64)), hard))
+    req = frame(1) * 256
+    conns = [None] * n
+    made = 0
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        for i in range(n):
+            c = conns[i]
+            if c is None:
+                c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                c.setblocking(False)
+                try:
+                    c.connect(sock)
+                except OSError:
+                    c.close()
+                    continue
+                conns[i] = c
+                made += 1
+            try:
+                c.send(req)
+            except BlockingIOError:
+                pass
+            except OSError:
+                c.close()
+                conns[i] = None
+        time.sleep(0.02)
+    print(made, flush=True)
+
+
 def snapshot_close(sock, op, name):
     s = connect(sock)
     payload = name.encode()
@@ -292,6 +331,8 @@ def main():
     cmd = sys.argv[1]
     if cmd == "fake-target":
         fake_target(sys.argv[2], sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else None)
+    elif cmd == "deaf":
+        deaf(sys.argv[2], int(sys.argv[3]), float(sys.argv[4]))
     elif cmd == "storm":
         storm(sys.argv[2], int(sys.argv[3]), float(sys.argv[4]))
     elif cmd == "slow":
