@@ -197,7 +197,8 @@ static UCOV_NOTRACE int control_listen(void) {
 #ifndef SEND_TIMEOUT_MS
 #define SEND_TIMEOUT_MS 30000 /* a reply's peer takes no byte: given up */
 #endif
-#define CONN_MAX 64 /* connections served at once */
+#define STALL_DEAF_MS 1000 /* a reply stuck this long: its peer is deaf */
+#define CONN_MAX 64        /* connections served at once */
 
 /* One client connection, served by its own thread. */
 struct conn {
@@ -631,17 +632,16 @@ static UCOV_NOTRACE void *conn_main(void *arg) {
 
 /*
  * A free slot, or -1. When every slot is taken, one connection is shut down
- * and its slot awaited (up to 200 ms): a deaf one (stalled on a reply, or
- * with replies its peer has not read: SIOCOUTQ), even while it is served,
- * the one waiting longest; else the one that has waited longest for its
- * request, never one being served; never a REMOTE registration. A peer that
- * pipelines requests and never reads goes first: a legitimate client has
- * read every reply before it asks again, and between two requests of its
- * own, or just connected, it is idle for a moment. (A deaf peer shut down
- * while served loses only its own reply: a READ_AND_RESET that moved a
- * baseline loses those counts, as any READ_AND_RESET whose client does not
- * read; SNAPSHOT and COMMIT lose nothing.) conn_lock held; it is dropped
- * while waiting.
+ * and its slot awaited (up to 200 ms); never a REMOTE registration. First a
+ * deaf one, waiting longest: its peer has left a reply stuck in a full socket
+ * for STALL_DEAF_MS, or sends more requests while replies already sent lie
+ * unread (SIOCOUTQ and SIOCINQ), even while it is served. A legitimate client
+ * reads each reply before it asks again, and takes a large one as it comes.
+ * Else the one that has waited longest for its request, never one being
+ * served. (A deaf peer shut down while served loses only its own reply: a
+ * READ_AND_RESET that moved a baseline loses those counts, as any
+ * READ_AND_RESET whose client does not read; SNAPSHOT and COMMIT lose
+ * nothing.) conn_lock held; it is dropped while waiting.
  */
 static UCOV_NOTRACE int conn_slot(void) {
   for (int tries = 0; tries < 200; tries++) {
@@ -651,13 +651,14 @@ static UCOV_NOTRACE int conn_slot(void) {
         return i;
       if (conns[i].evicted || conns[i].c->dev)
         continue;
-      /* Deaf: stalled on a reply, or replies sent that the peer has not read
-       * (being served or not: it asks again without reading). */
-      int unread = 0;
-      int deaf =
-          conns[i].waiting == 2 || (ioctl(conns[i].c->fd, SIOCOUTQ, &unread) == 0 && unread > 0);
-      if (!deaf && !conns[i].waiting)
-        continue; /* being served */
+      /* Deaf: stalled on a reply for STALL_DEAF_MS, or asking again (bytes
+       * to read) while replies already sent are unread, served or not. */
+      int unread = 0, asked = 0, fd = conns[i].c->fd;
+      int deaf = (conns[i].waiting == 2 && now_ms() - conns[i].since_ms >= STALL_DEAF_MS) ||
+                 (ioctl(fd, SIOCOUTQ, &unread) == 0 && unread > 0 &&
+                  ioctl(fd, SIOCINQ, &asked) == 0 && asked > 0);
+      if (!deaf && conns[i].waiting != 1)
+        continue; /* being served, or its reply moving */
       if (victim < 0 || deaf > victim_deaf ||
           (deaf == victim_deaf && conns[i].since_ms < conns[victim].since_ms)) {
         victim = i;
