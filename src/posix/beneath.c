@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: MIT */
+/* Files written beneath a directory, never through a link (beneath.h). */
+#define _GNU_SOURCE
+#include "beneath.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+
+/* openat2 with no link and nothing outside dirfd; -1 with errno ENOSYS where
+ * the kernel (or a seccomp filter) has none. */
+static UCOV_NOTRACE int openat2_beneath(int dirfd, const char *rel, int oflags, mode_t mode) {
+#if defined(SYS_openat2) && !defined(UCOV_BENEATH_NO_OPENAT2) /* (the test builds both) */
+  struct open_how how = {.flags = (unsigned)oflags,
+                         .mode = (oflags & (O_CREAT | O_TMPFILE)) ? mode : 0,
+                         .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
+  int fd;
+  while ((fd = (int)syscall(SYS_openat2, dirfd, rel, &how, sizeof(how))) < 0 && errno == EINTR)
+    ;
+  if (fd < 0 && (errno == EPERM || errno == E2BIG))
+    errno = ENOSYS; /* a filter that refuses the call, or an older struct */
+  return fd;
+#else
+  (void)dirfd, (void)rel, (void)oflags, (void)mode;
+  errno = ENOSYS;
+  return -1;
+#endif
+}
+
+/* Is rel a name beneath a directory: relative, not empty, no ".." part? */
+static UCOV_NOTRACE int check_rel(const char *rel) {
+  if (!*rel) {
+    errno = EINVAL;
+    return -1;
+  }
+  if (*rel == '/') {
+    errno = EXDEV;
+    return -1;
+  }
+  for (const char *p = rel; *p;) {
+    size_t n = strcspn(p, "/");
+    if (n == 2 && p[0] == '.' && p[1] == '.') {
+      errno = EXDEV;
+      return -1;
+    }
+    p += n;
+    while (*p == '/')
+      p++;
+  }
+  return 0;
+}
+
+/* Component by component from dirfd: each a directory opened O_NOFOLLOW (a
+ * link fails with ELOOP or ENOTDIR), created when missing if asked. */
+static UCOV_NOTRACE int walk(int dirfd, const char *rel, size_t len, int flags) {
+  int cur = dirfd;
+  const char *p = rel, *end = rel + len;
+  while (p < end) {
+    while (p < end && *p == '/')
+      p++;
+    size_t n = 0;
+    while (p + n < end && p[n] != '/')
+      n++;
+    if (!n)
+      break;
+    char comp[NAME_MAX + 1];
+    if (n > NAME_MAX) {
+      if (cur != dirfd)
+        close(cur);
+      errno = ENAMETOOLONG;
+      return -1;
+    }
+    memcpy(comp, p, n);
+    comp[n] = 0;
+    p += n;
+    if (n == 1 && comp[0] == '.')
+      continue;
+    int next = openat(cur, comp, DIR_FLAGS | O_NOFOLLOW);
+    if (next < 0 && errno == ENOENT && (flags & UCOV_BENEATH_MKDIR)) {
+      if (mkdirat(cur, comp, 0755) == 0 || errno == EEXIST)
+        next = openat(cur, comp, DIR_FLAGS | O_NOFOLLOW);
+    }
+    int saved = errno;
+    struct stat st;
+    if (next < 0 && saved == ENOTDIR && fstatat(cur, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+        S_ISLNK(st.st_mode))
+      saved = ELOOP; /* a link, as openat2 says it */
+    if (cur != dirfd)
+      close(cur);
+    if (next < 0) {
+      errno = saved;
+      return -1;
+    }
+    cur = next;
+  }
+  if (cur == dirfd)
+    cur = openat(dirfd, ".", DIR_FLAGS);
+  return cur;
+}
+
+UCOV_NOTRACE int ucov_beneath_parent(int dirfd, const char *rel, int flags, const char **base) {
+  if (check_rel(rel))
+    return -1;
+  size_t len = strlen(rel);
+  const char *b = rel + len;
+  while (b > rel && b[-1] != '/')
+    b--;
+  if (b == rel + len || (rel + len - b == 1 && *b == '.')) {
+    errno = EINVAL; /* no last component to name */
+    return -1;
+  }
+  *base = b;
+  size_t plen = (size_t)(b - rel);
+  if (!plen)
+    return openat(dirfd, ".", DIR_FLAGS);
+  char parent[PATH_MAX];
+  if (plen >= sizeof(parent)) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  memcpy(parent, rel, plen);
+  parent[plen] = 0;
+  int fd = openat2_beneath(dirfd, parent, DIR_FLAGS, 0);
+  if (fd >= 0 || (errno != ENOSYS && !(errno == ENOENT && (flags & UCOV_BENEATH_MKDIR))))
+    return fd;
+  return walk(dirfd, parent, plen, flags);
+}
+
+/* Close fd keeping errno; pass r through. */
+static UCOV_NOTRACE int done(int fd, int r) {
+  int saved = errno;
+  close(fd);
+  errno = saved;
+  return r;
+}
+
+/* openat of base in the directory pfd (closed): the descriptor or -1. */
+static UCOV_NOTRACE int open_in(int pfd, const char *base, int oflags, mode_t mode) {
+  if (pfd < 0)
+    return -1;
+  int fd;
+  while ((fd = openat(pfd, base, oflags | O_NOFOLLOW | O_CLOEXEC, mode)) < 0 && errno == EINTR)
+    ;
+  return done(pfd, fd);
+}
+
+UCOV_NOTRACE int ucov_beneath_open(int dirfd, const char *rel, int oflags, mode_t mode, int flags) {
+  const char *base = NULL;
+  int pfd = ucov_beneath_parent(dirfd, rel, flags, &base);
+  return open_in(pfd, base, oflags, mode);
+}
+
+/* dir as given, then rel's directory beneath it. */
+static UCOV_NOTRACE int parent_of(const char *dir, const char *rel, int flags, const char **base) {
+  int dfd = open(dir, DIR_FLAGS);
+  if (dfd < 0)
+    return -1;
+  if (!strchr(rel, '/') && check_rel(rel) == 0 && strcmp(rel, ".") != 0) {
+    *base = rel; /* directly in dir: dir is its directory */
+    return dfd;
+  }
+  int pfd = ucov_beneath_parent(dfd, rel, flags, base);
+  int saved = errno;
+  close(dfd);
+  errno = saved;
+  return pfd;
+}
+
+UCOV_NOTRACE int ucov_at_open(const char *dir, const char *rel, int oflags, mode_t mode,
+                              int flags) {
+  const char *b = NULL;
+  int pfd = parent_of(dir, rel, flags, &b);
+  return open_in(pfd, b, oflags, mode);
+}
+
+/* renameat (link 0) or linkat (link 1) of from beneath fromdir to to beneath
+ * todir (to's directories created). */
+static UCOV_NOTRACE int move_or_link(const char *fromdir, const char *from, const char *todir,
+                                     const char *to, int link) {
+  const char *fb, *tb;
+  int ffd = parent_of(fromdir, from, 0, &fb);
+  if (ffd < 0)
+    return -1;
+  int tfd = parent_of(todir, to, UCOV_BENEATH_MKDIR, &tb);
+  if (tfd < 0)
+    return done(ffd, -1);
+  int r = link ? linkat(ffd, fb, tfd, tb, 0) : renameat(ffd, fb, tfd, tb);
+  done(ffd, r);
+  return done(tfd, r);
+}
+
+UCOV_NOTRACE int ucov_at_rename(const char *dir, const char *from, const char *to) {
+  return move_or_link(dir, from, dir, to, 0);
+}
+
+UCOV_NOTRACE int ucov_at_unlink(const char *dir, const char *rel) {
+  const char *b;
+  int pfd = parent_of(dir, rel, 0, &b);
+  return pfd < 0 ? -1 : done(pfd, unlinkat(pfd, b, 0));
+}
+
+UCOV_NOTRACE int ucov_at_lstat(const char *dir, const char *rel, struct stat *st) {
+  const char *b;
+  int pfd = parent_of(dir, rel, 0, &b);
+  return pfd < 0 ? -1 : done(pfd, fstatat(pfd, b, st, AT_SYMLINK_NOFOLLOW));
+}
+
+UCOV_NOTRACE int ucov_at_symlink(const char *target, const char *dir, const char *rel) {
+  const char *b;
+  int pfd = parent_of(dir, rel, UCOV_BENEATH_MKDIR, &b);
+  return pfd < 0 ? -1 : done(pfd, symlinkat(target, pfd, b));
+}
+
+UCOV_NOTRACE int ucov_at_fsync_parent(const char *dir, const char *rel) {
+  const char *b;
+  int pfd = parent_of(dir, rel, 0, &b);
+  return pfd < 0 ? -1 : done(pfd, fsync(pfd));
+}
+
+UCOV_NOTRACE int ucov_at_link(const char *fromdir, const char *from, const char *todir,
+                              const char *to) {
+  return move_or_link(fromdir, from, todir, to, 1);
+}
