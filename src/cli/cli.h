@@ -57,14 +57,14 @@ int pull_objects(pid_t pid, const char *serial, const char *dir, int reset, char
  * A two-phase pull (--reset) calls the hook between its snapshot and its
  * commit, and before finishing an interrupted one: 0 commits (the target
  * drops the counts it gave), anything else drops the snapshot (the counts
- * stay in the target). The snapshot of object names[i] is in the file
- * pull_snapshot_path(dir, names[i], target, token).
+ * stay in the target). The snapshot of object names[i] is the file
+ * pull_snapshot_path(names[i], target, token) beneath dir.
  */
 #include <stdint.h>
 typedef int (*pull_hook)(void *arg, const char *dir, const char *target, uint64_t token,
                          char **names, long n);
 void pull_set_hook(pull_hook hook, void *arg);
-char *pull_snapshot_path(const char *dir, const char *name, const char *target, uint64_t token);
+char *pull_snapshot_path(const char *name, const char *target, uint64_t token);
 
 /* A pulled tree (or any input) read and pushed into a store (opened at
  * *st from url the first time). 0, or -1 (said: nothing pushed). */
@@ -74,18 +74,18 @@ struct input_opts;
 int cli_push_tree(struct store **st, const char *url, const char *dir,
                   const struct store_push *meta, const struct input_opts *in, int quiet);
 
-/* mkdir -p of the directories above path. 0 or -1. */
-int make_parents(const char *path);
-
 /* rm -r dir (not following links). */
 void cli_rm_tree(const char *dir);
 
-/* Beside dir/gcov/<path>.gcda, a .gcno link to /<path>.gcno when that exists. */
+/* Beside dir/gcov/<path>.gcda, a .gcno link to /<path>.gcno when that exists
+ * (made after the objects: none is ever written through one; a .gcno that is
+ * not a link is left alone). */
 void link_notes(const char *dir, const char *name);
 
 struct timespec;
-/* Write dir/name atomically, creating directories; with unless_newer, keep a
- * file modified after that time instead. Returns 0 or -1 (message printed). */
+/* Write dir/name atomically, creating directories, beneath dir with no link
+ * followed (posix/beneath.h); with unless_newer, keep a file modified after
+ * that time instead. Returns 0 or -1 (message printed). */
 int write_object_file(const char *dir, const char *name, const void *data, size_t len,
                       const struct timespec *unless_newer);
 

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "posix/beneath.h"
 #include "posix/client.h"
 #include "posix/protocol.h"
 #include "report/inputs.h"
@@ -124,8 +125,9 @@ static int push_snapshot(void *arg, const char *dir, const char *target, uint64_
   /* Files of the snapshot already published: the round was committed before
    * (its push came first), and an interrupted collector only left its marker. */
   for (long i = 0; i < n; i++) {
-    char *src = pull_snapshot_path(dir, names[i], target, token);
-    int gone = src && access(src, F_OK) && errno == ENOENT;
+    char *src = pull_snapshot_path(names[i], target, token);
+    struct stat st;
+    int gone = src && ucov_at_lstat(dir, src, &st) && errno == ENOENT;
     free(src);
     if (gone) {
       free(stage);
@@ -136,19 +138,16 @@ static int push_snapshot(void *arg, const char *dir, const char *target, uint64_
   cli_rm_tree(stage);
   int err = mkdir(stage, 0700) && errno != EEXIST;
   for (long i = 0; !err && i < n; i++) {
-    char *src = pull_snapshot_path(dir, names[i], target, token), *dst = NULL;
-    if (!src || asprintf(&dst, "%s/%s", stage, names[i]) < 0 || make_parents(dst) || link(src, dst))
+    char *src = pull_snapshot_path(names[i], target, token);
+    if (!src || ucov_at_link(dir, src, stage, names[i]))
       err = 1;
     free(src);
-    free(dst);
   }
   /* the module map (published as it is, never two-phase) */
-  char *mod = NULL, *dmod = NULL;
-  if (!err && asprintf(&mod, "%s/modules", dir) >= 0 && asprintf(&dmod, "%s/modules", stage) >= 0 &&
-      access(mod, F_OK) == 0 && link(mod, dmod))
+  struct stat st;
+  if (!err && ucov_at_lstat(dir, "modules", &st) == 0 &&
+      ucov_at_link(dir, "modules", stage, "modules"))
     err = 1;
-  free(mod);
-  free(dmod);
   struct store_push meta = c->meta;
   meta.nonce = nonce;
   if (err)

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "posix/beneath.h"
 #include "posix/client.h"
 #include "posix/protocol.h"
 
@@ -291,71 +292,6 @@ int object_name_is_safe(const char *name) {
   return 1;
 }
 
-/* mkdir -p of path's parent directories. */
-int make_parents(const char *path) {
-  char *d = strdup(path);
-  for (char *p = d + 1; *p; p++) {
-    if (*p != '/')
-      continue;
-    *p = 0;
-    if (mkdir(d, 0755) != 0 && errno != EEXIST) {
-      free(d);
-      return -1;
-    }
-    *p = '/';
-  }
-  free(d);
-  return 0;
-}
-
-int write_object_file(const char *dir, const char *name, const void *data, size_t len,
-                      const struct timespec *unless_newer) {
-  char *path = NULL, *tmp = NULL;
-  int ret = -1;
-  if (asprintf(&path, "%s/%s", dir, name) < 0 || asprintf(&tmp, "%s.tmp%d", path, getpid()) < 0)
-    goto out;
-  if (make_parents(path))
-    goto out;
-  struct stat st;
-  if (unless_newer && stat(path, &st) == 0 &&
-      (st.st_mtim.tv_sec > unless_newer->tv_sec ||
-       (st.st_mtim.tv_sec == unless_newer->tv_sec && st.st_mtim.tv_nsec > unless_newer->tv_nsec))) {
-    ret = 0; /* written since we asked (the target's final tree): keep it */
-    goto out;
-  }
-  FILE *f = fopen(tmp, "wb");
-  if (!f)
-    goto out;
-  int ok = fwrite(data, 1, len, f) == len;
-  ok &= fclose(f) == 0;
-  if (!ok || rename(tmp, path) != 0) {
-    unlink(tmp);
-    goto out;
-  }
-  ret = 0;
-out:
-  if (ret)
-    UCOV_ERR("%s/%s: %s\n", dir, name, strerror(errno));
-  free(path);
-  free(tmp);
-  return ret;
-}
-
-void link_notes(const char *dir, const char *name) {
-  size_t n = strlen(name);
-  if (strncmp(name, "gcov/", 5) != 0 || n < 10 || strcmp(name + n - 5, ".gcda") != 0)
-    return;
-  char *notes = NULL, *link = NULL;
-  if (asprintf(&notes, "/%.*s.gcno", (int)(n - 10), name + 5) >= 0 &&
-      asprintf(&link, "%s/%.*s.gcno", dir, (int)(n - 5), name) >= 0 && access(notes, R_OK) == 0) {
-    unlink(link);
-    if (symlink(notes, link) != 0)
-      UCOV_ERR("%s: %s\n", link, strerror(errno));
-  }
-  free(notes);
-  free(link);
-}
-
 /* A reply streamed into an open file; a SNAPSHOT's leading token kept apart. */
 struct file_out {
   int fd;
@@ -385,20 +321,85 @@ static int to_file(void *arg, const void *data, size_t n) {
   return 0;
 }
 
-/* The marker of a two-phase pull: DIR/.ucov-pending.<target>.<token>. */
-static char *marker_path(const char *dir, const char *target, uint64_t token) {
-  char *p = NULL;
-  return asprintf(&p, "%s/.ucov-pending.%s.%" PRIu64, dir, target, token) < 0 ? NULL : p;
+/* Is dir/name newer than t? */
+static int newer_than(const char *dir, const char *name, const struct timespec *t) {
+  struct stat st;
+  return t && ucov_at_lstat(dir, name, &st) == 0 &&
+         (st.st_mtim.tv_sec > t->tv_sec ||
+          (st.st_mtim.tv_sec == t->tv_sec && st.st_mtim.tv_nsec > t->tv_nsec));
 }
 
-/* Where object name is written before it counts: beside its final path. */
-static char *tmp_path(const char *dir, const char *name, const char *target, uint64_t token) {
-  char *p = NULL;
-  return asprintf(&p, "%s/%s.ucov-tmp.%s.%" PRIu64, dir, name, target, token) < 0 ? NULL : p;
+/* A new file beneath dir, created exclusively (whatever had its name goes
+ * first: a link or a hard link planted there is replaced, not written
+ * through), its directories made. */
+static int create_beneath(const char *dir, const char *rel) {
+  ucov_at_unlink(dir, rel);
+  return ucov_at_open(dir, rel, O_WRONLY | O_CREAT | O_EXCL, 0644, UCOV_BENEATH_MKDIR);
 }
 
-char *pull_snapshot_path(const char *dir, const char *name, const char *target, uint64_t token) {
-  return tmp_path(dir, name, target, token);
+int write_object_file(const char *dir, const char *name, const void *data, size_t len,
+                      const struct timespec *unless_newer) {
+  char *tmp = NULL;
+  int ret = -1, fd = -1;
+  if (asprintf(&tmp, "%s.tmp%d", name, getpid()) < 0)
+    goto out;
+  if (newer_than(dir, name, unless_newer)) {
+    ret = 0; /* written since we asked (the target's final tree): keep it */
+    goto out;
+  }
+  if ((fd = create_beneath(dir, tmp)) < 0)
+    goto out;
+  struct file_out fo = {fd, 0, {0}, 0};
+  int ok = to_file(&fo, data, len) == 0;
+  ok &= close(fd) == 0;
+  if (!ok || ucov_at_rename(dir, tmp, name) != 0) {
+    int saved = fo.err ? fo.err : errno;
+    ucov_at_unlink(dir, tmp);
+    errno = saved;
+    goto out;
+  }
+  ret = 0;
+out:
+  if (ret)
+    UCOV_ERR("%s/%s: %s\n", dir, name, strerror(errno));
+  free(tmp);
+  return ret;
+}
+
+void link_notes(const char *dir, const char *name) {
+  size_t n = strlen(name);
+  if (strncmp(name, "gcov/", 5) != 0 || n < 10 || strcmp(name + n - 5, ".gcda") != 0)
+    return;
+  char *notes = NULL, *link = NULL;
+  struct stat st;
+  if (asprintf(&notes, "/%.*s.gcno", (int)(n - 10), name + 5) >= 0 &&
+      asprintf(&link, "%.*s.gcno", (int)(n - 5), name) >= 0 && access(notes, R_OK) == 0) {
+    int had = ucov_at_lstat(dir, link, &st) == 0;
+    if (had && !S_ISLNK(st.st_mode))
+      UCOV_ERR("%s/%s: not a link: left as it is\n", dir, link);
+    else if ((had && ucov_at_unlink(dir, link) != 0) || ucov_at_symlink(notes, dir, link) != 0)
+      UCOV_ERR("%s/%s: %s\n", dir, link, strerror(errno));
+  }
+  free(notes);
+  free(link);
+}
+
+/* Names beneath DIR (every file a pull writes is resolved beneath it, no
+ * link followed: posix/beneath.h). The marker of a two-phase pull:
+ * .ucov-pending.<target>.<token>. */
+static char *marker_path(const char *target, uint64_t token) {
+  char *p = NULL;
+  return asprintf(&p, ".ucov-pending.%s.%" PRIu64, target, token) < 0 ? NULL : p;
+}
+
+/* Where object name is written before it counts: beside its final name. */
+static char *tmp_path(const char *name, const char *target, uint64_t token) {
+  char *p = NULL;
+  return asprintf(&p, "%s.ucov-tmp.%s.%" PRIu64, name, target, token) < 0 ? NULL : p;
+}
+
+char *pull_snapshot_path(const char *name, const char *target, uint64_t token) {
+  return tmp_path(name, target, token);
 }
 
 static pull_hook the_hook;
@@ -413,31 +414,15 @@ void pull_set_hook(pull_hook hook, void *arg) {
 static void drop_snapshot(const char *dir, const char *target, uint64_t token, char **names,
                           long n) {
   for (long i = 0; i < n; i++) {
-    char *tmp = tmp_path(dir, names[i], target, token);
+    char *tmp = tmp_path(names[i], target, token);
     if (tmp)
-      unlink(tmp);
+      ucov_at_unlink(dir, tmp);
     free(tmp);
   }
-  char *m = marker_path(dir, target, token);
+  char *m = marker_path(target, token);
   if (m)
-    unlink(m);
+    ucov_at_unlink(dir, m);
   free(m);
-}
-
-static int fsync_parent(const char *path) {
-  char *d = strdup(path);
-  char *slash = d ? strrchr(d, '/') : NULL;
-  int ret = -1;
-  if (slash) {
-    *slash = 0;
-    int fd = open(*d ? d : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd >= 0) {
-      ret = fsync(fd);
-      close(fd);
-    }
-  }
-  free(d);
-  return ret;
 }
 
 /* An identifier of the target for marker names: its pid, or "serial". */
@@ -449,19 +434,14 @@ static void target_id(const struct ucov_ctl *c, char *out, size_t len) {
 }
 
 /*
- * Pull one object into path (a temporary file, created exclusively): READ,
+ * Pull one object into dir/rel (a temporary file, created exclusively): READ,
  * or SNAPSHOT under *token (durably: fsync). 0, or -1 with a message
  * printed (unless quiet).
  */
-static int pull_into(struct ucov_ctl *c, const char *name, const char *path, uint64_t *token,
-                     uint64_t *bytes, int quiet) {
+static int pull_into(struct ucov_ctl *c, const char *name, const char *dir, const char *rel,
+                     uint64_t *token, uint64_t *bytes, int quiet) {
   char err[512];
-  if (make_parents(path))
-    goto fail_errno;
-  struct file_out fo = {open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644),
-                        token ? 8 : 0,
-                        {0},
-                        0};
+  struct file_out fo = {create_beneath(dir, rel), token ? 8 : 0, {0}, 0};
   if (fo.fd < 0)
     goto fail_errno;
   size_t nl = strlen(name);
@@ -472,7 +452,7 @@ static int pull_into(struct ucov_ctl *c, const char *name, const char *path, uin
   if (token) {
     if (nl > UCOV_PROTO_MAX_REQUEST - 8) {
       close(fo.fd);
-      unlink(path);
+      ucov_at_unlink(dir, rel);
       if (!quiet)
         UCOV_ERR("object name too long\n");
       return -1;
@@ -503,10 +483,10 @@ static int pull_into(struct ucov_ctl *c, const char *name, const char *path, uin
     ucov_ctl_reply_free(&r);
     return 0;
   }
-  unlink(path);
+  ucov_at_unlink(dir, rel);
   if (!quiet) {
     if (fo.err)
-      UCOV_ERR("%s: %s\n", path, strerror(fo.err));
+      UCOV_ERR("%s/%s: %s\n", dir, rel, strerror(fo.err));
     else if (st)
       UCOV_ERR("%s\n", err);
     else if (r.status == UCOV_ST_ERRNO && r.len == 4)
@@ -518,51 +498,45 @@ static int pull_into(struct ucov_ctl *c, const char *name, const char *path, uin
       print_escaped(stderr, (char *)r.data);
       fputc('\n', stderr);
     } else
-      UCOV_ERR("%s: %s\n", path, strerror(saved));
+      UCOV_ERR("%s/%s: %s\n", dir, rel, strerror(saved));
   }
   ucov_ctl_reply_free(&r);
   return st ? -2 : -1; /* -2: the connection is gone */
 fail_errno:
   if (!quiet)
-    UCOV_ERR("%s: %s\n", path, strerror(errno));
+    UCOV_ERR("%s/%s: %s\n", dir, rel, strerror(errno));
   return -1;
 }
 
-/* Rename a pulled temporary file to its object's path, with its .gcno link;
+/* Rename a pulled temporary file (beneath dir) to its object's name; its
+ * .gcno link is made later, once every object is in place (link_notes).
  * unless_newer keeps a final file written after that time (ucov run). */
 static int publish(const char *tmp, const char *dir, const char *name,
                    const struct timespec *unless_newer, int durable) {
-  char *path = NULL;
-  int ret = -1;
-  struct stat st;
-  if (asprintf(&path, "%s/%s", dir, name) < 0)
-    return -1;
-  if (unless_newer && stat(path, &st) == 0 &&
-      (st.st_mtim.tv_sec > unless_newer->tv_sec ||
-       (st.st_mtim.tv_sec == unless_newer->tv_sec && st.st_mtim.tv_nsec > unless_newer->tv_nsec))) {
-    unlink(tmp); /* written since we asked (the target's final tree): keep it */
-    ret = 0;
-  } else if (rename(tmp, path) == 0 && (!durable || fsync_parent(path) == 0)) {
-    link_notes(dir, name);
-    ret = 0;
-  } else {
-    UCOV_ERR("%s: %s\n", path, strerror(errno));
+  if (newer_than(dir, name, unless_newer)) {
+    ucov_at_unlink(dir, tmp); /* written since we asked (the target's final tree): keep it */
+    return 0;
   }
-  free(path);
-  return ret;
+  if (ucov_at_rename(dir, tmp, name) == 0 && (!durable || ucov_at_fsync_parent(dir, name) == 0))
+    return 0;
+  UCOV_ERR("%s/%s: %s\n", dir, name, strerror(errno));
+  return -1;
 }
 
 /* Write the marker of a two-phase pull: "target", the target's "instance"
  * (or "-": a target that has none), "token", then each name, NUL-terminated.
  * Durable before the commit is sent. */
-static int write_marker(const char *path, const char *target, const char *instance, uint64_t token,
-                        char **names, long n) {
+static int write_marker(const char *dir, const char *path, const char *target, const char *instance,
+                        uint64_t token, char **names, long n) {
   /* Whole or not at all: written beside, then renamed. */
   char *part = NULL;
   if (asprintf(&part, "%s.part", path) < 0)
     return -1;
-  FILE *f = fopen(part, "wb");
+  int fd = create_beneath(dir, part);
+  FILE *f = fd < 0 ? NULL : fdopen(fd, "wb");
   if (!f) {
+    if (fd >= 0)
+      close(fd);
     free(part);
     return -1;
   }
@@ -572,9 +546,9 @@ static int write_marker(const char *path, const char *target, const char *instan
     fwrite(names[i], 1, strlen(names[i]) + 1, f);
   int ok = fflush(f) == 0 && fsync(fileno(f)) == 0;
   ok &= fclose(f) == 0;
-  ok = ok && rename(part, path) == 0 && fsync_parent(path) == 0;
+  ok = ok && ucov_at_rename(dir, part, path) == 0 && ucov_at_fsync_parent(dir, path) == 0;
   if (!ok)
-    unlink(part);
+    ucov_at_unlink(dir, part);
   free(part);
   return ok ? 0 : -1;
 }
@@ -621,10 +595,10 @@ static int commit_outcome(struct ucov_ctl *c, uint64_t token, long n, int quiet)
   return fate;
 }
 
-/* The marker of snapshots kept aside: DIR/.ucov-unresolved.<target>.<token>. */
-static char *aside_path(const char *dir, const char *target, uint64_t token) {
+/* The marker of snapshots kept aside: .ucov-unresolved.<target>.<token>. */
+static char *aside_path(const char *target, uint64_t token) {
   char *p = NULL;
-  return asprintf(&p, "%s/.ucov-unresolved.%s.%" PRIu64, dir, target, token) < 0 ? NULL : p;
+  return asprintf(&p, ".ucov-unresolved.%s.%" PRIu64, target, token) < 0 ? NULL : p;
 }
 
 /*
@@ -640,22 +614,31 @@ static int settle(const char *dir, const char *target, const char *instance, uin
   int failed = 0;
   long aside = 0, dropped = 0;
   for (long i = 0; i < n; i++) {
-    char *tmp = tmp_path(dir, names[i], target, token);
+    char *tmp = tmp_path(names[i], target, token);
     if (!tmp) {
       failed = 1;
       continue;
     }
     struct stat st;
-    int have = lstat(tmp, &st) == 0;
+    int have = ucov_at_lstat(dir, tmp, &st) == 0;
+    if (!have && errno != ENOENT) { /* gone (published before) or not: unknown */
+      UCOV_ERR("%s/%s: %s\n", dir, tmp, strerror(errno));
+      failed = 1;
+      free(tmp);
+      continue;
+    }
     if (fate[i] == FATE_PUBLISH && have && publish(tmp, dir, names[i], NULL, 1))
       failed = 1;
-    else if (fate[i] == FATE_DROP && have && unlink(tmp) == 0)
+    else if (fate[i] == FATE_DROP && have && ucov_at_unlink(dir, tmp) == 0)
       dropped++;
     else if (fate[i] == FATE_ASIDE && have)
       aside++;
     free(tmp);
   }
-  char *m = marker_path(dir, target, token), *a = aside_path(dir, target, token);
+  for (long i = 0; i < n; i++) /* links last: once every object is in place */
+    if (fate[i] == FATE_PUBLISH)
+      link_notes(dir, names[i]);
+  char *m = marker_path(target, token), *a = aside_path(target, token);
   if (failed) {
     UCOV_ERR("%s: the target committed this pull, but not every object could be published: "
              "the next `ucov pull` or `ucov pull --recover` into it publishes them\n",
@@ -667,8 +650,8 @@ static int settle(const char *dir, const char *target, const char *instance, uin
       for (long i = 0; kept && i < n; i++)
         if (fate[i] == FATE_ASIDE)
           kept[k++] = names[i];
-      if (!kept || write_marker(a, target, instance, token, kept, k)) {
-        UCOV_ERR("%s: %s\n", a, strerror(errno));
+      if (!kept || write_marker(dir, a, target, instance, token, kept, k)) {
+        UCOV_ERR("%s/%s: %s\n", dir, a, strerror(errno));
         failed = 1;
       }
       free(kept);
@@ -681,12 +664,12 @@ static int settle(const char *dir, const char *target, const char *instance, uin
                  "them)\n",
                  dir, aside, target, token, dir, dir);
     }
-    if (!failed && unlink(m) != 0 && errno != ENOENT) {
-      UCOV_ERR("%s: %s: the next `ucov pull` or `ucov pull --recover` into %s finishes it\n", m,
-               strerror(errno), dir);
+    if (!failed && ucov_at_unlink(dir, m) != 0 && errno != ENOENT) {
+      UCOV_ERR("%s/%s: %s: the next `ucov pull` or `ucov pull --recover` into %s finishes it\n",
+               dir, m, strerror(errno), dir);
       failed = 1;
     } else if (!failed) {
-      fsync_parent(m);
+      ucov_at_fsync_parent(dir, m);
     }
   }
   if (!failed && dropped && !quiet)
@@ -784,16 +767,18 @@ static int commit_pull(struct ucov_ctl *c, const char *dir, const char *target,
 }
 
 /*
- * Remove, under dir, the temporary files of this target's two-phase pulls
+ * Remove, under root, the temporary files of this target's two-phase pulls
  * that have no marker: snapshots never committed (their counts are still in
  * the target); and those of plain pulls whose ucov is gone. Runs after the
- * marked ones are finished.
+ * marked ones are finished. Walks by descriptor, entering no link.
  */
-static void remove_orphans(const char *root, const char *dir, const char *target, int depth) {
-  DIR *d = opendir(dir);
+static void remove_orphans(const char *root, int dfd, const char *target, int depth) {
+  DIR *d = fdopendir(dfd);
   if (!d || depth > 64) {
     if (d)
       closedir(d);
+    else
+      close(dfd);
     return;
   }
   char infix[64];
@@ -802,25 +787,25 @@ static void remove_orphans(const char *root, const char *dir, const char *target
   while ((e = readdir(d))) {
     if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
       continue;
-    char *path = NULL;
-    if (asprintf(&path, "%s/%s", dir, e->d_name) < 0)
-      continue;
     const char *t = strstr(e->d_name, infix), *plain = strstr(e->d_name, ".ucov-tmp.");
     char *end;
     long owner = plain ? strtol(plain + 10, &end, 10) : 0;
     if (e->d_type == DT_DIR) {
-      remove_orphans(root, path, target, depth + 1);
+      int sub = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (sub >= 0)
+        remove_orphans(root, sub, target, depth + 1);
     } else if (owner > 0 && !*end && kill((pid_t)owner, 0) != 0 && errno == ESRCH) {
-      unlink(path); /* a plain pull's, whose ucov died */
+      unlinkat(dirfd(d), e->d_name, 0); /* a plain pull's, whose ucov died */
     } else if (t) {
       uint64_t token = strtoull(t + strlen(infix), NULL, 10);
-      char *m = marker_path(root, target, token), *a = aside_path(root, target, token);
-      if (m && a && access(m, F_OK) != 0 && access(a, F_OK) != 0)
-        unlink(path);
+      char *m = marker_path(target, token), *a = aside_path(target, token);
+      struct stat st; /* (only a marker surely absent: an error reading it is not) */
+      if (m && a && ucov_at_lstat(root, m, &st) != 0 && errno == ENOENT &&
+          ucov_at_lstat(root, a, &st) != 0 && errno == ENOENT)
+        unlinkat(dirfd(d), e->d_name, 0);
       free(m);
       free(a);
     }
-    free(path);
   }
   closedir(d);
 }
@@ -841,8 +826,16 @@ static void marker_free(struct marker *m) {
   m->names = NULL;
 }
 
-static int marker_read(const char *path, struct marker *m) {
-  FILE *f = fopen(path, "rb");
+static int marker_read(const char *dir, const char *rel, struct marker *m) {
+  int fd = ucov_at_open(dir, rel, O_RDONLY | O_NONBLOCK, 0, 0);
+  struct stat st;
+  if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+    close(fd); /* a FIFO or a device named as a marker: not ours */
+    fd = -1;
+  }
+  FILE *f = fd < 0 ? NULL : fdopen(fd, "rb");
+  if (fd >= 0 && !f)
+    close(fd);
   int version = 0;
   m->n = -1;
   m->names = NULL;
@@ -913,8 +906,8 @@ static int recover_pulls(struct ucov_ctl *c, const char *dir, const char *target
     size_t len = strlen(e->d_name);
     struct marker m;
     if (len > 5 && !strcmp(e->d_name + len - 5, ".part")) {
-      unlink(path); /* a marker never finished: its pull never committed */
-    } else if (marker_read(path, &m) == 0) {
+      unlinkat(dirfd(d), e->d_name, 0); /* a marker never finished: its pull never committed */
+    } else if (marker_read(dir, e->d_name, &m) == 0) {
       if (!quiet)
         UCOV_ERR("finishing an interrupted pull (%s)\n", e->d_name);
       int live = c && (!strcmp(m.instance, "-") || !strcmp(m.instance, instance));
@@ -936,7 +929,9 @@ static int recover_pulls(struct ucov_ctl *c, const char *dir, const char *target
     free(path);
   }
   closedir(d);
-  remove_orphans(dir, dir, target, 0);
+  int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0)
+    remove_orphans(dir, dfd, target, 0);
   return unfinished;
 }
 
@@ -964,11 +959,11 @@ static int resolve_aside(const char *dir, int publish_them) {
     if (!dot || (size_t)(dot - t) >= sizeof(target) || asprintf(&path, "%s/%s", dir, e->d_name) < 0)
       continue;
     snprintf(target, sizeof(target), "%.*s", (int)(dot - t), t);
-    if (marker_read(path, &m) == 0) {
+    if (marker_read(dir, e->d_name, &m) == 0) {
       /* (settle removes the pending marker: this one is its own) */
       if (settle_all(dir, target, m.instance, m.token, m.names, m.n,
                      publish_them ? FATE_PUBLISH : FATE_DROP, 1) == 0 &&
-          unlink(path) == 0)
+          unlinkat(dirfd(d), e->d_name, 0) == 0)
         settled += m.n;
       else
         status = UCOV_EXIT_FAIL;
@@ -1040,14 +1035,10 @@ static void write_debugfs_names(const char *dir, char **names, long n) {
   if (!any_named(names, n, "gcov/", ".gcda"))
     return;
   write_object_file(dir, "gcov/reset", "", 0, NULL);
-  char *link = NULL;
-  if (asprintf(&link, "%s/%s", dir, UCOV_LCOV_MARKER) < 0)
-    return;
   struct stat st;
-  if (lstat(link, &st) != 0 &&
-      (make_parents(link) != 0 || symlink(UCOV_LCOV_MARKER_TARGET, link) != 0))
-    UCOV_ERR("%s: %s\n", link, strerror(errno));
-  free(link);
+  if (ucov_at_lstat(dir, UCOV_LCOV_MARKER, &st) != 0 &&
+      ucov_at_symlink(UCOV_LCOV_MARKER_TARGET, dir, UCOV_LCOV_MARKER) != 0)
+    UCOV_ERR("%s/%s: %s\n", dir, UCOV_LCOV_MARKER, strerror(errno));
 }
 
 int pull_objects(pid_t pid, const char *serial_path, const char *dir, int reset, char **names,
@@ -1114,20 +1105,20 @@ int pull_objects(pid_t pid, const char *serial_path, const char *dir, int reset,
     }
     /* Reset: a snapshot, committed once every file is safe on disk. */
     int two_phase = reset && strcmp(name, "modules") != 0;
-    char *tmp = two_phase ? tmp_path(dir, name, target, token ? token : 0) : NULL;
-    if (!two_phase && asprintf(&tmp, "%s/%s.ucov-tmp.%d", dir, name, (int)getpid()) < 0)
+    char *tmp = two_phase ? tmp_path(name, target, token ? token : 0) : NULL;
+    if (!two_phase && asprintf(&tmp, "%s.ucov-tmp.%d", name, (int)getpid()) < 0)
       tmp = NULL;
     if (!tmp) {
       status = UCOV_EXIT_FAIL;
       break;
     }
     uint64_t t = token;
-    int r = pull_into(&c, name, tmp, two_phase ? &t : NULL, &bytes, quiet);
+    int r = pull_into(&c, name, dir, tmp, two_phase ? &t : NULL, &bytes, quiet);
     if (r == 0 && two_phase) {
       if (!token) { /* the first snapshot: its file is named for the new token */
-        char *named = tmp_path(dir, name, target, t);
-        if (!named || rename(tmp, named) != 0)
-          r = -1, unlink(tmp);
+        char *named = tmp_path(name, target, t);
+        if (!named || ucov_at_rename(dir, tmp, named) != 0)
+          r = -1, ucov_at_unlink(dir, tmp);
         free(tmp);
         tmp = named;
         token = t;
@@ -1147,21 +1138,22 @@ int pull_objects(pid_t pid, const char *serial_path, const char *dir, int reset,
     if (r == -2)
       break; /* the connection is gone */
   }
+  long nplain = npublished;
   if (reset && status != UCOV_EXIT_OK) {
     /* Not every object made it to disk: commit nothing, keep every count. */
     for (long i = 0; i < nsnapped; i++) {
-      char *tmp = tmp_path(dir, snapped[i], target, token);
+      char *tmp = tmp_path(snapped[i], target, token);
       if (tmp)
-        unlink(tmp);
+        ucov_at_unlink(dir, tmp);
       free(tmp);
     }
     if (!quiet)
       UCOV_ERR("nothing reset: the target keeps every count\n");
     pulled = 0;
   } else if (nsnapped) {
-    char *m = marker_path(dir, target, token);
-    if (!m || write_marker(m, target, instance, token, snapped, nsnapped) != 0) {
-      UCOV_ERR("%s: %s\n", m ? m : dir, strerror(errno));
+    char *m = marker_path(target, token);
+    if (!m || write_marker(dir, m, target, instance, token, snapped, nsnapped) != 0) {
+      UCOV_ERR("%s/%s: %s\n", dir, m ? m : "", strerror(errno));
       status = UCOV_EXIT_FAIL;
       pulled = 0;
     } else if (the_hook && the_hook(the_hook_arg, dir, target, token, snapped, nsnapped)) {
@@ -1177,6 +1169,8 @@ int pull_objects(pid_t pid, const char *serial_path, const char *dir, int reset,
     }
     free(m);
   }
+  for (long i = 0; i < nplain; i++) /* links last (settle made those of the snapshot's) */
+    link_notes(dir, published[i]);
   write_debugfs_names(dir, published, npublished);
   free(published);
   for (long i = 0; i < nsnapped; i++)

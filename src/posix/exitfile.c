@@ -2,9 +2,10 @@
 /*
  * POSIX port: the files a process merges its counts into at exit (.gcda
  * files, LLVM %m pools), which other processes may be merging into at the
- * same moment and which anyone may have put there: opened only if regular,
- * locked, and replaced whole (written beside, renamed), so that a failed write
- * (a full disk) leaves the old file as it was.
+ * same moment and which anyone may have put there: opened only if regular and
+ * not a link, locked, and replaced whole (written beside, created anew,
+ * renamed), so that a failed write (a full disk) leaves the old file as it
+ * was and nothing is written through a link put where the file goes.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -19,8 +20,13 @@
 
 UCOV_NOTRACE int ucov_posix_open_locked(const char *path, struct stat *st, const char **why) {
   for (int tries = 0; tries < 100; tries++) {
-    /* O_NONBLOCK: a FIFO put there must not block the exit. */
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0644);
+    /* O_NONBLOCK: a FIFO put there must not block the exit. O_NOFOLLOW: a
+     * link put there is not written through. */
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW, 0644);
+    if (fd < 0 && errno == ELOOP) {
+      *why = "a link: left alone";
+      return -1;
+    }
     if (fd < 0) {
       *why = NULL; /* errno says */
       return -1;
@@ -35,7 +41,7 @@ UCOV_NOTRACE int ucov_posix_open_locked(const char *path, struct stat *st, const
     while (fcntl(fd, F_SETLKW, &lk) != 0 && errno == EINTR)
       ;
     /* Writers replace the file (rename): the one locked may be gone. */
-    if (stat(path, &now) == 0 && now.st_ino == st->st_ino && now.st_dev == st->st_dev &&
+    if (lstat(path, &now) == 0 && now.st_ino == st->st_ino && now.st_dev == st->st_dev &&
         fstat(fd, st) == 0)
       return fd;
     close(fd);
@@ -47,7 +53,8 @@ UCOV_NOTRACE int ucov_posix_open_locked(const char *path, struct stat *st, const
 UCOV_NOTRACE int ucov_posix_replace(const char *path, const void *data, size_t len) {
   char tmp[PATH_MAX + 32];
   snprintf(tmp, sizeof(tmp), "%s.ucov-tmp.%d", path, (int)getpid());
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  unlink(tmp); /* created anew: never written through a link or a hard link put there */
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0)
     return -errno;
   struct ucov_fd_sink out;

@@ -22,6 +22,7 @@
 #include "ucov/gcov_llvm.h"
 #include "ucov/objects.h"
 #include "memsink.h"
+#include "beneath.h"
 #include "pgo_module.h"
 #include "posix.h"
 #include "ucov/port.h"
@@ -219,24 +220,27 @@ done:
     close(fd); /* releases the lock */
 }
 
-/* Write dir/name from a filled sink, atomically, creating directories. */
+/* Write dir/name from a filled sink, atomically, creating directories,
+ * beneath dir with no link followed (a pull into the same tree made .gcno
+ * links there). */
 static UCOV_NOTRACE void write_tree_file(const char *dir, const char *name,
                                          struct ucov_mem_sink *s) {
-  char path[PATH_MAX], tmp[PATH_MAX + 32];
-  if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path)) {
+  char path[PATH_MAX], tmp[PATH_MAX];
+  if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path) ||
+      snprintf(tmp, sizeof(tmp), "%s.tmp%d", name, (int)getpid()) >= (int)sizeof(tmp)) {
     log_error(name, "path too long");
     return;
   }
-  snprintf(tmp, sizeof(tmp), "%s.tmp%d", path, (int)getpid());
-  make_parent_dirs(path);
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  mkdir(dir, 0755);
+  ucov_at_unlink(dir, tmp);
+  int fd = ucov_at_open(dir, tmp, O_WRONLY | O_CREAT | O_EXCL, 0644, UCOV_BENEATH_MKDIR);
   int err = fd < 0 ? -errno : write_all(fd, s->data, s->len);
   if (fd >= 0 && close(fd) != 0 && !err)
     err = -errno;
-  if (!err && rename(tmp, path) != 0)
+  if (!err && ucov_at_rename(dir, tmp, name) != 0)
     err = -errno;
   if (err) {
-    unlink(tmp);
+    ucov_at_unlink(dir, tmp);
     log_error(path, strerror(-err));
   }
 }

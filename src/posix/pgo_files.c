@@ -20,6 +20,7 @@
 
 #include "ucov/pgo.h"
 #include "memsink.h"
+#include "beneath.h"
 #include "pgo_module.h"
 #include "posix.h"
 #include "ucov/port.h"
@@ -255,9 +256,10 @@ static UCOV_NOTRACE int module_path(const struct pgo_module *m, char *path, size
   *tree = dir && *dir;
   if (*tree) {
     mkdir(dir, 0755);
-    snprintf(path, len, "%s/pgo", dir);
-    mkdir(path, 0755);
-    snprintf(path, len, "%s/pgo/%s.profraw", dir, m->s.name);
+    if (snprintf(path, len, "%s/pgo/%s.profraw", dir, m->s.name) >= (int)len) {
+      log_path(m->s.name, "too long");
+      return -1;
+    }
     return 0;
   }
   if (profile_path(m, path, len, pool)) {
@@ -267,11 +269,15 @@ static UCOV_NOTRACE int module_path(const struct pgo_module *m, char *path, size
   return 0;
 }
 
-/* Open path for a profile that is not a pool's: appended to, or emptied. */
-static UCOV_NOTRACE int open_profile(const char *path, int append) {
+/* Open path for a profile that is not a pool's: appended to, or emptied. In
+ * the UCOV_EXIT_DIR tree, resolved beneath it with no link followed. */
+static UCOV_NOTRACE int open_profile(const char *path, int append, int tree) {
   /* No O_TRUNC: the file was emptied at start, and truncating even an empty
    * file costs more than the whole write; emptied here only if not empty. */
-  int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | (append ? O_APPEND : 0), 0644);
+  const char *dir = tree ? secure_getenv("UCOV_EXIT_DIR") : NULL;
+  int flags = O_RDWR | O_CREAT | O_CLOEXEC | (append ? O_APPEND : 0);
+  int fd = dir ? ucov_at_open(dir, path + strlen(dir) + 1, flags, 0644, UCOV_BENEATH_MKDIR)
+               : open(path, flags, 0644);
   struct stat st;
   if (fd >= 0 && !append && (fstat(fd, &st) != 0 || (st.st_size > 0 && ftruncate(fd, 0) != 0))) {
     close(fd);
@@ -288,7 +294,7 @@ static UCOV_NOTRACE int write_saved(const struct pgo_module *m) {
   int pool, tree;
   if (!m->saved || module_path(m, path, sizeof(path), &pool, &tree) || pool)
     return 0;
-  int fd = open_profile(path, !tree && round_append(path));
+  int fd = open_profile(path, !tree && round_append(path), tree);
   if (fd < 0)
     return -1;
   struct ucov_fd_sink out;
@@ -368,7 +374,7 @@ static UCOV_NOTRACE int pgo_write_module(unsigned i, int reset) {
   int pool, tree, fd = -1;
   if (module_path(m, path, sizeof(path), &pool, &tree))
     return -1;
-  if (!pool && (fd = open_profile(path, !tree && round_append(path))) < 0)
+  if (!pool && (fd = open_profile(path, !tree && round_append(path), tree)) < 0)
     return -1;
   if (!pool) {
     /* Straight into the file: the sections' large blocks go to write(2) as

@@ -41,4 +41,66 @@ st=$?
   fail "collect_dir_configured_open: refused (status $st: $(cat err.txt))"
 target_stop
 
+H=(python3 "$SRC/tests/e2e/hostile.py")
+# tree_target NAME...: a target serving those objects; sets $tpid.
+tree_target() {
+  "${H[@]}" tree-target "$UCOV_RUNTIME_DIR" "$@" >/dev/null &
+  tpid=$!
+  wait_sock "rt/$tpid.sock" || fail "the tree target's socket"
+}
+
+# pull_through_own_link: a target serves gcov/X.gcda, then gcov/X.gcno/F,
+# X.gcno being a directory the target's user made beside the sources. The
+# pull's own .gcno link never carries a write out of DIR: links are made
+# last (in one pull, F lands in DIR and the link is not made), and a link an
+# earlier pull made is not a way through.
+mkdir -p victim/x.gcno
+tree_target "gcov$WORK/victim/x.gcda" "gcov$WORK/victim/x.gcno/F"
+"$UCOV" pull --pid $tpid -o out 2>err.txt
+st=$?
+[ $st = 0 ] && [ ! -e victim/x.gcno/F ] && [ -f "out/gcov$WORK/victim/x.gcno/F" ] &&
+  grep -q 'x.gcno: not a link: left as it is' err.txt && pass ||
+  fail "pull_through_own_link: one pull writes F in DIR, no link (status $st: $(cat err.txt))"
+"$UCOV" pull --pid $tpid -o out2 "gcov$WORK/victim/x.gcda" 2>err.txt &&
+  [ -L "out2/gcov$WORK/victim/x.gcno" ] && pass || fail "pull_through_own_link: the link ($(cat err.txt))"
+"$UCOV" pull --pid $tpid -o out2 2>err.txt
+st=$?
+[ $st = 1 ] && [ ! -e victim/x.gcno/F ] && grep -q 'x.gcno/F.*: Too many levels of symbolic links' err.txt &&
+  pass || fail "pull_through_own_link: the next pull refuses F (status $st: $(cat err.txt))"
+# pull_through_planted_link: DIR/gcov is a link to a directory elsewhere
+# (planted by whoever could write DIR): the pull writes nothing through it.
+mkdir -p planted elsewhere && ln -s "$WORK/elsewhere" planted/gcov
+"$UCOV" pull --pid $tpid -o planted 2>err.txt
+st=$?
+[ $st = 1 ] && [ -z "$(ls -A elsewhere)" ] && grep -q 'Too many levels of symbolic links' err.txt &&
+  pass || fail "pull_through_planted_link: refused (status $st: $(ls -A elsewhere; cat err.txt))"
+# pull_onto_planted_file_link: an object's own name is a link to a file
+# elsewhere (or a hard link to it): replaced, the file elsewhere untouched.
+mkdir -p hard/gcov"$WORK"/victim && echo precious >elsewhere/file
+ln -s "$WORK/elsewhere/file" "hard/gcov$WORK/victim/x.gcda"
+ln "$WORK/elsewhere/file" "hard/gcov$WORK/victim/x.gcda.ucov-tmp.$$" 2>/dev/null
+"$UCOV" pull --pid $tpid -o hard 2>err.txt
+[ "$(cat elsewhere/file)" = precious ] && [ "$(cat "hard/gcov$WORK/victim/x.gcda")" = gcdadata ] &&
+  pass || fail "pull_onto_planted_file_link: the link replaced, not written through ($(cat err.txt))"
+kill $tpid
+wait $tpid 2>/dev/null
+
+# exit_tree_planted_link: the exit tree of `ucov run` (UCOV_EXIT_DIR) with
+# its gcov directory a link elsewhere: the target writes nothing through it
+# (and says so), and keeps running to its normal exit.
+mkdir -p exittree elsewhere2 && ln -s "$WORK/elsewhere2" exittree/gcov
+UCOV_EXIT_DIR=$WORK/exittree ./hammer 100 2>err.txt
+st=$?
+[ $st = 0 ] && [ -z "$(ls -A elsewhere2)" ] && grep -q 'Too many levels of symbolic links' err.txt &&
+  pass || fail "exit_tree_planted_link: nothing written through (status $st: $(ls -A elsewhere2; cat err.txt))"
+# in_place_planted_link: an in-place write (GCOV_PREFIX here) finds a link
+# where its .gcda goes (to an empty file, which a .gcda write would fill):
+# left alone, never written through.
+pre=$WORK/prefix$WORK
+mkdir -p "$pre" && : >elsewhere/gcda && ln -s "$WORK/elsewhere/gcda" "$pre/hammer-gcov_hammer.gcda"
+GCOV_PREFIX=$WORK/prefix ./hammer 100 2>err.txt
+st=$?
+[ $st = 0 ] && [ ! -s elsewhere/gcda ] && grep -q 'a link: left alone' err.txt &&
+  pass || fail "in_place_planted_link: left alone (status $st: $(cat err.txt))"
+
 finish confined

@@ -8,6 +8,10 @@
                                       header byte by byte, deaf: never accepts,
                                       its backlog full); prints its pid, serves
                                       until killed
+  hostile.py tree-target DIR NAME...  serve DIR/<own pid>.sock as a target of
+                                      the objects NAME (8 bytes each), any
+                                      number of requests a connection; prints
+                                      its pid, serves until killed
   hostile.py storm SOCK N SECONDS     N hostile connections (idle, slow, garbage)
                                       coming and going for at most SECONDS
   hostile.py slow SOCK                drip a frame byte by byte: prints the status
@@ -99,6 +103,38 @@ def fake_target(directory, mode, name=None):
                 c.sendall(frame(1, body))
             elif mode == "garbage":
                 c.sendall(os.urandom(64))
+        except OSError:
+            pass
+        c.close()
+
+
+def tree_target(directory, names):
+    """A target that serves the objects NAMES (8 bytes each) over as many
+    requests as a client sends: INFO, LIST, READ; prints its pid."""
+    path = os.path.join(directory, "%d.sock" % os.getpid())
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    srv.bind(path)
+    os.chmod(path, 0o600)
+    srv.listen(8)
+    print(os.getpid(), flush=True)
+    objs = [n.encode() for n in names]
+    while True:
+        c, _ = srv.accept()
+        try:
+            while True:
+                hdr = c.recv(16, socket.MSG_WAITALL)
+                if len(hdr) < 16:
+                    break
+                _, _, op, _, n = struct.unpack("<IHHII", hdr)
+                body = c.recv(n, socket.MSG_WAITALL) if n else b""
+                if op == 8:  # INFO
+                    c.sendall(frame(op, b"pid=%d\nexe=/bin/tree\n" % os.getpid()))
+                elif op == 1:  # LIST
+                    c.sendall(frame(op, b"".join(struct.pack("<QI", 8, len(o)) + o for o in objs)))
+                elif op == 3 and body in objs:  # READ
+                    c.sendall(frame(op, b"gcdadata"))
+                else:
+                    c.sendall(frame(op, b"no such object", status=7))
         except OSError:
             pass
         c.close()
@@ -329,7 +365,9 @@ def noise(path):
 
 def main():
     cmd = sys.argv[1]
-    if cmd == "fake-target":
+    if cmd == "tree-target":
+        tree_target(sys.argv[2], sys.argv[3:])
+    elif cmd == "fake-target":
         fake_target(sys.argv[2], sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else None)
     elif cmd == "deaf":
         deaf(sys.argv[2], int(sys.argv[3]), float(sys.argv[4]))

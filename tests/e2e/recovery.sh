@@ -32,7 +32,7 @@ start exit0
 strace -f -qq -o calls.txt "$UCOV" pull --pid $pid --reset -o probe 2>/dev/null
 target_stop
 mapfile -t calls < <(awk '{ sub(/\(.*/, "", $2); print $2 }' calls.txt | grep -E \
-  '^(openat|close|read|write|pread64|rename|renameat2?|fsync|fdatasync|unlink|unlinkat|symlink|mkdir|mkdirat|sendto|sendmsg|recvfrom|poll|getdents64|connect|linkat|link)$' |
+  '^(openat|openat2|close|read|write|pread64|rename|renameat2?|fsync|fdatasync|unlink|unlinkat|symlink|symlinkat|mkdir|mkdirat|newfstatat|sendto|sendmsg|recvfrom|poll|getdents64|connect|linkat|link)$' |
   sort | uniq -c | awk '{ print $2 " " $1 }')
 [ ${#calls[@]} -gt 8 ] && pass || fail "the pull's system calls were listed (${#calls[@]})"
 
@@ -65,7 +65,7 @@ inject_all() {
     read -r name count <<<"$call"
     for k in $(seq "$count"); do
       for f in "${FAULTS[@]}"; do
-        case $f:$name in ENOSPC:read | ENOSPC:pread64 | ENOSPC:recvfrom | ENOSPC:poll | ENOSPC:getdents64 | ENOSPC:connect | ENOSPC:close) continue ;; esac
+        case $f:$name in ENOSPC:read | ENOSPC:pread64 | ENOSPC:recvfrom | ENOSPC:poll | ENOSPC:getdents64 | ENOSPC:connect | ENOSPC:close | ENOSPC:newfstatat) continue ;; esac
         i=$((i + 1))
         inject "$1/$i" "$name" "$k" "$f"
         [ "$2" = now ] && "$UCOV" pull --pid $pid --recover -o "$1/$i" 2>/dev/null
@@ -110,8 +110,8 @@ got=$(($("${SUM[@]}" c) + $("${SUM[@]}" exit3)))
 start exit4
 kpid=$pid
 # (the rename that publishes the .gcda, after the commit)
-n_rename=$(grep ' rename(' calls.txt | grep -n '\.gcda")' | head -1 | cut -d: -f1)
-strace -f -qq -o /dev/null -e inject=rename:signal=SIGKILL:when="$n_rename" \
+n_rename=$(grep ' renameat(' calls.txt | grep -n '\.gcda")' | head -1 | cut -d: -f1)
+strace -f -qq -o /dev/null -e inject=renameat:signal=SIGKILL:when="$n_rename" \
   "$UCOV" pull --pid $kpid --reset -o e >/dev/null 2>&1
 kill -9 $kpid
 target_stop
@@ -125,7 +125,7 @@ target_stop
 start exit5
 kpid=$pid
 # (the last message before the publishing rename: the COMMIT)
-n_send=$(awk '/ sendto\(/ { n++ } / rename\(.*\.gcda"\)/ { print n; exit }' calls.txt)
+n_send=$(awk '/ sendto\(/ { n++ } / renameat\(.*\.gcda"\)/ { print n; exit }' calls.txt)
 strace -f -qq -o /dev/null -e inject=sendto:signal=SIGKILL:when="$n_send" \
   "$UCOV" pull --pid $kpid --reset -o d >/dev/null 2>&1
 kill -9 $kpid
