@@ -2,6 +2,7 @@
 /* MD5 as RFC 1321 defines it: 64-byte blocks, four rounds of sixteen steps. */
 #include "md5.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -107,7 +108,9 @@ int md5_file(const char *path, char hex[33], uint32_t *lines) {
     return -1;
   struct stat st;
   if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+    int e = S_ISREG(st.st_mode) ? errno : EINVAL; /* (not a file: EINVAL) */
     close(fd);
+    errno = e;
     return -1;
   }
   struct md5 c;
@@ -122,9 +125,12 @@ int md5_file(const char *path, char hex[33], uint32_t *lines) {
       nl += buf[i] == '\n';
     last = (unsigned char)buf[r - 1];
   }
+  int e = errno;
   close(fd);
-  if (r < 0)
+  if (r < 0) {
+    errno = e;
     return -1;
+  }
   md5_hex(&c, hex);
   if (lines) {
     nl += last != '\n'; /* a last line without its newline */

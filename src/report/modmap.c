@@ -5,6 +5,7 @@
 
 #include <inttypes.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 
 int modmap_read(struct modmap *m, FILE *f, const char *name, char *err, size_t errlen) {
@@ -37,6 +38,11 @@ int modmap_read(struct modmap *m, FILE *f, const char *name, char *err, size_t e
     e.build_id = strdup(id);
     e.path = strdup(line + pathpos);
     m->entries[m->count++] = e;
+  }
+  if (ferror(f)) { /* a read error is not the end of the map */
+    snprintf(err, errlen, "%s: %s", name, strerror(errno));
+    modmap_free(m);
+    return -1;
   }
   return 0;
 }

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include "store.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -78,7 +79,13 @@ int store_build_ids(const char **bins, int n_bins, char **inputs, int n_inputs, 
     FILE *f = fopen(path, "r");
     struct modmap mm;
     char e[256];
-    if (f && modmap_read(&mm, f, path, e, sizeof(e)) == 0) {
+    if (!f && errno != ENOENT && errno != ENOTDIR) { /* there, unreadable: a wrong build */
+      snprintf(msg, len, "%s: %s", path, strerror(errno));
+      err = -1;
+    } else if (f && modmap_read(&mm, f, path, e, sizeof(e)) != 0) {
+      snprintf(msg, len, "%s", e);
+      err = -1;
+    } else if (f) {
       for (size_t k = 0; !err && k < mm.count; k++) {
         const struct modmap_entry *me = &mm.entries[k];
         if (!strcmp(me->build_id, "-"))

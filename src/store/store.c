@@ -211,17 +211,28 @@ static int stage_tables(struct store *s, char *msg, size_t len) {
   return 0;
 }
 
-/* A source's content hash (MD5 of its bytes), "" when it cannot be read. */
-static void source_hash(const char *path, const char *root, char out[33]) {
+/* A source's content hash (MD5 of its bytes), "" when it is not here (not
+ * there, not readable by us, not a file). -1 when reading it failed (an I/O
+ * error): a push then fails rather than file the counts under another
+ * content. */
+static int source_hash(const char *path, const char *root, char out[33]) {
   char *full = NULL;
   if (path[0] != '/' && root && asprintf(&full, "%s/%s", root, path) < 0)
     full = NULL;
-  if (md5_file(full ? full : path, out, NULL))
+  int r = 0;
+  if (md5_file(full ? full : path, out, NULL)) {
     out[0] = 0;
+    r = errno == ENOENT || errno == ENOTDIR || errno == EACCES || errno == EPERM ||
+                errno == ENAMETOOLONG || errno == ELOOP || errno == EINVAL
+            ? 0
+            : -1;
+  }
   free(full);
+  return r;
 }
 
-/* The push's identity: MD5 of its metadata and of its model as ucov JSON. */
+/* The push's key: MD5 of its identity, or of its metadata and of its model
+ * as ucov JSON. */
 static ssize_t md5_write(void *cookie, const char *buf, size_t n) {
   md5_update(cookie, buf, n);
   return (ssize_t)n;
@@ -230,7 +241,14 @@ static ssize_t md5_write(void *cookie, const char *buf, size_t n) {
 static int push_hash(const struct cov_model *m, const struct store_push *p, char out[33]) {
   struct md5 c;
   md5_init(&c);
-  const char *meta[] = {p->test, p->shard, p->host, p->revision, p->build_ids, p->nonce};
+  if (p->identity) { /* the same whatever the test, shard or host says */
+    md5_update(&c, "identity", 9);
+    md5_update(&c, p->identity, strlen(p->identity) + 1);
+    md5_hex(&c, out);
+    return 0;
+  }
+  /* (the last, empty, as in stores written before identities: their keys stay) */
+  const char *meta[] = {p->test, p->shard, p->host, p->revision, p->build_ids, ""};
   for (size_t i = 0; i < sizeof(meta) / sizeof(meta[0]); i++) {
     const char *v = meta[i] ? meta[i] : "";
     md5_update(&c, v, strlen(v) + 1);
@@ -305,7 +323,11 @@ static int stage_model(struct store *s, const struct cov_model *m, const struct 
     return db_fail(s, msg, len, "staging sources");
   for (size_t i = 0; i < m->n_files; i++) {
     char hash[33];
-    source_hash(m->files[i]->path, root, hash);
+    if (source_hash(m->files[i]->path, root, hash)) {
+      o->copy_end(s->db);
+      snprintf(msg, len, "%s: %s: not pushed", m->files[i]->path, strerror(errno));
+      return -1;
+    }
     snprintf(a, sizeof(a), "%zu", i);
     const char *row[] = {a, m->files[i]->path, hash};
     if (o->copy_row(s->db, row, 3)) {

@@ -30,9 +30,12 @@ int store_init(struct store *s, char *msg, size_t len);
 struct store_push {
   const char *test, *shard, *host, *revision; /* NULL: "" (host: this machine's name) */
   const char *build_ids; /* the modules' build-ids, sorted, comma-separated ("": none known) */
-  const char *nonce;     /* what else makes this push unique (a snapshot's token), or NULL */
-  const char *root;      /* what relative source paths are relative to (NULL: here) */
-  int64_t when;          /* seconds since the epoch (0: now) */
+  /* What this push is, whoever pushes it under whatever test: a push whose
+   * identity is stored already adds nothing (a collector's round, retried).
+   * NULL: its content and metadata are its identity. */
+  const char *identity;
+  const char *root; /* what relative source paths are relative to (NULL: here) */
+  int64_t when;     /* seconds since the epoch (0: now) */
   /* called as rows are staged (NULL: quiet): rows so far of total */
   void (*progress)(void *arg, uint64_t done, uint64_t total);
   void *progress_arg;
@@ -40,9 +43,10 @@ struct store_push {
 
 /*
  * Add a finished model's counts under its build and context, in one
- * transaction: all or nothing. A push carries the hash of its content and
- * metadata: the same push again is counted once. Returns 0 stored, 1 stored
- * before (nothing added), -1 error (msg; nothing added).
+ * transaction: all or nothing. A push is keyed (unique, in that transaction)
+ * by its identity, or else by the hash of its content and metadata: the same
+ * push again is counted once. Returns 0 stored, 1 stored before (nothing
+ * added), -1 error (msg; nothing added).
  */
 int store_push(struct store *s, const struct cov_model *m, const struct store_push *p, char *msg,
                size_t len);
