@@ -38,6 +38,24 @@ target_stop() {
   exec {target_in}>&-
   while kill -0 "$pid" 2>/dev/null; do sleep 0.02; done
 }
+# fresh_workdir: an empty $WORK, entered, its path made physical.
+fresh_workdir() {
+  rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
+  WORK=$(pwd -P)
+}
+# fault_setup NAME: for the fault-injection tests (strace -e inject): skip
+# (a pass) where strace cannot trace, else a runtime directory and ./hammer
+# (tests/integration/gcov_hammer.c, exact counts) built in $WORK.
+fault_setup() {
+  if ! command -v strace >/dev/null || ! strace -qq -o /dev/null true 2>/dev/null; then
+    echo "$1: skipped, strace cannot trace here"
+    finish "$1"
+    exit
+  fi
+  export UCOV_RUNTIME_DIR=$WORK/rt
+  CC=gcc "$UCOV" cc --gcov -O1 -pthread -fprofile-update=atomic "${SANFLAGS[@]}" \
+    "$SRC/tests/integration/gcov_hammer.c" -o hammer || exit 1
+}
 finish() {
   echo "$1: $checks checks, $fails failed"
   [ "$fails" -eq 0 ]

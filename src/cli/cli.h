@@ -39,8 +39,8 @@ int cmd_tests_for(int argc, char **argv);
 #include <stddef.h>
 #include <sys/types.h>
 
-/* Pull objects (all, or names) of process pid into dir; reset: READ_AND_RESET.
- * Returns an exit status. */
+/* Pull objects (all, or names) of process pid into dir; reset: in two phases
+ * (SNAPSHOT, then COMMIT once the files are durable). Returns an exit status. */
 int pull_objects(pid_t pid, const char *serial, const char *dir, int reset, char **names,
                  int nnames, int quiet);
 
@@ -53,18 +53,10 @@ int pull_objects(pid_t pid, const char *serial, const char *dir, int reset, char
 #define UCOV_LCOV_MARKER "gcov/kernel/gcov/base.gcno"
 #define UCOV_LCOV_MARKER_TARGET "/kernel/gcov/base.gcno"
 
-/*
- * A two-phase pull (--reset) calls the hook between its snapshot and its
- * commit, and before finishing an interrupted one: 0 commits (the target
- * drops the counts it gave), anything else drops the snapshot (the counts
- * stay in the target). The snapshot of object names[i] is the file
- * pull_snapshot_path(names[i], target, token) beneath dir.
- */
-#include <stdint.h>
-typedef int (*pull_hook)(void *arg, const char *dir, const char *target, uint64_t token,
-                         char **names, long n);
-void pull_set_hook(pull_hook hook, void *arg);
-char *pull_snapshot_path(const char *name, const char *target, uint64_t token);
+/* Finish the interrupted pulls of target pid (or serial) in dir, as `ucov
+ * pull --recover`, also when the target is gone. UCOV_EXIT_OK when every one
+ * is settled (published, dropped or kept aside). */
+int pull_recover(pid_t pid, const char *serial, const char *dir, int quiet);
 
 /* A pulled tree (or any input) read and pushed into a store (opened at
  * *st from url the first time). 0, or -1 (said: nothing pushed). */

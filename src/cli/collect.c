@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ucov collect: a running target's coverage into a store, continuously and
- * losslessly. Each round is a two-phase pull (a snapshot of every object, the
- * reset committed later); between the two phases the snapshot is read and
- * pushed, and only when the store has the rows does the target drop the
- * counts it gave. A push that fails leaves them in the target for the next
- * round; a collector killed between its push and the commit finishes the
- * round when it starts again, pushing the same snapshot (counted once, as the
- * push carries the snapshot's token) before committing.
+ * losslessly. Each round is a two-phase pull (docs/protocol.md) into a
+ * directory of its own, in a private waiting room: the target drops the
+ * counts it gave only once their files are durable (COMMIT), and the round is
+ * then pushed from those files under an identity of its own (the round's
+ * random name), the store keeping that identity with the counts in the same
+ * transaction. A push that fails, or a collector killed anywhere, leaves the
+ * round for the next collector: an unfinished pull is finished as `ucov pull
+ * --recover` finishes it, and a round pushed before adds nothing, under
+ * whatever test name. Counts never wait in the store for a commit that may
+ * not come, so a commit refused (ESTALE) counts nothing twice.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -20,12 +23,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
-#include "posix/beneath.h"
 #include "posix/client.h"
 #include "posix/protocol.h"
 #include "report/inputs.h"
@@ -36,9 +39,10 @@ static const char collect_usage[] =
     "                    [--test NAME] [--shard S] [--revision R] [--store URL]\n"
     "\n"
     "Move a running target's coverage into a coverage store (docs/store.md), round\n"
-    "after round, losing nothing: each round snapshots the target's counters, pushes\n"
-    "the snapshot, and only then resets what it took. A failed push leaves the counts\n"
-    "in the target; a collector killed midway finishes the round when run again.\n"
+    "after round, losing nothing and doubling nothing: each round snapshots the\n"
+    "target's counters to disk, resets what it took once that is durable, then\n"
+    "pushes it. A failed push or a collector killed midway leaves the round for the\n"
+    "next collector, and a round pushed twice counts once.\n"
     "\n"
     "  --pid N              the target process (--all: every ucov target here)\n"
     "  --serial PATH        a kernel or firmware behind a serial line\n"
@@ -112,55 +116,6 @@ int cli_push_tree(struct store **st, const char *url, const char *dir,
   return r < 0 ? -1 : 0;
 }
 
-/* Between the snapshot and the commit: the snapshot, as a tree, into the store. */
-static int push_snapshot(void *arg, const char *dir, const char *target, uint64_t token,
-                         char **names, long n) {
-  struct collect *c = arg;
-  char *stage = NULL, *nonce = NULL;
-  if (asprintf(&stage, "%s/.ucov-stage.%s.%" PRIu64, dir, target, token) < 0 ||
-      asprintf(&nonce, "%s.%" PRIu64, target, token) < 0) {
-    free(stage);
-    return -1;
-  }
-  /* Files of the snapshot already published: the round was committed before
-   * (its push came first), and an interrupted collector only left its marker. */
-  for (long i = 0; i < n; i++) {
-    char *src = pull_snapshot_path(names[i], target, token);
-    struct stat st;
-    int gone = src && ucov_at_lstat(dir, src, &st) && errno == ENOENT;
-    free(src);
-    if (gone) {
-      free(stage);
-      free(nonce);
-      return 0;
-    }
-  }
-  cli_rm_tree(stage);
-  int err = mkdir(stage, 0700) && errno != EEXIST;
-  for (long i = 0; !err && i < n; i++) {
-    char *src = pull_snapshot_path(names[i], target, token);
-    if (!src || ucov_at_link(dir, src, stage, names[i]))
-      err = 1;
-    free(src);
-  }
-  /* the module map (published as it is, never two-phase) */
-  struct stat st;
-  if (!err && ucov_at_lstat(dir, "modules", &st) == 0 &&
-      ucov_at_link(dir, "modules", stage, "modules"))
-    err = 1;
-  struct store_push meta = c->meta;
-  meta.nonce = nonce;
-  if (err)
-    UCOV_ERR("%s: cannot lay the snapshot out: %s\n", stage, strerror(errno));
-  else
-    err = cli_push_tree(&c->st, c->url, stage, &meta, &c->in, c->quiet) != 0;
-  c->pushes += !err;
-  cli_rm_tree(stage);
-  free(stage);
-  free(nonce);
-  return err;
-}
-
 static volatile sig_atomic_t stopping;
 
 static void on_stop(int sig) {
@@ -208,6 +163,127 @@ static char *work_dir(const char *what) {
   return d;
 }
 
+/* Does dir hold an entry whose name starts with prefix (any: "")? */
+static int holds(const char *dir, const char *prefix) {
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  int found = 0;
+  while (d && !found && (e = readdir(d)))
+    found = strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+            !strncmp(e->d_name, prefix, strlen(prefix));
+  if (d)
+    closedir(d);
+  return found;
+}
+
+/* Does a settled round hold counts: a regular file besides its module map,
+ * the debugfs-style reset files and temporary files? (A pull that failed
+ * before its commit leaves only those: with no marker left, a temporary
+ * snapshot was never committed, its counts still in the target.) */
+static int is_temporary(const char *base) {
+  const char *t = strstr(base, ".tmp");
+  return strstr(base, ".ucov-tmp.") || (t && t[4] && strspn(t + 4, "0123456789") == strlen(t + 4));
+}
+
+static int counted_file(const char *path, const struct stat *sb, int type, struct FTW *ftw) {
+  const char *base = path + ftw->base;
+  return type == FTW_F && S_ISREG(sb->st_mode) && ftw->level > 0 && strcmp(base, "reset") &&
+         !(ftw->level == 1 && !strcmp(base, "modules")) && strncmp(base, ".ucov-", 6) &&
+         !is_temporary(base);
+}
+
+static int holds_counts(const char *round) {
+  return nftw(round, counted_file, 16, FTW_PHYS) == 1;
+}
+
+/*
+ * Push a round whose pull is settled (its files published: committed in the
+ * target), under the round's identity, then remove it. Pushed before (a
+ * collector killed after its push) adds nothing. 0 done, 1 not settled yet
+ * (kept for a later round), -1 the push failed (kept: the next round pushes
+ * it again).
+ */
+static int push_round(struct collect *c, const char *work, const char *name) {
+  char *round = NULL, *identity = NULL, host[256] = "";
+  gethostname(host, sizeof(host) - 1);
+  if (asprintf(&round, "%s/%s", work, name) < 0 ||
+      asprintf(&identity, "ucov-collect %s %d %s", host, (int)getuid(), name) < 0) {
+    free(round);
+    return -1;
+  }
+  int r = 0;
+  if (holds(round, ".ucov-pending.")) {
+    r = 1;
+  } else if (holds(round, ".ucov-unresolved.")) {
+    UCOV_ERR("%s: a snapshot whose outcome cannot be known is kept aside there, not pushed "
+             "(`ucov pull --resolve publish|discard -o %s` settles it)\n",
+             round, round);
+    r = 1;
+  } else if (holds_counts(round)) {
+    struct store_push meta = c->meta;
+    meta.identity = identity;
+    r = cli_push_tree(&c->st, c->url, round, &meta, &c->in, c->quiet) ? -1 : 0;
+    c->pushes += !r;
+  }
+  if (!r)
+    cli_rm_tree(round);
+  free(round);
+  free(identity);
+  return r;
+}
+
+/* A new round's directory in work: round.<random>, its name the
+ * identity its push carries. */
+static char *new_round(const char *work, char *name, size_t len) {
+  for (int tries = 0; tries < 16; tries++) {
+    uint64_t id = 0;
+    if (getrandom(&id, sizeof(id), 0) != sizeof(id))
+      id = (uint64_t)time(NULL) << 32 ^ (uint64_t)getpid() << 16 ^ (uint64_t)tries;
+    snprintf(name, len, "round.%016" PRIx64, id);
+    char *d = NULL;
+    if (asprintf(&d, "%s/%s", work, name) < 0)
+      return NULL;
+    if (mkdir(d, 0700) == 0)
+      return d;
+    free(d);
+    if (errno != EEXIST)
+      break;
+  }
+  UCOV_ERR("%s: cannot make a round's directory: %s\n", work, strerror(errno));
+  return NULL;
+}
+
+/*
+ * The rounds an earlier collector left (killed, or its push failed): each
+ * pull finished as `ucov pull --recover` would (committed: published; never
+ * committed: dropped, the counts being still in the target), then pushed.
+ * Oldest first is not needed: each round's counts are its own.
+ */
+static void settle_rounds(struct collect *c, const char *work, pid_t pid, const char *serial) {
+  DIR *d = opendir(work);
+  struct dirent *e;
+  while (d && (e = readdir(d))) {
+    if (strncmp(e->d_name, "round.", 6) != 0)
+      continue;
+    char *round = NULL;
+    if (asprintf(&round, "%s/%s", work, e->d_name) < 0)
+      break;
+    if (holds(round, ".ucov-pending."))
+      pull_recover(pid, serial, round, 1);
+    free(round);
+    push_round(c, work, e->d_name);
+  }
+  if (d)
+    closedir(d);
+}
+
+/*
+ * One round: the rounds left before, then a two-phase pull into a round of
+ * its own (committed, the target dropping what it gave, only once the files
+ * are durable), then its push. The push comes after the commit, from those
+ * files: a push that fails, or a collector killed before it, leaves the round
+ * for the next one, and a push done twice adds nothing (its identity).
+ */
 static int round_one(struct collect *c, pid_t pid, const char *serial) {
   char what[PATH_MAX];
   if (serial) {
@@ -218,26 +294,20 @@ static int round_one(struct collect *c, pid_t pid, const char *serial) {
   } else {
     snprintf(what, sizeof(what), "pid-%d", (int)pid);
   }
-  char *dir = work_dir(what);
-  if (!dir)
+  char *work = work_dir(what), name[64];
+  if (!work)
     return UCOV_EXIT_FAIL;
-  int r = pull_objects(pid, serial, dir, 1, NULL, 0, 1);
-  c->rounds++;
-  /* what the commit published is in the store: only the waiting room stays */
-  if (r == UCOV_EXIT_OK) {
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    while (d && (e = readdir(d)))
-      if (strncmp(e->d_name, ".ucov-", 6) && strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-        char *p = NULL;
-        if (asprintf(&p, "%s/%s", dir, e->d_name) >= 0)
-          cli_rm_tree(p);
-        free(p);
-      }
-    if (d)
-      closedir(d);
+  settle_rounds(c, work, pid, serial);
+  char *round = new_round(work, name, sizeof(name));
+  int r = UCOV_EXIT_FAIL;
+  if (round) {
+    r = pull_objects(pid, serial, round, 1, NULL, 0, 1);
+    c->rounds++;
+    if (push_round(c, work, name) < 0)
+      r = UCOV_EXIT_FAIL;
   }
-  free(dir);
+  free(round);
+  free(work);
   return r;
 }
 
@@ -336,7 +406,6 @@ int cmd_collect(int argc, char **argv) {
              optind != argc ? argv[optind] : "");
     return cli_try_help();
   }
-  pull_set_hook(push_snapshot, &c);
   struct sigaction sa = {.sa_handler = on_stop};
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
@@ -372,7 +441,6 @@ int cmd_collect(int argc, char **argv) {
   }
   if (!c.quiet && !once)
     UCOV_ERR("%" PRIu64 " rounds, %" PRIu64 " pushes\n", c.rounds, c.pushes);
-  pull_set_hook(NULL, NULL);
   store_close(c.st);
   return status;
 }

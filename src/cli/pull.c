@@ -398,33 +398,6 @@ static char *tmp_path(const char *name, const char *target, uint64_t token) {
   return asprintf(&p, "%s.ucov-tmp.%s.%" PRIu64, name, target, token) < 0 ? NULL : p;
 }
 
-char *pull_snapshot_path(const char *name, const char *target, uint64_t token) {
-  return tmp_path(name, target, token);
-}
-
-static pull_hook the_hook;
-static void *the_hook_arg;
-
-void pull_set_hook(pull_hook hook, void *arg) {
-  the_hook = hook;
-  the_hook_arg = arg;
-}
-
-/* A snapshot the hook did not take: its files and marker go, its counts stay in the target. */
-static void drop_snapshot(const char *dir, const char *target, uint64_t token, char **names,
-                          long n) {
-  for (long i = 0; i < n; i++) {
-    char *tmp = tmp_path(names[i], target, token);
-    if (tmp)
-      ucov_at_unlink(dir, tmp);
-    free(tmp);
-  }
-  char *m = marker_path(target, token);
-  if (m)
-    ucov_at_unlink(dir, m);
-  free(m);
-}
-
 /* An identifier of the target for marker names: its pid, or "serial". */
 static void target_id(const struct ucov_ctl *c, char *out, size_t len) {
   if (c->serial)
@@ -911,9 +884,7 @@ static int recover_pulls(struct ucov_ctl *c, const char *dir, const char *target
       if (!quiet)
         UCOV_ERR("finishing an interrupted pull (%s)\n", e->d_name);
       int live = c && (!strcmp(m.instance, "-") || !strcmp(m.instance, instance));
-      if (live && the_hook && the_hook(the_hook_arg, dir, target, m.token, m.names, m.n)) {
-        drop_snapshot(dir, target, m.token, m.names, m.n);
-      } else if (live) {
+      if (live) {
         unfinished += commit_pull(c, dir, target, m.instance, m.token, m.names, m.n, quiet) < 0;
       } else {
         int *fate = calloc((size_t)m.n + 1, sizeof(*fate));
@@ -1156,10 +1127,6 @@ int pull_objects(pid_t pid, const char *serial_path, const char *dir, int reset,
       UCOV_ERR("%s/%s: %s\n", dir, m ? m : "", strerror(errno));
       status = UCOV_EXIT_FAIL;
       pulled = 0;
-    } else if (the_hook && the_hook(the_hook_arg, dir, target, token, snapped, nsnapped)) {
-      drop_snapshot(dir, target, token, snapped, nsnapped);
-      status = UCOV_EXIT_FAIL; /* (the counts stay in the target for the next time) */
-      pulled = 0;
     } else if (commit_pull(&c, dir, target, instance, token, snapped, nsnapped, quiet) != 0) {
       status = UCOV_EXIT_FAIL;
       pulled = 0;
@@ -1182,6 +1149,14 @@ int pull_objects(pid_t pid, const char *serial_path, const char *dir, int reset,
              dir);
   ucov_ctl_close(&c);
   return status;
+}
+
+int pull_recover(pid_t pid, const char *serial_path, const char *dir, int quiet) {
+  int saved = recover_only;
+  recover_only = 1;
+  int r = pull_objects(pid, serial_path, dir, 0, NULL, 0, quiet);
+  recover_only = saved;
+  return r;
 }
 
 /*

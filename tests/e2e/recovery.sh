@@ -11,17 +11,9 @@ set -u
 UCOV=$1 SRC=$2 WORK=$3 SAN=${4:-}
 . "$SRC/tests/lib.sh"
 sanflags "$SAN"
-rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
-WORK=$(pwd -P)
-if ! command -v strace >/dev/null || ! strace -qq -o /dev/null true 2>/dev/null; then
-  echo "recovery: skipped, strace cannot trace here"
-  finish recovery
-  exit
-fi
-export UCOV_RUNTIME_DIR=$WORK/rt
+fresh_workdir
+fault_setup recovery
 SUM=(python3 "$SRC/tests/e2e/sumcounts.py")
-CC=gcc "$UCOV" cc --gcov -O1 -pthread -fprofile-update=atomic "${SANFLAGS[@]}" \
-  "$SRC/tests/integration/gcov_hammer.c" -o hammer || exit 1
 N=200000
 UCOV_EXIT_DIR=$WORK/ref ./hammer $N linger </dev/null
 want=$("${SUM[@]}" ref)

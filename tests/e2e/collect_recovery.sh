@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# `ucov collect` with a kill, EIO or ENOSPC injected (strace -e inject) at
+# every system call it makes, recovered at once (by the next collector),
+# after 1,000 later commits, and after the target exited. The store plus the
+# target's exit files hold exactly the counts of an undisturbed run: nothing
+# lost, nothing twice, whatever failed. A round pushed twice under another
+# test name adds nothing.
+# Usage: collect_recovery.sh UCOV SRCDIR WORKDIR [SANITIZE]
+set -u
+UCOV=$1 SRC=$2 WORK=$3 SAN=${4:-}
+. "$SRC/tests/lib.sh"
+sanflags "$SAN"
+fresh_workdir
+fault_setup collect_recovery
+N=200000
+UCOV_EXIT_DIR=$WORK/ref ./hammer $N linger </dev/null
+"$UCOV" merge ref -o ref.info 2>/dev/null
+# the counts of one run: every DA and FNDA record of the hammer. (Not BRDA:
+# the partitions are solved one by one, and a round taken while the target
+# sits in its linger loop's read() shows that block's branches as "-" in
+# the partition where the loop was entered; the arcs add up, the lcov
+# branch records of separate partitions need not.)
+recs() { awk '/^SF:.*gcov_hammer.c$/{p=1} /^end_of_record/{p=0} p' "$1" | grep -E '^(DA|FNDA):' | sort; }
+[ -n "$(recs ref.info)" ] && pass || fail "the reference run has counts"
+start() { target_start "$WORK/$1" ./hammer $N linger; }
+# total STORE EXITDIR: the store's counts plus the exit files', as lcov
+total() {
+  "$UCOV" report --store "$1" --lcov "$1.info" 2>/dev/null || : >"$1.info"
+  "$UCOV" merge "$1.info" "$2" -o "$1.total.info" 2>/dev/null
+  recs "$1.total.info"
+}
+
+# The system calls of one collect round, each with how often it is made.
+start exit0
+mkdir -m 700 probe
+strace -f -qq -o calls.txt env UCOV_COLLECT_DIR="$WORK/probe" \
+  "$UCOV" collect --pid $pid --once --store probe.db -q 2>/dev/null
+target_stop
+[ "$(total probe.db exit0)" = "$(recs ref.info)" ] && pass || fail "an undisturbed collect adds up"
+mapfile -t calls < <(awk '{ sub(/\(.*/, "", $2); print $2 }' calls.txt | grep -E \
+  '^(openat|openat2|close|read|write|pread64|pwrite64|renameat2?|fsync|fdatasync|unlink|unlinkat|symlinkat|mkdir|mkdirat|newfstatat|sendto|recvfrom|poll|getdents64|connect|linkat|fcntl|ftruncate|lseek)$' |
+  sort | uniq -c | awk '{ print $2 " " $1 }')
+[ ${#calls[@]} -gt 12 ] && pass || fail "the collect's system calls were listed (${#calls[@]})"
+
+# Every call in the unsanitized builds, the three faults in turn (call k of a
+# kind gets one of them; a fault a call cannot have, ENOSPC on a read, gives
+# way to the next); each kind's first, middle and last call with every fault
+# in the later scenarios and in sanitizer builds (several times slower).
+FAULTS=(kill EIO ENOSPC)
+[ -n "$SAN" ] && FAULTS=(kill EIO)
+# faults_at MODE NAME K COUNT: the faults for call K of NAME
+faults_at() {
+  local f
+  local -a out=()
+  for f in "${FAULTS[@]}"; do
+    case $f:$2 in ENOSPC:read | ENOSPC:pread64 | ENOSPC:recvfrom | ENOSPC:poll | ENOSPC:getdents64 | ENOSPC:connect | ENOSPC:close | ENOSPC:newfstatat | ENOSPC:fcntl | ENOSPC:lseek) continue ;; esac
+    out+=("$f")
+  done
+  if [ "$1" = all ] && [ -z "$SAN" ]; then
+    echo "${out[$(($3 % ${#out[@]}))]}"
+  elif [ "$3" = 1 ] || [ "$3" = $((($4 + 1) / 2)) ] || [ "$3" = "$4" ]; then
+    printf '%s\n' "${out[@]}"
+  fi
+
+}
+# inject STORE COLLECTDIR SYSCALL K FAULT: one collect round with FAULT at
+# SYSCALL's K-th call.
+inject() {
+  local how
+  case $5 in
+    kill) how=signal=SIGKILL ;;
+    *) how=error=$5 ;;
+  esac
+  mkdir -p "$2" && chmod 700 "$2"
+  UCOV_COLLECT_DIR=$2 strace -f -qq -o /dev/null -e inject="$3:$how:when=$4" \
+    "$UCOV" collect --pid $pid --once --test "t$RANDOM" --store "$1" -q >/dev/null 2>&1
+}
+# inject_all STORE all|sample DIR shared|each: faulty rounds (see above),
+# each in DIR (one shared waiting room) or DIR/<i> (one each)
+inject_all() {
+  local call name count k f i=0 dir
+  for call in "${calls[@]}"; do
+    read -r name count <<<"$call"
+    for k in $(seq "$count"); do
+      for f in $(faults_at "$2" "$name" "$k" "$count"); do
+        i=$((i + 1))
+        dir=$3
+        [ "$4" = each ] && dir=$3/$i
+        inject "$1" "$dir" "$name" "$k" "$f"
+      done
+    done
+  done
+  echo "$i"
+}
+
+# recovered_at_once: every faulty round is finished by the next collector
+# (each one settles the rounds before it), then one clean round.
+start exit1
+runs=$(inject_all a.db all "$WORK/ca" shared)
+UCOV_COLLECT_DIR=$WORK/ca "$UCOV" collect --pid $pid --once --store a.db -q 2>/dev/null
+target_stop
+[ "$(total a.db exit1)" = "$(recs ref.info)" ] && pass ||
+  fail "recovered_at_once: $runs faulty rounds: $(diff <(total a.db exit1) <(recs ref.info) | head -4)"
+[ -z "$(find ca -name 'round.*')" ] && pass || fail "recovered_at_once: rounds left ($(find ca -name 'round.*' | head -3))"
+
+# recovered_after_1000_commits: each faulty round in a waiting room of its
+# own; 1,000 pulls commit meanwhile; then a collector in each room.
+start exit2
+runs=$(inject_all b.db sample "$WORK/cb" each)
+for j in $(seq 1000); do "$UCOV" pull --pid $pid --reset -o "later/$j" 2>/dev/null; done
+for d in cb/*/; do UCOV_COLLECT_DIR=$WORK/$d "$UCOV" collect --pid $pid --once --store b.db -q 2>/dev/null; done
+target_stop
+"$UCOV" merge later exit2 -o exit2.info 2>/dev/null
+[ "$(total b.db exit2.info)" = "$(recs ref.info)" ] && pass ||
+  fail "recovered_after_1000_commits: $runs faulty rounds: $(diff <(total b.db exit2.info) <(recs ref.info) | head -4)"
+
+# recovered_after_exit: the target wrote its exit files and its commit
+# record; a collector in each room finishes the rounds from the record.
+start exit3
+runs=$(inject_all c.db sample "$WORK/cc" each)
+target_stop
+for d in cc/*/; do UCOV_COLLECT_DIR=$WORK/$d "$UCOV" collect --pid $pid --once --store c.db -q 2>/dev/null; done
+[ "$(total c.db exit3)" = "$(recs ref.info)" ] && pass ||
+  fail "recovered_after_exit: $runs faulty rounds: $(diff <(total c.db exit3) <(recs ref.info) | head -4)"
+[ -z "$(find cc -name '.ucov-pending.*' -o -name '.ucov-unresolved.*')" ] && pass ||
+  fail "recovered_after_exit: every round settled ($(find cc -name '.ucov-*' | head -3))"
+
+# pushed_twice_counted_once: a collector killed after its push, before it
+# removed the round (the round's files kept, as a kill there leaves them):
+# the next collector, under another test name, pushes it again: nothing added.
+start exit4
+mkdir -m 700 cd
+# (the first removal of a round's file: after the push committed)
+n_rm=$(grep ' unlink(' calls.txt | grep -n '/round\.' | head -1 | cut -d: -f1)
+UCOV_COLLECT_DIR=$WORK/cd strace -f -qq -o /dev/null -e inject=unlink:signal=SIGKILL:when="$n_rm" \
+  "$UCOV" collect --pid $pid --once --test A --store d.db -q >/dev/null 2>&1
+left=$(find cd -maxdepth 2 -name 'round.*' | wc -l)
+UCOV_COLLECT_DIR=$WORK/cd "$UCOV" collect --pid $pid --once --test B --store d.db -q 2>/dev/null
+target_stop
+[ "$left" -ge 1 ] && [ "$(total d.db exit4)" = "$(recs ref.info)" ] && pass ||
+  fail "pushed_twice_counted_once: ($left rounds left) $(diff <(total d.db exit4) <(recs ref.info) | head -4)"
+
+finish collect_recovery
