@@ -85,6 +85,11 @@ int write_object_file(const char *dir, const char *name, const void *data, size_
 /* Print s with control characters and backslashes escaped (\n, \t, \xNN, \\):
  * names from a target never reach a terminal raw. */
 void print_escaped(FILE *f, const char *s);
+/* n bytes of a target's text output (a kernel command's answer): control
+ * characters escaped as above, but newlines and tabs, which lay it out. */
+void print_text(FILE *f, const void *s, size_t n);
+/* "ucov CMD: what: text\n" on stderr, the target's text escaped. */
+void err_target(const char *what, const char *text);
 
 /* Is an object name a safe relative path (no "..", ".", empty or absolute parts)? */
 int object_name_is_safe(const char *name);

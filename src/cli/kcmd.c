@@ -104,13 +104,13 @@ static int run_command(int argc, char **argv, int trace) {
   int status = UCOV_EXIT_OK;
   uint32_t text = 0;
   if (r.status) {
-    UCOV_ERR("%s: %s\n", ctl.label, (char *)r.data);
+    err_target(ctl.label, (char *)r.data);
     status = UCOV_EXIT_FAIL;
   } else if (r.len < 4 || (text = ucov_get32(r.data)) > r.len - 4) {
     UCOV_ERR("%s: malformed answer\n", ctl.label);
     status = UCOV_EXIT_FAIL;
   } else {
-    fwrite(r.data + 4, 1, text, trace ? stderr : stdout);
+    print_text(trace ? stderr : stdout, r.data + 4, text); /* (escaped but for lines) */
   }
   /* trace: the buffer follows the text, as a KCOV buffer: u64 count, u64 PCs. */
   const uint8_t *buf = r.data + 4 + text;

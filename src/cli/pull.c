@@ -181,9 +181,12 @@ static int parse_opts(int argc, char **argv, const char *usage, pid_t *pid, cons
   return parse_opts_target(argc, argv, usage, pid, out, reset, 0);
 }
 
-void print_escaped(FILE *f, const char *s) {
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    if (*p == '\\')
+/* n bytes of s, escaped; lines: newlines and tabs kept as they are. */
+static void put_escaped(FILE *f, const char *s, size_t n, int lines) {
+  for (const unsigned char *p = (const unsigned char *)s; n--; p++) {
+    if (lines && (*p == '\n' || *p == '\t'))
+      fputc(*p, f);
+    else if (*p == '\\' && !lines)
       fputs("\\\\", f);
     else if (*p == '\n')
       fputs("\\n", f);
@@ -194,6 +197,20 @@ void print_escaped(FILE *f, const char *s) {
     else
       fputc(*p, f);
   }
+}
+
+void print_escaped(FILE *f, const char *s) {
+  put_escaped(f, s, strlen(s), 0);
+}
+
+void print_text(FILE *f, const void *s, size_t n) {
+  put_escaped(f, s, n, 1);
+}
+
+void err_target(const char *what, const char *text) {
+  fprintf(stderr, "%s: %s: ", ucov_cmd, what);
+  print_escaped(stderr, text);
+  fputc('\n', stderr);
 }
 
 /* ucov ls without a target: one line per live target, "PID\tPROGRAM" ("?"
@@ -227,7 +244,7 @@ static long list_objects(struct ucov_ctl *c, struct ucov_ctl_object **objs, int 
   }
   long n = r.status ? -1 : ucov_ctl_parse_list(&r, objs);
   if (r.status && !quiet)
-    UCOV_ERR("list: %s\n", (char *)r.data);
+    err_target("list", (char *)r.data);
   else if (n < 0 && !r.status)
     UCOV_ERR("list: malformed reply\n");
   ucov_ctl_reply_free(&r);
@@ -440,11 +457,14 @@ static int pull_into(struct ucov_ctl *c, const char *name, const char *dir, cons
   struct ucov_ctl_reply r;
   int st = ucov_ctl_call_stream(c, op, payload, plen, -1, &r, to_file, &fo, err, sizeof(err));
   int ok = st == 0 && r.status == 0;
-  if (ok && token) { /* the token led the reply */
-    ok = r.total >= 8;
+  int malformed = 0;
+  if (ok && token) { /* the token led the reply: 8 bytes, never 0 */
+    uint64_t asked = *token;
     *token = 0;
     for (int i = 0; i < 8; i++)
       *token |= (uint64_t)fo.tok[i] << (8 * i);
+    malformed = r.total < 8 || !*token || (asked && *token != asked);
+    ok = !malformed;
   }
   int saved = errno;
   if (ok && token && fsync(fo.fd) != 0)
@@ -458,7 +478,12 @@ static int pull_into(struct ucov_ctl *c, const char *name, const char *dir, cons
   }
   ucov_at_unlink(dir, rel);
   if (!quiet) {
-    if (fo.err)
+    if (malformed) {
+      fprintf(stderr, "%s: ", ucov_cmd);
+      print_escaped(stderr, name);
+      fprintf(stderr, ": malformed SNAPSHOT reply (%zu bytes, token %s)\n", r.total,
+              r.total < 8 ? "missing" : "not the one asked for");
+    } else if (fo.err)
       UCOV_ERR("%s/%s: %s\n", dir, rel, strerror(fo.err));
     else if (st)
       UCOV_ERR("%s\n", err);
@@ -1177,7 +1202,7 @@ static int pull_in_place(pid_t pid) {
   if (ucov_ctl_call(&c, UCOV_OP_DUMP, NULL, 0, &r, err, sizeof(err)))
     UCOV_ERR("%s\n", err);
   else if (r.status)
-    UCOV_ERR("in place: %s\n", (char *)r.data);
+    err_target("in place", (char *)r.data);
   else
     ret = UCOV_EXIT_OK;
   if (ret == UCOV_EXIT_OK)
@@ -1213,7 +1238,7 @@ static int pull_xencov(pid_t pid, const char *file, int reset) {
   else if (st)
     UCOV_ERR("%s\n", err);
   else if (r.status)
-    UCOV_ERR("xencov: %s\n", (char *)r.data);
+    err_target("xencov", (char *)r.data);
   else if (close(fo.fd) == 0 && (fo.fd = -1, rename(tmp, file) == 0))
     ret = UCOV_EXIT_OK;
   else
@@ -1277,7 +1302,7 @@ int cmd_reset(int argc, char **argv) {
       break;
     }
     if (r.status) {
-      UCOV_ERR("%s: %s\n", all ? "reset" : argv[k], (char *)r.data);
+      err_target(all ? "reset" : argv[k], (char *)r.data);
       status = UCOV_EXIT_FAIL;
     }
     ucov_ctl_reply_free(&r);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # No one let in: every directory ucov keeps state in is private or refused,
 # and every file a pull, a mount, a collect or an in-place dump writes stays
-# beneath the directory it was given, whatever names a target serves.
+# beneath the directory it was given, whatever names a target serves; what a
+# target says reaches the terminal escaped.
 # Usage: confined.sh UCOV SRCDIR WORKDIR [SANITIZE]
 set -u
 UCOV=$1 SRC=$2 WORK=$3 SAN=${4:-}
@@ -82,6 +83,17 @@ ln "$WORK/elsewhere/file" "hard/gcov$WORK/victim/x.gcda.ucov-tmp.$$" 2>/dev/null
 "$UCOV" pull --pid $tpid -o hard 2>err.txt
 [ "$(cat elsewhere/file)" = precious ] && [ "$(cat "hard/gcov$WORK/victim/x.gcda")" = gcdadata ] &&
   pass || fail "pull_onto_planted_file_link: the link replaced, not written through ($(cat err.txt))"
+# snapshot_malformed: a SNAPSHOT reply too short to hold its token is said
+# to be one (not some stale error), and nothing is committed.
+"$UCOV" pull --pid $tpid --reset -o snap 2>err.txt
+st=$?
+[ $st = 1 ] && grep -q 'malformed SNAPSHOT reply (3 bytes, token missing)' err.txt &&
+  ! grep -q 'File exists' err.txt && pass || fail "snapshot_malformed: said (status $st: $(cat err.txt))"
+# target_text_escaped: an error string from the target reaches the
+# terminal with its control characters escaped.
+"$UCOV" reset --pid $tpid "gcov$WORK/victim/x.gcda" 2>err.txt
+! grep -q $'[\x1b\x07]' err.txt && grep -qF 'no\x1b]0;owned\x07 way' err.txt && pass ||
+  fail "target_text_escaped: ($(cat -v err.txt))"
 kill $tpid
 wait $tpid 2>/dev/null
 

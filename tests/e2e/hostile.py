@@ -10,7 +10,9 @@
                                       until killed
   hostile.py tree-target DIR NAME...  serve DIR/<own pid>.sock as a target of
                                       the objects NAME (8 bytes each), any
-                                      number of requests a connection; prints
+                                      number of requests a connection (a
+                                      SNAPSHOT gets a malformed reply, a RESET
+                                      an error with escapes in it); prints
                                       its pid, serves until killed
   hostile.py storm SOCK N SECONDS     N hostile connections (idle, slow, garbage)
                                       coming and going for at most SECONDS
@@ -133,6 +135,10 @@ def tree_target(directory, names):
                     c.sendall(frame(op, b"".join(struct.pack("<QI", 8, len(o)) + o for o in objs)))
                 elif op == 3 and body in objs:  # READ
                     c.sendall(frame(op, b"gcdadata"))
+                elif op == 4:  # RESET: an error that would drive a terminal
+                    c.sendall(frame(op, b"no\x1b]0;owned\x07 way", status=7))
+                elif op == 11:  # SNAPSHOT: malformed, 3 bytes where a token leads
+                    c.sendall(frame(op, b"abc"))
                 else:
                     c.sendall(frame(op, b"no such object", status=7))
         except OSError:
