@@ -15,6 +15,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -697,9 +698,15 @@ static int read_counts(struct unit *u, const unsigned char *buf, size_t len) {
         snprintf(u->err, u->errlen, "profile mismatch for '%s' (rebuilt since it ran?)", fn->name);
         return -1;
       }
-      if (signed_len > 0)
-        for (size_t i = 0; i < fn->n_counts; i++)
-          fn->counts[i] = add64(fn->counts[i], (int64_t)rd_u64(&rec));
+      for (size_t i = 0; signed_len > 0 && i < fn->n_counts; i++) {
+        int64_t c = (int64_t)rd_u64(&rec);
+        if (c < 0) { /* no arc runs a negative number of times: a corrupt file */
+          snprintf(u->err, u->errlen, "negative counter %" PRId64 " in '%s' (a corrupt .gcda)", c,
+                   fn->name);
+          return -1;
+        }
+        fn->counts[i] = add64(fn->counts[i], c);
+      }
     }
     r.at += skip;
   }

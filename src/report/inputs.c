@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -373,6 +374,33 @@ static char *temp_dir(char *buf, size_t len, const char *what) {
 
 /* .gcda through gcov --json-format (--gcov-tool, or a notes format the
  * native reader does not know), in batches of GCOV_BATCH. */
+/*
+ * Messages name the user's input, never a temporary file: while the records
+ * of a Xen blob are read from a temporary tree, a path in it is said as the
+ * blob's record ("BLOB: record /path/x.gcda").
+ */
+static const char *alias_tmp, *alias_blob;
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...) {
+  char msg[3 * PATH_MAX], out[4 * PATH_MAX];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof(msg), fmt, ap);
+  va_end(ap);
+  size_t tl = alias_tmp ? strlen(alias_tmp) : 0, o = 0;
+  for (const char *p = msg; *p && o + 1 < sizeof(out);) {
+    if (tl && !strncmp(p, alias_tmp, tl)) {
+      o += (size_t)snprintf(out + o, sizeof(out) - o, "%s: record ", alias_blob);
+      p += tl;
+    } else {
+      out[o++] = *p++;
+    }
+  }
+  out[o < sizeof(out) ? o : sizeof(out) - 1] = 0;
+  UCOV_ERR("%s", out);
+}
+
 static int read_gcdas_gcov(struct cov_model *m, struct strlist *gcdas, const struct input_opts *o) {
   int bad = 0;
   char tmpl[PATH_MAX];
@@ -412,7 +440,7 @@ static int read_gcdas_gcov(struct cov_model *m, struct strlist *gcdas, const str
       if (notes_only) {
         snprintf(gcno, sizeof(gcno), "%s", g);
       } else if (find_gcno(g, gcno, sizeof(gcno))) {
-        UCOV_ERR("%s: no .gcno beside it or at its build path: skipped\n", g);
+        say("%s: no .gcno beside it or at its build path: skipped\n", g);
         bad++;
         continue;
       }
@@ -450,13 +478,13 @@ static int read_gcdas_gcov(struct cov_model *m, struct strlist *gcdas, const str
     size_t len = 0;
     int st = argc > 4 ? run_capture(argv, tmp, &out, &len, map, n_map) : 0;
     if (st == RUN_TIMEOUT)
-      UCOV_ERR("report: %s ran longer than %d s on %s%s: killed (UCOV_TOOL_TIMEOUT)\n", tool,
-               tool_timeout_ms() / 1000, gcdas->v[start],
-               end - start > 1 ? " and the .gcda after it" : "");
+      say("report: %s ran longer than %d s on %s%s: killed (UCOV_TOOL_TIMEOUT)\n", tool,
+          tool_timeout_ms() / 1000, gcdas->v[start],
+          end - start > 1 ? " and the .gcda after it" : "");
     else if (st == 127)
-      UCOV_ERR("report: cannot run %s (--gcov-tool)\n", tool);
+      say("report: cannot run %s (--gcov-tool)\n", tool);
     else if (st)
-      UCOV_ERR("report: %s failed (exit %d): some .gcda not read\n", tool, st);
+      say("report: %s failed (exit %d): some .gcda not read\n", tool, st);
     bad += st != 0;
     if (out)
       bad += read_gcov_stream(m, out, len);
@@ -500,18 +528,18 @@ static int read_gcdas(struct cov_model *m, struct strlist *gcdas, const struct i
     const char *g = gcdas->v[i];
     char gcno[PATH_MAX], gcno_abs[PATH_MAX], abs[PATH_MAX];
     if (find_gcno(g, gcno, sizeof(gcno))) {
-      UCOV_ERR("%s: no .gcno beside it or at its build path: skipped\n", g);
+      say("%s: no .gcno beside it or at its build path: skipped\n", g);
       bad++;
       continue;
     }
     if (!realpath(g, abs) || !realpath(gcno, gcno_abs)) {
-      UCOV_ERR("%s: %s\n", g, strerror(errno));
+      say("%s: %s\n", g, strerror(errno));
       bad++;
       continue;
     }
     struct stat st;
     if (stat(gcno_abs, &st) == 0 && !S_ISREG(st.st_mode)) {
-      UCOV_ERR("%s: its notes %s: not a regular file: skipped\n", g, gcno);
+      say("%s: its notes %s: not a regular file: skipped\n", g, gcno);
       bad++;
       continue;
     }
@@ -525,7 +553,7 @@ static int read_gcdas(struct cov_model *m, struct strlist *gcdas, const struct i
                (kind == GCOVN_LLVM && !llvm_tool)) {
       char err[PATH_MAX + 256];
       if (gcovn_read(m, gcno_abs, abs, err, sizeof(err))) {
-        UCOV_ERR("%s\n", err);
+        say("%s\n", err);
         bad++;
       }
     } else {
@@ -1246,14 +1274,19 @@ static int read_xencov(struct cov_model *m, const char *path, const struct input
       } else {
         if (w)
           fclose(w);
-        UCOV_ERR("%s: %s\n", out, strerror(errno));
+        UCOV_ERR("%s: record %s: %s\n", path, name, strerror(errno));
         bad = 1;
       }
     }
     off = data + size;
   }
+  char prefix[PATH_MAX + 8];
+  snprintf(prefix, sizeof(prefix), "%s/gcov", tmp ? tmp : "");
+  alias_tmp = prefix;
+  alias_blob = path;
   if (gcdas.n)
     bad += read_gcdas(m, &gcdas, o);
+  alias_tmp = alias_blob = NULL;
   sl_free(&gcdas);
   if (tmp)
     nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);

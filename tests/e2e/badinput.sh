@@ -38,6 +38,34 @@ grep -q 'bad/p.gcda:version' err.txt && ! grep -q 'ucov-report' err.txt && pass 
 "$UCOV" report -q bad/p.gcda --lcov b.info 2>err.txt
 [ $? = 1 ] && grep -q 'bad/p.gcda: version mismatch' err.txt && pass ||
   fail "native: a .gcda of another version ($(cat err.txt))"
+# A negative counter (no arc runs -16 times): refused as the corrupt file it
+# is, never read as 0.
+mkdir -p neg && cp p.gcno neg/p.gcno && python3 - <<'PY'
+import struct
+b = bytearray(open("p.gcda", "rb").read())
+at = b.find(struct.pack("<I", 0x01A10000))
+assert at > 0
+struct.pack_into("<q", b, at + 8, -16)
+open("neg/p.gcda", "wb").write(b)
+PY
+"$UCOV" report -q neg/p.gcda --lcov n.info 2>err.txt
+[ $? = 1 ] && grep -q "neg/p.gcda.*negative counter -16 in 'main'\|neg/p.gcda.*negative counter -16 in 'f'" err.txt &&
+  pass || fail "a negative counter is an error ($(cat err.txt))"
+# The same in a Xen blob (xencov read): its records are read from a
+# temporary tree, but the messages name the blob and the record.
+python3 - "$WORK" <<'PY'
+import struct, sys
+w = sys.argv[1]
+bad = open(w + "/bad/p.gcda", "rb").read()
+good = open(w + "/p.gcda", "rb").read()
+recs = [(w + "/p.gcda", bad), (w + "/nonotes/q.gcda", good)]
+out = struct.pack("<I", 0x58434F56) + b"".join(n.encode() + b"\0" + struct.pack("<I", len(d)) + d for n, d in recs)
+open(w + "/blob.xcov", "wb").write(out)
+PY
+"$UCOV" report -q blob.xcov --lcov x.info 2>err.txt
+[ $? = 1 ] && grep -q "blob.xcov: record $WORK/p.gcda: version mismatch" err.txt &&
+  grep -q "blob.xcov: record $WORK/nonotes/q.gcda: no .gcno" err.txt && ! grep -q 'ucov-xencov' err.txt &&
+  pass || fail "a Xen blob's bad records are named as such ($(cat err.txt))"
 
 # Binaries with nothing to sort: a stripped one (no symbol table, no line
 # table), and a library with debug information but no function. No crash,
