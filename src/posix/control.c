@@ -637,11 +637,12 @@ static UCOV_NOTRACE void *conn_main(void *arg) {
  * for STALL_DEAF_MS, or sends more requests while replies already sent lie
  * unread (SIOCOUTQ and SIOCINQ), even while it is served. A legitimate client
  * reads each reply before it asks again, and takes a large one as it comes.
- * Else the one that has waited longest for its request, never one being
- * served. (A deaf peer shut down while served loses only its own reply: a
- * READ_AND_RESET that moved a baseline loses those counts, as any
- * READ_AND_RESET whose client does not read; SNAPSHOT and COMMIT lose
- * nothing.) conn_lock held; it is dropped while waiting.
+ * Else the idle one (nothing to read: a request that has come is about to be
+ * served) that has waited longest; never one being served. (A deaf peer shut
+ * down while served loses only its own reply: a READ_AND_RESET that moved a
+ * baseline loses those counts, as any READ_AND_RESET whose client does not
+ * read; SNAPSHOT and COMMIT lose nothing.) conn_lock held; it is dropped
+ * while waiting.
  */
 static UCOV_NOTRACE int conn_slot(void) {
   for (int tries = 0; tries < 200; tries++) {
@@ -654,11 +655,14 @@ static UCOV_NOTRACE int conn_slot(void) {
       /* Deaf: stalled on a reply for STALL_DEAF_MS, or asking again (bytes
        * to read) while replies already sent are unread, served or not. */
       int unread = 0, asked = 0, fd = conns[i].c->fd;
+      if (ioctl(fd, SIOCINQ, &asked) != 0)
+        asked = 0;
       int deaf = (conns[i].waiting == 2 && now_ms() - conns[i].since_ms >= STALL_DEAF_MS) ||
-                 (ioctl(fd, SIOCOUTQ, &unread) == 0 && unread > 0 &&
-                  ioctl(fd, SIOCINQ, &asked) == 0 && asked > 0);
-      if (!deaf && conns[i].waiting != 1)
-        continue; /* being served, or its reply moving */
+                 (asked > 0 && ioctl(fd, SIOCOUTQ, &unread) == 0 && unread > 0);
+      /* Idle: waiting with nothing to read (one whose request is there is
+       * about to be served: a client that just connected and asked). */
+      if (!deaf && (conns[i].waiting != 1 || asked > 0))
+        continue; /* being served, or its reply moving, or its request in */
       if (victim < 0 || deaf > victim_deaf ||
           (deaf == victim_deaf && conns[i].since_ms < conns[victim].since_ms)) {
         victim = i;
