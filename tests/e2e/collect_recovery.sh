@@ -132,8 +132,8 @@ start exit4
 mkdir -m 700 cd
 # (the first removal of a round's file: after the push committed)
 n_rm=$(grep ' unlink(' calls.txt | grep -n '/round\.' | head -1 | cut -d: -f1)
-UCOV_COLLECT_DIR=$WORK/cd strace -f -qq -o /dev/null -e inject=unlink:signal=SIGKILL:when="$n_rm" \
-  "$UCOV" collect --pid $pid --once --test A --store d.db -q >/dev/null 2>&1
+(UCOV_COLLECT_DIR=$WORK/cd strace -f -qq -o /dev/null -e inject=unlink:signal=SIGKILL:when="$n_rm" \
+  "$UCOV" collect --pid $pid --once --test A --store d.db -q) >/dev/null 2>&1
 left=$(find cd -maxdepth 2 -name 'round.*' | wc -l)
 UCOV_COLLECT_DIR=$WORK/cd "$UCOV" collect --pid $pid --once --test B --store d.db -q 2>/dev/null
 target_stop
