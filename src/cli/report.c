@@ -215,8 +215,8 @@ static void lcov_summary(const struct cov_model *m, FILE *f) {
 
 /*
  * The --fail-under gates: each kind below its percentage is said on stderr
- * and sets its bit of the exit status. No data of a kind passes its gate,
- * as gcovr's does.
+ * and sets its bit of the exit status. The exact fraction is compared, never
+ * a rounded percentage. No data of a kind passes its gate, as gcovr's does.
  */
 static int gates(const struct cov_model *m, const double *under) {
   struct cov_summary s;
@@ -232,8 +232,19 @@ static int gates(const struct cov_model *m, const double *under) {
       continue;
     double pct = 100.0 * (double)hit[k] / (double)found[k];
     if (pct < under[k]) {
-      fprintf(stderr, "ucov report: %s coverage %.2f%% is below --fail-under-%s %g\n", kind[k], pct,
-              opt[k], under[k]);
+      /* The exact value is compared: shown with the digits that tell it
+       * from the gate (51.106%, not 51.11%, below 51.11). */
+      int digits = 2;
+      char shown[64];
+      for (;; digits++) {
+        snprintf(shown, sizeof(shown), "%.*f", digits, pct);
+        if (strtod(shown, NULL) < under[k] || digits == 9)
+          break;
+      }
+      fprintf(stderr,
+              "ucov report: %s coverage %s%% (%" PRIu64 " of %" PRIu64
+              ") is below --fail-under-%s %g\n",
+              kind[k], shown, hit[k], found[k], opt[k], under[k]);
       status |= bit[k];
     }
   }

@@ -332,4 +332,13 @@ printf '{"format": "ucov-coverage", "version": 1, "files": [{"path": "/a.c", "li
 [ $? = 1 ] && grep -q 'not \[line, count\]' bj.txt && pass || fail "bad ucov JSON: $(cat bj.txt)"
 "$UCOV" report 2>/dev/null
 [ $? = 2 ] && pass || fail "no input: usage, status 2"
+# gate_digits: a gate compares the exact value and says it with the digits
+# that show why: 3 of 7 lines is 42.857%, below 42.86 (not "42.86% is below
+# 42.86"); 42.85 passes.
+printf 'TN:\nSF:/g/x.c\nDA:1,1\nDA:2,1\nDA:3,1\nDA:4,0\nDA:5,0\nDA:6,0\nDA:7,0\nend_of_record\n' >g.info
+"$UCOV" report -q g.info --fail-under-line 42.86 2>g.err
+st=$?
+[ $st = 4 ] && grep -q 'lines coverage 42.857% (3 of 7) is below --fail-under-line 42.86' g.err &&
+  "$UCOV" report -q g.info --fail-under-line 42.85 && pass ||
+  fail "gate_digits: (status $st: $(cat g.err))"
 finish report
