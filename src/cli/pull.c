@@ -356,31 +356,12 @@ static int create_beneath(const char *dir, const char *rel) {
 
 int write_object_file(const char *dir, const char *name, const void *data, size_t len,
                       const struct timespec *unless_newer) {
-  char *tmp = NULL;
-  int ret = -1, fd = -1;
-  if (asprintf(&tmp, "%s.tmp%d", name, getpid()) < 0)
-    goto out;
-  if (newer_than(dir, name, unless_newer)) {
-    ret = 0; /* written since we asked (the target's final tree): keep it */
-    goto out;
-  }
-  if ((fd = create_beneath(dir, tmp)) < 0)
-    goto out;
-  struct file_out fo = {fd, 0, {0}, 0};
-  int ok = to_file(&fo, data, len) == 0;
-  ok &= close(fd) == 0;
-  if (!ok || ucov_at_rename(dir, tmp, name) != 0) {
-    int saved = fo.err ? fo.err : errno;
-    ucov_at_unlink(dir, tmp);
-    errno = saved;
-    goto out;
-  }
-  ret = 0;
-out:
-  if (ret)
-    UCOV_ERR("%s/%s: %s\n", dir, name, strerror(errno));
-  free(tmp);
-  return ret;
+  if (newer_than(dir, name, unless_newer))
+    return 0; /* written since we asked (the target's final tree): keep it */
+  if (ucov_at_replace(dir, name, data, len) == 0)
+    return 0;
+  UCOV_ERR("%s/%s: %s\n", dir, name, strerror(errno));
+  return -1;
 }
 
 void link_notes(const char *dir, const char *name) {
@@ -585,9 +566,7 @@ static int commit_outcome(struct ucov_ctl *c, uint64_t token, long n, int quiet)
   else if (!quiet && r.status == UCOV_ST_ERRNO)
     UCOV_ERR("commit: %s\n", strerror((int)eno));
   else if (!quiet) {
-    fprintf(stderr, "%s: commit: ", ucov_cmd);
-    print_escaped(stderr, r.status ? (char *)r.data : "malformed reply");
-    fputc('\n', stderr);
+    err_target("commit", r.status ? (char *)r.data : "malformed reply");
   }
   ucov_ctl_reply_free(&r);
   return fate;
@@ -825,15 +804,8 @@ static void marker_free(struct marker *m) {
 }
 
 static int marker_read(const char *dir, const char *rel, struct marker *m) {
-  int fd = ucov_at_open(dir, rel, O_RDONLY | O_NONBLOCK, 0, 0);
-  struct stat st;
-  if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
-    close(fd); /* a FIFO or a device named as a marker: not ours */
-    fd = -1;
-  }
-  FILE *f = fd < 0 ? NULL : fdopen(fd, "rb");
-  if (fd >= 0 && !f)
-    close(fd);
+  /* (a FIFO or a device named as a marker: not ours) */
+  FILE *f = ucov_fdopen_regular(ucov_at_open(dir, rel, O_RDONLY | O_NOCTTY | O_NONBLOCK, 0, 0));
   int version = 0;
   m->n = -1;
   m->names = NULL;

@@ -166,11 +166,7 @@ static UCOV_NOTRACE int parent_of(const char *dir, const char *rel, int flags, c
     *base = rel; /* directly in dir: dir is its directory */
     return dfd;
   }
-  int pfd = ucov_beneath_parent(dfd, rel, flags, base);
-  int saved = errno;
-  close(dfd);
-  errno = saved;
-  return pfd;
+  return done(dfd, ucov_beneath_parent(dfd, rel, flags, base));
 }
 
 UCOV_NOTRACE int ucov_at_open(const char *dir, const char *rel, int oflags, mode_t mode,
@@ -227,4 +223,34 @@ UCOV_NOTRACE int ucov_at_fsync_parent(const char *dir, const char *rel) {
 UCOV_NOTRACE int ucov_at_link(const char *fromdir, const char *from, const char *todir,
                               const char *to) {
   return move_or_link(fromdir, from, todir, to, 1);
+}
+
+UCOV_NOTRACE int ucov_at_replace(const char *dir, const char *name, const void *data, size_t len) {
+  char tmp[PATH_MAX];
+  if (snprintf(tmp, sizeof(tmp), "%s.tmp%d", name, (int)getpid()) >= (int)sizeof(tmp)) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  ucov_at_unlink(dir, tmp); /* created anew: never written through what was there */
+  int fd = ucov_at_open(dir, tmp, O_WRONLY | O_CREAT | O_EXCL, 0644, UCOV_BENEATH_MKDIR);
+  if (fd < 0)
+    return -1;
+  int err = 0;
+  for (const char *p = data; len && !err;) {
+    ssize_t w = write(fd, p, len);
+    if (w > 0)
+      p += w, len -= (size_t)w;
+    else if (w == 0 || errno != EINTR)
+      err = w == 0 ? ENOSPC : errno;
+  }
+  if (close(fd) != 0 && !err)
+    err = errno;
+  if (!err && ucov_at_rename(dir, tmp, name) != 0)
+    err = errno;
+  if (err) {
+    ucov_at_unlink(dir, tmp);
+    errno = err;
+    return -1;
+  }
+  return 0;
 }

@@ -51,4 +51,9 @@ int ucov_at_fsync_parent(const char *dir, const char *rel) UCOV_HIDDEN;
 int ucov_at_link(const char *fromdir, const char *from, const char *todir,
                  const char *to) UCOV_HIDDEN;
 
+/* Replace name beneath dir (its directories created) with len bytes of
+ * data: written to "<name>.tmp<pid>", created anew, then renamed over it, so
+ * a failed write leaves the old file whole. 0, or -1 with errno. */
+int ucov_at_replace(const char *dir, const char *name, const void *data, size_t len) UCOV_HIDDEN;
+
 #endif

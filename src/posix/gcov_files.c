@@ -87,19 +87,6 @@ static UCOV_NOTRACE int read_all(int fd, struct ucov_mem_sink *into) {
   }
 }
 
-static UCOV_NOTRACE int write_all(int fd, const uint8_t *p, size_t n) {
-  while (n) {
-    ssize_t w = write(fd, p, n);
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w < 0)
-      return -errno;
-    p += w;
-    n -= (size_t)w;
-  }
-  return 0;
-}
-
 static UCOV_NOTRACE void log_error(const char *path, const char *what) {
   char msg[PATH_MAX + 512];
   snprintf(msg, sizeof(msg), "ucov: gcov: %s: %.300s", path, what);
@@ -167,7 +154,7 @@ static UCOV_NOTRACE void dump_llvm_unit(struct ucov_llvm_unit *u, int new_run, u
   if (fd >= 0) {
     int err = ucov_llvm_write(&out.sink, u, old.len ? old.data : NULL, old.len, new_run, flags);
     if (!err)
-      err = ucov_posix_replace(path, out.data, out.len);
+      err = ucov_posix_replace(path, out.data, out.len, 0644);
     if (err)
       log_error(path, strerror(-err));
     close(fd); /* releases the lock */
@@ -208,7 +195,7 @@ static UCOV_NOTRACE void dump_unit(struct ucov_gcov_unit *u, gcov_type run_max, 
   }
   err = ucov_gcov_write(&out.sink, u, &sum, merge, flags);
   if (!err)
-    err = ucov_posix_replace(path, out.data, out.len);
+    err = ucov_posix_replace(path, out.data, out.len, 0644);
   if (err)
     log_error(path, strerror(-err));
 done:
@@ -225,23 +212,13 @@ done:
  * links there). */
 static UCOV_NOTRACE void write_tree_file(const char *dir, const char *name,
                                          struct ucov_mem_sink *s) {
-  char path[PATH_MAX], tmp[PATH_MAX];
-  if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path) ||
-      snprintf(tmp, sizeof(tmp), "%s.tmp%d", name, (int)getpid()) >= (int)sizeof(tmp)) {
-    log_error(name, "path too long");
-    return;
-  }
   mkdir(dir, 0755);
-  ucov_at_unlink(dir, tmp);
-  int fd = ucov_at_open(dir, tmp, O_WRONLY | O_CREAT | O_EXCL, 0644, UCOV_BENEATH_MKDIR);
-  int err = fd < 0 ? -errno : write_all(fd, s->data, s->len);
-  if (fd >= 0 && close(fd) != 0 && !err)
-    err = -errno;
-  if (!err && ucov_at_rename(dir, tmp, name) != 0)
-    err = -errno;
-  if (err) {
-    ucov_at_unlink(dir, tmp);
-    log_error(path, strerror(-err));
+  if (ucov_at_replace(dir, name, s->data, s->len) != 0) {
+    int err = errno;
+    char path[PATH_MAX];
+    if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
+      snprintf(path, sizeof(path), "%s", name);
+    log_error(path, strerror(err));
   }
 }
 

@@ -48,7 +48,10 @@ void ucov_err(const char *fmt, ...) {
 }
 
 FILE *ucov_fopen_regular(const char *path) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  return ucov_fdopen_regular(open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+}
+
+FILE *ucov_fdopen_regular(int fd) {
   if (fd < 0)
     return NULL;
   struct stat st;

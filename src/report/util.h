@@ -36,6 +36,8 @@ void ucov_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #include <stdio.h>
 #define UCOV_ENOTREG 4096
 FILE *ucov_fopen_regular(const char *path);
+/* The same for a descriptor opened O_NONBLOCK (closed on failure). */
+FILE *ucov_fdopen_regular(int fd);
 
 /* strerror, and "not a regular file" for UCOV_ENOTREG. */
 const char *ucov_strerror(int err);
