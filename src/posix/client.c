@@ -519,26 +519,25 @@ struct asking {
 /* Read what has arrived for a; sets a->state when the exchange is over. */
 static void asking_read(struct asking *a) {
   for (;;) {
-    uint8_t *to;
-    size_t room;
-    if (!a->text) {
-      to = a->hdr + a->got;
-      room = UCOV_PROTO_HEADER - a->got;
-    } else {
-      to = (uint8_t *)a->text + a->got;
-      room = a->want - a->got;
-    }
-    ssize_t r = room ? read(a->c.fd, to, room) : 0;
-    if (room && r < 0 && errno == EINTR)
-      continue;
-    if (room && r < 0 && errno == EAGAIN)
+    if (a->text && a->got == a->want) { /* the whole reply */
+      a->state = a->status ? -1 : 1;
+      if (a->status)
+        snprintf(a->why, sizeof(a->why), "%s: %s", a->c.label, a->text);
       return;
-    if (room && r <= 0) {
+    }
+    uint8_t *to = a->text ? (uint8_t *)a->text + a->got : a->hdr + a->got;
+    size_t room = (a->text ? a->want : UCOV_PROTO_HEADER) - a->got;
+    ssize_t r = read(a->c.fd, to, room);
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r < 0 && errno == EAGAIN)
+      return;
+    if (r <= 0) {
       a->state = -1;
       snprintf(a->why, sizeof(a->why), "%s closed the connection", a->c.label);
       return;
     }
-    a->got += (size_t)(room ? r : 0);
+    a->got += (size_t)r;
     if (!a->text && a->got == UCOV_PROTO_HEADER) {
       struct ucov_frame f;
       ucov_frame_decode(a->hdr, &f);
@@ -549,22 +548,12 @@ static void asking_read(struct asking *a) {
       }
       a->want = f.length;
       a->got = 0;
-      a->text = calloc(1, a->want + 1);
-      if (!a->text) {
+      a->status = f.status; /* an error's message is read all the same */
+      if (!(a->text = calloc(1, a->want + 1))) {
         a->state = -1;
         snprintf(a->why, sizeof(a->why), "%s: out of memory", a->c.label);
         return;
       }
-      a->status = f.status; /* an error's message is read all the same */
-    }
-    if (a->text && a->got == a->want) {
-      if (a->status) {
-        a->state = -1;
-        snprintf(a->why, sizeof(a->why), "%s: %s", a->c.label, a->text);
-      } else {
-        a->state = 1;
-      }
-      return;
     }
   }
 }

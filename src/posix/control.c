@@ -78,11 +78,10 @@ static unsigned exited_kinds; /* 1: gcov exit files written; 2: pgo's */
 static UCOV_NOTRACE void commit_record_write(void) {
   if (__atomic_load_n(&control_pid, __ATOMIC_ACQUIRE) != getpid())
     return; /* no socket, no clients: nothing to recover */
-  char path[sizeof(control_path) + 40], tmp[sizeof(path) + 8];
+  char path[sizeof(control_path) + 40];
   size_t dl = strlen(control_path) - strlen(".sock");
   snprintf(path, sizeof(path), "%.*s.%016llx.commits", (int)dl, control_path,
            (unsigned long long)control_instance);
-  snprintf(tmp, sizeof(tmp), "%s.tmp", path);
   pthread_mutex_lock(&record_lock);
   struct ucov_mem_sink out;
   ucov_mem_sink_init(&out);
@@ -96,13 +95,10 @@ static UCOV_NOTRACE void commit_record_write(void) {
   for (unsigned k = 0; !err && k < 2; k++)
     if (__atomic_load_n(&exited_kinds, __ATOMIC_SEQ_CST) & (1u << k))
       err = out.sink.write(&out.sink, kinds[k], strlen(kinds[k]));
-  int fd = err ? -1 : open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-  int ok = fd >= 0 && write(fd, out.data, out.len) == (ssize_t)out.len;
-  ok = fd >= 0 && close(fd) == 0 && ok;
-  if (!ok || rename(tmp, path) != 0) {
-    unlink(tmp);
-    control_log(path, err ? "out of memory" : strerror(errno));
-  }
+  if (err)
+    control_log(path, "out of memory");
+  else if ((err = ucov_posix_replace(path, out.data, out.len, 0600)))
+    control_log(path, strerror(-err));
   ucov_mem_sink_free(&out);
   pthread_mutex_unlock(&record_lock);
 }
@@ -237,9 +233,10 @@ static UCOV_NOTRACE void conn_set_waiting(struct conn *c, int waiting) {
   pthread_mutex_unlock(&conn_lock);
 }
 
-/* Wait until fd is readable or the deadline (ms, monotonic; 0: none) passes.
- * 0 when readable, -1 on timeout or error. */
-static UCOV_NOTRACE int wait_readable(int fd, uint64_t deadline) {
+/* Wait until fd is ready for events (POLLIN, POLLOUT) or the deadline (ms,
+ * monotonic; 0: none) passes. 0 when ready (or in error: the next read or
+ * send says), -1 on timeout or error. */
+static UCOV_NOTRACE int wait_fd(int fd, short events, uint64_t deadline) {
   for (;;) {
     int timeout = -1;
     if (deadline) {
@@ -248,7 +245,7 @@ static UCOV_NOTRACE int wait_readable(int fd, uint64_t deadline) {
         return -1;
       timeout = (int)(deadline - now);
     }
-    struct pollfd pfd = {.fd = fd, .events = POLLIN};
+    struct pollfd pfd = {.fd = fd, .events = events};
     int r = poll(&pfd, 1, timeout);
     if (r > 0)
       return 0;
@@ -266,7 +263,7 @@ static UCOV_NOTRACE int wait_readable(int fd, uint64_t deadline) {
 static UCOV_NOTRACE int read_full(struct conn *c, void *buf, size_t n, uint64_t deadline) {
   size_t got = 0;
   while (got < n) {
-    if (wait_readable(c->fd, deadline))
+    if (wait_fd(c->fd, POLLIN, deadline))
       return -1;
     struct iovec iov = {(char *)buf + got, n - got};
     union {
@@ -300,21 +297,6 @@ static UCOV_NOTRACE int read_full(struct conn *c, void *buf, size_t n, uint64_t 
   return 0;
 }
 
-/* Wait until fd can take more bytes or the deadline (ms, monotonic) passes. */
-static UCOV_NOTRACE int wait_writable(int fd, uint64_t deadline) {
-  for (;;) {
-    uint64_t now = now_ms();
-    if (now >= deadline)
-      return -1;
-    struct pollfd pfd = {.fd = fd, .events = POLLOUT};
-    int r = poll(&pfd, 1, (int)(deadline - now));
-    if (r > 0)
-      return (pfd.revents & (POLLERR | POLLHUP | POLLNVAL)) ? -1 : 0;
-    if (r == 0 || errno != EINTR)
-      return -1;
-  }
-}
-
 /*
  * Send all of buf. While the peer's socket is full the slot is waiting (and
  * evictable), and after SEND_TIMEOUT_MS without a byte taken the peer is
@@ -337,7 +319,7 @@ static UCOV_NOTRACE int send_full(struct conn *c, const void *buf, size_t n) {
       if (!stalled)
         conn_set_waiting(c, 2);
       stalled = 1;
-      if (wait_writable(c->fd, moved + SEND_TIMEOUT_MS) == 0)
+      if (wait_fd(c->fd, POLLOUT, moved + SEND_TIMEOUT_MS) == 0)
         continue;
     }
     r = -1;
@@ -560,7 +542,7 @@ static UCOV_NOTRACE void serve_connection(struct conn *c) {
      * registration: as long as it likes); a frame, once begun, must come
      * whole within FRAME_TIMEOUT_MS. */
     conn_set_waiting(c, 1);
-    if (wait_readable(fd, c->dev ? 0 : now_ms() + IDLE_TIMEOUT_MS))
+    if (wait_fd(fd, POLLIN, c->dev ? 0 : now_ms() + IDLE_TIMEOUT_MS))
       return; /* idle too long, or evicted */
     uint64_t deadline = now_ms() + FRAME_TIMEOUT_MS;
     uint8_t hdr[UCOV_PROTO_HEADER];

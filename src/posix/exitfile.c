@@ -50,11 +50,11 @@ UCOV_NOTRACE int ucov_posix_open_locked(const char *path, struct stat *st, const
   return -1;
 }
 
-UCOV_NOTRACE int ucov_posix_replace(const char *path, const void *data, size_t len) {
+UCOV_NOTRACE int ucov_posix_replace(const char *path, const void *data, size_t len, mode_t mode) {
   char tmp[PATH_MAX + 32];
   snprintf(tmp, sizeof(tmp), "%s.ucov-tmp.%d", path, (int)getpid());
   unlink(tmp); /* created anew: never written through a link or a hard link put there */
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
   if (fd < 0)
     return -errno;
   struct ucov_fd_sink out;

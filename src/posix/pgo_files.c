@@ -351,7 +351,7 @@ static UCOV_NOTRACE int pgo_write_pool(const struct ucov_llvm_sections *s, const
   }
   ucov_port_unlock();
   if (!err)
-    err = ucov_posix_replace(path, out.data, out.len);
+    err = ucov_posix_replace(path, out.data, out.len, 0644);
   if (err)
     log_path(path, strerror(-err));
   close(fd); /* the lock goes with it, after the rename */

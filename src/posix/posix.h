@@ -61,7 +61,8 @@ struct stat;
 int ucov_posix_open_locked(const char *path, struct stat *st, const char **why) UCOV_HIDDEN;
 
 /* Replace path with len bytes of data: written beside it and renamed over
- * it, so a failed write leaves the old file whole. 0 or a negative errno. */
-int ucov_posix_replace(const char *path, const void *data, size_t len) UCOV_HIDDEN;
+ * it (created anew, mode mode), so a failed write leaves the old file whole.
+ * 0 or a negative errno. */
+int ucov_posix_replace(const char *path, const void *data, size_t len, mode_t mode) UCOV_HIDDEN;
 
 #endif
