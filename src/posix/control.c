@@ -216,6 +216,7 @@ static struct conn_slot {
   struct conn *c;
   int waiting; /* for a request, or (2) for the peer to take a reply */
   int evicted;
+  int served;        /* a request of it has been served */
   uint64_t since_ms; /* when it started waiting */
 } conns[CONN_MAX];
 static pthread_mutex_t conn_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -228,6 +229,8 @@ static UCOV_NOTRACE uint64_t now_ms(void) {
 
 static UCOV_NOTRACE void conn_set_waiting(struct conn *c, int waiting) {
   pthread_mutex_lock(&conn_lock);
+  if (waiting == 1 && conns[c->slot].waiting == 0)
+    conns[c->slot].served = 1; /* back from serving a request */
   conns[c->slot].waiting = waiting;
   conns[c->slot].since_ms = now_ms();
   pthread_mutex_unlock(&conn_lock);
@@ -620,7 +623,9 @@ static UCOV_NOTRACE void *conn_main(void *arg) {
  * unread (SIOCOUTQ and SIOCINQ), even while it is served. A legitimate client
  * reads each reply before it asks again, and takes a large one as it comes.
  * Else the idle one (nothing to read: a request that has come is about to be
- * served) that has waited longest; never one being served. (A deaf peer shut
+ * served) that has waited longest; never one being served, nor one that has
+ * read every reply and waits less than STALL_DEAF_MS between two requests
+ * (it would otherwise lose to newcomers not yet served). (A deaf peer shut
  * down while served loses only its own reply: a READ_AND_RESET that moved a
  * baseline loses those counts, as any READ_AND_RESET whose client does not
  * read; SNAPSHOT and COMMIT lose nothing.) conn_lock held; it is dropped
@@ -637,14 +642,22 @@ static UCOV_NOTRACE int conn_slot(void) {
       /* Deaf: stalled on a reply for STALL_DEAF_MS, or asking again (bytes
        * to read) while replies already sent are unread, served or not. */
       int unread = 0, asked = 0, fd = conns[i].c->fd;
+      uint64_t waited = now_ms() - conns[i].since_ms;
       if (ioctl(fd, SIOCINQ, &asked) != 0)
         asked = 0;
-      int deaf = (conns[i].waiting == 2 && now_ms() - conns[i].since_ms >= STALL_DEAF_MS) ||
-                 (asked > 0 && ioctl(fd, SIOCOUTQ, &unread) == 0 && unread > 0);
+      if (ioctl(fd, SIOCOUTQ, &unread) != 0)
+        unread = 0;
+      int deaf = (conns[i].waiting == 2 && waited >= STALL_DEAF_MS) || (asked > 0 && unread > 0);
       /* Idle: waiting with nothing to read (one whose request is there is
        * about to be served: a client that just connected and asked). */
       if (!deaf && (conns[i].waiting != 1 || asked > 0))
         continue; /* being served, or its reply moving, or its request in */
+      /* A client that has read every reply and is between two requests
+       * (writing what it pulled, say) keeps its slot for STALL_DEAF_MS: a
+       * burst of newcomers whose requests are not yet served must not push
+       * out the one client that behaves. */
+      if (!deaf && conns[i].served && unread == 0 && waited < STALL_DEAF_MS)
+        continue;
       if (victim < 0 || deaf > victim_deaf ||
           (deaf == victim_deaf && conns[i].since_ms < conns[victim].since_ms)) {
         victim = i;
@@ -687,7 +700,7 @@ static UCOV_NOTRACE void conn_start(int fd) {
   pthread_mutex_lock(&conn_lock);
   c->slot = conn_slot();
   if (c->slot >= 0)
-    conns[c->slot] = (struct conn_slot){c, 1, 0, now_ms()};
+    conns[c->slot] = (struct conn_slot){c, 1, 0, 0, now_ms()};
   pthread_mutex_unlock(&conn_lock);
   if (c->slot < 0) { /* every slot busy serving: try again later */
     close(fd);
