@@ -16,6 +16,9 @@ const char *const cov_category_name[COV_DIFF_CATEGORIES] = {"",    "GNC", "UNC",
 
 /* ---- the unified diff ---- */
 
+/* One run of changed lines ('-' and '+' together, no context line in
+ * between): a hunk of the diff holds one or more of them, and its context
+ * lines are in none (whatever -U the diff was made with). */
 struct hunk {
   uint32_t old_start, old_n, new_start, new_n; /* starts of the ranges, even when empty */
 };
@@ -157,6 +160,8 @@ int udiff_read(const char *path, struct udiff **out, char *msg, size_t len) {
   int err = u ? 0 : BAD("out of memory");
   struct ufile *cur = NULL;
   uint32_t left_old = 0, left_new = 0, at_old = 0, at_new = 0; /* of the hunk being read */
+  struct hunk *run = NULL; /* the run of changed lines being read, or NULL */
+  struct hunk last = {0};  /* the file's last hunk header's ranges (for their order) */
   int git = 0;
   while (!err && (n = getline(&line, &cap, f)) >= 0) {
     lineno++;
@@ -167,8 +172,23 @@ int udiff_read(const char *path, struct udiff **out, char *msg, size_t len) {
       char c = line[0];
       if (c == '\\')
         continue; /* "\ No newline at end of file" */
+      if ((c == '-' && left_old) || (c == '+' && left_new)) {
+        if (!run) {
+          if (UCOV_GROW(cur->hunks, cur->cap_hunks, cur->n_hunks, 8)) {
+            BAD("out of memory");
+            break;
+          }
+          run = &cur->hunks[cur->n_hunks++];
+          *run = (struct hunk){at_old, 0, at_new, 0};
+        }
+        if (c == '-')
+          run->old_n++;
+        else
+          run->new_n++;
+      }
       if ((c == ' ' || c == 0) && left_old && left_new) {
         left_old--, left_new--, at_old++, at_new++;
+        run = NULL; /* context: the run of changes ends */
       } else if (c == '-' && left_old) {
         if (add_dline(&u->minus, &u->n_minus, &u->cap_minus, at_old++, (uint32_t)(cur - u->files),
                       line + 1, (size_t)n - 1))
@@ -188,6 +208,7 @@ int udiff_read(const char *path, struct udiff **out, char *msg, size_t len) {
     int bad = 0;
     if (!strncmp(line, "diff --git ", 11)) {
       git = 1;
+      last = (struct hunk){0};
       if (UCOV_GROW(u->files, u->cap_files, u->n_files, 16)) {
         BAD("out of memory");
         break;
@@ -196,13 +217,14 @@ int udiff_read(const char *path, struct udiff **out, char *msg, size_t len) {
       memset(cur, 0, sizeof(*cur));
       /* the paths come with ---/+++ or rename lines (a pure mode change has neither) */
     } else if (!strncmp(line, "--- ", 4)) {
-      if (!git || !cur || cur->n_hunks) {
+      if (!git || !cur || last.old_start) {
         if (UCOV_GROW(u->files, u->cap_files, u->n_files, 16)) {
           BAD("out of memory");
           break;
         }
         cur = &u->files[u->n_files++];
         memset(cur, 0, sizeof(*cur));
+        last = (struct hunk){0};
       }
       free(cur->old_path);
       cur->old_path = diff_path(line + 4, 1, &bad);
@@ -227,19 +249,14 @@ int udiff_read(const char *path, struct udiff **out, char *msg, size_t len) {
       /* An empty range starts after the line its number names. */
       h.old_start += !h.old_n;
       h.new_start += !h.new_n;
-      struct hunk *last = cur->n_hunks ? &cur->hunks[cur->n_hunks - 1] : NULL;
-      if (last && (h.old_start < last->old_start + last->old_n ||
-                   h.new_start < last->new_start + last->new_n)) {
+      if (h.old_start < last.old_start + last.old_n || h.new_start < last.new_start + last.new_n) {
         BAD("%s:%zu: hunks out of order", path, lineno);
         break;
       }
-      if (UCOV_GROW(cur->hunks, cur->cap_hunks, cur->n_hunks, 8)) {
-        BAD("out of memory");
-        break;
-      }
-      cur->hunks[cur->n_hunks++] = h;
+      last = h;
       left_old = h.old_n, left_new = h.new_n;
       at_old = h.old_start, at_new = h.new_start;
+      run = NULL;
     }
     if (bad)
       BAD("%s:%zu: a malformed path: %.60s", path, lineno, line);

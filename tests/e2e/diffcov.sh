@@ -55,6 +55,43 @@ u = files["util.c"]["diff"]
 assert u == {"UBC": [1, 2]}, u
 PY
   fail "per-line categories (moved, inserted, unchanged, renamed)"
+# Context lines are never changed lines: git's default diff (three lines of
+# context) and a wide one give exactly the categories of -U0, line by line.
+for u in 3 10; do
+  (cd repo && git diff -U$u HEAD) >d$u.diff
+  "$UCOV" report cur --baseline base --diff d$u.diff --json j$u.json >/dev/null &&
+    "$UCOV" report cur --baseline base --diff d$u.diff >sum$u.txt && cmp -s <(tail -1 sum.txt) <(tail -1 sum$u.txt) && pass ||
+    fail "-U$u totals: $(tail -1 sum$u.txt), -U0: $(tail -1 sum.txt)"
+  python3 - j.json j$u.json <<'PY' && pass || fail "-U$u categories differ from -U0 line by line"
+import json, sys
+a, b = ({f["path"]: f.get("diff") for f in json.load(open(p))["files"]} for p in sys.argv[1:])
+assert a == b, (a, b)
+PY
+done
+# A change that only adds comments (default context, two hunks) has no new
+# line; one that only deletes has deleted lines and no new one.
+(cd repo && git add -A && git commit -qm v2 &&
+  sed -i -e 's|^int main(|/* the entry */\n/* of the program */\nint main(|' \
+    -e 's|^static int helper(int x) {|// moved here\nstatic int helper(int x) {|' prog.c &&
+  git diff >../c.diff) || fail "the comment-only change"
+[ "$(grep -c '^@@' c.diff)" = 2 ] && [ "$(grep -c '^ ' c.diff)" -ge 6 ] && pass ||
+  fail "the comment diff has two hunks with context: $(cat c.diff)"
+(cd repo && build cur3 1 2 3 4 5 6)
+for b in "" "--baseline cur"; do
+  # shellcheck disable=SC2086 # $b: no argument, or two
+  "$UCOV" report cur3 $b --diff c.diff >c.txt && grep -q 'GNC 0 UNC 0 ' c.txt && pass ||
+    fail "comments only ($b): $(tail -1 c.txt)"
+done
+grep -q 'GNC 0 UNC 0 GBC 0 LBC 0 CBC 1[0-9] UBC [0-9]* DCB 0 DUB 0' c.txt && pass ||
+  fail "comments only against v2: every line kept, none deleted: $(tail -1 c.txt)"
+(cd repo && git checkout -q prog.c && sed -i '/if (x > 100)/,/return 0;/d' prog.c && git diff >../del.diff) ||
+  fail "the deletion"
+(cd repo && build cur4 1 2 3 4 5 6)
+"$UCOV" report cur4 --baseline cur --diff del.diff >del.txt &&
+  grep -q 'GNC 0 UNC 0 GBC 0 LBC 0 CBC [0-9]* UBC [0-9]* DCB 1 DUB 1' del.txt && pass ||
+  fail "deletions only: $(tail -1 del.txt)"
+"$UCOV" report cur4 --diff del.diff >del0.txt && grep -q 'GNC 0 UNC 0 ' del0.txt && pass ||
+  fail "deletions only, no baseline: $(tail -1 del0.txt)"
 # Without the diff, lines are matched by number: the moved block is misread.
 "$UCOV" report cur --baseline base >sum0.txt
 ! grep -q 'GNC 4 UNC 1 GBC 1 LBC 1' sum0.txt && pass || fail "the diff changes the categories"
