@@ -50,6 +50,48 @@ static void sl_free(struct strlist *l) {
   memset(l, 0, sizeof(*l));
 }
 
+/*
+ * Files and directories already read in this report, by identity (device,
+ * inode): the same data reached twice (a directory and a link to it, a file
+ * named twice, a hard link) counts once. An open-addressed set.
+ */
+static struct ident {
+  dev_t dev;
+  ino_t ino;
+} * seen_ids;
+static size_t n_seen_ids, cap_seen_ids; /* cap: 0 or a power of two */
+
+static size_t ident_slot(const struct ident *v, size_t cap, dev_t dev, ino_t ino) {
+  uint64_t h = ((uint64_t)dev * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)ino * 0xc2b2ae3d27d4eb4full);
+  size_t i = (size_t)(h ^ (h >> 29)) & (cap - 1);
+  while ((v[i].dev || v[i].ino) && !(v[i].dev == dev && v[i].ino == ino))
+    i = (i + 1) & (cap - 1);
+  return i;
+}
+
+/* 1 when st's file was read before in this report; else it is noted, 0. */
+static int read_before(const struct stat *st) {
+  if (!st->st_dev && !st->st_ino)
+    return 0;
+  if (2 * (n_seen_ids + 1) > cap_seen_ids) {
+    size_t cap = cap_seen_ids ? 2 * cap_seen_ids : 256;
+    struct ident *v = calloc(cap, sizeof(*v));
+    if (!v)
+      return 0; /* out of memory: read it (as before) */
+    for (size_t i = 0; i < cap_seen_ids; i++)
+      if (seen_ids[i].dev || seen_ids[i].ino)
+        v[ident_slot(v, cap, seen_ids[i].dev, seen_ids[i].ino)] = seen_ids[i];
+    free(seen_ids);
+    seen_ids = v, cap_seen_ids = cap;
+  }
+  size_t i = ident_slot(seen_ids, cap_seen_ids, st->st_dev, st->st_ino);
+  if (seen_ids[i].dev == st->st_dev && seen_ids[i].ino == st->st_ino)
+    return 1;
+  seen_ids[i] = (struct ident){st->st_dev, st->st_ino};
+  n_seen_ids++;
+  return 0;
+}
+
 static int ends_with(const char *s, const char *suffix) {
   size_t a = strlen(s), b = strlen(suffix);
   return a >= b && strcmp(s + a - b, suffix) == 0;
@@ -1318,26 +1360,11 @@ static int name_is_prof(const char *path, const char *base) {
   return ends_with(path, ".profraw") || ends_with(path, ".profdata");
 }
 
-static int name_is_lcov(const char *path, const char *base) {
-  (void)base;
-  return ends_with(path, ".info");
-}
-
-/* A directory's .json is an input only if it is coverage: ucov JSON
- * ("format": "ucov-coverage") or gcov's ("gcc_version"), named near its
- * start. A build tree's other JSON (compile_commands.json, specs) is not. */
-static int name_is_json(const char *path, const char *base) {
-  (void)base;
-  if (!ends_with(path, ".json"))
-    return 0;
-  char head[4097];
-  FILE *f = ucov_fopen_regular(path);
-  size_t n = f ? fread(head, 1, sizeof(head) - 1, f) : 0;
-  if (f)
-    fclose(f);
-  head[n] = 0;
-  return memchr(head, 0, n) == NULL &&
-         (strstr(head, "\"ucov-coverage\"") || strstr(head, "\"gcc_version\""));
+/* Tracefiles and JSON are reports, someone's (ucov's own earlier output, an
+ * lcov capture): inputs only when named as files, never found in a
+ * directory, whose raw data they would count again. */
+static int name_is_report(const char *path) {
+  return ends_with(path, ".info") || ends_with(path, ".json");
 }
 
 /* KCOV buffer dumps (kcov/<id>.kcov), hex PC dumps (.pcs), syzkaller's rawcover files. */
@@ -1349,6 +1376,19 @@ static int head_is_xencov(const struct head *h) {
   uint32_t magic32;
   memcpy(&magic32, h->b, 4);
   return h->n >= 4 && magic32 == XENCOV_MAGIC;
+}
+
+/* In a directory, a Xen blob is known by its magic (`xencov read` names its
+ * file as told). */
+static int name_is_xencov(const char *path, const char *base) {
+  (void)base;
+  unsigned char b[4] = {0};
+  FILE *f = ucov_fopen_regular(path);
+  size_t n = f ? fread(b, 1, sizeof(b), f) : 0;
+  if (f)
+    fclose(f);
+  struct head h = {path, base, b, n, 0};
+  return head_is_xencov(&h);
 }
 
 static int head_is_prof(const struct head *h) {
@@ -1480,9 +1520,12 @@ static const struct input_kind {
   int (*read)(struct cov_model *m, struct strlist *l, const struct input_opts *o, const char *dir);
 } kinds[] = {
     {name_is_gcda, NULL, batch_gcda}, /* (.gcda: by name only, also alone) */
-    {name_is_prof, head_is_prof, batch_prof}, {name_is_lcov, head_is_lcov, batch_lcov},
-    {name_is_json, head_is_json, batch_json}, {name_is_pcs, head_is_pcs, batch_pcs},
-    {NULL, head_is_xencov, batch_xencov},     {name_is_gcno, NULL, batch_gcno},
+    {name_is_prof, head_is_prof, batch_prof},
+    {NULL, head_is_lcov, batch_lcov},
+    {NULL, head_is_json, batch_json},
+    {name_is_pcs, head_is_pcs, batch_pcs},
+    {name_is_xencov, head_is_xencov, batch_xencov},
+    {name_is_gcno, NULL, batch_gcno},
 };
 #define N_KINDS (sizeof(kinds) / sizeof(kinds[0]))
 /* A file alone: a Xen blob first (by its magic), then the others as listed. */
@@ -1491,6 +1534,8 @@ static const unsigned order[] = {5, 1, 3, 2, 4};
 static struct strlist walk[N_KINDS];
 /* Markers of ucov pull's snapshots met in the walk: counts not in the tree. */
 static struct strlist walk_unsettled;
+/* Tracefiles and JSON met in the walk (left out), and files read before. */
+static size_t walk_reports, walk_again;
 
 static int walk_entry(const char *path, const struct stat *st, int type, struct FTW *ftw) {
   if (type != FTW_F)
@@ -1502,6 +1547,14 @@ static int walk_entry(const char *path, const struct stat *st, int type, struct 
   }
   if (!S_ISREG(st->st_mode)) { /* a FIFO would block the read, a device never end */
     UCOV_ERR("%s: not a regular file: skipped\n", path);
+    return 0;
+  }
+  if (name_is_report(path)) {
+    walk_reports++;
+    return 0;
+  }
+  if (read_before(st)) {
+    walk_again++;
     return 0;
   }
   for (size_t k = 0; k < N_KINDS; k++)
@@ -1518,7 +1571,14 @@ static int cmp_str(const void *a, const void *b) {
 
 static int read_dir(struct cov_model *m, const char *path, const struct input_opts *o) {
   int bad = 0;
-  if (nftw(path, walk_entry, 32, FTW_PHYS)) {
+  walk_reports = walk_again = 0;
+  /* A directory named through a link is walked where it is (links inside
+   * are not followed). */
+  struct stat lst;
+  char *real = lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) ? realpath(path, NULL) : NULL;
+  int walked = nftw(real ? real : path, walk_entry, 32, FTW_PHYS);
+  free(real);
+  if (walked) {
     UCOV_ERR("%s: %s\n", path, strerror(errno));
     bad++;
   }
@@ -1537,8 +1597,9 @@ static int read_dir(struct cov_model *m, const char *path, const struct input_op
       qsort(walk[k].v, walk[k].n, sizeof(char *), cmp_str);
     found += walk[k].n;
   }
-  if (!found) {
-    UCOV_ERR("%s: no .gcda, .gcno, .profraw, .info, .json or PC dump inside\n", path);
+  if (!found && !walk_again) {
+    UCOV_ERR("%s: no .gcda, .gcno, .profraw, PC dump or Xen blob inside%s\n", path,
+             walk_reports ? " (tracefiles and JSON are inputs only when named as files)" : "");
     bad++;
   }
   for (size_t k = 0; k < N_KINDS; k++) {
@@ -1555,12 +1616,14 @@ int input_read(struct cov_model *m, const char *path, const struct input_opts *o
     UCOV_ERR("%s: %s\n", path, strerror(errno));
     return 1;
   }
-  if (S_ISDIR(st.st_mode))
-    return read_dir(m, path, o);
-  if (!S_ISREG(st.st_mode)) {
+  if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)) {
     UCOV_ERR("%s: not a regular file: refused\n", path);
     return 1;
   }
+  if (read_before(&st))
+    return 0; /* the same directory or file again: counted once */
+  if (S_ISDIR(st.st_mode))
+    return read_dir(m, path, o);
   const char *base = strrchr(path, '/');
   base = base ? base + 1 : path;
   struct strlist one = {0};
@@ -1628,5 +1691,7 @@ int input_finish(struct cov_model *m, const struct input_opts *o) {
   sl_free(&seen_gcno);
   bad += read_all_profiles(m);
   sl_free(&used_gcno);
+  free(seen_ids);
+  seen_ids = NULL, n_seen_ids = cap_seen_ids = 0;
   return bad;
 }

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Report inputs: whatever a path holds, into the model. A directory (as
- * `ucov pull` or a build writes it) is walked for .gcda, .profraw/.profdata,
- * lcov tracefiles (.info) and ucov JSON (.json); a file is read by its
- * content. .gcda files are read with their .gcno (found beside them, or, in a
- * pulled tree DIR/gcov/<build path>.gcda, at the build path) natively
+ * `ucov pull` or a build writes it) is walked for raw data: .gcda, .gcno,
+ * .profraw/.profdata, PC dumps and Xen blobs (never a tracefile or JSON, which
+ * are reports: inputs only when named); a file is read by its content. The
+ * same file or directory reached twice is read once. .gcda files are read with their .gcno (found
+ * beside them, or, in a pulled tree DIR/gcov/<build path>.gcda, at the build path) natively
  * (gcov_native.h; --gcov-tool: through that gcov or llvm-cov); a .gcno no
  * .gcda paired with is a unit that never ran (input_finish). Raw and
  * indexed LLVM profiles are kept until input_finish: one llvm-profdata

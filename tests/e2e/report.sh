@@ -29,6 +29,23 @@ echo '{"name": "spec", "args": [1, 2]}' >b/spec.json
   fail "report exits 0, stray JSON left alone ($(head -3 r.err))"
 grep -q "^SF:$SRC/examples/demo/httpreq.c$" r.info && grep -q '^FNDA:2,http_parse$' r.info &&
   grep -q '^BRDA:' r.info && pass || fail "lcov tracefile: files, functions, branches"
+# A directory yields raw data only: the reports left in it (ucov's own, an
+# lcov capture's) are not summed in again; the same data reached twice (the
+# directory again, through a link, a file inside it named too, a tracefile
+# named twice) counts once.
+cp r.info b/r.info && cp r.json b/r.json && cp r.info b/lcov-capture.info && ln -sfn b blink
+for args in "b" "b b" "b blink" "blink b/httpreq.gcda b/gcov_main.gcda" "b/ ./b"; do
+  # shellcheck disable=SC2086 # $args: several inputs
+  "$UCOV" report $args --lcov again.info 2>again.err && cmp -s r.info again.info && pass ||
+    fail "report $args: $(diff r.info again.info | head -4) $(head -2 again.err)"
+done
+"$UCOV" report r.info r.info --lcov again.info && cmp -s r.info again.info && pass ||
+  fail "a tracefile named twice counts once: $(diff r.info again.info | head -4)"
+mkdir -p onlyreports && cp r.info r.json onlyreports/
+"$UCOV" report onlyreports >/dev/null 2>only.err
+[ $? = 1 ] && grep -q 'onlyreports: no .gcda.*only when named as files' only.err && pass ||
+  fail "a directory of reports only: $(cat only.err)"
+rm -f b/r.info b/r.json b/lcov-capture.info blink
 if command -v lcov >/dev/null; then
   lcov --rc lcov_branch_coverage=1 --summary r.info >sum.txt 2>&1 &&
     grep -q 'lines\.\.\.\.\.\.: [0-9.]*% ([0-9]* of [0-9]* lines)' sum.txt && pass ||
@@ -306,7 +323,7 @@ L2=$SRC/tests/data/lcov2.info
   grep -q '^FNDA:2,_ZN1AC2Ev$' l2v1.info && grep -q '^BRDA:5,0,2,0$' l2v1.info &&
   ! grep -q '^MCDC\|^FNL' l2v1.info && pass || fail "lcov 2 into lcov 1 records"
 # Summed twice: every count doubles, MC/DC's too.
-"$UCOV" merge "$L2" "$L2" -o l2x2.info --lcov-format 2 && grep -q '^MCDC:7,2,t,2,1,b, c$' l2x2.info &&
+cp "$L2" l2copy.info && "$UCOV" merge "$L2" l2copy.info -o l2x2.info --lcov-format 2 && grep -q '^MCDC:7,2,t,2,1,b, c$' l2x2.info &&
   grep -q '^FNA:1,1002,add$' l2x2.info && pass || fail "lcov 2 records summed"
 # Records of one file under two test names: summed, and said.
 sed 's/^TN:unit_tests$/TN:other/' "$L2" >l2b.info

@@ -128,9 +128,16 @@ concurrent() { # concurrent NAME URL
   kill -9 $kp 2>/dev/null
   wait $kp 2>/dev/null
   "$UCOV" push r2 --store "$url" --test killed -q 2>/dev/null # the retry: once in all
-  local args=()
-  for i in $(seq 1 8); do args+=("r$((i % 3))"{,,,,}); done
-  "$UCOV" merge "${args[@]}" r2 -o conc.info
+  # The oracle: each pushed tree's tracefile, a copy per push (the same file
+  # named twice is read once).
+  local args=() k
+  for k in 0 1 2; do "$UCOV" merge "r$k" -o "t$k.info"; done
+  for i in $(seq 1 8); do
+    for round in 1 2 3 4 5; do
+      cp "t$((i % 3)).info" "t$i-$round.info" && args+=("t$i-$round.info")
+    done
+  done
+  "$UCOV" merge "${args[@]}" t2.info -o conc.info
   "$UCOV" report --store "$url" --lcov "$name-conc.info"
   cmp -s <(recs "$name-conc.info") <(recs conc.info) && pass ||
     fail "$name: 8 pushers x 5 and a killed push: $(diff <(recs "$name-conc.info") <(recs conc.info) | head -5)"
@@ -195,7 +202,7 @@ served() { # served NAME URL
   wait $pid
   "$UCOV" report --store "$url" --lcov "$name-srv.info" 2>/dev/null
   "$UCOV" merge "$name-srv.info" "exit-$name" -o "$name-total.info"
-  "$UCOV" merge sep.info sep.info -o sep-twice.info
+  cp sep.info sep-copy.info && "$UCOV" merge sep.info sep-copy.info -o sep-twice.info
   # (httpreq.c's records: the server's own loop ran differently in one process)
   cmp -s <(parser "$name-total.info") <(parser sep-twice.info) && pass ||
     fail "$name: store + exit files = the runs: $(diff <(parser "$name-total.info") <(parser sep-twice.info) | head -5)"
