@@ -54,8 +54,9 @@ static const char report_usage[] =
     "                       COVERALLS_REPO_TOKEN, COVERALLS_SERVICE_NAME, ... or the CI)\n"
     "  --jacoco FILE        JaCoCo XML\n"
     "  --title TEXT         the HTML page's, Markdown's and JaCoCo report's title\n"
-    "  --root DIR           write source paths relative to DIR (the repository root);\n"
-    "                       Cobertura's <source> is DIR\n"
+    "  --root DIR           write source paths relative to DIR (the repository root),\n"
+    "                       leave out sources outside it; Cobertura's <source> is DIR;\n"
+    "                       relative input paths are relative to DIR (else to here)\n"
     "  FILE - is stdout (for one output only).\n"
     "  --baseline INPUT     differential coverage against an older INPUT (repeatable):\n"
     "                       each line's lcov 2 category (GNC UNC GBC LBC CBC UBC DCB DUB)\n"
@@ -491,6 +492,12 @@ static int parse(int argc, char **argv, const char *usage, struct cov_model *m,
     to_stdout += outs[i] && !strcmp(outs[i], "-");
   if (to_stdout > 1) {
     UCOV_ERR("%d outputs to standard output (-): one at most\n", to_stdout);
+    return -1;
+  }
+  struct stat rst;
+  int rerr = !out->root ? 0 : stat(out->root, &rst) ? errno : !S_ISDIR(rst.st_mode) ? ENOTDIR : 0;
+  if (rerr) { /* the outputs' paths would be relative to nothing */
+    UCOV_ERR("--root %s: %s\n", out->root, strerror(rerr));
     return -1;
   }
   if (out->root && cov_set_root(m, out->root)) {

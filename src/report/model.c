@@ -47,6 +47,7 @@ void cov_free(struct cov_model *m) {
   free(m->include);
   free(m->exclude);
   free(m->root);
+  free(m->cwd);
   cov_init(m);
 }
 
@@ -215,9 +216,22 @@ static int index_rebuild(struct cov_model *m, size_t n_slots) {
   return 0;
 }
 
+/* Whether absolute, normalized path p is dir or beneath it. */
+static int beneath(const char *p, const char *dir) {
+  size_t n = strlen(dir);
+  if (n == 1)
+    return 1; /* "/" */
+  return strncmp(p, dir, n) == 0 && (p[n] == '/' || p[n] == 0);
+}
+
 struct cov_file *cov_file(struct cov_model *m, const char *path, const char *dir) {
   char p[8192];
-  if (path[0] != '/' && dir && dir[0])
+  if (path[0] != '/' && !(dir && dir[0])) {
+    if (!m->root && !m->cwd && !(m->cwd = getcwd(NULL, 0)))
+      return NULL;
+    dir = m->root ? m->root : m->cwd;
+  }
+  if (path[0] != '/')
     snprintf(p, sizeof(p), "%s/%s", dir, path);
   else
     snprintf(p, sizeof(p), "%s", path);
@@ -227,13 +241,20 @@ struct cov_file *cov_file(struct cov_model *m, const char *path, const char *dir
     if (strncmp(p, m->maps[i].from, l) == 0 && (p[l] == '/' || p[l] == 0)) {
       char q[8192];
       snprintf(q, sizeof(q), "%s%s", m->maps[i].to, p + l);
-      strcpy(p, q);
+      if (q[0] != '/') { /* NEW relative: to the root, else here */
+        if (!m->root && !m->cwd && !(m->cwd = getcwd(NULL, 0)))
+          return NULL;
+        if ((size_t)snprintf(p, sizeof(p), "%s/%s", m->root ? m->root : m->cwd, q) >= sizeof(p))
+          return NULL; /* (no source path is that long) */
+      } else {
+        strcpy(p, q);
+      }
       normalize(p);
       break;
     }
   }
   if ((m->n_include && !matches(m->include, m->n_include, p)) ||
-      matches(m->exclude, m->n_exclude, p))
+      matches(m->exclude, m->n_exclude, p) || (m->root && !beneath(p, m->root)))
     return NULL;
   if (m->n_slots < 2 * (m->n_files + 1) && index_rebuild(m, m->n_slots ? m->n_slots * 2 : 64))
     return NULL;

@@ -79,8 +79,11 @@ struct cov_model {
   char **include, **exclude;
   size_t n_include, n_exclude;
   /* --root: the directory output paths are relative to (absolute, no
-   * trailing slash; NULL: paths as they are). */
+   * trailing slash; NULL: paths as they are). Sources outside it are left
+   * out (as gcovr -r does). */
   char *root;
+  /* The current directory, once a relative path needed it (no --root). */
+  char *cwd;
 };
 
 struct cov_summary {
@@ -105,8 +108,10 @@ int cov_anchor_globs(struct cov_model *m, const char *base);
 /*
  * The file of a source path (found or added), after the prefix maps and
  * lexical normalization ("a/./b", "a/x/../b"); NULL if the include/exclude
- * globs leave it out (or no memory). dir: what a relative path is relative to
- * (NULL: keep it relative).
+ * globs or --root leave it out (or no memory). Every path is made absolute
+ * before anything else: a relative one is relative to dir, else to the root
+ * (--root), else to the current directory, so the same source from a
+ * tracefile written with --root and one without is one file.
  */
 struct cov_file *cov_file(struct cov_model *m, const char *path, const char *dir);
 

@@ -190,9 +190,33 @@ mkdir -p base && (cd base && gcc --coverage -O0 -c ../repo/src/main.c ../repo/li
 (cd repo && "$UCOV" report ../build --exclude 'lib/*' --lcov ../exc.info) &&
   [ "$(grep -c '^SF:' exc.info)" = 1 ] && grep -q "^SF:$WORK/repo/src/main.c" exc.info && pass ||
   fail "--exclude relative to the current directory: $(grep SF: exc.info)"
-# A file outside the root keeps its absolute path.
-"$UCOV" report build --root repo/src --lcov out.info && grep -q "^SF:$WORK/repo/lib/util.c$" out.info &&
-  grep -q '^SF:main.c$' out.info && pass || fail "paths outside --root stay absolute"
+# A file outside the root is left out (as gcovr -r does); a root that is
+# not a directory is an error.
+"$UCOV" report build --root repo/src --lcov out.info && [ "$(grep -c '^SF:' out.info)" = 1 ] &&
+  grep -q '^SF:main.c$' out.info && pass || fail "files outside --root left out: $(grep SF: out.info)"
+for r in repo/nothing repo/src/main.c; do
+  rm -f no.info
+  "$UCOV" report build --root $r --lcov no.info 2>noroot.err
+  [ $? = 2 ] && grep -q -- "--root $r: No such file\|--root $r: Not a directory" noroot.err &&
+    [ ! -e no.info ] && pass || fail "--root $r: $(cat noroot.err)"
+done
+# Relative paths are made absolute (against --root, else the current
+# directory) before anything is merged: a tracefile written with --root and
+# one without hold the same two files, counted twice.
+"$UCOV" report build --root repo --lcov rel.info && "$UCOV" report build --lcov abs.info &&
+  grep -q '^SF:src/main.c$' rel.info && grep -q "^SF:$WORK/repo/src/main.c$" abs.info || fail "rel/abs"
+"$UCOV" merge rel.info abs.info --root repo -o both.info &&
+  [ "$(grep -c '^SF:' both.info)" = 2 ] && grep -q '^FNDA:2,main$' both.info && pass ||
+  fail "--root: relative and absolute SF merged: $(grep 'SF:\|FNDA:.*main' both.info)"
+(cd repo && "$UCOV" merge ../rel.info ../abs.info -o ../both2.info) &&
+  [ "$(grep -c '^SF:' both2.info)" = 2 ] && grep -q "^SF:$WORK/repo/src/main.c$" both2.info &&
+  grep -q '^FNDA:2,main$' both2.info && pass ||
+  fail "no --root: relative SF taken from here: $(grep 'SF:\|FNDA:.*main' both2.info)"
+# --diff finds a relative SF's file: the diff that inserts util.c's lines.
+printf 'diff --git a/lib/util.c b/lib/util.c\n--- /dev/null\n+++ b/lib/util.c\n@@ -0,0 +1,13 @@\n' >new.diff
+sed 's/^/+/' repo/lib/util.c >>new.diff
+"$UCOV" report rel.info --root repo --diff new.diff >rd.txt &&
+  grep -q 'GNC 5 UNC 4 ' rd.txt && pass || fail "--diff with relative SF paths: $(tail -1 rd.txt)"
 # Two outputs to standard output: refused, before any input is read.
 "$UCOV" report build --lcov - --json - >/dev/null 2>two.err
 [ $? = 2 ] && grep -q 'standard output' two.err && pass || fail "two outputs to stdout: $(cat two.err)"
