@@ -580,7 +580,7 @@ int cmd_cc(int argc, char **argv) {
   /* gcc 12 and clang take the same flags for these modes. */
   struct cc_job job = classify(nargs, args, &o);
 
-  char **out = calloc((size_t)(ncc + nargs + 32), sizeof(char *));
+  char **out = calloc((size_t)(ncc + nargs + 40), sizeof(char *));
   int n = 0;
   for (int k = 0; k < ncc; k++)
     out[n++] = cc[k];
@@ -652,6 +652,11 @@ int cmd_cc(int argc, char **argv) {
   }
   int links = job.has_input && !job.compile_only;
   int dormant = links && o.dormant && (o.trace || o.ext || o.unique);
+  /* The runtime's files go to the linker (-Xlinker FILE), never to the
+   * driver as inputs: gcc names the notes and data files of a one-source
+   * compile-and-link after the output alone (gcc -o p p.c: p.gcno) only when
+   * that source is its one input, and another input makes them p-p.gcno. */
+#define LINKER_FILE(name) (out[n++] = "-Xlinker", out[n++] = path_join(libdir, name))
   if (links) {
     char *libdir = find_libdir();
     if (!libdir) {
@@ -661,7 +666,7 @@ int cmd_cc(int argc, char **argv) {
     if (dormant) { /* the relocations name the hook calls; the module registers its sites */
       out[n++] = "-Wl,--emit-relocs";
       out[n++] = "-Wl,--whole-archive";
-      out[n++] = path_join(libdir, "libucov-dormant.a");
+      LINKER_FILE("libucov-dormant.a");
       out[n++] = "-Wl,--no-whole-archive";
     }
     if (job.shared) {
@@ -670,15 +675,15 @@ int cmd_cc(int argc, char **argv) {
        * the lookup order), else libucov.so, which it needs for that. Its own
        * LLVM profile sections are registered by libucov-dso.a. */
       out[n++] = "-Wl,--whole-archive";
-      out[n++] = path_join(libdir, "libucov-dso.a");
+      LINKER_FILE("libucov-dso.a");
       out[n++] = "-Wl,--no-whole-archive";
-      out[n++] = path_join(libdir, "libucov.so");
+      LINKER_FILE("libucov.so");
       char *rpath = NULL, canon[PATH_MAX];
       if (asprintf(&rpath, "-Wl,-rpath,%s", realpath(libdir, canon) ? canon : libdir) > 0)
         out[n++] = rpath;
     } else {
       out[n++] = "-Wl,--whole-archive";
-      out[n++] = path_join(libdir, "libucov.a");
+      LINKER_FILE("libucov.a");
       out[n++] = "-Wl,--no-whole-archive";
       /* Exported: shared objects and the KCOV shim bind to this runtime. */
       static const char *const exports[] = {
@@ -697,6 +702,7 @@ int cmd_cc(int argc, char **argv) {
       out[n++] = "-ldl";
     }
   }
+#undef LINKER_FILE
   out[n] = NULL;
   if (o.verbose)
     print_command(out);

@@ -77,6 +77,29 @@ for cc in gcc clang; do
     u -O2 -g "${SANFLAGS[@]}" conftest.c -o conftest && ./conftest && pass || fail "$t: a test program links and runs"
   done
 done
+# ucov cc --gcov names notes and data files exactly as the compiler alone:
+# gcc -o p p.c writes p.gcno (the runtime is no input of the driver's), two
+# sources p-a.gcno and p-main.gcno, no -o a-main.gcno, -c main.c main.gcno;
+# the .gcda of each run likewise.
+names_of() { (cd "$1" && find . -name '*.gc*' | sort | tr '\n' ' '); }
+for cc in gcc clang; do
+  command -v $cc >/dev/null || continue
+  [ -n "$SAN" ] && [ -n "$RTCC" ] && [[ $RTCC != $cc* ]] && continue
+  for form in "-o main main.c a.c" "-o solo solo.c" "-o prog main.c a.c" "main.c a.c" \
+    "-c main.c" "-c main.c -o sub/m.o" "-o sub/main main.c a.o" "-x c main.c -x none a.o -o main"; do
+    rm -rf n1 n2 && mkdir -p n1/sub n2/sub && cp main.c a.c a.h n1/ && cp main.c a.c a.h n2/ &&
+      echo 'int main(void) { return 0; }' | tee n1/solo.c >n2/solo.c
+    (cd n1 && $cc --coverage -c a.c -o a.o) && (cd n2 && CC=$cc "$UCOV" cc --gcov -c a.c -o a.o)
+    # shellcheck disable=SC2086 # $form: the compiler's arguments
+    (cd n1 && $cc --coverage "${SANFLAGS[@]}" $form) && (cd n2 && CC=$cc "$UCOV" cc --gcov "${SANFLAGS[@]}" $form) ||
+      fail "$cc $form: compiles"
+    for prog in main solo prog a.out sub/main; do
+      [ -x n1/$prog ] && (cd n1 && ./$prog) && (cd n2 && ./$prog)
+    done
+    a=$(names_of n1) b=$(names_of n2)
+    [ "$a" = "$b" ] && [[ $a == *.gcno* ]] && pass || fail "$cc $form: $cc names '$a', ucov cc '$b'"
+  done
+done
 # --pgo needs clang: said so, not a flag gcc does not know.
 CC=gcc "$UCOV" cc --pgo -c a.c -o x.o 2>pgo.err
 [ $? = 2 ] && grep -q 'needs clang' pgo.err && pass || fail "--pgo with gcc: $(cat pgo.err)"

@@ -16,19 +16,19 @@ int main(int argc, char **argv) { (void)argv; return f(argc) == 99; }
 C
 CC=gcc "$UCOV" cc --gcov -O0 "${SANFLAGS[@]}" p.c -o p || exit 1
 ms() { date +%s%3N; }
-./p && cp p-p.gcda good.gcda
+./p && cp p.gcda good.gcda
 
 # 1 GiB of junk: refused from its first word, at once, and left as it was.
-head -c 4096 /dev/urandom >p-p.gcda && truncate -s 1G p-p.gcda
+head -c 4096 /dev/urandom >p.gcda && truncate -s 1G p.gcda
 t0=$(ms)
 ./p 2>err.txt
 st=$?
 t1=$(ms)
 [ $st -eq 0 ] && [ $((t1 - t0)) -lt 1000 ] && grep -q 'not a gcov data file' err.txt &&
-  [ "$(stat -c %s p-p.gcda)" = 1073741824 ] && pass ||
+  [ "$(stat -c %s p.gcda)" = 1073741824 ] && pass ||
   fail "a 1 GiB junk .gcda is refused at once ($((t1 - t0)) ms, status $st: $(cat err.txt))"
 # A 1 GiB file that starts like a .gcda: refused by its size, not read.
-{ head -c 16 good.gcda; } >p-p.gcda && truncate -s 1G p-p.gcda
+{ head -c 16 good.gcda; } >p.gcda && truncate -s 1G p.gcda
 t0=$(ms)
 ./p 2>err.txt
 t1=$(ms)
@@ -36,16 +36,16 @@ t1=$(ms)
   fail "a huge file with a .gcda header is not read ($((t1 - t0)) ms: $(cat err.txt))"
 # A link (here to /dev/zero, which never ends: a link is never followed) or
 # a FIFO: not a regular file.
-rm -f p-p.gcda && ln -s /dev/zero p-p.gcda
+rm -f p.gcda && ln -s /dev/zero p.gcda
 timeout 5 ./p 2>err.txt
 st=$?
-[ $st -eq 0 ] && grep -q 'a link: left alone' err.txt && [ -L p-p.gcda ] && pass ||
+[ $st -eq 0 ] && grep -q 'a link: left alone' err.txt && [ -L p.gcda ] && pass ||
   fail "a link to /dev/zero is refused (status $st: $(cat err.txt))"
-rm -f p-p.gcda && mkfifo p-p.gcda
+rm -f p.gcda && mkfifo p.gcda
 timeout 5 ./p 2>err.txt
 st=$?
 [ $st -eq 0 ] && grep -q 'not a regular file' err.txt && pass || fail "a FIFO is refused (status $st)"
-rm -f p-p.gcda
+rm -f p.gcda
 
 # Hostile lengths and counters: a counter record of length 0x80000000, and
 # counters near INT64_MAX (saturated, no signed overflow under UBSan).
@@ -69,16 +69,16 @@ for o, t, n in arcs:
         struct.pack_into("<q", big, o + 8 + 8 * i, 0x7FFFFFFFFFFFFFFF)
 open("big.gcda", "wb").write(big)
 PY
-cp neg.gcda p-p.gcda
+cp neg.gcda p.gcda
 ./p 2>err.txt
 st=$?
-[ $st -eq 0 ] && grep -q 'merge mismatch' err.txt && cmp -s p-p.gcda neg.gcda && pass ||
+[ $st -eq 0 ] && grep -q 'merge mismatch' err.txt && cmp -s p.gcda neg.gcda && pass ||
   fail "a counter length of 0x80000000 is refused, the file left alone (status $st: $(cat err.txt))"
-cp big.gcda p-p.gcda
+cp big.gcda p.gcda
 ./p 2>err.txt
 st=$?
 # Every arc this run took stays at INT64_MAX (saturated), none wrapped negative.
-python3 - p-p.gcda <<'PY' && [ $st -eq 0 ] && pass ||
+python3 - p.gcda <<'PY' && [ $st -eq 0 ] && pass ||
 import struct, sys
 b = open(sys.argv[1], "rb").read()
 off, vals = 16, []
@@ -97,10 +97,10 @@ PY
 if [ "$(id -u)" = 0 ] && unshare -m --propagation private true 2>/dev/null; then
   mkdir -p full
   unshare -m --propagation private bash -c "
-    mount -t tmpfs -o size=16k tmpfs full && cp good.gcda full/p-p.gcda &&
+    mount -t tmpfs -o size=16k tmpfs full && cp good.gcda full/p.gcda &&
     head -c 12288 /dev/zero >full/fill 2>/dev/null; head -c 4096 /dev/zero >>full/fill 2>/dev/null
     GCOV_PREFIX=$WORK/full GCOV_PREFIX_STRIP=99 ./p 2>'$WORK/full.err'
-    cmp -s full/p-p.gcda good.gcda && echo same >'$WORK/full.cmp'"
+    cmp -s full/p.gcda good.gcda && echo same >'$WORK/full.cmp'"
   [ -f full.cmp ] && grep -q 'No space left' full.err && pass ||
     fail "a full disk keeps the old .gcda ($(cat full.err))"
   # The same for an LLVM profile pool (%m), which every run merges into.

@@ -57,7 +57,7 @@ rm -f proj/*.gcda
 strip=$(echo "$WORK/proj" | tr -cd / | wc -c)
 run GCOV_PREFIX="$WORK/pfx" GCOV_PREFIX_STRIP="$strip"
 "$UCOV" pull --pid $pid --in-place 2>/dev/null
-[ -s pfx/kvd-kvd.gcda ] && [ ! -e proj/kvd-kvd.gcda ] && pass ||
+[ -s pfx/kvd.gcda ] && [ ! -e proj/kvd.gcda ] && pass ||
   fail "GCOV_PREFIX honoured ($(find pfx proj -name '*.gcda'))"
 stop
 

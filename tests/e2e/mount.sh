@@ -25,19 +25,19 @@ for _ in $(seq 200); do [ -S kvd.sock ] && [ -S "rt/$pid.sock" ] && break; sleep
 "$UCOV" mount --pid $pid -f mnt 2>mount.err &
 mpid=$!
 for _ in $(seq 100); do [ -e mnt/modules ] && break; sleep 0.05; done
-g=mnt/gcov$WORK/kvd-kvd.gcda
-[ -f "$g" ] && [ -L "${g%.gcda}.gcno" ] && [ "$(readlink "${g%.gcda}.gcno")" = "$WORK/kvd-kvd.gcno" ] &&
+g=mnt/gcov$WORK/kvd.gcda
+[ -f "$g" ] && [ -L "${g%.gcda}.gcno" ] && [ "$(readlink "${g%.gcda}.gcno")" = "$WORK/kvd.gcno" ] &&
   [ -f mnt/reset ] && pass || fail "the tree: $(find mnt | head -5)"
 cp -a mnt/. copy/ && "$UCOV" pull --pid $pid -o pulled >/dev/null 2>&1 &&
-  cmp copy/gcov"$WORK"/kvd-kvd.gcda pulled/gcov"$WORK"/kvd-kvd.gcda && cmp copy/modules pulled/modules &&
-  [ "$(stat -c %s "$g")" = "$(stat -c %s pulled/gcov"$WORK"/kvd-kvd.gcda)" ] && pass ||
+  cmp copy/gcov"$WORK"/kvd.gcda pulled/gcov"$WORK"/kvd.gcda && cmp copy/modules pulled/modules &&
+  [ "$(stat -c %s "$g")" = "$(stat -c %s pulled/gcov"$WORK"/kvd.gcda)" ] && pass ||
   fail "cp -a of the mount equals ucov pull"
 if command -v lcov >/dev/null; then
   lcov -q --capture --directory "mnt/gcov$WORK" -o m.info 2>/dev/null &&
     grep -q "^SF:$SRC/examples/daemon/kvd.c$" m.info && grep -q '^FNDA:1,cmd_del$' m.info && pass ||
     fail "lcov --capture --directory on the mount"
 fi
-(cd "mnt/gcov$WORK" && gcov -n kvd-kvd.gcda 2>&1) | grep -q "File '$SRC/examples/daemon/kvd.c'" &&
+(cd "mnt/gcov$WORK" && gcov -n kvd.gcda 2>&1) | grep -q "File '$SRC/examples/daemon/kvd.c'" &&
   pass || fail "gcov on a mounted .gcda"
 echo 1 >mnt/reset && "$UCOV" pull --pid $pid -o after >/dev/null 2>&1 &&
   "$UCOV" report -q after --lcov after.info && grep -q '^FNDA:0,cmd_del$' after.info && pass ||

@@ -121,6 +121,11 @@ static void test_lossless(void) {
   char ref_dir[4096], live_dir[4096];
   snprintf(ref_dir, sizeof(ref_dir), "%s/ref", work);
   snprintf(live_dir, sizeof(live_dir), "%s/live", work);
+  /* Fresh exit trees: a file of an earlier run (another build's name) would
+   * be summed instead of this run's. */
+  char rm[8400];
+  snprintf(rm, sizeof(rm), "rm -rf '%s' '%s'", ref_dir, live_dir);
+  CHECK(system(rm) == 0);
   int status;
   pid_t pid = spawn(ref_dir, iterations);
   waitpid(pid, &status, 0);
