@@ -94,6 +94,9 @@ static const char report_usage[] =
     "  --exclude-unreachable-branches     no branches on lines of only braces\n"
     "                       and comments\n"
     "  --exclude-throw-branches           no exception branches\n"
+    "  --line-rule lcov|gcovr  which lines have code: lcov's (the default: every\n"
+    "                       line gcov counts), or gcovr's (a line never run whose\n"
+    "                       code is only a brace, \"else\" or a comment has none)\n"
     "\n"
     "  -q, --quiet          no summary, no progress line\n"
     "  -h, --help\n"
@@ -139,6 +142,7 @@ enum {
   O_EXCL_BRANCHES,
   O_EXCL_UNREACHABLE,
   O_EXCL_THROW,
+  O_LINE_RULE,
   O_ROOT,
   O_JSON_SUMMARY,
   O_MARKDOWN,
@@ -312,6 +316,7 @@ static int parse(int argc, char **argv, const char *usage, struct cov_model *m,
       {"exclude-branches-by-pattern", required_argument, 0, O_EXCL_BRANCHES},
       {"exclude-unreachable-branches", no_argument, 0, O_EXCL_UNREACHABLE},
       {"exclude-throw-branches", no_argument, 0, O_EXCL_THROW},
+      {"line-rule", required_argument, 0, O_LINE_RULE},
       {"root", required_argument, 0, O_ROOT},
       {"json-summary", required_argument, 0, O_JSON_SUMMARY},
       {"markdown", required_argument, 0, O_MARKDOWN},
@@ -458,6 +463,13 @@ static int parse(int argc, char **argv, const char *usage, struct cov_model *m,
       break;
     case O_EXCL_THROW:
       out->excl.throw_branches = 1;
+      break;
+    case O_LINE_RULE:
+      if (strcmp(optarg, "lcov") && strcmp(optarg, "gcovr")) {
+        UCOV_ERR("--line-rule is lcov or gcovr, not '%s'\n", optarg);
+        return -1;
+      }
+      out->excl.gcovr_lines = !strcmp(optarg, "gcovr");
       break;
     case 'o':
       *merge_out = optarg;

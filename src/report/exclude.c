@@ -24,7 +24,7 @@
 /* A source bigger than this is not read for markers (nor is anything but a regular file). */
 #define MAX_SOURCE (256u << 20)
 
-enum { EX_LINE = 1, EX_BRANCH = 2, NO_CODE = 4 };
+enum { EX_LINE = 1, EX_BRANCH = 2, NO_CODE = 4, NONCODE = 8 };
 
 /*
  * gcovr's patterns are Python's: what a yes/no match at a line's start needs
@@ -115,7 +115,7 @@ void cov_excl_free(struct cov_excl *x) {
 
 int cov_excl_active(const struct cov_excl *x) {
   return x->markers || x->unreachable_branches || x->throw_branches || x->line_pattern ||
-         x->branch_pattern;
+         x->branch_pattern || x->gcovr_lines;
 }
 
 /* Whether an ERE matches the line from its first character on (Python's re.match). */
@@ -125,16 +125,15 @@ static int match_start(const regex_t *re, const char *text) {
 }
 
 /*
- * gcovr's test for a line that cannot hold a branch: "//" to the end taken
- * out, then each "/" "*" to the next "*" "/", then blanks at both ends and every
- * space; nothing left but "", "{", "}" or "{}". (-1 without memory.)
+ * A line's code as gcovr sees it: "//" to the end taken out, then each "/" "*"
+ * to the next "*" "/", then blanks at both ends (NULL without memory).
  */
-static int no_code(const char *text) {
+static char *code_of(const char *text) {
   const char *cpp = strstr(text, "//");
   size_t end = cpp ? (size_t)(cpp - text) : strlen(text), n = 0;
   char *t = malloc(end + 1);
   if (!t)
-    return -1;
+    return NULL;
   for (size_t i = 0; i < end; i++) {
     if (text[i] == '/' && i + 1 < end && text[i + 1] == '*') {
       const char *close = strstr(text + i + 2, "*/");
@@ -145,16 +144,39 @@ static int no_code(const char *text) {
     }
     t[n++] = text[i];
   }
-  size_t a = 0, k = 0;
+  size_t a = 0;
   while (a < n && strchr(" \t\n\r\v\f", t[a]))
     a++;
   while (n > a && strchr(" \t\n\r\v\f", t[n - 1]))
     n--;
-  for (size_t i = a; i < n; i++)
+  memmove(t, t + a, n - a);
+  t[n - a] = 0;
+  return t;
+}
+
+/* gcovr's test for a line that cannot hold a branch: its code, every space
+ * taken out, is "", "{", "}" or "{}". (-1 without memory.) */
+static int no_code(const char *text) {
+  char *t = code_of(text);
+  if (!t)
+    return -1;
+  size_t k = 0;
+  for (size_t i = 0; t[i]; i++)
     if (t[i] != ' ')
       t[k++] = t[i];
   t[k] = 0;
   int r = !strcmp(t, "") || !strcmp(t, "{") || !strcmp(t, "}") || !strcmp(t, "{}");
+  free(t);
+  return r;
+}
+
+/* gcovr's noncode line (its line rule: such a line never run has no code):
+ * its code is "", "{", "}" or "else". (-1 without memory.) */
+static int noncode(const char *text) {
+  char *t = code_of(text);
+  if (!t)
+    return -1;
+  int r = !strcmp(t, "") || !strcmp(t, "{") || !strcmp(t, "}") || !strcmp(t, "else");
   free(t);
   return r;
 }
@@ -285,7 +307,8 @@ static uint32_t max_line(const struct cov_file *f) {
 }
 
 static int exclude_file(struct cov_file *f, const struct cov_excl *x) {
-  int need_source = x->markers || x->have_line_re || x->have_branch_re || x->unreachable_branches;
+  int need_source = x->markers || x->have_line_re || x->have_branch_re || x->unreachable_branches ||
+                    x->gcovr_lines;
   char *src = NULL, *path = NULL;
   size_t len = 0;
   uint32_t top = max_line(f);
@@ -309,7 +332,8 @@ static int exclude_file(struct cov_file *f, const struct cov_excl *x) {
     }
     /* Line by line where a pattern or --exclude-unreachable-branches looks
      * at every line; elsewhere from one marker to the next. */
-    int per_line = x->have_line_re || x->have_branch_re || x->unreachable_branches;
+    int per_line =
+        x->have_line_re || x->have_branch_re || x->unreachable_branches || x->gcovr_lines;
     char *line = src, *end = src + len;
     for (uint32_t ln = 1; line <= end && !s.oom; ln++) {
       if (!per_line || ln >= s.n_flags) {
@@ -338,6 +362,13 @@ static int exclude_file(struct cov_file *f, const struct cov_excl *x) {
           else if (nc)
             s.flags[ln] |= NO_CODE;
         }
+        if (x->gcovr_lines) {
+          int nc = noncode(line);
+          if (nc < 0)
+            s.oom = 1;
+          else if (nc)
+            s.flags[ln] |= NONCODE;
+        }
       }
       if (!nl || ln == UINT32_MAX)
         break;
@@ -361,6 +392,8 @@ static int exclude_file(struct cov_file *f, const struct cov_excl *x) {
 #define FLAGS(l) ((l) < s.n_flags ? s.flags[l] : 0)
   size_t o = 0;
   for (size_t i = 0; i < f->n_lines; i++) {
+    if ((FLAGS(f->lines[i].line) & NONCODE) && !f->lines[i].count)
+      continue; /* --line-rule gcovr: never run, and no code there */
     if (!(FLAGS(f->lines[i].line) & EX_LINE))
       f->lines[o++] = f->lines[i];
     else if (cov_add_excluded(f, f->lines[i].line)) {

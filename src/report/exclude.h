@@ -18,6 +18,8 @@ struct cov_excl {
   int markers;              /* honour the markers (lcov's and gcovr's default) */
   int unreachable_branches; /* gcovr: no branches on lines of only braces, comments */
   int throw_branches;       /* gcovr: no exception branches */
+  int gcovr_lines;          /* --line-rule gcovr: a line never run whose code is "", "{", "}" or
+                               "else" (comments aside) is no line with code */
   const char *line_pattern, *branch_pattern; /* POSIX EREs matched at a line's start */
   const char *root; /* what relative source paths are relative to (NULL: here) */
   const char *cmd;  /* who warns: "ucov report" */
