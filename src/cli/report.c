@@ -544,6 +544,17 @@ static int read_inputs(struct cov_model *m, int argc, char **argv, int first,
 
 static const struct cov_diff *the_diff;
 
+/* A baseline source's text: the current one with the diff undone. */
+struct old_text {
+  const struct udiff *u;
+  const char *root;
+};
+
+static char *baseline_text(void *arg, const char *path, size_t *len) {
+  const struct old_text *ot = arg;
+  return ot->root ? udiff_old_text(ot->u, path, ot->root, len) : NULL;
+}
+
 static int write_json(const struct cov_model *m, FILE *f) {
   return ucov_json_write(m, f, the_diff);
 }
@@ -681,7 +692,17 @@ int cmd_report(int argc, char **argv) {
     base.exclude = m.exclude;
     base.n_exclude = m.n_exclude;
     base.root = m.root;
-    bad += read_inputs(&base, out.n_baselines, out.baselines, 0, &in, &out.excl);
+    /* Its exclusions (markers, patterns, the line rule) by its own text:
+     * with a diff, the current sources with the diff undone. */
+    struct cov_excl bx = out.excl;
+    char *cwd = m.root ? NULL : getcwd(NULL, 0);
+    struct old_text ot = {ud, m.root ? m.root : cwd};
+    if (ud) {
+      bx.source = baseline_text;
+      bx.source_arg = &ot;
+    }
+    bad += read_inputs(&base, out.n_baselines, out.baselines, 0, &in, &bx);
+    free(cwd);
     base.maps = NULL;
     base.n_maps = base.n_include = base.n_exclude = 0;
     base.include = base.exclude = NULL;

@@ -28,6 +28,7 @@ struct dline {
   uint32_t line;
   uint32_t file; /* index in udiff.files */
   char *text;    /* whitespace at both ends taken off */
+  char *raw;     /* a deleted line's text as it was (its source line), or NULL */
   uint64_t hash;
   int64_t match; /* the line it is matched with as moved (index in the other list), or -1 */
 };
@@ -54,7 +55,7 @@ void udiff_free(struct udiff *u) {
     free(u->files[i].hunks);
   }
   for (size_t i = 0; i < u->n_minus; i++)
-    free(u->minus[i].text);
+    free(u->minus[i].text), free(u->minus[i].raw);
   for (size_t i = 0; i < u->n_plus; i++)
     free(u->plus[i].text);
   free(u->files);
@@ -113,17 +114,20 @@ static uint64_t text_hash(const char *s) {
 }
 
 static int add_dline(struct dline **v, size_t *n, size_t *cap, uint32_t line, uint32_t file,
-                     const char *text, size_t len) {
+                     const char *text, size_t len, int keep_raw) {
+  char *raw = keep_raw ? strndup(text, len) : NULL;
+  if (keep_raw && !raw)
+    return -1;
   while (len && isspace((unsigned char)*text))
     text++, len--;
   while (len && isspace((unsigned char)text[len - 1]))
     len--;
-  if (UCOV_GROW(*v, *cap, *n, 64))
+  char *t = UCOV_GROW(*v, *cap, *n, 64) ? NULL : strndup(text, len);
+  if (!t) {
+    free(raw);
     return -1;
-  char *t = strndup(text, len);
-  if (!t)
-    return -1;
-  (*v)[(*n)++] = (struct dline){line, file, t, text_hash(t), -1};
+  }
+  (*v)[(*n)++] = (struct dline){line, file, t, raw, text_hash(t), -1};
   return 0;
 }
 
@@ -191,12 +195,12 @@ int udiff_read(const char *path, struct udiff **out, char *msg, size_t len) {
         run = NULL; /* context: the run of changes ends */
       } else if (c == '-' && left_old) {
         if (add_dline(&u->minus, &u->n_minus, &u->cap_minus, at_old++, (uint32_t)(cur - u->files),
-                      line + 1, (size_t)n - 1))
+                      line + 1, (size_t)n - 1, 1))
           BAD("out of memory");
         left_old--;
       } else if (c == '+' && left_new) {
         if (add_dline(&u->plus, &u->n_plus, &u->cap_plus, at_new++, (uint32_t)(cur - u->files),
-                      line + 1, (size_t)n - 1))
+                      line + 1, (size_t)n - 1, 0))
           BAD("out of memory");
         left_new--;
       } else {
@@ -294,6 +298,100 @@ void udiff_touched(const struct udiff *u,
       }
     }
   }
+}
+
+/* ---- the baseline's text ---- */
+
+/* The diff entry whose old path is `path` (absolute): root/old_path, else
+ * the one entry whose old path ends it. SIZE_MAX: none. */
+static size_t entry_of_old(const struct udiff *u, const char *path, const char *root) {
+  size_t only = SIZE_MAX, n = strlen(path), rn = root ? strlen(root) : 0;
+  for (size_t k = 0; k < u->n_files; k++) {
+    const char *o = u->files[k].old_path;
+    size_t l = o ? strlen(o) : 0;
+    if (!o || l >= n || path[n - l - 1] != '/' || strcmp(path + n - l, o))
+      continue;
+    if (root && n - l - 1 == rn && !strncmp(path, root, rn))
+      return k;                                 /* root/old_path */
+    only = only == SIZE_MAX ? k : SIZE_MAX - 1; /* (two: ambiguous) */
+  }
+  return only == SIZE_MAX - 1 ? SIZE_MAX : only;
+}
+
+/* A growing text; s NULL once out of memory. */
+struct text {
+  char *s;
+  size_t n, cap;
+};
+
+static void emit(struct text *t, const char *s, size_t l) {
+  if (t->s && t->n + l + 1 > t->cap) {
+    char *n = realloc(t->s, t->cap = 2 * (t->n + l + 1));
+    if (!n)
+      free(t->s);
+    t->s = n;
+  }
+  if (t->s)
+    memcpy(t->s + t->n, s, l), t->n += l;
+}
+
+char *udiff_old_text(const struct udiff *u, const char *path, const char *root, size_t *len) {
+  size_t k = entry_of_old(u, path, root);
+  if (k == SIZE_MAX)
+    return NULL; /* not in the diff: unchanged */
+  const struct ufile *uf = &u->files[k];
+  /* The current text: the new path in the old one's place. */
+  char *cur = NULL;
+  size_t cur_len = 0;
+  if (uf->new_path) {
+    size_t base = strlen(path) - strlen(uf->old_path);
+    char *np = NULL;
+    if (asprintf(&np, "%.*s%s", (int)base, path, uf->new_path) < 0)
+      return NULL;
+    cur = ucov_read_text(np, &cur_len);
+    free(np);
+    if (!cur)
+      return NULL;
+  }
+  /* Unchanged lines from the current text, the deleted ones from the diff,
+   * run after run; the current text's lines, in order. */
+  struct text t = {malloc(cur_len + 64), 0, cur_len + 64};
+  size_t m = 0;
+  const char *p = cur ? cur : "", *end = cur ? cur + cur_len : p;
+  uint32_t at_old = 1;
+  while (m < u->n_minus && u->minus[m].file < k)
+    m++;
+  for (size_t r = 0; t.s && r <= uf->n_hunks; r++) {
+    /* unchanged lines up to the run (all that is left after the last) */
+    uint32_t upto = r < uf->n_hunks ? uf->hunks[r].old_start : UINT32_MAX;
+    for (; at_old < upto && p < end; at_old++) {
+      const char *nl = memchr(p, '\n', (size_t)(end - p));
+      size_t l = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
+      emit(&t, p, l);
+      p += l;
+    }
+    if (r == uf->n_hunks)
+      break;
+    const struct hunk *h = &uf->hunks[r];
+    for (uint32_t i = 0; i < h->old_n; i++, at_old++) {
+      while (m < u->n_minus && u->minus[m].file == k && u->minus[m].line < at_old)
+        m++;
+      if (m < u->n_minus && u->minus[m].file == k && u->minus[m].line == at_old) {
+        emit(&t, u->minus[m].raw, strlen(u->minus[m].raw));
+        emit(&t, "\n", 1);
+      }
+    }
+    for (uint32_t i = 0; i < h->new_n && p < end; i++) { /* the inserted lines: not there */
+      const char *nl = memchr(p, '\n', (size_t)(end - p));
+      p = nl ? nl + 1 : end;
+    }
+  }
+  free(cur);
+  if (t.s) {
+    t.s[t.n] = 0;
+    *len = t.n;
+  }
+  return t.s;
 }
 
 /* ---- moved blocks ---- */

@@ -61,6 +61,15 @@ int udiff_read(const char *path, struct udiff **out, char *msg, size_t len);
 void udiff_free(struct udiff *u);
 
 /*
+ * The text of a source before the diff: for the file at absolute `path`
+ * whose old path is in the diff (root/old path, else the one entry it ends
+ * with), the current file (its new path in the old one's place) with the
+ * diff undone; malloc'd, NUL-terminated. NULL when the diff does not touch
+ * it (its text is the current one), it cannot be read, or no memory.
+ */
+char *udiff_old_text(const struct udiff *u, const char *path, const char *root, size_t *len);
+
+/*
  * The baseline lines a diff touches, per file (its old path): every line it
  * deletes or changes, and around a pure insertion the old lines on either
  * side. What tests that ran those lines may see changed: test selection.

@@ -22,7 +22,6 @@
 #include "util.h"
 
 /* A source bigger than this is not read for markers (nor is anything but a regular file). */
-#define MAX_SOURCE (256u << 20)
 
 enum { EX_LINE = 1, EX_BRANCH = 2, NO_CODE = 4, NONCODE = 8 };
 
@@ -266,31 +265,6 @@ static void markers(struct scan *s, uint32_t ln, const char *text) {
   }
 }
 
-/* The source, whole, NUL-terminated; NULL if it is not a readable regular file. */
-static char *read_source(const char *path, size_t *len) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-  if (fd < 0)
-    return NULL;
-  struct stat st;
-  char *buf = NULL;
-  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 0 &&
-      (uint64_t)st.st_size <= MAX_SOURCE && (buf = malloc((size_t)st.st_size + 1))) {
-    size_t n = 0;
-    while (n < (size_t)st.st_size) {
-      ssize_t r = read(fd, buf + n, (size_t)st.st_size - n);
-      if (r < 0 && errno == EINTR)
-        continue;
-      if (r <= 0)
-        break;
-      n += (size_t)r;
-    }
-    buf[n] = 0;
-    *len = n;
-  }
-  close(fd);
-  return buf;
-}
-
 static uint32_t max_line(const struct cov_file *f) {
   uint32_t m = 0;
   if (f->n_lines)
@@ -316,7 +290,9 @@ static int exclude_file(struct cov_file *f, const struct cov_excl *x) {
   if (need_source && top) {
     if (f->path[0] != '/' && x->root && asprintf(&path, "%s/%s", x->root, f->path) < 0)
       return -1;
-    src = read_source(path ? path : f->path, &len);
+    src = x->source ? x->source(x->source_arg, path ? path : f->path, &len) : NULL;
+    if (!src)
+      src = ucov_read_text(path ? path : f->path, &len);
   }
   if (src) {
     /* flags only for lines that have data, and only as far as the source goes */

@@ -22,7 +22,12 @@ struct cov_excl {
                                "else" (comments aside) is no line with code */
   const char *line_pattern, *branch_pattern; /* POSIX EREs matched at a line's start */
   const char *root; /* what relative source paths are relative to (NULL: here) */
-  const char *cmd;  /* who warns: "ucov report" */
+  /* The text of a source at the model's revision, when it is not the file on
+   * disk (a baseline's, rebuilt from the diff): malloc'd, NUL-terminated, or
+   * NULL to read the file. NULL: always the file. */
+  char *(*source)(void *arg, const char *path, size_t *len);
+  void *source_arg;
+  const char *cmd; /* who warns: "ucov report" */
   /* compiled by cov_excl_compile */
   regex_t line_re, branch_re;
   int have_line_re, have_branch_re;

@@ -76,3 +76,27 @@ FILE *ucov_fdopen_regular(int fd) {
 const char *ucov_strerror(int err) {
   return err == UCOV_ENOTREG ? "not a regular file" : strerror(err);
 }
+
+char *ucov_read_text(const char *path, size_t *len) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (fd < 0)
+    return NULL;
+  struct stat st;
+  char *buf = NULL;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 0 &&
+      (uint64_t)st.st_size <= UCOV_MAX_TEXT && (buf = malloc((size_t)st.st_size + 1))) {
+    size_t n = 0;
+    while (n < (size_t)st.st_size) {
+      ssize_t r = read(fd, buf + n, (size_t)st.st_size - n);
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r <= 0)
+        break;
+      n += (size_t)r;
+    }
+    buf[n] = 0;
+    *len = n;
+  }
+  close(fd);
+  return buf;
+}

@@ -45,4 +45,9 @@ const char *ucov_strerror(int err);
 /* FNV-1a of a string. */
 uint64_t ucov_hash_str(const char *s);
 
+/* A text file (a source) whole, NUL-terminated, up to UCOV_MAX_TEXT bytes;
+ * NULL if it is not a readable regular file of that size or no memory. */
+#define UCOV_MAX_TEXT (256u << 20)
+char *ucov_read_text(const char *path, size_t *len);
+
 #endif

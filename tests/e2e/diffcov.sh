@@ -92,6 +92,38 @@ grep -q 'GNC 0 UNC 0 GBC 0 LBC 0 CBC 1[0-9] UBC [0-9]* DCB 0 DUB 0' c.txt && pas
   fail "deletions only: $(tail -1 del.txt)"
 "$UCOV" report cur4 --diff del.diff >del0.txt && grep -q 'GNC 0 UNC 0 ' del0.txt && pass ||
   fail "deletions only, no baseline: $(tail -1 del0.txt)"
+# Each revision's exclusion markers apply to its own lines: the baseline's
+# are read from the current source with the diff undone. Here a function
+# inserted above moves an excluded line down by three; unchanged lines stay
+# unchanged (no new code but the insertion, nothing deleted).
+mkdir -p mk && (cd mk && git init -q . && cat >m.c <<'C' && git add m.c && git commit -qm base &&
+int f(int x) {
+  if (x > 3)
+    return 1;
+  return 0;
+}
+int g(int x) { return x * 7; } // LCOV_EXCL_LINE
+int main(int argc, char **argv) {
+  (void)argv;
+  return f(argc);
+}
+C
+  mkdir -p ../mkbase && (cd ../mkbase && gcc --coverage -O0 ../mk/m.c -o p && ./p) &&
+  sed -i '1i int h(int x) {\n  return x + 1;\n}' m.c && sed -i "s/f(argc);/f(argc) + h(0) - 1;/" m.c &&
+  git diff >../mk.diff && mkdir -p ../mkcur && (cd ../mkcur && gcc --coverage -O0 ../mk/m.c -o p && ./p)) ||
+  fail "the marker repository"
+"$UCOV" report mkcur --baseline mkbase --diff mk.diff >mk.txt &&
+  grep -q 'GNC 3 UNC 0 GBC 0 LBC 0 CBC 4 UBC 1 DCB 1 DUB 0' mk.txt && pass ||
+  fail "markers per revision: $(tail -1 mk.txt)"
+"$UCOV" report mkcur --baseline mkbase --diff mk.diff --json mk.json >/dev/null &&
+  python3 - mk.json <<'PY' && pass || fail "markers per revision: line categories"
+import json, sys
+f = json.load(open(sys.argv[1]))["files"][0]
+cat = {l: c for c, ls in f["diff"].items() for l in ls}
+# h (lines 1-2) and main's return (12) are new; f (4-7) unchanged; g (9) excluded in both
+assert {l for l, c in cat.items() if c in ("GNC", "UNC")} == {1, 2, 12}, cat
+assert 9 not in cat and 4 in cat and cat[4] == "CBC", cat
+PY
 # Without the diff, lines are matched by number: the moved block is misread.
 "$UCOV" report cur --baseline base >sum0.txt
 ! grep -q 'GNC 4 UNC 1 GBC 1 LBC 1' sum0.txt && pass || fail "the diff changes the categories"

@@ -7,6 +7,7 @@
  * byte for byte, and differential categories.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -178,8 +179,86 @@ static void test_model(void) {
   cov_free(&cur);
 }
 
+/* Write len bytes to path. */
+static void put(const char *path, const char *s, size_t len) {
+  FILE *f = fopen(path, "w");
+  CHECK(f != NULL);
+  if (f) {
+    CHECK_EQ(fwrite(s, 1, len, f), len);
+    fclose(f);
+  }
+}
+
+/*
+ * A baseline's text rebuilt from the current file and a diff: for random
+ * pairs of texts (lines from a small alphabet, so that hunks interleave),
+ * GNU diff's unified output with no context, three lines and ten, undone
+ * by udiff_old_text, gives the old text byte for byte.
+ */
+static void test_old_text(void) {
+  char dir[] = "/tmp/ucov-oldtext-XXXXXX";
+  CHECK(mkdtemp(dir) != NULL);
+  char cur[256], old[256], dif[256], cmd[1024];
+  snprintf(cur, sizeof(cur), "%s/f.c", dir);
+  snprintf(old, sizeof(old), "%s/old.c", dir);
+  snprintf(dif, sizeof(dif), "%s/d.diff", dir);
+  srand(7);
+  static const char *const words[] = {"{", "}", "x++;", "return 0;", "", "  if (a)", "// c"};
+  for (int round = 0; round < 60; round++) {
+    char a[4096], b[4096];
+    size_t na = 0, nb = 0;
+    int la = rand() % 40, lb = round % 10 ? la + rand() % 7 - 3 : 0; /* (some emptied) */
+    for (int i = 0; i < la; i++)
+      na += (size_t)snprintf(a + na, sizeof(a) - na, "%s\n", words[rand() % 7]);
+    memcpy(b, a, na + 1), nb = na;
+    for (int e = rand() % 6; e > 0 && lb; e--) { /* edits: a line deleted, one added */
+      size_t at = nb ? (size_t)rand() % nb : 0;
+      while (at && b[at - 1] != '\n')
+        at--;
+      if (rand() % 2 && at < nb) { /* delete the line at `at` */
+        size_t end = at;
+        while (end < nb && b[end] != '\n')
+          end++;
+        end += end < nb;
+        memmove(b + at, b + end, nb - end + 1);
+        nb -= end - at;
+        continue;
+      }
+      char ins[64];
+      int k = snprintf(ins, sizeof(ins), "%s\n", words[rand() % 7]);
+      memmove(b + at + k, b + at, nb - at + 1);
+      memcpy(b + at, ins, (size_t)k), nb += (size_t)k;
+    }
+    if (!lb)
+      nb = 0, b[0] = 0;
+    put(old, a, na);
+    put(cur, b, nb);
+    const char *const u[] = {"-U0", "-U3", "-U10"};
+    for (int k = 0; k < 3; k++) {
+      snprintf(cmd, sizeof(cmd), "diff %s --label a/f.c --label b/f.c '%s' '%s' >'%s'", u[k], old,
+               cur, dif);
+      CHECK(system(cmd) != -1);
+      struct udiff *d = NULL;
+      char msg[256];
+      CHECK_EQ(udiff_read(dif, &d, msg, sizeof(msg)), 0);
+      size_t len = 0;
+      char *t = d ? udiff_old_text(d, cur, dir, &len) : NULL;
+      if (na == nb && !memcmp(a, b, na)) {
+        CHECK(t == NULL); /* no change: not in the diff */
+      } else {
+        CHECK(t != NULL && len == na && !memcmp(t, a, na));
+      }
+      free(t);
+      udiff_free(d);
+    }
+  }
+  snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+  CHECK_EQ(system(cmd), 0);
+}
+
 int main(void) {
   test_json();
   test_model();
+  test_old_text();
   return check_report("test_report_model");
 }
