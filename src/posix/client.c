@@ -83,6 +83,7 @@ static int open_target(pid_t pid, int nowait, struct ucov_ctl *c, char *err, siz
   c->pid = pid;
   c->serial = 0;
   c->fd = -1;
+  c->answered = 0;
   snprintf(c->label, sizeof(c->label), "process %d", (int)pid);
   struct find f = {pid, c, nowait, 0, ""};
   if (ucov_control_dirs(find_in, &f))
@@ -149,6 +150,7 @@ int ucov_ctl_open_serial(const char *path, struct ucov_ctl *c, char *err, size_t
   c->pid = 0;
   c->serial = 1;
   c->fd = -1;
+  c->answered = 0;
   snprintf(c->label, sizeof(c->label), "serial %s", path);
   if (stat(path, &st) != 0) {
     snprintf(err, errlen, "%s: %s", path, strerror(errno));
@@ -341,18 +343,21 @@ int ucov_ctl_call_fd(struct ucov_ctl *c, uint16_t op, const void *payload, size_
   return ucov_ctl_call_stream(c, op, payload, len, pass_fd, r, NULL, NULL, err, errlen);
 }
 
-int ucov_ctl_call_stream(struct ucov_ctl *c, uint16_t op, const void *payload, size_t len,
-                         int pass_fd, struct ucov_ctl_reply *r,
-                         int (*out)(void *arg, const void *data, size_t n), void *arg, char *err,
-                         size_t errlen) {
+/* One request and its reply; *closed when the peer closed the connection
+ * before any byte of a reply came. */
+static int call_once(struct ucov_ctl *c, uint16_t op, const void *payload, size_t len, int pass_fd,
+                     struct ucov_ctl_reply *r, int (*out)(void *arg, const void *data, size_t n),
+                     void *arg, char *err, size_t errlen, int *closed) {
   uint8_t hdr[UCOV_PROTO_HEADER];
   memset(r, 0, sizeof(*r));
+  *closed = 0;
   if (len > UCOV_PROTO_MAX_REQUEST) {
     snprintf(err, errlen, "%s: request too large", c->label);
     return -1;
   }
   ucov_frame_encode(hdr, op, 0, (uint32_t)len);
   if (send_header(c->fd, hdr, pass_fd) || (len && write_full(c->fd, payload, len))) {
+    *closed = errno == EPIPE || errno == ECONNRESET;
     snprintf(err, errlen, "%s: %s", c->label, strerror(errno));
     return -1;
   }
@@ -364,6 +369,7 @@ int ucov_ctl_call_stream(struct ucov_ctl *c, uint16_t op, const void *payload, s
       snprintf(err, errlen, "%s: no reply", c->label);
     else
       snprintf(err, errlen, "%s closed the connection", c->label);
+    *closed = errno != ETIMEDOUT;
     return -1;
   }
   ucov_frame_decode(hdr, &f);
@@ -405,11 +411,39 @@ int ucov_ctl_call_stream(struct ucov_ctl *c, uint16_t op, const void *payload, s
     got += (size_t)k;
   }
   r->total = got;
+  c->answered++;
   return 0;
 nomem:
   snprintf(err, errlen, "%s: out of memory for a %zu-byte reply", c->label, want);
   ucov_ctl_reply_free(r);
   return -1;
+}
+
+/*
+ * A target whose every connection slot is busy closes a newcomer at once (or
+ * evicts an idle one: a connection that has not asked yet): "try again".
+ * The first request of a connection to a process is then sent again on a
+ * new connection, a few times over about a second, when the target closed it
+ * before any reply and the request changes nothing (a request that resets
+ * is never sent twice).
+ */
+int ucov_ctl_call_stream(struct ucov_ctl *c, uint16_t op, const void *payload, size_t len,
+                         int pass_fd, struct ucov_ctl_reply *r,
+                         int (*out)(void *arg, const void *data, size_t n), void *arg, char *err,
+                         size_t errlen) {
+  int idempotent = op == UCOV_OP_LIST || op == UCOV_OP_SIZE || op == UCOV_OP_READ ||
+                   op == UCOV_OP_MODULES || op == UCOV_OP_INFO;
+  for (int attempt = 0;; attempt++) {
+    int closed;
+    int rc = call_once(c, op, payload, len, pass_fd, r, out, arg, err, errlen, &closed);
+    if (!rc || !closed || !idempotent || c->serial || !c->pid || c->answered || attempt == 6)
+      return rc;
+    usleep((useconds_t)(10000u << attempt)); /* 10 ms to 320 ms: 630 ms in all */
+    char why[256];
+    ucov_ctl_close(c);
+    if (open_target(c->pid, 0, c, why, sizeof(why)))
+      return rc; /* (the first error says it) */
+  }
 }
 
 void ucov_ctl_reply_free(struct ucov_ctl_reply *r) {

@@ -12,6 +12,7 @@ struct ucov_ctl {
   pid_t pid;       /* the target process, or 0 for a serial line */
   int serial;      /* a serial line: replies may follow other bytes, and may never come */
   char label[128]; /* "process N" or "serial PATH", for messages */
+  int answered;    /* replies read on this connection */
 };
 
 struct ucov_ctl_reply {
