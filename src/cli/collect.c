@@ -36,7 +36,8 @@
 
 static const char collect_usage[] =
     "usage: ucov collect --pid N | --serial PATH | --all [--every SECONDS] [--once]\n"
-    "                    [--test NAME] [--shard S] [--revision R] [--store URL]\n"
+    "                    [--test NAME] [--shard S] [--revision R] [--config C]\n"
+    "                    [--store URL]\n"
     "\n"
     "Move a running target's coverage into a coverage store (docs/store.md), round\n"
     "after round, losing nothing and doubling nothing: each round snapshots the\n"
@@ -52,7 +53,8 @@ static const char collect_usage[] =
     "  --once               one round: between the tests of a long-lived process,\n"
     "                       `ucov collect --pid N --test NAME --once` gives each test\n"
     "                       its own counts\n"
-    "  --test NAME, --shard S, --revision R: the push's context and build\n"
+    "  --test NAME, --shard S, --revision R, --config C: the push's context and\n"
+    "                       build\n"
     "  --store URL          a SQLite file or postgresql://... (default $UCOV_STORE,\n"
     "                       else ./ucov.db)\n"
     "  --binary PROG        the target's program, for its profiles and PCs\n"
@@ -88,6 +90,7 @@ int cli_push_tree(struct store **st, const char *url, const char *dir,
   struct cov_model m;
   cov_init(&m);
   int bad = input_read(&m, dir, in);
+  bad += input_add_build_notes();
   bad += input_finish(&m, in);
   cov_finish(&m);
   int r = -1;
@@ -324,19 +327,14 @@ static int each_target(pid_t pid, void *arg) {
 }
 
 int cmd_collect(int argc, char **argv) {
-  static const struct option opts[] = {{"pid", required_argument, 0, 'p'},
-                                       {"serial", required_argument, 0, 's'},
-                                       {"all", no_argument, 0, 'a'},
-                                       {"every", required_argument, 0, 'e'},
-                                       {"once", no_argument, 0, '1'},
-                                       {"test", required_argument, 0, 't'},
-                                       {"shard", required_argument, 0, 'S'},
-                                       {"revision", required_argument, 0, 'r'},
-                                       {"store", required_argument, 0, 'u'},
-                                       {"binary", required_argument, 0, 'b'},
-                                       {"quiet", no_argument, 0, 'q'},
-                                       {"help", no_argument, 0, 'h'},
-                                       {0, 0, 0, 0}};
+  static const struct option opts[] = {
+      {"pid", required_argument, 0, 'p'},    {"serial", required_argument, 0, 's'},
+      {"all", no_argument, 0, 'a'},          {"every", required_argument, 0, 'e'},
+      {"once", no_argument, 0, '1'},         {"test", required_argument, 0, 't'},
+      {"shard", required_argument, 0, 'S'},  {"revision", required_argument, 0, 'r'},
+      {"config", required_argument, 0, 'C'}, {"store", required_argument, 0, 'u'},
+      {"binary", required_argument, 0, 'b'}, {"quiet", no_argument, 0, 'q'},
+      {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
   struct collect c = {0};
   pid_t pid = 0;
   const char *serial = NULL;
@@ -379,6 +377,9 @@ int cmd_collect(int argc, char **argv) {
       break;
     case 'r':
       c.meta.revision = optarg;
+      break;
+    case 'C':
+      c.meta.config = optarg;
       break;
     case 'u':
       c.url = optarg;

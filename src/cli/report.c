@@ -78,7 +78,8 @@ static const char report_usage[] =
     "From a coverage store (ucov push; docs/store.md), with or without INPUTs:\n"
     "  --store URL          a store: a SQLite file (sqlite:PATH or a path; default\n"
     "                       $UCOV_STORE, else ./ucov.db) or postgresql://...\n"
-    "  --build B            one build: its number, revision or build-id (prefix)\n"
+    "  --build B            one build: its number, revision (REVISION/CONFIG), or a\n"
+    "                       build-id of one of its programs (prefix)\n"
     "  --test NAME          only these tests' counts (repeatable)\n"
     "  --since TIME         only counts from TIME on: seconds since the epoch,\n"
     "                       YYYY-MM-DD[THH:MM[:SS]] (UTC), or Nd / Nh ago\n"
@@ -155,6 +156,7 @@ enum {
   O_TEST,
   O_SHARD,
   O_REVISION,
+  O_CONFIG,
   O_BUILD,
   O_SINCE
 };
@@ -163,7 +165,7 @@ struct outputs {
   const char *lcov, *cobertura, *json, *html, *title;
   const char *json_summary, *markdown, *sonarqube, *coveralls, *jacoco, *cobertura_split;
   const char *root, *diff;
-  const char *store, *shard, *revision, *build, *since;
+  const char *store, *shard, *revision, *config, *build, *since;
   const char **tests;
   int n_tests;
   char **baselines;
@@ -329,6 +331,7 @@ static int parse(int argc, char **argv, const char *usage, struct cov_model *m,
       {"test", required_argument, 0, O_TEST},
       {"shard", required_argument, 0, O_SHARD},
       {"revision", required_argument, 0, O_REVISION},
+      {"config", required_argument, 0, O_CONFIG},
       {"build", required_argument, 0, O_BUILD},
       {"since", required_argument, 0, O_SINCE},
       {"output", required_argument, 0, 'o'},
@@ -373,11 +376,13 @@ static int parse(int argc, char **argv, const char *usage, struct cov_model *m,
     case O_STORE:
     case O_SHARD:
     case O_REVISION:
+    case O_CONFIG:
     case O_BUILD:
     case O_SINCE:
       *(c == O_STORE      ? &out->store
         : c == O_SHARD    ? &out->shard
         : c == O_REVISION ? &out->revision
+        : c == O_CONFIG   ? &out->config
         : c == O_BUILD    ? &out->build
                           : &out->since) = optarg;
       break;
@@ -528,11 +533,14 @@ static int parse(int argc, char **argv, const char *usage, struct cov_model *m,
   return optind;
 }
 
+/* (push: with the units of the build trees that no run reached, at zero) */
 static int read_inputs(struct cov_model *m, int argc, char **argv, int first,
-                       const struct input_opts *in, const struct cov_excl *x) {
+                       const struct input_opts *in, const struct cov_excl *x, int push) {
   int bad = 0;
   for (int i = first; i < argc; i++)
     bad += input_read(m, argv[i], in);
+  if (push)
+    bad += input_add_build_notes();
   bad += input_finish(m, in);
   cov_finish(m);
   if (cov_exclude(m, x)) {
@@ -647,6 +655,7 @@ int cmd_report(int argc, char **argv) {
   int64_t since = 0;
   if (only_for("ucov push", "shard", out.shard) ||
       only_for("ucov push", "revision", out.revision) ||
+      only_for("ucov push", "config", out.config) ||
       (!out.store && (only_for("ucov report --store", "build", out.build) ||
                       only_for("ucov report --store", "test", out.tests) ||
                       only_for("ucov report --store", "since", out.since)))) {
@@ -664,7 +673,7 @@ int cmd_report(int argc, char **argv) {
   int bad = 0;
   if (out.store) {
     char msg[512];
-    struct store *st = store_open(out.store, msg, sizeof(msg));
+    struct store *st = store_open_existing(out.store, msg, sizeof(msg));
     struct store_filter sf = {out.build, out.tests, out.n_tests, since};
     if (!st || store_read(st, &sf, &m, msg, sizeof(msg))) {
       UCOV_ERR("%s\n", msg);
@@ -672,7 +681,7 @@ int cmd_report(int argc, char **argv) {
     }
     store_close(st);
   }
-  bad += read_inputs(&m, argc, argv, first, &in, &out.excl);
+  bad += read_inputs(&m, argc, argv, first, &in, &out.excl, 0);
   struct cov_diff diff = {0};
   int have_diff = 0;
   struct udiff *ud = NULL;
@@ -701,7 +710,7 @@ int cmd_report(int argc, char **argv) {
       bx.source = baseline_text;
       bx.source_arg = &ot;
     }
-    bad += read_inputs(&base, out.n_baselines, out.baselines, 0, &in, &bx);
+    bad += read_inputs(&base, out.n_baselines, out.baselines, 0, &in, &bx, 0);
     free(cwd);
     base.maps = NULL;
     base.n_maps = base.n_include = base.n_exclude = 0;
@@ -781,6 +790,7 @@ int cmd_merge(int argc, char **argv) {
   if (first >= 0 && (only_for("ucov report and ucov push", "store", out.store) ||
                      only_for("ucov push", "shard", out.shard) ||
                      only_for("ucov push", "revision", out.revision) ||
+                     only_for("ucov push", "config", out.config) ||
                      only_for("ucov report --store", "build", out.build) ||
                      only_for("ucov report and ucov push", "test", out.tests) ||
                      only_for("ucov report --store", "since", out.since)))
@@ -789,7 +799,7 @@ int cmd_merge(int argc, char **argv) {
     release(&m, &in, &out);
     return UCOV_EXIT_USAGE;
   }
-  int bad = read_inputs(&m, argc, argv, first, &in, &out.excl);
+  int bad = read_inputs(&m, argc, argv, first, &in, &out.excl, 0);
   size_t n = strlen(dest);
   int json = n > 5 && strcmp(dest + n - 5, ".json") == 0;
   int err = write_one(dest,
@@ -803,10 +813,13 @@ int cmd_merge(int argc, char **argv) {
 
 static const char push_usage[] =
     "usage: ucov push INPUT... [--store URL] [--test NAME] [--shard S] [--revision R]\n"
+    "                 [--config C]\n"
     "\n"
     "Add coverage INPUTs (anything `ucov report` reads) to a coverage store, under\n"
-    "a build (the modules' build-ids, --revision) and a context (--test, --shard,\n"
-    "this host, the hour). Counts add up; the same push again counts once. An\n"
+    "a build (--revision and --config: every program pushed for them, a test\n"
+    "program each, is one build) and a context (--test, --shard, this host, the\n"
+    "hour). The notes files (.gcno) of the build tree that no run reached are\n"
+    "pushed at zero. Counts add up; the same push again counts once. An\n"
     "input that cannot be read (a .gcda whose stamp does not match its notes, a\n"
     "corrupt file) refuses the whole push: nothing is stored.\n"
     "\n"
@@ -815,6 +828,7 @@ static const char push_usage[] =
     "  --test NAME          the test these counts are from\n"
     "  --shard S            the shard, machine or job they are from\n"
     "  --revision R         the sources' revision (a commit)\n"
+    "  --config C           the build's configuration (debug, asan, ...), if several\n"
     "  --binary, --modules, --prefix-map, --include, --exclude, --gcov-tool: as for\n"
     "  ucov report\n"
     "  -q, --quiet\n"
@@ -913,11 +927,12 @@ int cmd_push(int argc, char **argv) {
   }
   int bad = 0;
   if (!n_names) {
-    bad = read_inputs(&m, argc, argv, first, &in, &out.excl);
+    bad = read_inputs(&m, argc, argv, first, &in, &out.excl, 1);
   } else {
     /* the other inputs, and the tracefiles' records without a name */
     for (int i = first; i < argc; i++)
       bad += is_lcov[i - first] ? lcov_read_test(&m, argv[i], "") : input_read(&m, argv[i], &in);
+    bad += input_add_build_notes();
     bad += input_finish(&m, &in);
     cov_finish(&m);
   }
@@ -936,6 +951,7 @@ int cmd_push(int argc, char **argv) {
   struct store_push p = {.test = out.n_tests ? out.tests[0] : NULL,
                          .shard = out.shard,
                          .revision = out.revision,
+                         .config = out.config,
                          .build_ids = ids,
                          .root = m.root,
                          .progress = !quiet && isatty(2) ? push_progress : NULL};

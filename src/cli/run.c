@@ -33,7 +33,8 @@ static const char run_usage[] =
     "\n"
     "  --store URL          then push the run's coverage into a coverage store\n"
     "                       (without -o, from a directory of its own, removed after)\n"
-    "  --test NAME, --shard S, --revision R: the push's context and build\n";
+    "  --test NAME, --shard S, --revision R, --config C: the push's context and\n"
+    "                       build\n";
 
 static const char *tree_root;
 
@@ -47,11 +48,15 @@ static int link_one(const char *path, const struct stat *st, int type, struct FT
 }
 
 int cmd_run(int argc, char **argv) {
-  static const struct option opts[] = {
-      {"output", required_argument, 0, 'o'}, {"interval", required_argument, 0, 'i'},
-      {"store", required_argument, 0, 's'},  {"test", required_argument, 0, 't'},
-      {"shard", required_argument, 0, 'S'},  {"revision", required_argument, 0, 'r'},
-      {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+  static const struct option opts[] = {{"output", required_argument, 0, 'o'},
+                                       {"interval", required_argument, 0, 'i'},
+                                       {"store", required_argument, 0, 's'},
+                                       {"test", required_argument, 0, 't'},
+                                       {"shard", required_argument, 0, 'S'},
+                                       {"revision", required_argument, 0, 'r'},
+                                       {"config", required_argument, 0, 'C'},
+                                       {"help", no_argument, 0, 'h'},
+                                       {0, 0, 0, 0}};
   const char *out = NULL, *store = NULL;
   struct store_push meta = {0};
   double interval = 0;
@@ -74,6 +79,9 @@ int cmd_run(int argc, char **argv) {
     case 'r':
       meta.revision = optarg;
       break;
+    case 'C':
+      meta.config = optarg;
+      break;
     case 'i': {
       char *end;
       interval = strtod(optarg, &end);
@@ -94,8 +102,8 @@ int cmd_run(int argc, char **argv) {
     UCOV_ERR("no PROG to run\n");
     return cli_try_help();
   }
-  if (!store && (meta.test || meta.shard || meta.revision)) {
-    UCOV_ERR("--test, --shard and --revision go with --store\n");
+  if (!store && (meta.test || meta.shard || meta.revision || meta.config)) {
+    UCOV_ERR("--test, --shard, --revision and --config go with --store\n");
     return cli_try_help();
   }
   char tmpdir[] = "/tmp/ucov-run.XXXXXX";

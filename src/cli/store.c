@@ -24,12 +24,14 @@ static const char store_usage[] =
     "  -h, --help\n";
 
 static const char who_usage[] =
-    "usage: ucov who FILE:LINE [--store URL]\n"
+    "usage: ucov who FILE:LINE [--store URL] [--build B]\n"
     "\n"
     "The tests whose counts in the store ran that line, with their hits, most\n"
     "first. FILE is a source path or its ending (src/a.c).\n"
     "\n"
     "  --store URL          the store (default $UCOV_STORE, else ./ucov.db)\n"
+    "  --build B            only this build's counts (number, revision or\n"
+    "                       REVISION/CONFIG, a build-id of one of its programs)\n"
     "  -h, --help\n";
 
 static const char history_usage[] =
@@ -52,13 +54,17 @@ static const char tests_for_usage[] =
     "\n"
     "  --diff FILE          the change\n"
     "  --store URL          the store (default $UCOV_STORE, else ./ucov.db)\n"
-    "  --build B            only this build's counts (number, revision, build-id)\n"
+    "  --build B            only this build's counts (number, revision or\n"
+    "                       REVISION/CONFIG, a build-id of one of its programs)\n"
     "  -h, --help\n";
 
-/* --store URL, --path P and -h: the operands' index, or -1 (a usage error said). */
-static int parse(int argc, char **argv, const char *usage, const char **store, const char **path) {
+/* --store URL, --path P, --build B and -h: the operands' index, or -1 (a
+ * usage error said). path, build: NULL where the command has no such option. */
+static int parse(int argc, char **argv, const char *usage, const char **store, const char **path,
+                 const char **build) {
   static const struct option opts[] = {{"store", required_argument, 0, 's'},
                                        {"path", required_argument, 0, 'p'},
+                                       {"build", required_argument, 0, 'b'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
   int c;
@@ -75,6 +81,13 @@ static int parse(int argc, char **argv, const char *usage, const char **store, c
       }
       *path = optarg;
       break;
+    case 'b':
+      if (!build) {
+        UCOV_ERR("--build is an option of ucov who, report and tests-for\n");
+        return cli_try_help(), -1;
+      }
+      *build = optarg;
+      break;
     case 'h':
       fputs(usage, stdout);
       exit(UCOV_EXIT_OK);
@@ -87,7 +100,7 @@ static int parse(int argc, char **argv, const char *usage, const char **store, c
 
 int cmd_store(int argc, char **argv) {
   const char *url = NULL;
-  int i = parse(argc, argv, store_usage, &url, NULL);
+  int i = parse(argc, argv, store_usage, &url, NULL, NULL);
   if (i < 0)
     return UCOV_EXIT_USAGE;
   if (i >= argc || strcmp(argv[i], "init") || argc - i > 2 || (url && argc - i == 2)) {
@@ -114,8 +127,8 @@ static void print_who(void *arg, const char *path, const char *test, uint64_t co
 }
 
 int cmd_who(int argc, char **argv) {
-  const char *url = NULL;
-  int i = parse(argc, argv, who_usage, &url, NULL);
+  const char *url = NULL, *build = NULL;
+  int i = parse(argc, argv, who_usage, &url, NULL, &build);
   if (i < 0)
     return UCOV_EXIT_USAGE;
   char *colon = i == argc - 1 ? strrchr(argv[i], ':') : NULL, *end;
@@ -126,8 +139,9 @@ int cmd_who(int argc, char **argv) {
   }
   *colon = 0;
   char msg[512];
-  struct store *s = store_open(url, msg, sizeof(msg));
-  if (!s || store_who(s, argv[i], (uint32_t)line, print_who, NULL, msg, sizeof(msg))) {
+  struct store *s = store_open_existing(url, msg, sizeof(msg));
+  struct store_filter f = {.build = build};
+  if (!s || store_who(s, &f, argv[i], (uint32_t)line, print_who, NULL, msg, sizeof(msg))) {
     UCOV_ERR("%s\n", msg);
     store_close(s);
     return UCOV_EXIT_FAIL;
@@ -150,7 +164,7 @@ static void print_history(void *arg, int64_t build, const char *revision, int64_
 
 int cmd_history(int argc, char **argv) {
   const char *url = NULL, *path = NULL;
-  int i = parse(argc, argv, history_usage, &url, &path);
+  int i = parse(argc, argv, history_usage, &url, &path, NULL);
   if (i < 0)
     return UCOV_EXIT_USAGE;
   if (i != argc) {
@@ -158,7 +172,7 @@ int cmd_history(int argc, char **argv) {
     return cli_try_help();
   }
   char msg[512];
-  struct store *s = store_open(url, msg, sizeof(msg));
+  struct store *s = store_open_existing(url, msg, sizeof(msg));
   if (!s || store_history(s, path, print_history, NULL, msg, sizeof(msg))) {
     UCOV_ERR("%s\n", msg);
     store_close(s);
@@ -245,7 +259,7 @@ int cmd_tests_for(int argc, char **argv) {
   if (t.oom) {
     UCOV_ERR("out of memory\n");
     status = UCOV_EXIT_FAIL;
-  } else if (!(s = store_open(url, msg, sizeof(msg))) ||
+  } else if (!(s = store_open_existing(url, msg, sizeof(msg))) ||
              store_tests_for(s, &f, t.paths, t.lines, t.n, print_test, NULL, msg, sizeof(msg))) {
     UCOV_ERR("%s\n", msg);
     status = UCOV_EXIT_FAIL;

@@ -548,6 +548,15 @@ static int read_gcdas_gcov(struct cov_model *m, struct strlist *gcdas, const str
  * held (real paths; sorted by input_finish): a .gcno seen in the inputs is
  * a never-run unit only if no .gcda used it. */
 static struct strlist used_gcno, seen_gcno;
+/* Of used_gcno, those in another directory than their .gcda (a pulled or
+ * exit tree's units, at their build paths): input_add_build_notes. */
+static struct strlist away_gcno;
+
+/* Whether two real paths are in different directories. */
+static int other_dirs(const char *a, const char *b) {
+  const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
+  return !sa || !sb || sa - a != sb - b || strncmp(a, b, (size_t)(sa - a)) != 0;
+}
 
 /* Is --gcov-tool an llvm-cov (run as `TOOL gcov`, for clang's notes)? */
 static int tool_is_llvm_cov(const char *tool) {
@@ -586,6 +595,8 @@ static int read_gcdas(struct cov_model *m, struct strlist *gcdas, const struct i
       continue;
     }
     sl_add(&used_gcno, gcno_abs);
+    if (other_dirs(gcno_abs, abs))
+      sl_add(&away_gcno, gcno_abs);
     enum gcovn_kind kind = gcovn_kind(gcno_abs);
     if (kind == GCOVN_LLVM && llvm_tool) {
       if (!tmp)
@@ -1660,6 +1671,87 @@ int input_read(struct cov_model *m, const char *path, const struct input_opts *o
   return 1;
 }
 
+/* The notes files found by a walk of a build tree (real paths). */
+static int add_notes(const char *path, const struct stat *st, int type, struct FTW *ftw) {
+  (void)ftw;
+  char abs[PATH_MAX];
+  if (type == FTW_F && S_ISREG(st->st_mode) && ends_with(path, ".gcno") && realpath(path, abs))
+    sl_add(&seen_gcno, abs);
+  return 0;
+}
+
+/*
+ * The build tree of a notes file (dir: its directory, changed in place), as
+ * its build system laid it out: CMake's objects are in
+ * <tree>/CMakeFiles/<target>.dir/, Meson's in <tree>/.../<target>.p/ below
+ * its build.ninja, autoconf's below its config.status; else the notes file's
+ * own directory. (Not any directory above with a Makefile or build.ninja: a
+ * directory of notes files made by hand inside another project's build tree
+ * is not that project's.)
+ */
+static void build_tree_of(char *dir) {
+  char *cm = strstr(dir, "/CMakeFiles/");
+  if (!cm && strlen(dir) >= 11 && !strcmp(dir + strlen(dir) - 11, "/CMakeFiles"))
+    cm = dir + strlen(dir) - 11;
+  if (cm && cm > dir) {
+    *cm = 0;
+    return;
+  }
+  int meson = 0;
+  for (const char *p = dir; (p = strstr(p, ".p")); p += 2)
+    meson |= p[2] == '/' || p[2] == 0;
+  char try[PATH_MAX + 32], d[PATH_MAX];
+  snprintf(d, sizeof(d), "%s", dir);
+  for (;;) {
+    const char *mark = meson ? "build.ninja" : "config.status";
+    if ((size_t)snprintf(try, sizeof(try), "%s/%s", d[1] ? d : "", mark) < sizeof(try) &&
+        access(try, F_OK) == 0) {
+      snprintf(dir, PATH_MAX, "%s", d);
+      return;
+    }
+    char *slash = strrchr(d, '/');
+    if (!slash || slash == d)
+      return; /* none: its own directory */
+    *slash = 0;
+  }
+}
+
+int input_add_build_notes(void) {
+  struct strlist trees = {0};
+  for (size_t i = 0; i < away_gcno.n; i++) {
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof(dir), "%s", away_gcno.v[i]);
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir)
+      continue;
+    *slash = 0;
+    size_t k = 0;
+    while (k < trees.n && strcmp(trees.v[k], dir)) /* (the same directory: looked up once) */
+      k++;
+    if (k < trees.n)
+      continue;
+    sl_add(&trees, dir);
+  }
+  struct strlist roots = {0};
+  for (size_t i = 0; i < trees.n; i++) {
+    build_tree_of(trees.v[i]);
+    size_t k = 0;
+    while (k < roots.n && strcmp(roots.v[k], trees.v[i]))
+      k++;
+    if (k == roots.n)
+      sl_add(&roots, trees.v[i]);
+  }
+  int bad = 0;
+  for (size_t i = 0; i < roots.n; i++)
+    if (nftw(roots.v[i], add_notes, 32, FTW_PHYS)) {
+      UCOV_ERR("%s: %s: its notes files are not all counted\n", roots.v[i], strerror(errno));
+      bad++;
+    }
+  sl_free(&trees);
+  sl_free(&roots);
+  return bad;
+}
+
 int input_finish(struct cov_model *m, const struct input_opts *o) {
   int bad = 0;
   struct strlist via_gcov = {0};
@@ -1691,6 +1783,7 @@ int input_finish(struct cov_model *m, const struct input_opts *o) {
   sl_free(&seen_gcno);
   bad += read_all_profiles(m);
   sl_free(&used_gcno);
+  sl_free(&away_gcno);
   free(seen_ids);
   seen_ids = NULL, n_seen_ids = cap_seen_ids = 0;
   return bad;

@@ -34,6 +34,18 @@ struct input_opts {
 int input_read(struct cov_model *m, const char *path, const struct input_opts *o);
 
 /*
+ * For a push: the notes files of the build trees that the .gcda read so far
+ * paired with in another directory (a pulled or exit tree's units at their
+ * build paths; a build tree pushed itself holds its notes already), so that
+ * input_finish adds the units no run reached at zero, as a report of the
+ * build tree itself does. A build tree is where the build system put the
+ * notes file: CMake's <tree>/CMakeFiles/<target>.dir/, Meson's <target>.p/
+ * below its build.ninja, below autoconf's config.status; else the notes
+ * file's own directory. Returns the problems reported.
+ */
+int input_add_build_notes(void);
+
+/*
  * After the last input_read of a report: every .gcno the inputs held that
  * no .gcda was read with is a unit that never ran, added at 0 (as lcov
  * --initial and gcovr count it); the LLVM profiles, merged and exported per

@@ -21,6 +21,9 @@ struct store;
  * msg when it cannot be opened.
  */
 struct store *store_open(const char *url, char *msg, size_t len);
+/* The same for reading: a store that is not there (no SQLite file, no
+ * schema in the database) is an error, and nothing is created. */
+struct store *store_open_existing(const char *url, char *msg, size_t len);
 void store_close(struct store *s);
 const char *store_engine(const struct store *s);
 
@@ -29,6 +32,9 @@ int store_init(struct store *s, char *msg, size_t len);
 
 struct store_push {
   const char *test, *shard, *host, *revision; /* NULL: "" (host: this machine's name) */
+  /* The build is the revision and a configuration name (NULL: ""), whatever
+   * programs are pushed for it: a project's test programs are one build. */
+  const char *config;
   const char *build_ids; /* the modules' build-ids, sorted, comma-separated ("": none known) */
   /* What this push is, whoever pushes it under whatever test: a push whose
    * identity is stored already adds nothing (a collector's round, retried).
@@ -52,7 +58,9 @@ int store_push(struct store *s, const struct cov_model *m, const struct store_pu
                size_t len);
 
 struct store_filter {
-  const char *build;  /* a build's number, revision or build-id (prefix); NULL: all */
+  /* a build's number, revision (REVISION/CONFIG for a configuration's), or a
+   * build-id of a program pushed for it (a prefix); NULL: all */
+  const char *build;
   const char **tests; /* NULL or n_tests names */
   int n_tests;
   int64_t since; /* contexts from this time on (0: all) */
@@ -75,8 +83,9 @@ int store_read(struct store *s, const struct store_filter *f, struct cov_model *
 int store_build_ids(const char **bins, int n_bins, char **inputs, int n_inputs, char **out,
                     char *msg, size_t len);
 
-/* The tests that ran FILE (a path or its ending) at LINE, most hits first. */
-int store_who(struct store *s, const char *file, uint32_t line,
+/* The tests that ran FILE (a path or its ending) at LINE, most hits first
+ * (f: a build, tests, a time; NULL: everything). */
+int store_who(struct store *s, const struct store_filter *f, const char *file, uint32_t line,
               void (*cb)(void *arg, const char *path, const char *test, uint64_t count), void *arg,
               char *msg, size_t len);
 

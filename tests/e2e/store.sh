@@ -3,7 +3,9 @@
 # server of the test's own (tests/pg.sh). Pushes of separate runs sum to what
 # ucov merge makes of the same files; a push again counts once; eight
 # pushers at once lose and double nothing, nor does a push killed midway and
-# retried; --test, --build and --revision select; who names exactly the runs
+# retried; --test, --build and --revision select; a build is a revision (and
+# --config) whatever programs are pushed for it, with the build tree's
+# unreached notes at zero; who names exactly the runs
 # that reached each function; history lists the builds; a .gcda that does
 # not match its notes, or a --binary that is not the program that ran, refuses
 # the whole push.
@@ -109,6 +111,88 @@ engine() { # engine NAME URL
   [ $? = 1 ] && grep -q 'build-id' bid.err && pass || fail "$name: a foreign --binary: $(cat bid.err)"
 }
 
+# A build is a revision (and a configuration): a CMake project with a test
+# program each (t1, t2, t3) and a program no test runs (tool), each test run
+# by ucov run --store, is one build, whatever programs were pushed for it,
+# and the store's totals equal ucov report of the build tree after the same
+# runs: the notes of the build tree that no run reached are pushed at zero.
+builds() { # builds NAME URL
+  local name=$1 url=$2 k bid
+  for k in 1 2 3; do
+    "$UCOV" run -o "$name-run$k" --store "$url" --test "t$k" --revision r9 -- sp/t$k >/dev/null 2>"run$k.err" ||
+      fail "$name: ucov run t$k: $(cat "run$k.err")"
+  done
+  "$UCOV" history --store "$url" >bh.txt && [ "$(grep -c $'\tr9\t' bh.txt)" = 1 ] && pass ||
+    fail "$name: one build for three test programs: $(cat bh.txt)"
+  "$UCOV" report --store "$url" --build r9 --lcov "$name-r9.info" 2>/dev/null &&
+    cmp -s <(recs "$name-r9.info") <(recs tree.info) && grep -q 'FNDA:0,usage' "$name-r9.info" && pass ||
+    fail "$name: the build's store = the build tree: $(diff <(recs "$name-r9.info") <(recs tree.info) | head -5)"
+  # --build by a build-id of one of its programs: the same build
+  bid=$(readelf -n sp/t2 | awk '/Build ID/{print substr($3, 1, 12)}')
+  "$UCOV" report --store "$url" --build "$bid" --lcov "$name-bid.info" 2>/dev/null &&
+    cmp -s "$name-bid.info" "$name-r9.info" && pass || fail "$name: --build by t2's build-id $bid"
+  # who --build: the tests that ran lib_sign's first line in that build
+  local sl
+  sl=$(grep -n 'if (x < 0)' "$SRC/tests/e2e/store/proj/lib.c" | cut -d: -f1)
+  [ "$("$UCOV" who "lib.c:$sl" --store "$url" --build r9 | cut -f1)" = t2 ] &&
+    [ -z "$("$UCOV" who "lib.c:$sl" --store "$url" --build rev1 | cut -f1)" ] && pass ||
+    fail "$name: who --build: $("$UCOV" who "lib.c:$sl" --store "$url" --build r9 2>&1)"
+  # a configuration of the same revision is a build of its own
+  "$UCOV" run -o "$name-runa" --store "$url" --test t1 --revision r9 --config asan -- sp/t1 >/dev/null 2>runa.err
+  "$UCOV" history --store "$url" >bh2.txt && grep -q $'\tr9/asan\t' bh2.txt &&
+    [ "$(grep -c $'\tr9\t' bh2.txt)" = 1 ] && "$UCOV" report --store "$url" --build r9 --lcov "$name-r9b.info" &&
+    cmp -s "$name-r9b.info" "$name-r9.info" && pass || fail "$name: --config: $(cat bh2.txt runa.err)"
+  # an unknown --test is an error, not a report of nothing
+  "$UCOV" report --store "$url" --test nosuch --lcov nosuch.info 2>nosuch.err
+  [ $? = 1 ] && grep -q "no test 'nosuch'" nosuch.err && pass || fail "$name: unknown --test: $(cat nosuch.err)"
+}
+
+# A store of schema 1 (a build per set of build-ids) is migrated: the builds
+# of one revision become one, their counts summed, nothing lost or doubled.
+migrate_v1() { # migrate_v1 DB: two builds of rev1 (r0's and r1's counts), one of rev2
+  python3 - "$1" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.executescript('''
+CREATE TABLE ucov_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO ucov_meta VALUES ('schema', '1');
+CREATE TABLE builds (id INTEGER PRIMARY KEY, build_ids TEXT NOT NULL, revision TEXT NOT NULL,
+  created BIGINT NOT NULL, UNIQUE (build_ids, revision));
+CREATE TABLE sources (id INTEGER PRIMARY KEY, path TEXT NOT NULL, hash TEXT NOT NULL,
+  UNIQUE (path, hash));
+CREATE TABLE contexts (id INTEGER PRIMARY KEY, test TEXT NOT NULL, shard TEXT NOT NULL,
+  host TEXT NOT NULL, period BIGINT NOT NULL, UNIQUE (test, shard, host, period));
+CREATE TABLE pushes (hash TEXT PRIMARY KEY, build_id BIGINT NOT NULL, context_id BIGINT NOT NULL,
+  at BIGINT NOT NULL);
+CREATE TABLE line_counts (build_id BIGINT NOT NULL, context_id BIGINT NOT NULL,
+  source_id BIGINT NOT NULL, line BIGINT NOT NULL, count BIGINT NOT NULL,
+  PRIMARY KEY (build_id, context_id, source_id, line)) WITHOUT ROWID;
+CREATE TABLE func_counts (build_id BIGINT NOT NULL, context_id BIGINT NOT NULL,
+  source_id BIGINT NOT NULL, name TEXT NOT NULL, line BIGINT NOT NULL, count BIGINT NOT NULL,
+  PRIMARY KEY (build_id, context_id, source_id, name)) WITHOUT ROWID;
+CREATE TABLE branch_counts (build_id BIGINT NOT NULL, context_id BIGINT NOT NULL,
+  source_id BIGINT NOT NULL, line BIGINT NOT NULL, block BIGINT NOT NULL, branch BIGINT NOT NULL,
+  executed INTEGER NOT NULL, taken BIGINT NOT NULL,
+  PRIMARY KEY (build_id, context_id, source_id, line, block, branch)) WITHOUT ROWID;
+INSERT INTO builds VALUES (1, 'aa11', 'rev1', 100), (2, 'bb22', 'rev1', 200), (3, 'aa11', 'rev2', 300);
+INSERT INTO sources VALUES (1, '/src/a.c', 'h');
+INSERT INTO contexts VALUES (1, 't', '', 'h', 0);
+INSERT INTO pushes VALUES ('p1', 1, 1, 100), ('p2', 2, 1, 200), ('p3', 3, 1, 300);
+INSERT INTO line_counts VALUES (1, 1, 1, 1, 5), (1, 1, 1, 2, 0), (2, 1, 1, 1, 7), (2, 1, 1, 3, 1),
+  (3, 1, 1, 1, 100);
+INSERT INTO func_counts VALUES (1, 1, 1, 'f', 1, 5), (2, 1, 1, 'f', 1, 7), (3, 1, 1, 'f', 1, 100);
+INSERT INTO branch_counts VALUES (1, 1, 1, 1, 0, 0, 1, 2), (2, 1, 1, 1, 0, 0, 1, 3);
+''')
+db.commit()
+PY
+}
+migrate_v1 v1.db && "$UCOV" report --store v1.db --build rev1 --lcov v1.info 2>v1.err &&
+  [ "$(grep -E '^(DA|FNDA|BRDA):' v1.info | tr '\n' ' ')" = "FNDA:12,f BRDA:1,0,0,5 DA:1,12 DA:2,0 DA:3,1 " ] &&
+  "$UCOV" report --store v1.db --build bb22 --lcov v1b.info && cmp -s v1.info v1b.info &&
+  "$UCOV" history --store v1.db >v1h.txt && [ "$(cut -f2 v1h.txt | tr '\n' ' ')" = "rev1 rev2 " ] &&
+  "$UCOV" report --store v1.db --build rev2 --lcov v1c.info && grep -q '^DA:1,100$' v1c.info && pass ||
+  fail "schema 1 migrated: $(cat v1.err v1h.txt; grep -E '^(DA|FNDA|BRDA):' v1.info)"
+
 # Eight pushers into one store at once, five rounds each; one more push is
 # killed midway and retried: the sum is the merge of exactly those pushes.
 concurrent() { # concurrent NAME URL
@@ -208,7 +292,16 @@ served() { # served NAME URL
     fail "$name: store + exit files = the runs: $(diff <(parser "$name-total.info") <(parser sep-twice.info) | head -5)"
 }
 
+# the project of builds(), built through CMake with ucov cc --gcov; the tests
+# run once in the build tree too, for the oracle
+if command -v cmake >/dev/null; then
+  env -u UCOV_CC CC="$UCOV cc --gcov --cc gcc" cmake -S "$SRC/tests/e2e/store/proj" -B sp >sp.log 2>&1 &&
+    env -u UCOV_CC -u CC cmake --build sp >>sp.log 2>&1 && (cd sp && ./t1 && ./t2 && ./t3) &&
+    "$UCOV" report sp --lcov tree.info 2>>sp.log && grep -q 'SF:.*tool.c' tree.info ||
+    fail "the CMake project: $(tail -5 sp.log)"
+fi
 engine sqlite "sqlite:$WORK/cov.db"
+[ -s tree.info ] && builds sqlite "$WORK/builds.db"
 served sqlite "$WORK/srv.db"
 # ucov run --store: a short program's coverage pushed when it exits
 printf '%s\n' "${R[1]}" | "$UCOV" run --store "$WORK/run.db" --test once -- srv/server >/dev/null 2>run.err &&
@@ -240,6 +333,57 @@ all_targets
 concurrent sqlite "$WORK/conc.db"
 if pg_start; then
   engine postgresql "$PGURL"
+  # schema 1 on PostgreSQL: partitioned by build; the merged builds' partitions go
+  pg_as "$PG_BIN/createdb" -h "$PG_DIR" -U ucov v1 >/dev/null 2>&1
+  pg_as "$PG_BIN/psql" -h "$PG_DIR" -U ucov -d v1 -Atq -v ON_ERROR_STOP=1 >/dev/null <<'SQL' || fail "postgresql: a schema 1 store"
+CREATE TABLE ucov_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO ucov_meta VALUES ('schema', '1');
+CREATE TABLE builds (id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY, build_ids TEXT NOT NULL,
+  revision TEXT NOT NULL, created BIGINT NOT NULL, UNIQUE (build_ids, revision));
+CREATE TABLE sources (id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY, path TEXT NOT NULL,
+  hash TEXT NOT NULL, UNIQUE (path, hash));
+CREATE TABLE contexts (id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY, test TEXT NOT NULL,
+  shard TEXT NOT NULL, host TEXT NOT NULL, period BIGINT NOT NULL, UNIQUE (test, shard, host, period));
+CREATE TABLE pushes (hash TEXT PRIMARY KEY, build_id BIGINT NOT NULL, context_id BIGINT NOT NULL,
+  at BIGINT NOT NULL);
+CREATE TABLE line_counts (build_id BIGINT NOT NULL, context_id BIGINT NOT NULL, source_id BIGINT NOT NULL,
+  line BIGINT NOT NULL, count BIGINT NOT NULL, PRIMARY KEY (build_id, context_id, source_id, line))
+  PARTITION BY LIST (build_id);
+CREATE TABLE func_counts (build_id BIGINT NOT NULL, context_id BIGINT NOT NULL, source_id BIGINT NOT NULL,
+  name TEXT NOT NULL, line BIGINT NOT NULL, count BIGINT NOT NULL,
+  PRIMARY KEY (build_id, context_id, source_id, name)) PARTITION BY LIST (build_id);
+CREATE TABLE branch_counts (build_id BIGINT NOT NULL, context_id BIGINT NOT NULL,
+  source_id BIGINT NOT NULL, line BIGINT NOT NULL, block BIGINT NOT NULL, branch BIGINT NOT NULL,
+  executed INTEGER NOT NULL, taken BIGINT NOT NULL,
+  PRIMARY KEY (build_id, context_id, source_id, line, block, branch)) PARTITION BY LIST (build_id);
+CREATE TABLE line_counts_b1 PARTITION OF line_counts FOR VALUES IN (1);
+CREATE TABLE line_counts_b2 PARTITION OF line_counts FOR VALUES IN (2);
+CREATE TABLE line_counts_b3 PARTITION OF line_counts FOR VALUES IN (3);
+CREATE TABLE func_counts_b1 PARTITION OF func_counts FOR VALUES IN (1);
+CREATE TABLE func_counts_b2 PARTITION OF func_counts FOR VALUES IN (2);
+CREATE TABLE func_counts_b3 PARTITION OF func_counts FOR VALUES IN (3);
+CREATE TABLE branch_counts_b1 PARTITION OF branch_counts FOR VALUES IN (1);
+CREATE TABLE branch_counts_b2 PARTITION OF branch_counts FOR VALUES IN (2);
+CREATE TABLE branch_counts_b3 PARTITION OF branch_counts FOR VALUES IN (3);
+INSERT INTO builds VALUES (1, 'aa11', 'rev1', 100), (2, 'bb22', 'rev1', 200), (3, 'aa11', 'rev2', 300);
+INSERT INTO sources VALUES (1, '/src/a.c', 'h');
+INSERT INTO contexts VALUES (1, 't', '', 'h', 0);
+INSERT INTO pushes VALUES ('p1', 1, 1, 100), ('p2', 2, 1, 200), ('p3', 3, 1, 300);
+INSERT INTO line_counts VALUES (1, 1, 1, 1, 5), (1, 1, 1, 2, 0), (2, 1, 1, 1, 7), (2, 1, 1, 3, 1),
+  (3, 1, 1, 1, 100);
+INSERT INTO func_counts VALUES (1, 1, 1, 'f', 1, 5), (2, 1, 1, 'f', 1, 7), (3, 1, 1, 'f', 1, 100);
+INSERT INTO branch_counts VALUES (1, 1, 1, 1, 0, 0, 1, 2), (2, 1, 1, 1, 0, 0, 1, 3);
+SELECT setval(pg_get_serial_sequence('sources', 'id'), 1), setval(pg_get_serial_sequence('contexts', 'id'), 1),
+  setval(pg_get_serial_sequence('builds', 'id'), 3);
+SQL
+  v1url="postgresql:///v1?host=$PG_DIR&user=ucov"
+  "$UCOV" report --store "$v1url" --build rev1 --lcov pv1.info 2>pv1.err && cmp -s pv1.info v1.info &&
+    "$UCOV" history --store "$v1url" >pv1h.txt && [ "$(cut -f2 pv1h.txt | tr '\n' ' ')" = "rev1 rev2 " ] &&
+    [ -z "$(pg_as "$PG_BIN/psql" -h "$PG_DIR" -U ucov -d v1 -Atq -c "SELECT to_regclass('line_counts_b2')" 2>>pv1.err)" ] &&
+    "$UCOV" push r0 --store "$v1url" --test t0 --revision rev4 -q 2>>pv1.err && pass ||
+    fail "postgresql: schema 1 migrated: $(cat pv1.err pv1h.txt; diff pv1.info v1.info)"
+  pg_as "$PG_BIN/createdb" -h "$PG_DIR" -U ucov builds >/dev/null 2>&1
+  [ -s tree.info ] && builds postgresql "postgresql:///builds?host=$PG_DIR&user=ucov"
   # a second database on the same server for the concurrent pushes
   pg_as "$PG_BIN/createdb" -h "$PG_DIR" -U ucov conc >/dev/null 2>&1
   concurrent postgresql "postgresql:///conc?host=$PG_DIR&user=ucov"
@@ -252,4 +396,12 @@ fi
 # No store: a clear error, status 1.
 "$UCOV" report --store "postgresql:///x?host=/nonexistent" >/dev/null 2>nostore.err
 [ $? = 1 ] && grep -q 'ucov report: ' nostore.err && pass || fail "no server: $(cat nostore.err)"
+# A store file that does not exist: an error, and nothing created.
+for cmd in "report --store" "who x.c:1 --store" "history --store" "tests-for --diff d.diff --store"; do
+  : >d.diff
+  # shellcheck disable=SC2086 # $cmd: a command and its options
+  "$UCOV" $cmd "$WORK/none.db" >/dev/null 2>none.err
+  [ $? = 1 ] && grep -q 'none.db: no coverage store there' none.err && [ ! -e none.db ] && pass ||
+    fail "ucov $cmd of a missing store: $(cat none.err)"
+done
 finish store
