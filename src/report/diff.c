@@ -167,10 +167,12 @@ int udiff_read(const char *path, struct udiff **out, char *msg, size_t len) {
   struct hunk *run = NULL; /* the run of changed lines being read, or NULL */
   struct hunk last = {0};  /* the file's last hunk header's ranges (for their order) */
   int git = 0;
+  size_t text_lines = 0; /* lines with something on them (an empty diff has none) */
   while (!err && (n = getline(&line, &cap, f)) >= 0) {
     lineno++;
     if (n && line[n - 1] == '\n')
       line[--n] = 0;
+    text_lines += strspn(line, " \t\r") < (size_t)n;
     if (left_old || left_new) {
       /* the body of a hunk */
       char c = line[0];
@@ -267,6 +269,8 @@ int udiff_read(const char *path, struct udiff **out, char *msg, size_t len) {
   }
   if (!err && (left_old || left_new))
     BAD("%s: the last hunk is cut short", path);
+  if (!err && !u->n_files && text_lines)
+    BAD("%s: not a unified diff (no \"diff --git\" or \"---\" and \"+++\" lines)", path);
   if (!err && ferror(f))
     BAD("%s: %s", path, strerror(errno));
   free(line);

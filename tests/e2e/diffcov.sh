@@ -143,4 +143,10 @@ printf 'diff --git a/prog.c b/prog.c\n--- a/prog.c\n+++ b/prog.c\n@@ -1,3 +1,2 @
 printf '@@ -x +1 @@\n' >bad2.diff
 "$UCOV" report cur --diff bad2.diff >/dev/null 2>bad2.err
 [ $? = 1 ] && grep -q 'bad2.diff:1: not a hunk header' bad2.err && pass || fail "bad hunk: $(cat bad2.err)"
+# A file that is no diff at all is an error; an empty diff (no change) is not.
+cp repo/prog.c notdiff.c && : >empty.diff
+"$UCOV" report cur --diff notdiff.c >/dev/null 2>nd.err
+[ $? = 1 ] && grep -q 'notdiff.c: not a unified diff' nd.err && pass || fail "not a diff: $(cat nd.err)"
+"$UCOV" report cur --diff empty.diff >ed.txt 2>ed.err && grep -q 'GNC 0 UNC 0' ed.txt && [ ! -s ed.err ] &&
+  pass || fail "an empty diff: $(cat ed.err)"
 finish diffcov
