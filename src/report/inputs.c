@@ -454,7 +454,8 @@ static int read_gcdas_gcov(struct cov_model *m, struct strlist *gcdas, const str
   char tool_abs[PATH_MAX];
   if (strchr(tool, '/') && tool[0] != '/' && realpath(tool, tool_abs))
     tool = tool_abs;
-  for (size_t start = 0; start < gcdas->n; start += GCOV_BATCH) {
+  int cannot_run = 0; /* said once: the batches after it are not tried */
+  for (size_t start = 0; start < gcdas->n && !cannot_run; start += GCOV_BATCH) {
     size_t end = start + GCOV_BATCH < gcdas->n ? start + GCOV_BATCH : gcdas->n;
     char **argv = calloc(end - start + 5, sizeof(*argv));
     struct path_map *map = calloc(2 * (end - start) + 1, sizeof(*map));
@@ -520,14 +521,15 @@ static int read_gcdas_gcov(struct cov_model *m, struct strlist *gcdas, const str
     size_t len = 0;
     int st = argc > 4 ? run_capture(argv, tmp, &out, &len, map, n_map) : 0;
     if (st == RUN_TIMEOUT)
-      say("report: %s ran longer than %d s on %s%s: killed (UCOV_TOOL_TIMEOUT)\n", tool,
+      say("%s ran longer than %d s on %s%s: killed (UCOV_TOOL_TIMEOUT)\n", tool,
           tool_timeout_ms() / 1000, gcdas->v[start],
           end - start > 1 ? " and the .gcda after it" : "");
     else if (st == 127)
-      say("report: cannot run %s (--gcov-tool)\n", tool);
+      say("cannot run %s (--gcov-tool): %zu .gcda not read\n", tool, gcdas->n);
     else if (st)
-      say("report: %s failed (exit %d): some .gcda not read\n", tool, st);
+      say("%s failed (exit %d): some .gcda not read\n", tool, st);
     bad += st != 0;
+    cannot_run = st == 127;
     if (out)
       bad += read_gcov_stream(m, out, len);
     free(out);

@@ -27,6 +27,14 @@ took=$(($(date +%s) - start))
 [ $st -eq 1 ] && [ $took -lt 10 ] && grep -q "ran longer than 2 s on p.gcda" err.txt && pass ||
   fail "a hanging gcov is killed (status $st after $took s: $(cat err.txt))"
 pgrep -f 'sleep 600' >/dev/null && fail "the hung tool is left running" || pass
+# A --gcov-tool that cannot run is said once, however many batches of .gcda
+# (600 here: three batches), status 1.
+mkdir -p many && for i in $(seq 600); do
+  mkdir -p "many/$i" && cp p.gcda p.gcno "many/$i/"
+done
+"$UCOV" report -q many --gcov-tool /nonexistent/gcov >/dev/null 2>gt.err
+[ $? = 1 ] && [ "$(grep -c 'cannot run /nonexistent/gcov' gt.err)" = 1 ] &&
+  grep -q '600 .gcda not read' gt.err && pass || fail "a --gcov-tool that cannot run: $(head -3 gt.err)"
 
 # A corrupt .gcda: gcov's own complaint, naming the user's file.
 mkdir -p bad && cp p.gcno bad/p.gcno &&
