@@ -15,7 +15,11 @@ _ucov() {
   fi
   case $cur in
   -*)
-    words=$("${COMP_WORDS[0]}" "$cmd" --help 2>/dev/null | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u)
+    # the option lines of --help only ("  -q, --quiet", "  --test NAME, --shard S: ..."),
+    # up to their description: options named in prose are other commands'
+    words=$("${COMP_WORDS[0]}" "$cmd" --help 2>/dev/null |
+      sed -n 's/^ \{2,\}\(-[a-zA-Z], \)\{0,1\}\(--[a-z].*\)$/\2/p' | sed 's/  .*//; s/:.*//' |
+      grep -oE -- '--[a-z][a-z0-9-]*' | sort -u)
     mapfile -t COMPREPLY < <(compgen -W "$words" -- "$cur")
     ;;
   *)

@@ -18,6 +18,11 @@
  * (the error itself said in one line before it). Returns UCOV_EXIT_USAGE. */
 int cli_try_help(void);
 
+struct option;
+/* After getopt_long refused an option (its message said): the nearest long
+ * option of opts, if one is near ("did you mean --X?"), then cli_try_help. */
+int cli_bad_option(int argc, char **argv, const struct option *opts);
+
 int cmd_cc(int argc, char **argv);
 int cmd_symbolize(int argc, char **argv);
 int cmd_ls(int argc, char **argv);

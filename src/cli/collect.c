@@ -398,7 +398,7 @@ int cmd_collect(int argc, char **argv) {
       fputs(collect_usage, stdout);
       return UCOV_EXIT_OK;
     default:
-      return cli_try_help();
+      return cli_bad_option(argc, argv, opts);
     }
   }
   if ((pid != 0) + (serial != NULL) + all != 1 || optind != argc) {

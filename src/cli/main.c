@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* ucov: dispatch to subcommands. */
+#include <getopt.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -75,6 +77,49 @@ const char *cli_self_dir(void) {
 int cli_try_help(void) {
   fprintf(stderr, "Try '%s --help' for more information.\n", ucov_cmd);
   return UCOV_EXIT_USAGE;
+}
+
+/* Edit distance of a and b (insert, delete, replace one character; b short). */
+static size_t distance(const char *a, const char *b) {
+  size_t nb = strlen(b), row[128];
+  if (nb >= sizeof(row) / sizeof(row[0]))
+    return SIZE_MAX;
+  for (size_t j = 0; j <= nb; j++)
+    row[j] = j;
+  for (size_t i = 1; a[i - 1]; i++) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= nb; j++) {
+      size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+      if (up + 1 < best)
+        best = up + 1;
+      if (row[j - 1] + 1 < best)
+        best = row[j - 1] + 1;
+      diag = up;
+      row[j] = best;
+    }
+  }
+  return row[nb];
+}
+
+int cli_bad_option(int argc, char **argv, const struct option *opts) {
+  const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : NULL;
+  if (arg && !strncmp(arg, "--", 2) && arg[2]) {
+    char name[128];
+    snprintf(name, sizeof(name), "%s", arg + 2);
+    name[strcspn(name, "=")] = 0;
+    const char *best = NULL;
+    size_t best_d = SIZE_MAX;
+    for (const struct option *o = opts; o->name; o++) {
+      size_t d = distance(name, o->name);
+      if (d < best_d)
+        best_d = d, best = o->name;
+    }
+    size_t near = strlen(name) / 3 > 2 ? strlen(name) / 3 : 2;
+    if (best && best_d && best_d <= near)
+      UCOV_ERR("did you mean --%s?\n", best);
+  }
+  return cli_try_help();
 }
 
 static const struct command *find_command(const char *name) {

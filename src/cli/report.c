@@ -486,7 +486,7 @@ static int parse(int argc, char **argv, const char *usage, struct cov_model *m,
       fputs(usage, stdout);
       exit(UCOV_EXIT_OK);
     default:
-      cli_try_help();
+      cli_bad_option(argc, argv, opts);
       return -1;
     }
   }

@@ -95,7 +95,7 @@ int cmd_run(int argc, char **argv) {
       fputs(run_usage, stdout);
       return UCOV_EXIT_OK;
     default:
-      return cli_try_help();
+      return cli_bad_option(argc, argv, opts);
     }
   }
   if (optind >= argc) {

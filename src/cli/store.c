@@ -92,7 +92,7 @@ static int parse(int argc, char **argv, const char *usage, const char **store, c
       fputs(usage, stdout);
       exit(UCOV_EXIT_OK);
     default:
-      return cli_try_help(), -1;
+      return cli_bad_option(argc, argv, opts), -1;
     }
   }
   return optind;
@@ -237,7 +237,7 @@ int cmd_tests_for(int argc, char **argv) {
       fputs(tests_for_usage, stdout);
       return UCOV_EXIT_OK;
     default:
-      return cli_try_help();
+      return cli_bad_option(argc, argv, opts);
     }
   }
   if (!diff || optind != argc) {

@@ -20,6 +20,17 @@ for c in $cmds; do
     grep -q "^Try 'ucov $c --help' for more information.$" err.txt && pass ||
     fail "ucov $c --no-such-option: status $st, $(cat err.txt)"
 done
+# A misspelt option: the nearest one is suggested, between getopt's line and
+# the Try line.
+for args in "report x --fail-under-lnie 3:fail-under-line" "merge x -o y --jsn:json" \
+  "who x.c:1 --buidl 3:build" "run --stroe x -- true:store" "collect --pid 1 --onse:once"; do
+  # shellcheck disable=SC2086 # the words are separate arguments
+  "$UCOV" ${args%:*} >/dev/null 2>err.txt </dev/null
+  st=$?
+  c=${args%% *}
+  [ $st = 2 ] && [ "$(wc -l <err.txt)" = 3 ] && grep -q "^ucov $c: did you mean --${args##*:}?$" err.txt &&
+    pass || fail "ucov ${args%:*}: status $st, $(cat err.txt)"
+done
 # Missing operands: one line saying what is missing, the Try line.
 for args in "report" "merge x.info" "symbolize" "run" "trace" "ls extra"; do
   # shellcheck disable=SC2086 # the words are separate arguments
@@ -94,6 +105,18 @@ ucov() { "$UCOV" "$@"; }
 got=$(comp ucov report --fail-under-)
 [ "$got" = "--fail-under-branch --fail-under-function --fail-under-line" ] && pass ||
   fail "complete 'ucov report --fail-under-': $got"
+# only options that exist: each one offered for each command is one it takes
+# (tried in a scratch directory, with no target to act on)
+mkdir -p -m 0700 rt-empty scratch
+for c in $cmds; do
+  [ "$c" = cc ] && continue # (ucov cc passes what it does not know to the compiler)
+  for o in $(comp ucov "$c" --); do
+    (cd scratch && UCOV_RUNTIME_DIR=$WORK/rt-empty UCOV_STORE=$WORK/scratch/s.db timeout 5 \
+      "$UCOV" "$c" "$o" </dev/null >/dev/null 2>../opt.err)
+    ! grep -q 'unrecognized option' opt.err || fail "completion offers ucov $c $o, which it refuses"
+  done
+done
+pass
 touch afile.info
 [ "$(comp ucov report afi)" = afile.info ] && pass || fail "complete file names"
 finish usage
