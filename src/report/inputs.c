@@ -1686,18 +1686,20 @@ static int add_notes(const char *path, const struct stat *st, int type, struct F
  * The build tree of a notes file (dir: its directory, changed in place), as
  * its build system laid it out: CMake's objects are in
  * <tree>/CMakeFiles/<target>.dir/, Meson's in <tree>/.../<target>.p/ below
- * its build.ninja, autoconf's below its config.status; else the notes file's
- * own directory. (Not any directory above with a Makefile or build.ninja: a
- * directory of notes files made by hand inside another project's build tree
- * is not that project's.)
+ * its build.ninja, autoconf's below its config.status. 0 when it is none of
+ * these: a directory of notes files made by hand (or by a plain Makefile)
+ * says nothing of which other notes files are of the same build, so none is
+ * taken. (Not any directory above with a Makefile or build.ninja either: a
+ * directory of notes files made inside another project's build tree is not
+ * that project's.)
  */
-static void build_tree_of(char *dir) {
+static int build_tree_of(char *dir) {
   char *cm = strstr(dir, "/CMakeFiles/");
   if (!cm && strlen(dir) >= 11 && !strcmp(dir + strlen(dir) - 11, "/CMakeFiles"))
     cm = dir + strlen(dir) - 11;
   if (cm && cm > dir) {
     *cm = 0;
-    return;
+    return 1;
   }
   int meson = 0;
   for (const char *p = dir; (p = strstr(p, ".p")); p += 2)
@@ -1709,11 +1711,11 @@ static void build_tree_of(char *dir) {
     if ((size_t)snprintf(try, sizeof(try), "%s/%s", d[1] ? d : "", mark) < sizeof(try) &&
         access(try, F_OK) == 0) {
       snprintf(dir, PATH_MAX, "%s", d);
-      return;
+      return 1;
     }
     char *slash = strrchr(d, '/');
     if (!slash || slash == d)
-      return; /* none: its own directory */
+      return 0;
     *slash = 0;
   }
 }
@@ -1736,7 +1738,8 @@ int input_add_build_notes(void) {
   }
   struct strlist roots = {0};
   for (size_t i = 0; i < trees.n; i++) {
-    build_tree_of(trees.v[i]);
+    if (!build_tree_of(trees.v[i]))
+      continue;
     size_t k = 0;
     while (k < roots.n && strcmp(roots.v[k], trees.v[i]))
       k++;

@@ -40,8 +40,8 @@ int input_read(struct cov_model *m, const char *path, const struct input_opts *o
  * input_finish adds the units no run reached at zero, as a report of the
  * build tree itself does. A build tree is where the build system put the
  * notes file: CMake's <tree>/CMakeFiles/<target>.dir/, Meson's <target>.p/
- * below its build.ninja, below autoconf's config.status; else the notes
- * file's own directory. Returns the problems reported.
+ * below its build.ninja, below autoconf's config.status (notes files laid
+ * out otherwise bring no others). Returns the problems reported.
  */
 int input_add_build_notes(void);
 
