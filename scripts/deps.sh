@@ -19,6 +19,7 @@ done
 # The report tests' oracles: lcov/genhtml, gcovr, xmllint.
 have lcov && have genhtml || need+=(lcov)
 have gcovr || need+=(gcovr)
+have diff-cover || need+=(diff-cover) # the patch coverage oracle
 have xmllint || need+=(libxml2-utils)
 # Headless Chromium opens the HTML report in the tests.
 have chromium || need+=(chromium)

@@ -13,6 +13,7 @@
 #define UCOV_EXIT_GATE_LINE 4
 #define UCOV_EXIT_GATE_FUNCTION 8
 #define UCOV_EXIT_GATE_BRANCH 16
+#define UCOV_EXIT_GATE_PATCH 32 /* --fail-under-patch: the diff's changed lines */
 
 /* A usage error's last line, "Try 'ucov CMD --help' for more information."
  * (the error itself said in one line before it). Returns UCOV_EXIT_USAGE. */

@@ -39,9 +39,14 @@ static const char report_usage[] =
     "  --lcov-format 1|2    lcov 2.x records instead (FNL/FNA, MCDC, VER, exception\n"
     "                       branches)\n"
     "  --summary            lcov's line, function and branch totals on stderr\n"
+    "  --text FILE          a table: per file lines, functions, branches and the\n"
+    "                       lines never run (printed with the totals when no\n"
+    "                       output is named); with --diff, the patch's coverage\n"
     "  --fail-under-line N, --fail-under-function N, --fail-under-branch N\n"
     "                       a gate: exit 4 (lines), 8 (functions), 16 (branches), OR'd,\n"
     "                       when that coverage is below N percent\n"
+    "  --fail-under-patch N with --diff: exit 32 when the changed lines with code are\n"
+    "                       less than N percent covered (none changed: passes)\n"
     "  --cobertura FILE     Cobertura XML (coverage-04.dtd)\n"
     "  --cobertura-split DIR  the same, one document per package: DIR/coverage-N.xml\n"
     "  --json FILE          ucov JSON (docs/formats.md)\n"
@@ -104,7 +109,7 @@ static const char report_usage[] =
     "\n"
     "gcov, llvm-cov and llvm-profdata may run UCOV_TOOL_TIMEOUT seconds (300) per call.\n"
     "Exit status: 0, 1 if an input could not be read (the report has the rest), 2 usage,\n"
-    "4/8/16 (OR'd) a --fail-under gate missed.\n";
+    "4/8/16/32 (OR'd) a --fail-under gate missed.\n";
 
 static const char merge_usage[] =
     "usage: ucov merge INPUT... -o FILE\n"
@@ -138,6 +143,7 @@ enum {
   O_FAIL_LINE,
   O_FAIL_FUNCTION,
   O_FAIL_BRANCH,
+  O_FAIL_PATCH,
   O_NO_MARKERS,
   O_EXCL_LINES,
   O_EXCL_BRANCHES,
@@ -146,6 +152,7 @@ enum {
   O_LINE_RULE,
   O_ROOT,
   O_JSON_SUMMARY,
+  O_TEXT,
   O_MARKDOWN,
   O_SONARQUBE,
   O_COVERALLS,
@@ -163,7 +170,7 @@ enum {
 
 struct outputs {
   const char *lcov, *cobertura, *json, *html, *title;
-  const char *json_summary, *markdown, *sonarqube, *coveralls, *jacoco, *cobertura_split;
+  const char *json_summary, *markdown, *sonarqube, *coveralls, *jacoco, *cobertura_split, *text;
   const char *root, *diff;
   const char *store, *shard, *revision, *config, *build, *since;
   const char **tests;
@@ -172,7 +179,7 @@ struct outputs {
   int n_baselines;
   int lcov_format; /* 1 or 2 */
   int summary;
-  double fail_under[3]; /* lines, functions, branches: percent (negative: no gate) */
+  double fail_under[4]; /* lines, functions, branches, patch: percent (negative: no gate) */
   struct cov_excl excl;
 };
 
@@ -226,16 +233,19 @@ static void lcov_summary(const struct cov_model *m, FILE *f) {
  * and sets its bit of the exit status. The exact fraction is compared, never
  * a rounded percentage. No data of a kind passes its gate, as gcovr's does.
  */
-static int gates(const struct cov_model *m, const double *under) {
+/* The gates (patch: with a diff, its changed lines with code; none of them
+ * passes, as with diff-cover). */
+static int gates(const struct cov_model *m, const double *under, const struct cov_diff *d) {
   struct cov_summary s;
   cov_summary(m, &s);
-  static const char *const kind[3] = {"lines", "functions", "branches"},
-                           *opt[3] = {"line", "function", "branch"};
-  static const int bit[3] = {UCOV_EXIT_GATE_LINE, UCOV_EXIT_GATE_FUNCTION, UCOV_EXIT_GATE_BRANCH};
-  uint64_t hit[3] = {s.lines_hit, s.funcs_hit, s.branches_hit},
-           found[3] = {s.lines_found, s.funcs_found, s.branches_found};
+  static const char *const kind[4] = {"lines", "functions", "branches", "patch"},
+                           *opt[4] = {"line", "function", "branch", "patch"};
+  static const int bit[4] = {UCOV_EXIT_GATE_LINE, UCOV_EXIT_GATE_FUNCTION, UCOV_EXIT_GATE_BRANCH,
+                             UCOV_EXIT_GATE_PATCH};
+  uint64_t hit[4] = {s.lines_hit, s.funcs_hit, s.branches_hit, d ? d->patch_hit : 0},
+           found[4] = {s.lines_found, s.funcs_found, s.branches_found, d ? d->patch_found : 0};
   int status = 0;
-  for (int k = 0; k < 3; k++) {
+  for (int k = 0; k < 4; k++) {
     if (under[k] < 0 || !found[k])
       continue;
     double pct = 100.0 * (double)hit[k] / (double)found[k];
@@ -313,6 +323,8 @@ static int parse(int argc, char **argv, const char *usage, struct cov_model *m,
       {"fail-under-line", required_argument, 0, O_FAIL_LINE},
       {"fail-under-function", required_argument, 0, O_FAIL_FUNCTION},
       {"fail-under-branch", required_argument, 0, O_FAIL_BRANCH},
+      {"fail-under-patch", required_argument, 0, O_FAIL_PATCH},
+      {"text", required_argument, 0, O_TEXT},
       {"no-markers", no_argument, 0, O_NO_MARKERS},
       {"exclude-lines-by-pattern", required_argument, 0, O_EXCL_LINES},
       {"exclude-branches-by-pattern", required_argument, 0, O_EXCL_BRANCHES},
@@ -348,6 +360,7 @@ static int parse(int argc, char **argv, const char *usage, struct cov_model *m,
     case O_HTML:
     case O_TITLE:
     case O_JSON_SUMMARY:
+    case O_TEXT:
     case O_MARKDOWN:
     case O_SONARQUBE:
     case O_COVERALLS:
@@ -363,6 +376,7 @@ static int parse(int argc, char **argv, const char *usage, struct cov_model *m,
         : c == O_HTML            ? &out->html
         : c == O_TITLE           ? &out->title
         : c == O_JSON_SUMMARY    ? &out->json_summary
+        : c == O_TEXT            ? &out->text
         : c == O_MARKDOWN        ? &out->markdown
         : c == O_SONARQUBE       ? &out->sonarqube
         : c == O_COVERALLS       ? &out->coveralls
@@ -444,7 +458,8 @@ static int parse(int argc, char **argv, const char *usage, struct cov_model *m,
       break;
     case O_FAIL_LINE:
     case O_FAIL_FUNCTION:
-    case O_FAIL_BRANCH: {
+    case O_FAIL_BRANCH:
+    case O_FAIL_PATCH: {
       char *end;
       double v = strtod(optarg, &end);
       if (merge_out || end == optarg || *end || !(v >= 0 && v <= 100)) {
@@ -501,9 +516,17 @@ static int parse(int argc, char **argv, const char *usage, struct cov_model *m,
     return -1;
   }
   /* Standard output takes one of them. */
-  const char *const outs[] = {
-      out->lcov,     out->cobertura, out->json,      out->html,   out->json_summary,
-      out->markdown, out->sonarqube, out->coveralls, out->jacoco, merge_out ? *merge_out : NULL};
+  const char *const outs[] = {out->lcov,
+                              out->cobertura,
+                              out->json,
+                              out->html,
+                              out->json_summary,
+                              out->markdown,
+                              out->sonarqube,
+                              out->coveralls,
+                              out->jacoco,
+                              out->text,
+                              merge_out ? *merge_out : NULL};
   int to_stdout = 0;
   for (size_t i = 0; i < sizeof(outs) / sizeof(outs[0]); i++)
     to_stdout += outs[i] && !strcmp(outs[i], "-");
@@ -581,6 +604,14 @@ static int write_jacoco(const struct cov_model *m, FILE *f) {
   return jacoco_write(m, f, the_title);
 }
 
+static int write_json_summary(const struct cov_model *m, FILE *f) {
+  return json_summary_write(m, f, the_diff);
+}
+
+static int write_text(const struct cov_model *m, FILE *f) {
+  return text_write(m, f, the_diff);
+}
+
 static int write_json_plain(const struct cov_model *m, FILE *f) {
   return ucov_json_write(m, f, NULL);
 }
@@ -643,7 +674,8 @@ static int only_for(const char *what, const char *opt, const void *given) {
 int cmd_report(int argc, char **argv) {
   struct cov_model m, base;
   struct input_opts in = {0};
-  struct outputs out = {.fail_under = {-1, -1, -1}, .excl = {.markers = 1, .cmd = "ucov report"}};
+  struct outputs out = {.fail_under = {-1, -1, -1, -1},
+                        .excl = {.markers = 1, .cmd = "ucov report"}};
   int quiet = 0;
   cov_init(&m);
   cov_init(&base);
@@ -653,6 +685,12 @@ int cmd_report(int argc, char **argv) {
     return UCOV_EXIT_USAGE;
   }
   int64_t since = 0;
+  if (out.fail_under[3] >= 0 && !out.diff) {
+    UCOV_ERR("--fail-under-patch needs --diff: the patch is the diff's changed lines\n");
+    cli_try_help();
+    release(&m, &in, &out);
+    return UCOV_EXIT_USAGE;
+  }
   if (only_for("ucov push", "shard", out.shard) ||
       only_for("ucov push", "revision", out.revision) ||
       only_for("ucov push", "config", out.config) ||
@@ -738,7 +776,9 @@ int cmd_report(int argc, char **argv) {
   if (out.html)
     err |= write_one(out.html, write_html, &m);
   if (out.json_summary)
-    err |= write_one(out.json_summary, json_summary_write, &m);
+    err |= write_one(out.json_summary, write_json_summary, &m);
+  if (out.text)
+    err |= write_one(out.text, write_text, &m);
   if (out.markdown)
     err |= write_one(out.markdown, write_markdown, &m);
   if (out.sonarqube)
@@ -756,15 +796,17 @@ int cmd_report(int argc, char **argv) {
   }
   int any_output = out.lcov || out.cobertura || out.json || out.html || out.json_summary ||
                    out.markdown || out.sonarqube || out.coveralls || out.jacoco ||
-                   out.cobertura_split;
-  if (!quiet && !any_output) {
+                   out.cobertura_split || out.text;
+  if (!quiet && !any_output) { /* the table, then the totals */
+    if (m.n_files)
+      err |= write_one("-", write_text, &m);
     print_summary(&m);
     if (have_diff)
       print_diff(&diff);
   }
   if (out.summary)
     lcov_summary(&m, stderr);
-  int gate = gates(&m, out.fail_under);
+  int gate = gates(&m, out.fail_under, have_diff && diff.have_patch ? &diff : NULL);
   if (have_diff)
     cov_diff_free(&diff);
   the_diff = NULL;
@@ -889,7 +931,7 @@ int cmd_push(int argc, char **argv) {
   }
   int any_output = out.lcov || out.cobertura || out.json || out.html || out.json_summary ||
                    out.markdown || out.sonarqube || out.coveralls || out.jacoco ||
-                   out.cobertura_split || out.n_baselines || out.diff;
+                   out.cobertura_split || out.n_baselines || out.diff || out.text;
   if (first >= 0 && any_output) {
     UCOV_ERR("push writes no report: the outputs are ucov report's\n");
     cli_try_help();

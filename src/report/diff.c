@@ -568,6 +568,7 @@ static struct base_use *use_of(struct base_use *uses, size_t n, const struct cov
 int cov_diff_compute(struct cov_diff *d, const struct cov_model *cur, const struct cov_model *base,
                      const struct udiff *u, const char *root) {
   memset(d, 0, sizeof(*d));
+  d->have_patch = u != NULL;
   static const struct cov_model none; /* no baseline: only what the diff inserts is categorized */
   int have_base = base != NULL;
   if (!base)
@@ -627,6 +628,10 @@ int cov_diff_compute(struct cov_diff *d, const struct cov_model *cur, const stru
       const struct cov_line *l = &c->lines[j];
       const struct cov_file *from = b;
       uint32_t o = entry[i] ? old_line(entry[i], l->line) : l->line;
+      if (entry[i] && !o) { /* a line of the patch */
+        d->patch_found++;
+        d->patch_hit += l->count > 0;
+      }
       if (entry[i] && !o) {
         /* inserted: moved from a deleted line, or new */
         while (p < u->n_plus && u->plus[p].file == k && u->plus[p].line < l->line)

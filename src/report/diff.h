@@ -47,6 +47,10 @@ struct cov_diff {
   struct cov_diff_file *files;
   size_t n_files;
   uint64_t totals[COV_DIFF_CATEGORIES];
+  /* Patch coverage (with a diff): the lines with code the diff puts in
+   * (moved ones too, as diff-cover and Codecov count them), and those run. */
+  uint64_t patch_found, patch_hit;
+  int have_patch; /* a diff was given */
 };
 
 /*

@@ -56,6 +56,11 @@ void cov_line_branches(const struct cov_file *c, size_t *k, uint32_t line, uint6
 /* The length of a path's directory part (0: none). */
 size_t cov_dir_len(const char *path);
 
+/* The text table: a row per file (lines, functions, branches: percentage,
+ * hit/found; the lines never run as ranges), a TOTAL row, and with a diff
+ * the patch's coverage (its changed lines with code). */
+int text_write(const struct cov_model *m, FILE *f, const struct cov_diff *d);
+
 /* SonarQube's generic test coverage XML (sonar-generic-coverage.xsd). */
 int sonarqube_write(const struct cov_model *m, FILE *f);
 /* JaCoCo's XML report (report.dtd): a package per directory, a sourcefile and
@@ -67,7 +72,7 @@ int jacoco_write(const struct cov_model *m, FILE *f, const char *title);
 int coveralls_write(const struct cov_model *m, FILE *f);
 /* gcovr's JSON summary (format 0.5): totals and per-file totals, plus the
  * excluded counts and MC/DC when there are any. */
-int json_summary_write(const struct cov_model *m, FILE *f);
+int json_summary_write(const struct cov_model *m, FILE *f, const struct cov_diff *d);
 /* Markdown for a pull-request comment: totals, the changed files' categories
  * (diff: NULL for none), the `lowest` least covered files. */
 int markdown_write(const struct cov_model *m, FILE *f, const char *title,

@@ -334,7 +334,7 @@ static void summary_keys(FILE *f, const struct cov_summary *s, const char *dflt)
           s->lines_excluded, s->funcs_excluded, s->branches_excluded);
 }
 
-int json_summary_write(const struct cov_model *m, FILE *f) {
+int json_summary_write(const struct cov_model *m, FILE *f, const struct cov_diff *d) {
   fputs("{\"root\": ", f);
   char *cwd = m->root ? NULL : getcwd(NULL, 0);
   json_put_string(f, m->root ? m->root : cwd ? cwd : ".");
@@ -353,6 +353,15 @@ int json_summary_write(const struct cov_model *m, FILE *f) {
   cov_summary(m, &all);
   fputs("\n], ", f);
   summary_keys(f, &all, "0.0");
+  if (d && d->have_patch) { /* (diff-cover's "total_percent_covered" of the changed lines) */
+    fprintf(f,
+            ", \"patch_covered\": %" PRIu64 ", \"patch_total\": %" PRIu64 ", \"patch_percent\": ",
+            d->patch_hit, d->patch_found);
+    if (d->patch_found)
+      fprintf(f, "%.1f", 100.0 * (double)d->patch_hit / (double)d->patch_found);
+    else
+      fputs("null", f);
+  }
   fputs("}\n", f);
   return ferror(f) ? -1 : 0;
 }
@@ -408,6 +417,14 @@ int markdown_write(const struct cov_model *m, FILE *f, const char *title,
               100.0 * (double)hit[k] / (double)found[k], hit[k], found[k]);
     else
       fprintf(f, "| %s | - | 0 | 0 |\n", what[k]);
+  }
+  if (diff && diff->have_patch) {
+    if (diff->patch_found)
+      fprintf(f, "| Patch | %.1f%% | %" PRIu64 " | %" PRIu64 " |\n",
+              100.0 * (double)diff->patch_hit / (double)diff->patch_found, diff->patch_hit,
+              diff->patch_found);
+    else
+      fputs("| Patch | - | 0 | 0 |\n", f);
   }
   if (s.lines_excluded || s.branches_excluded || s.funcs_excluded)
     fprintf(f, "\nExcluded: %" PRIu64 " lines, %" PRIu64 " functions, %" PRIu64 " branches.\n",

@@ -68,6 +68,29 @@ a, b = ({f["path"]: f.get("diff") for f in json.load(open(p))["files"]} for p in
 assert a == b, (a, b)
 PY
 done
+# Patch coverage: the diff's changed lines with code (moved ones too), as
+# diff-cover counts them from a Cobertura report of the same build; the
+# gate --fail-under-patch (exit 32) decides on it.
+"$UCOV" report cur --diff d3.diff --json-summary ps.json --text pt.txt >/dev/null &&
+  read -r ph pf < <(python3 -c "import json; d = json.load(open('ps.json')); print(d['patch_covered'], d['patch_total'])") &&
+  [ "$pf" -gt 0 ] && grep -q "^patch: .* ($ph of $pf changed lines" pt.txt && pass || fail "patch coverage: $(cat ps.json)"
+if command -v diff-cover >/dev/null; then
+  "$UCOV" report cur --root repo --cobertura pc.xml &&
+    (cd repo && diff-cover ../pc.xml --compare-branch=HEAD --json-report ../dc.json >/dev/null 2>&1)
+  python3 - dc.json "$ph" "$pf" <<'PY' && pass || fail "patch coverage = diff-cover's: $(cat dc.json)"
+import json, sys
+d, hit, found = json.load(open(sys.argv[1])), int(sys.argv[2]), int(sys.argv[3])
+assert (d["total_num_lines"], d["total_num_violations"]) == (found, found - hit), (d, hit, found)
+PY
+fi
+pct=$(python3 -c "print($ph * 100 / $pf)")
+"$UCOV" report -q cur --diff d3.diff --fail-under-patch "$(python3 -c "print(round($pct + 1, 2))")" 2>gp.err
+[ $? = 32 ] && grep -q "patch coverage .* ($ph of $pf) is below --fail-under-patch" gp.err && pass ||
+  fail "--fail-under-patch above: $(cat gp.err)"
+"$UCOV" report -q cur --diff d3.diff --fail-under-patch "$(python3 -c "print(round($pct - 1, 2))")" &&
+  pass || fail "--fail-under-patch below"
+"$UCOV" report -q cur --fail-under-patch 50 2>gp2.err
+[ $? = 2 ] && grep -q 'needs --diff' gp2.err && pass || fail "--fail-under-patch without --diff"
 # A change that only adds comments (default context, two hunks) has no new
 # line; one that only deletes has deleted lines and no new one.
 (cd repo && git add -A && git commit -qm v2 &&
@@ -82,6 +105,8 @@ for b in "" "--baseline cur"; do
   "$UCOV" report cur3 $b --diff c.diff >c.txt && grep -q 'GNC 0 UNC 0 ' c.txt && pass ||
     fail "comments only ($b): $(tail -1 c.txt)"
 done
+# no changed line with code: the patch gate passes (as diff-cover's)
+"$UCOV" report -q cur3 --diff c.diff --fail-under-patch 100 && pass || fail "a patch of comments fails the gate"
 grep -q 'GNC 0 UNC 0 GBC 0 LBC 0 CBC 1[0-9] UBC [0-9]* DCB 0 DUB 0' c.txt && pass ||
   fail "comments only against v2: every line kept, none deleted: $(tail -1 c.txt)"
 (cd repo && git checkout -q prog.c && sed -i '/if (x > 100)/,/return 0;/d' prog.c && git diff >../del.diff) ||

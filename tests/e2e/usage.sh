@@ -103,7 +103,7 @@ ucov() { "$UCOV" "$@"; }
 [ "$(comp ucov rep)" = report ] && pass || fail "complete 'ucov rep': $(comp ucov rep)"
 [ "$(comp ucov help me)" = merge ] && pass || fail "complete 'ucov help me': $(comp ucov help me)"
 got=$(comp ucov report --fail-under-)
-[ "$got" = "--fail-under-branch --fail-under-function --fail-under-line" ] && pass ||
+[ "$got" = "--fail-under-branch --fail-under-function --fail-under-line --fail-under-patch" ] && pass ||
   fail "complete 'ucov report --fail-under-': $got"
 # only options that exist: each one offered for each command is one it takes
 # (tried in a scratch directory, with no target to act on)
