@@ -623,9 +623,9 @@ static UCOV_NOTRACE void *conn_main(void *arg) {
  * unread (SIOCOUTQ and SIOCINQ), even while it is served. A legitimate client
  * reads each reply before it asks again, and takes a large one as it comes.
  * Else the idle one (nothing to read: a request that has come is about to be
- * served) that has waited longest; never one being served, nor one that has
- * read every reply and waits less than STALL_DEAF_MS between two requests
- * (it would otherwise lose to newcomers not yet served). (A deaf peer shut
+ * served) that has waited longest; never one being served, nor one that
+ * waits less than STALL_DEAF_MS between two requests (it would otherwise
+ * lose to newcomers not yet served). (A deaf peer shut
  * down while served loses only its own reply: a READ_AND_RESET that moved a
  * baseline loses those counts, as any READ_AND_RESET whose client does not
  * read; SNAPSHOT and COMMIT lose nothing.) conn_lock held; it is dropped
@@ -652,11 +652,13 @@ static UCOV_NOTRACE int conn_slot(void) {
        * about to be served: a client that just connected and asked). */
       if (!deaf && (conns[i].waiting != 1 || asked > 0))
         continue; /* being served, or its reply moving, or its request in */
-      /* A client that has read every reply and is between two requests
-       * (writing what it pulled, say) keeps its slot for STALL_DEAF_MS: a
-       * burst of newcomers whose requests are not yet served must not push
-       * out the one client that behaves. */
-      if (!deaf && conns[i].served && unread == 0 && waited < STALL_DEAF_MS)
+      /* A client between two requests (reading its reply, or writing what
+       * it pulled) keeps its slot for STALL_DEAF_MS after a request was
+       * served: a burst of newcomers whose requests are not yet served
+       * must not push out the one client that behaves. (Its reply may be
+       * unread yet on a loaded machine; one that asks again before
+       * reading it is deaf, above.) */
+      if (!deaf && conns[i].served && waited < STALL_DEAF_MS)
         continue;
       if (victim < 0 || deaf > victim_deaf ||
           (deaf == victim_deaf && conns[i].since_ms < conns[victim].since_ms)) {
