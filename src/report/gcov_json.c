@@ -27,9 +27,11 @@ int gcov_json_read(struct cov_model *m, const struct json *root, char *msg, size
     for (const struct json *fn = fns && fns->type == JSON_ARRAY ? fns->first : NULL; fn;
          fn = fn->next) {
       const char *name = json_str(json_get(fn, "name"));
+      uint32_t start = (uint32_t)json_u64(json_get(fn, "start_line")),
+               end = (uint32_t)json_u64(json_get(fn, "end_line"));
       if (name)
-        cov_add_func(f, name, (uint32_t)json_u64(json_get(fn, "start_line")),
-                     json_u64(json_get(fn, "execution_count")));
+        cov_add_func_end(f, name, start, end >= start ? end : 0,
+                         json_u64(json_get(fn, "execution_count")));
     }
     const struct json *lines = json_get(fj, "lines");
     for (const struct json *l = lines && lines->type == JSON_ARRAY ? lines->first : NULL; l;

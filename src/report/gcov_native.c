@@ -1259,7 +1259,9 @@ static int llvm_emit(struct cov_model *m, struct unit *u) {
       const struct function *fn = &u->fns[i];
       int64_t c = fn->n_blocks ? fn->blocks[0].count : 0;
       if (fn->src == s)
-        cov_add_func(f, fn->name, fn->start_line, c < 0 ? 0 : (uint64_t)c);
+        cov_add_func_end(f, fn->name, fn->start_line,
+                         fn->end_line >= fn->start_line ? fn->end_line : 0,
+                         c < 0 ? 0 : (uint64_t)c);
     }
     for (uint32_t ln = 1; ln < src->lines.size; ln++) {
       struct line *line = line_if(&src->lines, ln);
@@ -1391,7 +1393,8 @@ static int emit(struct cov_model *m, struct unit *u, int have_data) {
     for (size_t i = 0; i < src->fns.n; i++) {
       const struct function *fn = src->fns.v[i];
       int64_t c = fn->n_blocks ? fn->blocks[0].count : 0;
-      cov_add_func(f, fn->name, fn->start_line, c < 0 ? 0 : (uint64_t)c);
+      cov_add_func_end(f, fn->name, fn->start_line,
+                       fn->end_line >= fn->start_line ? fn->end_line : 0, c < 0 ? 0 : (uint64_t)c);
     }
     /* gcov's order: a group function's own lines where it starts, then the file's */
     size_t fi = 0;
