@@ -100,6 +100,8 @@ static const char report_usage[] =
     "  --exclude-unreachable-branches     no branches on lines of only braces\n"
     "                       and comments\n"
     "  --exclude-throw-branches           no exception branches\n"
+    "  --exclude-function RE  leave out the functions whose whole name matches RE\n"
+    "                       (or gcovr's /RE/; repeatable), their lines and branches\n"
     "  --line-rule lcov|gcovr  which lines have code: lcov's (the default: every\n"
     "                       line gcov counts), or gcovr's (a line never run whose\n"
     "                       code is only a brace, \"else\" or a comment has none)\n"
@@ -149,6 +151,7 @@ enum {
   O_EXCL_BRANCHES,
   O_EXCL_UNREACHABLE,
   O_EXCL_THROW,
+  O_EXCL_FUNCTION,
   O_LINE_RULE,
   O_ROOT,
   O_JSON_SUMMARY,
@@ -171,6 +174,7 @@ enum {
 struct outputs {
   const char *lcov, *cobertura, *json, *html, *title;
   const char *json_summary, *markdown, *sonarqube, *coveralls, *jacoco, *cobertura_split, *text;
+  char *func_joined; /* the --exclude-function patterns, joined (malloc'd) */
   const char *root, *diff;
   const char *store, *shard, *revision, *config, *build, *since;
   const char **tests;
@@ -330,6 +334,7 @@ static int parse(int argc, char **argv, const char *usage, struct cov_model *m,
       {"exclude-branches-by-pattern", required_argument, 0, O_EXCL_BRANCHES},
       {"exclude-unreachable-branches", no_argument, 0, O_EXCL_UNREACHABLE},
       {"exclude-throw-branches", no_argument, 0, O_EXCL_THROW},
+      {"exclude-function", required_argument, 0, O_EXCL_FUNCTION},
       {"line-rule", required_argument, 0, O_LINE_RULE},
       {"root", required_argument, 0, O_ROOT},
       {"json-summary", required_argument, 0, O_JSON_SUMMARY},
@@ -484,6 +489,20 @@ static int parse(int argc, char **argv, const char *usage, struct cov_model *m,
     case O_EXCL_THROW:
       out->excl.throw_branches = 1;
       break;
+    case O_EXCL_FUNCTION: {
+      /* gcovr's "/RE/", or RE; several: one alternation */
+      size_t n = strlen(optarg);
+      int slashed = n >= 2 && optarg[0] == '/' && optarg[n - 1] == '/';
+      char *joined = NULL, *prev = out->func_joined;
+      if (asprintf(&joined, "%s%s(%.*s)", prev ? prev : "", prev ? "|" : "",
+                   (int)(slashed ? n - 2 : n), optarg + slashed) < 0) {
+        UCOV_ERR("out of memory\n");
+        return -1;
+      }
+      free(prev);
+      out->excl.function_pattern = out->func_joined = joined;
+      break;
+    }
     case O_LINE_RULE:
       if (strcmp(optarg, "lcov") && strcmp(optarg, "gcovr")) {
         UCOV_ERR("--line-rule is lcov or gcovr, not '%s'\n", optarg);
@@ -630,6 +649,8 @@ static void release(struct cov_model *m, struct input_opts *in, struct outputs *
   free(out->baselines);
   free(out->tests);
   cov_excl_free(&out->excl);
+  free(out->func_joined);
+  out->func_joined = NULL;
   in->binaries = NULL;
   out->baselines = NULL;
   out->tests = NULL;

@@ -79,17 +79,28 @@ static char *python_ere(const char *p) {
 }
 
 int cov_excl_compile(struct cov_excl *x, char *msg, size_t len) {
-  const char *pat[2] = {x->line_pattern, x->branch_pattern};
-  const char *opt[2] = {"--exclude-lines-by-pattern", "--exclude-branches-by-pattern"};
-  regex_t *re[2] = {&x->line_re, &x->branch_re};
-  int *have[2] = {&x->have_line_re, &x->have_branch_re};
-  for (int k = 0; k < 2; k++) {
+  const char *pat[3] = {x->line_pattern, x->branch_pattern, x->function_pattern};
+  const char *opt[3] = {"--exclude-lines-by-pattern", "--exclude-branches-by-pattern",
+                        "--exclude-function"};
+  regex_t *re[3] = {&x->line_re, &x->branch_re, &x->func_re};
+  int *have[3] = {&x->have_line_re, &x->have_branch_re, &x->have_func_re};
+  for (int k = 0; k < 3; k++) {
     if (!pat[k] || *have[k])
       continue;
     char *ere = python_ere(pat[k]);
     if (!ere) {
       snprintf(msg, len, "out of memory");
       return -1;
+    }
+    if (k == 2) { /* the whole name: ^(RE)$ */
+      char *whole = NULL;
+      if (asprintf(&whole, "^(%s)$", ere) < 0)
+        whole = NULL;
+      free(ere);
+      if (!(ere = whole)) {
+        snprintf(msg, len, "out of memory");
+        return -1;
+      }
     }
     int rc = regcomp(re[k], ere, REG_EXTENDED);
     free(ere);
@@ -109,12 +120,14 @@ void cov_excl_free(struct cov_excl *x) {
     regfree(&x->line_re);
   if (x->have_branch_re)
     regfree(&x->branch_re);
-  x->have_line_re = x->have_branch_re = 0;
+  if (x->have_func_re)
+    regfree(&x->func_re);
+  x->have_line_re = x->have_branch_re = x->have_func_re = 0;
 }
 
 int cov_excl_active(const struct cov_excl *x) {
   return x->markers || x->unreachable_branches || x->throw_branches || x->line_pattern ||
-         x->branch_pattern || x->gcovr_lines;
+         x->branch_pattern || x->gcovr_lines || x->function_pattern;
 }
 
 /* Whether an ERE matches the line from its first character on (Python's re.match). */
@@ -265,6 +278,19 @@ static void markers(struct scan *s, uint32_t ln, const char *text) {
   }
 }
 
+/* Lines from..to, both in. */
+struct range {
+  uint32_t from, to;
+};
+
+/* Whether line l is in one of the n ranges. */
+static int in_ranges(const struct range *r, size_t n, uint32_t l) {
+  for (size_t i = 0; i < n; i++)
+    if (l >= r[i].from && l <= r[i].to)
+      return 1;
+  return 0;
+}
+
 static uint32_t max_line(const struct cov_file *f) {
   uint32_t m = 0;
   if (f->n_lines)
@@ -365,7 +391,31 @@ static int exclude_file(struct cov_file *f, const struct cov_excl *x) {
     free(s.flags);
     return -1;
   }
-#define FLAGS(l) ((l) < s.n_flags ? s.flags[l] : 0)
+  /* --exclude-function: the lines of the functions it names */
+  struct range *fr = NULL;
+  size_t n_fr = 0;
+  for (size_t i = 0; x->have_func_re && i < f->n_funcs; i++) {
+    const struct cov_func *fn = &f->funcs[i];
+    if (regexec(&x->func_re, fn->name, 0, NULL, 0) != 0)
+      continue;
+    uint32_t to = fn->end_line;
+    if (to < fn->line) { /* not known: up to the next function */
+      to = UINT32_MAX;
+      for (size_t k = 0; k < f->n_funcs; k++)
+        if (f->funcs[k].line > fn->line && f->funcs[k].line - 1 < to)
+          to = f->funcs[k].line - 1;
+    }
+    struct range *g = realloc(fr, (n_fr + 1) * sizeof(*fr));
+    if (!g) {
+      free(fr);
+      free(s.flags);
+      return -1;
+    }
+    fr = g;
+    fr[n_fr++] = (struct range){fn->line, to};
+  }
+#define IN_FUNC(l) in_ranges(fr, n_fr, (l))
+#define FLAGS(l) (((l) < s.n_flags ? s.flags[l] : 0) | (IN_FUNC(l) ? EX_LINE : 0))
   size_t o = 0;
   for (size_t i = 0; i < f->n_lines; i++) {
     if ((FLAGS(f->lines[i].line) & NONCODE) && !f->lines[i].count)
@@ -407,6 +457,8 @@ static int exclude_file(struct cov_file *f, const struct cov_excl *x) {
   }
   f->n_funcs = o;
 #undef FLAGS
+#undef IN_FUNC
+  free(fr);
   free(s.flags);
   cov_sort_excluded(f);
   return 0;

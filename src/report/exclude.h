@@ -21,6 +21,11 @@ struct cov_excl {
   int gcovr_lines;          /* --line-rule gcovr: a line never run whose code is "", "{", "}" or
                                "else" (comments aside) is no line with code */
   const char *line_pattern, *branch_pattern; /* POSIX EREs matched at a line's start */
+  /* --exclude-function: functions whose whole name matches (gcovr's "/RE/"
+   * or a plain RE; several joined by "|") are left out with their lines and
+   * branches (from their first line to their last: the next function's
+   * start when the input does not say) */
+  const char *function_pattern;
   const char *root; /* what relative source paths are relative to (NULL: here) */
   /* The text of a source at the model's revision, when it is not the file on
    * disk (a baseline's, rebuilt from the diff): malloc'd, NUL-terminated, or
@@ -29,8 +34,8 @@ struct cov_excl {
   void *source_arg;
   const char *cmd; /* who warns: "ucov report" */
   /* compiled by cov_excl_compile */
-  regex_t line_re, branch_re;
-  int have_line_re, have_branch_re;
+  regex_t line_re, branch_re, func_re;
+  int have_line_re, have_branch_re, have_func_re;
 };
 
 /* Compile the patterns. 0, or -1 with msg saying which one is not an ERE. */

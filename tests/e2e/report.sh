@@ -46,6 +46,57 @@ mkdir -p onlyreports && cp r.info r.json onlyreports/
 [ $? = 1 ] && grep -q 'onlyreports: no .gcda.*only when named as files' only.err && pass ||
   fail "a directory of reports only: $(cat only.err)"
 rm -f b/r.info b/r.json b/lcov-capture.info blink
+# --exclude-function: the function named (a whole-name match, or gcovr's /RE/)
+# goes with its lines, from its first to its last (lcov 2's FNL), and branches.
+"$UCOV" report b --lcov-format 2 --lcov f2.info --exclude-function parse_version --exclude-function '/lo.er/' &&
+  "$UCOV" report b --lcov-format 2 --lcov f0.info && python3 - f0.info f2.info <<'PY' && pass ||
+import sys
+def recs(p):
+    fnl, da, br, names, cur = {}, set(), set(), set(), None
+    for l in open(p):
+        l = l.strip()
+        if l.startswith("SF:"):
+            cur = l[3:]
+        elif l.startswith("FNL:"):
+            i, a, *b = l[4:].split(",")
+            fnl[(cur, i)] = (int(a), int(b[0]) if b else int(a))
+        elif l.startswith("FNA:"):
+            i, _, n = l[4:].split(",", 2)
+            names.add((cur, n, fnl[(cur, i)]))
+        elif l.startswith("DA:"):
+            da.add((cur, int(l[3:].split(",")[0])))
+        elif l.startswith("BRDA:"):
+            br.add((cur, l[5:]))
+    return names, da, br
+n0, d0, b0 = recs(sys.argv[1])
+n2, d2, b2 = recs(sys.argv[2])
+gone = {(f, r) for f, n, r in n0 if n in ("parse_version", "lower")}
+assert len(gone) == 2 and all(r[1] > r[0] for _, r in gone), gone
+inside = lambda f, l: any(f == g and r[0] <= l <= r[1] for g, r in gone)
+assert {n for _, n, _ in n2} == {n for _, n, _ in n0} - {"parse_version", "lower"}
+assert d2 == {(f, l) for f, l in d0 if not inside(f, l)}, sorted(d0 - d2)
+assert b2 == {(f, b) for f, b in b0 if not inside(f, int(b.split(",")[0]))}
+PY
+  fail "--exclude-function"
+# --lcov-format 2's FNL carries each function's last line, as gcov's JSON gives it.
+(cd b && gcov --json-format --stdout httpreq.gcda 2>/dev/null) >gj.json &&
+  python3 - gj.json f0.info <<'PY' && pass || fail "FNL end lines = gcov's"
+import json, sys
+want = {f["name"]: (f["start_line"], f["end_line"]) for d in map(json.loads, open(sys.argv[1]))
+        for u in d["files"] if u["file"].endswith("httpreq.c") for f in u["functions"]}
+fnl, got, cur = {}, {}, None
+for l in open(sys.argv[2]):
+    l = l.strip()
+    if l.startswith("SF:"):
+        cur = l[3:]
+    elif l.startswith("FNL:") and cur.endswith("httpreq.c"):
+        i, a, b = l[4:].split(",")
+        fnl[i] = (int(a), int(b))
+    elif l.startswith("FNA:") and cur.endswith("httpreq.c"):
+        i, _, n = l[4:].split(",", 2)
+        got[n] = fnl[i]
+assert want and got == want, (sorted(set(got.items()) ^ set(want.items())))
+PY
 if command -v lcov >/dev/null; then
   lcov --rc lcov_branch_coverage=1 --summary r.info >sum.txt 2>&1 &&
     grep -q 'lines\.\.\.\.\.\.: [0-9.]*% ([0-9]* of [0-9]* lines)' sum.txt && pass ||
