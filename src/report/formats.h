@@ -34,6 +34,10 @@ int ucov_json_write(const struct cov_model *m, FILE *f, const struct cov_diff *d
 
 /* One document of `gcov --json-format --stdout`. 0, or -1 if it is not one. */
 int gcov_json_read(struct cov_model *m, const struct json *root, char *msg, size_t len);
+/* gcovr's JSON (`gcovr --json`): files relative to gcovr's root (read as
+ * relative to --root, else here), its noncode lines left out, its excluded
+ * ones counted as excluded. 0, or -1 if it is not gcovr JSON. */
+int gcovr_json_read(struct cov_model *m, const struct json *root, char *msg, size_t len);
 
 /* `llvm-cov export -format=text` output: lines (as the lcov export of that
  * llvm-cov, major version llvm_major, makes them from segments), functions,

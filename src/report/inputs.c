@@ -1238,13 +1238,18 @@ static int read_json_file(struct cov_model *m, const char *path) {
   if (json_parse(&doc, buf, len, NULL)) {
     UCOV_ERR("%s: not JSON: %s\n", path, doc.error);
     bad = 1;
+  } else if (json_get(doc.root, "gcovr/format_version")) {
+    if (gcovr_json_read(m, doc.root, msg, sizeof(msg))) {
+      UCOV_ERR("%s: %s\n", path, msg);
+      bad = 1;
+    }
   } else if (json_get(doc.root, "format")) {
     if (ucov_json_read(m, doc.root, msg, sizeof(msg))) {
       UCOV_ERR("%s: %s\n", path, msg);
       bad = 1;
     }
   } else if (gcov_json_read(m, doc.root, msg, sizeof(msg))) {
-    UCOV_ERR("%s: neither ucov JSON nor gcov's: %s\n", path, msg);
+    UCOV_ERR("%s: neither ucov JSON, gcov's nor gcovr's: %s\n", path, msg);
     bad = 1;
   }
   json_free(&doc);

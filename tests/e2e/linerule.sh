@@ -3,7 +3,8 @@
 # build system (braces, else and comment lines, functions never run), run
 # once; then ucov's lines, line by line, against the tools as oracles:
 # --line-rule gcovr equals gcovr's lines (its noncode lines left out) and
-# gcovr's totals; the default (lcov) equals lcov --capture's DA records.
+# gcovr's totals; the default (lcov) equals lcov --capture's DA records;
+# gcovr's JSON read back equals the build tree under gcovr's rule.
 # Usage: linerule.sh UCOV SRCDIR WORKDIR
 set -u
 UCOV=$1 SRC=$2 WORK=$3
@@ -37,6 +38,12 @@ gone = {k: sorted(l[k] - u[k]) for k in l if l[k] - u[k]}
 # never-run closing braces of untouched() and never() in lib.c at least
 assert len(gone.get("src/lib.c", [])) >= 1 and all(u[k] <= l[k] for k in l), gone
 PY
+# gcovr's JSON read as an input (relative to --root) is the same coverage
+# as the build tree under gcovr's rule, record for record.
+recs() { grep -E '^(SF|DA|FNDA|FN|BRDA):' "$1" | sort; }
+"$UCOV" merge g.json --root proj -o gj.info && "$UCOV" merge proj/build --root proj --line-rule gcovr -o gr.info &&
+  cmp -s <(recs gj.info) <(recs gr.info) && pass ||
+  fail "gcovr JSON as input: $(diff <(recs gj.info) <(recs gr.info) | head -5)"
 if command -v lcov >/dev/null; then
   lcov -q --capture -d proj/build -o cap.info >lcov.log 2>&1 || fail "lcov --capture: $(tail -3 lcov.log)"
   "$UCOV" merge proj/build -o ul.info
