@@ -10,11 +10,16 @@
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+extern char **environ;
 
 /* ---- SonarQube generic test coverage (sonar-generic-coverage.xsd) ---- */
 
@@ -162,9 +167,104 @@ static void put_key(FILE *f, const char *key, const char *value) {
   fputs(", ", f);
 }
 
+/* What `git -C dir ARGS...` prints (up to 64 KiB, NUL-terminated; malloc'd),
+ * or NULL when git is not there, dir is no checkout or it fails. */
+static char *git_out(const char *dir, const char *const *args) {
+  const char *argv[16] = {"git", "-C", dir};
+  size_t n = 3;
+  for (; *args && n < 15; args++)
+    argv[n++] = *args;
+  argv[n] = NULL;
+  int p[2];
+  if (pipe2(p, O_CLOEXEC))
+    return NULL;
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, p[1], 1);
+  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  pid_t pid;
+  int rc = posix_spawnp(&pid, "git", &fa, NULL, (char *const *)argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  close(p[1]);
+  char *out = rc ? NULL : malloc(65536);
+  size_t got = 0;
+  ssize_t r;
+  while (out && got < 65535 &&
+         ((r = read(p[0], out + got, 65535 - got)) > 0 || (r < 0 && errno == EINTR)))
+    got += r > 0 ? (size_t)r : 0;
+  close(p[0]);
+  int st = 0;
+  if (!rc)
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+      ;
+  if (!out || !WIFEXITED(st) || WEXITSTATUS(st)) {
+    free(out);
+    return NULL;
+  }
+  out[got] = 0;
+  return out;
+}
+
+/* The next line of *p (its newline taken off), or "" at the end. */
+static char *next_line(char **p) {
+  char *l = *p, *nl = strchr(l, '\n');
+  if (nl)
+    *nl = 0, *p = nl + 1;
+  else
+    *p = l + strlen(l);
+  return l;
+}
+
+/* Outside CI, the "git" block from the checkout at dir, as gcovr fills it:
+ * the head commit (id, author, committer, message), the branch, the
+ * remotes. Nothing when dir is no checkout. */
+static void coveralls_git_checkout(FILE *f, const char *dir) {
+  static const char *const log[] = {"log", "-1", "--format=%H%n%aN%n%ae%n%cN%n%ce%n%s", NULL};
+  static const char *const ref[] = {"rev-parse", "--abbrev-ref", "HEAD", NULL};
+  static const char *const rem[] = {"remote", "-v", NULL};
+  char *head = git_out(dir, log);
+  if (!head)
+    return;
+  static const char *const keys[] = {
+      "id", "author_name", "author_email", "committer_name", "committer_email", "message"};
+  fputs("\"git\": {\"head\": {", f);
+  char *p = head;
+  for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+    fprintf(f, "%s\"%s\": ", k ? ", " : "", keys[k]);
+    json_put_string(f, next_line(&p));
+  }
+  fputs("}", f);
+  free(head);
+  char *branch = git_out(dir, ref);
+  if (branch) {
+    char *b = branch;
+    fputs(", \"branch\": ", f);
+    json_put_string(f, next_line(&b));
+    free(branch);
+  }
+  char *remotes = git_out(dir, rem);
+  if (remotes) {
+    fputs(", \"remotes\": [", f);
+    int any = 0;
+    for (char *q = remotes, *l; *(l = next_line(&q));) {
+      char name[256], url[4096], kind[16];
+      if (sscanf(l, "%255s %4095s %15s", name, url, kind) != 3 || strcmp(kind, "(fetch)"))
+        continue; /* (each remote once: its fetch URL) */
+      fprintf(f, "%s{\"name\": ", any++ ? ", " : "");
+      json_put_string(f, name);
+      fputs(", \"url\": ", f);
+      json_put_string(f, url);
+      fputs("}", f);
+    }
+    fputs("]", f);
+    free(remotes);
+  }
+  fputs("}, ", f);
+}
+
 /* What the CI says about the job, as the Coveralls clients read it:
- * COVERALLS_* first, then the CI's own variables. */
-static void coveralls_job(FILE *f) {
+ * COVERALLS_* first, then the CI's own variables; outside CI, the checkout. */
+static void coveralls_job(FILE *f, const char *dir) {
   struct ci {
     const char *detect, *name, *job_id, *number, *commit, *branch;
   };
@@ -223,7 +323,9 @@ static void coveralls_job(FILE *f) {
     static const char *const gh[] = {"GITHUB_HEAD_REF", "GITHUB_REF_NAME", NULL};
     branch = !strcmp(ci->name, "github") ? first_env(gh) : env(ci->branch);
   }
-  if (commit || branch) {
+  if (!commit && !branch && !ci && dir) {
+    coveralls_git_checkout(f, dir);
+  } else if (commit || branch) {
     fputs("\"git\": {", f);
     if (commit) {
       fputs("\"head\": {\"id\": ", f);
@@ -249,7 +351,9 @@ static void coveralls_job(FILE *f) {
 
 int coveralls_write(const struct cov_model *m, FILE *f) {
   fputs("{", f);
-  coveralls_job(f);
+  char *cwd = m->root ? NULL : getcwd(NULL, 0);
+  coveralls_job(f, m->root ? m->root : cwd);
+  free(cwd);
   fputs("\"source_files\": [", f);
   int first = 1;
   for (size_t i = 0; i < m->n_files; i++) {

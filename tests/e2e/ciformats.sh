@@ -163,6 +163,19 @@ assert d["service_job_id"] == "99" and d["service_pull_request"] == "7", d
 assert d["git"] == {"head": {"id": "abc123"}, "branch": "feature"}, d["git"]' gh.json && pass ||
   fail "Coveralls on GitHub Actions: $(head -c 300 gh.json)"
 
+# Outside CI, the git block from the checkout under --root, as gcovr fills it
+# (head commit, author, committer, message, branch, fetch remotes).
+if command -v git >/dev/null && command -v gcovr >/dev/null; then
+  (cd repo && git init -q . && git checkout -q -b topic && git add -A &&
+    git -c user.name='A. Author' -c user.email=a@example.invalid commit -qm 'the commit' &&
+    git remote add origin https://example.invalid/x.git) || fail "the checkout"
+  env -i PATH="$PATH" HOME="$WORK" "$UCOV" report build --root repo --coveralls co.json &&
+    (cd build && env -i PATH="$PATH" HOME="$WORK" gcovr -r ../repo --coveralls ../gco.json . >/dev/null 2>&1)
+  python3 -c 'import json,sys; a, b = (json.load(open(p)).get("git") for p in sys.argv[1:])
+assert a and a == b and a["branch"] == "topic" and a["head"]["message"] == "the commit", (a, b)' co.json gco.json &&
+    pass || fail "Coveralls' git block outside CI: $(head -c 400 co.json)"
+  rm -rf repo/.git
+fi
 # A tracefile claiming a line far past its source's end: Coveralls gets the
 # source's lines only (said), not four billion nulls.
 printf 'int x;\nint y;\n' >short.c
