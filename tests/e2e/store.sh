@@ -295,7 +295,8 @@ served() { # served NAME URL
 # the project of builds(), built through CMake with ucov cc --gcov; the tests
 # run once in the build tree too, for the oracle
 if command -v cmake >/dev/null; then
-  env -u UCOV_CC CC="$UCOV cc --gcov --cc gcc" cmake -S "$SRC/tests/e2e/store/proj" -B sp >sp.log 2>&1 &&
+  env -u UCOV_CC CC="$UCOV cc --gcov --cc gcc" cmake -S "$SRC/tests/e2e/store/proj" -B sp \
+    -DCMAKE_C_FLAGS="${SANFLAGS[*]}" >sp.log 2>&1 &&
     env -u UCOV_CC -u CC cmake --build sp >>sp.log 2>&1 && (cd sp && ./t1 && ./t2 && ./t3) &&
     "$UCOV" report sp --lcov tree.info 2>>sp.log && grep -q 'SF:.*tool.c' tree.info ||
     fail "the CMake project: $(tail -5 sp.log)"
