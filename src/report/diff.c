@@ -628,12 +628,10 @@ int cov_diff_compute(struct cov_diff *d, const struct cov_model *cur, const stru
       const struct cov_line *l = &c->lines[j];
       const struct cov_file *from = b;
       uint32_t o = entry[i] ? old_line(entry[i], l->line) : l->line;
-      if (entry[i] && !o) { /* a line of the patch */
+      if (entry[i] && !o) {
+        /* inserted (a line of the patch): moved from a deleted line, or new */
         d->patch_found++;
         d->patch_hit += l->count > 0;
-      }
-      if (entry[i] && !o) {
-        /* inserted: moved from a deleted line, or new */
         while (p < u->n_plus && u->plus[p].file == k && u->plus[p].line < l->line)
           p++;
         from = NULL;

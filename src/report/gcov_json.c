@@ -11,6 +11,23 @@
 
 #define SAY(...) (snprintf(msg, len, __VA_ARGS__), -1)
 
+/* A JSON boolean member that is true. */
+static int is_true(const struct json *o, const char *key) {
+  const struct json *v = json_get(o, key);
+  return v && v->type == JSON_BOOL && v->boolean;
+}
+
+/* One line record as gcov's JSON and gcovr's both write it: its count, and
+ * its branches (count; exception edges, "throw", counted as lcov counts them
+ * and marked as lcov 2 marks them, "e"). */
+static void add_line_record(struct cov_file *f, uint32_t ln, uint64_t count,
+                            const struct json *brs) {
+  cov_add_line(f, ln, count);
+  uint32_t k = 0;
+  for (const struct json *b = brs && brs->type == JSON_ARRAY ? brs->first : NULL; b; b = b->next)
+    cov_add_branch_e(f, ln, 0, k++, count > 0, json_u64(json_get(b, "count")), is_true(b, "throw"));
+}
+
 int gcov_json_read(struct cov_model *m, const struct json *root, char *msg, size_t len) {
   const struct json *files = json_get(root, "files");
   if (!files || files->type != JSON_ARRAY || !json_get(root, "gcc_version"))
@@ -38,27 +55,11 @@ int gcov_json_read(struct cov_model *m, const struct json *root, char *msg, size
          l = l->next) {
       uint32_t ln = (uint32_t)json_u64(json_get(l, "line_number"));
       uint64_t count = json_u64(json_get(l, "count"));
-      if (!ln)
-        continue;
-      cov_add_line(f, ln, count);
-      const struct json *brs = json_get(l, "branches");
-      uint32_t k = 0;
-      for (const struct json *b = brs && brs->type == JSON_ARRAY ? brs->first : NULL; b;
-           b = b->next) {
-        /* exception edges count as lcov counts them (lcov 2 marks them "e") */
-        const struct json *thr = json_get(b, "throw");
-        cov_add_branch_e(f, ln, 0, k++, count > 0, json_u64(json_get(b, "count")),
-                         thr && thr->type == JSON_BOOL && thr->boolean);
-      }
+      if (ln)
+        add_line_record(f, ln, count, json_get(l, "branches"));
     }
   }
   return 0;
-}
-
-/* A JSON boolean member that is true. */
-static int is_true(const struct json *o, const char *key) {
-  const struct json *v = json_get(o, key);
-  return v && v->type == JSON_BOOL && v->boolean;
 }
 
 int gcovr_json_read(struct cov_model *m, const struct json *root, char *msg, size_t len) {
@@ -93,13 +94,7 @@ int gcovr_json_read(struct cov_model *m, const struct json *root, char *msg, siz
         cov_add_excluded(f, ln);
         continue;
       }
-      cov_add_line(f, ln, count);
-      const struct json *brs = json_get(l, "branches");
-      uint32_t k = 0;
-      for (const struct json *b = brs && brs->type == JSON_ARRAY ? brs->first : NULL; b;
-           b = b->next)
-        cov_add_branch_e(f, ln, 0, k++, count > 0, json_u64(json_get(b, "count")),
-                         is_true(b, "throw"));
+      add_line_record(f, ln, count, json_get(l, "branches"));
     }
   }
   return 0;
