@@ -21,6 +21,7 @@
 
 #include "cli.h"
 #include "report/inputs.h"
+#include "report/util.h"
 #include "store/store.h"
 
 static const char run_usage[] =
@@ -161,7 +162,9 @@ int cmd_run(int argc, char **argv) {
     usleep(20000);
   }
   tree_root = dir;
-  nftw(dir, link_one, 16, FTW_PHYS);
+  if (ucov_walk(dir, link_one))
+    fprintf(stderr, "ucov run: %s: not walked whole (%s): notes files may be missing\n", dir,
+            strerror(errno));
   int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   if (!store) {
     fprintf(stderr, "ucov run: %s exited with status %d; coverage in %s\n", argv[optind], code,

@@ -1594,10 +1594,10 @@ static int read_dir(struct cov_model *m, const char *path, const struct input_op
    * are not followed). */
   struct stat lst;
   char *real = lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) ? realpath(path, NULL) : NULL;
-  int walked = nftw(real ? real : path, walk_entry, 32, FTW_PHYS);
+  int walked = ucov_walk(real ? real : path, walk_entry);
   free(real);
   if (walked) {
-    UCOV_ERR("%s: %s\n", path, strerror(errno));
+    UCOV_ERR("%s: not read whole: %s\n", path, strerror(errno));
     bad++;
   }
   for (size_t i = 0; i < walk_unsettled.n; i++) {
@@ -1753,7 +1753,7 @@ int input_add_build_notes(void) {
   }
   int bad = 0;
   for (size_t i = 0; i < roots.n; i++)
-    if (nftw(roots.v[i], add_notes, 32, FTW_PHYS)) {
+    if (ucov_walk(roots.v[i], add_notes)) {
       UCOV_ERR("%s: %s: its notes files are not all counted\n", roots.v[i], strerror(errno));
       bad++;
     }

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* The host tool's growable arrays and string hash (see util.h). */
+/* The host tool's small shared pieces (see util.h). */
+#define _GNU_SOURCE
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,4 +102,92 @@ char *ucov_read_text(const char *path, size_t *len) {
   }
   close(fd);
   return buf;
+}
+
+/* The walk below path (its length len in a buffer of *cap), at level. */
+struct walk {
+  char *path;
+  size_t cap;
+  int (*fn)(const char *path, const struct stat *st, int type, struct FTW *ftw);
+};
+
+static int walk_below(struct walk *w, int fd, size_t len, int level) {
+  DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+  if (!d) {
+    int err = errno;
+    if (fd >= 0)
+      close(fd);
+    errno = err;
+    return -1;
+  }
+  if (level > 512) { /* (deeper than any build tree: a loop of bind mounts) */
+    closedir(d);
+    errno = ELOOP;
+    return -1;
+  }
+  int r = 0;
+  for (;;) {
+    errno = 0;
+    struct dirent *e = readdir(d);
+    if (!e) {
+      r = errno ? -1 : 0; /* (an error: the directory was not read to its end) */
+      break;
+    }
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+      continue;
+    size_t n = strlen(e->d_name);
+    if (UCOV_GROW(w->path, w->cap, len + n + 1, 256)) {
+      errno = ENOMEM;
+      r = -1;
+      break;
+    }
+    w->path[len] = '/';
+    memcpy(w->path + len + 1, e->d_name, n + 1);
+    struct stat st;
+    struct FTW f = {.base = (int)len + 1, .level = level + 1};
+    if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW)) {
+      r = -1;
+      break;
+    }
+    int type = S_ISDIR(st.st_mode) ? FTW_D : S_ISLNK(st.st_mode) ? FTW_SL : FTW_F;
+    r = w->fn(w->path, &st, type, &f);
+    if (!r && type == FTW_D) /* (entered by descriptor: no link taken on the way) */
+      r = walk_below(w,
+                     openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC),
+                     len + 1 + n, level + 1);
+    w->path[len] = 0;
+    if (r)
+      break;
+  }
+  int err = errno;
+  closedir(d);
+  errno = err;
+  return r;
+}
+
+int ucov_walk(const char *root,
+              int (*fn)(const char *path, const struct stat *st, int type, struct FTW *ftw)) {
+  struct walk w = {.fn = fn};
+  size_t len = strlen(root);
+  struct stat st;
+  if (UCOV_GROW(w.path, w.cap, len + 1, 256)) {
+    errno = ENOMEM;
+    return -1;
+  }
+  memcpy(w.path, root, len + 1);
+  while (len > 1 && w.path[len - 1] == '/')
+    w.path[--len] = 0;
+  int r = -1;
+  if (lstat(w.path, &st) == 0) {
+    int type = S_ISDIR(st.st_mode) ? FTW_D : S_ISLNK(st.st_mode) ? FTW_SL : FTW_F;
+    const char *slash = strrchr(w.path, '/');
+    struct FTW f = {.base = slash && slash[1] ? (int)(slash + 1 - w.path) : 0, .level = 0};
+    r = fn(w.path, &st, type, &f);
+    if (!r && type == FTW_D)
+      r = walk_below(&w, open(w.path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), len, 0);
+  }
+  int err = errno;
+  free(w.path);
+  errno = err;
+  return r;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The host tool's small shared pieces: one checked growable array and one
- * string hash (every table of the report side uses these two).
+ * string hash (every table of the report side uses these two), its message
+ * and file-opening helpers, and one directory walker.
  */
 #ifndef UCOV_REPORT_UTIL_H
 #define UCOV_REPORT_UTIL_H
@@ -49,5 +50,20 @@ uint64_t ucov_hash_str(const char *s);
  * NULL if it is not a readable regular file of that size or no memory. */
 #define UCOV_MAX_TEXT (256u << 20)
 char *ucov_read_text(const char *path, size_t *len);
+
+/*
+ * A directory tree walked depth first, as nftw(root, fn, _, FTW_PHYS) does
+ * (fn gets FTW_F for a file of any other type, FTW_D before a directory's
+ * entries, FTW_SL for a link, never followed), but with every error said:
+ * glibc's nftw takes a directory it could not read to the end for one
+ * that ended, so a tree it walked "whole" may lack entries. Returns 0, fn's
+ * first nonzero return (the walk stopped), or -1 with errno set when an
+ * entry could not be looked at or a directory not read whole (the walk
+ * stopped there: what it saw is not all there is).
+ */
+struct FTW;
+struct stat;
+int ucov_walk(const char *root,
+              int (*fn)(const char *path, const struct stat *st, int type, struct FTW *ftw));
 
 #endif
