@@ -32,6 +32,7 @@
 #include "posix/client.h"
 #include "posix/protocol.h"
 #include "report/inputs.h"
+#include "report/util.h"
 #include "store/store.h"
 
 static const char collect_usage[] =
@@ -166,23 +167,29 @@ static char *work_dir(const char *what) {
   return d;
 }
 
-/* Does dir hold an entry whose name starts with prefix (any: "")? */
+/* Does dir hold an entry whose name starts with prefix (any: "")? 1 yes,
+ * 0 no, -1 unknown (it could not be read: never taken for a no). */
 static int holds(const char *dir, const char *prefix) {
   DIR *d = opendir(dir);
+  if (!d)
+    return -1;
   struct dirent *e;
   int found = 0;
-  while (d && !found && (e = readdir(d)))
+  errno = 0;
+  while (!found && (e = readdir(d)))
     found = strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
             !strncmp(e->d_name, prefix, strlen(prefix));
-  if (d)
-    closedir(d);
-  return found;
+  int err = errno;
+  closedir(d);
+  errno = err;
+  return !found && err ? -1 : found;
 }
 
 /* Does a settled round hold counts: a regular file besides its module map,
  * the debugfs-style reset files and temporary files? (A pull that failed
  * before its commit leaves only those: with no marker left, a temporary
- * snapshot was never committed, its counts still in the target.) */
+ * snapshot was never committed, its counts still in the target.) A round
+ * that could not be walked whole may hold counts. */
 static int is_temporary(const char *base) {
   const char *t = strstr(base, ".tmp");
   return strstr(base, ".ucov-tmp.") || (t && t[4] && strspn(t + 4, "0123456789") == strlen(t + 4));
@@ -195,8 +202,9 @@ static int counted_file(const char *path, const struct stat *sb, int type, struc
          !is_temporary(base);
 }
 
+/* 1 counts (or maybe), 0 none: only a round walked whole is empty. */
 static int holds_counts(const char *round) {
-  return nftw(round, counted_file, 16, FTW_PHYS) == 1;
+  return ucov_walk(round, counted_file) != 0;
 }
 
 /*
@@ -214,10 +222,14 @@ static int push_round(struct collect *c, const char *work, const char *name) {
     free(round);
     return -1;
   }
-  int r = 0;
-  if (holds(round, ".ucov-pending.")) {
+  int r = 0, pending = holds(round, ".ucov-pending."),
+      aside = pending ? 0 : holds(round, ".ucov-unresolved.");
+  if (pending < 0 || aside < 0) {
+    UCOV_ERR("%s: %s: kept for the next round\n", round, strerror(errno));
+    r = -1;
+  } else if (pending) {
     r = 1;
-  } else if (holds(round, ".ucov-unresolved.")) {
+  } else if (aside) {
     UCOV_ERR("%s: a snapshot whose outcome cannot be known is kept aside there, not pushed "
              "(`ucov pull --resolve publish|discard -o %s` settles it)\n",
              round, round);
