@@ -863,11 +863,15 @@ static int recover_pulls(struct ucov_ctl *c, const char *dir, const char *target
   char prefix[64];
   snprintf(prefix, sizeof(prefix), ".ucov-pending.%s.", target);
   DIR *d = opendir(dir);
-  if (!d)
-    return 0;
+  if (!d) { /* (no directory: nothing left there; unreadable: not known) */
+    if (errno == ENOENT)
+      return 0;
+    UCOV_ERR("%s: %s: its interrupted pulls are not known\n", dir, strerror(errno));
+    return 1;
+  }
   int unfinished = 0;
   struct dirent *e;
-  while ((e = readdir(d))) {
+  for (errno = 0; (e = readdir(d)); errno = 0) {
     if (strncmp(e->d_name, prefix, strlen(prefix)) != 0)
       continue;
     char *path = NULL;
@@ -895,6 +899,10 @@ static int recover_pulls(struct ucov_ctl *c, const char *dir, const char *target
       unfinished++;
     }
     free(path);
+  }
+  if (errno) { /* (the directory read whole, or not all its markers known) */
+    UCOV_ERR("%s: %s: its interrupted pulls are not all known\n", dir, strerror(errno));
+    unfinished++;
   }
   closedir(d);
   int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
