@@ -5,7 +5,9 @@
  * exact), while a client reads and resets over the control socket.
  * usage: gcov_hammer ITERATIONS [linger]
  * (linger: once the threads are done, stay until standard input ends, so a
- * test can go on pulling from a live target whose counts are final)
+ * test can go on pulling from a live target; each byte read runs the step
+ * function 1,000 more times, so that a test can give every pull counts of
+ * its own and know the total: N * 4 + 1,000 per byte)
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -38,9 +40,9 @@ int main(int argc, char **argv) {
   for (int i = 0; i < 4; i++)
     pthread_join(th[i], NULL);
   if (argc > 2 && strcmp(argv[2], "linger") == 0) {
-    char buf[64];
-    while (read(0, buf, sizeof(buf)) > 0)
-      ;
+    char c;
+    while (read(0, &c, 1) > 0) /* (one byte a read: the same counts however it is fed) */
+      worker((void *)1000L);
   }
   return 0;
 }
