@@ -107,8 +107,8 @@ int md5_file(const char *path, char hex[33], uint32_t *lines) {
   if (fd < 0)
     return -1;
   struct stat st;
-  if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-    int e = S_ISREG(st.st_mode) ? errno : EINVAL; /* (not a file: EINVAL) */
+  int e = fstat(fd, &st) ? errno : !S_ISREG(st.st_mode) ? EINVAL : 0; /* (not a file: EINVAL) */
+  if (e) {
     close(fd);
     errno = e;
     return -1;
@@ -125,7 +125,7 @@ int md5_file(const char *path, char hex[33], uint32_t *lines) {
       nl += buf[i] == '\n';
     last = (unsigned char)buf[r - 1];
   }
-  int e = errno;
+  e = errno;
   close(fd);
   if (r < 0) {
     errno = e;
