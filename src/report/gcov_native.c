@@ -1413,49 +1413,114 @@ static int emit(struct cov_model *m, struct unit *u, int have_data) {
   return 0;
 }
 
+/* The notes into u (its counters allocated, at 0). 0, or -1 with the
+ * message in u's err, prefixed with gcno. */
+static int unit_open(struct unit *u, const char *gcno, const unsigned char *nb, size_t nl) {
+  if (read_notes(u, nb, nl)) {
+    char msg[256];
+    snprintf(msg, sizeof(msg), "%s", u->err);
+    snprintf(u->err, u->errlen, "%s: %s", gcno, msg);
+    return -1;
+  }
+  for (size_t i = 0; i < u->n_fns; i++)
+    if (u->fns[i].n_counts &&
+        !(u->fns[i].counts = arena0(u, u->fns[i].n_counts * sizeof(*u->fns[i].counts)))) {
+      snprintf(u->err, u->errlen, "%s: out of memory", gcno);
+      return -1;
+    }
+  return 0;
+}
+
+/* A .gcda's counters added to u's. 0, or -1 with the message. */
+static int unit_add_gcda(struct unit *u, const char *gcda) {
+  unsigned char *db = NULL;
+  size_t dl = 0;
+  if (load(gcda, &db, &dl, u->err, u->errlen))
+    return -1;
+  int r = read_counts(u, db, dl);
+  free(db);
+  if (r) {
+    char msg[256];
+    snprintf(msg, sizeof(msg), "%s", u->err);
+    snprintf(u->err, u->errlen, "%s: %s", gcda, msg);
+  }
+  return r;
+}
+
+/* u's lines, functions and branches into m. */
+static int unit_emit(struct cov_model *m, struct unit *u, const char *gcno, int have_data,
+                     const char *what) {
+  if (u->llvm && !u->cwd) { /* relative names: from the notes file's directory */
+    const char *slash = strrchr(gcno, '/');
+    u->cwd = slash ? strndup(gcno, (size_t)(slash - gcno)) : NULL;
+  }
+  if (u->llvm ? llvm_emit(m, u) : emit(m, u, have_data)) {
+    char msg[256];
+    snprintf(msg, sizeof(msg), "%s", u->err);
+    snprintf(u->err, u->errlen, "%s: %s", what, msg);
+    return -1;
+  }
+  return 0;
+}
+
 int gcovn_read(struct cov_model *m, const char *gcno, const char *gcda, char *err, size_t errlen) {
   struct unit u = {.err = err, .errlen = errlen, .last_src = SIZE_MAX};
-  unsigned char *nb = NULL, *db = NULL;
-  size_t nl = 0, dl = 0;
+  unsigned char *nb = NULL;
+  size_t nl = 0;
   int ret = -1;
-  if (load(gcno, &nb, &nl, err, errlen))
+  if (!load(gcno, &nb, &nl, err, errlen) && !unit_open(&u, gcno, nb, nl) &&
+      !(gcda && unit_add_gcda(&u, gcda)) &&
+      !unit_emit(m, &u, gcno, gcda != NULL, gcda ? gcda : gcno))
+    ret = 0;
+  unit_free(&u);
+  free(nb);
+  return ret;
+}
+
+int gcovn_counters(const char *gcno, const char *const *gcdas, size_t n_gcdas,
+                   int (*fn)(void *arg, uint32_t ident, int has_counts, const int64_t *counts,
+                             size_t n),
+                   void *arg, char *err, size_t errlen) {
+  struct unit u = {.err = err, .errlen = errlen, .last_src = SIZE_MAX};
+  unsigned char *nb = NULL;
+  size_t nl = 0;
+  int ret = -1;
+  if (load(gcno, &nb, &nl, err, errlen) || unit_open(&u, gcno, nb, nl))
     goto out;
-  if (read_notes(&u, nb, nl)) {
-    char msg[256];
-    snprintf(msg, sizeof(msg), "%s", err);
-    snprintf(err, errlen, "%s: %s", gcno, msg);
-    goto out;
-  }
+  for (size_t i = 0; i < n_gcdas; i++)
+    if (unit_add_gcda(&u, gcdas[i]))
+      goto out;
   for (size_t i = 0; i < u.n_fns; i++)
-    if (u.fns[i].n_counts &&
-        !(u.fns[i].counts = arena0(&u, u.fns[i].n_counts * sizeof(*u.fns[i].counts)))) {
+    if (fn(arg, u.fns[i].ident, u.fns[i].has_counts, u.fns[i].counts, u.fns[i].n_counts)) {
       snprintf(err, errlen, "%s: out of memory", gcno);
       goto out;
     }
-  if (gcda) {
-    if (load(gcda, &db, &dl, err, errlen))
-      goto out;
-    if (read_counts(&u, db, dl)) {
-      char msg[256];
-      snprintf(msg, sizeof(msg), "%s", err);
-      snprintf(err, errlen, "%s: %s", gcda, msg);
-      goto out;
-    }
-  }
-  if (u.llvm && !u.cwd) { /* relative names: from the notes file's directory */
-    const char *slash = strrchr(gcno, '/');
-    u.cwd = slash ? strndup(gcno, (size_t)(slash - gcno)) : NULL;
-  }
-  if (u.llvm ? llvm_emit(m, &u) : emit(m, &u, gcda != NULL)) {
-    char msg[256];
-    snprintf(msg, sizeof(msg), "%s", err);
-    snprintf(err, errlen, "%s: %s", gcda ? gcda : gcno, msg);
-    goto out;
-  }
   ret = 0;
 out:
   unit_free(&u);
   free(nb);
-  free(db);
+  return ret;
+}
+
+int gcovn_read_counted(struct cov_model *m, const char *gcno, const unsigned char *notes,
+                       size_t len, int have_data,
+                       int (*fill)(void *arg, uint32_t ident, int64_t *counts, size_t n), void *arg,
+                       char *err, size_t errlen) {
+  struct unit u = {.err = err, .errlen = errlen, .last_src = SIZE_MAX};
+  int ret = -1;
+  if (unit_open(&u, gcno, notes, len))
+    goto out;
+  for (size_t i = 0; i < u.n_fns; i++) {
+    struct function *fn = &u.fns[i];
+    int r = fill(arg, fn->ident, fn->counts, fn->n_counts);
+    if (r < 0) {
+      snprintf(err, errlen, "%s: the stored counters of '%s' do not fit its notes", gcno, fn->name);
+      goto out;
+    }
+    fn->has_counts = r > 0;
+  }
+  ret = unit_emit(m, &u, gcno, have_data, gcno);
+out:
+  unit_free(&u);
   return ret;
 }

@@ -14,6 +14,7 @@
 #define UCOV_REPORT_GCOV_NATIVE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "model.h"
 
@@ -34,5 +35,32 @@ enum gcovn_kind gcovn_kind(const char *gcno);
  * message in err (nothing added).
  */
 int gcovn_read(struct cov_model *m, const char *gcno, const char *gcda, char *err, size_t errlen);
+
+/*
+ * What adds across runs: a unit's counters (its arcs off the spanning
+ * tree), summed over its .gcda files (none: all 0), function by function:
+ * fn(arg, ident, has_counts, counts, n), has_counts telling whether some
+ * .gcda had a record for it (llvm-cov counts a function without one
+ * differently). fn returns nonzero to stop (no memory). 0, or -1 with err.
+ */
+int gcovn_counters(const char *gcno, const char *const *gcdas, size_t n_gcdas,
+                   int (*fn)(void *arg, uint32_t ident, int has_counts, const int64_t *counts,
+                             size_t n),
+                   void *arg, char *err, size_t errlen);
+
+/*
+ * One unit into the model from its notes' bytes (gcno: the path they were
+ * read from, for clang's relative source names) and counters given back:
+ * fill(arg, ident, counts, n) fills a function's n counters (left at 0:
+ * none stored) and returns 1 if it had a record, 0 if not, -1 if what is
+ * stored does not fit (another build's). have_data: some run's .gcda was
+ * read for it. Lines are derived from these counters as from one .gcda
+ * holding them all, so the counters of many runs summed give the lines of
+ * one run doing all their work. 0, or -1 with err.
+ */
+int gcovn_read_counted(struct cov_model *m, const char *gcno, const unsigned char *notes,
+                       size_t len, int have_data,
+                       int (*fill)(void *arg, uint32_t ident, int64_t *counts, size_t n), void *arg,
+                       char *err, size_t errlen);
 
 #endif

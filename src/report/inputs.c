@@ -567,6 +567,19 @@ static int tool_is_llvm_cov(const char *tool) {
   return base && strncmp(base, "llvm-cov", 8) == 0;
 }
 
+/* A unit read natively (gcda NULL: at zero), told to a push first. */
+static int read_unit(struct cov_model *m, const char *gcno, const char *gcda,
+                     const struct input_opts *o, char *err, size_t len) {
+  if (o->unit && o->unit(o->unit_arg, gcno, gcda)) {
+    snprintf(err, len, "%s: out of memory", gcda ? gcda : gcno);
+    return -1;
+  }
+  m->reading_unit = o->unit != NULL;
+  int r = gcovn_read(m, gcno, gcda, err, len);
+  m->reading_unit = 0;
+  return r;
+}
+
 /*
  * .gcda files are read natively with their notes (gcc's GCC 12-15, clang's).
  * --gcov-tool names the tool that reads them instead: a gcov for gcc's, an
@@ -607,7 +620,7 @@ static int read_gcdas(struct cov_model *m, struct strlist *gcdas, const struct i
     } else if ((kind == GCOVN_GCC && (!o->gcov_tool || llvm_tool)) ||
                (kind == GCOVN_LLVM && !llvm_tool)) {
       char err[PATH_MAX + 256];
-      if (gcovn_read(m, gcno_abs, abs, err, sizeof(err))) {
+      if (read_unit(m, gcno_abs, abs, o, err, sizeof(err))) {
         say("%s\n", err);
         bad++;
       }
@@ -1782,7 +1795,7 @@ int input_finish(struct cov_model *m, const struct input_opts *o) {
     } else if (kind == GCOVN_OTHER ||
                (kind == GCOVN_GCC && o->gcov_tool && !tool_is_llvm_cov(o->gcov_tool))) {
       sl_add(&via_gcov, gcno);
-    } else if (gcovn_read(m, gcno, NULL, err, sizeof(err))) {
+    } else if (read_unit(m, gcno, NULL, o, err, sizeof(err))) {
       UCOV_ERR("%s\n", err);
       bad++;
     }

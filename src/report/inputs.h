@@ -28,6 +28,12 @@ struct input_opts {
   const char *modules;   /* --modules: the module map of the traced process (PC dumps) */
   const char *gcov_tool; /* --gcov-tool: .gcda through this gcov (NULL: natively) */
   int progress;          /* a progress line on stderr */
+  /* For a push (NULL: not wanted): each gcov unit read natively, with the
+   * .gcda read with it (NULL: a unit no run reached, at zero), told before
+   * it is read; the model's reading_unit is set while it is. Nonzero: no
+   * memory (the unit is not read, a problem). */
+  int (*unit)(void *arg, const char *gcno, const char *gcda);
+  void *unit_arg;
 };
 
 /* Read one input. Returns the number of problems reported on stderr (0: all read). */

@@ -224,8 +224,11 @@ static int beneath(const char *p, const char *dir) {
   return strncmp(p, dir, n) == 0 && (p[n] == '/' || p[n] == 0);
 }
 
+#define PATH_BUF 8192
+static struct cov_file *find_file(struct cov_model *m, char *p);
+
 struct cov_file *cov_file(struct cov_model *m, const char *path, const char *dir) {
-  char p[8192];
+  char p[PATH_BUF];
   if (path[0] != '/' && !(dir && dir[0])) {
     if (!m->root && !m->cwd && !(m->cwd = getcwd(NULL, 0)))
       return NULL;
@@ -236,6 +239,24 @@ struct cov_file *cov_file(struct cov_model *m, const char *path, const char *dir
   else
     snprintf(p, sizeof(p), "%s", path);
   normalize(p);
+  int seen = m->path_seen && m->reading_unit;
+  char *raw = seen ? strdup(p) : NULL;
+  struct cov_file *f = find_file(m, p);
+  if (seen) {
+    if (raw)
+      m->path_seen(m->path_seen_arg, raw, f ? f->path : NULL);
+    free(raw);
+  }
+  if (f && m->reading_unit)
+    f->from_units = 1;
+  else if (f)
+    f->from_other = 1;
+  return f;
+}
+
+/* cov_file's rest: the maps, the filters, the index (p: absolute, normalized,
+ * in a buffer of PATH_BUF bytes). */
+static struct cov_file *find_file(struct cov_model *m, char *p) {
   for (size_t i = 0; i < m->n_maps; i++) {
     size_t l = strlen(m->maps[i].from);
     if (strncmp(p, m->maps[i].from, l) == 0 && (p[l] == '/' || p[l] == 0)) {
@@ -244,7 +265,7 @@ struct cov_file *cov_file(struct cov_model *m, const char *path, const char *dir
       if (q[0] != '/') { /* NEW relative: to the root, else here */
         if (!m->root && !m->cwd && !(m->cwd = getcwd(NULL, 0)))
           return NULL;
-        if ((size_t)snprintf(p, sizeof(p), "%s/%s", m->root ? m->root : m->cwd, q) >= sizeof(p))
+        if ((size_t)snprintf(p, PATH_BUF, "%s/%s", m->root ? m->root : m->cwd, q) >= PATH_BUF)
           return NULL; /* (no source path is that long) */
       } else {
         strcpy(p, q);
@@ -479,37 +500,40 @@ void cov_finish(struct cov_model *m) {
   index_rebuild(m, m->n_slots ? m->n_slots : 64);
 }
 
+int cov_merge_file(struct cov_file *d, const struct cov_file *s) {
+  for (size_t k = 0; k < s->n_lines; k++)
+    if (cov_add_line(d, s->lines[k].line, s->lines[k].count))
+      return -1;
+  for (size_t k = 0; k < s->n_funcs; k++)
+    if (cov_add_func_end(d, s->funcs[k].name, s->funcs[k].line, s->funcs[k].end_line,
+                         s->funcs[k].count))
+      return -1;
+  for (size_t k = 0; k < s->n_branches; k++) {
+    const struct cov_branch *b = &s->branches[k];
+    if (cov_add_branch_e(d, b->line, b->block, b->branch, b->executed, b->taken, b->exception))
+      return -1;
+  }
+  for (size_t k = 0; k < s->n_mcdc; k++) {
+    const struct cov_mcdc *c = &s->mcdc[k];
+    if (cov_add_mcdc(d, c->line, c->group_size, c->sense, c->taken, c->index, c->expr))
+      return -1;
+  }
+  if (cov_set_test(d, s->test) || cov_set_version(d, s->version))
+    return -1;
+  d->mixed_tests |= s->mixed_tests;
+  for (size_t k = 0; k < s->n_excl_lines; k++)
+    if (cov_add_excluded(d, s->excl_lines[k]))
+      return -1;
+  d->excl_branches += s->excl_branches;
+  d->excl_funcs += s->excl_funcs;
+  return 0;
+}
+
 int cov_merge(struct cov_model *dst, const struct cov_model *src) {
   for (size_t i = 0; i < src->n_files; i++) {
-    const struct cov_file *s = src->files[i];
-    struct cov_file *d = cov_file(dst, s->path, NULL);
-    if (!d)
-      continue; /* filtered out */
-    for (size_t k = 0; k < s->n_lines; k++)
-      if (cov_add_line(d, s->lines[k].line, s->lines[k].count))
-        return -1;
-    for (size_t k = 0; k < s->n_funcs; k++)
-      if (cov_add_func_end(d, s->funcs[k].name, s->funcs[k].line, s->funcs[k].end_line,
-                           s->funcs[k].count))
-        return -1;
-    for (size_t k = 0; k < s->n_branches; k++) {
-      const struct cov_branch *b = &s->branches[k];
-      if (cov_add_branch_e(d, b->line, b->block, b->branch, b->executed, b->taken, b->exception))
-        return -1;
-    }
-    for (size_t k = 0; k < s->n_mcdc; k++) {
-      const struct cov_mcdc *c = &s->mcdc[k];
-      if (cov_add_mcdc(d, c->line, c->group_size, c->sense, c->taken, c->index, c->expr))
-        return -1;
-    }
-    if (cov_set_test(d, s->test) || cov_set_version(d, s->version))
+    struct cov_file *d = cov_file(dst, src->files[i]->path, NULL);
+    if (d && cov_merge_file(d, src->files[i])) /* (NULL: filtered out) */
       return -1;
-    d->mixed_tests |= s->mixed_tests;
-    for (size_t k = 0; k < s->n_excl_lines; k++)
-      if (cov_add_excluded(d, s->excl_lines[k]))
-        return -1;
-    d->excl_branches += s->excl_branches;
-    d->excl_funcs += s->excl_funcs;
   }
   return 0;
 }

@@ -62,6 +62,10 @@ struct cov_file {
   uint32_t *excl_lines;
   size_t n_excl_lines;
   uint64_t excl_branches, excl_funcs;
+  /* Where its counts came from: gcov units read natively while the model's
+   * reading_unit was set (a store keeps their counters and derives these
+   * lines from the sums), and anything else. */
+  unsigned from_units : 1, from_other : 1;
 };
 
 struct cov_rule {
@@ -84,6 +88,13 @@ struct cov_model {
   char *root;
   /* The current directory, once a relative path needed it (no --root). */
   char *cwd;
+  /* Set while a gcov unit is read natively for a push: the files it adds
+   * to are from_units, and path_seen (when set) hears each source path as
+   * the unit names it (made absolute and normalized, before the prefix
+   * maps) and the file it went to (NULL: left out). */
+  int reading_unit;
+  void (*path_seen)(void *arg, const char *raw, const char *path);
+  void *path_seen_arg;
 };
 
 struct cov_summary {
@@ -150,6 +161,8 @@ void cov_finish(struct cov_model *m);
 
 /* Add every count of src to dst (both finished or not; dst is left unfinished). */
 int cov_merge(struct cov_model *dst, const struct cov_model *src);
+/* One file's counts added to another's. 0, or -1 without memory. */
+int cov_merge_file(struct cov_file *dst, const struct cov_file *src);
 
 /* Found and hit counts of a (finished) file, or added over all files. */
 void cov_file_summary(const struct cov_file *f, struct cov_summary *s);
