@@ -90,6 +90,12 @@ int cli_push_tree(struct store **st, const char *url, const char *dir,
   }
   struct cov_model m;
   cov_init(&m);
+  /* the gcov units read natively: their counters are stored with the lines */
+  struct store_units units = {0};
+  struct input_opts o = *in;
+  o.unit = store_units_add, o.unit_arg = &units;
+  m.path_seen = store_units_path, m.path_seen_arg = &units;
+  in = &o;
   int bad = input_read(&m, dir, in);
   bad += input_add_build_notes();
   bad += input_finish(&m, in);
@@ -104,6 +110,7 @@ int cli_push_tree(struct store **st, const char *url, const char *dir,
   } else {
     struct store_push p = *meta;
     p.build_ids = ids;
+    p.units = &units;
     r = store_push(*st, &m, &p, msg, sizeof(msg));
     if (r < 0)
       UCOV_ERR("%s: not pushed\n", msg);
@@ -117,6 +124,7 @@ int cli_push_tree(struct store **st, const char *url, const char *dir,
   }
   free(ids);
   cov_free(&m);
+  store_units_free(&units);
   return r < 0 ? -1 : 0;
 }
 

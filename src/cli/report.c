@@ -989,6 +989,10 @@ int cmd_push(int argc, char **argv) {
     free(t);
   }
   int bad = 0;
+  /* the gcov units read natively: their counters are stored with the lines */
+  struct store_units units = {0};
+  in.unit = store_units_add, in.unit_arg = &units;
+  m.path_seen = store_units_path, m.path_seen_arg = &units;
   if (!n_names) {
     bad = read_inputs(&m, argc, argv, first, &in, &out.excl, 1);
   } else {
@@ -1017,9 +1021,11 @@ int cmd_push(int argc, char **argv) {
                          .config = out.config,
                          .build_ids = ids,
                          .root = m.root,
+                         .units = &units,
                          .progress = !quiet && isatty(2) ? push_progress : NULL};
   if (status == UCOV_EXIT_OK && (m.n_files || !n_names))
     status = push_one(st, &m, &p, quiet);
+  p.units = NULL;
   /* then each test name's records, a push each */
   for (size_t k = 0; status == UCOV_EXIT_OK && k < n_names; k++) {
     struct cov_model t;
@@ -1041,6 +1047,7 @@ int cmd_push(int argc, char **argv) {
   free(is_lcov);
   free(ids);
   store_close(st);
+  store_units_free(&units);
   release(&m, &in, &out);
   return status;
 }

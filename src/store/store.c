@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include "store.h"
 #include "db.h"
+#include "store_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,20 +22,14 @@
 #include "report/md5.h"
 #include "report/util.h"
 
-#define SCHEMA_VERSION 2
-
-struct store {
-  struct db *db;
-  int pg;
-  int staged; /* the temporary staging tables exist on this connection */
-  int reader; /* opened to read: a store that is not there is an error, never made */
-  char url[256];
-};
-
-#define SAY(...) (snprintf(msg, len, __VA_ARGS__), -1)
+#define SCHEMA_VERSION 3
 
 static int db_fail(struct store *s, char *msg, size_t len, const char *what) {
   return SAY("%s: %s", what, s->db->ops->error(s->db));
+}
+
+int store_fail(struct store *s, char *msg, size_t len, const char *what) {
+  return db_fail(s, msg, len, what);
 }
 
 struct store *store_open(const char *url, char *msg, size_t len) {
@@ -94,11 +89,17 @@ const char *store_engine(const struct store *s) {
 
 /* ---- the schema ---- */
 
-/* Version 2. Counts are keyed by build (a revision and a configuration,
+/* Version 3. Counts are keyed by build (a revision and a configuration,
  * whatever binaries are pushed for it: their build-ids are listed in
  * build_binaries), context and source (a path and its content's hash); the
- * count tables are clustered by that key. (Version 1 keyed builds by the
- * build-ids of each push's programs: migrate_v1 merges its builds.) */
+ * count tables are clustered by that key. The gcov units read natively are
+ * kept too (units.c): their notes once (gcov_notes, by content), each unit
+ * with where its sources went (gcov_units), and per build and context the
+ * units run (unit_runs) and their counters summed (unit_counts); a line row
+ * whose counts all came from such units says so (arcs = 1), and a report
+ * derives those files' lines from the summed counters. (Version 1 keyed
+ * builds by the build-ids of each push's programs: migrate_v1 merges its
+ * builds; version 2 had no units: its line rows have arcs = 0.) */
 static const char schema_sqlite[] =
     "CREATE TABLE IF NOT EXISTS ucov_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
     "CREATE TABLE IF NOT EXISTS builds (id INTEGER PRIMARY KEY, revision TEXT NOT NULL,"
@@ -114,6 +115,7 @@ static const char schema_sqlite[] =
     " context_id BIGINT NOT NULL, at BIGINT NOT NULL);"
     "CREATE TABLE IF NOT EXISTS line_counts (build_id BIGINT NOT NULL, context_id BIGINT NOT NULL,"
     " source_id BIGINT NOT NULL, line BIGINT NOT NULL, count BIGINT NOT NULL,"
+    " arcs INTEGER NOT NULL DEFAULT 0,"
     " PRIMARY KEY (build_id, context_id, source_id, line)) WITHOUT ROWID;"
     "CREATE TABLE IF NOT EXISTS func_counts (build_id BIGINT NOT NULL, context_id BIGINT NOT NULL,"
     " source_id BIGINT NOT NULL, name TEXT NOT NULL, line BIGINT NOT NULL, count BIGINT NOT NULL,"
@@ -123,6 +125,16 @@ static const char schema_sqlite[] =
     " block BIGINT NOT NULL, branch BIGINT NOT NULL, executed INTEGER NOT NULL,"
     " taken BIGINT NOT NULL,"
     " PRIMARY KEY (build_id, context_id, source_id, line, block, branch)) WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS gcov_notes (hash TEXT PRIMARY KEY, body TEXT NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS gcov_units (id INTEGER PRIMARY KEY, notes_hash TEXT NOT NULL,"
+    " gcno TEXT NOT NULL, map_hash TEXT NOT NULL, map TEXT NOT NULL,"
+    " UNIQUE (notes_hash, gcno, map_hash));"
+    "CREATE TABLE IF NOT EXISTS unit_runs (build_id BIGINT NOT NULL, context_id BIGINT NOT NULL,"
+    " unit_id BIGINT NOT NULL, had_data INTEGER NOT NULL,"
+    " PRIMARY KEY (build_id, context_id, unit_id)) WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS unit_counts (build_id BIGINT NOT NULL, context_id BIGINT NOT NULL,"
+    " unit_id BIGINT NOT NULL, ident BIGINT NOT NULL, idx BIGINT NOT NULL, count BIGINT NOT NULL,"
+    " PRIMARY KEY (build_id, context_id, unit_id, ident, idx)) WITHOUT ROWID;"
     "CREATE INDEX IF NOT EXISTS line_counts_source ON line_counts (source_id, line);";
 
 static const char schema_pg[] =
@@ -141,6 +153,7 @@ static const char schema_pg[] =
     " context_id BIGINT NOT NULL, at BIGINT NOT NULL);"
     "CREATE TABLE IF NOT EXISTS line_counts (build_id BIGINT NOT NULL, context_id BIGINT NOT NULL,"
     " source_id BIGINT NOT NULL, line BIGINT NOT NULL, count BIGINT NOT NULL,"
+    " arcs INTEGER NOT NULL DEFAULT 0,"
     " PRIMARY KEY (build_id, context_id, source_id, line)) PARTITION BY LIST (build_id);"
     "CREATE TABLE IF NOT EXISTS func_counts (build_id BIGINT NOT NULL, context_id BIGINT NOT NULL,"
     " source_id BIGINT NOT NULL, name TEXT NOT NULL, line BIGINT NOT NULL, count BIGINT NOT NULL,"
@@ -150,6 +163,16 @@ static const char schema_pg[] =
     " block BIGINT NOT NULL, branch BIGINT NOT NULL, executed INTEGER NOT NULL,"
     " taken BIGINT NOT NULL, PRIMARY KEY (build_id, context_id, source_id, line, block, branch))"
     " PARTITION BY LIST (build_id);"
+    "CREATE TABLE IF NOT EXISTS gcov_notes (hash TEXT PRIMARY KEY, body TEXT NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS gcov_units (id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,"
+    " notes_hash TEXT NOT NULL, gcno TEXT NOT NULL, map_hash TEXT NOT NULL, map TEXT NOT NULL,"
+    " UNIQUE (notes_hash, gcno, map_hash));"
+    "CREATE TABLE IF NOT EXISTS unit_runs (build_id BIGINT NOT NULL, context_id BIGINT NOT NULL,"
+    " unit_id BIGINT NOT NULL, had_data INTEGER NOT NULL,"
+    " PRIMARY KEY (build_id, context_id, unit_id)) PARTITION BY LIST (build_id);"
+    "CREATE TABLE IF NOT EXISTS unit_counts (build_id BIGINT NOT NULL, context_id BIGINT NOT NULL,"
+    " unit_id BIGINT NOT NULL, ident BIGINT NOT NULL, idx BIGINT NOT NULL, count BIGINT NOT NULL,"
+    " PRIMARY KEY (build_id, context_id, unit_id, ident, idx)) PARTITION BY LIST (build_id);"
     "CREATE INDEX IF NOT EXISTS line_counts_source ON line_counts (source_id, line);";
 
 /* The schema's version: 0 none, -1 an error. */
@@ -281,8 +304,16 @@ int store_init(struct store *s, char *msg, size_t len) {
     o->exec(s->db, "ROLLBACK");
     return r;
   }
+  /* 2 to 3: the units' tables (made below), and the line rows' arcs flag:
+   * none of their counts came with stored counters */
+  if ((v == 1 || v == 2) &&
+      o->exec(s->db, "ALTER TABLE line_counts ADD COLUMN arcs INTEGER NOT NULL DEFAULT 0")) {
+    int r = db_fail(s, msg, len, "migrating the store from schema 2");
+    o->exec(s->db, "ROLLBACK");
+    return r;
+  }
   if (o->exec(s->db, s->pg ? schema_pg : schema_sqlite) ||
-      o->exec(s->db, "INSERT INTO ucov_meta VALUES ('schema', '2') ON CONFLICT (key) DO "
+      o->exec(s->db, "INSERT INTO ucov_meta VALUES ('schema', '3') ON CONFLICT (key) DO "
                      "UPDATE SET value = excluded.value")) {
     int r = db_fail(s, msg, len, "schema");
     o->exec(s->db, "ROLLBACK");
@@ -317,13 +348,16 @@ static int stage_tables(struct store *s, char *msg, size_t len) {
   const char *tail = s->pg ? " ON COMMIT DELETE ROWS" : "";
   char sql[1024];
   snprintf(sql, sizeof(sql),
-           "CREATE TEMP TABLE IF NOT EXISTS stage_src (idx BIGINT, path TEXT, hash TEXT)%s;"
+           "CREATE TEMP TABLE IF NOT EXISTS stage_src (idx BIGINT, path TEXT, hash TEXT,"
+           " arcs INTEGER)%s;"
            "CREATE TEMP TABLE IF NOT EXISTS stage_lines (idx BIGINT, line BIGINT, count BIGINT)%s;"
            "CREATE TEMP TABLE IF NOT EXISTS stage_funcs (idx BIGINT, name TEXT, line BIGINT,"
            " count BIGINT)%s;"
            "CREATE TEMP TABLE IF NOT EXISTS stage_branches (idx BIGINT, line BIGINT, block BIGINT,"
-           " branch BIGINT, executed INTEGER, taken BIGINT)%s",
-           tail, tail, tail, tail);
+           " branch BIGINT, executed INTEGER, taken BIGINT)%s;"
+           "CREATE TEMP TABLE IF NOT EXISTS stage_arcs (unit BIGINT, ident BIGINT, idx BIGINT,"
+           " count BIGINT)%s",
+           tail, tail, tail, tail, tail);
   if (s->db->ops->exec(s->db, sql))
     return db_fail(s, msg, len, "staging tables");
   s->staged = 1;
@@ -402,6 +436,11 @@ static int q1(struct store *s, const char *sql, const char *const *text, int n, 
   return r;
 }
 
+int store_q1(struct store *s, const char *sql, const char *const *text, int n, const int64_t *ints,
+             int ni, int64_t *out) {
+  return q1(s, sql, text, n, ints, ni, out);
+}
+
 /* For a statement's effect: 0 or -1. */
 static int run(struct store *s, const char *sql, const char *const *text, int n,
                const int64_t *ints, int ni) {
@@ -435,10 +474,11 @@ static int stage_model(struct store *s, const struct cov_model *m, const struct 
     t.total += m->files[i]->n_lines + m->files[i]->n_funcs + m->files[i]->n_branches;
   char a[24], b[24], c[24], d[24], e[24];
   if (!s->pg && o->exec(s->db, "DELETE FROM stage_src; DELETE FROM stage_lines;"
-                               "DELETE FROM stage_funcs; DELETE FROM stage_branches"))
+                               "DELETE FROM stage_funcs; DELETE FROM stage_branches;"
+                               "DELETE FROM stage_arcs"))
     return db_fail(s, msg, len, "staging");
   /* sources */
-  if (o->copy_begin(s->db, "stage_src", 3))
+  if (o->copy_begin(s->db, "stage_src", 4))
     return db_fail(s, msg, len, "staging sources");
   for (size_t i = 0; i < m->n_files; i++) {
     char hash[33];
@@ -448,8 +488,10 @@ static int stage_model(struct store *s, const struct cov_model *m, const struct 
       return -1;
     }
     snprintf(a, sizeof(a), "%zu", i);
-    const char *row[] = {a, m->files[i]->path, hash};
-    if (o->copy_row(s->db, row, 3)) {
+    /* (its lines derive from stored counters: every count from a stored unit) */
+    int arcs = p->units && m->files[i]->from_units && !m->files[i]->from_other;
+    const char *row[] = {a, m->files[i]->path, hash, arcs ? "1" : "0"};
+    if (o->copy_row(s->db, row, 4)) {
       o->copy_end(s->db);
       return db_fail(s, msg, len, "staging sources");
     }
@@ -533,11 +575,12 @@ static int merge_staged(struct store *s, int64_t build, int64_t ctx, char *msg, 
     return db_fail(s, msg, len, "sources");
   snprintf(upd, sizeof(upd), sat, "line_counts", "count");
   snprintf(sql, sizeof(sql),
-           "INSERT INTO line_counts (build_id, context_id, source_id, line, count) "
-           "SELECT $1, $2, s.id, l.line, l.count FROM stage_lines l JOIN stage_src t ON t.idx = "
-           "l.idx JOIN sources s ON s.path = t.path AND s.hash = t.hash WHERE true "
+           "INSERT INTO line_counts (build_id, context_id, source_id, line, count, arcs) "
+           "SELECT $1, $2, s.id, l.line, l.count, t.arcs FROM stage_lines l JOIN stage_src t ON "
+           "t.idx = l.idx JOIN sources s ON s.path = t.path AND s.hash = t.hash WHERE true "
            "ORDER BY s.id, l.line ON CONFLICT (build_id, context_id, source_id, line) DO UPDATE "
-           "SET count = %s",
+           "SET count = %s, arcs = CASE WHEN line_counts.arcs < excluded.arcs THEN "
+           "line_counts.arcs ELSE excluded.arcs END",
            upd);
   if (run(s, sql, NULL, 0, ids, 2))
     return db_fail(s, msg, len, "line counts");
@@ -614,33 +657,39 @@ static int move_counts(struct store *s, int64_t from, int64_t to) {
  * partition that exists is never created again.
  */
 static int build_partitions(struct store *s, int64_t build, char *msg, size_t len) {
-  static const char *const tables[] = {"line_counts", "func_counts", "branch_counts"};
+  static const char *const tables[] = {"line_counts", "func_counts", "branch_counts", "unit_runs",
+                                       "unit_counts"};
   const struct db_ops *o = s->db->ops;
-  char sql[256];
-  int64_t have = 0;
+  char sql[512];
+  int64_t have = 0, parted = 0;
+  /* the partitioned count tables (a store whose tables were made
+   * unpartitioned is left so), and this build's partitions of them */
   snprintf(sql, sizeof(sql),
-           "SELECT count(*) FROM pg_class WHERE relname IN ('line_counts_b%" PRId64
-           "', 'func_counts_b%" PRId64 "', 'branch_counts_b%" PRId64 "') AND relispartition",
-           build, build, build);
-  if (q1(s, sql, NULL, 0, NULL, 0, &have) != 1)
+           "SELECT count(*), count(*) FILTER (WHERE EXISTS (SELECT 1 FROM pg_class p WHERE "
+           "p.relname = c.relname || '_b%" PRId64 "' AND p.relispartition)) FROM pg_class c "
+           "WHERE c.relname IN ('line_counts', 'func_counts', 'branch_counts', 'unit_runs', "
+           "'unit_counts') AND c.relkind = 'p' AND c.relnamespace = 'public'::regnamespace",
+           build);
+  struct db_stmt *st = o->prepare(s->db, sql);
+  int r = st ? o->step(st) : -1;
+  if (r == 1) {
+    parted = o->col_int(st, 0);
+    have = o->col_int(st, 1);
+  }
+  if (st)
+    o->finalize(st);
+  if (r != 1)
     return db_fail(s, msg, len, "partitions");
-  if (have == 3)
-    return 0;
-  /* a store whose count tables were made unpartitioned is left so */
-  if (q1(s,
-         "SELECT count(*) FROM pg_class WHERE relname = 'line_counts' AND relkind = 'r' AND "
-         "relnamespace = 'public'::regnamespace",
-         NULL, 0, NULL, 0, &have) != 1)
-    return db_fail(s, msg, len, "partitions");
-  if (have)
+  if (have == parted)
     return 0;
   if (o->exec(s->db, "BEGIN; SELECT pg_advisory_xact_lock(7271002)"))
     return db_fail(s, msg, len, "partitions");
   for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
     snprintf(sql, sizeof(sql),
-             "CREATE TABLE IF NOT EXISTS %s_b%" PRId64 " PARTITION OF %s FOR VALUES IN (%" PRId64
-             ")",
-             tables[i], build, tables[i], build);
+             "DO $$ BEGIN IF EXISTS (SELECT 1 FROM pg_class WHERE relname = '%1$s' AND relkind = "
+             "'p' AND relnamespace = 'public'::regnamespace) THEN CREATE TABLE IF NOT EXISTS "
+             "%1$s_b%2$" PRId64 " PARTITION OF %1$s FOR VALUES IN (%2$" PRId64 "); END IF; END $$",
+             tables[i], build);
     if (o->exec(s->db, sql)) {
       db_fail(s, msg, len, "partitions");
       o->exec(s->db, "ROLLBACK");
@@ -729,7 +778,8 @@ int store_push(struct store *s, const struct cov_model *m, const struct store_pu
     db_fail(s, msg, len, "build binaries");
     goto out;
   }
-  if (stage_model(s, m, p, msg, len) || merge_staged(s, build, ctx, msg, len))
+  if (stage_model(s, m, p, msg, len) || merge_staged(s, build, ctx, msg, len) ||
+      (p->units && units_push(s, p->units, build, ctx, msg, len)))
     goto out;
   if (o->exec(s->db, "COMMIT")) {
     db_fail(s, msg, len, "commit");
@@ -802,9 +852,15 @@ static void bind_filter(struct store *s, struct db_stmt *st, const struct store_
     o->bind_int(st, k++, f->since - f->since % 3600);
 }
 
+void store_bind_filter(struct store *s, struct db_stmt *st, const struct store_filter *f, int first,
+                       int64_t build) {
+  bind_filter(s, st, f, first, build);
+}
+
 struct chosen {
   int64_t id;
   struct cov_file *file;
+  int arcs; /* every count of it in the selection came from stored units */
 };
 
 static int cmp_chosen(const void *a, const void *b) {
@@ -829,9 +885,9 @@ int store_read(struct store *s, const struct store_filter *f, struct cov_model *
     return -1;
   /* one content per path: the newest (the highest id) */
   snprintf(sql, sizeof(sql),
-           "SELECT s.path, MAX(s.id), COUNT(DISTINCT s.id) FROM line_counts l JOIN sources s ON "
-           "s.id = l.source_id JOIN contexts c ON c.id = l.context_id %s GROUP BY s.path "
-           "ORDER BY s.path",
+           "SELECT s.path, MAX(s.id), COUNT(DISTINCT s.id), MIN(l.arcs) FROM line_counts l JOIN "
+           "sources s ON s.id = l.source_id JOIN contexts c ON c.id = l.context_id %s GROUP BY "
+           "s.path ORDER BY s.path",
            where);
   struct db_stmt *st = o->prepare(s->db, sql);
   if (!st)
@@ -855,6 +911,7 @@ int store_read(struct store *s, const struct store_filter *f, struct cov_model *
       continue; /* left out by --include/--exclude */
     ch[n].id = o->col_int(st, 1);
     ch[n].file = cf;
+    ch[n].arcs = o->col_int(st, 3) == 1;
     n++;
     older += (size_t)(o->col_int(st, 2) - 1);
   }
@@ -862,6 +919,33 @@ int store_read(struct store *s, const struct store_filter *f, struct cov_model *
   if (r != 0) {
     free(ch);
     return r == -2 ? SAY("out of memory") : db_fail(s, msg, len, "read");
+  }
+  /* the files whose counts all came from gcov units: solved from the
+   * units' summed counters (a file they do not give keeps its rows) */
+  size_t n_take = 0;
+  for (size_t i = 0; i < n; i++)
+    n_take += ch[i].arcs;
+  if (n_take) {
+    struct cov_file **take = malloc(n_take * sizeof(*take));
+    int *filled = malloc(n_take * sizeof(*filled));
+    size_t k = 0;
+    for (size_t i = 0; take && i < n; i++)
+      if (ch[i].arcs)
+        take[k++] = ch[i].file;
+    r = !take || !filled ? SAY("out of memory")
+                         : units_read(s, where, f, build, m, take, filled, n_take, msg, len);
+    for (size_t i = 0; r == 0 && i < n; i++) {
+      struct cov_file **hit =
+          ch[i].arcs ? bsearch(&ch[i].file, take, n_take, sizeof(*take), store_cmp_ptr) : NULL;
+      if (hit && filled[hit - take])
+        ch[i].file = NULL; /* (its rows are not read) */
+    }
+    free(take);
+    free(filled);
+    if (r) {
+      free(ch);
+      return -1;
+    }
   }
   qsort(ch, n, sizeof(*ch), cmp_chosen);
   /* lines, functions, branches of the chosen contents, summed by the engine */

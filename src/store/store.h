@@ -30,6 +30,26 @@ const char *store_engine(const struct store *s);
 /* Create the schema, or migrate an older one to this version. 0 or -1 (msg). */
 int store_init(struct store *s, char *msg, size_t len);
 
+/*
+ * The gcov units a push read natively, as input_opts.unit (store_units_add)
+ * and the model's path_seen (store_units_path) tell them: each unit's notes
+ * file, the .gcda files read with it, and where each of its sources went.
+ * A push stores their notes and summed counters, so that a report of many
+ * pushes derives their lines from the sums: gcov's line counts (its loop
+ * rule) do not add up across runs, its counters do.
+ */
+struct store_unit;
+struct store_units {
+  struct store_unit *v;
+  size_t n, cap;
+  size_t *slots, n_slots; /* index by notes path: unit + 1 */
+  size_t cur;             /* the unit being read (path_seen's) */
+  int oom;
+};
+int store_units_add(void *units, const char *gcno, const char *gcda);
+void store_units_path(void *units, const char *raw, const char *path);
+void store_units_free(struct store_units *u);
+
 struct store_push {
   const char *test, *shard, *host, *revision; /* NULL: "" (host: this machine's name) */
   /* The build is the revision and a configuration name (NULL: ""), whatever
@@ -41,7 +61,10 @@ struct store_push {
    * NULL: its content and metadata are its identity. */
   const char *identity;
   const char *root; /* what relative source paths are relative to (NULL: here) */
-  int64_t when;     /* seconds since the epoch (0: now) */
+  /* the gcov units read natively for the model (NULL: none kept): files
+   * whose counts all came from them are derived from stored counters */
+  const struct store_units *units;
+  int64_t when; /* seconds since the epoch (0: now) */
   /* called as rows are staged (NULL: quiet): rows so far of total */
   void (*progress)(void *arg, uint64_t done, uint64_t total);
   void *progress_arg;

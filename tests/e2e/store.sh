@@ -77,7 +77,8 @@ engine() { # engine NAME URL
       pass || fail "$name: a partition per build"
     local b2
     b2=$(pg_as "${q[@]}" -c "SELECT id FROM builds WHERE revision = 'rev2'")
-    pg_as "${q[@]}" -c "BEGIN; DROP TABLE line_counts_b$b2, func_counts_b$b2, branch_counts_b$b2;
+    pg_as "${q[@]}" -c "BEGIN; DROP TABLE line_counts_b$b2, func_counts_b$b2, branch_counts_b$b2,
+      unit_runs_b$b2, unit_counts_b$b2;
       DELETE FROM pushes WHERE build_id = $b2; DELETE FROM builds WHERE id = $b2; COMMIT" &&
       "$UCOV" report --store "$url" --lcov kept.info && cmp -s <(recs kept.info) <(recs all.info) &&
       "$UCOV" history --store "$url" >hist2.txt && [ "$(cut -f2 hist2.txt)" = rev1 ] &&

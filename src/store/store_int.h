@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Inside the store: its handle and the few helpers store.c shares with
+ * units.c (the gcov units a push stores and a report solves again).
+ */
+#ifndef UCOV_STORE_INT_H
+#define UCOV_STORE_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store.h"
+
+struct store {
+  struct db *db;
+  int pg;
+  int staged; /* the temporary staging tables exist on this connection */
+  int reader; /* opened to read: a store that is not there is an error, never made */
+  char url[256];
+};
+
+#define SAY(...) (snprintf(msg, len, __VA_ARGS__), -1)
+
+/* msg = what, and the engine's last error; -1. */
+int store_fail(struct store *s, char *msg, size_t len, const char *what);
+/* One statement with text then integer parameters: -1 an error, 0 no row,
+ * 1 a row (its first column in *out, when out is given). */
+int store_q1(struct store *s, const char *sql, const char *const *text, int n, const int64_t *ints,
+             int ni, int64_t *out);
+/* A filter's parameters bound from $first on (see store.c's filter_sql). */
+void store_bind_filter(struct store *s, struct db_stmt *st, const struct store_filter *f, int first,
+                       int64_t build);
+
+/* qsort's and bsearch's order of pointers (the take sets below) */
+int store_cmp_ptr(const void *a, const void *b);
+
+/* The push's units (p->units) into the store, in its transaction: their
+ * notes, where their sources went, that they ran, their counters summed
+ * into unit_counts (staged in stage_arcs). 0 or -1 (msg). */
+int units_push(struct store *s, const struct store_units *u, int64_t build, int64_t ctx, char *msg,
+               size_t len);
+
+/*
+ * The files of m in take[0..n) (sorted by address) get their lines, functions
+ * and branches from the selected units (where: the filter's WHERE clause
+ * over alias l and contexts c, its parameters bound by store_bind_filter):
+ * each unit solved from its counters summed over the selection. filled[i]
+ * says whether take[i] got any. 0 or -1 (msg).
+ */
+int units_read(struct store *s, const char *where, const struct store_filter *f, int64_t build,
+               struct cov_model *m, struct cov_file **take, int *filled, size_t n, char *msg,
+               size_t len);
+
+#endif
