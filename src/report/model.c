@@ -225,7 +225,7 @@ static int beneath(const char *p, const char *dir) {
 }
 
 #define PATH_BUF 8192
-static struct cov_file *find_file(struct cov_model *m, char *p);
+static struct cov_file *find_file(struct cov_model *m, char *p, int add);
 
 struct cov_file *cov_file(struct cov_model *m, const char *path, const char *dir) {
   char p[PATH_BUF];
@@ -241,7 +241,7 @@ struct cov_file *cov_file(struct cov_model *m, const char *path, const char *dir
   normalize(p);
   int seen = m->path_seen && m->reading_unit;
   char *raw = seen ? strdup(p) : NULL;
-  struct cov_file *f = find_file(m, p);
+  struct cov_file *f = find_file(m, p, 1);
   if (seen) {
     if (raw)
       m->path_seen(m->path_seen_arg, raw, f ? f->path : NULL);
@@ -255,8 +255,8 @@ struct cov_file *cov_file(struct cov_model *m, const char *path, const char *dir
 }
 
 /* cov_file's rest: the maps, the filters, the index (p: absolute, normalized,
- * in a buffer of PATH_BUF bytes). */
-static struct cov_file *find_file(struct cov_model *m, char *p) {
+ * in a buffer of PATH_BUF bytes); a file not there is added if add. */
+static struct cov_file *find_file(struct cov_model *m, char *p, int add) {
   for (size_t i = 0; i < m->n_maps; i++) {
     size_t l = strlen(m->maps[i].from);
     if (strncmp(p, m->maps[i].from, l) == 0 && (p[l] == '/' || p[l] == 0)) {
@@ -283,7 +283,7 @@ static struct cov_file *find_file(struct cov_model *m, char *p) {
   for (; m->slots[s]; s = (s + 1) & (m->n_slots - 1))
     if (strcmp(m->files[m->slots[s] - 1]->path, p) == 0)
       return m->files[m->slots[s] - 1];
-  if (grow((void **)&m->files, &m->cap_files, m->n_files, sizeof(*m->files)))
+  if (!add || grow((void **)&m->files, &m->cap_files, m->n_files, sizeof(*m->files)))
     return NULL;
   struct cov_file *f = calloc(1, sizeof(*f));
   if (!f || !(f->path = strdup(p))) {
@@ -293,6 +293,14 @@ static struct cov_file *find_file(struct cov_model *m, char *p) {
   m->files[m->n_files++] = f;
   m->slots[s] = m->n_files;
   return f;
+}
+
+struct cov_file *cov_file_there(struct cov_model *m, const char *path) {
+  char p[PATH_BUF];
+  if (path[0] != '/' || (size_t)snprintf(p, sizeof(p), "%s", path) >= sizeof(p))
+    return NULL;
+  normalize(p);
+  return find_file(m, p, 0);
 }
 
 int cov_add_line(struct cov_file *f, uint32_t line, uint64_t count) {

@@ -125,6 +125,8 @@ int cov_anchor_globs(struct cov_model *m, const char *base);
  * tracefile written with --root and one without is one file.
  */
 struct cov_file *cov_file(struct cov_model *m, const char *path, const char *dir);
+/* The file an absolute path goes to, if the model has it (nothing added). */
+struct cov_file *cov_file_there(struct cov_model *m, const char *path);
 
 /* The repository root of the outputs (copied; made absolute, lexically
  * normalized). 0, or -1 without memory. */

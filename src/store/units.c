@@ -398,7 +398,7 @@ static int read_unit(struct store *s, int64_t id, int had_data, const struct arc
     const char *to = mapped(pairs, n_pairs, u.files[i]->path);
     if (to && !*to)
       continue; /* left out when pushed */
-    struct cov_file *f = cov_file(m, to ? to : u.files[i]->path, NULL);
+    struct cov_file *f = cov_file_there(m, to ? to : u.files[i]->path);
     struct cov_file **hit = f ? bsearch(&f, take, n_take, sizeof(*take), store_cmp_ptr) : NULL;
     if (!hit)
       continue; /* (a file some of whose counts came otherwise: its line rows) */

@@ -49,6 +49,11 @@ same() {
   "$UCOV" report --store "$url" --lcov "$name-$cc.info" 2>"$name-$cc.err"
   [ "$(recs "$name-$cc.info")" = "$(recs "one-$cc.info")" ] && pass ||
     fail "$name $cc: the store's report is one run's: $(cat "$name-$cc.err"; diff <(recs "$name-$cc.info") <(recs "one-$cc.info") | head -6)"
+  # one round's test alone: that snapshot's own report
+  "$UCOV" report --store "$url" --test 2 --lcov "$name-$cc-2.info" 2>/dev/null
+  "$UCOV" report "rounds-$cc/2" --lcov "round2-$cc.info" 2>/dev/null
+  [ -s "round2-$cc.info" ] && [ "$(recs "$name-$cc-2.info")" = "$(recs "round2-$cc.info")" ] && pass ||
+    fail "$name $cc: --test 2 is round 2's report: $(diff <(recs "$name-$cc-2.info") <(recs "round2-$cc.info") | head -6)"
 }
 
 ccs=(gcc)
