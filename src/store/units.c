@@ -248,13 +248,36 @@ static int stage_fn(void *arg, uint32_t ident, int has_counts, const int64_t *co
   return 0;
 }
 
+static int push_units(struct store *s, struct store_unit **by, size_t n, int64_t build, int64_t ctx,
+                      char *msg, size_t len);
+
+static int cmp_unit(const void *a, const void *b) {
+  return strcmp((*(struct store_unit *const *)a)->gcno, (*(struct store_unit *const *)b)->gcno);
+}
+
 int units_push(struct store *s, const struct store_units *us, int64_t build, int64_t ctx, char *msg,
                size_t len) {
-  const struct db_ops *o = s->db->ops;
   if (us->oom)
     return SAY("out of memory");
-  for (size_t i = 0; i < us->n; i++) {
-    struct store_unit *x = &us->v[i];
+  /* by notes path: concurrent pushers of the same units take their rows'
+   * locks in one order (no deadlock) */
+  struct store_unit **by = malloc((us->n + 1) * sizeof(*by));
+  if (!by)
+    return SAY("out of memory");
+  for (size_t i = 0; i < us->n; i++)
+    by[i] = &us->v[i];
+  if (us->n > 1)
+    qsort(by, us->n, sizeof(*by), cmp_unit);
+  int r = push_units(s, by, us->n, build, ctx, msg, len);
+  free(by);
+  return r;
+}
+
+static int push_units(struct store *s, struct store_unit **by, size_t n, int64_t build, int64_t ctx,
+                      char *msg, size_t len) {
+  const struct db_ops *o = s->db->ops;
+  for (size_t i = 0; i < n; i++) {
+    struct store_unit *x = by[i];
     if (push_unit(s, x, msg, len))
       return -1;
     int64_t ids[] = {build, ctx, x->id, x->n_gcdas > 0};
@@ -269,8 +292,8 @@ int units_push(struct store *s, const struct store_units *us, int64_t build, int
   /* the counters, every unit's at once (no other statement while COPY runs) */
   if (o->copy_begin(s->db, "stage_arcs", 4))
     return store_fail(s, msg, len, "staging counters");
-  for (size_t i = 0; i < us->n; i++) {
-    struct store_unit *x = &us->v[i];
+  for (size_t i = 0; i < n; i++) {
+    struct store_unit *x = by[i];
     struct stager g = {s, x->id, 0};
     char err[512];
     if (gcovn_counters(x->gcno, (const char *const *)x->gcdas, x->n_gcdas, stage_fn, &g, err,
