@@ -1463,18 +1463,26 @@ static int unit_emit(struct cov_model *m, struct unit *u, const char *gcno, int 
   return 0;
 }
 
-int gcovn_read(struct cov_model *m, const char *gcno, const char *gcda, char *err, size_t errlen) {
+int gcovn_read_many(struct cov_model *m, const char *gcno, const char *const *gcdas, size_t n,
+                    char *err, size_t errlen) {
   struct unit u = {.err = err, .errlen = errlen, .last_src = SIZE_MAX};
   unsigned char *nb = NULL;
   size_t nl = 0;
   int ret = -1;
-  if (!load(gcno, &nb, &nl, err, errlen) && !unit_open(&u, gcno, nb, nl) &&
-      !(gcda && unit_add_gcda(&u, gcda)) &&
-      !unit_emit(m, &u, gcno, gcda != NULL, gcda ? gcda : gcno))
-    ret = 0;
+  if (load(gcno, &nb, &nl, err, errlen) || unit_open(&u, gcno, nb, nl))
+    goto out;
+  for (size_t i = 0; i < n; i++)
+    if (unit_add_gcda(&u, gcdas[i]))
+      goto out;
+  ret = unit_emit(m, &u, gcno, n > 0, n ? gcdas[0] : gcno);
+out:
   unit_free(&u);
   free(nb);
   return ret;
+}
+
+int gcovn_read(struct cov_model *m, const char *gcno, const char *gcda, char *err, size_t errlen) {
+  return gcovn_read_many(m, gcno, &gcda, gcda != NULL, err, errlen);
 }
 
 int gcovn_counters(const char *gcno, const char *const *gcdas, size_t n_gcdas,

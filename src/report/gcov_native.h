@@ -35,6 +35,11 @@ enum gcovn_kind gcovn_kind(const char *gcno);
  * message in err (nothing added).
  */
 int gcovn_read(struct cov_model *m, const char *gcno, const char *gcda, char *err, size_t errlen);
+/* The same for several runs of one unit: its .gcda files' counters summed,
+ * then solved once (the lines of one run doing all their work; gcov's line
+ * counts of each, summed, need not be). */
+int gcovn_read_many(struct cov_model *m, const char *gcno, const char *const *gcdas, size_t n,
+                    char *err, size_t errlen);
 
 /*
  * What adds across runs: a unit's counters (its arcs off the spanning

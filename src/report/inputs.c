@@ -567,17 +567,79 @@ static int tool_is_llvm_cov(const char *tool) {
   return base && strncmp(base, "llvm-cov", 8) == 0;
 }
 
-/* A unit read natively (gcda NULL: at zero), told to a push first. */
-static int read_unit(struct cov_model *m, const char *gcno, const char *gcda,
+/* A unit read natively from its n .gcda files (none: at zero), told to a
+ * push first. */
+static int read_unit(struct cov_model *m, const char *gcno, const char *const *gcdas, size_t n,
                      const struct input_opts *o, char *err, size_t len) {
-  if (o->unit && o->unit(o->unit_arg, gcno, gcda)) {
-    snprintf(err, len, "%s: out of memory", gcda ? gcda : gcno);
-    return -1;
-  }
+  for (size_t i = 0; o->unit && i < (n ? n : 1); i++)
+    if (o->unit(o->unit_arg, gcno, n ? gcdas[i] : NULL)) {
+      snprintf(err, len, "%s: out of memory", n ? gcdas[i] : gcno);
+      return -1;
+    }
   m->reading_unit = o->unit != NULL;
-  int r = gcovn_read(m, gcno, gcda, err, len);
+  int r = gcovn_read_many(m, gcno, gcdas, n, err, len);
   m->reading_unit = 0;
   return r;
+}
+
+/* The .gcda files to read natively, kept until input_finish: the runs of
+ * one unit, whatever inputs they came in, are summed and solved once (the
+ * lines of one run doing all their work). (A Xen blob's, split into a
+ * temporary directory, are read before it goes: summed within the blob.) */
+struct pending {
+  char *gcno, *gcda;
+};
+struct pend_list {
+  struct pending *v;
+  size_t n, cap;
+};
+static struct pend_list pend;
+
+static int pend_add(struct pend_list *l, const char *gcno, const char *gcda) {
+  char *a = strdup(gcno), *b = strdup(gcda);
+  if (!a || !b || UCOV_GROW(l->v, l->cap, l->n, 64)) {
+    free(a);
+    free(b);
+    return -1;
+  }
+  l->v[l->n++] = (struct pending){a, b};
+  return 0;
+}
+
+static int cmp_pending(const void *x, const void *y) {
+  const struct pending *a = x, *b = y;
+  int c = strcmp(a->gcno, b->gcno);
+  return c ? c : strcmp(a->gcda, b->gcda);
+}
+
+static int read_pending(struct cov_model *m, struct pend_list *l, const struct input_opts *o) {
+  int bad = 0;
+  struct pending *v = l->v;
+  if (l->n > 1)
+    qsort(v, l->n, sizeof(*v), cmp_pending);
+  const char **gcdas = malloc((l->n + 1) * sizeof(*gcdas));
+  for (size_t i = 0, e; i < l->n; i = e) {
+    size_t n = 0;
+    for (e = i; e < l->n && !strcmp(v[e].gcno, v[i].gcno); e++)
+      if (gcdas)
+        gcdas[n++] = v[e].gcda;
+    char err[PATH_MAX + 256];
+    if (!gcdas) {
+      say("%s: out of memory\n", v[i].gcno);
+      bad++;
+    } else if (read_unit(m, v[i].gcno, gcdas, n, o, err, sizeof(err))) {
+      say("%s\n", err);
+      bad++;
+    }
+  }
+  free(gcdas);
+  for (size_t i = 0; i < l->n; i++) {
+    free(v[i].gcno);
+    free(v[i].gcda);
+  }
+  free(v);
+  memset(l, 0, sizeof(*l));
+  return bad;
 }
 
 /*
@@ -588,6 +650,7 @@ static int read_unit(struct cov_model *m, const char *gcno, const char *gcda,
  */
 static int read_gcdas(struct cov_model *m, struct strlist *gcdas, const struct input_opts *o) {
   struct strlist via_gcov = {0};
+  struct pend_list now = {0}; /* (a Xen blob's: read before its directory goes) */
   int bad = 0, llvm_tool = tool_is_llvm_cov(o->gcov_tool);
   char tmpl[PATH_MAX] = "", *tmp = NULL;
   for (size_t i = 0; i < gcdas->n; i++) {
@@ -619,9 +682,8 @@ static int read_gcdas(struct cov_model *m, struct strlist *gcdas, const struct i
       bad += tmp ? read_llvm_gcda(m, abs, gcno_abs, tmp, i, o->gcov_tool) : 1;
     } else if ((kind == GCOVN_GCC && (!o->gcov_tool || llvm_tool)) ||
                (kind == GCOVN_LLVM && !llvm_tool)) {
-      char err[PATH_MAX + 256];
-      if (read_unit(m, gcno_abs, abs, o, err, sizeof(err))) {
-        say("%s\n", err);
+      if (pend_add(alias_tmp ? &now : &pend, gcno_abs, abs)) {
+        say("%s: out of memory\n", g);
         bad++;
       }
     } else {
@@ -629,6 +691,8 @@ static int read_gcdas(struct cov_model *m, struct strlist *gcdas, const struct i
     }
     progress(o, ".gcda", i + 1, gcdas->n);
   }
+  if (now.n)
+    bad += read_pending(m, &now, o);
   if (via_gcov.n)
     bad += read_gcdas_gcov(m, &via_gcov, o);
   sl_free(&via_gcov);
@@ -1776,7 +1840,7 @@ int input_add_build_notes(void) {
 }
 
 int input_finish(struct cov_model *m, const struct input_opts *o) {
-  int bad = 0;
+  int bad = read_pending(m, &pend, o);
   struct strlist via_gcov = {0};
   if (seen_gcno.n > 1)
     qsort(seen_gcno.v, seen_gcno.n, sizeof(char *), cmp_str);
@@ -1795,7 +1859,7 @@ int input_finish(struct cov_model *m, const struct input_opts *o) {
     } else if (kind == GCOVN_OTHER ||
                (kind == GCOVN_GCC && o->gcov_tool && !tool_is_llvm_cov(o->gcov_tool))) {
       sl_add(&via_gcov, gcno);
-    } else if (read_unit(m, gcno, NULL, o, err, sizeof(err))) {
+    } else if (read_unit(m, gcno, NULL, 0, o, err, sizeof(err))) {
       UCOV_ERR("%s\n", err);
       bad++;
     }

@@ -52,10 +52,12 @@ int input_read(struct cov_model *m, const char *path, const struct input_opts *o
 int input_add_build_notes(void);
 
 /*
- * After the last input_read of a report: every .gcno the inputs held that
- * no .gcda was read with is a unit that never ran, added at 0 (as lcov
- * --initial and gcovr count it); the LLVM profiles, merged and exported per
- * program. Returns the problems reported.
+ * After the last input_read of a report: the .gcda files read natively,
+ * each unit's summed over every input and solved once (the lines of one
+ * run doing the work of all); every .gcno the inputs held that no .gcda was
+ * read with is a unit that never ran, added at 0 (as lcov --initial and
+ * gcovr count it); the LLVM profiles, merged and exported per program.
+ * Returns the problems reported.
  */
 int input_finish(struct cov_model *m, const struct input_opts *o);
 

@@ -4,7 +4,8 @@
 # again and again while its loops turn, each snapshot pushed, gives in
 # `ucov report --store` exactly the lines, functions and branches of one
 # undisturbed run (gcov's line counts do not add across snapshots; the
-# store sums the units' counters and solves them once). On SQLite and on a
+# store sums the units' counters and solves them once), and so does
+# `ucov report` of all the snapshots' trees at once. On SQLite and on a
 # PostgreSQL server of the test's own, with gcc's notes and clang's, by
 # `ucov push` of pulled trees and by `ucov collect`.
 # Usage: store_rounds.sh UCOV SRCDIR WORKDIR [SANITIZE]
@@ -61,11 +62,17 @@ command -v clang >/dev/null && ccs+=(clang)
 for cc in "${ccs[@]}"; do
   rounds "$cc" || { fail "$cc: the runs"; continue; }
   "$UCOV" report "one-$cc" --lcov "one-$cc.info" 2>/dev/null
-  # the rounds' own line counts, summed as lcov sums them, are not one
+  # the rounds' own line counts, summed as lcov sums tracefiles, are not one
   # run's (else this test would show nothing)
-  "$UCOV" merge "rounds-$cc" -o "sum-$cc.info" 2>/dev/null
+  rm -rf "traces-$cc" && mkdir "traces-$cc"
+  for d in "rounds-$cc"/*/; do "$UCOV" merge "$d" -o "traces-$cc/$(basename "$d").info" 2>/dev/null; done
+  "$UCOV" merge "traces-$cc"/*.info -o "sum-$cc.info" 2>/dev/null
   [ "$n" -ge 3 ] && [ "$(recs "sum-$cc.info")" != "$(recs "one-$cc.info")" ] && pass ||
     echo "note: $cc: $n rounds whose line counts happen to add up"
+  # the rounds' trees read together: each unit's runs summed, solved once
+  "$UCOV" report "rounds-$cc"/*/ --lcov "trees-$cc.info" 2>/dev/null
+  [ "$(recs "trees-$cc.info")" = "$(recs "one-$cc.info")" ] && pass ||
+    fail "$cc: the rounds' trees read together are one run: $(diff <(recs "trees-$cc.info") <(recs "one-$cc.info") | head -6)"
   same sqlite "$WORK/s-$cc.db" "$cc"
 done
 
