@@ -13,6 +13,7 @@ lat = defaultdict(list)  # (engine, input, n) -> [ms]
 ingest = defaultdict(list)  # (engine, input, n) -> [rows/s]
 timed = defaultdict(list)  # (what, engine, input) -> [s]
 size = defaultdict(list)  # (engine, input) -> [(bytes, rows)]
+counters = {}  # input -> the units' counter rows of one push
 for line in open(raw):
     f = line.split()
     if f[0] == "lat":
@@ -23,6 +24,8 @@ for line in open(raw):
         timed[(f[0], f[1], f[2])].append(int(f[4]) / 1e9)
     elif f[0] == "size":
         size[(f[1], f[2])].append((int(f[4]), int(f[5])))
+    elif f[0] == "counters":
+        counters[f[1]] = int(f[2])
 
 
 def pct(v, q):
@@ -45,6 +48,10 @@ w("`--test`/`--shard` (so none is a duplicate), into a new store per measurement
 w("file (WAL). PostgreSQL 15: a server of the bench's own on a Unix socket (tests/pg.sh,")
 w("`fsync=off`: a managed server with fsync on adds its commit latency to each push).")
 w("Engines alternate which goes first; %s rounds; figures are over all rounds." % rounds)
+w("Since schema 3 a push also stores its gcov units' nonzero counters (the store derives")
+w("lines from their sums) and each notes file once: %d counter rows a push of Lua, %d of"
+  % (counters.get("lua", 0), counters.get("sqlite", 0)))
+w("SQLite, beside the count rows above (rows/s and bytes/row count the count rows only).")
 w("")
 w("## Ingest and push latency")
 w("")

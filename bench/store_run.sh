@@ -117,13 +117,20 @@ for ((r = 0; r < rounds; r++)); do
           else
             bytes=$(pg_as "$PG_BIN/psql" -h "$PG_DIR" -U ucov -d "b$n_db" -Atc \
               "SELECT pg_database_size(current_database()) - pg_database_size('template1')")
+            # the units' counter rows of one push (schema 3: every push its own context)
+            echo "counters $p $(pg_as "$PG_BIN/psql" -h "$PG_DIR" -U ucov -d "b$n_db" -Atc \
+              "SELECT count(*) / $((8 * pushes)) FROM unit_counts")" >>"$raw"
           fi
           echo "size $e $p 8 $bytes $((8 * pushes * rows[$p]))" >>"$raw"
         fi
       done
-      if [ "$n" = 8 ]; then # the same sum by files
+      if [ "$n" = 8 ]; then # the same sum by files (copies: one tree named twice counts once)
         ins=()
-        for ((i = 0; i < 8 * pushes; i++)); do ins+=("$work/in-$p"); done
+        for ((i = 0; i < 8 * pushes; i++)); do
+          [ -d "$work/copy-$p-$i" ] || cp -r "$work/in-$p" "$work/copy-$p-$i"
+          cp "$work/in-$p"/*.gcda "$work/copy-$p-$i/"
+          ins+=("$work/copy-$p-$i")
+        done
         a=$(ns)
         "$UCOV" merge -q "${ins[@]}" -o "$work/merged.info"
         echo "merge files $p 8 $(($(ns) - a))" >>"$raw"
