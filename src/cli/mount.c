@@ -33,11 +33,12 @@ static const char mount_usage[] =
     "Show the objects of running ucov target N as files under DIR, as debugfs\n"
     "shows the kernel's: gcov/<build path>/x.gcda (and a .gcno link), pgo/*.profraw,\n"
     "kcov/<id>.kcov, modules; and the kernel docs' names: gcov/reset (with lcov's\n"
-    "build-directory link gcov/kernel/gcov/base.gcno), pgo/profraw (every module's\n"
-    "profile). Each open reads one snapshot. Writing to an object resets it; writing\n"
-    "to DIR/reset resets everything, to DIR/gcov/reset the gcov units, to\n"
-    "DIR/pgo/reset the LLVM profiles. Leave with fusermount3 -u DIR or Ctrl-C;\n"
-    "when the target exits the mount goes away and ucov mount exits with status 1.\n"
+    "build-directory link gcov/kernel/gcov/base.gcno), pgo/profraw and\n"
+    "pgo/vmlinux.profraw (every module's profile). Each open reads one snapshot.\n"
+    "Writing to an object resets it; writing to DIR/reset resets everything, to\n"
+    "DIR/gcov/reset the gcov units, to DIR/pgo/reset the LLVM profiles. Leave\n"
+    "with fusermount3 -u DIR or Ctrl-C; when the target exits the mount goes away\n"
+    "and ucov mount exits with status 1.\n"
     "\n"
     "  -p, --pid N       the target process\n"
     "  -f, --foreground  stay in the foreground\n"
@@ -142,7 +143,8 @@ static int refresh(void) {
 
 /* K_GCOV_RESET and K_PGO_PROFRAW are the kernel's debugfs names:
  * gcov/reset (lcov's kernel mode looks for it) and pgo/profraw (every
- * module's profile, concatenated, as the Clang PGO kernel docs copy it). */
+ * module's profile, concatenated, as the Clang PGO kernel docs copy it;
+ * the series' later versions name it pgo/vmlinux.profraw: both are served). */
 enum kind {
   K_NONE,
   K_DIR,
@@ -200,7 +202,8 @@ static enum kind classify(const char *path, long *obj) {
   }
   if (pgo && strcmp(rel, "pgo/reset") == 0)
     return K_PGO_RESET;
-  if (pgo && strcmp(rel, "pgo/profraw") == 0)
+  /* (the newer PGO series' name too, unless a module's profile has it) */
+  if (pgo && (strcmp(rel, "pgo/profraw") == 0 || strcmp(rel, "pgo/vmlinux.profraw") == 0))
     return K_PGO_PROFRAW;
   if (gcov && strcmp(rel, "gcov/reset") == 0)
     return K_GCOV_RESET;
@@ -384,9 +387,11 @@ static int fs_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t o
       fill(buf, e, NULL, 0, 0);
     }
   }
-  int have_kernel = 0; /* a real build path under /kernel already lists it */
+  int have_kernel = 0;  /* a real build path under /kernel already lists it */
+  int have_vmlinux = 0; /* (a module's profile of that name: listed as itself) */
   for (size_t j = 0; j < n_seen; j++) {
     have_kernel |= strcmp(seen[j], "kernel") == 0;
+    have_vmlinux |= strcmp(seen[j], "vmlinux.profraw") == 0;
     free(seen[j]);
   }
   free(seen);
@@ -395,6 +400,8 @@ static int fs_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t o
   if (pgo && strcmp(rel, "pgo") == 0) {
     fill(buf, "reset", NULL, 0, 0);
     fill(buf, "profraw", NULL, 0, 0);
+    if (!have_vmlinux)
+      fill(buf, "vmlinux.profraw", NULL, 0, 0);
   }
   if (gcov && strcmp(rel, "gcov") == 0) {
     fill(buf, "reset", NULL, 0, 0);

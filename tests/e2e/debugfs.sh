@@ -79,6 +79,9 @@ set -u
 m=$!
 for _ in $(seq 250); do [ -e /sys/kernel/debug/pgo/profraw ] && break; sleep 0.02; done
 cp -a /sys/kernel/debug/pgo/profraw vmlinux.profraw && echo "ok cp"
+# (the later series' name: the same file, and listed)
+cp -a /sys/kernel/debug/pgo/vmlinux.profraw new-name.profraw && cmp -s vmlinux.profraw new-name.profraw &&
+  ls /sys/kernel/debug/pgo | grep -qx vmlinux.profraw && echo "ok new name"
 echo 1 >/sys/kernel/debug/pgo/reset && echo "ok reset"
 cp -a /sys/kernel/debug/pgo/profraw after.profraw
 fusermount3 -u /sys/kernel/debug
@@ -88,6 +91,9 @@ SH
     grep -qx "ok cp" p.txt && llvm-profdata merge --output=vmlinux.profdata vmlinux.profraw &&
       llvm-profdata show --function=cmd_set --counts vmlinux.profdata | grep -q 'Function count: 2' &&
       pass || fail "cp -a pgo/profraw; llvm-profdata merge ($(cat p.txt))"
+    grep -qx "ok new name" p.txt && llvm-profdata merge --output=new.profdata new-name.profraw &&
+      llvm-profdata show --function=cmd_set --counts new.profdata | grep -q 'Function count: 2' &&
+      pass || fail "cp -a pgo/vmlinux.profraw, the later PGO series' name ($(cat p.txt))"
     clang -O1 -fprofile-instr-use=vmlinux.profdata -Werror=profile-instr-unprofiled \
       -Wno-error=profile-instr-out-of-date -c "$SRC/examples/daemon/kvd.c" -o rebuilt.o 2>use.err &&
       pass || fail "a rebuild with -fprofile-instr-use ($(cat use.err))"
