@@ -147,14 +147,28 @@ static UCOV_NOTRACE void control_clean_stale(const char *dir) {
   closedir(d);
 }
 
-static UCOV_NOTRACE int control_listen(void) {
+/* The listening socket's identity: a program that closes every descriptor
+ * (syzkaller's close_range(3, 30)) may reuse its number for a file or a
+ * socket of its own, which is never ours to accept on or close. */
+static dev_t control_dev;
+static ino_t control_ino;
+
+static UCOV_NOTRACE int control_fd_is_ours(int fd) {
+  struct stat st;
+  return fd >= 0 && fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode) && st.st_dev == control_dev &&
+         st.st_ino == control_ino;
+}
+
+/* The listening socket, made (again: again, quietly and with the same
+ * instance, for a client that closed it). */
+static UCOV_NOTRACE int control_listen(int again) {
   char dir[UCOV_CONTROL_DIR_MAX], why[1200];
   struct sockaddr_un addr = {.sun_family = AF_UNIX};
   if (ucov_control_serve_dir(dir, sizeof(dir), why, sizeof(why))) {
     control_log(why, "not serving");
     return -1;
   }
-  if (why[0])
+  if (why[0] && !again)
     control_log(why, NULL);
   control_clean_stale(dir);
   int n = snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/%d.sock", dir, (int)getpid());
@@ -174,8 +188,12 @@ static UCOV_NOTRACE int control_listen(void) {
     close(fd);
     return -1;
   }
+  struct stat st;
+  if (fstat(fd, &st) == 0)
+    control_dev = st.st_dev, control_ino = st.st_ino;
   memcpy(control_path, addr.sun_path, sizeof(control_path));
-  if (getrandom(&control_instance, sizeof(control_instance), 0) != sizeof(control_instance))
+  if (!again &&
+      getrandom(&control_instance, sizeof(control_instance), 0) != sizeof(control_instance))
     control_instance = (uint64_t)time(NULL) << 20 ^ (uint64_t)getpid();
   __atomic_store_n(&control_pid, getpid(), __ATOMIC_RELEASE);
   return fd;
@@ -730,14 +748,27 @@ static UCOV_NOTRACE void *control_main(void *arg) {
   pthread_setname_np(pthread_self(), "ucov-control"); /* one a process: `top -H` shows it */
   if (delay_ms)
     usleep(delay_ms * 1000);
-  int lfd = control_listen();
+  int lfd = control_listen(0);
   __atomic_store_n(&control_ready, 1, __ATOMIC_RELEASE);
   if (lfd < 0)
     return NULL;
   __atomic_store_n(&control_fd, lfd, __ATOMIC_RELEASE);
   for (;;) {
+    /* The program closed our socket (its number may be its own file now,
+     * left alone): made again, quietly, at the same path. */
+    if (!control_fd_is_ours(lfd)) {
+      int nfd = control_listen(1);
+      if (nfd < 0) {
+        usleep(100000);
+        continue;
+      }
+      lfd = nfd;
+      __atomic_store_n(&control_fd, lfd, __ATOMIC_RELEASE);
+    }
     int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
     if (fd < 0) {
+      if (errno == EBADF || errno == ENOTSOCK || errno == EINVAL)
+        continue; /* (closed under us: checked above) */
       if (errno == EINTR || errno == ECONNABORTED || errno == EMFILE || errno == ENFILE ||
           errno == ENOBUFS || errno == ENOMEM) {
         if (errno != EINTR && errno != ECONNABORTED)
@@ -842,8 +873,9 @@ UCOV_NOTRACE void ucov_control_fork_child(void) {
   if (!control_started)
     return;
   int parent_fd = __atomic_exchange_n(&control_fd, -1, __ATOMIC_ACQ_REL);
-  if (parent_fd >= 0)
-    close(parent_fd); /* the parent's; nobody here accepts on it */
+  if (control_fd_is_ours(parent_fd))
+    close(parent_fd); /* the parent's; nobody here accepts on it (a number the
+                         program reused is its own) */
   __atomic_store_n(&control_pid, 0, __ATOMIC_RELEASE);
   __atomic_store_n(&control_started_thread, 0, __ATOMIC_RELEASE);
   control_started = 0;
