@@ -447,8 +447,8 @@ static int run(struct store *s, const char *sql, const char *const *text, int n,
   return q1(s, sql, text, n, ints, ni, NULL) < 0 ? -1 : 0;
 }
 
-static const char sat[] = "CASE WHEN %1$s.%2$s > 9223372036854775807 - excluded.%2$s THEN "
-                          "9223372036854775807 ELSE %1$s.%2$s + excluded.%2$s END";
+const char store_sat[] = "CASE WHEN %1$s.%2$s > 9223372036854775807 - excluded.%2$s THEN "
+                         "9223372036854775807 ELSE %1$s.%2$s + excluded.%2$s END";
 
 static int64_t clamp(uint64_t v) {
   return v > INT64_MAX ? INT64_MAX : (int64_t)v;
@@ -573,7 +573,7 @@ static int merge_staged(struct store *s, int64_t build, int64_t ctx, char *msg, 
           "ORDER BY path, hash ON CONFLICT (path, hash) DO NOTHING",
           NULL, 0, NULL, 0))
     return db_fail(s, msg, len, "sources");
-  snprintf(upd, sizeof(upd), sat, "line_counts", "count");
+  snprintf(upd, sizeof(upd), store_sat, "line_counts", "count");
   snprintf(sql, sizeof(sql),
            "INSERT INTO line_counts (build_id, context_id, source_id, line, count, arcs) "
            "SELECT $1, $2, s.id, l.line, l.count, t.arcs FROM stage_lines l JOIN stage_src t ON "
@@ -584,7 +584,7 @@ static int merge_staged(struct store *s, int64_t build, int64_t ctx, char *msg, 
            upd);
   if (run(s, sql, NULL, 0, ids, 2))
     return db_fail(s, msg, len, "line counts");
-  snprintf(upd, sizeof(upd), sat, "func_counts", "count");
+  snprintf(upd, sizeof(upd), store_sat, "func_counts", "count");
   snprintf(sql, sizeof(sql),
            "INSERT INTO func_counts (build_id, context_id, source_id, name, line, count) "
            "SELECT $1, $2, s.id, f.name, f.line, f.count FROM stage_funcs f JOIN stage_src t ON "
@@ -594,7 +594,7 @@ static int merge_staged(struct store *s, int64_t build, int64_t ctx, char *msg, 
            upd);
   if (run(s, sql, NULL, 0, ids, 2))
     return db_fail(s, msg, len, "function counts");
-  snprintf(upd, sizeof(upd), sat, "branch_counts", "taken");
+  snprintf(upd, sizeof(upd), store_sat, "branch_counts", "taken");
   snprintf(sql, sizeof(sql),
            "INSERT INTO branch_counts (build_id, context_id, source_id, line, block, branch, "
            "executed, taken) SELECT $1, $2, s.id, b.line, b.block, b.branch, b.executed, b.taken "
@@ -628,7 +628,7 @@ static int move_counts(struct store *s, int64_t from, int64_t to) {
   const int64_t ids[] = {to, from};
   for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
     char sat_sql[256], upd[512], sql[1536];
-    snprintf(sat_sql, sizeof(sat_sql), sat, t[i].table, i == 2 ? "taken" : "count");
+    snprintf(sat_sql, sizeof(sat_sql), store_sat, t[i].table, i == 2 ? "taken" : "count");
     snprintf(upd, sizeof(upd), t[i].upd, sat_sql);
     snprintf(sql, sizeof(sql),
              "INSERT INTO %1$s (build_id, %2$s) SELECT $1, %2$s FROM %1$s WHERE build_id = $2 "

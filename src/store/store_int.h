@@ -21,6 +21,10 @@ struct store {
 
 #define SAY(...) (snprintf(msg, len, __VA_ARGS__), -1)
 
+/* An upsert's saturating sum, a printf template: %1$s the table, %2$s the
+ * column (2^63-1 at most, as SUMSAT). */
+extern const char store_sat[];
+
 /* msg = what, and the engine's last error; -1. */
 int store_fail(struct store *s, char *msg, size_t len, const char *what);
 /* One statement with text then integer parameters: -1 an error, 0 no row,

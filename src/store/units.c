@@ -304,13 +304,13 @@ static int push_units(struct store *s, struct store_unit **by, size_t n, int64_t
   }
   if (o->copy_end(s->db))
     return store_fail(s, msg, len, "staging counters");
-  char sql[1024];
+  char upd[256], sql[1024];
+  snprintf(upd, sizeof(upd), store_sat, "unit_counts", "count");
   snprintf(sql, sizeof(sql),
            "INSERT INTO unit_counts (build_id, context_id, unit_id, ident, idx, count) SELECT "
            "$1, $2, unit, ident, idx, count FROM stage_arcs WHERE true ORDER BY unit, ident, idx "
-           "ON CONFLICT (build_id, context_id, unit_id, ident, idx) DO UPDATE SET count = CASE "
-           "WHEN unit_counts.count > 9223372036854775807 - excluded.count THEN "
-           "9223372036854775807 ELSE unit_counts.count + excluded.count END");
+           "ON CONFLICT (build_id, context_id, unit_id, ident, idx) DO UPDATE SET count = %s",
+           upd);
   int64_t ids[] = {build, ctx};
   if (store_q1(s, sql, NULL, 0, ids, 2, NULL) < 0)
     return store_fail(s, msg, len, "counters");
