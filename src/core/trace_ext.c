@@ -56,7 +56,9 @@ UCOV_EXPORT UCOV_NOTRACE void __cyg_profile_func_exit(void *this_fn, void *call_
 }
 
 /* An entry or exit record from a port's own entry/exit instrumentation
- * (XRay sleds of a dormant build): as the hooks above append them. */
-UCOV_NOTRACE void ucov_trace_ext_event(uint64_t pc, int is_exit) {
+ * (XRay sleds of a dormant build), or from the hidden entry/exit hooks each
+ * shared object carries (libucov-dso.a): as the hooks above append them.
+ * Exported, for those objects. */
+UCOV_EXPORT UCOV_NOTRACE void ucov_trace_ext_event(uint64_t pc, int is_exit) {
   trace_append_ext(pc, is_exit ? KCOV_RECORD_EXIT_TAG : 0 /* ENTRY */);
 }

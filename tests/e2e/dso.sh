@@ -70,6 +70,18 @@ run_case() {
     hit t.info exe_work $exe_in && hit t.info lib_work $lib_in && pass ||
       fail "$tag: traced PCs: exe_work=$(fnda t.info exe_work) lib_work=$(fnda t.info lib_work)" \
         "$(head -2 t.err)"
+    # EXT: ENTRY and EXIT records from each instrumented module, whichever
+    # module defines __cyg_profile_func_enter first in the lookup order (libc
+    # does, before libucov.so, in a program not linked by ucov cc).
+    if [ "$mode" = ext ]; then
+      local lib_ext=no exe_ext=no
+      grep -q '^entry libdso.so lib_work$' pcs.txt.ext &&
+        grep -q '^exit libdso.so lib_work$' pcs.txt.ext && lib_ext=yes
+      grep -q '^entry main ' pcs.txt.ext && grep -q '^exit main ' pcs.txt.ext && exe_ext=yes
+      [ $lib_ext = "$lib_in" ] && [ $exe_ext = "$exe_in" ] && pass ||
+        fail "$tag: ENTRY/EXIT records: library $lib_ext, program $exe_ext:" \
+          "$(sort pcs.txt.ext | uniq -c | tr '\n' ' ')"
+    fi
     if [ "$mode" = trace ]; then
       "$UCOV" report P --lcov p.info 2>p.err
       hit p.info exe_work $exe_in && hit p.info lib_work $lib_in && pass ||
@@ -210,5 +222,59 @@ dl_case gcov-plain gcov no
 dl_case gcov-ucov gcov yes
 dl_case pgo-plain pgo no
 dl_case pgo-ucov pgo yes
+
+# EXT through dlopen(RTLD_LOCAL) in a program that knows nothing of ucov: the
+# library's ENTRY and EXIT records reach the runtime it brought (libucov.so,
+# found only through the library's handle), with gcc and clang.
+cat >dlext.c <<'C'
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include "ucov/kcov.h"
+int main(int argc, char **argv) {
+  (void)argc;
+  void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+  if (!h) { fprintf(stderr, "%s\n", dlerror()); return 1; }
+  int (*u_open)(void) = (int (*)(void))dlsym(h, "ucov_open");
+  int (*u_ioctl)(int, unsigned long, unsigned long) =
+      (int (*)(int, unsigned long, unsigned long))dlsym(h, "ucov_ioctl");
+  void *(*u_mmap)(void *, size_t, int, int, int, long) =
+      (void *(*)(void *, size_t, int, int, int, long))dlsym(h, "ucov_mmap");
+  int (*f)(int) = (int (*)(int))dlsym(h, "lib_work");
+  if (!u_open || !u_ioctl || !u_mmap || !f) { fprintf(stderr, "no runtime\n"); return 1; }
+  int fd = u_open();
+  if (fd < 0 || u_ioctl(fd, KCOV_INIT_TRACE, 4096)) return 1;
+  uint64_t *t = u_mmap(NULL, 4096 * 8, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (t == MAP_FAILED || u_ioctl(fd, KCOV_ENABLE, KCOV_TRACE_PC_EXT)) return 1;
+  __atomic_store_n(&t[0], 0, __ATOMIC_RELAXED);
+  int r = f(7);
+  u_ioctl(fd, KCOV_DISABLE, 0);
+  for (uint64_t i = 0, n = __atomic_load_n(&t[0], __ATOMIC_RELAXED); i < n; i++) {
+    uint64_t type = KCOV_RECORD_TYPE(t[1 + i]);
+    Dl_info info;
+    if ((type == KCOV_RECORD_ENTRY || type == KCOV_RECORD_EXIT) &&
+        dladdr((void *)(uintptr_t)KCOV_RECORD_IP(t[1 + i]), &info) && info.dli_sname)
+      printf("%s %s\n", type == KCOV_RECORD_ENTRY ? "entry" : "exit", info.dli_sname);
+  }
+  printf("result %d\n", r);
+  return 0;
+}
+C
+for cc in gcc clang; do
+  command -v $cc >/dev/null || continue
+  [ -n "$SAN" ] && [ -n "$RTCC" ] && [[ $RTCC != $cc* ]] && continue
+  mkdir -p "ext-$cc" && (
+    cd "ext-$cc" || exit 1
+    CC=$cc "$UCOV" cc --ext "${SANFLAGS[@]}" -g -O0 -fPIC -shared "$I/dso_lib.c" -o libx.so &&
+      $cc "${PLAIN_SAN[@]}" -D_GNU_SOURCE -I"$SRC/include" ../dlext.c -o dlext -ldl &&
+      ./dlext "$PWD/libx.so" >out.txt 2>err.txt
+  )
+  grep -q '^entry lib_work$' "ext-$cc/out.txt" && grep -q '^exit lib_work$' "ext-$cc/out.txt" &&
+    grep -q '^result ' "ext-$cc/out.txt" && pass ||
+    fail "dlopen ext $cc: ENTRY/EXIT of lib_work: $(tr '\n' ' ' <"ext-$cc/out.txt")" \
+      "$(head -3 "ext-$cc/err.txt")"
+done
 cd .. || exit 1
 finish dso

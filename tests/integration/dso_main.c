@@ -4,7 +4,9 @@
  * own and one of a shared library, under a KCOV device of the given mode
  * (none, pc, ext, unique), writes the PCs (hex, one a line) and the module
  * map, prints "ready N" and waits for a line on stdin (the control plane
- * serves it meanwhile). The ucov API is looked up with dlsym, so the program
+ * serves it meanwhile). In ext mode it also writes PCS.ext, one line per
+ * ENTRY or EXIT record: "entry|exit MODULE SYMBOL" (dladdr's names, "?" for
+ * a symbol it does not know). The ucov API is looked up with dlsym, so the program
  * need not link a runtime: the one the process has answers, the program's
  * or libucov.so, which the library brings.
  * usage: dso_main MODE PCS MODULES
@@ -24,6 +26,30 @@ int lib_work(int x);
 
 static int exe_work(int x) {
   return x > 2 ? x * 3 : x + 1;
+}
+
+/* PCS.ext: the ENTRY and EXIT records of trace t, by module and symbol. */
+static int write_ext(const char *pcs, const uint64_t *t) {
+  char path[4096];
+  snprintf(path, sizeof(path), "%s.ext", pcs);
+  FILE *f = fopen(path, "w");
+  if (!f)
+    return 1;
+  for (uint64_t i = 0, n = __atomic_load_n(&t[0], __ATOMIC_RELAXED); i < n; i++) {
+    uint64_t type = KCOV_RECORD_TYPE(t[1 + i]);
+    if (type != KCOV_RECORD_ENTRY && type != KCOV_RECORD_EXIT)
+      continue;
+    Dl_info info;
+    const char *mod = "?", *sym = "?";
+    if (dladdr((void *)(uintptr_t)KCOV_RECORD_IP(t[1 + i]), &info)) {
+      mod = info.dli_fname
+                ? (strrchr(info.dli_fname, '/') ? strrchr(info.dli_fname, '/') + 1 : info.dli_fname)
+                : "?";
+      sym = info.dli_sname ? info.dli_sname : "?";
+    }
+    fprintf(f, "%s %s %s\n", type == KCOV_RECORD_ENTRY ? "entry" : "exit", mod, sym);
+  }
+  return fclose(f) ? 1 : 0;
 }
 
 #define SIZE (1u << 20) /* words */
@@ -68,6 +94,8 @@ int main(int argc, char **argv) {
     uint64_t *t = !strcmp(mode, "unique") ? buf + WORDS : buf;
     for (uint64_t i = 0, n = __atomic_load_n(&t[0], __ATOMIC_RELAXED); i < n; i++)
       fprintf(pcs, "0x%llx\n", (unsigned long long)KCOV_RECORD_IP(t[1 + i]));
+    if (!strcmp(mode, "ext") && write_ext(argv[2], t))
+      return 1;
   }
   fclose(pcs);
   int mfd = open(argv[3], O_WRONLY | O_CREAT | O_TRUNC, 0644);
