@@ -130,9 +130,16 @@ void ucov_remote_stop(void);
 /*
  * The calling thread's common handle: the one a KCOV_REMOTE_ENABLE on this
  * thread registered, inherited by the threads it creates (pthread_create in
- * code linked by `ucov cc`) and the children it forks. 0 if none.
+ * code linked by `ucov cc`, or run under the KCOV shim) and the children it forks. 0 if none.
  */
 uint64_t ucov_common_handle(void);
+
+/*
+ * Set the calling thread's common handle: what a thread-creation wrapper does
+ * first in the new thread, with its creator's ucov_common_handle() (the KCOV
+ * shim's pthread_create does, for clients not linked by `ucov cc`).
+ */
+void ucov_set_common_handle(uint64_t handle);
 
 /*
  * KCOV_REMOTE_ENABLE in another process: register the handles of `arg` with

@@ -9,6 +9,7 @@
 int ucov_remote_start(uint64_t handle);
 void ucov_remote_stop(void);
 uint64_t ucov_common_handle(void);
+void ucov_set_common_handle(uint64_t handle);
 
 /* The 0x7fffffff bytes Linux allows an area, in words. */
 
@@ -40,6 +41,10 @@ UCOV_NOTRACE void ucov_remote_set_common(uint64_t handle) {
 
 UCOV_EXPORT UCOV_NOTRACE uint64_t ucov_common_handle(void) {
   return common_handle;
+}
+
+UCOV_EXPORT UCOV_NOTRACE void ucov_set_common_handle(uint64_t handle) {
+  common_handle = handle;
 }
 
 /* kcov.c's kcov_check_handle: bits 32-55 zero; the common handle is COMMON

@@ -3,8 +3,10 @@
  * libucov-kcov.so: run an unmodified KCOV client on ucov with LD_PRELOAD.
  *
  * open("/sys/kernel/debug/kcov") returns a ucov device; ioctl() and mmap() on a
- * device reach ucov_ioctl() and ucov_mmap(); close() releases it. Everything
- * else goes to the next definition (libc). The ucov runtime itself lives in
+ * device reach ucov_ioctl() and ucov_mmap(); close() releases it; a thread
+ * made with pthread_create() inherits its creator's REMOTE common handle, as a
+ * Linux task inherits kcov_handle. Everything else goes to the next
+ * definition (libc). The ucov runtime itself lives in
  * the instrumented program (linked by `ucov cc`) or in a libucov.so it loads;
  * the shim finds it by name at the first open. A process without a runtime (an
  * uninstrumented fuzzer that hands devices to its targets, say) gets the
@@ -15,9 +17,11 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -45,6 +49,8 @@ static int (*next_dup2)(int, int);
 static int (*next_dup3)(int, int, int);
 static int (*next_fcntl)(int, int, ...);
 static int (*next_fcntl64)(int, int, ...);
+typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+static create_fn next_pthread_create;
 
 /*
  * Set while this thread runs inside the runtime: the runtime's own mmap(),
@@ -88,6 +94,7 @@ __attribute__((constructor)) static UCOV_NOTRACE void shim_init(void) {
   next_dup3 = (int (*)(int, int, int))dlsym(RTLD_NEXT, "dup3");
   next_fcntl = (int (*)(int, int, ...))dlsym(RTLD_NEXT, "fcntl");
   next_fcntl64 = (int (*)(int, int, ...))dlsym(RTLD_NEXT, "fcntl64");
+  next_pthread_create = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
 }
 
 /* libucov.so.0 from the shim's own directory, or NULL. */
@@ -309,4 +316,67 @@ UCOV_EXPORT UCOV_NOTRACE int close(int fd) {
   if (next_close)
     return next_close(fd);
   return (int)syscall(SYS_close, fd);
+}
+
+/*
+ * Threads inherit the common handle. The runtime keeps it per thread (as
+ * Linux keeps kcov_handle per task and copies it at clone); a program linked
+ * by `ucov cc` wraps its own pthread_create calls, but a client under the
+ * shim is not, so the shim does it for every call that reaches libc through
+ * it. (In a program linked by `ucov cc` both wrap: the second sets the same
+ * handle again.)
+ */
+static uint64_t (*rt_common)(void);
+static void (*rt_set_common)(uint64_t);
+
+struct shim_inherit {
+  void *(*start)(void *);
+  void *arg;
+  uint64_t common;
+  void (*set)(uint64_t);
+};
+
+static UCOV_NOTRACE void *shim_thread_start(void *p) {
+  struct shim_inherit in = *(struct shim_inherit *)p;
+  free(p);
+  in.set(in.common);
+  return in.start(in.arg);
+}
+
+/* The runtime's getter and setter, wherever the runtime is: the one the shim
+ * found at an open, else one the program has (it may call ucov_ioctl itself),
+ * looked up until it is there. */
+static UCOV_NOTRACE int shim_common_fns(void) {
+  if (__atomic_load_n(&rt_common, __ATOMIC_ACQUIRE))
+    return 1;
+  void (*set)(uint64_t) = (void (*)(uint64_t))dlsym(RTLD_DEFAULT, "ucov_set_common_handle");
+  uint64_t (*get)(void) = (uint64_t(*)(void))dlsym(RTLD_DEFAULT, "ucov_common_handle");
+  if (!set || !get)
+    return 0;
+  __atomic_store_n(&rt_set_common, set, __ATOMIC_RELAXED);
+  __atomic_store_n(&rt_common, get, __ATOMIC_RELEASE);
+  return 1;
+}
+
+UCOV_EXPORT UCOV_NOTRACE int pthread_create(pthread_t *th, const pthread_attr_t *attr,
+                                            void *(*start)(void *), void *arg) {
+  create_fn create = next_pthread_create;
+  if (!create) /* before the constructor ran */
+    create = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
+  if (!create)
+    return EAGAIN;
+  uint64_t common = shim_common_fns() ? rt_common() : 0;
+  if (!common)
+    return create(th, attr, start, arg);
+  struct shim_inherit *in = malloc(sizeof(*in));
+  if (!in)
+    return create(th, attr, start, arg); /* no handle rather than no thread */
+  in->start = start;
+  in->arg = arg;
+  in->common = common;
+  in->set = rt_set_common;
+  int err = create(th, attr, shim_thread_start, in);
+  if (err)
+    free(in);
+  return err;
 }
