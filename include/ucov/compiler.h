@@ -30,6 +30,21 @@
 #define UCOV_THREAD_LOCAL _Thread_local __attribute__((tls_model(UCOV_TLS_MODEL)))
 #endif
 
+/*
+ * UCOV_NO_SANITIZER: no sanitizer instrumentation at all (not even TSan's
+ * function entry), for code that runs in a new thread before a sanitizer's
+ * own thread start has set the thread up (below its pthread_create
+ * interceptor, as the KCOV shim's thread start is).
+ */
+#if defined(__has_attribute)
+#if __has_attribute(disable_sanitizer_instrumentation)
+#define UCOV_NO_SANITIZER __attribute__((disable_sanitizer_instrumentation))
+#endif
+#endif
+#ifndef UCOV_NO_SANITIZER
+#define UCOV_NO_SANITIZER
+#endif
+
 #define UCOV_HIDDEN __attribute__((visibility("hidden")))
 #define UCOV_EXPORT __attribute__((visibility("default")))
 #define UCOV_LIKELY(x) __builtin_expect(!!(x), 1)

@@ -43,7 +43,8 @@ UCOV_EXPORT UCOV_NOTRACE uint64_t ucov_common_handle(void) {
   return common_handle;
 }
 
-UCOV_EXPORT UCOV_NOTRACE void ucov_set_common_handle(uint64_t handle) {
+/* Called first in a new thread, before a sanitizer set it up (the shim). */
+UCOV_EXPORT UCOV_NOTRACE UCOV_NO_SANITIZER void ucov_set_common_handle(uint64_t handle) {
   common_handle = handle;
 }
 

@@ -18,10 +18,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -325,22 +325,35 @@ UCOV_EXPORT UCOV_NOTRACE int close(int fd) {
  * shim is not, so the shim does it for every call that reaches libc through
  * it. (In a program linked by `ucov cc` both wrap: the second sets the same
  * handle again.)
+ *
+ * A sanitizer's pthread_create interceptor comes before the shim in the
+ * lookup order (it is in the program), so the shim's thread start runs
+ * before the sanitizer has set the thread up: it calls nothing instrumented
+ * or intercepted (no free), and what it needs comes from a slot of a static
+ * table, taken and given back with atomics.
  */
 static uint64_t (*rt_common)(void);
 static void (*rt_set_common)(uint64_t);
 
 struct shim_inherit {
+  int busy; /* taken by a creator until its thread has read it */
   void *(*start)(void *);
   void *arg;
   uint64_t common;
   void (*set)(uint64_t);
 };
+#define INHERIT_SLOTS 256
+static struct shim_inherit inherit_slots[INHERIT_SLOTS];
 
-static UCOV_NOTRACE void *shim_thread_start(void *p) {
-  struct shim_inherit in = *(struct shim_inherit *)p;
-  free(p);
-  in.set(in.common);
-  return in.start(in.arg);
+static UCOV_NOTRACE UCOV_NO_SANITIZER void *shim_thread_start(void *p) {
+  struct shim_inherit *slot = p;
+  void *(*start)(void *) = __atomic_load_n(&slot->start, __ATOMIC_RELAXED);
+  void *arg = __atomic_load_n(&slot->arg, __ATOMIC_RELAXED);
+  uint64_t common = __atomic_load_n(&slot->common, __ATOMIC_RELAXED);
+  void (*set)(uint64_t) = __atomic_load_n(&slot->set, __ATOMIC_RELAXED);
+  __atomic_store_n(&slot->busy, 0, __ATOMIC_RELEASE);
+  set(common);
+  return start(arg);
 }
 
 /* The runtime's getter and setter, wherever the runtime is: the one the shim
@@ -368,15 +381,24 @@ UCOV_EXPORT UCOV_NOTRACE int pthread_create(pthread_t *th, const pthread_attr_t 
   uint64_t common = shim_common_fns() ? rt_common() : 0;
   if (!common)
     return create(th, attr, start, arg);
-  struct shim_inherit *in = malloc(sizeof(*in));
-  if (!in)
-    return create(th, attr, start, arg); /* no handle rather than no thread */
-  in->start = start;
-  in->arg = arg;
-  in->common = common;
-  in->set = rt_set_common;
-  int err = create(th, attr, shim_thread_start, in);
-  if (err)
-    free(in);
-  return err;
+  /* A free slot; with every one waiting for its thread to start, wait. */
+  for (unsigned spins = 0;; spins++) {
+    struct shim_inherit *slot = &inherit_slots[spins % INHERIT_SLOTS];
+    int idle = 0;
+    if (!__atomic_compare_exchange_n(&slot->busy, &idle, 1, 0, __ATOMIC_ACQUIRE,
+                                     __ATOMIC_RELAXED)) {
+      if (spins % INHERIT_SLOTS == INHERIT_SLOTS - 1)
+        sched_yield();
+      continue;
+    }
+    __atomic_store_n(&slot->start, start, __ATOMIC_RELAXED);
+    __atomic_store_n(&slot->arg, arg, __ATOMIC_RELAXED);
+    __atomic_store_n(&slot->common, common, __ATOMIC_RELAXED);
+    __atomic_store_n(&slot->set, __atomic_load_n(&rt_set_common, __ATOMIC_RELAXED),
+                     __ATOMIC_RELAXED);
+    int err = create(th, attr, shim_thread_start, slot);
+    if (err)
+      __atomic_store_n(&slot->busy, 0, __ATOMIC_RELEASE);
+    return err;
+  }
 }
