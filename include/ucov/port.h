@@ -175,6 +175,19 @@ void ucov_port_object_added(void);
  */
 int ucov_port_trace_live(int live);
 
+/*
+ * A device shared by several address spaces (a descriptor inherited across
+ * fork, as one Linux file is shared): the calling task is about to enable
+ * `dev`, whose core state here is READY. claim returns 0 and makes the task
+ * its owner everywhere the device is shared, or -UCOV_EINVAL if a live task
+ * of another address space has it enabled (Linux's kcov->mode is then not
+ * KCOV_MODE_INIT for everyone). unclaim gives it up: the enable failed
+ * after the claim, or the device was disabled or its task ended. Lock held.
+ * Default: 0, nothing (the device lives in one address space).
+ */
+int ucov_port_device_claim(struct ucov_device *dev);
+void ucov_port_device_unclaim(struct ucov_device *dev);
+
 /* ============================================================= OFFERED */
 
 /* An ENTRY (is_exit 0) or EXIT record at pc for the calling task if it
@@ -184,6 +197,16 @@ void ucov_trace_ext_event(uint64_t pc, int is_exit);
 
 /* The task ended: disable the device it traced into, if any. Takes the port lock. */
 void ucov_task_exit(struct ucov_task *task);
+
+/*
+ * In a freshly forked child, for each device of the port: a device that a
+ * task of the parent had enabled (by ENABLE or UNIQUE_ENABLE) is not enabled
+ * by any task of this child; its owner is the parent's, as the port's claim
+ * says. A REMOTE registration stays (its handles are the parent's, and the
+ * child's sections for them still land in the area). With the port lock
+ * that the parent held across fork.
+ */
+void ucov_device_fork_child(struct ucov_device *dev);
 
 /*
  * In a freshly forked child, before it runs other code: the child does not

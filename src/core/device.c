@@ -89,15 +89,37 @@ static UCOV_NOTRACE int device_bind(struct ucov_device *dev, uint32_t mode, uint
   return 0;
 }
 
-static UCOV_NOTRACE int device_enable(struct ucov_device *dev, unsigned long kcov_mode) {
+/*
+ * Linux's first checks of every enable: the device is initialised and not
+ * enabled (by a task here, or, through the port's claim, by one of another
+ * address space sharing it: EINVAL), then the calling task traces nothing
+ * (EBUSY). 0 with the device claimed: the caller unclaims on a later error.
+ */
+static UCOV_NOTRACE int enable_checks(struct ucov_device *dev) {
   struct ucov_task *t = &ucov_task_self;
   if (dev->state != UCOV_DEVICE_READY)
     return -UCOV_EINVAL; /* not initialised, or already enabled */
-  if (dev->task || t->dev)
+  int err = ucov_port_device_claim(dev);
+  if (err)
+    return err;
+  if (dev->task || t->dev) {
+    ucov_port_device_unclaim(dev);
     return -UCOV_EBUSY; /* this task already traces into another device */
+  }
+  return 0;
+}
+
+static UCOV_NOTRACE int device_enable(struct ucov_device *dev, unsigned long kcov_mode) {
+  int err = enable_checks(dev);
+  if (err)
+    return err;
   uint32_t mode;
-  int err = task_mode_of(kcov_mode, &mode);
-  return err ? err : device_bind(dev, mode, 0);
+  err = task_mode_of(kcov_mode, &mode);
+  if (!err)
+    err = device_bind(dev, mode, 0);
+  if (err)
+    ucov_port_device_unclaim(dev);
+  return err;
 }
 
 /*
@@ -106,14 +128,16 @@ static UCOV_NOTRACE int device_enable(struct ucov_device *dev, unsigned long kco
  * needs at least two words.
  */
 static UCOV_NOTRACE int device_unique_enable(struct ucov_device *dev, unsigned long words) {
-  struct ucov_task *t = &ucov_task_self;
-  if (dev->state != UCOV_DEVICE_READY)
-    return -UCOV_EINVAL;
-  if (dev->task || t->dev)
-    return -UCOV_EBUSY;
+  int err = enable_checks(dev);
+  if (err)
+    return err;
   if (words == 0 || words >= dev->size - 1)
-    return -UCOV_EINVAL;
-  return device_bind(dev, UCOV_TASK_PC | UCOV_TASK_UNIQUE, words);
+    err = -UCOV_EINVAL;
+  else
+    err = device_bind(dev, UCOV_TASK_PC | UCOV_TASK_UNIQUE, words);
+  if (err)
+    ucov_port_device_unclaim(dev);
+  return err;
 }
 
 /*
@@ -123,14 +147,15 @@ static UCOV_NOTRACE int device_unique_enable(struct ucov_device *dev, unsigned l
  */
 static UCOV_NOTRACE int device_remote_enable(struct ucov_device *dev, unsigned long arg) {
   struct ucov_task *t = &ucov_task_self;
-  if (dev->state != UCOV_DEVICE_READY)
-    return -UCOV_EINVAL;
-  if (dev->task || t->dev)
-    return -UCOV_EBUSY;
-  const struct kcov_remote_arg *ra = (const struct kcov_remote_arg *)arg;
-  int err = ucov_remote_register(dev, ra);
+  int err = enable_checks(dev);
   if (err)
     return err;
+  const struct kcov_remote_arg *ra = (const struct kcov_remote_arg *)arg;
+  err = ucov_remote_register(dev, ra);
+  if (err) {
+    ucov_port_device_unclaim(dev);
+    return err;
+  }
   err = ucov_trace_users_get();
   if (!err) {
     err = ucov_port_task_bind(t);
@@ -139,6 +164,7 @@ static UCOV_NOTRACE int device_remote_enable(struct ucov_device *dev, unsigned l
   }
   if (err) {
     ucov_remote_unregister(dev);
+    ucov_port_device_unclaim(dev);
     return err;
   }
   dev->state = UCOV_DEVICE_ENABLED;
@@ -171,6 +197,7 @@ static UCOV_NOTRACE void device_detach(struct ucov_device *dev) {
   dev->unique_words = 0;
   dev->state = UCOV_DEVICE_READY;
   ucov_trace_users_put();
+  ucov_port_device_unclaim(dev);
   if (dev->closed)
     ucov_port_device_release(dev);
 }
@@ -220,6 +247,19 @@ UCOV_NOTRACE void ucov_task_exit(struct ucov_task *t) {
     device_detach(dev);
   }
   ucov_port_unlock();
+}
+
+UCOV_NOTRACE void ucov_device_fork_child(struct ucov_device *dev) {
+  if (dev->state != UCOV_DEVICE_ENABLED || dev->remote)
+    return;
+  /* Its task is a thread of the parent; the claim stays the parent's. */
+  dev->task = 0;
+  dev->task_mode = 0;
+  dev->unique_words = 0;
+  dev->state = UCOV_DEVICE_READY;
+  ucov_trace_users_put();
+  if (dev->closed)
+    ucov_port_device_release(dev);
 }
 
 UCOV_NOTRACE void ucov_task_fork_child(void) {

@@ -78,3 +78,12 @@ UCOV_WEAK UCOV_NOTRACE int ucov_port_trace_live(int live) {
   (void)live;
   return 0;
 }
+
+UCOV_WEAK UCOV_NOTRACE int ucov_port_device_claim(struct ucov_device *dev) {
+  (void)dev;
+  return 0;
+}
+
+UCOV_WEAK UCOV_NOTRACE void ucov_port_device_unclaim(struct ucov_device *dev) {
+  (void)dev;
+}

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,8 +31,9 @@ struct posix_device {
   struct ucov_device core; /* first: the core hands this pointer back */
   dev_t st_dev;
   ino_t st_ino;
-  int fd;      /* the descriptor of the ioctl in progress (valid under the lock) */
-  uint32_t id; /* names its trace object, kcov/<id>.kcov */
+  int fd;         /* the descriptor of the ioctl in progress (valid under the lock) */
+  uint32_t id;    /* names its trace object, kcov/<id>.kcov */
+  uint64_t claim; /* the owner word this process's enable wrote (0: none) */
   struct posix_device *next;
 };
 
@@ -59,16 +61,23 @@ UCOV_NOTRACE void ucov_port_unlock(void) {
 
 /*
  * A page after the area, in the same memfd, says who enabled the device and
- * how, so that a program exec'd by the enabling thread (the kcovtrace
- * pattern: fork, ENABLE in the child, exec) goes on tracing into it, as a
- * Linux task keeps its kcov across exec. Clients map the area alone.
+ * how. It is shared wherever the device is (fork, exec, SCM_RIGHTS), as one
+ * Linux file is with its kcov->t and kcov->mode, so that:
+ *  - an enable in one process fails with EINVAL while a live task of another
+ *    has the device enabled (claim below), and succeeds once that task
+ *    disabled it or ended (its process exited or was killed: a task that is
+ *    gone or a zombie owns nothing, as kcov_task_exit runs in do_exit);
+ *  - a program exec'd by the enabling thread (the kcovtrace pattern: fork,
+ *    ENABLE in the child, exec) goes on tracing into it, as a Linux task
+ *    keeps its kcov across exec.
+ * Clients map the area alone.
  */
 #define META_BYTES 4096
 #define META_MAGIC 0x4154454d564f4355ull /* "UCOVMETA" */
 struct device_meta {
   uint64_t magic;
   uint64_t words;    /* the area's size */
-  uint64_t tid;      /* the thread that enabled it (0: none) */
+  uint64_t owner;    /* the task that has it enabled, as task_word() (0: none) */
   uint64_t cmd, arg; /* the enabling ioctl */
 };
 
@@ -104,6 +113,105 @@ static UCOV_NOTRACE int writable_fd(int fd) {
   char path[64];
   snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
   return open(path, O_RDWR | O_CLOEXEC);
+}
+
+/*
+ * Tasks across processes: a task is named by an owner word, its start time
+ * (clock ticks after boot, low 32 bits) above its thread id, so that a
+ * thread id used again by a later task does not pass for the owner.
+ */
+#define OWNER_TID(w) ((pid_t)(uint32_t)(w))
+
+/* The state letter and start time of task tid from /proc/<tid>/stat (fields
+ * 3 and 22, after the name in parentheses, which may hold anything). 0, or
+ * -errno (-ENOENT: no such task, or no /proc). */
+static UCOV_NOTRACE int task_stat(pid_t tid, char *state, uint64_t *start) {
+  char path[64], buf[1024];
+  snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return -errno;
+  ssize_t n = read(fd, buf, sizeof(buf) - 1);
+  int err = errno;
+  close(fd);
+  if (n <= 0)
+    return n < 0 ? -err : -ENOENT;
+  buf[n] = 0;
+  char *p = strrchr(buf, ')');
+  if (!p || p[1] != ' ' || !p[2])
+    return -EINVAL;
+  *state = p[2];
+  p += 3; /* at the space before field 4 */
+  for (int field = 4; field <= 22; field++) {
+    while (*p == ' ')
+      p++;
+    if (field == 22) {
+      char *end;
+      *start = strtoull(p, &end, 10);
+      return end == p ? -EINVAL : 0;
+    }
+    while (*p && *p != ' ')
+      p++;
+  }
+  return -EINVAL;
+}
+
+/* The calling task's owner word (its start time 0 where /proc cannot say). */
+static UCOV_NOTRACE uint64_t task_word(void) {
+  pid_t tid = gettid();
+  char state;
+  uint64_t start = 0;
+  if (task_stat(tid, &state, &start) != 0)
+    start = 0;
+  return (start & 0xffffffffull) << 32 | (uint32_t)tid;
+}
+
+/* Does the task of owner word w still run? A task that is gone, a zombie, or
+ * another task under its number does not; when /proc cannot say, whether
+ * the number is in use decides; when unsure, it runs (a device is never
+ * taken from a live owner). */
+static UCOV_NOTRACE int owner_alive(uint64_t w) {
+  char state;
+  uint64_t start;
+  int err = task_stat(OWNER_TID(w), &state, &start);
+  if (!err)
+    return state != 'Z' && state != 'X' && (uint32_t)start == (uint32_t)(w >> 32);
+  if (err == -ENOENT && access("/proc/self/stat", F_OK) == 0)
+    return 0;
+  return kill(OWNER_TID(w), 0) == 0 || errno != ESRCH;
+}
+
+/* Enables: the calling task becomes the owner where the device is shared,
+ * unless a live task (of another process: one of this process that has the
+ * device enabled left the core's state ENABLED, and the core said EINVAL
+ * before asking) owns it. Compare-and-swap, so that of two processes
+ * enabling at once one wins and the other sees a live owner. */
+UCOV_NOTRACE int ucov_port_device_claim(struct ucov_device *dev) {
+  struct posix_device *pd = (struct posix_device *)dev;
+  struct device_meta *m = meta_of(dev);
+  if (!m)
+    return 0;
+  uint64_t mine = task_word();
+  for (int tries = 0; tries < 8; tries++) {
+    uint64_t cur = __atomic_load_n(&m->owner, __ATOMIC_ACQUIRE);
+    if (cur != mine && cur && owner_alive(cur))
+      return -UCOV_EINVAL;
+    if (cur == mine ||
+        __atomic_compare_exchange_n(&m->owner, &cur, mine, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+      pd->claim = mine;
+      return 0;
+    }
+  }
+  return -UCOV_EINVAL; /* others keep taking it: someone has it */
+}
+
+UCOV_NOTRACE void ucov_port_device_unclaim(struct ucov_device *dev) {
+  struct posix_device *pd = (struct posix_device *)dev;
+  struct device_meta *m = meta_of(dev);
+  uint64_t mine = pd->claim;
+  pd->claim = 0;
+  if (m && mine)
+    __atomic_compare_exchange_n(&m->owner, &mine, 0, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 }
 
 UCOV_NOTRACE uint64_t *ucov_port_area_alloc(struct ucov_device *dev, uint64_t bytes) {
@@ -165,6 +273,12 @@ static UCOV_NOTRACE void fork_parent(void) {
 
 static UCOV_NOTRACE void fork_child(void) {
   ucov_task_fork_child();
+  /* Devices the parent's tasks enabled are the parent's (claimed there). */
+  for (struct posix_device *pd = devices, *next; pd; pd = next) {
+    next = pd->next;
+    pd->claim = 0;
+    ucov_device_fork_child(&pd->core);
+  }
   ucov_control_fork_child();
   ucov_port_unlock();
 }
@@ -193,6 +307,38 @@ UCOV_NOTRACE int ucov_port_task_bind(struct ucov_task *task) {
 }
 
 /* --- the API --- */
+
+/* Map the area of fd (size bytes, the meta page included) that another
+ * process initialised, or this one before an exec: the device is READY here.
+ * 0, or -1 if the file is not one of ours as we write them or cannot be
+ * mapped (the descriptor may be read-only: the runtime writes through one of
+ * its own). Lock held. */
+static UCOV_NOTRACE int device_map_area(struct posix_device *pd, int fd, uint64_t size) {
+  struct device_meta m = {0};
+  if (!read_meta(fd, size, &m))
+    return -1;
+  int wfd = writable_fd(fd);
+  if (wfd < 0)
+    return -1;
+  void *a = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, wfd, 0);
+  if (wfd != fd)
+    close(wfd);
+  if (a == MAP_FAILED)
+    return -1;
+  pd->core.area = a;
+  pd->core.size = m.words;
+  pd->core.state = UCOV_DEVICE_READY;
+  return 0;
+}
+
+/* Before an ioctl or mmap: a device still NEW here that a process sharing it
+ * has initialised is READY here too, as Linux's INIT_TRACE is the file's
+ * (another INIT_TRACE is then EBUSY, mmap maps the same area). Lock held. */
+static UCOV_NOTRACE void device_sync(struct posix_device *pd) {
+  struct stat st;
+  if (pd->core.state == UCOV_DEVICE_NEW && fstat(pd->fd, &st) == 0 && st.st_size > 0)
+    device_map_area(pd, pd->fd, (uint64_t)st.st_size);
+}
 
 /* The device behind fd, or NULL with *err set (EBADF, ENOTTY). Lock held. */
 static UCOV_NOTRACE struct posix_device *device_lookup(int fd, int *err) {
@@ -257,23 +403,26 @@ __attribute__((constructor(101))) static UCOV_NOTRACE void devices_adopt(void) {
       free(pd);
       continue;
     }
-    if (st.st_size) {
-      void *a = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
-      if (a == MAP_FAILED) {
-        ucov_port_unlock();
-        free(pd);
-        continue;
-      }
-      pd->core.area = a;
-      pd->core.size = m.words;
-      pd->core.state = UCOV_DEVICE_READY;
+    if (st.st_size && device_map_area(pd, (int)fd, (uint64_t)st.st_size) != 0) {
+      ucov_port_unlock();
+      free(pd);
+      continue;
     }
     pd->id = ++next_id;
     pd->next = devices;
     devices = pd;
-    if (st.st_size && m.tid == (uint64_t)gettid() &&
-        ucov_device_ioctl(&pd->core, (unsigned long)m.cmd, (unsigned long)m.arg) != 0)
-      __atomic_store_n(&meta_of(&pd->core)->tid, 0, __ATOMIC_RELEASE);
+    /* Enabled by this very task before the exec: again (the claim finds it
+     * ours). A REMOTE registration's handles were the old program's: the
+     * device is free again. */
+    if (st.st_size && m.owner && m.owner == task_word()) {
+      pd->fd = (int)fd;
+      if (m.cmd == KCOV_REMOTE_ENABLE ||
+          ucov_device_ioctl(&pd->core, (unsigned long)m.cmd, (unsigned long)m.arg) != 0) {
+        uint64_t mine = m.owner;
+        __atomic_compare_exchange_n(&meta_of(&pd->core)->owner, &mine, 0, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE);
+      }
+    }
     pd->fd = -1;
     ucov_port_unlock();
   }
@@ -313,15 +462,14 @@ UCOV_EXPORT UCOV_NOTRACE int ucov_ioctl(int fd, unsigned long cmd, unsigned long
   ucov_port_lock();
   struct posix_device *pd = device_lookup(fd, &err);
   if (pd) {
+    device_sync(pd);
     err = -ucov_device_ioctl(&pd->core, cmd, arg);
-    /* Who traces into it, for a program this thread may exec. */
+    /* How its owner (claimed by the enable) enabled it, for a program this
+     * task may exec. */
     struct device_meta *m = err ? NULL : meta_of(&pd->core);
-    if (m && (cmd == KCOV_ENABLE || cmd == KCOV_UNIQUE_ENABLE)) {
+    if (m && (cmd == KCOV_ENABLE || cmd == KCOV_UNIQUE_ENABLE || cmd == KCOV_REMOTE_ENABLE)) {
       m->cmd = cmd;
       m->arg = arg;
-      __atomic_store_n(&m->tid, (uint64_t)gettid(), __ATOMIC_RELEASE);
-    } else if (m && cmd == KCOV_DISABLE) {
-      __atomic_store_n(&m->tid, 0, __ATOMIC_RELEASE);
     }
   }
   ucov_port_unlock();
@@ -337,6 +485,8 @@ UCOV_EXPORT UCOV_NOTRACE void *ucov_mmap(void *addr, size_t length, int prot, in
   int err = 0;
   ucov_port_lock();
   struct posix_device *pd = device_lookup(fd, &err);
+  if (pd)
+    device_sync(pd);
   /* As kcov_mmap: the vma (the length rounded up to pages) must be the area. */
   long page = sysconf(_SC_PAGESIZE);
   size_t vma = page > 0 ? (length + (size_t)page - 1) & ~((size_t)page - 1) : length;
