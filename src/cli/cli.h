@@ -53,11 +53,22 @@ int pull_objects(pid_t pid, const char *serial, const char *dir, int reset, char
 /*
  * lcov's kernel mode finds the build directory from a link at
  * gcov/<sys base>/kernel/gcov/base.gcno to <build>/kernel/gcov/base.gcno. A
- * ucov tree (mount or pull) mirrors absolute paths under gcov/, so the build
- * directory is "/": this link says so, and `lcov --capture` needs no -b.
+ * ucov tree (mount or pull) mirrors absolute paths under gcov/, so the
+ * build directory is where the units' relative source names were compiled,
+ * or "/" if there are none: this link says so, and `lcov --capture` needs no
+ * -b.
  */
 #define UCOV_LCOV_MARKER "gcov/kernel/gcov/base.gcno"
 #define UCOV_LCOV_MARKER_TARGET "/kernel/gcov/base.gcno"
+
+/*
+ * The marker's target for the units whose notes files are notes[0..n): the
+ * directory their relative source names were compiled in (the one where
+ * most of their functions were; with warn, the others are named on stderr), or "/" when every
+ * name is absolute, followed by UCOV_LCOV_MARKER_TARGET (malloc'ed; NULL: no
+ * memory). lcov_base.c.
+ */
+char *lcov_marker_target(const char *const *notes, size_t n, int warn);
 
 /* Finish the interrupted pulls of target pid (or serial) in dir, as `ucov
  * pull --recover`, also when the target is gone. UCOV_EXIT_OK when every one

@@ -159,7 +159,6 @@ enum kind {
 
 /* lcov's build-directory link (cli.h) */
 #define MARKER UCOV_LCOV_MARKER
-#define MARKER_TARGET UCOV_LCOV_MARKER_TARGET
 
 static int ends_with(const char *s, const char *x) {
   size_t a = strlen(s), b = strlen(x);
@@ -328,7 +327,27 @@ static int fs_readlink(const char *path, char *buf, size_t len) {
   long i;
   enum kind k = refresh() ? K_NONE : classify(path, &i);
   if (k == K_MARKER) {
-    snprintf(buf, len, "%s", MARKER_TARGET);
+    /* The build directory, from the notes files of the units listed (their
+     * warnings once: lcov reads the link at every capture). */
+    static int warned;
+    const char **notes = calloc((size_t)M.n_objs + 1, sizeof(*notes));
+    size_t nn = 0;
+    for (long j = 0; notes && j < M.n_objs; j++) {
+      const char *n = M.objs[j].name;
+      char *p = NULL;
+      if (!strncmp(n, "gcov/", 5) && ends_with(n, ".gcda") && strlen(n) > 10 &&
+          asprintf(&p, "/%.*s.gcno", (int)(strlen(n) - 10), n + 5) >= 0)
+        notes[nn++] = p;
+    }
+    char *target = notes ? lcov_marker_target(notes, nn, !warned) : NULL;
+    warned = 1;
+    for (size_t j = 0; j < nn; j++)
+      free((char *)notes[j]);
+    free(notes);
+    if (!target)
+      return -ENOMEM;
+    snprintf(buf, len, "%s", target);
+    free(target);
     return 0;
   }
   if (k != K_GCNO)

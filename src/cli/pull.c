@@ -1011,10 +1011,40 @@ static void write_debugfs_names(const char *dir, char **names, long n) {
   if (!any_named(names, n, "gcov/", ".gcda"))
     return;
   write_object_file(dir, "gcov/reset", "", 0, NULL);
+  /* The build directory, from the notes files of the units pulled. */
+  const char **notes = calloc((size_t)n + 1, sizeof(*notes));
+  size_t nn = 0;
+  for (long i = 0; notes && i < n; i++) {
+    size_t len = strlen(names[i]);
+    char *p = NULL;
+    if (!strncmp(names[i], "gcov/", 5) && len > 10 && !strcmp(names[i] + len - 5, ".gcda") &&
+        asprintf(&p, "/%.*s.gcno", (int)(len - 10), names[i] + 5) >= 0)
+      notes[nn++] = p;
+  }
+  char *target = notes ? lcov_marker_target(notes, nn, 1) : NULL;
+  for (size_t i = 0; i < nn; i++)
+    free((char *)notes[i]);
+  free(notes);
+  if (!target) {
+    UCOV_ERR("%s/%s: %s\n", dir, UCOV_LCOV_MARKER, strerror(ENOMEM));
+    return;
+  }
   struct stat st;
-  if (ucov_at_lstat(dir, UCOV_LCOV_MARKER, &st) != 0 &&
-      ucov_at_symlink(UCOV_LCOV_MARKER_TARGET, dir, UCOV_LCOV_MARKER) != 0)
-    UCOV_ERR("%s/%s: %s\n", dir, UCOV_LCOV_MARKER, strerror(errno));
+  char now[PATH_MAX];
+  ssize_t k = -1;
+  int have = ucov_at_lstat(dir, UCOV_LCOV_MARKER, &st) == 0;
+  if (have && S_ISLNK(st.st_mode))
+    k = ucov_at_readlink(dir, UCOV_LCOV_MARKER, now, sizeof(now) - 1);
+  if (k >= 0)
+    now[k] = 0;
+  if (have && !S_ISLNK(st.st_mode))
+    UCOV_ERR("%s/%s: not a link: left as it is\n", dir, UCOV_LCOV_MARKER);
+  else if (k < 0 || strcmp(now, target) != 0) {
+    if ((have && ucov_at_unlink(dir, UCOV_LCOV_MARKER) != 0) ||
+        ucov_at_symlink(target, dir, UCOV_LCOV_MARKER) != 0)
+      UCOV_ERR("%s/%s: %s\n", dir, UCOV_LCOV_MARKER, strerror(errno));
+  }
+  free(target);
 }
 
 int pull_objects(pid_t pid, const char *serial_path, const char *dir, int reset, char **names,

@@ -208,6 +208,18 @@ UCOV_NOTRACE int ucov_at_lstat(const char *dir, const char *rel, struct stat *st
   return pfd < 0 ? -1 : done(pfd, fstatat(pfd, b, st, AT_SYMLINK_NOFOLLOW));
 }
 
+UCOV_NOTRACE ssize_t ucov_at_readlink(const char *dir, const char *rel, char *buf, size_t len) {
+  const char *b;
+  int pfd = parent_of(dir, rel, 0, &b);
+  if (pfd < 0)
+    return -1;
+  ssize_t n = readlinkat(pfd, b, buf, len);
+  int saved = errno;
+  close(pfd);
+  errno = saved;
+  return n;
+}
+
 UCOV_NOTRACE int ucov_at_symlink(const char *target, const char *dir, const char *rel) {
   const char *b;
   int pfd = parent_of(dir, rel, UCOV_BENEATH_MKDIR, &b);

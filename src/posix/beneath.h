@@ -43,6 +43,8 @@ int ucov_at_rename(const char *dir, const char *from, const char *to) UCOV_HIDDE
 int ucov_at_unlink(const char *dir, const char *rel) UCOV_HIDDEN;
 /* lstat(2) of rel beneath dir. */
 int ucov_at_lstat(const char *dir, const char *rel, struct stat *st) UCOV_HIDDEN;
+/* readlink(2) of rel beneath dir (buf not terminated). */
+ssize_t ucov_at_readlink(const char *dir, const char *rel, char *buf, size_t len) UCOV_HIDDEN;
 /* symlink(2): rel beneath dir (its directories created) pointing at target. */
 int ucov_at_symlink(const char *target, const char *dir, const char *rel) UCOV_HIDDEN;
 /* fsync(2) of the directory holding rel beneath dir. */

@@ -1447,13 +1447,18 @@ static int unit_add_gcda(struct unit *u, const char *gcda) {
   return r;
 }
 
-/* u's lines, functions and branches into m. */
-static int unit_emit(struct cov_model *m, struct unit *u, const char *gcno, int have_data,
-                     const char *what) {
-  if (u->llvm && !u->cwd) { /* relative names: from the notes file's directory */
+/* clang's notes name no directory: relative names are from the notes file's. */
+static void unit_llvm_cwd(struct unit *u, const char *gcno) {
+  if (u->llvm && !u->cwd) {
     const char *slash = strrchr(gcno, '/');
     u->cwd = slash ? strndup(gcno, (size_t)(slash - gcno)) : NULL;
   }
+}
+
+/* u's lines, functions and branches into m. */
+static int unit_emit(struct cov_model *m, struct unit *u, const char *gcno, int have_data,
+                     const char *what) {
+  unit_llvm_cwd(u, gcno);
   if (u->llvm ? llvm_emit(m, u) : emit(m, u, have_data)) {
     char msg[256];
     snprintf(msg, sizeof(msg), "%s", u->err);
@@ -1461,6 +1466,30 @@ static int unit_emit(struct cov_model *m, struct unit *u, const char *gcno, int 
     return -1;
   }
   return 0;
+}
+
+int gcovn_relative_dir(const char *gcno, char **dir, char *err, size_t errlen) {
+  struct unit u = {.err = err, .errlen = errlen, .last_src = SIZE_MAX};
+  unsigned char *nb = NULL;
+  size_t nl = 0;
+  int ret = -1;
+  *dir = NULL;
+  if (load(gcno, &nb, &nl, err, errlen) || unit_open(&u, gcno, nb, nl))
+    goto out;
+  ret = 0;
+  for (size_t i = 0; i < u.n_fns; i++)
+    ret += u.srcs[u.fns[i].src].name && u.srcs[u.fns[i].src].name[0] != '/';
+  for (size_t i = 0; !ret && i < u.n_srcs; i++) /* (named by lines records only) */
+    ret = u.srcs[i].name && u.srcs[i].name[0] != '/';
+  unit_llvm_cwd(&u, gcno);
+  if (ret && !(*dir = u.cwd ? strdup(u.cwd) : NULL)) {
+    snprintf(err, errlen, "%s: %s", gcno, u.cwd ? "out of memory" : "no build directory");
+    ret = -1;
+  }
+out:
+  free(nb);
+  unit_free(&u);
+  return ret;
 }
 
 int gcovn_read_many(struct cov_model *m, const char *gcno, const char *const *gcdas, size_t n,

@@ -42,6 +42,14 @@ int gcovn_read_many(struct cov_model *m, const char *gcno, const char *const *gc
                     char *err, size_t errlen);
 
 /*
+ * Does unit gcno name sources by relative paths? How many of its functions
+ * are in such sources (at least 1 if only lines name one), with *dir the
+ * directory they are relative to (the compiler's, or clang's notes file's
+ * own, as gcovn_read takes it; malloc'ed); 0; or -1 with err.
+ */
+int gcovn_relative_dir(const char *gcno, char **dir, char *err, size_t errlen);
+
+/*
  * What adds across runs: a unit's counters (its arcs off the spanning
  * tree), summed over its .gcda files (none: all 0), function by function:
  * fn(arg, ident, has_counts, counts, n), has_counts telling whether some

@@ -60,6 +60,57 @@ fi
 kill $pid
 wait $pid
 
+# Relative source names (`cd build && cc -c ../src/kvd.c`, as make does): lcov's
+# kernel mode resolves them against base.gcno's build directory, which must be
+# the one they were compiled in (as a kernel's is its object tree). lcov 1.16
+# only warns about a source it cannot find, lcov 2 fails: the SF: paths are
+# checked. A unit with relative names from another directory is named in a
+# warning (lcov takes one build directory).
+mkdir -p rel/src rel/build rel/lib rel/libbuild
+cp "$SRC/examples/daemon/kvd.c" rel/src/kvd.c
+printf 'int extra_unit(int x) { return x > 1 ? x : -x; }\n' >rel/lib/extra.c
+(cd rel/build && CC=gcc "$UCOV" cc --gcov -O0 "${SANFLAGS[@]}" -c ../src/kvd.c -o kvd.o) &&
+  (cd rel/libbuild && CC=gcc "$UCOV" cc --gcov -O0 "${SANFLAGS[@]}" -c ../lib/extra.c -o extra.o) &&
+  (cd rel/build && CC=gcc "$UCOV" cc --gcov "${SANFLAGS[@]}" kvd.o -o kvd &&
+    CC=gcc "$UCOV" cc --gcov "${SANFLAGS[@]}" kvd.o ../libbuild/extra.o -o kvd2) ||
+  fail "relative names: build"
+for v in kvd kvd2; do
+  rel/build/$v rel-$v.sock &
+  pid=$!
+  wait_for rel-$v.sock && wait_for "rt/$pid.sock"
+  ./client --client rel-$v.sock "SET a 1" "SET b 2" "DEL a" >/dev/null
+  "$UCOV" pull --pid $pid -o R-$v 2>R-$v.err
+  [ "$(readlink R-$v/gcov/kernel/gcov/base.gcno)" = "$WORK/rel/build/kernel/gcov/base.gcno" ] &&
+    pass || fail "$v: base.gcno names the build directory: $(readlink R-$v/gcov/kernel/gcov/base.gcno)"
+  lcov -q --capture --rc lcov_gcov_dir="$WORK/R-$v/gcov" -o r-$v.info >r-$v.out 2>&1
+  [ "$(grep '^SF:.*kvd.c$' r-$v.info)" = "SF:$WORK/rel/src/kvd.c" ] && [ "$(fnda r-$v.info cmd_set)" = 2 ] &&
+    pass || fail "$v: lcov kernel mode, relative names: $(grep ^SF: r-$v.info | head -3) $(tail -2 r-$v.out)"
+  if [ $v = kvd2 ]; then
+    grep -q "extra.gcno: relative source names, compiled in $WORK/rel/libbuild" R-$v.err &&
+      pass || fail "a unit from another build directory is named: $(cat R-$v.err)"
+  else
+    ! grep -q 'relative source names' R-$v.err && pass || fail "$v: pull said: $(cat R-$v.err)"
+  fi
+  if [ -n "$mountable" ] && [ $v = kvd ]; then
+    cat >lcov_rel.sh <<'SH'
+set -u
+"$UCOV" mount --pid "$PID" -f /sys/kernel/debug 2>mount.err &
+m=$!
+for _ in $(seq 250); do [ -e /sys/kernel/debug/gcov/reset ] && break; sleep 0.02; done
+readlink /sys/kernel/debug/gcov/kernel/gcov/base.gcno
+lcov -q --capture -o rk.info >lcov-rel.out 2>&1 && echo "ok capture"
+fusermount3 -u /sys/kernel/debug
+wait $m
+SH
+    UCOV=$UCOV PID=$pid unshare -m --propagation private bash lcov_rel.sh >rk.txt 2>&1
+    grep -qx "$WORK/rel/build/kernel/gcov/base.gcno" rk.txt && grep -qx "ok capture" rk.txt &&
+      [ "$(grep '^SF:.*kvd.c$' rk.info)" = "SF:$WORK/rel/src/kvd.c" ] && pass ||
+      fail "lcov kernel mode on the mount, relative names: $(cat rk.txt) $(grep ^SF: rk.info 2>/dev/null)"
+  fi
+  kill $pid
+  wait $pid
+done
+
 # LLVM: the Clang PGO kernel docs' commands, word for word but the paths.
 if command -v clang >/dev/null && command -v llvm-profdata >/dev/null; then
   CC=clang "$UCOV" cc --pgo -O1 "${SANFLAGS[@]}" "$SRC/examples/daemon/kvd.c" -o pkvd
