@@ -56,6 +56,18 @@ struct ucov_task {
 #define UCOV_TASK_STORAGE UCOV_THREAD_LOCAL
 #endif
 
+/*
+ * A port whose tasks are not threads with TLS, and that cannot switch one
+ * global at every context switch (a kernel with many CPUs), names a header in
+ * UCOV_TASK_HEADER that defines ucov_task_self as an lvalue for the calling
+ * task's state, found in constant time with no lock, allocation or call that
+ * could be instrumented (the Linux module: a per-CPU pointer kept by preempt
+ * notifiers). A task that is not tracing may share one state that stays 0.
+ */
+#ifdef UCOV_TASK_HEADER
+#include UCOV_TASK_HEADER
+#else
 extern UCOV_TASK_STORAGE struct ucov_task ucov_task_self UCOV_HIDDEN;
+#endif
 
 #endif

@@ -8,7 +8,9 @@
 #include "hooks.h"
 #include "record.h"
 
+#ifndef UCOV_TASK_HEADER /* (else the port's: ucov/task.h) */
 UCOV_TASK_STORAGE struct ucov_task ucov_task_self;
+#endif
 
 UCOV_NOTRACE void ucov_task_start(struct ucov_task *t, struct ucov_device *dev, uint64_t *area,
                                   uint64_t size, uint32_t mode, uint64_t *bitmap,

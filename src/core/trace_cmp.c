@@ -43,7 +43,10 @@ DEFINE_CMP(2, 1, uint16_t)
 DEFINE_CMP(4, 2, uint32_t)
 DEFINE_CMP(8, 3, uint64_t)
 
-/* gcc: floating-point comparisons, recorded as the operands' bit patterns. */
+/* gcc: floating-point comparisons, recorded as the operands' bit patterns.
+ * (Not in a port built without floating point, UCOV_NO_FLOAT: a kernel whose
+ * code compares no floats, and whose flags refuse float arguments.) */
+#ifndef UCOV_NO_FLOAT
 UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_cmpf(float a, float b) {
   uint32_t ua, ub;
   __builtin_memcpy(&ua, &a, sizeof ua);
@@ -57,6 +60,7 @@ UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_cmpd(double a, double b) {
   __builtin_memcpy(&ub, &b, sizeof ub);
   trace_append_cmp(KCOV_CMP_SIZE(3), ua, ub, RET_PC());
 }
+#endif
 
 /*
  * cases[0] = number of case values, cases[1] = operand width in bits, values
