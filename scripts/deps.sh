@@ -46,6 +46,14 @@ have make || need+=(make)
 have dpkg-source || need+=(dpkg-dev)
 # The bare-metal example kernel boots under QEMU (tests, demo); python3 sends bad frames.
 have qemu-system-i386 || need+=(qemu-system-x86)
+# ucov.ko (kernel/linux) builds against Debian's kernel headers; its test boots
+# that kernel's image (downloaded by the test) with a busybox initramfs.
+if [ "$(uname -m)" = x86_64 ]; then
+  compgen -G '/usr/src/linux-headers-*-amd64/Module.symvers' >/dev/null || need+=(linux-headers-amd64)
+  dpkg-query -W -f='${Status}' busybox-static 2>/dev/null | grep -q 'ok installed' || need+=(busybox-static)
+  have cpio || need+=(cpio)
+  [ -f /usr/lib/x86_64-linux-gnu/libc.a ] || need+=(libc6-dev)
+fi
 have python3 || need+=(python3)
 # tests/e2e/recovery.sh and remote.sh inject faults and delays with strace.
 have strace || need+=(strace)

@@ -1,10 +1,11 @@
-# The port boundary: a port (src/posix, examples/baremetal) includes only the
+# The port boundary: a port (src/posix, examples/baremetal, kernel/linux) includes only the
 # headers of include/ucov, never those of src/core; and the headers a port
 # sees (include/ucov, but for the hosted API ucov.h) are freestanding, so a
 # kernel's port can include them as they are.
 # Usage: cmake -DSRC=<source dir> -P port_boundary.cmake
 file(GLOB port_files ${SRC}/src/posix/*.c ${SRC}/src/posix/*.h
-  ${SRC}/examples/baremetal/*.c ${SRC}/examples/baremetal/*.h)
+  ${SRC}/examples/baremetal/*.c ${SRC}/examples/baremetal/*.h
+  ${SRC}/kernel/linux/*.c ${SRC}/kernel/linux/*.h ${SRC}/kernel/linux/include/*.h)
 set(bad "")
 foreach(f ${port_files})
   file(STRINGS ${f} incs REGEX "^#[ \t]*include")
@@ -15,11 +16,13 @@ foreach(f ${port_files})
   endforeach()
 endforeach()
 # Nor may a port's build reach the core's headers through an include path.
-file(STRINGS ${SRC}/examples/baremetal/Makefile flags REGEX "-I")
-foreach(l ${flags})
-  if(l MATCHES "-I[^ ]*/src( |$)")
-    list(APPEND bad "examples/baremetal/Makefile: ${l}")
-  endif()
+foreach(mk examples/baremetal/Makefile kernel/linux/Makefile)
+  file(STRINGS ${SRC}/${mk} flags REGEX "-I")
+  foreach(l ${flags})
+    if(l MATCHES "-I[^ ]*/src(/core)?/?( |$)")
+      list(APPEND bad "${mk}: ${l}")
+    endif()
+  endforeach()
 endforeach()
 if(bad)
   string(REPLACE ";" "\n  " bad "${bad}")

@@ -1,0 +1,24 @@
+# SPDX-License-Identifier: MIT
+# ucov for an out-of-tree module: three lines in its Kbuild file (or the
+# kbuild part of its Makefile), and nothing in its C sources:
+#   UCOV_TRACE := y    # -fsanitize-coverage=trace-pc,trace-cmp: /sys/kernel/debug/kcov
+#   UCOV_GCOV := y     # gcov counters (a later ucov.ko serves them)
+#   include $(UCOV_DIR)/kernel/linux/ucov.mk
+# built with `make -C $KDIR M=$PWD UCOV_DIR=<the ucov tree>`, after
+# `make -C <the ucov tree>/kernel/linux KDIR=$KDIR` (ucov.ko, whose
+# Module.symvers resolves the hooks). Only this directory's objects (the
+# module's) are instrumented; load ucov.ko first.
+ifeq ($(UCOV_DIR),)
+$(error ucov.mk: set UCOV_DIR to the ucov tree (make ... UCOV_DIR=...))
+endif
+UCOV_SYMVERS := $(UCOV_DIR)/kernel/linux/Module.symvers
+ifeq ($(wildcard $(UCOV_SYMVERS)),)
+$(error ucov.mk: $(UCOV_SYMVERS) is missing: build ucov.ko first (make -C $(UCOV_DIR)/kernel/linux KDIR=...))
+endif
+KBUILD_EXTRA_SYMBOLS += $(UCOV_SYMVERS)
+ifeq ($(UCOV_TRACE),y)
+ccflags-y += -fsanitize-coverage=trace-pc,trace-cmp
+endif
+ifeq ($(UCOV_EXT),y)
+ccflags-y += -fsanitize-coverage=trace-pc -finstrument-functions
+endif

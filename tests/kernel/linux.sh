@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# ucov.ko in Debian's stock kernel, under QEMU: the kernel image comes from
+# the Debian package matching the installed headers (apt-get download and
+# dpkg-deb -x, cached), the initramfs holds busybox-static, ucov.ko, the demo
+# module (examples/linux-module, instrumented by ucov.mk) and kcov.rst's
+# programs (static). In the guest: insmod both, write an expression to the
+# demo device, run kcov.rst's PC and CMP programs, whose traced call reads it.
+# The results come back on the serial console and are checked here: the PCs
+# are the demo module's code (its functions, by addr2line on its .ko), the
+# comparisons hold the operands the parser compared, errno as kcov.c's.
+# Usage: linux.sh SRCDIR WORKDIR
+# Environment: KDIR (default: the newest /usr/src/linux-headers-*-amd64),
+# UCOV_KERNEL_CACHE (default: ~/.cache/ucov/kernel), UCOV_QEMU_ACCEL
+# (default tcg; kvm where /dev/kvm works).
+set -u
+SRC=$(cd "$1" && pwd) WORK=$2
+. "$SRC/tests/lib.sh"
+rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
+WORK=$(pwd -P)
+
+# The headers, and the image of the same package version.
+KDIR=${KDIR:-$(find /usr/src -maxdepth 1 -name 'linux-headers-*-amd64' 2>/dev/null | sort -V | tail -1)}
+if [ "$(uname -m)" != x86_64 ]; then
+  echo "kernel checks skipped: Debian's amd64 kernel needs an x86_64 host"
+  exit 77
+fi
+if [ -z "$KDIR" ] || [ ! -f "$KDIR/Module.symvers" ]; then
+  fail "no linux-headers-*-amd64 with its Module.symvers (scripts/deps.sh installs them)"
+  finish linux
+  exit 1
+fi
+kver=${KDIR##*/linux-headers-}
+pkgver=$(dpkg-query -W -f='${Version}' "linux-headers-$kver" 2>/dev/null)
+CACHE=${UCOV_KERNEL_CACHE:-$HOME/.cache/ucov/kernel}/$kver-$pkgver
+if [ ! -f "$CACHE/vmlinuz" ]; then
+  mkdir -p "$CACHE/dl" && (cd "$CACHE/dl" && apt-get download "linux-image-$kver=$pkgver" >/dev/null 2>&1) &&
+    dpkg-deb -x "$CACHE"/dl/linux-image-*.deb "$CACHE/x" &&
+    cp "$CACHE/x/boot/vmlinuz-$kver" "$CACHE/vmlinuz.part" && mv "$CACHE/vmlinuz.part" "$CACHE/vmlinuz" &&
+    rm -rf "$CACHE/dl" "$CACHE/x" || { fail "the image of linux-image-$kver=$pkgver"; finish linux; exit 1; }
+fi
+pass
+
+# ucov.ko, then the demo module against its Module.symvers: copies of the
+# kbuild directories (kbuild writes beside the sources), the core from SRC.
+mkdir -p tree/kernel tree/examples
+cp -r "$SRC/kernel/linux" tree/kernel/ && cp -r "$SRC/examples/linux-module" "$SRC/examples/baremetal" tree/examples/
+make -s -C tree/kernel/linux KDIR="$KDIR" UCOV_SRC="$SRC" >build.log 2>&1 &&
+  make -s -C tree/examples/linux-module KDIR="$KDIR" UCOV_DIR="$WORK/tree" >>build.log 2>&1 &&
+  pass || { fail "modules: $(grep -m3 -i 'error\|warning' build.log)"; finish linux; exit 1; }
+! grep -qi 'warning' build.log && pass || fail "module build warnings: $(grep -m3 -i warning build.log)"
+[ "$(objdump -dr tree/examples/linux-module/ucov_demo.ko | grep -c '__sanitizer_cov_trace_pc')" -gt 20 ] &&
+  [ "$(objdump -dr tree/kernel/linux/ucov.ko | grep -c 'call.*__sanitizer_cov')" = 0 ] && pass ||
+  fail "the demo module is instrumented, ucov.ko is not"
+
+# The initramfs.
+gcc -static -O1 "$SRC/tests/kernel/kcov_pc.c" -o kcov_pc && gcc -static -O1 "$SRC/tests/kernel/kcov_cmp.c" -o kcov_cmp ||
+  { fail "kcov.rst's programs"; finish linux; exit 1; }
+mkdir -p ir/bin ir/proc ir/sys ir/dev ir/tmp
+cp /bin/busybox ir/bin/busybox && cp kcov_pc kcov_cmp ir/bin/ &&
+  cp tree/kernel/linux/ucov.ko tree/examples/linux-module/ucov_demo.ko ir/
+cat >ir/init <<'INIT'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+mount -t debugfs debugfs /sys/kernel/debug
+say() { echo "UCOV-GUEST $*"; }
+insmod /ucov.ko && say "insmod ucov ok"
+insmod /ucov_demo.ko && say "insmod demo ok"
+[ -c /sys/kernel/debug/kcov ] || [ -f /sys/kernel/debug/kcov ] && say "kcov file ok"
+echo "text $(cat /sys/module/ucov_demo/sections/.text)" | sed 's/^/UCOV-GUEST /'
+echo '2 * (3 + 4) - 10 / 5' >/dev/ucov-demo
+say "demo reads $(cat /dev/ucov-demo)"
+/bin/kcov_pc >/tmp/pc.txt 2>/tmp/pc.err && say "kcov_pc ok"
+sed 's/^/UCOV-PC /' /tmp/pc.txt
+sed 's/^/UCOV-GUEST pc-err /' /tmp/pc.err
+/bin/kcov_cmp >/tmp/cmp.txt 2>/tmp/cmp.err && say "kcov_cmp ok"
+sed 's/^/UCOV-CMP /' /tmp/cmp.txt
+sed 's/^/UCOV-GUEST cmp-err /' /tmp/cmp.err
+rmmod ucov_demo && say "rmmod demo ok"
+rmmod ucov && say "rmmod ucov ok"
+dmesg | grep -i -E 'warn|bug|oops|ucov' | sed 's/^/UCOV-DMESG /'
+say done
+poweroff -f
+INIT
+chmod +x ir/init
+(cd ir && find . | cpio -o -H newc 2>/dev/null | gzip -1 >../initrd.gz) || { fail "initramfs"; finish linux; exit 1; }
+
+accel=${UCOV_QEMU_ACCEL:-tcg}
+timeout 300 qemu-system-x86_64 -accel "$accel" -cpu max -smp 2 -m 1024 -nographic -no-reboot \
+  -kernel "$CACHE/vmlinuz" -initrd initrd.gz -append "console=ttyS0 panic=-1 quiet" \
+  </dev/null >console.txt 2>&1
+tr -d '\r' <console.txt >console.log
+guest() { grep -q "UCOV-GUEST $1" console.log; }
+for what in "insmod ucov ok" "insmod demo ok" "kcov file ok" "demo reads 12" "kcov_pc ok" \
+  "kcov_cmp ok" "rmmod demo ok" "rmmod ucov ok" "done"; do
+  guest "$what" && pass || fail "guest: $what ($(grep -m3 'UCOV-GUEST .*err\|Oops\|BUG' console.log))"
+done
+
+# The PCs are the demo module's: each, less the .text base, is a place in the
+# .ko's .text, in the functions the read ran.
+text=$(sed -n "s/.*UCOV-GUEST text //p" console.log)
+sed -n 's/^UCOV-PC //p' console.log >pcs.txt
+python3 - "$text" pcs.txt >offsets.txt <<'PY'
+import sys
+base = int(sys.argv[1], 16)
+for line in open(sys.argv[2]):
+    pc = int(line, 16)
+    if base <= pc < base + (1 << 20):
+        print(hex(pc - base))
+PY
+[ "$(wc -l <pcs.txt)" -gt 10 ] && [ "$(wc -l <offsets.txt)" = "$(wc -l <pcs.txt)" ] && pass ||
+  fail "PCs: $(wc -l <pcs.txt), $(wc -l <offsets.txt) in the demo module's text"
+xargs addr2line -f -j .text -e tree/examples/linux-module/ucov_demo.ko <offsets.txt 2>/dev/null |
+  awk 'NR % 2 == 1' | sort -u >functions.txt
+for fn in demo_read parse_expr expr term primary; do
+  grep -qx "$fn" functions.txt && pass || fail "traced function $fn (traced: $(tr '\n' ' ' <functions.txt))"
+done
+# The comparisons: the parser's, with the expression's characters among the operands.
+sed -n 's/^UCOV-CMP //p' console.log >cmps.txt
+grep -q 'arg1: 0x28, arg2: 0x2a\|arg1: 0x2a, arg2: 0x28\|0x28, .*const\|arg2: 0x28' cmps.txt &&
+  [ "$(wc -l <cmps.txt)" -gt 10 ] && pass || fail "comparisons: $(head -3 cmps.txt)"
+! grep -q '^UCOV-DMESG.*\(WARNING\|BUG\|Oops\)' console.log && pass ||
+  fail "dmesg: $(grep -m3 '^UCOV-DMESG' console.log)"
+finish linux
