@@ -23,8 +23,11 @@
 #include "ucov/compiler.h"
 #include "ucov/sink.h"
 
-/* Longest object name. */
+/* Longest object name (a port with small stacks, a kernel's, may build the
+ * core with a shorter one: the name is on the stack). */
+#ifndef UCOV_OBJECT_NAME_MAX
 #define UCOV_OBJECT_NAME_MAX 4096
+#endif
 
 /*
  * Call fn for every object with its name and current size. Stops at the first

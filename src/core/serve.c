@@ -40,7 +40,7 @@ static UCOV_NOTRACE uint64_t get64(const char *p) {
 
 UCOV_NOTRACE uint32_t ucov_serve(const struct ucov_frame *f, const char *payload,
                                  struct ucov_sink *out, uint8_t errno_out[4]) {
-  char name[UCOV_PROTO_MAX_REQUEST + 1];
+  char name[UCOV_OBJECT_NAME_MAX + 1]; /* (no object has a longer one) */
   int named = f->op == UCOV_OP_SIZE || f->op == UCOV_OP_READ || f->op == UCOV_OP_RESET ||
               f->op == UCOV_OP_READ_AND_RESET || f->op == UCOV_OP_SNAPSHOT;
   uint32_t skip = f->op == UCOV_OP_SNAPSHOT ? 8 : 0; /* the token before the name */
@@ -48,11 +48,13 @@ UCOV_NOTRACE uint32_t ucov_serve(const struct ucov_frame *f, const char *payload
     /* A name: 1 to 4096 bytes, no NUL. */
     if (f->length <= skip || f->length > UCOV_PROTO_MAX_REQUEST)
       return UCOV_ST_BAD_REQUEST;
-    for (uint32_t i = skip; i < f->length; i++) {
+    for (uint32_t i = skip; i < f->length; i++)
       if (!payload[i])
         return UCOV_ST_BAD_REQUEST;
+    if (f->length - skip > UCOV_OBJECT_NAME_MAX)
+      return status_of(-UCOV_ENOENT);
+    for (uint32_t i = skip; i < f->length; i++)
       name[i - skip] = payload[i];
-    }
     name[f->length - skip] = 0;
   } else if (f->length != 0 &&
              ((f->op >= UCOV_OP_LIST && f->op <= UCOV_OP_INFO) || f->op == UCOV_OP_DUMP)) {

@@ -2,8 +2,9 @@
 /*
  * The core's one buffered writer over a sink, for every serializer: .gcda
  * (gcc's and clang's), the LLVM raw profile, trace dumps. Bytes and host-order
- * words go into a 4 KiB buffer; large blocks go to the sink as they are. The
- * first error sticks (err) and later writes are dropped.
+ * words go into a buffer on the stack (4 KiB; a port with small stacks, a
+ * kernel's, builds with a smaller UCOV_WRITER_BUF); large blocks go to the
+ * sink as they are. The first error sticks (err) and later writes are dropped.
  */
 #ifndef UCOV_CORE_WRITER_H
 #define UCOV_CORE_WRITER_H
@@ -14,14 +15,18 @@
 #include "ucov/compiler.h"
 #include "ucov/sink.h"
 
+#ifndef UCOV_WRITER_BUF
+#define UCOV_WRITER_BUF 4096
+#endif
+
 struct ucov_writer {
   struct ucov_sink *sink;
   int err;
   size_t n;
-  uint8_t buf[4096];
+  uint8_t buf[UCOV_WRITER_BUF];
 };
 
-/* Not zero-initialized: the 4 KiB buffer needs no memset (no libc in the core). */
+/* Not zero-initialized: the buffer needs no memset (no libc in the core). */
 static inline UCOV_NOTRACE void ucov_w_init(struct ucov_writer *o, struct ucov_sink *sink) {
   o->sink = sink;
   o->err = 0;
