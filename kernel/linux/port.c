@@ -3,7 +3,10 @@
  * The Linux port of the ucov core (include/ucov/port.h), as a module for a
  * stock kernel: ucov.ko links the unmodified src/core files and gives the
  * modules built with ucov's instrumentation (kernel/linux/ucov.mk) the KCOV
- * device of Documentation/dev-tools/kcov.rst at /sys/kernel/debug/kcov.
+ * device of Documentation/dev-tools/kcov.rst at /sys/kernel/debug/kcov, and
+ * the gcov files of Documentation/dev-tools/gcov.rst under
+ * /sys/kernel/debug/gcov (one x.gcda per unit at its build path, an x.gcno
+ * link beside it, gcov/reset).
  *
  * Port duties, the Linux way:
  *  - the port lock is a mutex: the core allocates areas (vmalloc_user) and
@@ -16,7 +19,13 @@
  *    and keeps it while it traces;
  *  - a task that ends tracing is stopped at once (the sched_process_exit
  *    tracepoint, in do_exit, as kcov_task_exit) and its device detached by a
- *    work item (the port lock is a mutex; the tracepoint may not sleep).
+ *    work item (the port lock is a mutex; the tracepoint may not sleep);
+ *  - a module's gcov units are registered when it comes (a module notifier)
+ *    and unregistered when it goes, before its memory does. No constructor
+ *    runs in a stock kernel (no CONFIG_CONSTRUCTORS): the units are found in
+ *    the module's symbol table instead, where each gcov_fn_info gcc emits is
+ *    a local object __gcov_.<function> whose first field is its unit's
+ *    gcov_info (CONFIG_KALLSYMS_ALL keeps data symbols there).
  */
 #include <linux/debugfs.h>
 #include <linux/fs.h>
@@ -34,8 +43,12 @@
 #include <linux/workqueue.h>
 
 #include "ucov/device.h"
+#include "ucov/gcov.h"
+#include "ucov/gcov_abi.h"
 #include "ucov/kcov.h"
+#include "ucov/objects.h"
 #include "ucov/port.h"
+#include "ucov/sink.h"
 #include "ucov/task.h"
 
 /* --- the hooks the instrumented modules call (the core defines them) --- */
@@ -63,6 +76,22 @@ EXPORT_SYMBOL(__sanitizer_cov_trace_const_cmp8);
 EXPORT_SYMBOL(__sanitizer_cov_trace_switch);
 EXPORT_SYMBOL(__cyg_profile_func_enter);
 EXPORT_SYMBOL(__cyg_profile_func_exit);
+
+/* gcc's gcov runtime entry points (the core defines them; with
+ * -fprofile-info-section no constructor calls __gcov_init, but the units'
+ * merge[] entries name the merge functions). */
+void __gcov_init(struct gcov_info *info);
+void __gcov_exit(void);
+void __gcov_merge_add(gcov_type *counters, unsigned n);
+void __gcov_merge_topn(gcov_type *counters, unsigned n);
+void __gcov_merge_ior(gcov_type *counters, unsigned n);
+void __gcov_merge_time_profile(gcov_type *counters, unsigned n);
+EXPORT_SYMBOL(__gcov_init);
+EXPORT_SYMBOL(__gcov_exit);
+EXPORT_SYMBOL(__gcov_merge_add);
+EXPORT_SYMBOL(__gcov_merge_topn);
+EXPORT_SYMBOL(__gcov_merge_ior);
+EXPORT_SYMBOL(__gcov_merge_time_profile);
 
 /* --- the port lock and memory --- */
 static DEFINE_MUTEX(port_mutex);
@@ -293,6 +322,262 @@ static const struct file_operations kcov_fops = {
 
 static struct dentry *kcov_file;
 
+/* --- gcov units, from each instrumented module --- */
+
+/* The gcov_info of every __gcov_.<function> in mod's symbols, once each, into
+ * *infos (kmalloc'ed). Their count, or -ENOMEM. Called as mod comes: its
+ * symbol table is the loader's and does not change under us. */
+static int module_units(struct module *mod, const struct gcov_info ***infos) {
+  const struct gcov_info **v = NULL, **g;
+  struct mod_kallsyms *ks;
+  unsigned int i;
+  int n = 0, cap = 0, k;
+
+  rcu_read_lock_sched();
+  ks = rcu_dereference_sched(mod->kallsyms);
+  for (i = 0; ks && i < ks->num_symtab; i++) {
+    const Elf_Sym *sym = &ks->symtab[i];
+    const struct gcov_fn_info *fn;
+    const struct gcov_info *info;
+
+    if (strncmp(ks->strtab + sym->st_name, "__gcov_.", 8) || !within_module(sym->st_value, mod))
+      continue;
+    fn = (const struct gcov_fn_info *)sym->st_value;
+    info = fn->key;
+    if (!within_module((unsigned long)info, mod))
+      continue; /* an unselected copy's: not a unit of this module */
+    for (k = 0; k < n && v[k] != info; k++)
+      ;
+    if (k < n)
+      continue;
+    if (n == cap) {
+      cap = cap ? 2 * cap : 16;
+      g = krealloc(v, cap * sizeof(*v), GFP_ATOMIC);
+      if (!g) {
+        rcu_read_unlock_sched();
+        kfree(v);
+        return -ENOMEM;
+      }
+      v = g;
+    }
+    v[n++] = info;
+  }
+  rcu_read_unlock_sched();
+  *infos = v;
+  return n;
+}
+
+static void units_add(struct module *mod) {
+  const struct gcov_info **infos;
+  int n = module_units(mod, &infos), i;
+
+  if (n < 0) {
+    pr_err("ucov: %s: out of memory: its gcov units are not served\n", mod->name);
+    return;
+  }
+  for (i = 0; i < n; i++)
+    __gcov_init((struct gcov_info *)infos[i]); /* takes the port lock */
+  kfree(infos);
+}
+
+/* Before mod's memory goes: its units are forgotten (a read in progress holds
+ * the port lock, so none touches them after this). */
+static void units_remove(struct module *mod) {
+  struct ucov_gcov_unit *u, *next;
+
+  ucov_port_lock();
+  for (u = ucov_gcov_units(); u; u = next) {
+    next = u->next;
+    if (within_module((unsigned long)u->info, mod))
+      ucov_gcov_unit_remove(u);
+  }
+  ucov_port_unlock();
+}
+
+/*
+ * /sys/kernel/debug/gcov: x.gcda for each unit, at its build path, with an
+ * x.gcno link to the notes file beside the object; reset; and
+ * kernel/gcov/base.gcno, the link to the build directory that lcov's kernel
+ * mode reads (the kernel's object tree this ucov.ko was built against, where
+ * kbuild runs the compiler). Made again whenever a module comes or goes.
+ */
+static struct dentry *gcov_dir;
+static DEFINE_MUTEX(gcov_tree_mutex);
+static char **gcov_names; /* the object names the files' i_private point at */
+static int gcov_n_names, gcov_cap_names;
+
+static int gcda_open(struct inode *inode, struct file *f) {
+  struct ucov_buf_sink *s = kzalloc(sizeof(*s), GFP_KERNEL);
+  int err;
+
+  if (!s)
+    return -ENOMEM;
+  ucov_buf_sink_init(s);
+  /* One snapshot per open: what the reader sees stays whole. */
+  err = ucov_object_read(inode->i_private, &s->sink, 0);
+  if (err) {
+    ucov_port_free(s->buf);
+    kfree(s);
+    return err;
+  }
+  f->private_data = s;
+  return 0;
+}
+
+static ssize_t gcda_read(struct file *f, char __user *buf, size_t n, loff_t *pos) {
+  struct ucov_buf_sink *s = f->private_data;
+
+  return simple_read_from_buffer(buf, n, pos, s->buf, s->len);
+}
+
+/* As gcov.rst: writing to a data file resets its unit's counts. */
+static ssize_t gcda_write(struct file *f, const char __user *buf, size_t n, loff_t *pos) {
+  int err = ucov_object_reset(file_inode(f)->i_private);
+
+  return err ? err : (ssize_t)n;
+}
+
+static int gcda_release(struct inode *inode, struct file *f) {
+  struct ucov_buf_sink *s = f->private_data;
+
+  ucov_port_free(s->buf);
+  kfree(s);
+  return 0;
+}
+
+static const struct file_operations gcda_fops = {
+    .owner = THIS_MODULE,
+    .open = gcda_open,
+    .read = gcda_read,
+    .write = gcda_write,
+    .release = gcda_release,
+    .llseek = default_llseek,
+};
+
+/* gcov/reset: writing resets every unit; reads are empty. */
+static ssize_t reset_write(struct file *f, const char __user *buf, size_t n, loff_t *pos) {
+  int err = ucov_objects_reset_all();
+
+  return err ? err : (ssize_t)n;
+}
+
+/* Reads are empty, so that cp -a copies the tree (lcov's kernel mode). */
+static ssize_t reset_read(struct file *f, char __user *buf, size_t n, loff_t *pos) {
+  return 0;
+}
+
+static const struct file_operations reset_fops = {
+    .owner = THIS_MODULE,
+    .read = reset_read,
+    .write = reset_write,
+    .llseek = noop_llseek,
+};
+
+/* The directory `path` (len bytes, components separated by '/') beneath
+ * parent, made where missing. NULL on failure. */
+static struct dentry *tree_dir(struct dentry *parent, const char *path, size_t len) {
+  char comp[NAME_MAX + 1];
+  size_t at = 0, k;
+  struct dentry *d = parent, *next;
+
+  while (at < len) {
+    for (k = at; k < len && path[k] != '/'; k++)
+      ;
+    if (k - at > NAME_MAX)
+      return NULL;
+    if (k > at) {
+      memcpy(comp, path + at, k - at);
+      comp[k - at] = 0;
+      next = debugfs_lookup(comp, d);
+      if (next)
+        dput(next); /* (the tree keeps its own reference) */
+      else
+        next = debugfs_create_dir(comp, d);
+      if (IS_ERR_OR_NULL(next))
+        return NULL;
+      d = next;
+    }
+    at = k + 1;
+  }
+  return d;
+}
+
+/* One gcov object, gcov/<path>.gcda: <path>.gcda and its .gcno link (called
+ * by ucov_objects_list, with the port lock held). */
+static int tree_add(const char *name, uint64_t size, void *arg) {
+  size_t len = strlen(name);
+  const char *path, *base;
+  struct dentry *dir = NULL;
+  char *keep, *link, *notes;
+
+  if (strncmp(name, "gcov/", 5) || len < 11 || strcmp(name + len - 5, ".gcda"))
+    return 0;
+  path = name + 5;
+  base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  if (gcov_n_names == gcov_cap_names) {
+    int cap = gcov_cap_names ? 2 * gcov_cap_names : 32;
+    char **g = krealloc(gcov_names, cap * sizeof(*g), GFP_KERNEL);
+
+    if (!g)
+      return 0;
+    gcov_names = g;
+    gcov_cap_names = cap;
+  }
+  keep = kstrdup(name, GFP_KERNEL);
+  link = kasprintf(GFP_KERNEL, "%.*s.gcno", (int)(len - 5 - 4), name + 4);
+  notes = kasprintf(GFP_KERNEL, "%.*s.gcno", (int)(strlen(base) - 5), base);
+  if (keep && link && notes)
+    dir = tree_dir(gcov_dir, path, base - path);
+  if (dir) {
+    gcov_names[gcov_n_names++] = keep;
+    debugfs_create_file(base, 0600, dir, keep, &gcda_fops);
+    debugfs_create_symlink(notes, dir, link);
+    keep = NULL;
+  }
+  kfree(keep);
+  kfree(link);
+  kfree(notes);
+  return 0;
+}
+
+static void gcov_tree_rebuild(void) {
+  struct dentry *d;
+  int i;
+
+  mutex_lock(&gcov_tree_mutex);
+  debugfs_remove_recursive(gcov_dir); /* waits for the files' readers */
+  for (i = 0; i < gcov_n_names; i++)
+    kfree(gcov_names[i]);
+  gcov_n_names = 0;
+  gcov_dir = debugfs_create_dir("gcov", NULL);
+  if (!IS_ERR_OR_NULL(gcov_dir)) {
+    debugfs_create_file("reset", 0600, gcov_dir, NULL, &reset_fops);
+    d = tree_dir(gcov_dir, "kernel/gcov", 11);
+    if (d)
+      debugfs_create_symlink("base.gcno", d, UCOV_OBJTREE "/kernel/gcov/base.gcno");
+    ucov_objects_list(tree_add, NULL);
+  }
+  mutex_unlock(&gcov_tree_mutex);
+}
+
+static int on_module(struct notifier_block *nb, unsigned long state, void *data) {
+  struct module *mod = data;
+
+  if (state == MODULE_STATE_COMING)
+    units_add(mod);
+  else if (state == MODULE_STATE_GOING)
+    units_remove(mod);
+  else
+    return NOTIFY_DONE;
+  gcov_tree_rebuild();
+  return NOTIFY_OK;
+}
+
+static struct notifier_block module_nb = {
+    .notifier_call = on_module,
+};
+
 static int __init ucov_init(void) {
   int err;
 
@@ -312,10 +597,25 @@ static int __init ucov_init(void) {
     tracepoint_probe_unregister(exit_tp, on_process_exit, NULL);
     return PTR_ERR(kcov_file);
   }
-  return 0;
+  gcov_tree_rebuild();
+  err = register_module_notifier(&module_nb);
+  if (err) {
+    debugfs_remove_recursive(gcov_dir);
+    debugfs_remove(kcov_file);
+    preempt_notifier_dec();
+    tracepoint_probe_unregister(exit_tp, on_process_exit, NULL);
+  }
+  return err;
 }
 
 static void __exit ucov_exit(void) {
+  int i;
+
+  unregister_module_notifier(&module_nb);
+  debugfs_remove_recursive(gcov_dir);
+  for (i = 0; i < gcov_n_names; i++)
+    kfree(gcov_names[i]);
+  kfree(gcov_names);
   debugfs_remove(kcov_file);
   tracepoint_probe_unregister(exit_tp, on_process_exit, NULL);
   tracepoint_synchronize_unregister();

@@ -2,7 +2,7 @@
 # ucov for an out-of-tree module: three lines in its Kbuild file (or the
 # kbuild part of its Makefile), and nothing in its C sources:
 #   UCOV_TRACE := y    # -fsanitize-coverage=trace-pc,trace-cmp: /sys/kernel/debug/kcov
-#   UCOV_GCOV := y     # gcov counters (a later ucov.ko serves them)
+#   UCOV_GCOV := y     # gcov counters: /sys/kernel/debug/gcov/<build path>/x.gcda
 #   include $(UCOV_DIR)/kernel/linux/ucov.mk
 # built with `make -C $KDIR M=$PWD UCOV_DIR=<the ucov tree>`, after
 # `make -C <the ucov tree>/kernel/linux KDIR=$KDIR` (ucov.ko, whose
@@ -18,6 +18,11 @@ endif
 KBUILD_EXTRA_SYMBOLS += $(UCOV_SYMVERS)
 ifeq ($(UCOV_TRACE),y)
 ccflags-y += -fsanitize-coverage=trace-pc,trace-cmp
+endif
+# gcov: units in a section, not registered by constructors (a stock kernel
+# runs none); counters updated atomically (modules run on every CPU at once).
+ifeq ($(UCOV_GCOV),y)
+ccflags-y += --coverage -fprofile-info-section=ucov_gcov_info -fprofile-update=atomic
 endif
 ifeq ($(UCOV_EXT),y)
 ccflags-y += -fsanitize-coverage=trace-pc -finstrument-functions

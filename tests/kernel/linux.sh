@@ -4,10 +4,13 @@
 # dpkg-deb -x, cached), the initramfs holds busybox-static, ucov.ko, the demo
 # module (examples/linux-module, instrumented by ucov.mk) and kcov.rst's
 # programs (static). In the guest: insmod both, write an expression to the
-# demo device, run kcov.rst's PC and CMP programs, whose traced call reads it.
+# demo device, run kcov.rst's PC and CMP programs, whose traced call reads it;
+# reset gcov, evaluate a set of expressions, run gcov.rst's gather_on_test.sh.
 # The results come back on the serial console and are checked here: the PCs
 # are the demo module's code (its functions, by addr2line on its .ko), the
-# comparisons hold the operands the parser compared, errno as kcov.c's.
+# comparisons hold the operands the parser compared; lcov's kernel mode reads
+# the gathered tree, and its line counts of the parser equal those of a
+# userspace build of the same parser given the same expressions.
 # Usage: linux.sh SRCDIR WORKDIR
 # Environment: KDIR (default: the newest /usr/src/linux-headers-*-amd64),
 # UCOV_KERNEL_CACHE (default: ~/.cache/ucov/kernel), UCOV_QEMU_ACCEL
@@ -57,7 +60,12 @@ gcc -static -O1 "$SRC/tests/kernel/kcov_pc.c" -o kcov_pc && gcc -static -O1 "$SR
   { fail "kcov.rst's programs"; finish linux; exit 1; }
 mkdir -p ir/bin ir/proc ir/sys ir/dev ir/tmp
 cp /bin/busybox ir/bin/busybox && cp kcov_pc kcov_cmp ir/bin/ &&
-  cp tree/kernel/linux/ucov.ko tree/examples/linux-module/ucov_demo.ko ir/
+  cp tree/kernel/linux/ucov.ko tree/examples/linux-module/ucov_demo.ko ir/ &&
+  cp "$SRC/tests/kernel/gather_on_test.sh" ir/ &&
+  printf '#!/bin/sh\nexec /bin/sh "$@"\n' >ir/bin/bash && chmod +x ir/bin/bash
+# The gcov workload: each expression evaluated once, in the guest and here.
+EXPRS=("2 * (3 + 4) - 10 / 5" "(1 + 2" "7 % 3 - -4" "8 / (4 - 4)" "12 x" "((((5))))" "1+2+3+4*5")
+printf '%s\n' "${EXPRS[@]}" >ir/exprs.txt
 cat >ir/init <<'INIT'
 #!/bin/busybox sh
 /bin/busybox --install -s /bin
@@ -78,6 +86,19 @@ sed 's/^/UCOV-GUEST pc-err /' /tmp/pc.err
 /bin/kcov_cmp >/tmp/cmp.txt 2>/tmp/cmp.err && say "kcov_cmp ok"
 sed 's/^/UCOV-CMP /' /tmp/cmp.txt
 sed 's/^/UCOV-GUEST cmp-err /' /tmp/cmp.err
+[ -L /sys/kernel/debug/gcov/kernel/gcov/base.gcno ] && say "gcov base.gcno ok"
+say "gcov units $(find /sys/kernel/debug/gcov -name '*.gcda' | wc -l)"
+echo 1 >/sys/kernel/debug/gcov/reset && say "gcov reset ok"
+while read -r e; do
+  printf '%s' "$e" >/dev/ucov-demo
+  say "eval $(cat /dev/ucov-demo)"
+done </exprs.txt
+/bin/bash /gather_on_test.sh /tmp/gcov.tar.gz >/tmp/gather.out 2>&1 && say "gather ok"
+# (and the tree as lcov's kernel mode copies it, for lcov on the host)
+cp -a /sys/kernel/debug/gcov /tmp/gcovcopy && say "cp -a ok"
+echo UCOV-TAR-BEGIN
+tar czf - -C /tmp gcov.tar.gz gcovcopy | base64
+echo UCOV-TAR-END
 rmmod ucov_demo && say "rmmod demo ok"
 rmmod ucov && say "rmmod ucov ok"
 dmesg | grep -i -E 'warn|bug|oops|ucov' | sed 's/^/UCOV-DMESG /'
@@ -94,7 +115,8 @@ timeout 300 qemu-system-x86_64 -accel "$accel" -cpu max -smp 2 -m 1024 -nographi
 tr -d '\r' <console.txt >console.log
 guest() { grep -q "UCOV-GUEST $1" console.log; }
 for what in "insmod ucov ok" "insmod demo ok" "kcov file ok" "demo reads 12" "kcov_pc ok" \
-  "kcov_cmp ok" "rmmod demo ok" "rmmod ucov ok" "done"; do
+  "kcov_cmp ok" "gcov base.gcno ok" "gcov units 2" "gcov reset ok" "gather ok" "cp -a ok" "rmmod demo ok" \
+  "rmmod ucov ok" "done"; do
   guest "$what" && pass || fail "guest: $what ($(grep -m3 'UCOV-GUEST .*err\|Oops\|BUG' console.log))"
 done
 
@@ -121,6 +143,45 @@ done
 sed -n 's/^UCOV-CMP //p' console.log >cmps.txt
 grep -q 'arg1: 0x28, arg2: 0x2a\|arg1: 0x2a, arg2: 0x28\|0x28, .*const\|arg2: 0x28' cmps.txt &&
   [ "$(wc -l <cmps.txt)" -gt 10 ] && pass || fail "comparisons: $(head -3 cmps.txt)"
+# gcov: the gathered tree, as gcov.rst's build machine unpacks it, through
+# lcov's kernel mode; the parser's line counts against a userspace build.
+sed -n '/UCOV-TAR-BEGIN/,/UCOV-TAR-END/p' console.log | sed '1d;$d' | base64 -d >back.tar.gz 2>/dev/null &&
+  mkdir -p back gathered && tar xzf back.tar.gz -C back && tar xzf back/gcov.tar.gz -C gathered &&
+  pass || fail "the guest's tarballs"
+G=gathered/sys/kernel/debug/gcov
+D=$WORK/tree/examples/linux-module
+[ -f "$G$D/parser.gcda" ] && [ "$(readlink "$G$D/parser.gcno")" = "$D/parser.gcno" ] && pass ||
+  fail "gather: $(cd gathered && find . | head -8 | tr '\n' ' ')"
+# gcov.rst's build machine: gcov over the unpacked tree (lcov runs it), and
+# lcov's kernel mode over the copy of the guest's gcov directory.
+lcov -q --capture -d "$G$D" -o g.info >lcov-g.out 2>&1 && grep -q "^SF:$WORK/tree/examples/baremetal/parser.c$" g.info && pass ||
+  fail "gcov over the gathered tree: $(tail -3 lcov-g.out)"
+lcov -q --capture --rc lcov_gcov_dir="$WORK/back/gcovcopy" -o k.info >lcov-k.out 2>&1 &&
+  grep -q "^SF:$WORK/tree/examples/baremetal/parser.c$" k.info && pass || fail "lcov kernel mode: $(tail -3 lcov-k.out)"
+mkdir -p user && gcc --coverage -O2 -I"$SRC/examples/baremetal" "$SRC/tests/kernel/parser_driver.c" \
+  "$SRC/examples/baremetal/parser.c" -o user/driver && (cd user && ./driver "${EXPRS[@]}" >out.txt) &&
+  lcov -q --capture -d user -o u.info >lcov-u.out 2>&1 || fail "the userspace parser: $(tail -2 lcov-u.out)"
+sed -n 's/.*UCOV-GUEST eval //p' console.log >guest-out.txt
+diff -q guest-out.txt user/out.txt >/dev/null && pass ||
+  fail "the module's answers differ from userspace: $(paste -d'|' guest-out.txt user/out.txt | tr '\n' ' ')"
+lines_of() { # INFO: parser.c's DA lines, "line count", sorted as join wants
+  awk '/^SF:.*\/parser\.c$/ {on = 1; next} /^end_of_record/ {on = 0} on && /^DA:/ {
+    split(substr($0, 4), a, ","); print a[1], a[2] }' "$1" | sort -k1,1
+}
+lines_of k.info >k-lines.txt
+lines_of g.info >g-lines.txt
+lines_of u.info >u-lines.txt
+# Every line both builds count has the same count. Which lines carry a block
+# is the optimizer's choice (the kernel's flags are not userspace's: a loop's
+# skip_blanks(c) line has its own block in one, not in the other), so a few
+# lines may be in one build only.
+join k-lines.txt u-lines.txt >both.txt
+awk '$2 != $3' both.txt >lines.diff
+only=$(($(wc -l <k-lines.txt) + $(wc -l <u-lines.txt) - 2 * $(wc -l <both.txt)))
+[ "$(wc -l <both.txt)" -gt 30 ] && [ ! -s lines.diff ] && [ "$only" -le 4 ] && pass ||
+  fail "parser.c line counts, module vs userspace: $(wc -l <both.txt) common, $only in one only," \
+    "differing: $(head -6 lines.diff | tr '\n' ' ')"
+cmp -s k-lines.txt g-lines.txt && pass || fail "lcov's kernel mode and the gathered tree differ"
 ! grep -q '^UCOV-DMESG.*\(WARNING\|BUG\|Oops\)' console.log && pass ||
   fail "dmesg: $(grep -m3 '^UCOV-DMESG' console.log)"
 finish linux
