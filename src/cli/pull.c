@@ -26,16 +26,18 @@
 #include "posix/protocol.h"
 
 static const char ls_usage[] =
-    "usage: ucov ls [--pid N | --serial PATH]\n"
+    "usage: ucov ls [--pid N | --serial PATH | --dev PATH]\n"
     "\n"
     "List the objects of a running ucov target: size in bytes, name (control\n"
     "characters and backslashes escaped as \\n, \\t, \\xNN, \\\\).\n"
     "Without --pid or --serial: the live targets of this user, pid and program.\n"
     "  --serial PATH  a target on a serial line (a kernel): a Unix socket (QEMU's\n"
-    "                 -serial unix:PATH,server) or a terminal device\n";
+    "                 -serial unix:PATH,server) or a terminal device\n"
+    "  --dev PATH     a target behind a device that takes request frames and\n"
+    "                 answers them (ucov.ko's /dev/ucov, in the kernel it runs in)\n";
 static const char pull_usage[] =
-    "usage: ucov pull --pid N | --serial PATH [-o DIR] [--reset] [NAME...]\n"
-    "       ucov pull --pid N | --serial PATH --xencov FILE [--reset]\n"
+    "usage: ucov pull --pid N | --serial PATH | --dev PATH [-o DIR] [--reset] [NAME...]\n"
+    "       ucov pull --pid N | --serial PATH | --dev PATH --xencov FILE [--reset]\n"
     "       ucov pull --pid N --in-place\n"
     "       ucov pull --resolve publish|discard -o DIR\n"
     "\n"
@@ -50,6 +52,7 @@ static const char pull_usage[] =
     "\n"
     "  -p, --pid N    the target process\n"
     "  -s, --serial PATH  a target on a serial line (a kernel): a Unix socket or a tty\n"
+    "  -d, --dev PATH a target behind a frame device (ucov.ko's /dev/ucov)\n"
     "  -o, --output DIR\n"
     "  -r, --reset    reset each object to exactly what was read, in two phases:\n"
     "                 snapshots are written to disk (fsync) before the target\n"
@@ -69,13 +72,15 @@ static const char pull_usage[] =
     "      --resolve publish|discard  with -o DIR and no target: publish the\n"
     "                 snapshots kept aside in DIR, or remove them\n"
     "  -h, --help\n";
-static const char reset_usage[] = "usage: ucov reset --pid N | --serial PATH [NAME...]\n"
+static const char reset_usage[] = "usage: ucov reset --pid N | --serial PATH | --dev PATH "
+                                  "[NAME...]\n"
                                   "\n"
                                   "Reset the counters of a running ucov target (all, or the "
                                   "NAMEs).\nReset never writes live counters: later reads "
                                   "report counts since the reset.\n";
 
-/* --serial PATH: the target is on a serial line instead of a process. */
+/* --serial PATH (or --dev PATH): the target is on a serial line, or behind a
+ * frame device, instead of a process. */
 static const char *serial;
 /* --recover: only finish the interrupted pulls of DIR. */
 static int recover_only;
@@ -90,18 +95,24 @@ static const char *resolve;
  * Neither --pid nor --serial is an error unless optional_target. */
 static int parse_opts_target(int argc, char **argv, const char *usage, pid_t *pid, const char **out,
                              int *reset, int optional_target) {
-  static const struct option opts[] = {
-      {"pid", required_argument, 0, 'p'},     {"serial", required_argument, 0, 's'},
-      {"output", required_argument, 0, 'o'},  {"reset", no_argument, 0, 'r'},
-      {"help", no_argument, 0, 'h'},          {"recover", no_argument, 0, 'R'},
-      {"xencov", required_argument, 0, 'X'},  {"in-place", no_argument, 0, 'I'},
-      {"resolve", required_argument, 0, 'V'}, {0, 0, 0, 0}};
+  static const struct option opts[] = {{"pid", required_argument, 0, 'p'},
+                                       {"serial", required_argument, 0, 's'},
+                                       {"output", required_argument, 0, 'o'},
+                                       {"reset", no_argument, 0, 'r'},
+                                       {"help", no_argument, 0, 'h'},
+                                       {"recover", no_argument, 0, 'R'},
+                                       {"xencov", required_argument, 0, 'X'},
+                                       {"in-place", no_argument, 0, 'I'},
+                                       {"resolve", required_argument, 0, 'V'},
+                                       {"dev", required_argument, 0, 'd'},
+                                       {0, 0, 0, 0}};
   int c;
   *pid = 0;
   optind = 1;
-  while ((c = getopt_long(argc, argv, out ? "p:s:o:rh" : "p:s:h", opts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, out ? "p:s:d:o:rh" : "p:s:d:h", opts, NULL)) != -1) {
     switch (c) {
     case 's':
+    case 'd': /* (the same frames; the device is opened as it is) */
       serial = optarg;
       break;
     case 'p':

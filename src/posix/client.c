@@ -173,6 +173,11 @@ int ucov_ctl_open_serial(const char *path, struct ucov_ctl *c, char *err, size_t
   }
   c->fd = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC);
   struct termios t;
+  if (c->fd >= 0 && S_ISCHR(st.st_mode) && tcgetattr(c->fd, &t) != 0 && errno == ENOTTY) {
+    /* A frame device (ucov.ko's /dev/ucov): requests written, replies read. */
+    snprintf(c->label, sizeof(c->label), "device %s", path);
+    return 0;
+  }
   if (c->fd < 0 || tcgetattr(c->fd, &t) != 0) {
     snprintf(err, errlen, "%s: %s", path, c->fd < 0 ? strerror(errno) : "not a terminal");
     ucov_ctl_close(c);

@@ -39,7 +39,9 @@ int ucov_ctl_open(pid_t pid, struct ucov_ctl *c, char *err, size_t errlen);
 /*
  * A target on a serial line (a kernel, docs/protocol.md): PATH is a Unix
  * socket (QEMU's -serial unix:PATH,server) or a terminal device (a pty,
- * /dev/ttyS0: set raw, 115200 baud). 0, or -1 with a message in err.
+ * /dev/ttyS0: set raw, 115200 baud); or a character device that is not a
+ * terminal and takes request frames and answers them (ucov.ko's /dev/ucov).
+ * 0, or -1 with a message in err.
  */
 int ucov_ctl_open_serial(const char *path, struct ucov_ctl *c, char *err, size_t errlen);
 /* ucov_ctl_open_serial when serial is not NULL, else ucov_ctl_open. */

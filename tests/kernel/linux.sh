@@ -11,12 +11,15 @@
 # comparisons hold the operands the parser compared; lcov's kernel mode reads
 # the gathered tree, and its line counts of the parser equal those of a
 # userspace build of the same parser given the same expressions.
-# Usage: linux.sh SRCDIR WORKDIR
+# The ucov command runs in the guest too (its libraries copied in): `ucov ls`
+# and two `ucov pull --reset` through /dev/ucov around a second workload,
+# whose counts partition exactly.
+# Usage: linux.sh UCOV SRCDIR WORKDIR
 # Environment: KDIR (default: the newest /usr/src/linux-headers-*-amd64),
 # UCOV_KERNEL_CACHE (default: ~/.cache/ucov/kernel), UCOV_QEMU_ACCEL
 # (default tcg; kvm where /dev/kvm works).
 set -u
-SRC=$(cd "$1" && pwd) WORK=$2
+UCOV=$1 SRC=$(cd "$2" && pwd) WORK=$3
 . "$SRC/tests/lib.sh"
 rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
 WORK=$(pwd -P)
@@ -56,16 +59,25 @@ make -s -C tree/kernel/linux KDIR="$KDIR" UCOV_SRC="$SRC" >build.log 2>&1 &&
   fail "the demo module is instrumented, ucov.ko is not"
 
 # The initramfs.
-gcc -static -O1 "$SRC/tests/kernel/kcov_pc.c" -o kcov_pc && gcc -static -O1 "$SRC/tests/kernel/kcov_cmp.c" -o kcov_cmp ||
-  { fail "kcov.rst's programs"; finish linux; exit 1; }
+for p in kcov_pc kcov_cmp kcov_stress kcov_hold; do
+  gcc -static -O1 -pthread "$SRC/tests/kernel/$p.c" -o $p || { fail "$p"; finish linux; exit 1; }
+done
 mkdir -p ir/bin ir/proc ir/sys ir/dev ir/tmp
-cp /bin/busybox ir/bin/busybox && cp kcov_pc kcov_cmp ir/bin/ &&
+cp /bin/busybox ir/bin/busybox && cp kcov_pc kcov_cmp kcov_stress kcov_hold ir/bin/ &&
   cp tree/kernel/linux/ucov.ko tree/examples/linux-module/ucov_demo.ko ir/ &&
   cp "$SRC/tests/kernel/gather_on_test.sh" ir/ &&
   printf '#!/bin/sh\nexec /bin/sh "$@"\n' >ir/bin/bash && chmod +x ir/bin/bash
 # The gcov workload: each expression evaluated once, in the guest and here.
 EXPRS=("2 * (3 + 4) - 10 / 5" "(1 + 2" "7 % 3 - -4" "8 / (4 - 4)" "12 x" "((((5))))" "1+2+3+4*5")
 printf '%s\n' "${EXPRS[@]}" >ir/exprs.txt
+# ... and a second one, between two pulls with --reset.
+EXPRS2=("-(-(-3))" "1 - 2 - 3 - 4" "9 % 0" "6 * 7" ")")
+printf '%s\n' "${EXPRS2[@]}" >ir/exprs2.txt
+# The ucov command, with the libraries it loads, where it finds them.
+cp "$UCOV" ir/bin/ucov || fail "ucov into the initramfs"
+for lib in $(ldd "$UCOV" | grep -o '/[^ ]*'); do
+  mkdir -p "ir$(dirname "$lib")" && cp -L "$lib" "ir$lib"
+done
 cat >ir/init <<'INIT'
 #!/bin/busybox sh
 /bin/busybox --install -s /bin
@@ -96,10 +108,39 @@ done </exprs.txt
 /bin/bash /gather_on_test.sh /tmp/gcov.tar.gz >/tmp/gather.out 2>&1 && say "gather ok"
 # (and the tree as lcov's kernel mode copies it, for lcov on the host)
 cp -a /sys/kernel/debug/gcov /tmp/gcovcopy && say "cp -a ok"
+ucov ls --dev /dev/ucov >/tmp/ls.txt 2>/tmp/ls.err && say "ucov ls gcda $(grep -c '\.gcda$' /tmp/ls.txt)"
+ucov pull --dev /dev/ucov --reset -o /tmp/P1 >/tmp/p1.out 2>&1 && say "pull 1 ok"
+while read -r e; do
+  printf '%s' "$e" >/dev/ucov-demo
+  say "eval2 $(cat /dev/ucov-demo)"
+done </exprs2.txt
+ucov pull --dev /dev/ucov --reset -o /tmp/P2 >/tmp/p2.out 2>&1 && say "pull 2 ok"
+sed 's/^/UCOV-GUEST ucov-err /' /tmp/ls.err /tmp/p1.out /tmp/p2.out
 echo UCOV-TAR-BEGIN
-tar czf - -C /tmp gcov.tar.gz gcovcopy | base64
+tar czf - -C /tmp gcov.tar.gz gcovcopy P1 P2 | base64
 echo UCOV-TAR-END
+# Load: tracers and plain readers of the demo device at once, 30 s.
+/bin/kcov_stress "$(cat /sys/module/ucov_demo/sections/.text)" 30 >/tmp/stress.txt 2>&1
+say "$(cat /tmp/stress.txt)"
+# Unloading: the demo module while a client has it open is refused; while a
+# client holds a KCOV device enabled (not the demo device), it goes, and so do
+# its gcov units; ucov.ko while that device is open is refused.
+exec 4</dev/ucov-demo
+rmmod ucov_demo 2>/tmp/rm.err || [ ! -d /sys/module/ucov_demo ] || say "rmmod demo while open refused"
+exec 4<&-
+mkfifo /tmp/hold.in
+/bin/kcov_hold </tmp/hold.in >/tmp/hold.out 2>&1 &
+hold=$!
+exec 5>/tmp/hold.in
+for _ in $(seq 100); do grep -q held /tmp/hold.out && break; sleep 0.1; done
+say "$(cat /tmp/hold.out)"
 rmmod ucov_demo && say "rmmod demo ok"
+say "units after rmmod $(ucov ls --dev /dev/ucov 2>&1 | grep -c '\.gcda$')"
+rmmod ucov 2>/tmp/rm.err || [ ! -d /sys/module/ucov ] || say "rmmod ucov while held refused"
+echo go >&5
+exec 5>&-
+wait $hold
+say "hold exit $?"
 rmmod ucov && say "rmmod ucov ok"
 dmesg | grep -i -E 'warn|bug|oops|ucov' | sed 's/^/UCOV-DMESG /'
 say done
@@ -109,13 +150,15 @@ chmod +x ir/init
 (cd ir && find . | cpio -o -H newc 2>/dev/null | gzip -1 >../initrd.gz) || { fail "initramfs"; finish linux; exit 1; }
 
 accel=${UCOV_QEMU_ACCEL:-tcg}
-timeout 300 qemu-system-x86_64 -accel "$accel" -cpu max -smp 2 -m 1024 -nographic -no-reboot \
+timeout 400 qemu-system-x86_64 -accel "$accel" -cpu max -smp 2 -m 1024 -nographic -no-reboot \
   -kernel "$CACHE/vmlinuz" -initrd initrd.gz -append "console=ttyS0 panic=-1 quiet" \
   </dev/null >console.txt 2>&1
 tr -d '\r' <console.txt >console.log
 guest() { grep -q "UCOV-GUEST $1" console.log; }
 for what in "insmod ucov ok" "insmod demo ok" "kcov file ok" "demo reads 12" "kcov_pc ok" \
-  "kcov_cmp ok" "gcov base.gcno ok" "gcov units 2" "gcov reset ok" "gather ok" "cp -a ok" "rmmod demo ok" \
+  "kcov_cmp ok" "gcov base.gcno ok" "gcov units 2" "gcov reset ok" "gather ok" "cp -a ok" "ucov ls gcda 2" \
+  "pull 1 ok" "pull 2 ok" "stress ok" "rmmod demo while open refused" "held [1-9]" \
+  "rmmod demo ok" "units after rmmod 0" "rmmod ucov while held refused" "hold exit 0" \
   "rmmod ucov ok" "done"; do
   guest "$what" && pass || fail "guest: $what ($(grep -m3 'UCOV-GUEST .*err\|Oops\|BUG' console.log))"
 done
@@ -182,6 +225,31 @@ only=$(($(wc -l <k-lines.txt) + $(wc -l <u-lines.txt) - 2 * $(wc -l <both.txt)))
   fail "parser.c line counts, module vs userspace: $(wc -l <both.txt) common, $only in one only," \
     "differing: $(head -6 lines.diff | tr '\n' ' ')"
 cmp -s k-lines.txt g-lines.txt && pass || fail "lcov's kernel mode and the gathered tree differ"
+# The two pulls with --reset through /dev/ucov: the first holds the first
+# workload's counts (those gather saw), the second the second workload's
+# alone, as a userspace run of it counts them.
+# (The notes files are on this build machine, not in the guest: their links
+# are made here, as a pull where they are makes them.)
+for g in $(cd back && find P1 P2 -name '*.gcda'); do
+  n=${g#P?/gcov}
+  ln -sf "${n%.gcda}.gcno" "back/${g%.gcda}.gcno"
+done
+lcov -q --capture --rc lcov_gcov_dir="$WORK/back/P1/gcov" -o p1.info >lcov-p1.out 2>&1 &&
+  lcov -q --capture --rc lcov_gcov_dir="$WORK/back/P2/gcov" -o p2.info >lcov-p2.out 2>&1 ||
+  fail "lcov over the pulled trees: $(grep -v redefined lcov-p1.out lcov-p2.out | head -3)"
+lines_of p1.info >p1-lines.txt
+lines_of p2.info >p2-lines.txt
+[ -s p1-lines.txt ] && cmp -s p1-lines.txt k-lines.txt && pass ||
+  fail "the first pull holds the first workload: $(diff p1-lines.txt k-lines.txt | head -4 | tr '\n' ' ')"
+mkdir -p user2 && gcc --coverage -O2 -I"$SRC/examples/baremetal" "$SRC/tests/kernel/parser_driver.c" \
+  "$SRC/examples/baremetal/parser.c" -o user2/driver && (cd user2 && ./driver "${EXPRS2[@]}" >out.txt) &&
+  lcov -q --capture -d user2 -o u2.info >lcov-u2.out 2>&1 || fail "the second userspace run"
+sed -n 's/.*UCOV-GUEST eval2 //p' console.log | cmp -s - user2/out.txt && pass ||
+  fail "the second workload's answers"
+lines_of u2.info >u2-lines.txt
+join p2-lines.txt u2-lines.txt >both2.txt
+[ "$(wc -l <both2.txt)" -gt 30 ] && ! awk '$2 != $3' both2.txt | grep -q . && pass ||
+  fail "the second pull holds the second workload alone: $(awk '$2 != $3' both2.txt | head -4 | tr '\n' ' ')"
 ! grep -q '^UCOV-DMESG.*\(WARNING\|BUG\|Oops\)' console.log && pass ||
   fail "dmesg: $(grep -m3 '^UCOV-DMESG' console.log)"
 finish linux
