@@ -35,6 +35,7 @@ int cmd_merge(int argc, char **argv);
 int cmd_mount(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
+int cmd_relay(int argc, char **argv);
 int cmd_push(int argc, char **argv);
 int cmd_collect(int argc, char **argv);
 int cmd_store(int argc, char **argv);

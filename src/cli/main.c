@@ -44,6 +44,7 @@ static const struct command {
     {"mount", cmd_mount, "show a running target's coverage as files (FUSE), like debugfs"},
     {"trace", cmd_trace, "run a command in a kernel on a serial line, print the PCs it ran"},
     {"exec", cmd_exec, "run a command in a kernel on a serial line, print its answer"},
+    {"relay", cmd_relay, "carry the protocol between a serial line and a frame device"},
 };
 
 static void usage(FILE *f) {

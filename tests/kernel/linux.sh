@@ -73,6 +73,9 @@ printf '%s\n' "${EXPRS[@]}" >ir/exprs.txt
 # ... and a second one, between two pulls with --reset.
 EXPRS2=("-(-(-3))" "1 - 2 - 3 - 4" "9 % 0" "6 * 7" ")")
 printf '%s\n' "${EXPRS2[@]}" >ir/exprs2.txt
+# ... and a third, which the host pulls through the relay.
+EXPRS3=("((2))*3-4%3")
+printf '%s\n' "${EXPRS3[@]}" >ir/exprs3.txt
 # The ucov command, with the libraries it loads, where it finds them.
 cp "$UCOV" ir/bin/ucov || fail "ucov into the initramfs"
 for lib in $(ldd "$UCOV" | grep -o '/[^ ]*'); do
@@ -116,6 +119,18 @@ while read -r e; do
 done </exprs2.txt
 ucov pull --dev /dev/ucov --reset -o /tmp/P2 >/tmp/p2.out 2>&1 && say "pull 2 ok"
 sed 's/^/UCOV-GUEST ucov-err /' /tmp/ls.err /tmp/p1.out /tmp/p2.out
+# The host's `ucov --serial` through the relay on the second serial port,
+# while the guest waits for the host's word on the third.
+printf '%s' "$(cat /exprs3.txt)" >/dev/ucov-demo
+say "eval3 $(cat /dev/ucov-demo)"
+stty -F /dev/ttyS2 raw -echo
+ucov relay --dev /dev/ucov --tty /dev/ttyS1 2>/tmp/relay.err &
+relay=$!
+say "RELAY-READY"
+read -r word </dev/ttyS2
+kill $relay
+say "relay done $word"
+sed 's/^/UCOV-GUEST relay-err /' /tmp/relay.err
 echo UCOV-TAR-BEGIN
 tar czf - -C /tmp gcov.tar.gz gcovcopy P1 P2 | base64
 echo UCOV-TAR-END
@@ -149,15 +164,43 @@ INIT
 chmod +x ir/init
 (cd ir && find . | cpio -o -H newc 2>/dev/null | gzip -1 >../initrd.gz) || { fail "initramfs"; finish linux; exit 1; }
 
+# ttyS0: the console, into a file; ttyS1: the relay's line; ttyS2: the host's
+# word to go on.
 accel=${UCOV_QEMU_ACCEL:-tcg}
-timeout 400 qemu-system-x86_64 -accel "$accel" -cpu max -smp 2 -m 1024 -nographic -no-reboot \
+rm -f relay.sock ctl.sock console.txt
+timeout 400 qemu-system-x86_64 -accel "$accel" -cpu max -smp 2 -m 1024 -display none -monitor none \
+  -no-reboot -serial file:console.txt -serial unix:relay.sock,server=on,wait=off \
+  -serial unix:ctl.sock,server=on,wait=off \
   -kernel "$CACHE/vmlinuz" -initrd initrd.gz -append "console=ttyS0 panic=-1 quiet" \
-  </dev/null >console.txt 2>&1
+  </dev/null >qemu.out 2>&1 &
+qemu=$!
+for _ in $(seq 3000); do
+  grep -q RELAY-READY console.txt 2>/dev/null && break
+  kill -0 $qemu 2>/dev/null || break
+  sleep 0.1
+done
+timeout 120 "$UCOV" ls --serial relay.sock >relay-ls.txt 2>relay-ls.err
+timeout 120 "$UCOV" pull --serial relay.sock -o H >relay-pull.out 2>&1
+python3 -c 'import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.sendall(b"go\n")' ctl.sock 2>/dev/null
+wait $qemu
 tr -d '\r' <console.txt >console.log
+# Through the relay: the same objects as in the guest, and the third
+# workload's counts, as a userspace run of it counts them.
+[ "$(grep -c '\.gcda$' relay-ls.txt)" = 2 ] && pass ||
+  fail "ucov ls --serial through the relay: $(head -3 relay-ls.txt relay-ls.err)"
+for g in $(find H -name '*.gcda'); do
+  n=${g#H/gcov}
+  ln -sf "${n%.gcda}.gcno" "${g%.gcda}.gcno"
+done
+lcov -q --capture --rc lcov_gcov_dir="$WORK/H/gcov" -o h.info >lcov-h.out 2>&1 ||
+  fail "lcov over the tree pulled through the relay: $(head -3 relay-pull.out)"
 guest() { grep -q "UCOV-GUEST $1" console.log; }
 for what in "insmod ucov ok" "insmod demo ok" "kcov file ok" "demo reads 12" "kcov_pc ok" \
   "kcov_cmp ok" "gcov base.gcno ok" "gcov units 2" "gcov reset ok" "gather ok" "cp -a ok" "ucov ls gcda 2" \
-  "pull 1 ok" "pull 2 ok" "stress ok" "rmmod demo while open refused" "held [1-9]" \
+  "pull 1 ok" "pull 2 ok" "RELAY-READY" "relay done go" "stress ok" "rmmod demo while open refused" "held [1-9]" \
   "rmmod demo ok" "units after rmmod 0" "rmmod ucov while held refused" "hold exit 0" \
   "rmmod ucov ok" "done"; do
   guest "$what" && pass || fail "guest: $what ($(grep -m3 'UCOV-GUEST .*err\|Oops\|BUG' console.log))"
@@ -239,6 +282,7 @@ lcov -q --capture --rc lcov_gcov_dir="$WORK/back/P1/gcov" -o p1.info >lcov-p1.ou
   fail "lcov over the pulled trees: $(grep -v redefined lcov-p1.out lcov-p2.out | head -3)"
 lines_of p1.info >p1-lines.txt
 lines_of p2.info >p2-lines.txt
+lines_of h.info >h-lines.txt
 [ -s p1-lines.txt ] && cmp -s p1-lines.txt k-lines.txt && pass ||
   fail "the first pull holds the first workload: $(diff p1-lines.txt k-lines.txt | head -4 | tr '\n' ' ')"
 mkdir -p user2 && gcc --coverage -O2 -I"$SRC/examples/baremetal" "$SRC/tests/kernel/parser_driver.c" \
@@ -250,6 +294,13 @@ lines_of u2.info >u2-lines.txt
 join p2-lines.txt u2-lines.txt >both2.txt
 [ "$(wc -l <both2.txt)" -gt 30 ] && ! awk '$2 != $3' both2.txt | grep -q . && pass ||
   fail "the second pull holds the second workload alone: $(awk '$2 != $3' both2.txt | head -4 | tr '\n' ' ')"
+mkdir -p user3 && gcc --coverage -O2 -I"$SRC/examples/baremetal" "$SRC/tests/kernel/parser_driver.c" \
+  "$SRC/examples/baremetal/parser.c" -o user3/driver && (cd user3 && ./driver "${EXPRS3[@]}" >out.txt) &&
+  lcov -q --capture -d user3 -o u3.info >lcov-u3.out 2>&1 || fail "the third userspace run"
+lines_of u3.info >u3-lines.txt
+join h-lines.txt u3-lines.txt >both3.txt
+[ "$(wc -l <both3.txt)" -gt 30 ] && ! awk '$2 != $3' both3.txt | grep -q . && pass ||
+  fail "the pull through the relay: $(wc -l <both3.txt) lines, $(awk '$2 != $3' both3.txt | head -4 | tr '\n' ' ')"
 ! grep -q '^UCOV-DMESG.*\(WARNING\|BUG\|Oops\)' console.log && pass ||
   fail "dmesg: $(grep -m3 '^UCOV-DMESG' console.log)"
 finish linux

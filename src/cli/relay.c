@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ucov relay --dev PATH --tty TTY: carry the ucov protocol between a serial
+ * line and a frame device, inside the system that has the device (ucov.ko's
+ * /dev/ucov in a Linux guest), so that the host's `ucov ls|pull|reset --serial
+ * PATH` reaches that kernel as it reaches the bare-metal one. Each request
+ * frame read from the line is written to the device, and the device's reply
+ * written back. Bytes between frames are skipped up to the next magic, as the
+ * bare-metal kernel skips them; a request whose header the device refuses
+ * gets the device's error reply and its payload is skipped the same way; a
+ * request that stops for a second mid-frame is dropped (the device is opened
+ * again, so no half request stays in it) and answered TRUNCATED. Runs until
+ * the line ends or a signal.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "ucov/frame.h"
+
+static const char usage_text[] =
+    "usage: ucov relay --dev PATH --tty TTY\n"
+    "\n"
+    "Carry the ucov protocol between the serial line TTY (set raw, 115200 baud)\n"
+    "and the frame device PATH (ucov.ko's /dev/ucov): run it in a guest whose\n"
+    "second serial port the host reaches, and the host's `ucov ls|pull|reset\n"
+    "--serial SOCKET` reach the guest's kernel. Runs until the line ends.\n";
+
+/* One byte from the line within ms (-1: none came, or the line ended). */
+static int line_byte(int fd, int ms) {
+  struct pollfd p = {.fd = fd, .events = POLLIN};
+  uint8_t b;
+  for (;;) {
+    int r = poll(&p, 1, ms);
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r <= 0)
+      return -1;
+    ssize_t n = read(fd, &b, 1);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN))
+      continue;
+    return n == 1 ? b : -2; /* -2: the line ended */
+  }
+}
+
+static int write_all(int fd, const void *p, size_t n) {
+  while (n) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0)
+      return -1;
+    p = (const char *)p + w;
+    n -= (size_t)w;
+  }
+  return 0;
+}
+
+static void reply_status(int tty, uint16_t op, uint32_t status) {
+  const char *msg = ucov_status_str(status);
+  uint8_t hdr[UCOV_PROTO_HEADER];
+  ucov_frame_encode(hdr, op, status, (uint32_t)strlen(msg));
+  write_all(tty, hdr, sizeof(hdr));
+  write_all(tty, msg, strlen(msg));
+}
+
+/* The device's reply to what was written, whole, to the line. 0, or -1 (the
+ * device failed: it is opened again). */
+static int forward_reply(int dev, int tty) {
+  uint8_t hdr[UCOV_PROTO_HEADER], buf[65536];
+  size_t got = 0;
+  while (got < sizeof(hdr)) {
+    ssize_t r = read(dev, hdr + got, sizeof(hdr) - got);
+    if (r <= 0)
+      return -1;
+    got += (size_t)r;
+  }
+  struct ucov_frame f;
+  ucov_frame_decode(hdr, &f);
+  if (write_all(tty, hdr, sizeof(hdr)))
+    return -1;
+  for (uint64_t left = f.length; left;) {
+    ssize_t r = read(dev, buf, left < sizeof(buf) ? (size_t)left : sizeof(buf));
+    if (r <= 0 || write_all(tty, buf, (size_t)r))
+      return -1;
+    left -= (uint64_t)r;
+  }
+  return 0;
+}
+
+int cmd_relay(int argc, char **argv) {
+  static const struct option opts[] = {{"dev", required_argument, 0, 'd'},
+                                       {"tty", required_argument, 0, 't'},
+                                       {"help", no_argument, 0, 'h'},
+                                       {0, 0, 0, 0}};
+  const char *dev_path = NULL, *tty_path = NULL;
+  int c;
+  while ((c = getopt_long(argc, argv, "d:t:h", opts, NULL)) != -1) {
+    if (c == 'd')
+      dev_path = optarg;
+    else if (c == 't')
+      tty_path = optarg;
+    else {
+      fputs(usage_text, c == 'h' ? stdout : stderr);
+      return c == 'h' ? UCOV_EXIT_OK : UCOV_EXIT_USAGE;
+    }
+  }
+  if (!dev_path || !tty_path || optind != argc) {
+    fputs(usage_text, stderr);
+    return UCOV_EXIT_USAGE;
+  }
+  int tty = open(tty_path, O_RDWR | O_NOCTTY | O_CLOEXEC);
+  struct termios t;
+  if (tty < 0 ||
+      (tcgetattr(tty, &t) == 0 && (cfmakeraw(&t), cfsetispeed(&t, B115200),
+                                   cfsetospeed(&t, B115200), tcsetattr(tty, TCSANOW, &t) != 0))) {
+    UCOV_ERR("%s: %s\n", tty_path, strerror(errno));
+    return UCOV_EXIT_FAIL;
+  }
+  int dev = open(dev_path, O_RDWR | O_CLOEXEC);
+  if (dev < 0) {
+    UCOV_ERR("%s: %s\n", dev_path, strerror(errno));
+    return UCOV_EXIT_FAIL;
+  }
+  static const uint8_t magic[4] = {'U', 'C', 'O', 'V'};
+  static uint8_t req[UCOV_PROTO_HEADER + UCOV_PROTO_MAX_REQUEST];
+  for (;;) {
+    /* The next magic: whatever comes before it is skipped. */
+    unsigned m = 0;
+    while (m < 4) {
+      int b = line_byte(tty, -1);
+      if (b == -2)
+        return UCOV_EXIT_OK; /* the line ended */
+      if (b < 0)
+        continue;
+      m = b == magic[m] ? m + 1 : b == magic[0];
+    }
+    memcpy(req, magic, 4);
+    size_t n = 4, want = UCOV_PROTO_HEADER;
+    int cut = 0;
+    while (n < want) {
+      int b = line_byte(tty, 1000);
+      if (b < 0) {
+        cut = 1;
+        break;
+      }
+      req[n++] = (uint8_t)b;
+      if (n == UCOV_PROTO_HEADER) {
+        struct ucov_frame f;
+        ucov_frame_decode(req, &f);
+        if (ucov_frame_check(&f) != UCOV_ST_OK)
+          break; /* the device answers it: the payload is skipped as noise */
+        want += f.length;
+      }
+    }
+    struct ucov_frame f;
+    ucov_frame_decode(req, &f);
+    if (cut) { /* nothing reached the device yet */
+      reply_status(tty, f.op, UCOV_ST_TRUNCATED);
+      continue;
+    }
+    if (write_all(dev, req, n) || forward_reply(dev, tty)) {
+      UCOV_ERR("%s: %s: opened again\n", dev_path, strerror(errno));
+      close(dev);
+      dev = open(dev_path, O_RDWR | O_CLOEXEC);
+      if (dev < 0) {
+        UCOV_ERR("%s: %s\n", dev_path, strerror(errno));
+        return UCOV_EXIT_FAIL;
+      }
+      reply_status(tty, f.op, UCOV_ST_INTERNAL);
+    }
+  }
+}
