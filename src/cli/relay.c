@@ -10,7 +10,7 @@
  * gets the device's error reply and its payload is skipped the same way; a
  * request that stops for a second mid-frame is dropped (the device is opened
  * again, so no half request stays in it) and answered TRUNCATED. Runs until
- * the line ends or a signal.
+ * the line ends or a signal; says "ready" on stdout once both are open.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -33,7 +33,8 @@ static const char usage_text[] =
     "Carry the ucov protocol between the serial line TTY (set raw, 115200 baud)\n"
     "and the frame device PATH (ucov.ko's /dev/ucov): run it in a guest whose\n"
     "second serial port the host reaches, and the host's `ucov ls|pull|reset\n"
-    "--serial SOCKET` reach the guest's kernel. Runs until the line ends.\n";
+    "--serial SOCKET` reach the guest's kernel. Says \"ready\" on stdout once both\n"
+    "are open; runs until the line ends.\n";
 
 /* One byte from the line within ms (-1: none came, or the line ended). */
 static int line_byte(int fd, int ms) {
@@ -131,6 +132,9 @@ int cmd_relay(int argc, char **argv) {
     UCOV_ERR("%s: %s\n", dev_path, strerror(errno));
     return UCOV_EXIT_FAIL;
   }
+  /* Said once both are open: from here on no request on the line is lost. */
+  printf("ucov relay: %s <-> %s: ready\n", tty_path, dev_path);
+  fflush(stdout);
   static const uint8_t magic[4] = {'U', 'C', 'O', 'V'};
   static uint8_t req[UCOV_PROTO_HEADER + UCOV_PROTO_MAX_REQUEST];
   for (;;) {

@@ -124,8 +124,9 @@ sed 's/^/UCOV-GUEST ucov-err /' /tmp/ls.err /tmp/p1.out /tmp/p2.out
 printf '%s' "$(cat /exprs3.txt)" >/dev/ucov-demo
 say "eval3 $(cat /dev/ucov-demo)"
 stty -F /dev/ttyS2 raw -echo
-ucov relay --dev /dev/ucov --tty /dev/ttyS1 2>/tmp/relay.err &
+ucov relay --dev /dev/ucov --tty /dev/ttyS1 >/tmp/relay.out 2>/tmp/relay.err &
 relay=$!
+for _ in $(seq 300); do grep -q ready /tmp/relay.out && break; sleep 0.1; done
 say "RELAY-READY"
 read -r word </dev/ttyS2
 kill $relay
@@ -164,6 +165,15 @@ INIT
 chmod +x ir/init
 (cd ir && find . | cpio -o -H newc 2>/dev/null | gzip -1 >../initrd.gz) || { fail "initramfs"; finish linux; exit 1; }
 
+# A pulled tree's .gcno links, made here: the notes files are on this build
+# machine, not in the guest (a pull where they are makes them itself).
+relink() { # TREE
+  find "$1/gcov" -name '*.gcda' | while read -r g; do
+    local n=${g#"$1"/gcov}
+    ln -sf "${n%.gcda}.gcno" "${g%.gcda}.gcno"
+  done
+}
+
 # ttyS0: the console, into a file; ttyS1: the relay's line; ttyS2: the host's
 # word to go on.
 accel=${UCOV_QEMU_ACCEL:-tcg}
@@ -191,10 +201,7 @@ tr -d '\r' <console.txt >console.log
 # workload's counts, as a userspace run of it counts them.
 [ "$(grep -c '\.gcda$' relay-ls.txt)" = 2 ] && pass ||
   fail "ucov ls --serial through the relay: $(head -3 relay-ls.txt relay-ls.err)"
-for g in $(find H -name '*.gcda'); do
-  n=${g#H/gcov}
-  ln -sf "${n%.gcda}.gcno" "${g%.gcda}.gcno"
-done
+relink H
 lcov -q --capture --rc lcov_gcov_dir="$WORK/H/gcov" -o h.info >lcov-h.out 2>&1 ||
   fail "lcov over the tree pulled through the relay: $(head -3 relay-pull.out)"
 guest() { grep -q "UCOV-GUEST $1" console.log; }
@@ -271,12 +278,8 @@ cmp -s k-lines.txt g-lines.txt && pass || fail "lcov's kernel mode and the gathe
 # The two pulls with --reset through /dev/ucov: the first holds the first
 # workload's counts (those gather saw), the second the second workload's
 # alone, as a userspace run of it counts them.
-# (The notes files are on this build machine, not in the guest: their links
-# are made here, as a pull where they are makes them.)
-for g in $(cd back && find P1 P2 -name '*.gcda'); do
-  n=${g#P?/gcov}
-  ln -sf "${n%.gcda}.gcno" "back/${g%.gcda}.gcno"
-done
+relink back/P1
+relink back/P2
 lcov -q --capture --rc lcov_gcov_dir="$WORK/back/P1/gcov" -o p1.info >lcov-p1.out 2>&1 &&
   lcov -q --capture --rc lcov_gcov_dir="$WORK/back/P2/gcov" -o p2.info >lcov-p2.out 2>&1 ||
   fail "lcov over the pulled trees: $(grep -v redefined lcov-p1.out lcov-p2.out | head -3)"
