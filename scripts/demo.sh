@@ -101,4 +101,27 @@ wait $qemu_pid 2>/dev/null || true
 trap - EXIT
 
 echo
+echo "== Linux: ucov.ko in Debian's stock kernel (no CONFIG_KCOV, no CONFIG_GCOV_KERNEL) under QEMU"
+if [ "$(uname -m)" = x86_64 ] && command -v qemu-system-x86_64 >/dev/null &&
+  compgen -G '/usr/src/linux-headers-*-amd64/Module.symvers' >/dev/null; then
+  lx=$root/$out/linux
+  echo "(building ucov.ko and the demo module, booting the kernel of the installed headers...)"
+  UCOV_STRESS_SECONDS=3 bash tests/kernel/linux.sh "$UCOV" "$root" "$lx" >"$root/$out/linux.log" 2>&1 ||
+    true
+  tail -1 "$root/$out/linux.log"
+  echo "kcov.rst's first program, its traced call a read of /dev/ucov-demo: PCs by function"
+  xargs addr2line -f -j .text -e "$lx/tree/examples/linux-module/ucov_demo.ko" <"$lx/offsets.txt" |
+    awk 'NR % 2 == 1' | sort | uniq -c | sort -rn | sed 's/^/  /'
+  echo "its second program (KCOV_TRACE_CMP): the parser's comparisons with constants"
+  grep ' const' "$lx/cmps.txt" | head -6 | sed 's/^/  /'
+  echo "gcov.rst's gather_on_test.sh, then lcov's kernel mode over the guest's gcov directory:"
+  awk -F'[:,]' '/^SF:/ {f = $2; sub(/.*\//, "", f); n = h = 0} /^DA:/ {n++; h += $3 > 0}
+    /^end_of_record/ {printf "  %-14s %3d of %3d lines run\n", f, h, n}' "$lx/k.info"
+  echo "the host's ucov ls --serial, through ucov relay and /dev/ucov in the guest:"
+  sed 's/^/  /' "$lx/relay-ls.txt"
+else
+  echo "(skipped: needs x86_64, qemu-system-x86_64 and linux-headers-*-amd64; scripts/deps.sh installs them)"
+fi
+
+echo
 echo "demo output is in $out"

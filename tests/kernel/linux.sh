@@ -17,7 +17,8 @@
 # Usage: linux.sh UCOV SRCDIR WORKDIR
 # Environment: KDIR (default: the newest /usr/src/linux-headers-*-amd64),
 # UCOV_KERNEL_CACHE (default: ~/.cache/ucov/kernel), UCOV_QEMU_ACCEL
-# (default tcg; kvm where /dev/kvm works).
+# (default tcg; kvm where /dev/kvm works), UCOV_STRESS_SECONDS (default 30;
+# scripts/demo.sh runs it shorter and prints what it found).
 set -u
 UCOV=$1 SRC=$(cd "$2" && pwd) WORK=$3
 . "$SRC/tests/lib.sh"
@@ -76,6 +77,7 @@ printf '%s\n' "${EXPRS2[@]}" >ir/exprs2.txt
 # ... and a third, which the host pulls through the relay.
 EXPRS3=("((2))*3-4%3")
 printf '%s\n' "${EXPRS3[@]}" >ir/exprs3.txt
+echo "${UCOV_STRESS_SECONDS:-30}" >ir/stress_seconds
 # The ucov command, with the libraries it loads, where it finds them.
 cp "$UCOV" ir/bin/ucov || fail "ucov into the initramfs"
 for lib in $(ldd "$UCOV" | grep -o '/[^ ]*'); do
@@ -135,8 +137,8 @@ sed 's/^/UCOV-GUEST relay-err /' /tmp/relay.err
 echo UCOV-TAR-BEGIN
 tar czf - -C /tmp gcov.tar.gz gcovcopy P1 P2 | base64
 echo UCOV-TAR-END
-# Load: tracers and plain readers of the demo device at once, 30 s.
-/bin/kcov_stress "$(cat /sys/module/ucov_demo/sections/.text)" 30 >/tmp/stress.txt 2>&1
+# Load: tracers and plain readers of the demo device at once (30 s).
+/bin/kcov_stress "$(cat /sys/module/ucov_demo/sections/.text)" "$(cat /stress_seconds)" >/tmp/stress.txt 2>&1
 say "$(cat /tmp/stress.txt)"
 # Unloading: the demo module while a client has it open is refused; while a
 # client holds a KCOV device enabled (not the demo device), it goes, and so do
