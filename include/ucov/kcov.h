@@ -89,6 +89,12 @@ static inline uint64_t kcov_remote_handle(uint64_t subsys, uint64_t inst) {
 #define KCOV_RECORD_NORMAL 0xfull
 #define KCOV_RECORD_TYPE(rec) ((uint64_t)(rec) >> KCOV_RECORD_TYPE_SHIFT)
 #define KCOV_RECORD_IP(rec) ((uint64_t)(rec)&KCOV_RECORD_IP_MASK)
+/* The record's whole address: a kernel address (bit 55 set: the top half of
+ * a 64-bit address space, as x86-64's and arm64's kernels use it) gets back
+ * the top byte its tag replaced; a user address is its low 56 bits. */
+#define KCOV_RECORD_PC(rec)                                                                        \
+  (KCOV_RECORD_IP(rec) & (1ull << 55) ? KCOV_RECORD_IP(rec) | ~KCOV_RECORD_IP_MASK                 \
+                                      : KCOV_RECORD_IP(rec))
 
 /* Helpers for remote handles. */
 #define KCOV_HANDLE_SUBSYSTEM(h) ((uint64_t)(h)&KCOV_SUBSYSTEM_MASK)

@@ -136,7 +136,7 @@ static void symbolize_line(char *line, const struct modmap *mods, const char *bi
     fputs(line, stdout);
     return;
   }
-  uint64_t pc = rec & KCOV_RECORD_IP_MASK;
+  uint64_t pc = KCOV_RECORD_PC(rec); /* (a kernel's PCs keep their top byte) */
   const char *path = binary;
   uint64_t addr = pc;
   if (mods) {

@@ -15,6 +15,9 @@
 /* The NORMAL tag of TRACE_PC_EXT records, in place. */
 #define KCOV_RECORD_NORMAL_TAG (KCOV_RECORD_NORMAL << KCOV_RECORD_TYPE_SHIFT)
 #define KCOV_RECORD_EXIT_TAG (KCOV_RECORD_EXIT << KCOV_RECORD_TYPE_SHIFT)
+/* A tagged record: the tag replaces the address's top byte (a kernel
+ * address's 0xff, which a reader restores: KCOV_RECORD_PC). */
+#define KCOV_RECORD_TAGGED(pc, tag) (((pc)&KCOV_RECORD_IP_MASK) | (tag))
 
 /*
  * Append one word record. Order as in kernel/kcov.c: read the count, check the

@@ -64,7 +64,7 @@ UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_pc(void) {
     uint64_t *bitmap = (uint64_t *)(hot & ~UCOV_TASK_HOT_BITS);
     trace_append_unique(t, bitmap, pc_key(pc, t->bitmap_mask), pc, 1);
   } else if (hot & UCOV_TASK_EXT) {
-    trace_append_word(t->area, t->size, pc | KCOV_RECORD_NORMAL_TAG);
+    trace_append_word(t->area, t->size, KCOV_RECORD_TAGGED(pc, KCOV_RECORD_NORMAL_TAG));
   }
   /* CMP mode: no PC records */
 }
@@ -102,7 +102,7 @@ UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_pc_guard(uint32_t *guard) {
     uint64_t *bitmap = (uint64_t *)(hot & ~UCOV_TASK_HOT_BITS);
     trace_append_unique(t, bitmap, guard_index(guard) - 1, pc, 0);
   } else if (hot & UCOV_TASK_EXT)
-    trace_append_word(t->area, t->size, pc | KCOV_RECORD_NORMAL_TAG);
+    trace_append_word(t->area, t->size, KCOV_RECORD_TAGGED(pc, KCOV_RECORD_NORMAL_TAG));
 }
 
 /* Guards are numbered lazily on first hit (above), so that only edges that ran

@@ -36,7 +36,7 @@ static UCOV_ALWAYS_INLINE void trace_append_ext(uint64_t pc, uint64_t tag) {
   struct ucov_task *t = &ucov_task_self;
   if (UCOV_LIKELY(!(t->hot & UCOV_TASK_EXT)))
     return;
-  trace_append_word(t->area, t->size, pc | tag);
+  trace_append_word(t->area, t->size, KCOV_RECORD_TAGGED(pc, tag));
 }
 
 UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_pc_exit(void) {

@@ -1228,7 +1228,7 @@ static int read_pcs(struct cov_model *m, const char *path, const struct input_op
         continue;
       }
     }
-    pc &= KCOV_RECORD_IP_MASK;
+    pc = KCOV_RECORD_PC(pc); /* (a kernel's PCs keep their top byte) */
     total++;
     const char *mod = o->n_binaries ? o->binaries[0] : NULL;
     uint64_t addr = pc;
