@@ -566,14 +566,105 @@ static void gcov_tree_rebuild(void) {
   mutex_unlock(&gcov_tree_mutex);
 }
 
+/*
+ * The module map (the "modules" object): for each module that came after
+ * ucov.ko, one line per executable section, named "<module>.ko#<section
+ * index>" with the section's address as its bias, so that `ucov symbolize
+ * --modules` places a PC in the section of the .ko it ran in (a relocatable
+ * object's symbols count from their section's start). The sections'
+ * addresses are those of the module's section symbols (STT_SECTION), which
+ * the loader relocated like any other: they are in its full symbol table
+ * only while it comes, so they are kept then.
+ */
+struct mod_text {
+  struct list_head link;
+  struct module *mod;
+  unsigned long end; /* the end of the module's text */
+  int n;
+  struct {
+    unsigned long start;
+    unsigned int shndx;
+  } sec[];
+};
+static LIST_HEAD(mod_texts); /* under the port lock */
+
+static void mod_text_add(struct module *mod) {
+  unsigned long base = (unsigned long)mod->core_layout.base;
+  unsigned long end = base + mod->core_layout.text_size;
+  struct mod_kallsyms *ks;
+  struct mod_text *mt;
+  unsigned int i;
+  int n = 0, k;
+
+  rcu_read_lock_sched();
+  ks = rcu_dereference_sched(mod->kallsyms);
+  for (i = 0; ks && i < ks->num_symtab; i++)
+    n += ELF_ST_TYPE(ks->symtab[i].st_info) == STT_SECTION && ks->symtab[i].st_value >= base &&
+         ks->symtab[i].st_value < end;
+  mt = n ? kzalloc(struct_size(mt, sec, n), GFP_ATOMIC) : NULL;
+  for (i = 0; mt && i < ks->num_symtab && mt->n < n; i++) {
+    const Elf_Sym *sym = &ks->symtab[i];
+
+    if (ELF_ST_TYPE(sym->st_info) != STT_SECTION || sym->st_value < base || sym->st_value >= end)
+      continue;
+    for (k = mt->n; k > 0 && mt->sec[k - 1].start > sym->st_value; k--)
+      mt->sec[k] = mt->sec[k - 1]; /* sorted by address */
+    mt->sec[k].start = sym->st_value;
+    mt->sec[k].shndx = sym->st_shndx;
+    mt->n++;
+  }
+  rcu_read_unlock_sched();
+  if (!mt)
+    return;
+  mt->mod = mod;
+  mt->end = end;
+  ucov_port_lock();
+  list_add_tail(&mt->link, &mod_texts);
+  ucov_port_unlock();
+}
+
+static void mod_text_remove(struct module *mod) {
+  struct mod_text *mt, *next;
+
+  ucov_port_lock();
+  list_for_each_entry_safe(mt, next, &mod_texts, link) {
+    if (mt->mod == mod) {
+      list_del(&mt->link);
+      kfree(mt);
+    }
+  }
+  ucov_port_unlock();
+}
+
+int ucov_port_modules_write(struct ucov_sink *s) {
+  struct mod_text *mt;
+  char line[160];
+  int i, n, err = 0;
+
+  list_for_each_entry(mt, &mod_texts, link) {
+    for (i = 0; !err && i < mt->n; i++) {
+      unsigned long end = i + 1 < mt->n ? mt->sec[i + 1].start : mt->end;
+
+      if (end == mt->sec[i].start)
+        continue; /* an empty section at the same place as the next */
+      n = scnprintf(line, sizeof(line), "0x%lx 0x%lx 0x0 0x%lx r-x - %s.ko#%u\n", mt->sec[i].start,
+                    end, mt->sec[i].start, mt->mod->name, mt->sec[i].shndx);
+      err = s->write(s, line, n);
+    }
+  }
+  return err;
+}
+
 static int on_module(struct notifier_block *nb, unsigned long state, void *data) {
   struct module *mod = data;
 
-  if (state == MODULE_STATE_COMING)
+  if (state == MODULE_STATE_COMING) {
+    mod_text_add(mod);
     units_add(mod);
-  else if (state == MODULE_STATE_GOING)
+  } else if (state == MODULE_STATE_GOING) {
     units_remove(mod);
-  else
+    mod_text_remove(mod);
+  } else
     return NOTIFY_DONE;
   gcov_tree_rebuild();
   return NOTIFY_OK;
@@ -775,10 +866,12 @@ static int __init ucov_init(void) {
 }
 
 static void __exit ucov_exit(void) {
+  struct mod_text *mt, *next;
   int i;
 
   misc_deregister(&proto_dev);
   unregister_module_notifier(&module_nb);
+  list_for_each_entry_safe(mt, next, &mod_texts, link) kfree(mt); /* modules without ucov's hooks */
   debugfs_remove_recursive(gcov_dir);
   for (i = 0; i < gcov_n_names; i++)
     kfree(gcov_names[i]);

@@ -19,8 +19,11 @@ static int cmp_sym(const void *a, const void *b) {
   return strcmp(x->name, y->name);
 }
 
-/* The function symbols of one symbol table section (ELF32 or ELF64, through libelf). */
-static int load_symtab(struct elfsym_table *t, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh) {
+/* The function symbols of one symbol table section (ELF32 or ELF64, through
+ * libelf); only those of section `only` if it is not 0 (a relocatable
+ * object's: each section's symbols count from the section's start). */
+static int load_symtab(struct elfsym_table *t, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
+                       size_t only) {
   Elf_Data *d = elf_getdata(scn, NULL);
   if (!d || !sh->sh_entsize)
     return -1;
@@ -38,7 +41,8 @@ static int load_symtab(struct elfsym_table *t, Elf *elf, Elf_Scn *scn, const GEl
     if (!gelf_getsym(d, (int)i, &sym))
       continue;
     int type = GELF_ST_TYPE(sym.st_info);
-    if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF)
+    if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF ||
+        (only && sym.st_shndx != only))
       continue;
     const char *name = elf_strptr(elf, sh->sh_link, sym.st_name);
     if (!name)
@@ -93,13 +97,43 @@ void elf_file_close(Elf *elf, int fd) {
     close(fd);
 }
 
+/* "FILE#N": section N of the relocatable object FILE (a Linux module's
+ * section, as ucov.ko's module map names it). *n, and FILE in file; 0 if
+ * path is not so named or FILE is not there. */
+static int section_path(const char *path, char *file, size_t len, size_t *n) {
+  const char *hash = strrchr(path, '#');
+  char *end;
+  if (!hash || !hash[1] || (size_t)(hash - path) >= len)
+    return 0;
+  unsigned long v = strtoul(hash + 1, &end, 10);
+  if (*end || !v || v > 0xfffff)
+    return 0;
+  memcpy(file, path, (size_t)(hash - path));
+  file[hash - path] = 0;
+  *n = v;
+  return access(path, F_OK) != 0 && access(file, F_OK) == 0;
+}
+
 int elfsym_load(struct elfsym_table *t, const char *path, char *err, size_t errlen) {
   memset(t, 0, sizeof(*t));
   int fd, ret = -1;
   GElf_Ehdr eh;
-  Elf *elf = elf_file_open(path, &fd, &eh, err, errlen);
+  char file[4096];
+  size_t only = 0, text = 0;
+  if (!section_path(path, file, sizeof(file), &only))
+    snprintf(file, sizeof(file), "%s", path);
+  Elf *elf = elf_file_open(file, &fd, &eh, err, errlen);
   if (!elf)
     return -1;
+  if (only && eh.e_type != ET_REL) {
+    snprintf(err, errlen, "%s: a section is named, but %s is not a relocatable object", path, file);
+    goto out;
+  }
+  size_t shstrndx = 0;
+  if (eh.e_type == ET_REL && elf_getshdrstrndx(elf, &shstrndx) != 0) {
+    snprintf(err, errlen, "%s: corrupt section header table", path);
+    goto out;
+  }
   Elf_Scn *symtab = NULL, *dynsym = NULL;
   GElf_Shdr symtab_sh, dynsym_sh, sh;
   for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
@@ -107,6 +141,11 @@ int elfsym_load(struct elfsym_table *t, const char *path, char *err, size_t errl
       snprintf(err, errlen, "%s: corrupt section header table", path);
       goto out;
     }
+    /* A relocatable object's addresses count from each section's start:
+     * without a section named, its .text's (as addr2line -j .text). */
+    const char *name = eh.e_type == ET_REL ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
+    if (name && strcmp(name, ".text") == 0)
+      text = elf_ndxscn(scn);
     if (sh.sh_type == SHT_SYMTAB) {
       symtab = scn;
       symtab_sh = sh;
@@ -119,7 +158,9 @@ int elfsym_load(struct elfsym_table *t, const char *path, char *err, size_t errl
     snprintf(err, errlen, "%s: no symbol table (stripped?)", path);
     goto out;
   }
-  if (load_symtab(t, elf, symtab ? symtab : dynsym, symtab ? &symtab_sh : &dynsym_sh) != 0) {
+  if (eh.e_type == ET_REL && !only)
+    only = text ? text : (size_t)-1;
+  if (load_symtab(t, elf, symtab ? symtab : dynsym, symtab ? &symtab_sh : &dynsym_sh, only) != 0) {
     snprintf(err, errlen, "%s: corrupt symbol table", path);
     elfsym_free(t);
     goto out;

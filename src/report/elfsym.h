@@ -32,6 +32,9 @@ struct elfsym_table {
 
 /*
  * Load the STT_FUNC symbols of the ELF file at path (.symtab, else .dynsym).
+ * A relocatable object's (a Linux module, .ko) count from their section's
+ * start: those of its .text, or of section N when path is "FILE#N" (ucov.ko's
+ * module map names each executable section of a module so).
  * Returns 0, or -1 with a message in err (size errlen).
  */
 int elfsym_load(struct elfsym_table *t, const char *path, char *err, size_t errlen);

@@ -263,6 +263,19 @@ lines_of() { # INFO: parser.c's DA lines, "line count", sorted as join wants
   awk '/^SF:.*\/parser\.c$/ {on = 1; next} /^end_of_record/ {on = 0} on && /^DA:/ {
     split(substr($0, 4), a, ","); print a[1], a[2] }' "$1" | sort -k1,1
 }
+# ucov symbolize, with the module map a pull through /dev/ucov brought back
+# (each executable section of the module, as <module>.ko#<index>), run where
+# the .ko is: the same functions as addr2line found, PC for PC.
+(cd tree/examples/linux-module && "$UCOV" symbolize --modules "$WORK/back/P1/modules" "$WORK/pcs.txt") \
+  >pcs.sym 2>sym.err
+awk '{sub(/\+.*/, "", $2); print $2}' pcs.sym >sym-fns.txt
+# (addr2line -a -f -i: per address, its line, then a function and a place per
+# inline level, the outermost, the symbol's own function, last)
+xargs addr2line -a -f -i -j .text -e tree/examples/linux-module/ucov_demo.ko <offsets.txt 2>/dev/null |
+  awk '/^0x/ {if (fn != "") print fn; fn = ""; odd = 1; next} odd {fn = $0} {odd = !odd}
+    END {if (fn != "") print fn}' >a2l-fns.txt
+[ -s sym-fns.txt ] && cmp -s sym-fns.txt a2l-fns.txt && pass ||
+  fail "ucov symbolize with the .ko: $(head -2 sym.err) $(diff sym-fns.txt a2l-fns.txt | head -4 | tr '\n' ' ')"
 lines_of k.info >k-lines.txt
 lines_of g.info >g-lines.txt
 lines_of u.info >u-lines.txt
