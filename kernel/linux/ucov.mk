@@ -3,6 +3,7 @@
 # kbuild part of its Makefile), and nothing in its C sources:
 #   UCOV_TRACE := y    # -fsanitize-coverage=trace-pc,trace-cmp: /sys/kernel/debug/kcov
 #   UCOV_GCOV := y     # gcov counters: /sys/kernel/debug/gcov/<build path>/x.gcda
+#   (UCOV_EXT := y     # also -finstrument-functions: ENTRY/EXIT records, KCOV_TRACE_PC_EXT)
 #   include $(UCOV_DIR)/kernel/linux/ucov.mk
 # built with `make -C $KDIR M=$PWD UCOV_DIR=<the ucov tree>`, after
 # `make -C <the ucov tree>/kernel/linux KDIR=$KDIR` (ucov.ko, whose

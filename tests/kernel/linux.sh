@@ -60,11 +60,11 @@ make -s -C tree/kernel/linux KDIR="$KDIR" UCOV_SRC="$SRC" >build.log 2>&1 &&
   fail "the demo module is instrumented, ucov.ko is not"
 
 # The initramfs.
-for p in kcov_pc kcov_cmp kcov_stress kcov_hold; do
-  gcc -static -O1 -pthread "$SRC/tests/kernel/$p.c" -o $p || { fail "$p"; finish linux; exit 1; }
+for p in kcov_pc kcov_cmp kcov_stress kcov_hold kcov_modes; do
+  gcc -static -O1 -pthread -I"$SRC/include" "$SRC/tests/kernel/$p.c" -o $p || { fail "$p"; finish linux; exit 1; }
 done
 mkdir -p ir/bin ir/proc ir/sys ir/dev ir/tmp
-cp /bin/busybox ir/bin/busybox && cp kcov_pc kcov_cmp kcov_stress kcov_hold ir/bin/ &&
+cp /bin/busybox ir/bin/busybox && cp kcov_pc kcov_cmp kcov_stress kcov_hold kcov_modes ir/bin/ &&
   cp tree/kernel/linux/ucov.ko tree/examples/linux-module/ucov_demo.ko ir/ &&
   cp "$SRC/tests/kernel/gather_on_test.sh" ir/ &&
   printf '#!/bin/sh\nexec /bin/sh "$@"\n' >ir/bin/bash && chmod +x ir/bin/bash
@@ -101,6 +101,7 @@ say "demo reads $(cat /dev/ucov-demo)"
 sed 's/^/UCOV-PC /' /tmp/pc.txt
 sed 's/^/UCOV-GUEST pc-err /' /tmp/pc.err
 /bin/kcov_cmp >/tmp/cmp.txt 2>/tmp/cmp.err && say "kcov_cmp ok"
+/bin/kcov_modes "$(cat /sys/module/ucov_demo/sections/.text)" 2>&1 | sed 's/^/UCOV-GUEST modes /'
 sed 's/^/UCOV-CMP /' /tmp/cmp.txt
 sed 's/^/UCOV-GUEST cmp-err /' /tmp/cmp.err
 [ -L /sys/kernel/debug/gcov/kernel/gcov/base.gcno ] && say "gcov base.gcno ok"
@@ -215,6 +216,14 @@ for what in "insmod ucov ok" "insmod demo ok" "kcov file ok" "demo reads 12" "kc
   guest "$what" && pass || fail "guest: $what ($(grep -m3 'UCOV-GUEST .*err\|Oops\|BUG' console.log))"
 done
 
+# EXT: as many ENTRY as EXIT records, and NORMAL ones; UNIQUE: a second
+# identical read adds no PC.
+read -r _ _ _ ext_in ext_out ext_normal <<<"$(grep -a -o 'UCOV-GUEST modes ext .*' console.log)"
+[ "${ext_in:-0}" -ge 1 ] && [ "$ext_in" = "${ext_out:-}" ] && [ "${ext_normal:-0}" -gt 10 ] && pass ||
+  fail "KCOV_TRACE_PC_EXT: $(grep -a 'UCOV-GUEST modes' console.log | tr '\n' ' ')"
+read -r _ _ _ uniq_first uniq_second <<<"$(grep -a -o 'UCOV-GUEST modes unique .*' console.log)"
+[ "${uniq_first:-0}" -gt 10 ] && [ "${uniq_second:-x}" = 0 ] && pass ||
+  fail "KCOV_UNIQUE_ENABLE: $(grep -a 'UCOV-GUEST modes' console.log | tr '\n' ' ')"
 # The PCs are the demo module's: each, less the .text base, is a place in the
 # .ko's .text, in the functions the read ran.
 text=$(sed -n "s/.*UCOV-GUEST text //p" console.log)
