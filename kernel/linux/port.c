@@ -189,9 +189,10 @@ static void task_free(struct linux_task *lt) {
   module_put(THIS_MODULE);
 }
 
-/* The calling task's state, given up if it traces nothing. Lock held. */
+/* The calling task's state, given up if it traces nothing (no device, no
+ * REMOTE section). Lock held. */
 static void task_settle(struct linux_task *lt) {
-  if (!lt || lt->t.dev)
+  if (!lt || lt->t.dev || lt->t.remote_handle)
     return;
   preempt_disable();
   this_cpu_write(ucov_linux_current, NULL);
@@ -203,6 +204,53 @@ static void task_settle(struct linux_task *lt) {
 int ucov_port_task_bind(struct ucov_task *task) {
   return task == &ucov_linux_idle ? -UCOV_EINVAL : 0;
 }
+
+/*
+ * REMOTE sections started by kernel code (ucov_kcov.h maps kcov.rst's
+ * kcov_remote_start/stop onto these): the task gets a state of its own for
+ * the section, which the core fills from the handle's device and appends at
+ * the stop. In a task that may sleep (the core takes the port lock, a mutex,
+ * and may allocate the section's area); in interrupt context, or in a task
+ * that traces for itself, nothing.
+ */
+int ucov_remote_start(uint64_t handle);
+void ucov_remote_stop(void);
+uint64_t ucov_common_handle(void);
+
+u64 ucov_kcov_common_handle(void) {
+  return ucov_common_handle();
+}
+EXPORT_SYMBOL(ucov_kcov_common_handle);
+
+void ucov_kcov_remote_start(u64 handle) {
+  struct linux_task *lt;
+
+  if (!in_task() || this_cpu_read(ucov_linux_current))
+    return;
+  might_sleep();
+  ucov_port_lock();
+  lt = task_own();
+  ucov_port_unlock();
+  if (!lt)
+    return;
+  ucov_remote_start(handle); /* takes the port lock */
+  ucov_port_lock();
+  task_settle(lt); /* nobody registered the handle: no section */
+  ucov_port_unlock();
+}
+EXPORT_SYMBOL(ucov_kcov_remote_start);
+
+void ucov_kcov_remote_stop(void) {
+  struct ucov_task *t;
+
+  if (!in_task() || !(t = this_cpu_read(ucov_linux_current)) || !t->remote_handle)
+    return;
+  ucov_remote_stop(); /* appends the section; takes the port lock */
+  ucov_port_lock();
+  task_settle(container_of(t, struct linux_task, t));
+  ucov_port_unlock();
+}
+EXPORT_SYMBOL(ucov_kcov_remote_stop);
 
 /* A tracing task ends: nothing it runs from here records (kcov_task_exit in
  * do_exit); its device is detached by a work item. */

@@ -17,8 +17,10 @@ ifeq ($(wildcard $(UCOV_SYMVERS)),)
 $(error ucov.mk: $(UCOV_SYMVERS) is missing: build ucov.ko first (make -C $(UCOV_DIR)/kernel/linux KDIR=...))
 endif
 KBUILD_EXTRA_SYMBOLS += $(UCOV_SYMVERS)
+# (and kcov.rst's kcov_remote_start/stop, empty inlines in a kernel without
+# CONFIG_KCOV, reach ucov.ko: ucov_kcov.h, included before every source)
 ifeq ($(UCOV_TRACE),y)
-ccflags-y += -fsanitize-coverage=trace-pc,trace-cmp
+ccflags-y += -fsanitize-coverage=trace-pc,trace-cmp -include $(UCOV_DIR)/kernel/linux/ucov_kcov.h
 endif
 # gcov: units in a section, not registered by constructors (a stock kernel
 # runs none); counters updated atomically (modules run on every CPU at once).

@@ -60,11 +60,11 @@ make -s -C tree/kernel/linux KDIR="$KDIR" UCOV_SRC="$SRC" >build.log 2>&1 &&
   fail "the demo module is instrumented, ucov.ko is not"
 
 # The initramfs.
-for p in kcov_pc kcov_cmp kcov_stress kcov_hold kcov_modes; do
+for p in kcov_pc kcov_cmp kcov_stress kcov_hold kcov_modes kcov_remote; do
   gcc -static -O1 -pthread -I"$SRC/include" "$SRC/tests/kernel/$p.c" -o $p || { fail "$p"; finish linux; exit 1; }
 done
 mkdir -p ir/bin ir/proc ir/sys ir/dev ir/tmp
-cp /bin/busybox ir/bin/busybox && cp kcov_pc kcov_cmp kcov_stress kcov_hold kcov_modes ir/bin/ &&
+cp /bin/busybox ir/bin/busybox && cp kcov_pc kcov_cmp kcov_stress kcov_hold kcov_modes kcov_remote ir/bin/ &&
   cp tree/kernel/linux/ucov.ko tree/examples/linux-module/ucov_demo.ko ir/ &&
   cp "$SRC/tests/kernel/gather_on_test.sh" ir/ &&
   printf '#!/bin/sh\nexec /bin/sh "$@"\n' >ir/bin/bash && chmod +x ir/bin/bash
@@ -102,6 +102,7 @@ sed 's/^/UCOV-PC /' /tmp/pc.txt
 sed 's/^/UCOV-GUEST pc-err /' /tmp/pc.err
 /bin/kcov_cmp >/tmp/cmp.txt 2>/tmp/cmp.err && say "kcov_cmp ok"
 /bin/kcov_modes "$(cat /sys/module/ucov_demo/sections/.text)" 2>&1 | sed 's/^/UCOV-GUEST modes /'
+/bin/kcov_remote "$(cat /sys/module/ucov_demo/sections/.text)" 2>&1 | sed 's/^/UCOV-GUEST /'
 sed 's/^/UCOV-CMP /' /tmp/cmp.txt
 sed 's/^/UCOV-GUEST cmp-err /' /tmp/cmp.err
 [ -L /sys/kernel/debug/gcov/kernel/gcov/base.gcno ] && say "gcov base.gcno ok"
@@ -224,6 +225,11 @@ read -r _ _ _ ext_in ext_out ext_normal <<<"$(grep -a -o 'UCOV-GUEST modes ext .
 read -r _ _ _ uniq_first uniq_second <<<"$(grep -a -o 'UCOV-GUEST modes unique .*' console.log)"
 [ "${uniq_first:-0}" -gt 10 ] && [ "${uniq_second:-x}" = 0 ] && pass ||
   fail "KCOV_UNIQUE_ENABLE: $(grep -a 'UCOV-GUEST modes' console.log | tr '\n' ' ')"
+# REMOTE: the work item's PCs, collected for the client's common handle, all
+# the module's.
+read -r _ remote_n remote_in <<<"$(grep -a -o 'UCOV-GUEST remote .*' console.log | cut -d' ' -f2-)"
+[ "${remote_n:-0}" -gt 10 ] && [ "$remote_n" = "${remote_in:-}" ] && pass ||
+  fail "KCOV_REMOTE_ENABLE (kcov_remote_start_common in a work item): $(grep -a 'UCOV-GUEST remote' console.log)"
 # The PCs are the demo module's: each, less the .text base, is a place in the
 # .ko's .text, in the functions the read ran.
 text=$(sed -n "s/.*UCOV-GUEST text //p" console.log)
