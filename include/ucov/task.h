@@ -48,6 +48,8 @@ struct ucov_task {
   uint64_t bitmap_mask;    /* UNIQUE keyed by PC: pc_key()'s mask */
   uint64_t remote_handle;  /* REMOTE section in progress for this handle (0: none) */
   uint64_t remote_seq;     /* the device's sequence when the section started */
+  uint64_t common_handle;  /* REMOTE: the common handle of this task (0: none), from its
+                              REMOTE_ENABLE, or inherited from its creator */
 };
 
 /* Thread-local by default (see UCOV_THREAD_LOCAL); a port without TLS

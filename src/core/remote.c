@@ -29,23 +29,24 @@ struct free_area {
 };
 static struct free_area *free_areas;
 
-static UCOV_THREAD_LOCAL uint64_t common_handle;
-
+/* The common handle is the task's (struct ucov_task): thread-local where the
+ * port has threads, switched with the task where it switches the state, and
+ * found from the current task where the port names it (a kernel's). */
 UCOV_NOTRACE uint64_t ucov_remote_common(void) {
-  return common_handle;
+  return ucov_task_self.common_handle;
 }
 
 UCOV_NOTRACE void ucov_remote_set_common(uint64_t handle) {
-  common_handle = handle;
+  ucov_task_self.common_handle = handle;
 }
 
 UCOV_EXPORT UCOV_NOTRACE uint64_t ucov_common_handle(void) {
-  return common_handle;
+  return ucov_task_self.common_handle;
 }
 
 /* Called first in a new thread, before a sanitizer set it up (the shim). */
 UCOV_EXPORT UCOV_NOTRACE UCOV_NO_SANITIZER void ucov_set_common_handle(uint64_t handle) {
-  common_handle = handle;
+  ucov_task_self.common_handle = handle;
 }
 
 /* kcov.c's kcov_check_handle: bits 32-55 zero; the common handle is COMMON
