@@ -106,18 +106,20 @@ int cmd_relay(int argc, char **argv) {
   const char *dev_path = NULL, *tty_path = NULL;
   int c;
   while ((c = getopt_long(argc, argv, "d:t:h", opts, NULL)) != -1) {
-    if (c == 'd')
+    if (c == 'd') {
       dev_path = optarg;
-    else if (c == 't')
+    } else if (c == 't') {
       tty_path = optarg;
-    else {
-      fputs(usage_text, c == 'h' ? stdout : stderr);
-      return c == 'h' ? UCOV_EXIT_OK : UCOV_EXIT_USAGE;
+    } else if (c == 'h') {
+      fputs(usage_text, stdout);
+      return UCOV_EXIT_OK;
+    } else {
+      return cli_bad_option(argc, argv, opts);
     }
   }
   if (!dev_path || !tty_path || optind != argc) {
-    fputs(usage_text, stderr);
-    return UCOV_EXIT_USAGE;
+    UCOV_ERR("needs --dev PATH and --tty TTY, and nothing else\n");
+    return cli_try_help();
   }
   int tty = open(tty_path, O_RDWR | O_NOCTTY | O_CLOEXEC);
   struct termios t;
