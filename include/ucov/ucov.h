@@ -184,6 +184,13 @@ int ucov_modules(int (*fn)(const struct ucov_module *m, void *arg), void *arg);
  */
 int ucov_modules_write(int fd);
 
+/*
+ * The runtime's version, "MAJOR.MINOR.PATCH": the library's, which may be newer
+ * than the ucov/version.h a program was compiled with. *number, if not NULL,
+ * gets it as UCOV_VERSION_NUMBER does (MAJOR * 10000 + MINOR * 100 + PATCH).
+ */
+const char *ucov_version(int *number);
+
 /* ---------------------------------------------------------- attributes */
 
 /*

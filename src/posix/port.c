@@ -12,6 +12,7 @@
 
 #include "ucov/compiler.h"
 #include "ucov/port.h"
+#include "ucov/ucov.h"
 
 /* Zero-filled and 16-byte aligned (malloc's alignment on the 64-bit ABIs). */
 UCOV_NOTRACE void *ucov_port_alloc(size_t bytes) {
@@ -27,4 +28,10 @@ UCOV_NOTRACE void ucov_port_log(const char *msg) {
   size_t n = strlen(msg);
   if (write(2, msg, n) == (ssize_t)n)
     (void)!write(2, "\n", 1);
+}
+
+UCOV_EXPORT UCOV_NOTRACE const char *ucov_version(int *number) {
+  if (number)
+    *number = UCOV_VERSION_NUMBER;
+  return UCOV_VERSION;
 }
