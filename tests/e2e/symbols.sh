@@ -11,8 +11,9 @@ UCOV=$1 SRC=$2 WORK=$3 LIBDIR=$4 SAN=${5:-} RTCC=${6:-}
 sanflags "$SAN"
 rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
 allowed='^(ucov_|__sanitizer_cov_|__cyg_profile_|__gcov_|llvm_gcov_|llvm_gcda_|__llvm_profile_|__llvm_prf_)'
-# The linker's own marks in a shared object, and what sanitizers add.
-linker='^(_init|_fini|_edata|_end|__bss_start|__odr_asan[._].*|__asan_.*|__tsan_.*|__ubsan_.*)$'
+# The linker's own marks in a shared object (its version nodes too), and what
+# sanitizers add.
+linker='^(_init|_fini|_edata|_end|__bss_start|UCOV_0|UCOV_PRIVATE_0|__odr_asan[._].*|__asan_.*|__tsan_.*|__ubsan_.*)$'
 for lib in libucov.a libucov.so; do
   [ -e "$LIBDIR/$lib" ] || { fail "$lib not in $LIBDIR"; continue; }
   other=$(nm -g --defined-only "$LIBDIR/$lib" 2>/dev/null | awk 'NF >= 3 { print $3 }' |
