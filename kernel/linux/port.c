@@ -252,6 +252,11 @@ void ucov_kcov_remote_stop(void) {
 }
 EXPORT_SYMBOL(ucov_kcov_remote_stop);
 
+/* The exit work items' own queue: the last one drops the module reference its
+ * task state held and still runs ucov.ko's code after that, so the module's
+ * exit waits for it (destroy_workqueue) before its code goes. */
+static struct workqueue_struct *exit_wq;
+
 /* A tracing task ends: nothing it runs from here records (kcov_task_exit in
  * do_exit); its device is detached by a work item. */
 static void task_exit_work(struct work_struct *w) {
@@ -273,7 +278,7 @@ static void on_process_exit(void *data, struct task_struct *p) {
   this_cpu_write(ucov_linux_current, NULL);
   preempt_notifier_unregister(&lt->pn);
   INIT_WORK(&lt->exit_work, task_exit_work);
-  schedule_work(&lt->exit_work);
+  queue_work(exit_wq, &lt->exit_work);
 }
 
 static struct tracepoint *exit_tp;
@@ -886,15 +891,21 @@ static int __init ucov_init(void) {
     pr_err("ucov: no sched_process_exit tracepoint\n");
     return -ENOENT;
   }
+  exit_wq = alloc_workqueue("ucov_exit", 0, 0);
+  if (!exit_wq)
+    return -ENOMEM;
   err = tracepoint_probe_register(exit_tp, on_process_exit, NULL);
-  if (err)
+  if (err) {
+    destroy_workqueue(exit_wq);
     return err;
+  }
   preempt_notifier_inc();
   /* Unproxied, as kcov.c's: debugfs's proxy has no mmap. */
   kcov_file = debugfs_create_file_unsafe("kcov", 0600, NULL, NULL, &kcov_fops);
   if (IS_ERR(kcov_file)) {
     preempt_notifier_dec();
     tracepoint_probe_unregister(exit_tp, on_process_exit, NULL);
+    destroy_workqueue(exit_wq);
     return PTR_ERR(kcov_file);
   }
   gcov_tree_rebuild();
@@ -909,6 +920,7 @@ static int __init ucov_init(void) {
     debugfs_remove(kcov_file);
     preempt_notifier_dec();
     tracepoint_probe_unregister(exit_tp, on_process_exit, NULL);
+    destroy_workqueue(exit_wq);
   }
   return err;
 }
@@ -927,6 +939,7 @@ static void __exit ucov_exit(void) {
   debugfs_remove(kcov_file);
   tracepoint_probe_unregister(exit_tp, on_process_exit, NULL);
   tracepoint_synchronize_unregister();
+  destroy_workqueue(exit_wq); /* the last exit work's return */
   preempt_notifier_dec();
 }
 

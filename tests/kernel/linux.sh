@@ -60,11 +60,11 @@ make -s -C tree/kernel/linux KDIR="$KDIR" UCOV_SRC="$SRC" >build.log 2>&1 &&
   fail "the demo module is instrumented, ucov.ko is not"
 
 # The initramfs.
-for p in kcov_pc kcov_cmp kcov_stress kcov_hold kcov_modes kcov_remote; do
+for p in kcov_pc kcov_cmp kcov_stress kcov_hold kcov_modes kcov_remote kcov_exit; do
   gcc -static -O1 -pthread -I"$SRC/include" "$SRC/tests/kernel/$p.c" -o $p || { fail "$p"; finish linux; exit 1; }
 done
 mkdir -p ir/bin ir/proc ir/sys ir/dev ir/tmp
-cp /bin/busybox ir/bin/busybox && cp kcov_pc kcov_cmp kcov_stress kcov_hold kcov_modes kcov_remote ir/bin/ &&
+cp /bin/busybox ir/bin/busybox && cp kcov_pc kcov_cmp kcov_stress kcov_hold kcov_modes kcov_remote kcov_exit ir/bin/ &&
   cp tree/kernel/linux/ucov.ko tree/examples/linux-module/ucov_demo.ko ir/ &&
   cp "$SRC/tests/kernel/gather_on_test.sh" ir/ &&
   printf '#!/bin/sh\nexec /bin/sh "$@"\n' >ir/bin/bash && chmod +x ir/bin/bash
@@ -139,6 +139,11 @@ sed 's/^/UCOV-GUEST relay-err /' /tmp/relay.err
 echo UCOV-TAR-BEGIN
 tar czf - -C /tmp gcov.tar.gz gcovcopy P1 P2 | base64
 echo UCOV-TAR-END
+# Tasks that exit with their device enabled: disabled and freed as they end
+# (ucov.ko's unload at the end needs their references gone).
+n_exit=0
+for _ in 1 2 3 4 5; do /bin/kcov_exit && n_exit=$((n_exit + 1)); done
+say "exited enabled $n_exit"
 # Load: tracers and plain readers of the demo device at once (30 s).
 /bin/kcov_stress "$(cat /sys/module/ucov_demo/sections/.text)" "$(cat /stress_seconds)" >/tmp/stress.txt 2>&1
 say "$(cat /tmp/stress.txt)"
@@ -211,7 +216,7 @@ lcov -q --capture --rc lcov_gcov_dir="$WORK/H/gcov" -o h.info >lcov-h.out 2>&1 |
 guest() { grep -q "UCOV-GUEST $1" console.log; }
 for what in "insmod ucov ok" "insmod demo ok" "kcov file ok" "demo reads 12" "kcov_pc ok" \
   "kcov_cmp ok" "gcov base.gcno ok" "gcov units 2" "gcov reset ok" "gather ok" "cp -a ok" "ucov ls gcda 2" \
-  "pull 1 ok" "pull 2 ok" "RELAY-READY" "relay done go" "stress ok" "rmmod demo while open refused" "held [1-9]" \
+  "pull 1 ok" "pull 2 ok" "RELAY-READY" "relay done go" "exited enabled 5" "stress ok" "rmmod demo while open refused" "held [1-9]" \
   "rmmod demo ok" "units after rmmod 0" "rmmod ucov while held refused" "hold exit 0" \
   "rmmod ucov ok" "done"; do
   guest "$what" && pass || fail "guest: $what ($(grep -m3 'UCOV-GUEST .*err\|Oops\|BUG' console.log))"
