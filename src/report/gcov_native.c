@@ -1431,6 +1431,16 @@ static int unit_open(struct unit *u, const char *gcno, const unsigned char *nb, 
   return 0;
 }
 
+/* The notes file gcno read and opened into u (nothing keeps the file's
+ * bytes: names are copied). 0, or -1 with the message in u's err. */
+static int unit_load(struct unit *u, const char *gcno) {
+  unsigned char *nb = NULL;
+  size_t nl = 0;
+  int ret = load(gcno, &nb, &nl, u->err, u->errlen) || unit_open(u, gcno, nb, nl) ? -1 : 0;
+  free(nb);
+  return ret;
+}
+
 /* A .gcda's counters added to u's. 0, or -1 with the message. */
 static int unit_add_gcda(struct unit *u, const char *gcda) {
   unsigned char *db = NULL;
@@ -1470,11 +1480,9 @@ static int unit_emit(struct cov_model *m, struct unit *u, const char *gcno, int 
 
 int gcovn_relative_dir(const char *gcno, char **dir, char *err, size_t errlen) {
   struct unit u = {.err = err, .errlen = errlen, .last_src = SIZE_MAX};
-  unsigned char *nb = NULL;
-  size_t nl = 0;
   int ret = -1;
   *dir = NULL;
-  if (load(gcno, &nb, &nl, err, errlen) || unit_open(&u, gcno, nb, nl))
+  if (unit_load(&u, gcno))
     goto out;
   ret = 0;
   for (size_t i = 0; i < u.n_fns; i++)
@@ -1487,7 +1495,6 @@ int gcovn_relative_dir(const char *gcno, char **dir, char *err, size_t errlen) {
     ret = -1;
   }
 out:
-  free(nb);
   unit_free(&u);
   return ret;
 }
@@ -1495,10 +1502,8 @@ out:
 int gcovn_read_many(struct cov_model *m, const char *gcno, const char *const *gcdas, size_t n,
                     char *err, size_t errlen) {
   struct unit u = {.err = err, .errlen = errlen, .last_src = SIZE_MAX};
-  unsigned char *nb = NULL;
-  size_t nl = 0;
   int ret = -1;
-  if (load(gcno, &nb, &nl, err, errlen) || unit_open(&u, gcno, nb, nl))
+  if (unit_load(&u, gcno))
     goto out;
   for (size_t i = 0; i < n; i++)
     if (unit_add_gcda(&u, gcdas[i]))
@@ -1506,7 +1511,6 @@ int gcovn_read_many(struct cov_model *m, const char *gcno, const char *const *gc
   ret = unit_emit(m, &u, gcno, n > 0, n ? gcdas[0] : gcno);
 out:
   unit_free(&u);
-  free(nb);
   return ret;
 }
 
@@ -1519,10 +1523,8 @@ int gcovn_counters(const char *gcno, const char *const *gcdas, size_t n_gcdas,
                              size_t n),
                    void *arg, char *err, size_t errlen) {
   struct unit u = {.err = err, .errlen = errlen, .last_src = SIZE_MAX};
-  unsigned char *nb = NULL;
-  size_t nl = 0;
   int ret = -1;
-  if (load(gcno, &nb, &nl, err, errlen) || unit_open(&u, gcno, nb, nl))
+  if (unit_load(&u, gcno))
     goto out;
   for (size_t i = 0; i < n_gcdas; i++)
     if (unit_add_gcda(&u, gcdas[i]))
@@ -1535,7 +1537,6 @@ int gcovn_counters(const char *gcno, const char *const *gcdas, size_t n_gcdas,
   ret = 0;
 out:
   unit_free(&u);
-  free(nb);
   return ret;
 }
 
