@@ -273,16 +273,35 @@ lcov -q --capture -d "$G$D" -o g.info >lcov-g.out 2>&1 && grep -q "^SF:$WORK/tre
   fail "gcov over the gathered tree: $(tail -3 lcov-g.out)"
 lcov -q --capture --rc lcov_gcov_dir="$WORK/back/gcovcopy" -o k.info >lcov-k.out 2>&1 &&
   grep -q "^SF:$WORK/tree/examples/baremetal/parser.c$" k.info && pass || fail "lcov kernel mode: $(tail -3 lcov-k.out)"
-mkdir -p user && gcc --coverage -O2 -I"$SRC/examples/baremetal" "$SRC/tests/kernel/parser_driver.c" \
-  "$SRC/examples/baremetal/parser.c" -o user/driver && (cd user && ./driver "${EXPRS[@]}" >out.txt) &&
-  lcov -q --capture -d user -o u.info >lcov-u.out 2>&1 || fail "the userspace parser: $(tail -2 lcov-u.out)"
-sed -n 's/.*UCOV-GUEST eval //p' console.log >guest-out.txt
-diff -q guest-out.txt user/out.txt >/dev/null && pass ||
-  fail "the module's answers differ from userspace: $(paste -d'|' guest-out.txt user/out.txt | tr '\n' ' ')"
 lines_of() { # INFO: parser.c's DA lines, "line count", sorted as join wants
   awk '/^SF:.*\/parser\.c$/ {on = 1; next} /^end_of_record/ {on = 0} on && /^DA:/ {
     split(substr($0, 4), a, ","); print a[1], a[2] }' "$1" | sort -k1,1
 }
+# The userspace twin: the same parser with --coverage, built once. twin NAME
+# EXPR...: a run of its own (its counts alone) evaluates them; its answers go
+# to NAME.out, parser.c's line counts to NAME-lines.txt.
+mkdir -p twin && gcc --coverage -O2 -I"$SRC/examples/baremetal" "$SRC/tests/kernel/parser_driver.c" \
+  "$SRC/examples/baremetal/parser.c" -o twin/driver || fail "the userspace parser's build"
+twin() {
+  local name=$1
+  shift
+  rm -f twin/*.gcda
+  (cd twin && ./driver "$@") >"$name.out" && lcov -q --capture -d twin -o "$name.info" >"lcov-$name.out" 2>&1 &&
+    lines_of "$name.info" >"$name-lines.txt" || fail "the userspace run $name: $(tail -2 "lcov-$name.out")"
+}
+# counts_vs A B TAG: the lines both count into both-TAG.txt, those among them
+# whose counts differ into diff-TAG.txt; common and only (in one file alone)
+# their numbers.
+counts_vs() {
+  join "$1" "$2" >"both-$3.txt"
+  awk '$2 != $3' "both-$3.txt" >"diff-$3.txt"
+  common=$(wc -l <"both-$3.txt")
+  only=$(($(wc -l <"$1") + $(wc -l <"$2") - 2 * common))
+}
+twin u "${EXPRS[@]}"
+sed -n 's/.*UCOV-GUEST eval //p' console.log >guest-out.txt
+diff -q guest-out.txt u.out >/dev/null && pass ||
+  fail "the module's answers differ from userspace: $(paste -d'|' guest-out.txt u.out | tr '\n' ' ')"
 # ucov symbolize, with the module map a pull through /dev/ucov brought back
 # (each executable section of the module, as <module>.ko#<index>), run where
 # the .ko is: the same functions as addr2line found, PC for PC.
@@ -298,17 +317,14 @@ xargs addr2line -a -f -i -j .text -e tree/examples/linux-module/ucov_demo.ko <of
   fail "ucov symbolize with the .ko: $(head -2 sym.err) $(diff sym-fns.txt a2l-fns.txt | head -4 | tr '\n' ' ')"
 lines_of k.info >k-lines.txt
 lines_of g.info >g-lines.txt
-lines_of u.info >u-lines.txt
 # Every line both builds count has the same count. Which lines carry a block
 # is the optimizer's choice (the kernel's flags are not userspace's: a loop's
 # skip_blanks(c) line has its own block in one, not in the other), so a few
 # lines may be in one build only.
-join k-lines.txt u-lines.txt >both.txt
-awk '$2 != $3' both.txt >lines.diff
-only=$(($(wc -l <k-lines.txt) + $(wc -l <u-lines.txt) - 2 * $(wc -l <both.txt)))
-[ "$(wc -l <both.txt)" -gt 30 ] && [ ! -s lines.diff ] && [ "$only" -le 4 ] && pass ||
-  fail "parser.c line counts, module vs userspace: $(wc -l <both.txt) common, $only in one only," \
-    "differing: $(head -6 lines.diff | tr '\n' ' ')"
+counts_vs k-lines.txt u-lines.txt 1
+[ "$common" -gt 30 ] && [ ! -s diff-1.txt ] && [ "$only" -le 4 ] && pass ||
+  fail "parser.c line counts, module vs userspace: $common common, $only in one only," \
+    "differing: $(head -6 diff-1.txt | tr '\n' ' ')"
 cmp -s k-lines.txt g-lines.txt && pass || fail "lcov's kernel mode and the gathered tree differ"
 # The two pulls with --reset through /dev/ucov: the first holds the first
 # workload's counts (those gather saw), the second the second workload's
@@ -323,22 +339,16 @@ lines_of p2.info >p2-lines.txt
 lines_of h.info >h-lines.txt
 [ -s p1-lines.txt ] && cmp -s p1-lines.txt k-lines.txt && pass ||
   fail "the first pull holds the first workload: $(diff p1-lines.txt k-lines.txt | head -4 | tr '\n' ' ')"
-mkdir -p user2 && gcc --coverage -O2 -I"$SRC/examples/baremetal" "$SRC/tests/kernel/parser_driver.c" \
-  "$SRC/examples/baremetal/parser.c" -o user2/driver && (cd user2 && ./driver "${EXPRS2[@]}" >out.txt) &&
-  lcov -q --capture -d user2 -o u2.info >lcov-u2.out 2>&1 || fail "the second userspace run"
-sed -n 's/.*UCOV-GUEST eval2 //p' console.log | cmp -s - user2/out.txt && pass ||
+twin u2 "${EXPRS2[@]}"
+sed -n 's/.*UCOV-GUEST eval2 //p' console.log | cmp -s - u2.out && pass ||
   fail "the second workload's answers"
-lines_of u2.info >u2-lines.txt
-join p2-lines.txt u2-lines.txt >both2.txt
-[ "$(wc -l <both2.txt)" -gt 30 ] && ! awk '$2 != $3' both2.txt | grep -q . && pass ||
-  fail "the second pull holds the second workload alone: $(awk '$2 != $3' both2.txt | head -4 | tr '\n' ' ')"
-mkdir -p user3 && gcc --coverage -O2 -I"$SRC/examples/baremetal" "$SRC/tests/kernel/parser_driver.c" \
-  "$SRC/examples/baremetal/parser.c" -o user3/driver && (cd user3 && ./driver "${EXPRS3[@]}" >out.txt) &&
-  lcov -q --capture -d user3 -o u3.info >lcov-u3.out 2>&1 || fail "the third userspace run"
-lines_of u3.info >u3-lines.txt
-join h-lines.txt u3-lines.txt >both3.txt
-[ "$(wc -l <both3.txt)" -gt 30 ] && ! awk '$2 != $3' both3.txt | grep -q . && pass ||
-  fail "the pull through the relay: $(wc -l <both3.txt) lines, $(awk '$2 != $3' both3.txt | head -4 | tr '\n' ' ')"
+counts_vs p2-lines.txt u2-lines.txt 2
+[ "$common" -gt 30 ] && [ ! -s diff-2.txt ] && pass ||
+  fail "the second pull holds the second workload alone: $(head -4 diff-2.txt | tr '\n' ' ')"
+twin u3 "${EXPRS3[@]}"
+counts_vs h-lines.txt u3-lines.txt 3
+[ "$common" -gt 30 ] && [ ! -s diff-3.txt ] && pass ||
+  fail "the pull through the relay: $common lines, $(head -4 diff-3.txt | tr '\n' ' ')"
 ! grep -q '^UCOV-DMESG.*\(WARNING\|BUG\|Oops\)' console.log && pass ||
   fail "dmesg: $(grep -m3 '^UCOV-DMESG' console.log)"
 finish linux
