@@ -1,0 +1,403 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ucov.ko's gcov side: each instrumented module's gcov units, registered as
+ * it comes and forgotten as it goes (a module notifier); the gcov files of
+ * gcov.rst under /sys/kernel/debug/gcov; and the module map (the "modules"
+ * object). No constructor runs in a stock kernel (no CONFIG_CONSTRUCTORS):
+ * the units are found in the module's symbol table instead, where each
+ * gcov_fn_info gcc emits is a local object __gcov_.<function> whose first
+ * field is its unit's gcov_info (CONFIG_KALLSYMS_ALL keeps data symbols
+ * there).
+ */
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/list.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "linux_port.h"
+#include "ucov/gcov.h"
+#include "ucov/gcov_abi.h"
+#include "ucov/objects.h"
+#include "ucov/port.h"
+#include "ucov/sink.h"
+
+/* gcc's gcov runtime entry points (the core defines them; with
+ * -fprofile-info-section no constructor calls __gcov_init, but the units'
+ * merge[] entries name the merge functions). */
+void __gcov_init(struct gcov_info *info);
+void __gcov_exit(void);
+void __gcov_merge_add(gcov_type *counters, unsigned n);
+void __gcov_merge_topn(gcov_type *counters, unsigned n);
+void __gcov_merge_ior(gcov_type *counters, unsigned n);
+void __gcov_merge_time_profile(gcov_type *counters, unsigned n);
+EXPORT_SYMBOL(__gcov_init);
+EXPORT_SYMBOL(__gcov_exit);
+EXPORT_SYMBOL(__gcov_merge_add);
+EXPORT_SYMBOL(__gcov_merge_topn);
+EXPORT_SYMBOL(__gcov_merge_ior);
+EXPORT_SYMBOL(__gcov_merge_time_profile);
+
+/* The gcov_info of every __gcov_.<function> in mod's symbols, once each, into
+ * *infos (kmalloc'ed). Their count, or -ENOMEM. Called as mod comes: its
+ * symbol table is the loader's and does not change under us. */
+static int module_units(struct module *mod, const struct gcov_info ***infos) {
+  const struct gcov_info **v = NULL, **g;
+  struct mod_kallsyms *ks;
+  unsigned int i;
+  int n = 0, cap = 0, k;
+
+  rcu_read_lock_sched();
+  ks = rcu_dereference_sched(mod->kallsyms);
+  for (i = 0; ks && i < ks->num_symtab; i++) {
+    const Elf_Sym *sym = &ks->symtab[i];
+    const struct gcov_fn_info *fn;
+    const struct gcov_info *info;
+
+    if (strncmp(ks->strtab + sym->st_name, "__gcov_.", 8) || !within_module(sym->st_value, mod))
+      continue;
+    fn = (const struct gcov_fn_info *)sym->st_value;
+    info = fn->key;
+    if (!within_module((unsigned long)info, mod))
+      continue; /* an unselected copy's: not a unit of this module */
+    for (k = 0; k < n && v[k] != info; k++)
+      ;
+    if (k < n)
+      continue;
+    if (n == cap) {
+      cap = cap ? 2 * cap : 16;
+      g = krealloc(v, cap * sizeof(*v), GFP_ATOMIC);
+      if (!g) {
+        rcu_read_unlock_sched();
+        kfree(v);
+        return -ENOMEM;
+      }
+      v = g;
+    }
+    v[n++] = info;
+  }
+  rcu_read_unlock_sched();
+  *infos = v;
+  return n;
+}
+
+static void units_add(struct module *mod) {
+  const struct gcov_info **infos;
+  int n = module_units(mod, &infos), i;
+
+  if (n < 0) {
+    pr_err("ucov: %s: out of memory: its gcov units are not served\n", mod->name);
+    return;
+  }
+  for (i = 0; i < n; i++)
+    __gcov_init((struct gcov_info *)infos[i]); /* takes the port lock */
+  kfree(infos);
+}
+
+/* Before mod's memory goes: its units are forgotten (a read in progress holds
+ * the port lock, so none touches them after this). */
+static void units_remove(struct module *mod) {
+  struct ucov_gcov_unit *u, *next;
+
+  ucov_port_lock();
+  for (u = ucov_gcov_units(); u; u = next) {
+    next = u->next;
+    if (within_module((unsigned long)u->info, mod))
+      ucov_gcov_unit_remove(u);
+  }
+  ucov_port_unlock();
+}
+
+/*
+ * /sys/kernel/debug/gcov: x.gcda for each unit, at its build path, with an
+ * x.gcno link to the notes file beside the object; reset; and
+ * kernel/gcov/base.gcno, the link to the build directory that lcov's kernel
+ * mode reads (the kernel's object tree this ucov.ko was built against, where
+ * kbuild runs the compiler). Made again whenever a module comes or goes.
+ */
+static struct dentry *gcov_dir;
+static DEFINE_MUTEX(gcov_tree_mutex);
+static char **gcov_names; /* the object names the files' i_private point at */
+static int gcov_n_names, gcov_cap_names;
+
+static int gcda_open(struct inode *inode, struct file *f) {
+  struct ucov_buf_sink *s = kzalloc(sizeof(*s), GFP_KERNEL);
+  int err;
+
+  if (!s)
+    return -ENOMEM;
+  ucov_buf_sink_init(s);
+  /* One snapshot per open: what the reader sees stays whole. */
+  err = ucov_object_read(inode->i_private, &s->sink, 0);
+  if (err) {
+    ucov_port_free(s->buf);
+    kfree(s);
+    return err;
+  }
+  f->private_data = s;
+  return 0;
+}
+
+static ssize_t gcda_read(struct file *f, char __user *buf, size_t n, loff_t *pos) {
+  struct ucov_buf_sink *s = f->private_data;
+
+  return simple_read_from_buffer(buf, n, pos, s->buf, s->len);
+}
+
+/* As gcov.rst: writing to a data file resets its unit's counts. */
+static ssize_t gcda_write(struct file *f, const char __user *buf, size_t n, loff_t *pos) {
+  int err = ucov_object_reset(file_inode(f)->i_private);
+
+  return err ? err : (ssize_t)n;
+}
+
+static int gcda_release(struct inode *inode, struct file *f) {
+  struct ucov_buf_sink *s = f->private_data;
+
+  ucov_port_free(s->buf);
+  kfree(s);
+  return 0;
+}
+
+static const struct file_operations gcda_fops = {
+    .owner = THIS_MODULE,
+    .open = gcda_open,
+    .read = gcda_read,
+    .write = gcda_write,
+    .release = gcda_release,
+    .llseek = default_llseek,
+};
+
+/* gcov/reset: writing resets every unit; reads are empty. */
+static ssize_t reset_write(struct file *f, const char __user *buf, size_t n, loff_t *pos) {
+  int err = ucov_objects_reset_all();
+
+  return err ? err : (ssize_t)n;
+}
+
+/* Reads are empty, so that cp -a copies the tree (lcov's kernel mode). */
+static ssize_t reset_read(struct file *f, char __user *buf, size_t n, loff_t *pos) {
+  return 0;
+}
+
+static const struct file_operations reset_fops = {
+    .owner = THIS_MODULE,
+    .read = reset_read,
+    .write = reset_write,
+    .llseek = noop_llseek,
+};
+
+/* The directory `path` (len bytes, components separated by '/') beneath
+ * parent, made where missing. NULL on failure. */
+static struct dentry *tree_dir(struct dentry *parent, const char *path, size_t len) {
+  char comp[NAME_MAX + 1];
+  size_t at = 0, k;
+  struct dentry *d = parent, *next;
+
+  while (at < len) {
+    for (k = at; k < len && path[k] != '/'; k++)
+      ;
+    if (k - at > NAME_MAX)
+      return NULL;
+    if (k > at) {
+      memcpy(comp, path + at, k - at);
+      comp[k - at] = 0;
+      next = debugfs_lookup(comp, d);
+      if (next)
+        dput(next); /* (the tree keeps its own reference) */
+      else
+        next = debugfs_create_dir(comp, d);
+      if (IS_ERR_OR_NULL(next))
+        return NULL;
+      d = next;
+    }
+    at = k + 1;
+  }
+  return d;
+}
+
+/* One gcov object, gcov/<path>.gcda: <path>.gcda and its .gcno link (called
+ * by ucov_objects_list, with the port lock held). */
+static int tree_add(const char *name, uint64_t size, void *arg) {
+  size_t len = strlen(name);
+  const char *path, *base;
+  struct dentry *dir = NULL;
+  char *keep, *link, *notes;
+
+  if (strncmp(name, "gcov/", 5) || len < 11 || strcmp(name + len - 5, ".gcda"))
+    return 0;
+  path = name + 5;
+  base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  if (gcov_n_names == gcov_cap_names) {
+    int cap = gcov_cap_names ? 2 * gcov_cap_names : 32;
+    char **g = krealloc(gcov_names, cap * sizeof(*g), GFP_KERNEL);
+
+    if (!g)
+      return 0;
+    gcov_names = g;
+    gcov_cap_names = cap;
+  }
+  keep = kstrdup(name, GFP_KERNEL);
+  link = kasprintf(GFP_KERNEL, "%.*s.gcno", (int)(len - 5 - 4), name + 4);
+  notes = kasprintf(GFP_KERNEL, "%.*s.gcno", (int)(strlen(base) - 5), base);
+  if (keep && link && notes)
+    dir = tree_dir(gcov_dir, path, base - path);
+  if (dir) {
+    gcov_names[gcov_n_names++] = keep;
+    debugfs_create_file(base, 0600, dir, keep, &gcda_fops);
+    debugfs_create_symlink(notes, dir, link);
+    keep = NULL;
+  }
+  kfree(keep);
+  kfree(link);
+  kfree(notes);
+  return 0;
+}
+
+static void gcov_tree_rebuild(void) {
+  struct dentry *d;
+  int i;
+
+  mutex_lock(&gcov_tree_mutex);
+  debugfs_remove_recursive(gcov_dir); /* waits for the files' readers */
+  for (i = 0; i < gcov_n_names; i++)
+    kfree(gcov_names[i]);
+  gcov_n_names = 0;
+  gcov_dir = debugfs_create_dir("gcov", NULL);
+  if (!IS_ERR_OR_NULL(gcov_dir)) {
+    debugfs_create_file("reset", 0600, gcov_dir, NULL, &reset_fops);
+    d = tree_dir(gcov_dir, "kernel/gcov", 11);
+    if (d)
+      debugfs_create_symlink("base.gcno", d, UCOV_OBJTREE "/kernel/gcov/base.gcno");
+    ucov_objects_list(tree_add, NULL);
+  }
+  mutex_unlock(&gcov_tree_mutex);
+}
+
+/*
+ * The module map (the "modules" object): for each module that came after
+ * ucov.ko, one line per executable section, named "<module>.ko#<section
+ * index>" with the section's address as its bias, so that `ucov symbolize
+ * --modules` places a PC in the section of the .ko it ran in (a relocatable
+ * object's symbols count from their section's start). The sections'
+ * addresses are those of the module's section symbols (STT_SECTION), which
+ * the loader relocated like any other: they are in its full symbol table
+ * only while it comes, so they are kept then.
+ */
+struct mod_text {
+  struct list_head link;
+  struct module *mod;
+  unsigned long end; /* the end of the module's text */
+  int n;
+  struct {
+    unsigned long start;
+    unsigned int shndx;
+  } sec[];
+};
+static LIST_HEAD(mod_texts); /* under the port lock */
+
+static void mod_text_add(struct module *mod) {
+  unsigned long base = (unsigned long)mod->core_layout.base;
+  unsigned long end = base + mod->core_layout.text_size;
+  struct mod_kallsyms *ks;
+  struct mod_text *mt;
+  unsigned int i;
+  int n = 0, k;
+
+  rcu_read_lock_sched();
+  ks = rcu_dereference_sched(mod->kallsyms);
+  for (i = 0; ks && i < ks->num_symtab; i++)
+    n += ELF_ST_TYPE(ks->symtab[i].st_info) == STT_SECTION && ks->symtab[i].st_value >= base &&
+         ks->symtab[i].st_value < end;
+  mt = n ? kzalloc(struct_size(mt, sec, n), GFP_ATOMIC) : NULL;
+  for (i = 0; mt && i < ks->num_symtab && mt->n < n; i++) {
+    const Elf_Sym *sym = &ks->symtab[i];
+
+    if (ELF_ST_TYPE(sym->st_info) != STT_SECTION || sym->st_value < base || sym->st_value >= end)
+      continue;
+    for (k = mt->n; k > 0 && mt->sec[k - 1].start > sym->st_value; k--)
+      mt->sec[k] = mt->sec[k - 1]; /* sorted by address */
+    mt->sec[k].start = sym->st_value;
+    mt->sec[k].shndx = sym->st_shndx;
+    mt->n++;
+  }
+  rcu_read_unlock_sched();
+  if (!mt)
+    return;
+  mt->mod = mod;
+  mt->end = end;
+  ucov_port_lock();
+  list_add_tail(&mt->link, &mod_texts);
+  ucov_port_unlock();
+}
+
+static void mod_text_remove(struct module *mod) {
+  struct mod_text *mt, *next;
+
+  ucov_port_lock();
+  list_for_each_entry_safe(mt, next, &mod_texts, link) {
+    if (mt->mod == mod) {
+      list_del(&mt->link);
+      kfree(mt);
+    }
+  }
+  ucov_port_unlock();
+}
+
+int ucov_port_modules_write(struct ucov_sink *s) {
+  struct mod_text *mt;
+  char line[160];
+  int i, n, err = 0;
+
+  list_for_each_entry(mt, &mod_texts, link) {
+    for (i = 0; !err && i < mt->n; i++) {
+      unsigned long end = i + 1 < mt->n ? mt->sec[i + 1].start : mt->end;
+
+      if (end == mt->sec[i].start)
+        continue; /* an empty section at the same place as the next */
+      n = scnprintf(line, sizeof(line), "0x%lx 0x%lx 0x0 0x%lx r-x - %s.ko#%u\n", mt->sec[i].start,
+                    end, mt->sec[i].start, mt->mod->name, mt->sec[i].shndx);
+      err = s->write(s, line, n);
+    }
+  }
+  return err;
+}
+
+static int on_module(struct notifier_block *nb, unsigned long state, void *data) {
+  struct module *mod = data;
+
+  if (state == MODULE_STATE_COMING) {
+    mod_text_add(mod);
+    units_add(mod);
+  } else if (state == MODULE_STATE_GOING) {
+    units_remove(mod);
+    mod_text_remove(mod);
+  } else
+    return NOTIFY_DONE;
+  gcov_tree_rebuild();
+  return NOTIFY_OK;
+}
+
+static struct notifier_block module_nb = {
+    .notifier_call = on_module,
+};
+
+int linux_gcov_init(void) {
+  gcov_tree_rebuild();
+  return register_module_notifier(&module_nb);
+}
+
+void linux_gcov_exit(void) {
+  struct mod_text *mt, *next;
+  int i;
+
+  unregister_module_notifier(&module_nb);
+  list_for_each_entry_safe(mt, next, &mod_texts, link) kfree(mt); /* modules without ucov's hooks */
+  debugfs_remove_recursive(gcov_dir);
+  for (i = 0; i < gcov_n_names; i++)
+    kfree(gcov_names[i]);
+  kfree(gcov_names);
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the files of ucov.ko share (port.c: the port's duties and the task
+ * states; kcov.c: /sys/kernel/debug/kcov; gcov.c: the gcov files and the
+ * module map; proto.c: /dev/ucov). Each file's setup and teardown are called
+ * by port.c's module init and exit.
+ */
+#ifndef UCOV_LINUX_PORT_H
+#define UCOV_LINUX_PORT_H
+
+#include <linux/list.h>
+#include <linux/preempt.h>
+#include <linux/sched.h>
+#include <linux/workqueue.h>
+
+#include "ucov/device.h"
+#include "ucov/task.h"
+
+/* A device: one per open of /sys/kernel/debug/kcov. */
+struct linux_device {
+  struct ucov_device core; /* first: the core hands this pointer back */
+};
+
+/* A task's own state (ucov_task.h: found from the per-CPU pointer its
+ * preempt notifier keeps). */
+struct linux_task {
+  struct ucov_task t; /* first */
+  struct preempt_notifier pn;
+  struct task_struct *task;
+  struct work_struct exit_work;
+  struct list_head link; /* tasks, under the port lock */
+};
+
+/* The calling task's own state, made current now if it had none (NULL: no
+ * memory); given up by task_settle if it traces nothing (no device, no REMOTE
+ * section). Port lock held. */
+struct linux_task *task_own(void);
+void task_settle(struct linux_task *lt);
+
+int linux_kcov_init(void);
+void linux_kcov_exit(void);
+int linux_gcov_init(void);
+void linux_gcov_exit(void);
+int linux_proto_init(void);
+void linux_proto_exit(void);
+
+#endif
