@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "posix/client.h"
 #include "ucov/frame.h"
 
 static const char usage_text[] =
@@ -53,25 +54,12 @@ static int line_byte(int fd, int ms) {
   }
 }
 
-static int write_all(int fd, const void *p, size_t n) {
-  while (n) {
-    ssize_t w = write(fd, p, n);
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w <= 0)
-      return -1;
-    p = (const char *)p + w;
-    n -= (size_t)w;
-  }
-  return 0;
-}
-
 static void reply_status(int tty, uint16_t op, uint32_t status) {
   const char *msg = ucov_status_str(status);
   uint8_t hdr[UCOV_PROTO_HEADER];
   ucov_frame_encode(hdr, op, status, (uint32_t)strlen(msg));
-  write_all(tty, hdr, sizeof(hdr));
-  write_all(tty, msg, strlen(msg));
+  ucov_write_full(tty, hdr, sizeof(hdr));
+  ucov_write_full(tty, msg, strlen(msg));
 }
 
 /* The device's reply to what was written, whole, to the line. 0, or -1 (the
@@ -87,11 +75,11 @@ static int forward_reply(int dev, int tty) {
   }
   struct ucov_frame f;
   ucov_frame_decode(hdr, &f);
-  if (write_all(tty, hdr, sizeof(hdr)))
+  if (ucov_write_full(tty, hdr, sizeof(hdr)))
     return -1;
   for (uint64_t left = f.length; left;) {
     ssize_t r = read(dev, buf, left < sizeof(buf) ? (size_t)left : sizeof(buf));
-    if (r <= 0 || write_all(tty, buf, (size_t)r))
+    if (r <= 0 || ucov_write_full(tty, buf, (size_t)r))
       return -1;
     left -= (uint64_t)r;
   }
@@ -174,7 +162,7 @@ int cmd_relay(int argc, char **argv) {
       reply_status(tty, f.op, UCOV_ST_TRUNCATED);
       continue;
     }
-    if (write_all(dev, req, n) || forward_reply(dev, tty)) {
+    if (ucov_write_full(dev, req, n) || forward_reply(dev, tty)) {
       UCOV_ERR("%s: %s: opened again\n", dev_path, strerror(errno));
       close(dev);
       dev = open(dev_path, O_RDWR | O_CLOEXEC);

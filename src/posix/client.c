@@ -214,7 +214,7 @@ static int wait_readable(int fd, int ms) {
   return r > 0 ? 0 : -1;
 }
 
-static int write_full(int fd, const void *p, size_t n) {
+int ucov_write_full(int fd, const void *p, size_t n) {
   while (n) {
     ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
     if (w < 0 && errno == ENOTSOCK) /* a tty */
@@ -295,7 +295,7 @@ static int read_header(struct ucov_ctl *c, uint8_t hdr[UCOV_PROTO_HEADER]) {
 /* The header, with pass_fd attached to its first byte when >= 0. */
 static int send_header(int fd, const uint8_t *hdr, int pass_fd) {
   if (pass_fd < 0)
-    return write_full(fd, hdr, UCOV_PROTO_HEADER);
+    return ucov_write_full(fd, hdr, UCOV_PROTO_HEADER);
   struct iovec iov = {(void *)hdr, UCOV_PROTO_HEADER};
   union {
     struct cmsghdr h;
@@ -316,7 +316,7 @@ static int send_header(int fd, const uint8_t *hdr, int pass_fd) {
     ;
   if (w < 0)
     return -1;
-  return w == UCOV_PROTO_HEADER ? 0 : write_full(fd, hdr + w, UCOV_PROTO_HEADER - (size_t)w);
+  return w == UCOV_PROTO_HEADER ? 0 : ucov_write_full(fd, hdr + w, UCOV_PROTO_HEADER - (size_t)w);
 }
 
 int ucov_ctl_call(struct ucov_ctl *c, uint16_t op, const void *payload, size_t len,
@@ -361,7 +361,7 @@ static int call_once(struct ucov_ctl *c, uint16_t op, const void *payload, size_
     return -1;
   }
   ucov_frame_encode(hdr, op, 0, (uint32_t)len);
-  if (send_header(c->fd, hdr, pass_fd) || (len && write_full(c->fd, payload, len))) {
+  if (send_header(c->fd, hdr, pass_fd) || (len && ucov_write_full(c->fd, payload, len))) {
     *closed = errno == EPIPE || errno == ECONNRESET;
     snprintf(err, errlen, "%s: %s", c->label, strerror(errno));
     return -1;

@@ -36,6 +36,10 @@ struct ucov_ctl_reply {
  * Returns 0, or -1 with a message in err.
  */
 int ucov_ctl_open(pid_t pid, struct ucov_ctl *c, char *err, size_t errlen);
+/* All n bytes to fd (a socket, without SIGPIPE; a tty or a device), retried
+ * through EINTR and short writes. 0, or -1 with errno. */
+int ucov_write_full(int fd, const void *p, size_t n);
+
 /*
  * A target on a serial line (a kernel, docs/protocol.md): PATH is a Unix
  * socket (QEMU's -serial unix:PATH,server) or a terminal device (a pty,
