@@ -63,13 +63,14 @@ int pull_objects(pid_t pid, const char *serial, const char *dir, int reset, char
 #define UCOV_LCOV_MARKER_TARGET "/kernel/gcov/base.gcno"
 
 /*
- * The marker's target for the units whose notes files are notes[0..n): the
+ * The marker's target for the gcov units among objects[0..n) (names as `ucov
+ * ls` shows them; gcov/<path>.gcda has its notes file at <path>.gcno): the
  * directory their relative source names were compiled in (the one where
- * most of their functions were; with warn, the others are named on stderr), or "/" when every
- * name is absolute, followed by UCOV_LCOV_MARKER_TARGET (malloc'ed; NULL: no
- * memory). lcov_base.c.
+ * most of their functions were; with warn, the others are named on stderr),
+ * or "/" when every name is absolute, followed by UCOV_LCOV_MARKER_TARGET
+ * (malloc'ed; NULL: no memory). lcov_base.c.
  */
-char *lcov_marker_target(const char *const *notes, size_t n, int warn);
+char *lcov_marker_target(const char *const *objects, size_t n, int warn);
 
 /* Finish the interrupted pulls of target pid (or serial) in dir, as `ucov
  * pull --recover`, also when the target is gone. UCOV_EXIT_OK when every one

@@ -22,19 +22,29 @@
 #include "report/gcov_native.h"
 #include "report/util.h"
 
-char *lcov_marker_target(const char *const *notes, size_t n, int warn) {
-  char **dirs = calloc(n + 1, sizeof(*dirs));
+/* The notes file of object name "gcov/<path>.gcda": "/<path>.gcno"
+ * (malloc'ed), or NULL (another object, or no memory). */
+static char *notes_of(const char *name) {
+  size_t len = strlen(name);
+  char *p = NULL;
+  if (strncmp(name, "gcov/", 5) || len <= 10 || strcmp(name + len - 5, ".gcda") ||
+      asprintf(&p, "/%.*s.gcno", (int)(len - 10), name + 5) < 0)
+    return NULL;
+  return p;
+}
+
+char *lcov_marker_target(const char *const *objects, size_t n, int warn) {
+  char **dirs = calloc(n + 1, sizeof(*dirs)), **notes = calloc(n + 1, sizeof(*notes));
   size_t *weight = calloc(n + 1, sizeof(*weight)), *unit_dir = calloc(n + 1, sizeof(*unit_dir));
   size_t nd = 0, best = 0;
-  if (!dirs || !weight || !unit_dir) {
-    free(dirs);
-    free(weight);
-    free(unit_dir);
-    return NULL;
-  }
+  char *target = NULL;
+  if (!dirs || !notes || !weight || !unit_dir)
+    goto out;
   for (size_t i = 0; i < n; i++) {
     char *d;
     unit_dir[i] = (size_t)-1;
+    if (!(notes[i] = notes_of(objects[i])))
+      continue;
     char err[512];
     int w = gcovn_relative_dir(notes[i], &d, err, sizeof(err));
     if (w <= 0)
@@ -54,7 +64,6 @@ char *lcov_marker_target(const char *const *notes, size_t n, int warn) {
   for (size_t j = 1; j < nd; j++)
     if (weight[j] > weight[best] || (weight[j] == weight[best] && strcmp(dirs[j], dirs[best]) < 0))
       best = j;
-  char *target = NULL;
   const char *base = nd ? dirs[best] : "";
   if (asprintf(&target, "%s%s", strcmp(base, "/") == 0 ? "" : base, UCOV_LCOV_MARKER_TARGET) < 0)
     target = NULL;
@@ -64,9 +73,13 @@ char *lcov_marker_target(const char *const *notes, size_t n, int warn) {
                "against %s (gcov/kernel/gcov/base.gcno), and will not find them; give it "
                "--base-directory, or capture that directory alone\n",
                notes[i], dirs[unit_dir[i]], base);
-  for (size_t j = 0; j < nd; j++)
+out:
+  for (size_t j = 0; dirs && j < nd; j++)
     free(dirs[j]);
+  for (size_t i = 0; notes && i < n; i++)
+    free(notes[i]);
   free(dirs);
+  free(notes);
   free(weight);
   free(unit_dir);
   return target;

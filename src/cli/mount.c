@@ -330,20 +330,12 @@ static int fs_readlink(const char *path, char *buf, size_t len) {
     /* The build directory, from the notes files of the units listed (their
      * warnings once: lcov reads the link at every capture). */
     static int warned;
-    const char **notes = calloc((size_t)M.n_objs + 1, sizeof(*notes));
-    size_t nn = 0;
-    for (long j = 0; notes && j < M.n_objs; j++) {
-      const char *n = M.objs[j].name;
-      char *p = NULL;
-      if (!strncmp(n, "gcov/", 5) && ends_with(n, ".gcda") && strlen(n) > 10 &&
-          asprintf(&p, "/%.*s.gcno", (int)(strlen(n) - 10), n + 5) >= 0)
-        notes[nn++] = p;
-    }
-    char *target = notes ? lcov_marker_target(notes, nn, !warned) : NULL;
+    const char **names = calloc((size_t)M.n_objs + 1, sizeof(*names));
+    for (long j = 0; names && j < M.n_objs; j++)
+      names[j] = M.objs[j].name;
+    char *target = names ? lcov_marker_target(names, (size_t)M.n_objs, !warned) : NULL;
     warned = 1;
-    for (size_t j = 0; j < nn; j++)
-      free((char *)notes[j]);
-    free(notes);
+    free(names);
     if (!target)
       return -ENOMEM;
     snprintf(buf, len, "%s", target);

@@ -1023,19 +1023,7 @@ static void write_debugfs_names(const char *dir, char **names, long n) {
     return;
   write_object_file(dir, "gcov/reset", "", 0, NULL);
   /* The build directory, from the notes files of the units pulled. */
-  const char **notes = calloc((size_t)n + 1, sizeof(*notes));
-  size_t nn = 0;
-  for (long i = 0; notes && i < n; i++) {
-    size_t len = strlen(names[i]);
-    char *p = NULL;
-    if (!strncmp(names[i], "gcov/", 5) && len > 10 && !strcmp(names[i] + len - 5, ".gcda") &&
-        asprintf(&p, "/%.*s.gcno", (int)(len - 10), names[i] + 5) >= 0)
-      notes[nn++] = p;
-  }
-  char *target = notes ? lcov_marker_target(notes, nn, 1) : NULL;
-  for (size_t i = 0; i < nn; i++)
-    free((char *)notes[i]);
-  free(notes);
+  char *target = lcov_marker_target((const char *const *)names, (size_t)n, 1);
   if (!target) {
     UCOV_ERR("%s/%s: %s\n", dir, UCOV_LCOV_MARKER, strerror(ENOMEM));
     return;
