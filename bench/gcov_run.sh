@@ -36,8 +36,8 @@ gcc -O1 --coverage -c "$work/f10k.c" -o "$work/f10k.o"
 gcc --coverage "$work/f10k.o" -o "$work/f10k_libgcov"
 CC=gcc "$UCOV" cc --gcov "$work/f10k.o" -o "$work/f10k_ucov"
 
-gcc -O2 -I"$root/src" -I"$root/include" "$here/pull_timer.c" "$root/src/posix/client.c" \
-  "$root/src/posix/protocol.c" "$root/src/core/frame.c" -o "$work/pull_timer"
+gcc -O2 -I"$root/src" -I"$root/include" "$here/pull_timer.c" "$root/src/proto/client.c" \
+  "$root/src/proto/protocol.c" "$root/src/proto/frame.c" -o "$work/pull_timer"
 
 raw=$work/raw.txt
 : >"$raw"

@@ -30,8 +30,8 @@ for mode in fe ir; do
   CC=clang "$work/ucov/ucov" cc --pgo "$work/driver.o" "$work/lua-$mode"/l*.o -lm -ldl \
     -o "$work/lua_${mode}_ucov"
 done
-clang -O2 -I"$root/src" -I"$root/include" "$here/pull_timer.c" "$root/src/posix/client.c" \
-  "$root/src/posix/protocol.c" "$root/src/core/frame.c" -o "$work/pull_timer"
+clang -O2 -I"$root/src" -I"$root/include" "$here/pull_timer.c" "$root/src/proto/client.c" \
+  "$root/src/proto/protocol.c" "$root/src/proto/frame.c" -o "$work/pull_timer"
 raw=$work/raw.txt
 : >"$raw"
 export UCOV_RUNTIME_DIR=$work/rt

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "posix/client.h"
-#include "posix/protocol.h"
+#include "proto/client.h"
+#include "proto/protocol.h"
 
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;

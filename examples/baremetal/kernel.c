@@ -6,7 +6,7 @@
  * allocator) on the host's COMMAND requests. Nothing a host sends stops it:
  * a bad frame gets an error reply and the line is read on to the next magic.
  */
-#include "ucov/frame.h"
+#include "ucov/port/frame.h"
 #include "hw.h"
 
 void serve_forever(void) {

@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The bare-metal port of the ucov core (include/ucov/port.h): one CPU, no
+ * The bare-metal port of the ucov core (include/ucov/port/port.h): one CPU, no
  * interrupts (requests are served from the main loop, so the port lock is
  * nothing), memory from a static arena, the module map from the linker's
  * symbols, and KCOV devices for the kernel's command task.
  */
-#include "ucov/device.h"
-#include "ucov/task.h"
-#include "ucov/frame.h"
-#include "ucov/sink.h"
+#include "ucov/port/device.h"
+#include "ucov/port/task.h"
+#include "ucov/port/frame.h"
+#include "ucov/port/sink.h"
 #include "hw.h"
 #include "ucov/kcov.h"
-#include "ucov/port.h"
+#include "ucov/port/port.h"
 #include "ucov/version.h"
 
 #ifndef KERNEL_PATH

@@ -18,11 +18,11 @@
 #include <linux/string.h>
 
 #include "linux_port.h"
-#include "ucov/gcov.h"
-#include "ucov/gcov_abi.h"
-#include "ucov/objects.h"
-#include "ucov/port.h"
-#include "ucov/sink.h"
+#include "ucov/port/gcov_abi.h"
+#include "ucov/port/objects.h"
+#include "ucov/port/port.h"
+#include "ucov/port/sink.h"
+#include "ucov/port/units.h"
 
 /* gcc's gcov runtime entry points (the core defines them; with
  * -fprofile-info-section no constructor calls __gcov_init, but the units'
@@ -99,14 +99,12 @@ static void units_add(struct module *mod) {
 /* Before mod's memory goes: its units are forgotten (a read in progress holds
  * the port lock, so none touches them after this). */
 static void units_remove(struct module *mod) {
-  struct ucov_gcov_unit *u, *next;
+  struct ucov_unit u = {0};
 
   ucov_port_lock();
-  for (u = ucov_gcov_units(); u; u = next) {
-    next = u->next;
-    if (within_module((unsigned long)u->info, mod))
-      ucov_gcov_unit_remove(u);
-  }
+  while (ucov_unit_next(&u))
+    if (within_module((unsigned long)u.anchor, mod))
+      ucov_unit_remove(&u);
   ucov_port_unlock();
 }
 

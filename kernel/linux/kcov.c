@@ -15,7 +15,7 @@
 
 #include "linux_port.h"
 #include "ucov/kcov.h"
-#include "ucov/port.h"
+#include "ucov/port/port.h"
 
 static int kcov_open(struct inode *inode, struct file *f) {
   struct linux_device *d = kzalloc(sizeof(*d), GFP_KERNEL);

@@ -13,8 +13,8 @@
 #include <linux/sched.h>
 #include <linux/workqueue.h>
 
-#include "ucov/device.h"
-#include "ucov/task.h"
+#include "ucov/port/device.h"
+#include "ucov/port/task.h"
 
 /* A device: one per open of /sys/kernel/debug/kcov. */
 struct linux_device {

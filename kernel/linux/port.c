@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The Linux port of the ucov core (include/ucov/port.h), as a module for a
+ * The Linux port of the ucov core (include/ucov/port/port.h), as a module for a
  * stock kernel: ucov.ko links the unmodified src/core files and gives the
  * modules built with ucov's instrumentation (kernel/linux/ucov.mk) the KCOV
  * device of Documentation/dev-tools/kcov.rst at /sys/kernel/debug/kcov, and
@@ -38,7 +38,7 @@
 #include <linux/vmalloc.h>
 
 #include "linux_port.h"
-#include "ucov/port.h"
+#include "ucov/port/port.h"
 
 /* --- the hooks the instrumented modules call (the core defines them) --- */
 void __sanitizer_cov_trace_pc(void);

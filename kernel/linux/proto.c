@@ -10,9 +10,9 @@
 #include <linux/utsname.h>
 
 #include "linux_port.h"
-#include "ucov/frame.h"
-#include "ucov/port.h"
-#include "ucov/sink.h"
+#include "ucov/port/frame.h"
+#include "ucov/port/port.h"
+#include "ucov/port/sink.h"
 #include "ucov/version.h"
 
 /*

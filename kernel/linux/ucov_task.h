@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ucov_task_self in the Linux module (UCOV_TASK_HEADER, see ucov/task.h): the
+ * ucov_task_self in the Linux module (UCOV_TASK_HEADER, see ucov/port/task.h): the
  * calling task's struct ucov_task, found from a per-CPU pointer. The stock
  * kernel has no room in task_struct for it (kcov.c keeps kcov_mode and
  * kcov_area there, under CONFIG_KCOV), so each tracing task registers a

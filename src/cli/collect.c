@@ -29,8 +29,8 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "posix/client.h"
-#include "posix/protocol.h"
+#include "proto/client.h"
+#include "proto/protocol.h"
 #include "report/inputs.h"
 #include "report/util.h"
 #include "store/store.h"

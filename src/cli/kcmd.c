@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 
 #include "cli.h"
-#include "posix/client.h"
-#include "posix/protocol.h"
+#include "proto/client.h"
+#include "proto/protocol.h"
 
 static const char trace_usage[] =
     "usage: ucov trace --serial PATH [-o DIR] [--] COMMAND...\n"

@@ -24,8 +24,8 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "posix/client.h"
-#include "posix/protocol.h"
+#include "proto/client.h"
+#include "proto/protocol.h"
 
 static const char mount_usage[] =
     "usage: ucov mount --pid N [-f] [--allow-other] DIR\n"

@@ -22,8 +22,8 @@
 
 #include "cli.h"
 #include "posix/beneath.h"
-#include "posix/client.h"
-#include "posix/protocol.h"
+#include "proto/client.h"
+#include "proto/protocol.h"
 
 static const char ls_usage[] =
     "usage: ucov ls [--pid N | --serial PATH | --dev PATH]\n"

@@ -25,8 +25,8 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "posix/client.h"
-#include "ucov/frame.h"
+#include "proto/client.h"
+#include "ucov/port/frame.h"
 
 static const char usage_text[] =
     "usage: ucov relay --dev PATH --tty TTY\n"

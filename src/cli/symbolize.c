@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../report/dwarf.h"
-#include "../report/elfsym.h"
-#include "../report/modmap.h"
+#include "report/dwarf.h"
+#include "report/elfsym.h"
+#include "report/modmap.h"
 #include "cli.h"
 #include "ucov/kcov.h"
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Reset baselines (see baseline.h). */
-#include "ucov/baseline.h"
+#include "baseline.h"
 
-#include "ucov/port.h"
+#include "ucov/port/port.h"
 
 static UCOV_NOTRACE int ready(uint64_t **p, uint64_t n) {
   if (!*p && n && !(*p = ucov_port_alloc(n * sizeof(uint64_t))))

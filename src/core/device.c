@@ -3,12 +3,12 @@
  * KCOV device state machine: INIT_TRACE, ENABLE, DISABLE with Linux's checks,
  * in Linux's order, with Linux's errno values.
  */
-#include "ucov/device.h"
+#include "ucov/port/device.h"
 
-#include "ucov/remote.h"
+#include "ucov/port/remote.h"
 #include "record.h"
 #include "ucov/kcov.h"
-#include "ucov/port.h"
+#include "ucov/port/port.h"
 
 /* Linux caps the area at INT_MAX bytes' worth of unsigned longs. */
 #define UCOV_AREA_MAX_WORDS (0x7fffffffull / 8)

@@ -12,9 +12,9 @@
  * low word first; an all-zero record has a negative length and no values;
  * TOPN records are {total, n, n x (value, count)}); a 0 word ends the file.
  */
-#include "ucov/gcov.h"
+#include "gcov.h"
 
-#include "ucov/port.h"
+#include "ucov/port/port.h"
 
 #include "writer.h"
 

@@ -5,11 +5,11 @@
  * ucov_counts, merged record by record with an existing file as compiler-rt
  * merges.
  */
-#include "ucov/gcov.h"
-#include "ucov/gcov_llvm.h"
+#include "gcov.h"
+#include "gcov_llvm.h"
 #include "writer.h"
 
-#include "ucov/port.h"
+#include "ucov/port/port.h"
 
 #define LLVM_TAG_FUNCTION 0x01000000u
 #define LLVM_TAG_ARCS 0x01a10000u

@@ -8,11 +8,11 @@
  * targets), from that section. The registry is a list of small records the
  * port allocates; the gcov_info itself is never written.
  */
-#include "ucov/gcov.h"
+#include "gcov.h"
 
-#include "ucov/gcov_llvm.h"
+#include "gcov_llvm.h"
 
-#include "ucov/port.h"
+#include "ucov/port/port.h"
 
 void __gcov_init(struct gcov_info *info);
 void __gcov_exit(void);

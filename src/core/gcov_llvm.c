@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* clang's gcov callbacks and the compiler-rt-format .gcda writer (see gcov_llvm.h). */
-#include "ucov/gcov_llvm.h"
+#include "gcov_llvm.h"
 
-#include "ucov/gcov.h"
-#include "ucov/port.h"
+#include "gcov.h"
+#include "ucov/port/port.h"
 
 void llvm_gcov_init(void (*writeout)(void), void (*reset)(void));
 void llvm_gcda_start_file(const char *orig_filename, uint32_t version, uint32_t checksum);

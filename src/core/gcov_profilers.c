@@ -6,9 +6,9 @@
  * list nodes come from a static pool, not malloc (when it runs out, new values
  * are not tracked, as when libgcov's allocation fails).
  */
-#include "ucov/gcov_abi.h"
+#include "ucov/port/gcov_abi.h"
 
-#include "ucov/compiler.h"
+#include "ucov/port/compiler.h"
 
 /* Called by code built with -fprofile-generate; prototypes for -Wmissing-prototypes. */
 void __gcov_interval_profiler(gcov_type *counters, gcov_type value, int start, unsigned steps);

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* The object registry and its operations (see objects.h). */
-#include "ucov/objects.h"
+#include "objects.h"
 
-#include "ucov/device.h"
+#include "ucov/port/device.h"
 #include "writer.h"
-#include "ucov/gcov.h"
-#include "ucov/gcov_llvm.h"
-#include "ucov/pgo.h"
+#include "gcov.h"
+#include "gcov_llvm.h"
+#include "pgo.h"
 #include "record.h"
-#include "ucov/port.h"
+#include "ucov/port/port.h"
 
 #define MODULES_NAME "modules"
 /* Xen's coverage blob (xencov read, xencov_split): u32 magic "XCOV", then for

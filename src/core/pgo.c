@@ -23,10 +23,10 @@
  * cannot be subtracted, so a reset takes them (an atomic exchange with 0 per
  * byte: a bit set concurrently is kept for the next read, never lost).
  */
-#include "ucov/pgo.h"
+#include "pgo.h"
 
 #include "writer.h"
-#include "ucov/port.h"
+#include "ucov/port/port.h"
 
 /* {value, count} of each value node at the last reset of its module. Nodes
  * are the process's (one pool for every module), so this is too. */

@@ -18,7 +18,7 @@
  * handlers and in any thread. Nodes are only ever appended to a list, so a
  * writer walking it concurrently sees a consistent prefix.
  */
-#include "ucov/pgo.h"
+#include "pgo.h"
 
 static uint32_t values_off;   /* offset of Values in a data record; 0: not set up */
 static uint32_t max_per_site; /* values kept per site */

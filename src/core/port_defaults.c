@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The defaults of the optional port hooks (ucov/port.h): weak, so that a port
+ * The defaults of the optional port hooks (ucov/port/port.h): weak, so that a port
  * that has the service defines its own, and one that has not writes nothing.
  */
-#include "ucov/compiler.h"
-#include "ucov/frame.h"
-#include "ucov/port.h"
-#include "ucov/sink.h"
+#include "ucov/port/compiler.h"
+#include "ucov/port/frame.h"
+#include "ucov/port/port.h"
+#include "ucov/port/sink.h"
 #include "ucov/version.h"
 
 #define STR(x) #x

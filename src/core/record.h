@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The appends every hook uses, into the calling task's trace (ucov/task.h
+ * The appends every hook uses, into the calling task's trace (ucov/port/task.h
  * has the task's state): the core's own, never a port's.
  */
 #ifndef UCOV_CORE_RECORD_H
@@ -8,9 +8,9 @@
 
 #include <stdint.h>
 
-#include "ucov/compiler.h"
+#include "ucov/port/compiler.h"
 #include "ucov/kcov.h"
-#include "ucov/task.h"
+#include "ucov/port/task.h"
 
 /* The NORMAL tag of TRACE_PC_EXT records, in place. */
 #define KCOV_RECORD_NORMAL_TAG (KCOV_RECORD_NORMAL << KCOV_RECORD_TYPE_SHIFT)

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* REMOTE coverage: the handle registry, sections and their areas (see remote.h). */
-#include "ucov/remote.h"
+#include "ucov/port/remote.h"
 
-#include "ucov/device.h"
+#include "ucov/port/device.h"
 #include "record.h"
-#include "ucov/port.h"
+#include "ucov/port/port.h"
 
 int ucov_remote_start(uint64_t handle);
 void ucov_remote_stop(void);

@@ -3,9 +3,9 @@
  * The control protocol's requests, served the same way by every port: the
  * objects, the module map, and INFO and COMMAND through the port.
  */
-#include "ucov/frame.h"
-#include "ucov/objects.h"
-#include "ucov/port.h"
+#include "ucov/port/frame.h"
+#include "objects.h"
+#include "ucov/port/port.h"
 
 static UCOV_NOTRACE uint32_t status_of(int err) {
   switch (err) {

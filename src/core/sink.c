@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The core's sinks that need no port service but memory: counting, growing (see sink.h). */
-#include "ucov/sink.h"
+#include "ucov/port/sink.h"
 
-#include "ucov/compiler.h"
-#include "ucov/port.h"
+#include "ucov/port/compiler.h"
+#include "ucov/port/port.h"
 
 static UCOV_NOTRACE int count_write(struct ucov_sink *s, const void *data, size_t n) {
   (void)data;

@@ -8,7 +8,7 @@
 #include "hooks.h"
 #include "record.h"
 
-#ifndef UCOV_TASK_HEADER /* (else the port's: ucov/task.h) */
+#ifndef UCOV_TASK_HEADER /* (else the port's: ucov/port/task.h) */
 UCOV_TASK_STORAGE struct ucov_task ucov_task_self;
 #endif
 

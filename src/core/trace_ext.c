@@ -17,7 +17,7 @@
  */
 #include "hooks.h"
 #include "record.h"
-#include "ucov/port.h"
+#include "ucov/port/port.h"
 
 UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_pc_entry(void) {
   struct ucov_task *t = &ucov_task_self;

@@ -12,8 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ucov/compiler.h"
-#include "ucov/sink.h"
+#include "ucov/port/compiler.h"
+#include "ucov/port/sink.h"
 
 #ifndef UCOV_WRITER_BUF
 #define UCOV_WRITER_BUF 4096

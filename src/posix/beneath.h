@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include "ucov/compiler.h"
+#include "ucov/port/compiler.h"
 
 /* Create missing directories (0755) on the way. */
 #define UCOV_BENEATH_MKDIR 1

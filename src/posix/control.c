@@ -41,14 +41,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ucov/device.h"
-#include "ucov/gcov.h"
-#include "ucov/objects.h"
-#include "ucov/remote.h"
+#include "ucov/port/device.h"
+#include "ucov/port/units.h"
+#include "ucov/port/objects.h"
+#include "ucov/port/remote.h"
 #include "memsink.h"
 #include "posix.h"
-#include "protocol.h"
-#include "ucov/port.h"
+#include "proto/protocol.h"
+#include "ucov/port/port.h"
 #include "ucov/ucov.h"
 
 static int control_started; /* under the port lock */

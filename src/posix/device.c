@@ -20,11 +20,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ucov/device.h"
-#include "ucov/task.h"
+#include "ucov/port/device.h"
+#include "ucov/port/task.h"
 #include "posix.h"
 #include "ucov/kcov.h"
-#include "ucov/port.h"
+#include "ucov/port/port.h"
 #include "ucov/ucov.h"
 
 struct posix_device {

@@ -27,10 +27,10 @@
  * All of this runs with the port lock held, never on a hook's path.
  */
 #define _GNU_SOURCE
-#include "ucov/compiler.h"
+#include "ucov/port/compiler.h"
 #include "ucov/dormant.h"
-#include "ucov/port.h"
-#include "ucov/task.h"
+#include "ucov/port/port.h"
+#include "ucov/port/task.h"
 
 #if defined(__x86_64__)
 #include <elf.h>

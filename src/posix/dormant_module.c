@@ -15,7 +15,7 @@
  * to the function from an entry or tail sled, to its caller from an exit
  * sled (which jumped here in place of its `ret`).
  */
-#include "ucov/compiler.h"
+#include "ucov/port/compiler.h"
 #include "ucov/dormant.h"
 
 /* The module's own ELF header (the linker defines it, hidden, in each module). */

@@ -12,8 +12,8 @@
  */
 #include <stdint.h>
 
-#include "ucov/compiler.h"
-#include "ucov/port.h"
+#include "ucov/port/compiler.h"
+#include "ucov/port/port.h"
 
 #define DSO_HOOK __attribute__((visibility("hidden"))) UCOV_NOTRACE
 

@@ -18,14 +18,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ucov/gcov.h"
-#include "ucov/gcov_llvm.h"
-#include "ucov/objects.h"
+#include "ucov/port/gcov_abi.h"
+#include "ucov/port/objects.h"
+#include "ucov/port/units.h"
 #include "memsink.h"
 #include "beneath.h"
 #include "pgo_module.h"
 #include "posix.h"
-#include "ucov/port.h"
+#include "ucov/port/port.h"
 
 /*
  * The path a unit's .gcda is written to: GCOV_PREFIX / GCOV_PREFIX_STRIP
@@ -141,70 +141,28 @@ static UCOV_NOTRACE uint64_t max_old_size(uint64_t own) {
   return 16 * own + (1u << 20);
 }
 
-/* Merge clang unit u into its .gcda file, as compiler-rt does. */
-static UCOV_NOTRACE void dump_llvm_unit(struct ucov_llvm_unit *u, int new_run, unsigned flags) {
+/* Merge unit u into its .gcda file, as libgcov (compiler-rt for a clang
+ * unit) does. */
+static UCOV_NOTRACE void dump_unit(const struct ucov_unit *u, const struct ucov_units_dump *d) {
   char path[PATH_MAX];
   struct ucov_mem_sink old, out;
   ucov_mem_sink_init(&old);
   ucov_mem_sink_init(&out);
-  uint64_t own = 64;
-  for (unsigned f = 0; f < u->n_fns; f++)
-    own += 8 + 12 + 8 + 8ull * u->fns[f].num;
-  int fd = open_gcda(u->filename, 1, path, sizeof(path), &old, max_old_size(own));
+  int fd = open_gcda(u->filename, u->llvm, path, sizeof(path), &old,
+                     max_old_size(ucov_unit_size_bound(u)));
   if (fd >= 0) {
-    int err = ucov_llvm_write(&out.sink, u, old.len ? old.data : NULL, old.len, new_run, flags);
+    char msg[128];
+    int err = ucov_unit_write(&out.sink, u, d, old.data, old.len, msg, sizeof(msg));
+    if (msg[0])
+      log_error(path, msg); /* as libgcov: a warning, or why the file stays */
     if (!err)
       err = ucov_posix_replace(path, out.data, out.len, 0644);
-    if (err)
+    if (err < 0)
       log_error(path, strerror(-err));
     close(fd); /* releases the lock */
   }
   ucov_mem_sink_free(&old);
   ucov_mem_sink_free(&out);
-}
-
-/* Merge gcc unit u into its .gcda file, as libgcov does. */
-static UCOV_NOTRACE void dump_unit(struct ucov_gcov_unit *u, gcov_type run_max, int new_run,
-                                   unsigned flags) {
-  char path[PATH_MAX];
-  struct ucov_mem_sink old, out;
-  ucov_mem_sink_init(&old);
-  ucov_mem_sink_init(&out);
-  struct ucov_gcda_merge *merge = NULL;
-  struct ucov_gcov_summary sum = {0, 0};
-  int err = 0;
-  int fd = open_gcda(u->info->filename, 0, path, sizeof(path), &old,
-                     max_old_size(ucov_gcov_size_bound(u)));
-  if (fd < 0)
-    goto done;
-  if (old.len) {
-    char msg[128];
-    int r = ucov_gcda_parse(old.data, old.len, u, &merge, msg, sizeof(msg));
-    if (r == UCOV_GCDA_ERROR) {
-      log_error(path, msg); /* as libgcov: leave a file we cannot merge alone */
-      goto done;
-    }
-    if (r == UCOV_GCDA_OVERWRITE)
-      log_error(path, "overwriting profile data of a different compilation");
-    else
-      sum = ucov_gcda_merge_summary(merge);
-  }
-  if (new_run) {
-    sum.runs++;
-    sum.sum_max += run_max;
-  }
-  err = ucov_gcov_write(&out.sink, u, &sum, merge, flags);
-  if (!err)
-    err = ucov_posix_replace(path, out.data, out.len, 0644);
-  if (err)
-    log_error(path, strerror(-err));
-done:
-  if (merge)
-    ucov_gcda_merge_free(merge);
-  ucov_mem_sink_free(&old);
-  ucov_mem_sink_free(&out);
-  if (fd >= 0)
-    close(fd); /* releases the lock */
 }
 
 /* Write dir/name from a filled sink, atomically, creating directories,
@@ -226,33 +184,21 @@ static UCOV_NOTRACE void write_tree_file(const char *dir, const char *name,
  * `ucov run` sets UCOV_EXIT_DIR: the exit dump is a last pull into that
  * directory (gcov/<path>.gcda and modules), not a merge into build files.
  */
-static UCOV_NOTRACE void tree_unit(const char *dir, struct ucov_gcov_unit *u, gcov_type run_max,
-                                   unsigned flags) {
+static UCOV_NOTRACE void tree_unit(const char *dir, const struct ucov_unit *u,
+                                   const struct ucov_units_dump *d) {
   char name[UCOV_OBJECT_NAME_MAX];
-  struct ucov_gcov_summary sum = {1, run_max};
   struct ucov_mem_sink s;
   ucov_mem_sink_init(&s);
-  if (!ucov_gcov_object_name(u, name, sizeof(name)) &&
-      ucov_gcov_write(&s.sink, u, &sum, NULL, flags) == 0)
+  if (!ucov_unit_name(u, name, sizeof(name)) &&
+      ucov_unit_write(&s.sink, u, d, NULL, 0, NULL, 0) == 0)
     write_tree_file(dir, name, &s);
   ucov_mem_sink_free(&s);
 }
 
-static UCOV_NOTRACE void tree_llvm_unit(const char *dir, struct ucov_llvm_unit *u, unsigned flags) {
-  char name[UCOV_OBJECT_NAME_MAX];
-  struct ucov_mem_sink s;
-  ucov_mem_sink_init(&s);
-  if (!ucov_llvm_object_name(u, name, sizeof(name)) &&
-      ucov_llvm_write(&s.sink, u, NULL, 0, 1, flags) == 0)
-    write_tree_file(dir, name, &s);
-  ucov_mem_sink_free(&s);
-}
-
-static UCOV_NOTRACE void dump_tree(const char *dir, gcov_type run_max, unsigned flags) {
-  for (struct ucov_gcov_unit *u = ucov_gcov_units(); u; u = u->next)
-    tree_unit(dir, u, run_max, flags);
-  for (struct ucov_llvm_unit *u = ucov_llvm_units(); u; u = u->next)
-    tree_llvm_unit(dir, u, flags);
+static UCOV_NOTRACE void dump_tree(const char *dir, const struct ucov_units_dump *d) {
+  struct ucov_unit u = {0};
+  while (ucov_unit_next(&u))
+    tree_unit(dir, &u, d);
   struct ucov_mem_sink s;
   ucov_mem_sink_init(&s);
   if (ucov_port_modules_write(&s.sink) == 0)
@@ -261,18 +207,17 @@ static UCOV_NOTRACE void dump_tree(const char *dir, gcov_type run_max, unsigned 
 }
 
 UCOV_NOTRACE void ucov_port_gcov_dump(int at_exit) {
-  unsigned flags = at_exit ? UCOV_GCOV_RESET : 0;
-  int new_run = !ucov_gcov_run_counted();
-  gcov_type run_max = ucov_gcov_run_max();
-  int saved = errno;
   const char *tree = secure_getenv("UCOV_EXIT_DIR");
-  if (tree && *tree) {
-    dump_tree(tree, run_max, flags);
+  int in_tree = tree && *tree;
+  struct ucov_units_dump d;
+  ucov_units_dump_begin(&d, at_exit ? UCOV_UNIT_RESET : 0, in_tree);
+  int saved = errno;
+  if (in_tree) {
+    dump_tree(tree, &d);
   } else {
-    for (struct ucov_gcov_unit *u = ucov_gcov_units(); u; u = u->next)
-      dump_unit(u, run_max, new_run, flags);
-    for (struct ucov_llvm_unit *u = ucov_llvm_units(); u; u = u->next)
-      dump_llvm_unit(u, new_run, flags);
+    struct ucov_unit u = {0};
+    while (ucov_unit_next(&u))
+      dump_unit(&u, &d);
   }
   if (at_exit)
     ucov_posix_exit_written(UCOV_POSIX_EXITED_GCOV);
@@ -293,28 +238,19 @@ UCOV_EXPORT UCOV_NOTRACE void ucov_dso_unload(const void *anchor) {
   ucov_port_lock();
   int write = !ucov_gcov_exited();
   const char *tree = secure_getenv("UCOV_EXIT_DIR");
-  int new_run = !ucov_gcov_run_counted();
-  gcov_type run_max = ucov_gcov_run_max();
+  int in_tree = tree && *tree;
+  struct ucov_units_dump d;
+  ucov_units_dump_begin(&d, UCOV_UNIT_RESET, in_tree);
   int saved = errno;
-  for (struct ucov_gcov_unit *u = ucov_gcov_units(), *next; u; u = next) {
-    next = u->next;
-    if (ucov_posix_module_base(u->info) != base)
+  struct ucov_unit u = {0};
+  while (ucov_unit_next(&u)) {
+    if (ucov_posix_module_base(u.anchor) != base)
       continue;
-    if (write && tree && *tree)
-      tree_unit(tree, u, run_max, UCOV_GCOV_RESET);
+    if (write && in_tree)
+      tree_unit(tree, &u, &d);
     else if (write)
-      dump_unit(u, run_max, new_run, UCOV_GCOV_RESET);
-    ucov_gcov_unit_remove(u);
-  }
-  for (struct ucov_llvm_unit *u = ucov_llvm_units(), *next; u; u = next) {
-    next = u->next;
-    if (ucov_posix_module_base(u->filename) != base)
-      continue;
-    if (write && tree && *tree)
-      tree_llvm_unit(tree, u, UCOV_GCOV_RESET);
-    else if (write)
-      dump_llvm_unit(u, new_run, UCOV_GCOV_RESET);
-    ucov_llvm_unit_remove(u);
+      dump_unit(&u, &d);
+    ucov_unit_remove(&u);
   }
   errno = saved;
   ucov_port_unlock();
@@ -342,8 +278,9 @@ static UCOV_NOTRACE void gcov_exit_dump(void) {
 }
 
 __attribute__((constructor)) static UCOV_NOTRACE void gcov_section_units_at_exit(void) {
+  struct ucov_unit u = {0};
   ucov_port_lock();
-  int any = ucov_gcov_units() != NULL;
+  int any = ucov_unit_next(&u) && !u.llvm; /* gcc's units come first */
   ucov_port_unlock();
   if (any)
     atexit(gcov_exit_dump);

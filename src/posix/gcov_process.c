@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "ucov/compiler.h"
+#include "ucov/port/compiler.h"
 
 void __gcov_dump(void);
 void __gcov_reset(void);

@@ -28,7 +28,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "ucov/compiler.h"
+#include "ucov/port/compiler.h"
 #include "ucov/kcov.h"
 
 #define KCOV_PATH "/sys/kernel/debug/kcov"

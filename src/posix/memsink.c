@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ucov/compiler.h"
+#include "ucov/port/compiler.h"
 
 static UCOV_NOTRACE int mem_write(struct ucov_sink *sink, const void *data, size_t n) {
   struct ucov_mem_sink *s = (struct ucov_mem_sink *)sink;

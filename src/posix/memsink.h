@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ucov/sink.h"
+#include "ucov/port/sink.h"
 
 struct ucov_mem_sink {
   struct ucov_sink sink;

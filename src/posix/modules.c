@@ -16,11 +16,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "ucov/compiler.h"
-#include "ucov/sink.h"
+#include "ucov/port/compiler.h"
+#include "ucov/port/sink.h"
 #include "memsink.h"
 #include "posix.h"
-#include "ucov/port.h"
+#include "ucov/port/port.h"
 #include "ucov/ucov.h"
 
 struct modules_walk {

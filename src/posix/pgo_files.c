@@ -18,12 +18,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ucov/pgo.h"
+#include "ucov/port/pgo.h"
 #include "memsink.h"
 #include "beneath.h"
 #include "pgo_module.h"
 #include "posix.h"
-#include "ucov/port.h"
+#include "ucov/port/port.h"
 #include "ucov/ucov.h"
 
 UCOV_EXPORT int __llvm_profile_runtime;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * POSIX port: the basic services of include/ucov/port.h, memory for the
+ * POSIX port: the basic services of include/ucov/port/port.h, memory for the
  * core's bookkeeping and its diagnostics. (The lock and trace areas are the
  * devices', in device.c; the module map is modules.c's; the control socket
  * and INFO are control.c's; exit-time files are gcov_files.c's and
@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ucov/compiler.h"
-#include "ucov/port.h"
+#include "ucov/port/compiler.h"
+#include "ucov/port/port.h"
 #include "ucov/ucov.h"
 
 /* Zero-filled and 16-byte aligned (malloc's alignment on the 64-bit ABIs). */

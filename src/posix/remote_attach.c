@@ -10,9 +10,9 @@
 #include <signal.h>
 #include <stdint.h>
 
-#include "ucov/compiler.h"
-#include "client.h"
-#include "protocol.h"
+#include "ucov/port/compiler.h"
+#include "proto/client.h"
+#include "proto/protocol.h"
 #include "ucov/ucov.h"
 
 UCOV_EXPORT UCOV_NOTRACE int ucov_remote_attach(pid_t pid, int fd,

@@ -12,7 +12,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "ucov/remote.h"
+#include "ucov/port/remote.h"
 
 /* Defined by the linker under --wrap; weak, so that a whole-archive link
  * without --wrap still links (and then never calls the wrapper). */

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A do-nothing port with only the required hooks of include/ucov/port.h:
+ * A do-nothing port with only the required hooks of include/ucov/port/port.h:
  * linking the core against it with -nostdlib proves the core needs nothing
  * but port.h, and that every optional hook has the core's default.
  */
-#include "ucov/port.h"
+#include "ucov/port/port.h"
 
 void ucov_port_lock(void) {}
 

@@ -18,10 +18,10 @@
 
 #include "../check.h"
 #include "posix/memsink.h"
-#include "ucov/frame.h"
+#include "ucov/port/frame.h"
 #include "ucov/kcov.h"
-#include "ucov/objects.h"
-#include "ucov/port.h"
+#include "ucov/port/objects.h"
+#include "ucov/port/port.h"
 #include "ucov/ucov.h"
 
 int alloc_work(int n);

@@ -22,8 +22,8 @@
 #include <unistd.h>
 
 #include "../check.h"
-#include "posix/client.h"
-#include "posix/protocol.h"
+#include "proto/client.h"
+#include "proto/protocol.h"
 
 static const char *prog, *work, *iterations;
 static int pgo; /* the target is a clang --pgo build: pgo/<program>.profraw */

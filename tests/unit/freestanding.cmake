@@ -16,10 +16,10 @@ execute_process(
 if(r)
   message(FATAL_ERROR "the core does not link freestanding:\n${e}")
 endif()
-# Every symbol the core needs from outside itself is a function of include/ucov/port.h.
+# Every symbol the core needs from outside itself is a function of include/ucov/port/port.h.
 execute_process(COMMAND nm -u ${objs} OUTPUT_VARIABLE undef RESULT_VARIABLE r)
 execute_process(COMMAND nm --defined-only ${objs} OUTPUT_VARIABLE defs)
-file(READ ${SRC}/include/ucov/port.h port_h)
+file(READ ${SRC}/include/ucov/port/port.h port_h)
 string(REGEX MATCHALL "[a-z_0-9]+\\(" port_funcs "${port_h}")
 string(REGEX MATCHALL "[ \t]U [A-Za-z_0-9.]+" undef_syms "${undef}")
 set(outside "")
@@ -35,10 +35,10 @@ foreach(u ${undef_syms})
 endforeach()
 if(outside)
   list(REMOVE_DUPLICATES outside)
-  message(FATAL_ERROR "the core needs symbols that include/ucov/port.h does not declare: ${outside}")
+  message(FATAL_ERROR "the core needs symbols that include/ucov/port/port.h does not declare: ${outside}")
 endif()
-# Only freestanding headers, the core's own and include/ucov's.
+# Only freestanding headers, the core's own and include/ucov's (the core and proto/frame.c).
 include(${CMAKE_CURRENT_LIST_DIR}/freestanding_includes.cmake)
-file(GLOB sources ${SRC}/src/core/*.c ${SRC}/src/core/*.h)
+file(GLOB sources ${SRC}/src/core/*.c ${SRC}/src/core/*.h ${SRC}/src/proto/frame.c)
 check_freestanding_includes("[a-z_/]+" ${sources})
 message(STATUS "core links with -nostdlib and includes only freestanding headers")

@@ -1,7 +1,7 @@
 # check_freestanding_includes(QUOTED FILE...): every #include of the files is a
 # freestanding C header (stdint, stddef, stdbool, stdatomic) or a header in
 # quotes whose path matches the regex QUOTED (without the .h), or the header
-# a port names in UCOV_TASK_HEADER (ucov/task.h); else a fatal error.
+# a port names in UCOV_TASK_HEADER (ucov/port/task.h); else a fatal error.
 # Included by freestanding.cmake (the core) and port_boundary.cmake (the
 # headers a port sees).
 function(check_freestanding_includes quoted)

@@ -1,17 +1,60 @@
-# The port boundary: a port (src/posix, examples/baremetal, kernel/linux) includes only the
-# headers of include/ucov, never those of src/core; and the headers a port
-# sees (include/ucov, but for the hosted API ucov.h) are freestanding, so a
-# kernel's port can include them as they are.
+# The header layout and the port boundary:
+#  - include/ucov/ holds only what programs include (ucov.h, kcov.h,
+#    version.h, dormant.h); none of them includes a port header;
+#  - include/ucov/port/ holds what a port implements or calls; its headers
+#    are freestanding (a kernel's port includes them as they are) and declare
+#    the core's calls UCOV_PORT_API, never UCOV_HIDDEN: the core's own
+#    declarations live in src/core/;
+#  - a port (src/posix, examples/baremetal, kernel/linux) and the host tool
+#    (src/cli, src/report, src/store, src/proto) include ucov/ and
+#    ucov/port/ headers only, never src/core's, nor reach them by -I.
 # Usage: cmake -DSRC=<source dir> -P port_boundary.cmake
-file(GLOB port_files ${SRC}/src/posix/*.c ${SRC}/src/posix/*.h
+set(bad "")
+file(GLOB top RELATIVE ${SRC}/include/ucov ${SRC}/include/ucov/*.h)
+list(SORT top)
+if(NOT top STREQUAL "dormant.h;kcov.h;ucov.h;version.h")
+  list(APPEND bad "include/ucov/ holds ${top}, not only dormant.h kcov.h ucov.h version.h")
+endif()
+foreach(h ${top})
+  file(STRINGS ${SRC}/include/ucov/${h} incs REGEX "^#[ \t]*include[ \t]*[\"<]ucov/port/")
+  if(incs)
+    list(APPEND bad "include/ucov/${h}: a program's header includes a port header: ${incs}")
+  endif()
+endforeach()
+file(GLOB port_headers ${SRC}/include/ucov/port/*.h)
+if(NOT port_headers)
+  list(APPEND bad "include/ucov/port/ is empty")
+endif()
+foreach(h ${port_headers})
+  file(STRINGS ${h} hidden REGEX "UCOV_HIDDEN")
+  list(FILTER hidden EXCLUDE REGEX "^#define UCOV_HIDDEN ")
+  list(FILTER hidden EXCLUDE REGEX "^ \\* UCOV_HIDDEN:")
+  if(hidden)
+    list(APPEND bad "${h}: a core-internal (UCOV_HIDDEN) declaration in a port header: ${hidden}")
+  endif()
+endforeach()
+file(GLOB_RECURSE anywhere ${SRC}/include/*.h)
+foreach(h ${anywhere})
+  if(NOT h MATCHES "/include/ucov/" OR h MATCHES "/include/ucov/port/[^/]+/")
+    list(APPEND bad "${h}: a header outside include/ucov/ and include/ucov/port/")
+  endif()
+endforeach()
+file(GLOB outside_core ${SRC}/src/posix/*.c ${SRC}/src/posix/*.h
+  ${SRC}/src/cli/*.c ${SRC}/src/cli/*.h ${SRC}/src/report/*.c ${SRC}/src/report/*.h
+  ${SRC}/src/store/*.c ${SRC}/src/store/*.h ${SRC}/src/proto/*.c ${SRC}/src/proto/*.h
   ${SRC}/examples/baremetal/*.c ${SRC}/examples/baremetal/*.h
   ${SRC}/kernel/linux/*.c ${SRC}/kernel/linux/*.h ${SRC}/kernel/linux/include/*.h)
-set(bad "")
-foreach(f ${port_files})
+foreach(f ${outside_core})
   file(STRINGS ${f} incs REGEX "^#[ \t]*include")
   foreach(i ${incs})
     if(i MATCHES "core/" OR i MATCHES "\"\\.\\./")
       list(APPEND bad "${f}: ${i}")
+    endif()
+    if(i MATCHES "\"ucov/([a-z_]+/)?[a-z_]+\\.h\"" AND NOT i MATCHES "\"ucov/(port/)?[a-z_]+\\.h\"")
+      list(APPEND bad "${f}: ${i}")
+    endif()
+    if(i MATCHES "\"ucov/(baseline|gcov|gcov_llvm)\\.h\"")
+      list(APPEND bad "${f}: ${i} (a core header)")
     endif()
   endforeach()
 endforeach()
@@ -26,11 +69,12 @@ foreach(mk examples/baremetal/Makefile kernel/linux/Makefile)
 endforeach()
 if(bad)
   string(REPLACE ";" "\n  " bad "${bad}")
-  message(FATAL_ERROR "a port reaches into the core:\n  ${bad}")
+  message(FATAL_ERROR "the header layout or the port boundary is broken:\n  ${bad}")
 endif()
 include(${CMAKE_CURRENT_LIST_DIR}/freestanding_includes.cmake)
-file(GLOB public ${SRC}/include/ucov/*.h)
-list(FILTER public EXCLUDE REGEX "/ucov\\.h$") # the hosted C API (it guards its one hosted header)
-check_freestanding_includes("(ucov/)?[a-z_]+" ${public})
-list(LENGTH port_files n)
-message(STATUS "${n} port files include only include/ucov; its headers are freestanding")
+set(freestanding ${port_headers} ${SRC}/include/ucov/kcov.h ${SRC}/include/ucov/version.h
+  ${SRC}/include/ucov/dormant.h)
+check_freestanding_includes("ucov/(port/)?[a-z_]+" ${freestanding})
+list(LENGTH outside_core n)
+list(LENGTH port_headers np)
+message(STATUS "${n} files outside the core include only include/ucov; ${np} port headers, freestanding")

@@ -10,10 +10,10 @@
 #include <string.h>
 
 #include "../check.h"
-#include "ucov/gcov.h"
-#include "ucov/objects.h"
+#include "core/gcov.h"
+#include "ucov/port/objects.h"
 #include "posix/memsink.h"
-#include "ucov/port.h"
+#include "ucov/port/port.h"
 
 void __gcov_init(struct gcov_info *info);
 void __gcov_merge_add(gcov_type *counters, unsigned n);

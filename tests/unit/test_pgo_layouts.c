@@ -13,9 +13,9 @@
 #include <string.h>
 
 #include "../check.h"
-#include "ucov/pgo.h"
+#include "core/pgo.h"
 #include "posix/memsink.h"
-#include "ucov/port.h"
+#include "ucov/port/port.h"
 
 struct rec8 {
   uint64_t name, hash;

@@ -17,9 +17,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ucov/baseline.h"
-#include "ucov/compiler.h"
-#include "ucov/sink.h"
+#include "baseline.h"
+#include "ucov/port/compiler.h"
+#include "ucov/port/sink.h"
 
 struct ucov_llvm_fn {
   uint32_t ident, func_checksum, cfg_checksum, num;

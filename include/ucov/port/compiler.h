@@ -45,7 +45,13 @@
 #define UCOV_NO_SANITIZER
 #endif
 
+/*
+ * UCOV_HIDDEN: the core's own declarations (src/core), never exported.
+ * UCOV_PORT_API: a call the core offers a port (include/ucov/port): linked
+ * into the same image as the port, so hidden too; a program never sees it.
+ */
 #define UCOV_HIDDEN __attribute__((visibility("hidden")))
+#define UCOV_PORT_API __attribute__((visibility("hidden")))
 #define UCOV_EXPORT __attribute__((visibility("default")))
 #define UCOV_LIKELY(x) __builtin_expect(!!(x), 1)
 #define UCOV_UNLIKELY(x) __builtin_expect(!!(x), 0)

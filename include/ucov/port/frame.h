@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ucov/compiler.h"
-#include "ucov/sink.h"
+#include "ucov/port/compiler.h"
+#include "ucov/port/sink.h"
 
 #define UCOV_PROTO_MAGIC 0x564f4355u /* "UCOV" */
 #define UCOV_PROTO_VERSION 1
@@ -72,16 +72,16 @@ static inline uint32_t ucov_get32(const uint8_t *p) {
   return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-const char *ucov_status_str(uint32_t status) UCOV_HIDDEN;
+const char *ucov_status_str(uint32_t status) UCOV_PORT_API;
 void ucov_frame_encode(uint8_t out[UCOV_PROTO_HEADER], uint16_t op, uint32_t status,
-                       uint32_t length) UCOV_HIDDEN;
-void ucov_frame_decode(const uint8_t in[UCOV_PROTO_HEADER], struct ucov_frame *f) UCOV_HIDDEN;
+                       uint32_t length) UCOV_PORT_API;
+void ucov_frame_decode(const uint8_t in[UCOV_PROTO_HEADER], struct ucov_frame *f) UCOV_PORT_API;
 
 /*
  * Check a request header: UCOV_ST_OK, or the error to answer (bad magic,
  * version, a status word in a request, a payload over the limit).
  */
-uint32_t ucov_frame_check(const struct ucov_frame *f) UCOV_HIDDEN;
+uint32_t ucov_frame_check(const struct ucov_frame *f) UCOV_PORT_API;
 
 /*
  * Serve one request whose header passed ucov_frame_check: the reply payload
@@ -92,7 +92,7 @@ uint32_t ucov_frame_check(const struct ucov_frame *f) UCOV_HIDDEN;
  * REMOTE_ENABLE is the POSIX port's (it passes a descriptor).
  */
 uint32_t ucov_serve(const struct ucov_frame *f, const char *payload, struct ucov_sink *out,
-                    uint8_t errno_out[4]) UCOV_HIDDEN;
+                    uint8_t errno_out[4]) UCOV_PORT_API;
 
 /*
  * Serve one request from the port's byte transport (ucov_port_transport_read
@@ -101,6 +101,6 @@ uint32_t ucov_serve(const struct ucov_frame *f, const char *payload, struct ucov
  * the next magic, a frame that stops midway gets TRUNCATED, every error its
  * status, and nothing ends the line. A kernel calls it in its main loop.
  */
-void ucov_serve_transport(void) UCOV_HIDDEN;
+void ucov_serve_transport(void) UCOV_PORT_API;
 
 #endif

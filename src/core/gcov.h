@@ -11,10 +11,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ucov/baseline.h"
-#include "ucov/compiler.h"
-#include "ucov/gcov_abi.h"
-#include "ucov/sink.h"
+#include "baseline.h"
+#include "ucov/port/compiler.h"
+#include "ucov/port/gcov_abi.h"
+#include "ucov/port/sink.h"
+#include "ucov/port/units.h"
 
 struct ucov_gcov_unit {
   const struct gcov_info *info;
@@ -100,24 +101,6 @@ void ucov_gcda_merge_free(struct ucov_gcda_merge *m) UCOV_HIDDEN;
 
 /* Runs and sum_max read from the file being merged. */
 struct ucov_gcov_summary ucov_gcda_merge_summary(const struct ucov_gcda_merge *m) UCOV_HIDDEN;
-
-/* Has the exit dump run? Then the objects are gone: their final counts are
- * written, and a later read would report nothing or count twice. Lock held. */
-int ucov_gcov_exited(void) UCOV_HIDDEN;
-
-/* The exit dump for programs with clang units, which call no __gcov_exit. */
-void ucov_gcov_exit_llvm(void) UCOV_HIDDEN;
-
-/*
- * DUMP (`ucov pull --in-place`): every unit written where the exit writes it
- * (ucov_port_gcov_dump(2): merged into the files), the baselines moved to what
- * was written, this run counted: as __gcov_dump() then __gcov_reset(), losing
- * nothing. 0 or -UCOV_ESHUTDOWN. Takes the port lock.
- */
-int ucov_gcov_dump_in_place(void) UCOV_HIDDEN;
-
-/* The exit dump of every unit (__gcov_exit of the runtime's own module). */
-void ucov_gcov_exit(void) UCOV_HIDDEN;
 
 /* Forget a unit whose module goes away (lock held); and a clang unit. */
 void ucov_gcov_unit_remove(struct ucov_gcov_unit *u) UCOV_HIDDEN;

@@ -1,18 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * LLVM instrumentation profiles (clang -fprofile-instr-generate and
- * -fprofile-generate): the raw profile writer and the value profiler.
- * Counters and value counts are read live, minus a reset baseline, like gcov
- * units; the raw profile's data records and names are the sections' own bytes.
+ * -fprofile-generate), as a port serves them: it finds each module's
+ * sections and calls the raw profile writer (pgo.c) and the value profiler's
+ * setup (pgo_value.c). Counters and value counts are read live, minus a reset
+ * baseline, like gcov units; the raw profile's data records and names are
+ * the sections' own bytes.
  */
-#ifndef UCOV_PGO_H
-#define UCOV_PGO_H
+#ifndef UCOV_PORT_PGO_H
+#define UCOV_PORT_PGO_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ucov/compiler.h"
-#include "ucov/sink.h"
+#include "ucov/port/compiler.h"
+#include "ucov/port/sink.h"
 
 /* One tracked value of a value site (indirect-call target, memop size):
  * compiler-rt's ValueProfNode, the layout of __llvm_prf_vnds. */
@@ -83,22 +85,13 @@ struct ucov_pgo_state {
 #define UCOV_PROFRAW_MAGIC 0xff6c70726f667281ull
 
 /*
- * The layout of s's data records: from s->version, or (0) from the records
- * themselves: 48-byte records are version 8; 64-byte ones version 10, or 9
- * when the bitmap sizes say so. -UCOV_EINVAL if the records do not fit the
- * layout (their counters outside the counters section); -UCOV_EOPNOTSUPP for
- * versions and variants ucov does not write (single-byte counters).
- */
-int ucov_pgo_layout(const struct ucov_llvm_sections *s, struct ucov_pgo_layout *l) UCOV_HIDDEN;
-
-/*
  * Write a raw profile of the sections into sink: live counters and value
  * counts minus the reset baseline. With reset, the baseline moves to the
  * values written (and MC/DC bitmaps are taken, each byte exchanged with 0).
  * Returns 0 or a negative errno. Called with the port lock held.
  */
 int ucov_pgo_write(struct ucov_sink *sink, const struct ucov_llvm_sections *s,
-                   int reset) UCOV_HIDDEN;
+                   int reset) UCOV_PORT_API;
 
 /*
  * As ucov_pgo_write, adding an existing raw profile `old` (LLVM_PROFILE_FILE's
@@ -107,42 +100,21 @@ int ucov_pgo_write(struct ucov_sink *sink, const struct ucov_llvm_sections *s,
  * of the same functions (truncated, corrupt, or another program's).
  */
 int ucov_pgo_write_merged(struct ucov_sink *sink, const struct ucov_llvm_sections *s, int reset,
-                          const uint8_t *old, size_t old_len) UCOV_HIDDEN;
+                          const uint8_t *old, size_t old_len) UCOV_PORT_API;
 
 /*
  * ucov_pgo_layout, remembered for the sections (with what the writer needs
  * of every record): the port calls it once at start, so that writes do not
  * go over the records again.
  */
-int ucov_pgo_prepare(const struct ucov_llvm_sections *s, struct ucov_pgo_layout *l) UCOV_HIDDEN;
+int ucov_pgo_prepare(const struct ucov_llvm_sections *s, struct ucov_pgo_layout *l) UCOV_PORT_API;
 
 /* At least the bytes ucov_pgo_write writes now (a buffer for it, sized once). */
-size_t ucov_pgo_size_bound(const struct ucov_llvm_sections *s) UCOV_HIDDEN;
+size_t ucov_pgo_size_bound(const struct ucov_llvm_sections *s) UCOV_PORT_API;
 
 /* Move the baseline to the live counters (RESET). 0 or a negative errno. */
-int ucov_pgo_reset(const struct ucov_llvm_sections *s) UCOV_HIDDEN;
+int ucov_pgo_reset(const struct ucov_llvm_sections *s) UCOV_PORT_API;
 
-/*
- * Two-phase reset: write the profile as a live read does and keep, under
- * token, where that read would have moved the baselines (and which MC/DC
- * bits it saw); the baselines stay. ucov_pgo_commit moves them there (and
- * clears the bits seen: a bit set again meanwhile is cleared too, since a
- * bitmap cannot count). The pending snapshot is in the sections' state
- * (pending_token, pending_gen against gen).
- */
-int ucov_pgo_snapshot(struct ucov_sink *sink, const struct ucov_llvm_sections *s,
-                      uint64_t token) UCOV_HIDDEN;
-void ucov_pgo_commit(const struct ucov_llvm_sections *s) UCOV_HIDDEN;
-
-/* What the writer keeps for the sections (theirs, or the shared default). */
-struct ucov_pgo_state *ucov_pgo_state_of(const struct ucov_llvm_sections *s) UCOV_HIDDEN;
-
-/* --- The value profiler (pgo_value.c). --- */
-
-/* Nodes beyond the sections' own: compiler-rt adds the same static pool. */
-#ifndef UCOV_VP_POOL_NODES
-#define UCOV_VP_POOL_NODES 1024
-#endif
 /* Values tracked per site unless LLVM_VP_MAX_NUM_VALS_PER_SITE says otherwise. */
 #define UCOV_VP_DEFAULT_PER_SITE 24
 #define UCOV_VP_MAX_PER_SITE 255
@@ -153,21 +125,9 @@ struct ucov_pgo_state *ucov_pgo_state_of(const struct ucov_llvm_sections *s) UCO
  * max_per_site: values kept per site (0: the default).
  */
 void ucov_vp_setup(const struct ucov_llvm_sections *s, const struct ucov_pgo_layout *l,
-                   uint32_t max_per_site) UCOV_HIDDEN;
+                   uint32_t max_per_site) UCOV_PORT_API;
 
-/* Nodes there are (the sections' and the pool), node i of them, and the
- * index of a node (or -1 for a node not from either). */
-uint64_t ucov_vp_nodes(void) UCOV_HIDDEN;
-struct ucov_vp_node *ucov_vp_node_at(uint64_t i) UCOV_HIDDEN;
-uint64_t ucov_vp_index(const struct ucov_vp_node *n) UCOV_HIDDEN;
-/* Nodes taken so far (at most ucov_vp_nodes()), and values dropped for want of one. */
-uint64_t ucov_vp_used(void) UCOV_HIDDEN;
-uint64_t ucov_vp_dropped(void) UCOV_HIDDEN;
-
-/* compiler-rt's entry points, which clang's value-profiling code calls. */
-void __llvm_profile_instrument_target(uint64_t value, void *data, uint32_t site);
-void __llvm_profile_instrument_target_value(uint64_t value, void *data, uint32_t site,
-                                            uint64_t count);
-void __llvm_profile_instrument_memop(uint64_t size, void *data, uint32_t site);
+/* Values dropped so far for want of a value node. */
+uint64_t ucov_vp_dropped(void) UCOV_PORT_API;
 
 #endif

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The object registry: everything the control plane can list, size, read and
- * reset. Each kind of object is one table of operations in objects.c (next,
- * read, read-and-reset, reset, snapshot, commit; as Xen's coverage ops), so
- * a new kind is one new table:
+ * The object registry, as ports and the control plane call it: everything
+ * the control plane can list, size, read and reset. Each kind of object is one table of operations
+ * in objects.c (next, read, read-and-reset, reset, snapshot, commit; as Xen's coverage ops), so a
+ * new kind is one new table:
  *
  *   modules                     the module map (port-provided; not resettable)
  *   xencov                      Xen's blob of every gcov unit (reset: all units;
@@ -14,14 +14,14 @@
  *
  * RESET_ALL resets the profiles and gcov units, not trace buffers.
  */
-#ifndef UCOV_OBJECTS_H
-#define UCOV_OBJECTS_H
+#ifndef UCOV_PORT_OBJECTS_H
+#define UCOV_PORT_OBJECTS_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ucov/compiler.h"
-#include "ucov/sink.h"
+#include "ucov/port/compiler.h"
+#include "ucov/port/sink.h"
 
 /* Longest object name (a port with small stacks, a kernel's, may build the
  * core with a shorter one: the name is on the stack). */
@@ -33,25 +33,19 @@
  * Call fn for every object with its name and current size. Stops at the first
  * non-zero return and returns it. Takes the port lock.
  */
-int ucov_objects_list(int (*fn)(const char *name, uint64_t size, void *arg), void *arg) UCOV_HIDDEN;
+int ucov_objects_list(int (*fn)(const char *name, uint64_t size, void *arg),
+                      void *arg) UCOV_PORT_API;
 
 /* Read object `name` into sink; with reset, also reset it to what was read
  * (READ_AND_RESET). Returns 0, -UCOV_ENOENT or another negative errno. */
-int ucov_object_read(const char *name, struct ucov_sink *sink, int reset) UCOV_HIDDEN;
+int ucov_object_read(const char *name, struct ucov_sink *sink, int reset) UCOV_PORT_API;
 
 /* The size READ would produce now. */
-int ucov_object_size(const char *name, uint64_t *size) UCOV_HIDDEN;
-
-struct ucov_gcov_unit;
-struct ucov_llvm_unit;
-/* A unit's object name: "gcov" + its absolute .gcda path ("gcov/" + a relative
- * one). Returns 0, or -1 if it does not fit in len. */
-int ucov_gcov_object_name(const struct ucov_gcov_unit *u, char *out, size_t len) UCOV_HIDDEN;
-int ucov_llvm_object_name(const struct ucov_llvm_unit *u, char *out, size_t len) UCOV_HIDDEN;
+int ucov_object_size(const char *name, uint64_t *size) UCOV_PORT_API;
 
 /* Reset one object (-UCOV_EOPNOTSUPP for one without counters), or all. */
-int ucov_object_reset(const char *name) UCOV_HIDDEN;
-int ucov_objects_reset_all(void) UCOV_HIDDEN;
+int ucov_object_reset(const char *name) UCOV_PORT_API;
+int ucov_objects_reset_all(void) UCOV_PORT_API;
 
 /*
  * Two-phase reset, for clients that must lose nothing even when they die.
@@ -77,8 +71,8 @@ int ucov_objects_reset_all(void) UCOV_HIDDEN;
  * count goes to 0 only if no PC was appended since its snapshot (else it is
  * left whole: those PCs are read again, never lost).
  */
-int ucov_object_snapshot(const char *name, struct ucov_sink *sink, uint64_t *token) UCOV_HIDDEN;
-int ucov_objects_commit(uint64_t token, uint32_t n) UCOV_HIDDEN;
+int ucov_object_snapshot(const char *name, struct ucov_sink *sink, uint64_t *token) UCOV_PORT_API;
+int ucov_objects_commit(uint64_t token, uint32_t n) UCOV_PORT_API;
 
 /*
  * What the target knows of its tokens, as text lines for a port to keep
@@ -87,6 +81,6 @@ int ucov_objects_commit(uint64_t token, uint32_t n) UCOV_HIDDEN;
  * N may be forgotten), then "committed LO HI" for each range of committed
  * tokens, oldest first. Takes the port lock.
  */
-int ucov_objects_commit_record(struct ucov_sink *sink) UCOV_HIDDEN;
+int ucov_objects_commit_record(struct ucov_sink *sink) UCOV_PORT_API;
 
 #endif

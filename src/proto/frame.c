@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The control protocol's frames, freestanding (the ucov command uses them too). */
-#include "ucov/frame.h"
+#include "ucov/port/frame.h"
 
 static UCOV_NOTRACE void put16(uint8_t *p, uint16_t v) {
   p[0] = (uint8_t)v;

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "ucov/frame.h"
+#include "ucov/port/frame.h"
 
 /* The longest runtime directory path, with its NUL. */
 #define UCOV_CONTROL_DIR_MAX 512

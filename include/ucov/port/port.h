@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ucov/port.h - the port contract, both ways.
+ * ucov/port/port.h - the port contract, both ways.
  *
  * The core (src/core/) implements the compiler hooks, the KCOV device state
  * machine, the gcov and LLVM profile runtimes, the object registry and the
@@ -16,7 +16,7 @@
  *    areas (ucov_port_area_alloc, ucov_port_device_release);
  *  - a way to learn that a task ended (ucov_port_task_bind), so that its
  *    device is disabled (ucov_task_exit);
- *  - a per-task home for struct ucov_task (ucov/task.h): by default C11
+ *  - a per-task home for struct ucov_task (ucov/port/task.h): by default C11
  *    thread-local storage; a port without TLS builds the core with
  *    -DUCOV_THREAD_LOCAL= and saves and restores ucov_task_self around its
  *    own task switches.
@@ -24,19 +24,22 @@
  * OPTIONAL: the core defines each of these weakly with the default its
  * comment gives; a port that has the service defines its own.
  *
- * OFFERED: what the core gives a port, in the other headers of include/ucov:
- *  - ucov/device.h: struct ucov_device (a port embeds it in its device) and
+ * OFFERED: what the core gives a port, in the other headers of
+ * include/ucov/port (each call marked UCOV_PORT_API):
+ *  - ucov/port/device.h: struct ucov_device (a port embeds it in its device) and
  *    ucov_device_ioctl, ucov_device_mmap_check, ucov_device_close;
- *  - ucov/task.h: ucov_task_self; below: ucov_task_exit, ucov_task_fork_child;
- *  - ucov/objects.h: the object registry (list, size, read, reset,
- *    read-and-reset, reset-all, two-phase reset) over any sink (ucov/sink.h);
- *  - ucov/frame.h: the control protocol's frames and requests (ucov_serve for
+ *  - ucov/port/task.h: ucov_task_self; below: ucov_task_exit, ucov_task_fork_child;
+ *  - ucov/port/objects.h: the object registry (list, size, read, reset,
+ *    read-and-reset, reset-all, two-phase reset) over any sink (ucov/port/sink.h);
+ *  - ucov/port/frame.h: the control protocol's frames and requests (ucov_serve for
  *    a port with its own transport, ucov_serve_transport over the byte
  *    transport below);
- *  - ucov/gcov.h, ucov/gcov_llvm.h, ucov/pgo.h: the gcov units and LLVM
- *    profiles and their writers and merge readers, for a port that writes
- *    files at exit; ucov/remote.h: REMOTE handles and the common handle;
- *  - ucov/compiler.h: the attributes runtime code needs (UCOV_NOTRACE, ...).
+ *  - ucov/port/units.h: the --coverage units one at a time, each written
+ *    (merged with the file it replaces) for a port that writes files at
+ *    exit or when a module goes away; ucov/port/pgo.h: the LLVM raw profile
+ *    writer and the value profiler's setup, over the sections a port finds;
+ *  - ucov/port/remote.h: REMOTE handles and the common handle;
+ *  - ucov/port/compiler.h: the attributes runtime code needs (UCOV_NOTRACE, ...).
  *
  * Only freestanding headers are used here, so a port written for a kernel can
  * include it as is.

@@ -19,7 +19,7 @@
 
 #include <stdint.h>
 
-#include "ucov/compiler.h"
+#include "ucov/port/compiler.h"
 
 struct ucov_baseline {
   uint64_t n;        /* counters (fixed when the object registers) */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ucov/task.h - a task's tracing state (freestanding; for ports).
+ * ucov/port/task.h - a task's tracing state (freestanding; for ports).
  *
  * Like the kernel's task_struct fields (kcov_mode, kcov_area, kcov_size), the
  * state a hook needs is copied into the task itself so that the hook touches
@@ -18,7 +18,7 @@
 
 #include <stdint.h>
 
-#include "ucov/compiler.h"
+#include "ucov/port/compiler.h"
 
 /* What the hooks of a task record: bits of ucov_task.mode. */
 #define UCOV_TASK_PC (1u << 0)     /* trace_pc hooks append a PC */
@@ -69,7 +69,7 @@ struct ucov_task {
 #ifdef UCOV_TASK_HEADER
 #include UCOV_TASK_HEADER
 #else
-extern UCOV_TASK_STORAGE struct ucov_task ucov_task_self UCOV_HIDDEN;
+extern UCOV_TASK_STORAGE struct ucov_task ucov_task_self UCOV_PORT_API;
 #endif
 
 #endif

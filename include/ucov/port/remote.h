@@ -12,7 +12,7 @@
 
 #include <stdint.h>
 
-#include "ucov/compiler.h"
+#include "ucov/port/compiler.h"
 #include "ucov/kcov.h"
 
 struct ucov_device;
@@ -24,14 +24,14 @@ struct ucov_device;
  * EEXIST for a handle another device holds. On error nothing stays
  * registered. Lock held.
  */
-int ucov_remote_register(struct ucov_device *dev, const struct kcov_remote_arg *arg) UCOV_HIDDEN;
+int ucov_remote_register(struct ucov_device *dev, const struct kcov_remote_arg *arg) UCOV_PORT_API;
 
 /* Unregister every handle of dev; sections still running for them are
  * discarded at their stop. Lock held. */
-void ucov_remote_unregister(struct ucov_device *dev) UCOV_HIDDEN;
+void ucov_remote_unregister(struct ucov_device *dev) UCOV_PORT_API;
 
 /* The calling thread's common handle (0: none), and setting it. */
-uint64_t ucov_remote_common(void) UCOV_HIDDEN;
-void ucov_remote_set_common(uint64_t handle) UCOV_HIDDEN;
+uint64_t ucov_remote_common(void) UCOV_PORT_API;
+void ucov_remote_set_common(uint64_t handle) UCOV_PORT_API;
 
 #endif

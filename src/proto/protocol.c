@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ucov/compiler.h"
+#include "ucov/port/compiler.h"
 
 /* Where defaults live: fixed, so that a target and a client agree whatever
  * their TMPDIR says. */

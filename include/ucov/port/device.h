@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "ucov/compiler.h"
+#include "ucov/port/compiler.h"
 
 enum ucov_device_state {
   UCOV_DEVICE_NEW = 0, /* no area yet (KCOV_MODE_DISABLED) */
@@ -40,21 +40,21 @@ struct ucov_device {
  * Apply a KCOV ioctl to `dev` on behalf of the calling task. Returns 0 or a
  * negative errno value (UCOV_E*). Called with the port lock held.
  */
-int ucov_device_ioctl(struct ucov_device *dev, unsigned long cmd, unsigned long arg) UCOV_HIDDEN;
+int ucov_device_ioctl(struct ucov_device *dev, unsigned long cmd, unsigned long arg) UCOV_PORT_API;
 
 /*
  * May the area be mapped with this length and offset? 0 or -UCOV_EINVAL, as
  * Linux's kcov_mmap: the area must exist, offset 0, length exactly size * 8.
  * Called with the port lock held.
  */
-int ucov_device_mmap_check(struct ucov_device *dev, uint64_t length, uint64_t offset) UCOV_HIDDEN;
+int ucov_device_mmap_check(struct ucov_device *dev, uint64_t length, uint64_t offset) UCOV_PORT_API;
 
 /*
  * The owner closes `dev`. If no task traces into it the port releases it now,
  * otherwise when that task disables or ends (as Linux keeps a reference).
  * Called with the port lock held.
  */
-void ucov_device_close(struct ucov_device *dev) UCOV_HIDDEN;
+void ucov_device_close(struct ucov_device *dev) UCOV_PORT_API;
 
 /*
  * A device is enabled in the target (get) or no longer (put), counted across
@@ -64,7 +64,7 @@ void ucov_device_close(struct ucov_device *dev) UCOV_HIDDEN;
  * and nothing is counted), the last put ucov_port_trace_live(0). Called with
  * the port lock held.
  */
-int ucov_trace_users_get(void) UCOV_HIDDEN;
-void ucov_trace_users_put(void) UCOV_HIDDEN;
+int ucov_trace_users_get(void) UCOV_PORT_API;
+void ucov_trace_users_put(void) UCOV_PORT_API;
 
 #endif

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The object registry's core side: what objects.c and the unit registries
+ * share beyond the calls a port makes (ucov/port/objects.h).
+ */
+#ifndef UCOV_CORE_OBJECTS_H
+#define UCOV_CORE_OBJECTS_H
+
+#include <stddef.h>
+
+#include "ucov/port/compiler.h"
+#include "ucov/port/objects.h"
+
+struct ucov_gcov_unit;
+struct ucov_llvm_unit;
+/* A unit's object name: "gcov" + its absolute .gcda path ("gcov/" + a relative
+ * one). Returns 0, or -1 if it does not fit in len. */
+int ucov_gcov_object_name(const struct ucov_gcov_unit *u, char *out, size_t len) UCOV_HIDDEN;
+int ucov_llvm_object_name(const struct ucov_llvm_unit *u, char *out, size_t len) UCOV_HIDDEN;
+
+#endif

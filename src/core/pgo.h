@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * LLVM instrumentation profiles, the core's side: the layout reader, the
+ * two-phase reset, the value profiler's nodes, and compiler-rt's entry
+ * points. What a port calls is in ucov/port/pgo.h.
+ */
+#ifndef UCOV_CORE_PGO_H
+#define UCOV_CORE_PGO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ucov/port/compiler.h"
+#include "ucov/port/pgo.h"
+#include "ucov/port/sink.h"
+
+/*
+ * The layout of s's data records: from s->version, or (0) from the records
+ * themselves: 48-byte records are version 8; 64-byte ones version 10, or 9
+ * when the bitmap sizes say so. -UCOV_EINVAL if the records do not fit the
+ * layout (their counters outside the counters section); -UCOV_EOPNOTSUPP for
+ * versions and variants ucov does not write (single-byte counters).
+ */
+int ucov_pgo_layout(const struct ucov_llvm_sections *s, struct ucov_pgo_layout *l) UCOV_HIDDEN;
+
+/*
+ * Two-phase reset: write the profile as a live read does and keep, under
+ * token, where that read would have moved the baselines (and which MC/DC
+ * bits it saw); the baselines stay. ucov_pgo_commit moves them there (and
+ * clears the bits seen: a bit set again meanwhile is cleared too, since a
+ * bitmap cannot count). The pending snapshot is in the sections' state
+ * (pending_token, pending_gen against gen).
+ */
+int ucov_pgo_snapshot(struct ucov_sink *sink, const struct ucov_llvm_sections *s,
+                      uint64_t token) UCOV_HIDDEN;
+void ucov_pgo_commit(const struct ucov_llvm_sections *s) UCOV_HIDDEN;
+
+/* What the writer keeps for the sections (theirs, or the shared default). */
+struct ucov_pgo_state *ucov_pgo_state_of(const struct ucov_llvm_sections *s) UCOV_HIDDEN;
+
+/* --- The value profiler (pgo_value.c). --- */
+
+/* Nodes beyond the sections' own: compiler-rt adds the same static pool. */
+#ifndef UCOV_VP_POOL_NODES
+#define UCOV_VP_POOL_NODES 1024
+#endif
+
+/* Nodes there are (the sections' and the pool), node i of them, and the
+ * index of a node (or -1 for a node not from either). */
+uint64_t ucov_vp_nodes(void) UCOV_HIDDEN;
+struct ucov_vp_node *ucov_vp_node_at(uint64_t i) UCOV_HIDDEN;
+uint64_t ucov_vp_index(const struct ucov_vp_node *n) UCOV_HIDDEN;
+/* Nodes taken so far (at most ucov_vp_nodes()). */
+uint64_t ucov_vp_used(void) UCOV_HIDDEN;
+
+/* compiler-rt's entry points, which clang's value-profiling code calls. */
+void __llvm_profile_instrument_target(uint64_t value, void *data, uint32_t site);
+void __llvm_profile_instrument_target_value(uint64_t value, void *data, uint32_t site,
+                                            uint64_t count);
+void __llvm_profile_instrument_memop(uint64_t size, void *data, uint32_t site);
+
+#endif
