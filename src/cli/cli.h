@@ -85,9 +85,6 @@ struct input_opts;
 int cli_push_tree(struct store **st, const char *url, const char *dir,
                   const struct store_push *meta, const struct input_opts *in, int quiet);
 
-/* rm -r dir (not following links). */
-void cli_rm_tree(const char *dir);
-
 /* Beside dir/gcov/<path>.gcda, a .gcno link to /<path>.gcno when that exists
  * (made after the objects: none is ever written through one; a .gcno that is
  * not a link is left alone). */

@@ -32,6 +32,7 @@
 #include "proto/client.h"
 #include "proto/protocol.h"
 #include "report/inputs.h"
+#include "report/subprocess.h"
 #include "report/util.h"
 #include "store/store.h"
 
@@ -71,16 +72,6 @@ struct collect {
   uint64_t rounds, pushes;
 };
 
-static int rm_one(const char *path, const struct stat *sb, int type, struct FTW *ftw) {
-  (void)sb;
-  (void)ftw;
-  return type == FTW_DP ? rmdir(path) : unlink(path);
-}
-
-void cli_rm_tree(const char *dir) {
-  nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
 int cli_push_tree(struct store **st, const char *url, const char *dir,
                   const struct store_push *meta, const struct input_opts *in, int quiet) {
   char msg[512];
@@ -96,9 +87,16 @@ int cli_push_tree(struct store **st, const char *url, const char *dir,
   o.unit = store_units_add, o.unit_arg = &units;
   m.path_seen = store_units_path, m.path_seen_arg = &units;
   in = &o;
-  int bad = input_read(&m, dir, in);
-  bad += input_add_build_notes();
-  bad += input_finish(&m, in);
+  struct input_session *is = input_session_new(in);
+  int bad = 1;
+  if (!is) {
+    UCOV_ERR("%s: out of memory\n", dir);
+  } else {
+    bad = input_read(is, &m, dir);
+    bad += input_add_build_notes(is);
+    bad += input_finish(is, &m);
+    input_session_free(is);
+  }
   cov_finish(&m);
   int r = -1;
   char *ids = NULL;
@@ -203,7 +201,9 @@ static int is_temporary(const char *base) {
   return strstr(base, ".ucov-tmp.") || (t && t[4] && strspn(t + 4, "0123456789") == strlen(t + 4));
 }
 
-static int counted_file(const char *path, const struct stat *sb, int type, struct FTW *ftw) {
+static int counted_file(const char *path, const struct stat *sb, int type, struct FTW *ftw,
+                        void *arg) {
+  (void)arg;
   const char *base = path + ftw->base;
   return type == FTW_F && S_ISREG(sb->st_mode) && ftw->level > 0 && strcmp(base, "reset") &&
          !(ftw->level == 1 && !strcmp(base, "modules")) && strncmp(base, ".ucov-", 6) &&
@@ -212,7 +212,7 @@ static int counted_file(const char *path, const struct stat *sb, int type, struc
 
 /* 1 counts (or maybe), 0 none: only a round walked whole is empty. */
 static int holds_counts(const char *round) {
-  return ucov_walk(round, counted_file) != 0;
+  return ucov_walk(round, counted_file, NULL) != 0;
 }
 
 /*
@@ -249,7 +249,7 @@ static int push_round(struct collect *c, const char *work, const char *name) {
     c->pushes += !r;
   }
   if (!r)
-    cli_rm_tree(round);
+    rm_tree(round);
   free(round);
   free(identity);
   return r;

@@ -578,12 +578,18 @@ static int parse(int argc, char **argv, const char *usage, struct cov_model *m,
 /* (push: with the units of the build trees that no run reached, at zero) */
 static int read_inputs(struct cov_model *m, int argc, char **argv, int first,
                        const struct input_opts *in, const struct cov_excl *x, int push) {
+  struct input_session *s = input_session_new(in);
+  if (!s) {
+    fprintf(stderr, "%s: out of memory\n", x->cmd);
+    return 1;
+  }
   int bad = 0;
   for (int i = first; i < argc; i++)
-    bad += input_read(m, argv[i], in);
+    bad += input_read(s, m, argv[i]);
   if (push)
-    bad += input_add_build_notes();
-  bad += input_finish(m, in);
+    bad += input_add_build_notes(s);
+  bad += input_finish(s, m);
+  input_session_free(s);
   cov_finish(m);
   if (cov_exclude(m, x)) {
     fprintf(stderr, "%s: out of memory\n", x->cmd);
@@ -997,10 +1003,17 @@ int cmd_push(int argc, char **argv) {
     bad = read_inputs(&m, argc, argv, first, &in, &out.excl, 1);
   } else {
     /* the other inputs, and the tracefiles' records without a name */
-    for (int i = first; i < argc; i++)
-      bad += is_lcov[i - first] ? lcov_read_test(&m, argv[i], "") : input_read(&m, argv[i], &in);
-    bad += input_add_build_notes();
-    bad += input_finish(&m, &in);
+    struct input_session *s = input_session_new(&in);
+    for (int i = first; s && i < argc; i++)
+      bad += is_lcov[i - first] ? lcov_read_test(&m, argv[i], "") : input_read(s, &m, argv[i]);
+    if (s) {
+      bad += input_add_build_notes(s);
+      bad += input_finish(s, &m);
+      input_session_free(s);
+    } else {
+      UCOV_ERR("out of memory\n");
+      bad++;
+    }
     cov_finish(&m);
   }
   int status = UCOV_EXIT_OK;

@@ -21,6 +21,7 @@
 
 #include "cli.h"
 #include "report/inputs.h"
+#include "report/subprocess.h"
 #include "report/util.h"
 #include "store/store.h"
 
@@ -37,9 +38,8 @@ static const char run_usage[] =
     "  --test NAME, --shard S, --revision R, --config C: the push's context and\n"
     "                       build\n";
 
-static const char *tree_root;
-
-static int link_one(const char *path, const struct stat *st, int type, struct FTW *ftw) {
+static int link_one(const char *path, const struct stat *st, int type, struct FTW *ftw, void *arg) {
+  const char *tree_root = arg;
   (void)st;
   (void)ftw;
   size_t n = strlen(tree_root);
@@ -161,8 +161,7 @@ int cmd_run(int argc, char **argv) {
     }
     usleep(20000);
   }
-  tree_root = dir;
-  if (ucov_walk(dir, link_one))
+  if (ucov_walk(dir, link_one, (void *)dir))
     fprintf(stderr, "ucov run: %s: not walked whole (%s): notes files may be missing\n", dir,
             strerror(errno));
   int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -178,6 +177,6 @@ int cmd_run(int argc, char **argv) {
   fprintf(stderr, "ucov run: %s exited with status %d%s\n", argv[optind], code,
           pushed ? "; its coverage is NOT in the store" : "");
   if (out == tmpdir)
-    cli_rm_tree(dir);
+    rm_tree(dir);
   return pushed && !code ? UCOV_EXIT_FAIL : code;
 }

@@ -36,8 +36,18 @@ struct input_opts {
   void *unit_arg;
 };
 
+/*
+ * What reading one report's inputs keeps from the first input_read to
+ * input_finish (input_session.h): what was read already, the units and
+ * profiles kept for the end, the traced modules. o must outlive it.
+ * NULL: out of memory.
+ */
+struct input_session;
+struct input_session *input_session_new(const struct input_opts *o);
+void input_session_free(struct input_session *s);
+
 /* Read one input. Returns the number of problems reported on stderr (0: all read). */
-int input_read(struct cov_model *m, const char *path, const struct input_opts *o);
+int input_read(struct input_session *s, struct cov_model *m, const char *path);
 
 /*
  * For a push: the notes files of the build trees that the .gcda read so far
@@ -49,7 +59,7 @@ int input_read(struct cov_model *m, const char *path, const struct input_opts *o
  * below its build.ninja, below autoconf's config.status (notes files laid
  * out otherwise bring no others). Returns the problems reported.
  */
-int input_add_build_notes(void);
+int input_add_build_notes(struct input_session *s);
 
 /*
  * After the last input_read of a report: the .gcda files read natively,
@@ -59,6 +69,6 @@ int input_add_build_notes(void);
  * gcovr count it); the LLVM profiles, merged and exported per program.
  * Returns the problems reported.
  */
-int input_finish(struct cov_model *m, const struct input_opts *o);
+int input_finish(struct input_session *s, struct cov_model *m);
 
 #endif

@@ -108,7 +108,8 @@ char *ucov_read_text(const char *path, size_t *len) {
 struct walk {
   char *path;
   size_t cap;
-  int (*fn)(const char *path, const struct stat *st, int type, struct FTW *ftw);
+  int (*fn)(const char *path, const struct stat *st, int type, struct FTW *ftw, void *arg);
+  void *arg;
 };
 
 static int walk_below(struct walk *w, int fd, size_t len, int level) {
@@ -150,7 +151,7 @@ static int walk_below(struct walk *w, int fd, size_t len, int level) {
       break;
     }
     int type = S_ISDIR(st.st_mode) ? FTW_D : S_ISLNK(st.st_mode) ? FTW_SL : FTW_F;
-    r = w->fn(w->path, &st, type, &f);
+    r = w->fn(w->path, &st, type, &f, w->arg);
     if (!r && type == FTW_D) /* (entered by descriptor: no link taken on the way) */
       r = walk_below(w,
                      openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC),
@@ -166,8 +167,10 @@ static int walk_below(struct walk *w, int fd, size_t len, int level) {
 }
 
 int ucov_walk(const char *root,
-              int (*fn)(const char *path, const struct stat *st, int type, struct FTW *ftw)) {
-  struct walk w = {.fn = fn};
+              int (*fn)(const char *path, const struct stat *st, int type, struct FTW *ftw,
+                        void *arg),
+              void *arg) {
+  struct walk w = {.fn = fn, .arg = arg};
   size_t len = strlen(root);
   struct stat st;
   if (UCOV_GROW(w.path, w.cap, len + 1, 256)) {
@@ -182,7 +185,7 @@ int ucov_walk(const char *root,
     int type = S_ISDIR(st.st_mode) ? FTW_D : S_ISLNK(st.st_mode) ? FTW_SL : FTW_F;
     const char *slash = strrchr(w.path, '/');
     struct FTW f = {.base = slash && slash[1] ? (int)(slash + 1 - w.path) : 0, .level = 0};
-    r = fn(w.path, &st, type, &f);
+    r = fn(w.path, &st, type, &f, arg);
     if (!r && type == FTW_D)
       r = walk_below(&w, open(w.path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), len, 0);
   }

@@ -53,6 +53,7 @@ char *ucov_read_text(const char *path, size_t *len);
 
 /*
  * A directory tree walked depth first, as nftw(root, fn, _, FTW_PHYS) does
+ * (fn also gets arg)
  * (fn gets FTW_F for a file of any other type, FTW_D before a directory's
  * entries, FTW_SL for a link, never followed), but with every error said:
  * glibc's nftw takes a directory it could not read to the end for one
@@ -64,6 +65,8 @@ char *ucov_read_text(const char *path, size_t *len);
 struct FTW;
 struct stat;
 int ucov_walk(const char *root,
-              int (*fn)(const char *path, const struct stat *st, int type, struct FTW *ftw));
+              int (*fn)(const char *path, const struct stat *st, int type, struct FTW *ftw,
+                        void *arg),
+              void *arg);
 
 #endif
