@@ -107,6 +107,37 @@ void print_text(FILE *f, const void *s, size_t n);
 /* "ucov CMD: what: text\n" on stderr, the target's text escaped. */
 void err_target(const char *what, const char *text);
 
+/*
+ * The target of a command: a process (--pid N), or a kernel's serial line
+ * or frame device (--serial PATH, --dev PATH). target.c: one parser for
+ * every command that has a target. A command's getopt_long table holds
+ * CLI_TARGET_OPTIONS (short options p, s, d); each option it does not know
+ * itself goes to cli_target_option first.
+ */
+struct cli_target {
+  pid_t pid;          /* 0: none */
+  const char *serial; /* --serial or --dev PATH; NULL: none */
+};
+#define CLI_TARGET_PID 1u
+#define CLI_TARGET_SERIAL 2u
+#define CLI_TARGET_ANY (CLI_TARGET_PID | CLI_TARGET_SERIAL)
+#define CLI_TARGET_OPTIONS                                                                         \
+  {"pid", required_argument, 0, 'p'}, {"serial", required_argument, 0, 's'}, {                     \
+    "dev", required_argument, 0, 'd'                                                               \
+  }
+/* Option ch (getopt's) with its argument: 1 taken into t, 0 not a target
+ * option, -1 refused (said: a bad pid, a kind of target not allowed). */
+int cli_target_option(struct cli_target *t, int ch, const char *arg, unsigned allowed);
+/* After the options: 0, or -1 (said) for --pid with --serial, or for no
+ * target when one is required (optional 0). */
+int cli_target_check(const struct cli_target *t, int optional);
+struct ucov_ctl;
+struct ucov_ctl_object;
+/* Connect to the target: 0, or -1 (said). */
+int cli_target_open(const struct cli_target *t, struct ucov_ctl *c);
+/* LIST, decoded: the count, or -1 (said unless quiet). */
+long cli_list_objects(struct ucov_ctl *c, struct ucov_ctl_object **objs, int quiet);
+
 /* Is an object name a safe relative path (no "..", ".", empty or absolute parts)? */
 int object_name_is_safe(const char *name);
 

@@ -347,33 +347,33 @@ static int each_target(pid_t pid, void *arg) {
 }
 
 int cmd_collect(int argc, char **argv) {
-  static const struct option opts[] = {
-      {"pid", required_argument, 0, 'p'},    {"serial", required_argument, 0, 's'},
-      {"all", no_argument, 0, 'a'},          {"every", required_argument, 0, 'e'},
-      {"once", no_argument, 0, '1'},         {"test", required_argument, 0, 't'},
-      {"shard", required_argument, 0, 'S'},  {"revision", required_argument, 0, 'r'},
-      {"config", required_argument, 0, 'C'}, {"store", required_argument, 0, 'u'},
-      {"binary", required_argument, 0, 'b'}, {"quiet", no_argument, 0, 'q'},
-      {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+  static const struct option opts[] = {CLI_TARGET_OPTIONS,
+                                       {"all", no_argument, 0, 'a'},
+                                       {"every", required_argument, 0, 'e'},
+                                       {"once", no_argument, 0, '1'},
+                                       {"test", required_argument, 0, 't'},
+                                       {"shard", required_argument, 0, 'S'},
+                                       {"revision", required_argument, 0, 'r'},
+                                       {"config", required_argument, 0, 'C'},
+                                       {"store", required_argument, 0, 'u'},
+                                       {"binary", required_argument, 0, 'b'},
+                                       {"quiet", no_argument, 0, 'q'},
+                                       {"help", no_argument, 0, 'h'},
+                                       {0, 0, 0, 0}};
   struct collect c = {0};
-  pid_t pid = 0;
-  const char *serial = NULL;
+  struct cli_target t = {0};
   int all = 0, once = 0, ch;
   double every = 60;
   const char *bins[64];
   c.in.binaries = bins;
   optind = 1;
   while ((ch = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
+    int r = cli_target_option(&t, ch, optarg, CLI_TARGET_ANY);
+    if (r < 0)
+      return cli_try_help();
+    if (r > 0)
+      continue;
     switch (ch) {
-    case 'p':
-      if (ucov_parse_pid(optarg, &pid)) {
-        UCOV_ERR("bad pid '%s'\n", optarg);
-        return cli_try_help();
-      }
-      break;
-    case 's':
-      serial = optarg;
-      break;
     case 'a':
       all = 1;
       break;
@@ -421,7 +421,7 @@ int cmd_collect(int argc, char **argv) {
       return cli_bad_option(argc, argv, opts);
     }
   }
-  if ((pid != 0) + (serial != NULL) + all != 1 || optind != argc) {
+  if ((t.pid != 0) + (t.serial != NULL) + all != 1 || optind != argc) {
     UCOV_ERR(optind != argc ? "unexpected argument '%s'\n"
                             : "wants one of --pid N, --serial PATH and --all\n",
              optind != argc ? argv[optind] : "");
@@ -438,26 +438,26 @@ int cmd_collect(int argc, char **argv) {
       ucov_ctl_list_targets(each_target, &a);
       status = a.status;
     } else {
-      status = round_one(&c, pid, serial);
+      status = round_one(&c, t.pid, t.serial);
       if (status != UCOV_EXIT_OK && c.rounds == 1 && !c.pushes) {
-        if (serial)
-          UCOV_ERR("nothing collected from %s (a ucov target? ucov ls lists them)\n", serial);
+        if (t.serial)
+          UCOV_ERR("nothing collected from %s (a ucov target? ucov ls lists them)\n", t.serial);
         else
           UCOV_ERR("nothing collected from process %d (a ucov target? ucov ls lists them)\n",
-                   (int)pid);
+                   (int)t.pid);
         break;
       }
-      if (pid && kill(pid, 0) && errno == ESRCH) {
+      if (t.pid && kill(t.pid, 0) && errno == ESRCH) {
         if (!c.quiet)
-          UCOV_ERR("process %d is gone: its last counts are in its exit files\n", (int)pid);
+          UCOV_ERR("process %d is gone: its last counts are in its exit files\n", (int)t.pid);
         break;
       }
     }
     if (once || last)
       break;
     /* sleep until the next round, or until asked to stop (then one last round) */
-    struct timespec t = {(time_t)every, (long)((every - (double)(time_t)every) * 1e9)};
-    while (!stopping && nanosleep(&t, &t) && errno == EINTR)
+    struct timespec nap = {(time_t)every, (long)((every - (double)(time_t)every) * 1e9)};
+    while (!stopping && nanosleep(&nap, &nap) && errno == EINTR)
       ;
   }
   if (!c.quiet && !once)

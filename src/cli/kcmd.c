@@ -46,19 +46,22 @@ static char *join(int argc, char **argv, size_t *len) {
 }
 
 static int run_command(int argc, char **argv, int trace) {
-  static const struct option opts[] = {{"serial", required_argument, 0, 's'},
+  static const struct option opts[] = {CLI_TARGET_OPTIONS,
                                        {"output", required_argument, 0, 'o'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
   const char *usage = trace ? trace_usage : exec_usage;
-  const char *serial = NULL, *out = NULL;
+  struct cli_target t = {0};
+  const char *out = NULL;
   int c;
   optind = 1;
-  while ((c = getopt_long(argc, argv, trace ? "+s:o:h" : "+s:h", opts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, trace ? "+s:d:o:h" : "+s:d:h", opts, NULL)) != -1) {
+    int r = cli_target_option(&t, c, optarg, CLI_TARGET_SERIAL);
+    if (r < 0)
+      goto usage;
+    if (r > 0)
+      continue;
     switch (c) {
-    case 's':
-      serial = optarg;
-      break;
     case 'o':
       if (!trace) {
         UCOV_ERR("-o is an option of ucov trace\n");
@@ -73,7 +76,7 @@ static int run_command(int argc, char **argv, int trace) {
       goto usage;
     }
   }
-  if (!serial || optind >= argc) {
+  if (!t.serial || optind >= argc) {
     UCOV_ERR("needs --serial PATH and a COMMAND\n");
     goto usage;
   }
@@ -93,7 +96,7 @@ static int run_command(int argc, char **argv, int trace) {
   struct ucov_ctl ctl;
   struct ucov_ctl_reply r;
   char err[512];
-  if (ucov_ctl_open_serial(serial, &ctl, err, sizeof(err)) ||
+  if (ucov_ctl_open_serial(t.serial, &ctl, err, sizeof(err)) ||
       ucov_ctl_call(&ctl, UCOV_OP_COMMAND, req, len + 4, &r, err, sizeof(err))) {
     UCOV_ERR("%s\n", err);
     free(req);

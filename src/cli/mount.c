@@ -584,21 +584,21 @@ static const struct fuse_operations ops = {
 };
 
 int cmd_mount(int argc, char **argv) {
-  static const struct option opts[] = {{"pid", required_argument, 0, 'p'},
+  static const struct option opts[] = {CLI_TARGET_OPTIONS,
                                        {"foreground", no_argument, 0, 'f'},
                                        {"allow-other", no_argument, 0, 'a'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
   int c, fg = 0, other = 0;
+  struct cli_target t = {0};
   optind = 1;
   while ((c = getopt_long(argc, argv, "p:fh", opts, NULL)) != -1) {
+    int r = cli_target_option(&t, c, optarg, CLI_TARGET_PID);
+    if (r < 0)
+      return UCOV_EXIT_USAGE;
+    if (r > 0)
+      continue;
     switch (c) {
-    case 'p':
-      if (ucov_parse_pid(optarg, &M.pid)) {
-        fprintf(stderr, "ucov mount: bad pid '%s'\n", optarg);
-        return UCOV_EXIT_USAGE;
-      }
-      break;
     case 'f':
       fg = 1;
       break;
@@ -612,6 +612,7 @@ int cmd_mount(int argc, char **argv) {
       return cli_try_help();
     }
   }
+  M.pid = t.pid;
   if (!M.pid || optind != argc - 1) {
     UCOV_ERR(!M.pid ? "needs --pid N\n" : "needs one DIR\n");
     return cli_try_help();
