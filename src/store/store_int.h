@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Inside the store: its handle and the few helpers store.c shares with
- * units.c (the gcov units a push stores and a report solves again).
+ * Inside the store: its handle and the helpers its files share (store.c,
+ * store_schema.c, store_push.c, store_query.c, and units.c: the gcov units
+ * a push stores and a report solves again).
  */
 #ifndef UCOV_STORE_INT_H
 #define UCOV_STORE_INT_H
@@ -31,6 +32,15 @@ int store_fail(struct store *s, char *msg, size_t len, const char *what);
  * 1 a row (its first column in *out, when out is given). */
 int store_q1(struct store *s, const char *sql, const char *const *text, int n, const int64_t *ints,
              int ni, int64_t *out);
+/* For a statement's effect: 0 or -1. */
+int store_run(struct store *s, const char *sql, const char *const *text, int n, const int64_t *ints,
+              int ni);
+/* The schema made or migrated once per handle, before a push or a read:
+ * 0, or -1 (msg). store_schema.c. */
+int store_ready(struct store *s, char *msg, size_t len);
+/* Every count of build `from` moved into build `to` (a migration, a
+ * repeated push). store_push.c. */
+int store_move_counts(struct store *s, int64_t from, int64_t to);
 /* A filter's parameters bound from $first on (see store.c's filter_sql). */
 void store_bind_filter(struct store *s, struct db_stmt *st, const struct store_filter *f, int first,
                        int64_t build);

@@ -1,0 +1,427 @@
+/* SPDX-License-Identifier: MIT */
+/* Reading the store: reports, who ran a line, history, tests for files (see store.h, store_int.h).
+ */
+#define _GNU_SOURCE
+#include "store.h"
+#include "db.h"
+#include "store_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "report/formats.h"
+#include "report/md5.h"
+#include "report/util.h"
+
+/* ---- reading ---- */
+
+/* The WHERE clause of a filter over count table alias `t` joined with
+ * contexts c; its parameters from $first on. */
+static int filter_sql(struct store *s, const struct store_filter *f, const char *t, int first,
+                      char *out, size_t n, int64_t *build, char *msg, size_t len) {
+  int k = first, w = snprintf(out, n, "WHERE true");
+  *build = -1;
+  if (f->build) {
+    const char *const v[] = {f->build};
+    int found = 0;
+    char *end;
+    long long num = strtoll(f->build, &end, 10);
+    if (*f->build && !*end)
+      found =
+          store_q1(s, "SELECT id FROM builds WHERE id = $1", NULL, 0, (int64_t[]){num}, 1, build);
+    if (found != 1)
+      found =
+          store_q1(s,
+                   "SELECT id FROM builds WHERE revision = $1 OR revision || '/' || config = $1 OR "
+                   "id IN (SELECT build_id FROM build_binaries WHERE module_id LIKE $1 || '%') "
+                   "ORDER BY CASE WHEN (revision = $1 AND config = '') OR revision || '/' || "
+                   "config = $1 THEN 0 WHEN revision = $1 THEN 1 ELSE 2 END, created DESC, id DESC "
+                   "LIMIT 1",
+                   v, 1, NULL, 0, build);
+    if (found != 1)
+      return SAY("no build '%s' in the store", f->build);
+    w += snprintf(out + w, n - (size_t)w, " AND %s.build_id = $%d", t, k++);
+  }
+  if (f->n_tests > 12)
+    return SAY("at most 12 --test names at once");
+  if (f->n_tests) {
+    w += snprintf(out + w, n - (size_t)w, " AND c.test IN (");
+    for (int i = 0; i < f->n_tests; i++)
+      w += snprintf(out + w, n - (size_t)w, i ? ", $%d" : "$%d", k++);
+    w += snprintf(out + w, n - (size_t)w, ")");
+  }
+  if (f->since)
+    w += snprintf(out + w, n - (size_t)w, " AND c.period >= $%d", k++);
+  for (int i = 0; i < f->n_tests; i++) { /* a name that is not there: a typo, not 0% */
+    const char *const v[] = {f->tests[i]};
+    int there = store_q1(s, "SELECT 1 FROM contexts WHERE test = $1 LIMIT 1", v, 1, NULL, 0, NULL);
+    if (there < 0)
+      return store_fail(s, msg, len, "tests");
+    if (!there)
+      return SAY("no test '%s' in the store", f->tests[i]);
+  }
+  return 0;
+}
+
+static void bind_filter(struct store *s, struct db_stmt *st, const struct store_filter *f,
+                        int first, int64_t build) {
+  const struct db_ops *o = s->db->ops;
+  int k = first;
+  if (f->build)
+    o->bind_int(st, k++, build);
+  for (int i = 0; i < f->n_tests; i++)
+    o->bind_text(st, k++, f->tests[i]);
+  if (f->since)
+    o->bind_int(st, k++, f->since - f->since % 3600);
+}
+
+void store_bind_filter(struct store *s, struct db_stmt *st, const struct store_filter *f, int first,
+                       int64_t build) {
+  bind_filter(s, st, f, first, build);
+}
+
+struct chosen {
+  int64_t id;
+  struct cov_file *file;
+  int arcs; /* every count of it in the selection came from stored units */
+};
+
+static int cmp_chosen(const void *a, const void *b) {
+  int64_t x = ((const struct chosen *)a)->id, y = ((const struct chosen *)b)->id;
+  return x < y ? -1 : x > y;
+}
+
+static struct cov_file *file_of(struct chosen *c, size_t n, int64_t id) {
+  struct chosen key = {.id = id};
+  struct chosen *hit = bsearch(&key, c, n, sizeof(*c), cmp_chosen);
+  return hit ? hit->file : NULL;
+}
+
+int store_read(struct store *s, const struct store_filter *f, struct cov_model *m, char *msg,
+               size_t len) {
+  const struct db_ops *o = s->db->ops;
+  if (store_ready(s, msg, len))
+    return -1;
+  char where[512], sql[2048];
+  int64_t build;
+  if (filter_sql(s, f, "l", 1, where, sizeof(where), &build, msg, len))
+    return -1;
+  /* one content per path: the newest (the highest id) */
+  snprintf(sql, sizeof(sql),
+           "SELECT s.path, MAX(s.id), COUNT(DISTINCT s.id), MIN(l.arcs) FROM line_counts l JOIN "
+           "sources s ON s.id = l.source_id JOIN contexts c ON c.id = l.context_id %s GROUP BY "
+           "s.path ORDER BY s.path",
+           where);
+  struct db_stmt *st = o->prepare(s->db, sql);
+  if (!st)
+    return store_fail(s, msg, len, "read");
+  bind_filter(s, st, f, 1, build);
+  struct chosen *ch = NULL;
+  size_t n = 0, cap = 0, older = 0;
+  int r;
+  while ((r = o->step(st)) == 1) {
+    const char *path = o->col_text(st, 0);
+    if (n == cap) {
+      struct chosen *g = realloc(ch, (cap = cap ? 2 * cap : 64) * sizeof(*ch));
+      if (!g) {
+        r = -2;
+        break;
+      }
+      ch = g;
+    }
+    struct cov_file *cf = path ? cov_file(m, path, NULL) : NULL;
+    if (!cf)
+      continue; /* left out by --include/--exclude */
+    ch[n].id = o->col_int(st, 1);
+    ch[n].file = cf;
+    ch[n].arcs = o->col_int(st, 3) == 1;
+    n++;
+    older += (size_t)(o->col_int(st, 2) - 1);
+  }
+  o->finalize(st);
+  if (r != 0) {
+    free(ch);
+    return r == -2 ? SAY("out of memory") : store_fail(s, msg, len, "read");
+  }
+  /* the files whose counts all came from gcov units: solved from the
+   * units' summed counters (a file they do not give keeps its rows) */
+  size_t n_take = 0;
+  for (size_t i = 0; i < n; i++)
+    n_take += ch[i].arcs;
+  if (n_take) {
+    struct cov_file **take = malloc(n_take * sizeof(*take));
+    int *filled = malloc(n_take * sizeof(*filled));
+    size_t k = 0;
+    for (size_t i = 0; take && i < n; i++)
+      if (ch[i].arcs)
+        take[k++] = ch[i].file;
+    r = !take || !filled ? SAY("out of memory")
+                         : units_read(s, where, f, build, m, take, filled, n_take, msg, len);
+    for (size_t i = 0; r == 0 && i < n; i++) {
+      struct cov_file **hit =
+          ch[i].arcs ? bsearch(&ch[i].file, take, n_take, sizeof(*take), store_cmp_ptr) : NULL;
+      if (hit && filled[hit - take])
+        ch[i].file = NULL; /* (its rows are not read) */
+    }
+    free(take);
+    free(filled);
+    if (r) {
+      free(ch);
+      return -1;
+    }
+  }
+  qsort(ch, n, sizeof(*ch), cmp_chosen);
+  /* lines, functions, branches of the chosen contents, summed by the engine */
+  static const char *const q[] = {
+      "SELECT l.source_id, l.line, SUMSAT(l.count) FROM line_counts l JOIN contexts c ON c.id = "
+      "l.context_id %s GROUP BY l.source_id, l.line",
+      "SELECT l.source_id, l.name, MIN(l.line), SUMSAT(l.count) FROM func_counts l JOIN contexts "
+      "c ON c.id = l.context_id %s GROUP BY l.source_id, l.name",
+      "SELECT l.source_id, l.line, l.block, l.branch, MAX(l.executed), SUMSAT(l.taken) FROM "
+      "branch_counts l JOIN contexts c ON c.id = l.context_id %s GROUP BY l.source_id, l.line, "
+      "l.block, l.branch"};
+  for (int k = 0; k < 3 && r == 0; k++) {
+    snprintf(sql, sizeof(sql), q[k], where);
+    if (!(st = o->prepare(s->db, sql))) {
+      r = -1;
+      break;
+    }
+    bind_filter(s, st, f, 1, build);
+    while ((r = o->step(st)) == 1) {
+      struct cov_file *cf = file_of(ch, n, o->col_int(st, 0));
+      if (!cf)
+        continue;
+      int64_t v;
+      if (k == 0) {
+        v = o->col_int(st, 2);
+        cov_add_line(cf, (uint32_t)o->col_int(st, 1), v < 0 ? 0 : (uint64_t)v);
+      } else if (k == 1) {
+        v = o->col_int(st, 3);
+        const char *name = o->col_text(st, 1);
+        if (name)
+          cov_add_func(cf, name, (uint32_t)o->col_int(st, 2), v < 0 ? 0 : (uint64_t)v);
+      } else {
+        v = o->col_int(st, 5);
+        cov_add_branch(cf, (uint32_t)o->col_int(st, 1), (uint32_t)o->col_int(st, 2),
+                       (uint32_t)o->col_int(st, 3), o->col_int(st, 4) != 0,
+                       v < 0 ? 0 : (uint64_t)v);
+      }
+    }
+    o->finalize(st);
+  }
+  free(ch);
+  if (r != 0)
+    return store_fail(s, msg, len, "read");
+  if (older)
+    fprintf(stderr,
+            "ucov: %zu older contents of the files (other revisions) left out: each path's "
+            "newest is reported\n",
+            older);
+  cov_finish(m);
+  return 0;
+}
+
+/* LIKE's wildcards in s taken literally (with ESCAPE '\'). */
+static char *like_suffix(const char *s) {
+  char *o = malloc(2 * strlen(s) + 3), *w = o;
+  if (!o)
+    return NULL;
+  *w++ = '%';
+  *w++ = '/';
+  for (; *s; s++) {
+    if (*s == '%' || *s == '_' || *s == '\\')
+      *w++ = '\\';
+    *w++ = *s;
+  }
+  *w = 0;
+  return o;
+}
+
+int store_who(struct store *s, const struct store_filter *f, const char *file, uint32_t line,
+              void (*cb)(void *arg, const char *path, const char *test, uint64_t count), void *arg,
+              char *msg, size_t len) {
+  const struct db_ops *o = s->db->ops;
+  static const struct store_filter all;
+  if (!f)
+    f = &all;
+  if (store_ready(s, msg, len))
+    return -1;
+  char where[512], sql[1024];
+  int64_t build;
+  if (filter_sql(s, f, "l", 4, where, sizeof(where), &build, msg, len))
+    return -1;
+  snprintf(sql, sizeof(sql),
+           "SELECT s.path, c.test, SUMSAT(l.count) FROM line_counts l JOIN sources s ON s.id = "
+           "l.source_id JOIN contexts c ON c.id = l.context_id %s AND (s.path = $1 OR s.path LIKE "
+           "$2 ESCAPE '\\') AND l.line = $3 AND l.count > 0 GROUP BY s.path, c.test ORDER BY 3 "
+           "DESC, 2, 1",
+           where);
+  char *like = like_suffix(file);
+  struct db_stmt *st = like ? o->prepare(s->db, sql) : NULL;
+  if (!st) {
+    free(like);
+    return like ? store_fail(s, msg, len, "who") : SAY("out of memory");
+  }
+  o->bind_text(st, 1, file);
+  o->bind_text(st, 2, like);
+  o->bind_int(st, 3, line);
+  bind_filter(s, st, f, 4, build);
+  int r;
+  while ((r = o->step(st)) == 1) {
+    int64_t v = o->col_int(st, 2);
+    cb(arg, o->col_text(st, 0), o->col_text(st, 1), v < 0 ? 0 : (uint64_t)v);
+  }
+  o->finalize(st);
+  free(like);
+  return r ? store_fail(s, msg, len, "who") : 0;
+}
+
+int store_history(struct store *s, const char *path,
+                  void (*cb)(void *arg, int64_t build, const char *revision, int64_t created,
+                             uint64_t found, uint64_t hit),
+                  void *arg, char *msg, size_t len) {
+  const struct db_ops *o = s->db->ops;
+  if (store_ready(s, msg, len))
+    return -1;
+  char sql[1024];
+  snprintf(sql, sizeof(sql),
+           "SELECT b.id, b.revision || CASE WHEN b.config <> '' THEN '/' || b.config ELSE '' "
+           "END, b.created, COUNT(*), SUM(CASE WHEN t.c > 0 THEN 1 ELSE 0 END) FROM (SELECT "
+           "l.build_id AS bid, l.source_id, l.line, SUMSAT(l.count) AS c FROM line_counts l JOIN "
+           "sources s ON s.id = l.source_id %s GROUP BY l.build_id, l.source_id, l.line) t JOIN "
+           "builds b ON b.id = t.bid GROUP BY b.id, b.revision, b.config, b.created ORDER BY "
+           "b.created, b.id",
+           path ? "WHERE s.path LIKE $1 ESCAPE '\\'" : "");
+  struct db_stmt *st = o->prepare(s->db, sql);
+  if (!st)
+    return store_fail(s, msg, len, "history");
+  char *like = NULL;
+  if (path) {
+    like = like_suffix(path);
+    if (!like) {
+      o->finalize(st);
+      return SAY("out of memory");
+    }
+    like[1] = '%'; /* "%%...": anywhere in the path */
+    size_t l = strlen(like);
+    char *g = realloc(like, l + 2);
+    if (g) {
+      like = g;
+      strcat(like, "%");
+    }
+    o->bind_text(st, 1, like + 1);
+  }
+  int r;
+  while ((r = o->step(st)) == 1)
+    cb(arg, o->col_int(st, 0), o->col_text(st, 1), o->col_int(st, 2), (uint64_t)o->col_int(st, 3),
+       (uint64_t)o->col_int(st, 4));
+  o->finalize(st);
+  free(like);
+  return r ? store_fail(s, msg, len, "history") : 0;
+}
+
+int store_tests_for(struct store *s, const struct store_filter *f, const char *const *paths,
+                    const uint32_t *lines, size_t n,
+                    void (*cb)(void *arg, const char *test, uint64_t lines, uint64_t hits),
+                    void *arg, char *msg, size_t len) {
+  const struct db_ops *o = s->db->ops;
+  if (store_ready(s, msg, len))
+    return -1;
+  const char *tail = s->pg ? " ON COMMIT DELETE ROWS" : "";
+  char sql[1024], where[512];
+  snprintf(sql, sizeof(sql),
+           "CREATE TEMP TABLE IF NOT EXISTS stage_q (source_id BIGINT, line BIGINT)%s", tail);
+  if (o->exec(s->db, sql) || o->exec(s->db, "BEGIN") ||
+      (!s->pg && o->exec(s->db, "DELETE FROM stage_q")))
+    return store_fail(s, msg, len, "tests-for");
+  int err = 0;
+  /* each path's sources (every content it had), then its lines against them */
+  struct db_stmt *st =
+      o->prepare(s->db, "SELECT id FROM sources WHERE path = $1 OR path LIKE $2 ESCAPE '\\'");
+  if (!st || o->copy_begin(s->db, "stage_q", 2))
+    err = -1;
+  const char *prev = NULL;
+  int64_t *ids = NULL;
+  size_t n_ids = 0, cap = 0;
+  for (size_t i = 0; !err && i < n; i++) {
+    if (!prev || strcmp(prev, paths[i])) {
+      /* (COPY is one statement: the ids are looked up between copies) */
+      if (o->copy_end(s->db)) {
+        err = -1;
+        break;
+      }
+      char *like = like_suffix(paths[i]);
+      n_ids = 0;
+      o->reset(st);
+      o->bind_text(st, 1, paths[i]);
+      o->bind_text(st, 2, like);
+      int r;
+      while (like && (r = o->step(st)) == 1) {
+        if (n_ids == cap) {
+          int64_t *g = realloc(ids, (cap = cap ? 2 * cap : 16) * sizeof(*ids));
+          if (!g) {
+            r = -1;
+            break;
+          }
+          ids = g;
+        }
+        ids[n_ids++] = o->col_int(st, 0);
+      }
+      free(like);
+      if (!like || r < 0 || o->copy_begin(s->db, "stage_q", 2)) {
+        err = -1;
+        break;
+      }
+      prev = paths[i];
+    }
+    for (size_t k = 0; k < n_ids; k++) {
+      char a[24], b[24];
+      snprintf(a, sizeof(a), "%" PRId64, ids[k]);
+      snprintf(b, sizeof(b), "%" PRIu32, lines[i]);
+      const char *row[] = {a, b};
+      if (o->copy_row(s->db, row, 2))
+        err = -1;
+    }
+  }
+  if (!err && o->copy_end(s->db))
+    err = -1;
+  o->finalize(st);
+  free(ids);
+  int64_t build;
+  if (!err && filter_sql(s, f, "l", 1, where, sizeof(where), &build, msg, len)) {
+    o->exec(s->db, "ROLLBACK");
+    return -1;
+  }
+  if (!err) {
+    snprintf(sql, sizeof(sql),
+             "SELECT c.test, COUNT(DISTINCT l.source_id * 4294967296 + l.line), SUMSAT(l.count) "
+             "FROM line_counts l JOIN (SELECT DISTINCT source_id, line FROM stage_q) q ON "
+             "q.source_id = l.source_id AND q.line = l.line JOIN contexts c ON c.id = "
+             "l.context_id %s AND l.count > 0 GROUP BY c.test ORDER BY 2 DESC, 1",
+             where);
+    if (!(st = o->prepare(s->db, sql))) {
+      err = -1;
+    } else {
+      bind_filter(s, st, f, 1, build);
+      int r;
+      while ((r = o->step(st)) == 1)
+        cb(arg, o->col_text(st, 0), (uint64_t)o->col_int(st, 1), (uint64_t)o->col_int(st, 2));
+      err = r < 0 ? -1 : 0;
+      o->finalize(st);
+    }
+  }
+  if (err) {
+    int r = store_fail(s, msg, len, "tests-for");
+    o->exec(s->db, "ROLLBACK");
+    return r;
+  }
+  o->exec(s->db, "COMMIT");
+  return 0;
+}
