@@ -1,16 +1,22 @@
 /* SPDX-License-Identifier: MIT */
-/* ucov store init | who | history: the coverage store's own commands (ucov push
- * and ucov report --store are in report.c). */
+/* ucov push | store init | who | history | tests-for: the coverage store's
+ * commands (ucov report --store is in report.c). */
 #define _GNU_SOURCE
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "report/diff.h"
+#include "report/formats.h"
+#include "report/inputs.h"
+#include "report/model.h"
+#include "report_opts.h"
 #include "store/store.h"
 
 static const char store_usage[] =
@@ -268,5 +274,188 @@ int cmd_tests_for(int argc, char **argv) {
   free(t.paths);
   free(t.lines);
   udiff_free(u);
+  return status;
+}
+
+static const char push_usage[] =
+    "usage: ucov push INPUT... [--store URL] [--test NAME] [--shard S] [--revision R]\n"
+    "                 [--config C]\n"
+    "\n"
+    "Add coverage INPUTs (anything `ucov report` reads) to a coverage store, under\n"
+    "a build (--revision and --config: every program pushed for them, a test\n"
+    "program each, is one build) and a context (--test, --shard, this host, the\n"
+    "hour). The notes files (.gcno) of the build tree that no run reached are\n"
+    "pushed at zero. Counts add up; the same push again counts once. An\n"
+    "input that cannot be read (a .gcda whose stamp does not match its notes, a\n"
+    "corrupt file) refuses the whole push: nothing is stored.\n"
+    "\n"
+    "  --store URL          a SQLite file (sqlite:PATH or a path; default $UCOV_STORE,\n"
+    "                       else ./ucov.db) or postgresql://... (libpq)\n"
+    "  --test NAME          the test these counts are from\n"
+    "  --shard S            the shard, machine or job they are from\n"
+    "  --revision R         the sources' revision (a commit)\n"
+    "  --config C           the build's configuration (debug, asan, ...), if several\n"
+    "  --binary, --modules, --prefix-map, --include, --exclude, --gcov-tool: as for\n"
+    "  ucov report\n"
+    "  -q, --quiet\n"
+    "  -h, --help\n";
+
+/* A push's progress on a terminal: rows staged, then the merge. */
+static void push_progress(void *arg, uint64_t done, uint64_t total) {
+  (void)arg;
+  fprintf(stderr, "\r%s: %" PRIu64 " of %" PRIu64 " rows staged%s", ucov_cmd, done, total,
+          done == total ? ", merging...\n" : "");
+}
+
+/* One push, said on stderr. An exit status. */
+static int push_one(struct store *st, const struct cov_model *m, const struct store_push *p,
+                    int quiet) {
+  char msg[512];
+  int r = store_push(st, m, p, msg, sizeof(msg));
+  if (r < 0) {
+    UCOV_ERR("%s: nothing pushed\n", msg);
+    return UCOV_EXIT_FAIL;
+  }
+  if (!quiet) {
+    struct cov_summary sum;
+    cov_summary(m, &sum);
+    const char *t = p->test && *p->test ? p->test : NULL;
+    if (r == 1)
+      UCOV_ERR("%s%s%salready in the store (the same push): counted once\n", t ? "test " : "",
+               t ? t : "", t ? ": " : "");
+    else
+      UCOV_ERR("pushed %s%s%s%zu files, %" PRIu64 " lines, %" PRIu64 " functions, %" PRIu64
+               " branches into %s\n",
+               t ? "test " : "", t ? t : "", t ? ": " : "", m->n_files, sum.lines_found,
+               sum.funcs_found, sum.branches_found, store_engine(st));
+  }
+  return UCOV_EXIT_OK;
+}
+
+int cmd_push(int argc, char **argv) {
+  struct cov_model m;
+  struct input_opts in = {0};
+  struct outputs out = {.excl = {.markers = 0, .cmd = "ucov push"}};
+  int quiet = 0;
+  cov_init(&m);
+  int first = report_parse(argc, argv, push_usage, &m, &in, &out, NULL, &quiet);
+  if (first >= 0 && optind >= argc) {
+    UCOV_ERR("no INPUT\n");
+    cli_try_help();
+    first = -1;
+  }
+  if (first >= 0 && (only_for("ucov report --store", "build", out.build) ||
+                     only_for("ucov report --store", "since", out.since))) {
+    first = -1;
+  }
+  if (first >= 0 && out.n_tests > 1) {
+    UCOV_ERR("one --test per push\n");
+    cli_try_help();
+    first = -1;
+  }
+  int any_output = outputs_any(&out) || out.n_baselines || out.diff;
+  if (first >= 0 && any_output) {
+    UCOV_ERR("push writes no report: the outputs are ucov report's\n");
+    cli_try_help();
+    first = -1;
+  }
+  if (first < 0) {
+    report_release(&m, &in, &out);
+    return UCOV_EXIT_USAGE;
+  }
+  /* An lcov tracefile's test names (TN:) are contexts of their own, unless
+   * --test names one for everything. */
+  char **names = NULL;
+  size_t n_names = 0;
+  int *is_lcov = calloc((size_t)(argc - first) + 1, sizeof(*is_lcov));
+  for (int i = first; !out.n_tests && is_lcov && i < argc; i++) {
+    char **t;
+    size_t nt;
+    struct stat sb;
+    size_t l = strlen(argv[i]);
+    if (stat(argv[i], &sb) || !S_ISREG(sb.st_mode) || l < 5 || strcmp(argv[i] + l - 5, ".info") ||
+        lcov_tests(argv[i], &t, &nt))
+      continue;
+    is_lcov[i - first] = 1;
+    for (size_t k = 0; k < nt; k++) {
+      size_t j = 0;
+      while (j < n_names && strcmp(names[j], t[k]))
+        j++;
+      if (j < n_names || !*t[k] || !grow_list((void **)&names, (int)n_names)) {
+        free(t[k]);
+        continue;
+      }
+      names[n_names++] = t[k];
+    }
+    free(t);
+  }
+  int bad = 0;
+  /* the gcov units read natively: their counters are stored with the lines */
+  struct store_units units = {0};
+  in.unit = store_units_add, in.unit_arg = &units;
+  m.path_seen = store_units_path, m.path_seen_arg = &units;
+  if (!n_names) {
+    bad = report_read_inputs(&m, argc, argv, first, &in, &out.excl, 1);
+  } else {
+    /* the other inputs, and the tracefiles' records without a name */
+    struct input_session *s = input_session_new(&in);
+    for (int i = first; s && i < argc; i++)
+      bad += is_lcov[i - first] ? lcov_read_test(&m, argv[i], "") : input_read(s, &m, argv[i]);
+    if (s) {
+      bad += input_add_build_notes(s);
+      bad += input_finish(s, &m);
+      input_session_free(s);
+    } else {
+      UCOV_ERR("out of memory\n");
+      bad++;
+    }
+    cov_finish(&m);
+  }
+  int status = UCOV_EXIT_OK;
+  char msg[512], *ids = NULL;
+  struct store *st = NULL;
+  if (bad) {
+    UCOV_ERR("%d input%s could not be read: nothing pushed\n", bad, bad == 1 ? "" : "s");
+    status = UCOV_EXIT_FAIL;
+  } else if (!(st = store_open(out.store, msg, sizeof(msg))) ||
+             store_build_ids(in.binaries, in.n_binaries, argv + first, argc - first, &ids, msg,
+                             sizeof(msg))) {
+    UCOV_ERR("%s: nothing pushed\n", msg);
+    status = UCOV_EXIT_FAIL;
+  }
+  struct store_push p = {.test = out.n_tests ? out.tests[0] : NULL,
+                         .shard = out.shard,
+                         .revision = out.revision,
+                         .config = out.config,
+                         .build_ids = ids,
+                         .root = m.root,
+                         .units = &units,
+                         .progress = !quiet && isatty(2) ? push_progress : NULL};
+  if (status == UCOV_EXIT_OK && (m.n_files || !n_names))
+    status = push_one(st, &m, &p, quiet);
+  p.units = NULL;
+  /* then each test name's records, a push each */
+  for (size_t k = 0; status == UCOV_EXIT_OK && k < n_names; k++) {
+    struct cov_model t;
+    cov_init(&t);
+    t.maps = m.maps, t.n_maps = m.n_maps, t.include = m.include, t.n_include = m.n_include;
+    t.exclude = m.exclude, t.n_exclude = m.n_exclude;
+    for (int i = first; i < argc; i++)
+      if (is_lcov[i - first])
+        bad += lcov_read_test(&t, argv[i], names[k]);
+    cov_finish(&t);
+    p.test = names[k];
+    status = bad ? UCOV_EXIT_FAIL : push_one(st, &t, &p, quiet);
+    t.maps = NULL, t.n_maps = t.n_include = t.n_exclude = 0, t.include = t.exclude = NULL;
+    cov_free(&t);
+  }
+  for (size_t k = 0; k < n_names; k++)
+    free(names[k]);
+  free(names);
+  free(is_lcov);
+  free(ids);
+  store_close(st);
+  store_units_free(&units);
+  report_release(&m, &in, &out);
   return status;
 }

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What ucov report, merge and push share (report_opts.c): their options,
+ * the table of report formats, reading the inputs, and what a command's
+ * parse leaves to free.
+ */
+#ifndef UCOV_CLI_REPORT_OPTS_H
+#define UCOV_CLI_REPORT_OPTS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "report/exclude.h"
+#include "report/inputs.h"
+#include "report/model.h"
+
+struct cov_diff;
+
+/* What every writer of a report is given. */
+struct report_ctx {
+  const struct cov_model *m;
+  const struct cov_diff *diff; /* the differential categories, or NULL */
+  const char *title;           /* --title (html, markdown, jacoco) */
+  int lcov_format;             /* 1 or 2 */
+};
+
+/* The report formats: --OPTION FILE writes the model with write; merge: ucov
+ * merge writes it too (by its -o name's suffix). One row each, in the
+ * order reports are written. */
+struct report_format {
+  const char *option;
+  int (*write)(const struct report_ctx *c, FILE *f);
+  int merge;
+};
+enum {
+  FMT_LCOV,
+  FMT_COBERTURA,
+  FMT_JSON,
+  FMT_HTML,
+  FMT_JSON_SUMMARY,
+  FMT_TEXT,
+  FMT_MARKDOWN,
+  FMT_SONARQUBE,
+  FMT_COVERALLS,
+  FMT_JACOCO,
+  REPORT_FORMATS
+};
+extern const struct report_format report_formats[REPORT_FORMATS];
+
+/* The options of report, merge and push, as given. */
+struct outputs {
+  const char *path[REPORT_FORMATS]; /* each format's --OPTION FILE, or NULL */
+  const char *cobertura_split;      /* --cobertura-split DIR */
+  const char *title;
+  char *func_joined; /* the --exclude-function patterns, joined (malloc'd) */
+  const char *root, *diff;
+  const char *store, *shard, *revision, *config, *build, *since;
+  const char **tests;
+  int n_tests;
+  char **baselines;
+  int n_baselines;
+  int lcov_format; /* 1 or 2 */
+  int summary;
+  double fail_under[4]; /* lines, functions, branches, patch: percent (negative: no gate) */
+  struct cov_excl excl;
+};
+
+/* Is any report asked for (a format, or --cobertura-split)? */
+int outputs_any(const struct outputs *out);
+
+/* The options; merge_out: ucov merge's -o (NULL: report's or push's
+ * options). Returns optind, or -1 (said). */
+int report_parse(int argc, char **argv, const char *usage, struct cov_model *m,
+                 struct input_opts *in, struct outputs *out, const char **merge_out, int *quiet);
+
+/* argv[first..argc) read into m, finished and excluded; push: with the units
+ * of the build trees that no run reached, at zero. The problems said. */
+int report_read_inputs(struct cov_model *m, int argc, char **argv, int first,
+                       const struct input_opts *in, const struct cov_excl *x, int push);
+
+/* Write a report to path ("-": standard output). 0 or -1 (said). */
+int report_write_one(const char *path, const struct report_format *fmt, const struct report_ctx *c);
+
+/* What a command's parse and reading left to free. */
+void report_release(struct cov_model *m, struct input_opts *in, struct outputs *out);
+
+/* Options that belong to other commands: a usage error naming the first. */
+int only_for(const char *what, const char *opt, const void *given);
+
+/* Room for one more pointer in a list of n; 0 (with a message) if there is none. */
+int grow_list(void **list, int n);
+
+#endif
