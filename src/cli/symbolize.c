@@ -18,6 +18,7 @@
 
 #include "report/dwarf.h"
 #include "report/elfsym.h"
+#include "report/modcache.h"
 #include "report/modmap.h"
 #include "cli.h"
 #include "ucov/kcov.h"
@@ -40,33 +41,18 @@ static const char sym_usage[] =
     "                      trace-pc hook in ELF\n"
     "  -h, --help          this text\n";
 
-/* DWARF of each module, loaded once per path. */
-struct dw_cache {
-  char *path;
-  struct dw_module mod;
-  int ok;
-};
-
-static struct dw_cache *dwc;
-static size_t dwc_n;
+/* Each module's DWARF and symbols, loaded once per path. */
+static struct modcache cache;
 
 static const struct dw_module *dwarf_of(const char *path) {
-  for (size_t i = 0; i < dwc_n; i++)
-    if (strcmp(dwc[i].path, path) == 0)
-      return dwc[i].ok ? &dwc[i].mod : NULL;
-  struct dw_cache *grown = realloc(dwc, (dwc_n + 1) * sizeof(*dwc));
-  if (!grown)
-    return NULL;
-  dwc = grown;
-  struct dw_cache *c = &dwc[dwc_n++];
-  c->path = strdup(path);
+  const struct dw_module *m = NULL;
   char err[512];
-  c->ok = dw_load(&c->mod, path, err, sizeof(err)) == 0;
-  if (!c->ok)
+  int r = modcache_dwarf(&cache, path, &m, err, sizeof(err));
+  if (r == -1)
     fprintf(stderr, "ucov symbolize: %s\n", err);
-  else if (!c->mod.has_dwarf)
+  else if (r == 1 && !m->has_dwarf) /* (said once, when loaded) */
     fprintf(stderr, "ucov symbolize: %s: no DWARF debug info (build with -g)\n", path);
-  return c->ok ? &c->mod : NULL;
+  return r >= 0 ? m : NULL;
 }
 
 enum mode { MODE_SYMBOL, MODE_LINES, MODE_ADDR2LINE };
@@ -102,31 +88,12 @@ static void print_frames(const char *pc_text, size_t pc_len, const char *path, u
   fputs(rest, stdout);
 }
 
-/* Symbol tables, loaded once per module path. */
-struct sym_cache {
-  char *path;
-  struct elfsym_table table;
-  int ok;
-};
-
-static struct sym_cache *cache;
-static size_t cache_n;
-
 static const struct elfsym_table *symbols_of(const char *path) {
-  for (size_t i = 0; i < cache_n; i++)
-    if (strcmp(cache[i].path, path) == 0)
-      return cache[i].ok ? &cache[i].table : NULL;
-  struct sym_cache *grown = realloc(cache, (cache_n + 1) * sizeof(*cache));
-  if (!grown)
-    return NULL;
-  cache = grown;
-  struct sym_cache *c = &cache[cache_n++];
-  c->path = strdup(path);
+  const struct elfsym_table *t = NULL;
   char err[512];
-  c->ok = elfsym_load(&c->table, path, err, sizeof(err)) == 0;
-  if (!c->ok)
+  if (modcache_symbols(&cache, path, &t, err, sizeof(err)) == -1)
     fprintf(stderr, "ucov symbolize: %s\n", err);
-  return c->ok ? &c->table : NULL;
+  return t;
 }
 
 static void symbolize_line(char *line, const struct modmap *mods, const char *binary) {
@@ -265,5 +232,6 @@ int cmd_symbolize(int argc, char **argv) {
   }
   if (modules)
     modmap_free(&mods);
+  modcache_free(&cache);
   return status;
 }

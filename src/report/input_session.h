@@ -20,6 +20,7 @@
 #include <sys/types.h>
 
 #include "inputs.h"
+#include "modcache.h"
 #include "model.h"
 
 struct strlist {
@@ -77,8 +78,9 @@ struct input_session {
   struct pend_list pend;   /* the .gcda to read natively at input_finish */
   struct prof_group *prof; /* the LLVM profiles, by program */
   size_t n_prof, cap_prof;
-  struct trace_module *tmods; /* traced modules: call sites and DWARF, loaded once */
+  struct trace_module *tmods; /* traced modules: what their traces counted */
   size_t n_tmods;
+  struct modcache mods; /* modules' call sites and DWARF, loaded once */
   /* While a Xen blob's records are read from a temporary tree, a path in
    * that tree is said as the blob's record ("BLOB: record /path/x.gcda"). */
   const char *alias_tmp, *alias_blob;

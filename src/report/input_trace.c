@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "dwarf.h"
+#include "modcache.h"
 #include "modmap.h"
 #include "ucov/kcov.h"
 #include "util.h"
@@ -33,22 +34,24 @@ int input_modmap_load(const char *path, struct modmap *map, int quiet) {
   return ret ? -1 : 0;
 }
 
+/* A traced module: its call sites and DWARF (the session's module cache's),
+ * and what the traces read so far counted at each site. */
 struct trace_module {
   char *path;
-  struct dw_module dw;
-  uint64_t *sites, *hits; /* calls and tail jumps (tail[i]), in address order */
-  uint8_t *tail;
+  const struct dw_module *dw;
+  const uint64_t *sites; /* calls and tail jumps (tail[i]), in address order */
+  uint64_t *hits;
+  const uint8_t *tail;
   long n_sites;
-  struct dw_tail_return *rets; /* calls into functions with tail jumps */
+  const struct dw_tail_return *rets; /* calls into functions with tail jumps */
   size_t n_rets;
-  struct dw_tail_return *tail_fns; /* functions with tail jumps */
+  const struct dw_tail_return *tail_fns; /* functions with tail jumps */
   size_t n_tail_fns;
-  uint64_t *indirect; /* returns after indirect calls */
+  const uint64_t *indirect; /* returns after indirect calls */
   size_t n_indirect;
   long recent[64]; /* the sites counted last, in trace order (a ring) */
   unsigned n_recent;
   int ok, used, warned;
-  struct dw_hook_sites hs; /* what sites, tail, rets, tail_fns, indirect came from */
 };
 
 /* A module's call sites and DWARF, loaded once; quiet: a module without the
@@ -65,29 +68,29 @@ static struct trace_module *trace_module_q(struct input_session *s, const char *
   memset(t, 0, sizeof(*t));
   t->path = strdup(path);
   char err[512];
-  struct dw_hook_sites hs;
-  int st = dw_hook_sites(path, &hs, err, sizeof(err));
-  if (st) {
-    if (!(quiet && st == -2))
+  const struct dw_hook_sites *hs;
+  int st = modcache_sites(&s->mods, path, &hs, err, sizeof(err));
+  if (st < 0) {
+    if (st == -1 || (st == -3 && !quiet))
       UCOV_ERR("%s\n", err);
     return NULL;
   }
-  if (dw_load(&t->dw, path, err, sizeof(err))) {
-    UCOV_ERR("%s\n", err);
-    dw_hook_sites_free(&hs);
+  st = modcache_dwarf(&s->mods, path, &t->dw, err, sizeof(err));
+  if (st < 0) {
+    if (st == -1)
+      UCOV_ERR("%s\n", err);
     return NULL;
   }
-  t->sites = hs.at;
-  t->tail = hs.tail;
-  t->n_sites = (long)hs.n;
-  t->rets = hs.rets;
-  t->n_rets = hs.n_rets;
-  t->tail_fns = hs.tail_fns;
-  t->n_tail_fns = hs.n_tail_fns;
-  t->indirect = hs.indirect;
-  t->n_indirect = hs.n_indirect;
-  t->hs = hs;
-  if (!t->dw.has_dwarf)
+  t->sites = hs->at;
+  t->tail = hs->tail;
+  t->n_sites = (long)hs->n;
+  t->rets = hs->rets;
+  t->n_rets = hs->n_rets;
+  t->tail_fns = hs->tail_fns;
+  t->n_tail_fns = hs->n_tail_fns;
+  t->indirect = hs->indirect;
+  t->n_indirect = hs->n_indirect;
+  if (!t->dw->has_dwarf)
     UCOV_ERR("%s: no DWARF debug info (build with -g): its PCs have no lines\n", path);
   t->hits = calloc((size_t)t->n_sites + 1, sizeof(*t->hits));
   t->ok = t->hits != NULL;
@@ -227,7 +230,7 @@ static void trace_flush(struct cov_model *m, struct trace_module *t) {
   long no_line = 0;
   for (long i = 0; lh && i < t->n_sites; i++) {
     struct dw_frame fr[16];
-    if (dw_lookup(&t->dw, t->sites[i], fr, 16) <= 0 || !fr[0].file || !fr[0].line) {
+    if (dw_lookup(t->dw, t->sites[i], fr, 16) <= 0 || !fr[0].file || !fr[0].line) {
       no_line++;
       continue;
     }
@@ -260,7 +263,7 @@ static void trace_flush(struct cov_model *m, struct trace_module *t) {
       cov_add_line(f, lh[i].line, most);
     i = j;
   }
-  if (no_line && t->dw.has_dwarf && !t->warned) {
+  if (no_line && t->dw->has_dwarf && !t->warned) {
     UCOV_ERR("%s: %ld of %ld trace-pc call sites have no line information%s\n", t->path, no_line,
              t->n_sites, no_line == t->n_sites ? " (build with -g)" : "");
     t->warned = 1;
@@ -373,18 +376,15 @@ int input_pcs_read(struct input_session *s, struct cov_model *m, const char *pat
   return bad;
 }
 
-/* The traced modules forgotten: their sites and DWARF freed. */
+/* The traced modules forgotten, their sites and DWARF freed. */
 void input_trace_free(struct input_session *s) {
   for (size_t i = 0; i < s->n_tmods; i++) {
     struct trace_module *t = &s->tmods[i];
-    if (t->hs.at || t->hs.n_rets || t->hs.rets) {
-      dw_hook_sites_free(&t->hs);
-      dw_free(&t->dw);
-    }
     free(t->hits);
     free(t->path);
   }
   free(s->tmods);
   s->tmods = NULL;
   s->n_tmods = 0;
+  modcache_free(&s->mods);
 }
