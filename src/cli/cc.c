@@ -522,6 +522,8 @@ static int link_dormant(char **cmd, char **args, int nargs, int verbose) {
   return UCOV_EXIT_OK;
 }
 
+/* (Long: the compiler wrapper's argument scan and command line, in the order the compiler reads
+ * them.) */
 int cmd_cc(int argc, char **argv) {
   struct cc_opts o = {0};
   if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {

@@ -49,6 +49,7 @@ static const char collect_usage[] =
     "\n"
     "  --pid N              the target process (--all: every ucov target here)\n"
     "  --serial PATH        a kernel or firmware behind a serial line\n"
+    "  --dev PATH           a kernel behind a frame device (ucov.ko's /dev/ucov)\n"
     "  --every SECONDS      a round every SECONDS (default 60) until the target\n"
     "                       exits or ucov collect is stopped (SIGINT, SIGTERM: one\n"
     "                       last round first)\n"
@@ -346,6 +347,7 @@ static int each_target(pid_t pid, void *arg) {
   return 0;
 }
 
+/* (Long: one case per option, then the rounds' loop.) */
 int cmd_collect(int argc, char **argv) {
   static const struct option opts[] = {CLI_TARGET_OPTIONS,
                                        {"all", no_argument, 0, 'a'},

@@ -146,6 +146,8 @@ static int write_all(const char *path, const uint8_t *buf, size_t size, mode_t m
   return ok ? 0 : -1;
 }
 
+/* (Long: the ELF file's steps in order (headers, relocations, each site checked and rewritten,
+ * the table written back), sharing the mapped file and its section pointers.) */
 int dormant_fixup(const char *path, struct dormant_stats *stats, char *err, size_t n) {
   memset(stats, 0, sizeof(*stats));
   size_t size;

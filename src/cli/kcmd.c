@@ -25,6 +25,7 @@ static const char trace_usage[] =
     "executed, one a line. The kernel's answer goes to stderr.\n"
     "\n"
     "  -s, --serial PATH\n"
+    "  -d, --dev PATH    a kernel behind a frame device instead (ucov.ko's /dev/ucov)\n"
     "  -o, --output DIR  also write DIR/trace.pcs and DIR/modules (the kernel's module\n"
     "                    map): `ucov report DIR` turns them into line coverage\n"
     "  -h, --help\n";
@@ -45,6 +46,7 @@ static char *join(int argc, char **argv, size_t *len) {
   return s;
 }
 
+/* (Long: options, then one COMMAND request and its answer printed.) */
 static int run_command(int argc, char **argv, int trace) {
   static const struct option opts[] = {CLI_TARGET_OPTIONS,
                                        {"output", required_argument, 0, 'o'},

@@ -86,6 +86,7 @@ static int forward_reply(int dev, int tty) {
   return 0;
 }
 
+/* (Long: options, then the relay's poll loop between the two ends.) */
 int cmd_relay(int argc, char **argv) {
   static const struct option opts[] = {{"dev", required_argument, 0, 'd'},
                                        {"tty", required_argument, 0, 't'},

@@ -242,6 +242,8 @@ static int parse_since(const char *v, int64_t *out) {
   return -1;
 }
 
+/* (Long: the report's steps in order (options, the store, inputs, the baseline and diff, the
+ * writers, the gates), sharing the model and the options.) */
 int cmd_report(int argc, char **argv) {
   struct cov_model m, base;
   struct input_opts in = {0};

@@ -140,6 +140,8 @@ static const char *opt_name(const struct option *opts, int c) {
   return "?";
 }
 
+/* (Long: one case per option, each a line or a few; the checks after them read as the usage
+ * says.) */
 int report_parse(int argc, char **argv, const char *usage, struct cov_model *m,
                  struct input_opts *in, struct outputs *out, const char **merge_out, int *quiet) {
   static const struct option base_opts[] = {

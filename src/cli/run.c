@@ -48,6 +48,8 @@ static int link_one(const char *path, const struct stat *st, int type, struct FT
   return 0;
 }
 
+/* (Long: options, then the target's life in order: start, periodic pulls, the exit tree, the
+ * push.) */
 int cmd_run(int argc, char **argv) {
   static const struct option opts[] = {{"output", required_argument, 0, 'o'},
                                        {"interval", required_argument, 0, 'i'},

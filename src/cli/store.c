@@ -332,6 +332,8 @@ static int push_one(struct store *st, const struct cov_model *m, const struct st
   return UCOV_EXIT_OK;
 }
 
+/* (Long: the push's steps in order (options, the tracefiles' test names, reading, one push per
+ * name), sharing a dozen locals.) */
 int cmd_push(int argc, char **argv) {
   struct cov_model m;
   struct input_opts in = {0};

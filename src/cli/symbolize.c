@@ -137,6 +137,7 @@ static int symbolize_file(FILE *f, const struct modmap *mods, const char *binary
   return ferror(f) ? -1 : 0;
 }
 
+/* (Long: one case per option, then the input files.) */
 int cmd_symbolize(int argc, char **argv) {
   static const struct option opts[] = {{"modules", required_argument, 0, 'm'},
                                        {"binary", required_argument, 0, 'b'},

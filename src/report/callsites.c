@@ -238,6 +238,8 @@ void dw_hook_sites_free(struct dw_hook_sites *hs) {
   memset(hs, 0, sizeof(*hs));
 }
 
+/* (Long: the ELF file's sections, then one pass over its code for the hook's calls and tail
+ * jumps.) */
 int dw_hook_sites(const char *path, struct dw_hook_sites *hs, char *err, size_t errlen) {
   memset(hs, 0, sizeof(*hs));
   int fd;

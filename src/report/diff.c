@@ -40,6 +40,7 @@ struct text {
   size_t n, cap;
 };
 
+/* (Long: gcov's output order (files, functions, lines, branches), over the same sorted arrays.) */
 static void emit(struct text *t, const char *s, size_t l) {
   if (t->s && t->n + l + 1 > t->cap) {
     char *n = realloc(t->s, t->cap = 2 * (t->n + l + 1));
@@ -200,6 +201,8 @@ static struct base_use *use_of(struct base_use *uses, size_t n, const struct cov
   return NULL;
 }
 
+/* (Long: the lines matched through the diff, then each line's category, file by file, over the
+ * same maps.) */
 int cov_diff_compute(struct cov_diff *d, const struct cov_model *cur, const struct cov_model *base,
                      const struct udiff *u, const char *root) {
   memset(d, 0, sizeof(*d));

@@ -122,6 +122,7 @@ static int parse_range(const char **p, uint32_t *start, uint32_t *n) {
 
 #define BAD(...) (snprintf(msg, len, __VA_ARGS__), err = -1)
 
+/* (Long: a unified diff's grammar (headers, hunks, lines), one state across them.) */
 int udiff_read(const char *path, struct udiff **out, char *msg, size_t len) {
   FILE *f = fopen(path, "r");
   if (!f)

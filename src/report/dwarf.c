@@ -179,6 +179,8 @@ int dw_load(struct dw_module *m, const char *path, char *err, size_t errlen) {
   return ret;
 }
 
+/* (Long: the DWARF sections found, then one pass over the compilation units, sharing the
+ * section pointers.) */
 static int dw_load_dwarf(struct dw_module *m, const char *path, char *err, size_t errlen) {
   memset(m, 0, sizeof(*m));
   struct str_index ix = {0};

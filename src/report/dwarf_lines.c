@@ -256,6 +256,8 @@ static int v5_table(struct rd *r, const struct dw_secs *d, int dwarf64, const ch
  * dw_sort_rows), and the unit's file table as interned names in *files.
  * Returns 0 or -1 (malformed).
  */
+/* (Long: DWARF's line-number program: one case per opcode, as the standard lists them, over one
+ * state machine.) */
 int dw_read_lines(struct dw_module *m, const struct dw_secs *d, uint64_t off, const char *comp_dir,
                   uint32_t **files, size_t *n_files, size_t *cap_rows, struct dw_run **runs,
                   size_t *n_runs, size_t *cap_runs) {

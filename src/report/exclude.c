@@ -306,6 +306,8 @@ static uint32_t max_line(const struct cov_file *f) {
   return m;
 }
 
+/* (Long: the exclusion kinds applied to one file in order (markers, patterns, functions,
+ * branches, the line rule), over the same source text.) */
 static int exclude_file(struct cov_file *f, const struct cov_excl *x) {
   int need_source = x->markers || x->have_line_re || x->have_branch_re || x->unreachable_branches ||
                     x->gcovr_lines;

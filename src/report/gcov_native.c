@@ -54,6 +54,7 @@ static int fn_src_line_cmp(const void *a, const void *b) {
   return x->start_line < y->start_line ? -1 : x->start_line > y->start_line;
 }
 
+/* (Long: gcov's output order (files, functions, lines, branches), over the same sorted arrays.) */
 static int emit(struct cov_model *m, struct unit *u, int have_data) {
   /* group functions: several (not artificial) starting on one line of a file */
   struct function **by_start = malloc((u->n_fns + 1) * sizeof(*by_start));

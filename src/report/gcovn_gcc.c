@@ -72,6 +72,7 @@ void gn_file_order(struct function *fn) {
   }
 }
 
+/* (Long: gcov's solve_flow_graph step for step, so that every count is gcov's.) */
 void gn_solve(struct function *fn) {
   const int64_t *cp = fn->counts;
   size_t ci = 0;

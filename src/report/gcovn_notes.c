@@ -233,6 +233,7 @@ static int rd_magic(struct rd *r, uint32_t want) {
   return magic == want || r->swap ? 0 : -1;
 }
 
+/* (Long: one case per notes record kind, in file order.) */
 int gn_read_notes(struct unit *u, const unsigned char *buf, size_t len) {
   struct rd r = {buf, len, 0, 0, 0};
   if (rd_magic(&r, GCNO_MAGIC))

@@ -301,6 +301,7 @@ static const char script[] =
     "if(r){r.classList.add('cur');r.scrollIntoView()}}}else summary();}\n"
     "window.onhashchange=route;route();\n";
 
+/* (Long: the page's parts in the order they are written, over one set of totals.) */
 int html_write(const struct cov_model *m, FILE *f, const char *title, const struct cov_diff *diff) {
   struct cov_summary all;
   cov_summary(m, &all);

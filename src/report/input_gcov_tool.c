@@ -42,6 +42,7 @@ int input_find_gcno(const char *gcda, char *out, size_t len) {
  * format: no JSON there), turned into an lcov record for the model. base is
  * the directory relative source names are relative to (the .gcno's).
  */
+/* (Long: llvm-cov gcov's text parsed one line kind at a time into one lcov record.) */
 int input_llvm_gcda(struct cov_model *m, const char *gcda_abs, const char *gcno_abs,
                     const char *tmp, size_t idx, const char *tool) {
   char dir[PATH_MAX], link[PATH_MAX + 32], base[PATH_MAX];
@@ -179,6 +180,7 @@ static int read_gcov_stream(struct cov_model *m, const char *out, size_t len) {
 
 /* .gcda through gcov --json-format (--gcov-tool, or a notes format the
  * native reader does not know), in batches of GCOV_BATCH. */
+/* (Long: one batch's steps (links, argv, the run, its output read), sharing the batch's arrays.) */
 int input_gcdas_gcov(struct input_session *s, struct cov_model *m, struct strlist *gcdas) {
   const struct input_opts *o = s->o;
   int bad = 0;

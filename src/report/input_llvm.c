@@ -96,6 +96,8 @@ static int llvm_cov_major(const char *cov) {
 
 /* One program's profiles: `llvm-profdata merge` of them all, then one
  * `llvm-cov export -format=text`, read into the model. */
+/* (Long: the llvm tool pairs tried in order, each a merge then an export, sharing the argument
+ * vector.) */
 static int read_profiles(struct cov_model *m, struct prof_group *g) {
   if (!g->n_bins) {
     for (size_t i = 0; i < g->paths.n; i++)

@@ -274,6 +274,8 @@ static void trace_flush(struct cov_model *m, struct trace_module *t) {
 }
 
 /* PCs of one dump: text (hex per line) or a KCOV buffer (.kcov). */
+/* (Long: the modules set up, then one loop over the dump's PCs (text or KCOV buffer), then
+ * flushed.) */
 int input_pcs_read(struct input_session *s, struct cov_model *m, const char *path,
                    const char *modules) {
   const struct input_opts *o = s->o;

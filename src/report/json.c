@@ -90,6 +90,7 @@ static size_t put_utf8(char *o, unsigned c) {
 }
 
 /* A string at ps->p (the opening quote): decoded into the arena. */
+/* (Long: one case per JSON escape, over one output cursor.) */
 static int parse_string(struct parser *ps, const char **out, size_t *len) {
   const char *q = ++ps->p;
   int plain = 1;

@@ -170,6 +170,7 @@ int lcov_read(struct cov_model *m, const char *path) {
   return lcov_read_test(m, path, NULL);
 }
 
+/* (Long: one case per tracefile record kind.) */
 int lcov_read_test(struct cov_model *m, const char *path, const char *only) {
   FILE *f = ucov_fopen_regular(path);
   if (!f) {

@@ -264,6 +264,7 @@ static void coveralls_git_checkout(FILE *f, const char *dir) {
 
 /* What the CI says about the job, as the Coveralls clients read it:
  * COVERALLS_* first, then the CI's own variables; outside CI, the checkout. */
+/* (Long: one table of the CIs' variables, then each field looked up in it.) */
 static void coveralls_job(FILE *f, const char *dir) {
   struct ci {
     const char *detect, *name, *job_id, *number, *commit, *branch;
@@ -503,6 +504,7 @@ static int by_coverage(const void *a, const void *b) {
   return x->file < y->file ? -1 : x->file > y->file;
 }
 
+/* (Long: the summary's parts in the order they are written, over one set of totals.) */
 int markdown_write(const struct cov_model *m, FILE *f, const char *title,
                    const struct cov_diff *diff, size_t lowest) {
   struct cov_summary s;

@@ -18,6 +18,7 @@ static int number(const struct json *v, uint64_t max, uint64_t *out) {
   return 0;
 }
 
+/* (Long: one block per field of the format, in its order.) */
 int ucov_json_read(struct cov_model *m, const struct json *root, char *msg, size_t len) {
   const char *fmt = json_str(json_get(root, "format"));
   if (!fmt || strcmp(fmt, "ucov-coverage") != 0)

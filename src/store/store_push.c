@@ -113,6 +113,8 @@ static void tick(struct tally *t) {
     t->p->progress(t->p->progress_arg, t->done, t->total);
 }
 
+/* (Long: one staging statement per table (files, lines, functions, branches), in order, in one
+ * transaction.) */
 static int stage_model(struct store *s, const struct cov_model *m, const struct store_push *p,
                        char *msg, size_t len) {
   const struct db_ops *o = s->db->ops;
@@ -350,6 +352,7 @@ static int build_partitions(struct store *s, int64_t build, char *msg, size_t le
   return 0;
 }
 
+/* (Long: the push's transaction in order (build, context, stage, merge, units, partitions).) */
 int store_push(struct store *s, const struct cov_model *m, const struct store_push *p, char *msg,
                size_t len) {
   const struct db_ops *o = s->db->ops;

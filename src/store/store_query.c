@@ -104,6 +104,7 @@ static struct cov_file *file_of(struct chosen *c, size_t n, int64_t id) {
   return hit ? hit->file : NULL;
 }
 
+/* (Long: one query built from the filter, then its rows read into the model, file by file.) */
 int store_read(struct store *s, const struct store_filter *f, struct cov_model *m, char *msg,
                size_t len) {
   const struct db_ops *o = s->db->ops;
@@ -327,6 +328,7 @@ int store_history(struct store *s, const char *path,
   return r ? store_fail(s, msg, len, "history") : 0;
 }
 
+/* (Long: one query built from the lines asked, then its rows grouped by test.) */
 int store_tests_for(struct store *s, const struct store_filter *f, const char *const *paths,
                     const uint32_t *lines, size_t n,
                     void (*cb)(void *arg, const char *test, uint64_t lines, uint64_t hits),
