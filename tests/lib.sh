@@ -1,13 +1,24 @@
 # shellcheck shell=bash
 # Helpers for the shell tests: counted checks and the sanitizer flags.
-# Source it, then call pass/fail (or expect), and finish with `finish NAME`.
+# Source it, then call pass NAME / fail NAME (or expect NAME CMD...), NAME
+# the behaviour the check proves, and finish with `finish NAME`. Each check
+# prints "ok N - NAME" or "not ok N - NAME", as the kernel's selftests do,
+# so that a failing run says which behaviour broke.
 fails=0 checks=0
-pass() { checks=$((checks + 1)); }
-fail() { checks=$((checks + 1)); fails=$((fails + 1)); echo "FAIL: $*" >&2; }
+pass() {
+  checks=$((checks + 1))
+  if [ $# -gt 0 ]; then echo "ok $checks - $*"; fi
+  return 0
+}
+fail() {
+  checks=$((checks + 1)) fails=$((fails + 1))
+  echo "not ok $checks - $*"
+  echo "FAIL: $*" >&2
+}
 expect() { # expect DESCRIPTION COMMAND...: the command must succeed
   local what=$1
   shift
-  if "$@"; then pass; else fail "$what"; fi
+  if "$@"; then pass "$what"; else fail "$what"; fi
 }
 # SANFLAGS: -fsanitize=$1 for everything the test compiles, when set.
 # shellcheck disable=SC2034 # used by the scripts that source this file

@@ -15,7 +15,7 @@ int f(int x) { return x > 2 ? x * 2 : x + 1; }
 int main(int argc, char **argv) { (void)argv; return f(argc) == 99; }
 C
 gcc --coverage -O0 -c p.c -o p.o && gcc --coverage p.o -o p && ./p || exit 1
-"$UCOV" report -q p.gcda --lcov ok.info && grep -q '^DA:1,1$' ok.info && pass ||
+"$UCOV" report -q p.gcda --lcov ok.info && grep -q '^DA:1,1$' ok.info && pass "the good .gcda reads" ||
   fail "the good .gcda reads"
 
 # A gcov that hangs: killed after UCOV_TOOL_TIMEOUT seconds, the input named.
@@ -24,9 +24,10 @@ start=$(date +%s)
 UCOV_TOOL_TIMEOUT=2 timeout 60 "$UCOV" report -q p.gcda --gcov-tool ./hang --lcov h.info 2>err.txt
 st=$?
 took=$(($(date +%s) - start))
-[ $st -eq 1 ] && [ $took -lt 10 ] && grep -q "ran longer than 2 s on p.gcda" err.txt && pass ||
+[ $st -eq 1 ] && [ $took -lt 10 ] && grep -q "ran longer than 2 s on p.gcda" err.txt && pass "a hanging gcov is killed (status $st after $took s" ||
   fail "a hanging gcov is killed (status $st after $took s: $(cat err.txt))"
-pgrep -f 'sleep 600' >/dev/null && fail "the hung tool is left running" || pass
+pgrep -f 'sleep 600' >/dev/null && fail "the hung tool is left running" ||
+  pass "the hung tool is not left running"
 # A --gcov-tool that cannot run is said once, however many batches of .gcda
 # (600 here: three batches), status 1.
 mkdir -p many && for i in $(seq 600); do
@@ -34,17 +35,17 @@ mkdir -p many && for i in $(seq 600); do
 done
 "$UCOV" report -q many --gcov-tool /nonexistent/gcov >/dev/null 2>gt.err
 [ $? = 1 ] && [ "$(grep -c 'cannot run /nonexistent/gcov' gt.err)" = 1 ] &&
-  grep -q '600 .gcda not read' gt.err && pass || fail "a --gcov-tool that cannot run: $(head -3 gt.err)"
+  grep -q '600 .gcda not read' gt.err && pass "a --gcov-tool that cannot run" || fail "a --gcov-tool that cannot run: $(head -3 gt.err)"
 
 # A corrupt .gcda: gcov's own complaint, naming the user's file.
 mkdir -p bad && cp p.gcno bad/p.gcno &&
   python3 -c "b = open('p.gcda', 'rb').read(); open('bad/p.gcda', 'wb').write(b[:4] + bytes(4) + b[8:])"
 "$UCOV" report -q bad/p.gcda --gcov-tool gcov --lcov b.info 2>err.txt
-grep -q 'bad/p.gcda:version' err.txt && ! grep -q 'ucov-report' err.txt && pass ||
+grep -q 'bad/p.gcda:version' err.txt && ! grep -q 'ucov-report' err.txt && pass "errors name the user's file, not a temporary one" ||
   fail "errors name the user's file, not a temporary one ($(cat err.txt))"
 # The same .gcda read natively: refused, the user's file named.
 "$UCOV" report -q bad/p.gcda --lcov b.info 2>err.txt
-[ $? = 1 ] && grep -q 'bad/p.gcda: version mismatch' err.txt && pass ||
+[ $? = 1 ] && grep -q 'bad/p.gcda: version mismatch' err.txt && pass "native: a .gcda of another version" ||
   fail "native: a .gcda of another version ($(cat err.txt))"
 # A negative counter (no arc runs -16 times): refused as the corrupt file it
 # is, never read as 0.
@@ -58,7 +59,7 @@ open("neg/p.gcda", "wb").write(b)
 PY
 "$UCOV" report -q neg/p.gcda --lcov n.info 2>err.txt
 [ $? = 1 ] && grep -q "neg/p.gcda.*negative counter -16 in 'main'\|neg/p.gcda.*negative counter -16 in 'f'" err.txt &&
-  pass || fail "a negative counter is an error ($(cat err.txt))"
+  pass "a negative counter is an error" || fail "a negative counter is an error ($(cat err.txt))"
 # The same in a Xen blob (xencov read): its records are read from a
 # temporary tree, but the messages name the blob and the record.
 python3 - "$WORK" <<'PY'
@@ -73,7 +74,7 @@ PY
 "$UCOV" report -q blob.xcov --lcov x.info 2>err.txt
 [ $? = 1 ] && grep -q "blob.xcov: record $WORK/p.gcda: version mismatch" err.txt &&
   grep -q "blob.xcov: record $WORK/nonotes/q.gcda: no .gcno" err.txt && ! grep -q 'ucov-xencov' err.txt &&
-  pass || fail "a Xen blob's bad records are named as such ($(cat err.txt))"
+  pass "a Xen blob's bad records are named as such" || fail "a Xen blob's bad records are named as such ($(cat err.txt))"
 
 # Binaries with nothing to sort: a stripped one (no symbol table, no line
 # table), and a library with debug information but no function. No crash,
@@ -85,13 +86,13 @@ for what in "stripped" "stripped --lines" "d.so --lines" "d.so"; do
   set -- "${words[@]}"
   echo 0x1000 | "$UCOV" symbolize --binary "$@" >sym.txt 2>err.txt
   st=$?
-  [ $st -le 1 ] && grep -q '^0x1000 ' sym.txt && ! grep -q 'runtime error' err.txt && pass ||
+  [ $st -le 1 ] && grep -q '^0x1000 ' sym.txt && ! grep -q 'runtime error' err.txt && pass "symbolize $what (status $st" ||
     fail "symbolize $what (status $st: $(cat err.txt))"
 done
 echo 0x1000 >pcs.txt
 "$UCOV" report -q pcs.txt --binary stripped --lcov s.info 2>err.txt
 st=$?
-[ $st -le 1 ] && ! grep -q 'runtime error' err.txt && pass ||
+[ $st -le 1 ] && ! grep -q 'runtime error' err.txt && pass "report a trace against a stripped binary (status $st" ||
   fail "report a trace against a stripped binary (status $st: $(cat err.txt))"
 
 # A FIFO never blocks a report: given, it is refused; found in a tree (as a
@@ -99,23 +100,23 @@ st=$?
 mkfifo given.info
 timeout 20 "$UCOV" report -q given.info --lcov f.info 2>err.txt
 st=$?
-[ $st = 1 ] && grep -q 'given.info: not a regular file' err.txt && pass ||
+[ $st = 1 ] && grep -q 'given.info: not a regular file' err.txt && pass "report refuses a FIFO given as input (status $st" ||
   fail "report refuses a FIFO given as input (status $st: $(cat err.txt))"
 timeout 20 "$UCOV" merge given.info ok.info -o m.info 2>err.txt
 st=$?
-[ $st = 1 ] && grep -q 'given.info: not a regular file' err.txt && pass ||
+[ $st = 1 ] && grep -q 'given.info: not a regular file' err.txt && pass "merge refuses a FIFO given as input (status $st" ||
   fail "merge refuses a FIFO given as input (status $st: $(cat err.txt))"
 mkdir -p tree/sub && cp p.gcda p.gcno tree/ && mkfifo tree/sub/q.gcda tree/sub/t.info tree/sub/q.gcno
 timeout 20 "$UCOV" report -q tree --lcov t.info 2>err.txt
 st=$?
 [ $st -ne 124 ] && grep -q 'tree/sub/q.gcda: not a regular file: skipped' err.txt &&
   grep -q 'tree/sub/t.info: not a regular file: skipped' err.txt && grep -q '^DA:1,1$' t.info &&
-  pass || fail "a tree's FIFOs are skipped, its files read (status $st: $(cat err.txt))"
+  pass "a tree's FIFOs are skipped, its files read (status $st" || fail "a tree's FIFOs are skipped, its files read (status $st: $(cat err.txt))"
 # A notes file that is a FIFO beside a good .gcda: no hang, the unit named.
 mkdir -p fifonotes && cp p.gcda fifonotes/ && mkfifo fifonotes/p.gcno
 timeout 20 "$UCOV" report -q fifonotes/p.gcda --lcov n.info 2>err.txt
 st=$?
-[ $st = 1 ] && grep -q 'not a regular file' err.txt && pass ||
+[ $st = 1 ] && grep -q 'not a regular file' err.txt && pass "a FIFO for a .gcda's notes is an error, not a hang" ||
   fail "a FIFO for a .gcda's notes is an error, not a hang (status $st: $(cat err.txt))"
 
 finish badinput

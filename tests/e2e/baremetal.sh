@@ -12,7 +12,7 @@ UCOV=$1 SRC=$2 WORK=$3
 . "$SRC/tests/lib.sh"
 command -v qemu-system-i386 >/dev/null || { echo "SKIP: no qemu-system-i386"; exit 77; }
 rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
-make -s -C "$SRC/examples/baremetal" O="$WORK/k" KCC=gcc >make.log 2>&1 && pass ||
+make -s -C "$SRC/examples/baremetal" O="$WORK/k" KCC=gcc >make.log 2>&1 && pass "the kernel builds" ||
   { fail "the kernel builds: $(tail -5 make.log)"; finish baremetal; exit 1; }
 S=$WORK/serial.sock
 qemu-system-i386 -kernel k/kernel.elf -serial unix:"$S",server=on,wait=off -display none \
@@ -24,31 +24,31 @@ trap 'kill $QEMU 2>/dev/null' EXIT
 for _ in $(seq 400); do grep -q 'serving the control protocol' console.txt 2>/dev/null && break; sleep 0.05; done
 
 "$UCOV" exec --serial "$S" -- 'parse 2*(3+4)' >exec.txt 2>exec.err
-[ "$(cat exec.txt)" = 14 ] && pass || fail "ucov exec: $(cat exec.txt exec.err)"
+[ "$(cat exec.txt)" = 14 ] && pass "ucov exec" || fail "ucov exec: $(cat exec.txt exec.err)"
 "$UCOV" ls --serial "$S" >ls.txt 2>&1
-grep -qP "^\d+\tgcov$WORK/k/parser.gcda$" ls.txt && grep -qP '^\d+\tmodules$' ls.txt && pass ||
+grep -qP "^\d+\tgcov$WORK/k/parser.gcda$" ls.txt && grep -qP '^\d+\tmodules$' ls.txt && pass "ucov ls --serial" ||
   fail "ucov ls --serial: $(cat ls.txt)"
 
 # gcov: the parse of 2*(3+4) called primary 4 times, term 3, expr 2.
-"$UCOV" pull --serial "$S" -o P1 2>pull.err && [ -L P1/gcov"$WORK"/k/parser.gcno ] && pass ||
+"$UCOV" pull --serial "$S" -o P1 2>pull.err && [ -L P1/gcov"$WORK"/k/parser.gcno ] && pass "ucov pull --serial" ||
   fail "ucov pull --serial: $(cat pull.err)"
 # Xen's blob over the serial line: xencov_split's records equal the pull's files.
 "$UCOV" pull --serial "$S" --xencov k.blob 2>/dev/null &&
   python3 "$SRC/tests/e2e/xen_split.py" k.blob XS >/dev/null &&
-  cmp -s "XS$WORK/k/parser.gcda" "P1/gcov$WORK/k/parser.gcda" && pass ||
+  cmp -s "XS$WORK/k/parser.gcda" "P1/gcov$WORK/k/parser.gcda" && pass "pull --serial --xencov: a blob xencov_split splits into the pulled .gcda" ||
   fail "pull --serial --xencov: a blob xencov_split splits into the pulled .gcda"
 (cd P1/gcov"$WORK"/k && gcov -t parser.gcda 2>/dev/null) >parser.gcov
 grep -qE '^ +4: +[0-9]+:static long primary\(' parser.gcov &&
   grep -qE '^ +3: +[0-9]+:static long term\(' parser.gcov &&
-  grep -qE '^ +2: +[0-9]+:static long expr\(' parser.gcov && pass ||
+  grep -qE '^ +2: +[0-9]+:static long expr\(' parser.gcov && pass "gcov line counts of the pulled parser.gcda" ||
   fail "gcov line counts of the pulled parser.gcda: $(grep -E 'primary|term|expr' parser.gcov)"
 "$UCOV" report P1 --lcov p1.info 2>/dev/null && grep -q '^FNDA:1,parse_expr$' p1.info &&
-  grep -q '^FNDA:0,kalloc$' p1.info && pass || fail "ucov report of the pulled kernel tree"
+  grep -q '^FNDA:0,kalloc$' p1.info && pass "ucov report of the pulled kernel tree" || fail "ucov report of the pulled kernel tree"
 
 # Reset: counts start again from zero.
 "$UCOV" reset --serial "$S" && "$UCOV" exec --serial "$S" -- alloc 5 >alloc.txt &&
   "$UCOV" pull --serial "$S" -o P2 2>/dev/null && "$UCOV" report P2 --lcov p2.info 2>/dev/null &&
-  grep -q '^FNDA:0,parse_expr$' p2.info && grep -q '^FNDA:5,kalloc$' p2.info && pass ||
+  grep -q '^FNDA:0,parse_expr$' p2.info && grep -q '^FNDA:5,kalloc$' p2.info && pass "reset, then alloc 5" ||
   fail "reset, then alloc 5: $(cat alloc.txt; grep -E 'FNDA:[0-9]+,(parse_expr|kalloc)$' p2.info)"
 
 # KCOV: the trace of one command holds that command task's functions and no
@@ -56,20 +56,20 @@ grep -qE '^ +4: +[0-9]+:static long primary\(' parser.gcov &&
 # device from boot (kcov/2.kcov counter, 3 worker, 4 idle), as kernel threads.
 "$UCOV" reset --serial "$S" kcov/2.kcov kcov/3.kcov kcov/4.kcov
 "$UCOV" trace --serial "$S" -o T -- sched 10 >trace.txt 2>answer.txt
-grep -q 'counter 4 worker 5 idle 1' answer.txt && [ "$(grep -c '^0x' trace.txt)" -gt 10 ] && pass ||
+grep -q 'counter 4 worker 5 idle 1' answer.txt && [ "$(grep -c '^0x' trace.txt)" -gt 10 ] && pass "ucov trace --serial" ||
   fail "ucov trace --serial: $(cat answer.txt; head -3 trace.txt)"
 "$UCOV" report T --lcov t.info 2>t.err
 grep -q '^FNDA:1,sched_run$' t.info && grep -q '^FNDA:1,kernel_command$' t.info &&
   grep -q '^FNDA:0,step_counter$' t.info && grep -q '^FNDA:0,step_worker$' t.info &&
-  grep -q '^FNDA:0,parse_expr$' t.info && grep -q '^FNDA:0,kalloc$' t.info && pass ||
+  grep -q '^FNDA:0,parse_expr$' t.info && grep -q '^FNDA:0,kalloc$' t.info && pass "the command task's trace" ||
   fail "the command task's trace: $(grep FNDA t.info | tr '\n' ' ')"
 "$UCOV" pull --serial "$S" -o K kcov/2.kcov kcov/3.kcov modules 2>/dev/null &&
   "$UCOV" report K/kcov/2.kcov --modules K/modules --lcov k2.info 2>/dev/null &&
   "$UCOV" report K/kcov/3.kcov --modules K/modules --lcov k3.info 2>/dev/null &&
   grep -q '^FNDA:4,step_counter$' k2.info && grep -q '^FNDA:0,step_worker$' k2.info &&
-  grep -q '^FNDA:5,step_worker$' k3.info && grep -q '^FNDA:0,step_counter$' k3.info && pass ||
+  grep -q '^FNDA:5,step_worker$' k3.info && grep -q '^FNDA:0,step_counter$' k3.info && pass "the scheduler tasks' own traces" ||
   fail "the scheduler tasks' own traces: $(grep -h 'FNDA:[1-9]' k2.info k3.info | tr '\n' ' ')"
-grep -qP '^\d+\tkcov/1.kcov$' <("$UCOV" ls --serial "$S") && pass ||
+grep -qP '^\d+\tkcov/1.kcov$' <("$UCOV" ls --serial "$S") && pass "the command task's trace buffer is an object" ||
   fail "the command task's trace buffer is an object"
 
 # Bad frames: an error reply each, and the kernel serves on.
@@ -108,12 +108,12 @@ for name, data, want in cases:
     st, d = reply()
     print("info after", name, st, "ok" if st == 0 and b"kernel=" in d else "WANT 0")
 PY
-[ "$(grep -c ' ok' frames.txt)" = 16 ] && pass || fail "bad frames: $(grep -v ' ok' frames.txt)"
+[ "$(grep -c ' ok' frames.txt)" = 16 ] && pass "bad frames get an error reply" || fail "bad frames: $(grep -v ' ok' frames.txt)"
 "$UCOV" exec --serial "$S" -- 'parse (1' >bad.txt && grep -q 'parse error: missing )' bad.txt &&
   "$UCOV" exec --serial "$S" -- 'parse 1/0' | grep -q 'division by zero' &&
-  "$UCOV" exec --serial "$S" -- bogus | grep -q 'unknown command' && pass ||
+  "$UCOV" exec --serial "$S" -- bogus | grep -q 'unknown command' && pass "bad commands get an answer" ||
   fail "bad commands get an answer: $(cat bad.txt)"
-kill -0 $QEMU && "$UCOV" exec --serial "$S" -- help | grep -q 'parse EXPR' && pass ||
+kill -0 $QEMU && "$UCOV" exec --serial "$S" -- help | grep -q 'parse EXPR' && pass "the kernel still runs" ||
   fail "the kernel still runs"
 kill $QEMU
 
@@ -124,6 +124,6 @@ QEMU=$!
 for _ in $(seq 400); do grep -q 'serving the control protocol' console2.txt 2>/dev/null && break; sleep 0.05; done
 PTY=$(grep -o '/dev/pts/[0-9]*' qemu2.log | head -1)
 [ -n "$PTY" ] && [ "$("$UCOV" exec --serial "$PTY" -- 'parse 6*7')" = 42 ] &&
-  "$UCOV" pull --serial "$PTY" -o PTY 2>/dev/null && [ -f "PTY/gcov$WORK/k/parser.gcda" ] && pass ||
+  "$UCOV" pull --serial "$PTY" -o PTY 2>/dev/null && [ -f "PTY/gcov$WORK/k/parser.gcda" ] && pass "over a pty ($PTY)" ||
   fail "over a pty ($PTY): $(cat qemu2.log)"
 finish baremetal

@@ -42,17 +42,17 @@ live() {
   echo >&"${R[1]}"
   eval "exec ${R[1]}>&-"
   wait "$pid"
-  [ -n "$got" ] && pass || fail "$name: the live run did not get ready"
+  [ -n "$got" ] && pass "$name: the live run did not get ready" || fail "$name: the live run did not get ready"
   if [ "$mode" = gcov ]; then
-    [ "$(find "$name.pull/gcov" -name '*.gcda' | wc -l)" -gt 0 ] && pass ||
+    [ "$(find "$name.pull/gcov" -name '*.gcda' | wc -l)" -gt 0 ] && pass "$name: no .gcda pulled" ||
       fail "$name: no .gcda pulled: $(head -2 "$name.pull.err")"
   else
-    ls "$name.pull"/kcov/*.kcov >/dev/null 2>&1 && pass ||
+    ls "$name.pull"/kcov/*.kcov >/dev/null 2>&1 && pass "$name: no trace buffer pulled" ||
       fail "$name: no trace buffer pulled: $(head -2 "$name.pull.err")"
   fi
   "$UCOV" report "$name.pull" --lcov "$name.info" 2>"$name.report.err"
   for f in $funcs; do
-    counted "$name.info" "$f" && pass ||
+    counted "$name.info" "$f" && pass "$name: $f not counted in the pulled coverage" ||
       fail "$name: $f not counted in the pulled coverage: $(head -2 "$name.report.err")"
   done
 }
@@ -67,7 +67,7 @@ fi
 oracle() {
   "$UCOV" report "$2" --json "$1.native.json" 2>"$1.native.err" &&
     "$UCOV" report "$2" --gcov-tool "$tool" --json "$1.tool.json" 2>"$1.tool.err" &&
-    [ "$(grep -c '"path"' "$1.native.json")" -gt 1 ] && cmp -s "$1.native.json" "$1.tool.json" && pass ||
+    [ "$(grep -c '"path"' "$1.native.json")" -gt 1 ] && cmp -s "$1.native.json" "$1.tool.json" && pass "$1: native .gcda reading equals $tool's" ||
     fail "$1: native .gcda reading differs from $tool's: $(head -2 "$1.native.err" "$1.tool.err";
       cmp "$1.native.json" "$1.tool.json")"
 }
@@ -87,7 +87,7 @@ flags() { if [ "$1" = dormant ]; then echo "--trace --dormant"; else echo "--$1"
 # dormant_vs NAME PLAIN DORMANT: the dormant build's site table is objdump's
 # sites of the trace build (tests/e2e/dormant_sites.py).
 dormant_vs() {
-  python3 "$SRC/tests/e2e/dormant_sites.py" "$2" "$3" >"$1.sites" 2>&1 && pass ||
+  python3 "$SRC/tests/e2e/dormant_sites.py" "$2" "$3" >"$1.sites" 2>&1 && pass "$1: the dormant build's sites" ||
     fail "$1: the dormant build's sites: $(head -4 "$1.sites")"
 }
 build_lua() { # MODE
@@ -99,9 +99,9 @@ build_lua() { # MODE
 if [[ " $skipped " != *" lua5.4 "* ]]; then
   for mode in gcov trace dormant; do
     if build_lua $mode; then
-      pass
+      pass "lua $mode builds"
       nm lua-$mode/src/lvm.o | grep -q "$([ $mode = gcov ] && echo '__gcov_init\|llvm_gcov_init' ||
-        echo __sanitizer_cov_trace_pc)" && pass || fail "lua $mode: lvm.o not instrumented"
+        echo __sanitizer_cov_trace_pc)" && pass "lua $mode: lvm.o not instrumented" || fail "lua $mode: lvm.o not instrumented"
       live lua-$mode "${mode/dormant/trace}" "luaV_execute luaH_resize" -- lua-$mode/src/lua -e \
         'local t = {} for i = 1, 100 do t[i] = i * i end print("ready " .. #t) io.read()'
       [ $mode = gcov ] && oracle lua-tree lua-gcov/src && oracle lua-pull lua-gcov.pull
@@ -131,7 +131,7 @@ if [[ " $skipped " != *" sqlite3 "* ]]; then
     # (dormant in gcc's run only: the test suite runs this file under gcc and clang)
     [ $mode = dormant ] && [ "$tool" != gcov ] && continue
     if build_sqlite $mode; then
-      pass
+      pass "sqlite $mode builds"
       live sqlite-$mode "${mode/dormant/trace}" "sqlite3VdbeExec sqlite3BtreeInsert" -- sqlite-$mode/sqlite3 \
         -cmd "CREATE TABLE k(v); INSERT INTO k VALUES (1), (2);" -cmd ".print ready" :memory:
       [ $mode = gcov ] && oracle sqlite-tree sqlite-gcov && oracle sqlite-pull sqlite-gcov.pull

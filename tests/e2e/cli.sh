@@ -8,28 +8,28 @@ rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
 sanflags "$SAN"
 
 # Usage and exit statuses.
-"$UCOV" --help | grep -q 'ucov COMMAND' && pass || fail "ucov --help"
-"$UCOV" bogus 2>/dev/null; [ $? -eq 2 ] && pass || fail "unknown command exits 2"
-"$UCOV" 2>/dev/null; [ $? -eq 2 ] && pass || fail "no command exits 2"
-"$UCOV" cc --help | grep -q -- '--ext' && pass || fail "ucov cc --help"
-"$UCOV" symbolize --help | grep -q -- '--modules' && pass || fail "ucov symbolize --help"
-"$UCOV" symbolize 2>/dev/null </dev/null; [ $? -eq 2 ] && pass || fail "symbolize without map exits 2"
-"$UCOV" symbolize --bogus 2>/dev/null </dev/null; [ $? -eq 2 ] && pass || fail "bad option exits 2"
-"$UCOV" symbolize --modules /nonexistent 2>/dev/null </dev/null; [ $? -eq 1 ] && pass ||
+"$UCOV" --help | grep -q 'ucov COMMAND' && pass "ucov --help" || fail "ucov --help"
+"$UCOV" bogus 2>/dev/null; [ $? -eq 2 ] && pass "unknown command exits 2" || fail "unknown command exits 2"
+"$UCOV" 2>/dev/null; [ $? -eq 2 ] && pass "no command exits 2" || fail "no command exits 2"
+"$UCOV" cc --help | grep -q -- '--ext' && pass "ucov cc --help" || fail "ucov cc --help"
+"$UCOV" symbolize --help | grep -q -- '--modules' && pass "ucov symbolize --help" || fail "ucov symbolize --help"
+"$UCOV" symbolize 2>/dev/null </dev/null; [ $? -eq 2 ] && pass "symbolize without map exits 2" || fail "symbolize without map exits 2"
+"$UCOV" symbolize --bogus 2>/dev/null </dev/null; [ $? -eq 2 ] && pass "bad option exits 2" || fail "bad option exits 2"
+"$UCOV" symbolize --modules /nonexistent 2>/dev/null </dev/null; [ $? -eq 1 ] && pass "missing module map exits 1" ||
   fail "missing module map exits 1"
 printf 'garbage\n' >bad.map
 "$UCOV" symbolize --modules bad.map 2>err.txt </dev/null; [ $? -eq 1 ] && grep -q 'bad.map:1' err.txt &&
-  pass || fail "corrupt module map: clear error"
+  pass "corrupt module map: clear error" || fail "corrupt module map: clear error"
 
 # Invocations that do not link get no runtime; --version passes through.
 printf 'int main(void) { return 0; }\n' >m.c
-CC=gcc "$UCOV" cc --version | grep -q 'gcc' && pass || fail "--version passes through"
+CC=gcc "$UCOV" cc --version | grep -q 'gcc' && pass "--version passes through" || fail "--version passes through"
 for mode in -E -S -c -M; do
   CC=gcc "$UCOV" cc -v $mode m.c -o m.out 2>cmd.txt >/dev/null
-  ! grep -q 'libucov.a' cmd.txt && pass || fail "ucov cc $mode links no runtime"
+  ! grep -q 'libucov.a' cmd.txt && pass "ucov cc $mode links no runtime" || fail "ucov cc $mode links no runtime"
 done
 CC="gcc -m64" "$UCOV" cc -v "${SANFLAGS[@]}" m.c -o m 2>cmd.txt && grep -q '^gcc -m64 .*libucov.a' cmd.txt && ./m &&
-  pass || fail "CC with arguments, linking adds the runtime"
+  pass "CC with arguments, linking adds the runtime" || fail "CC with arguments, linking adds the runtime"
 
 REQ='GET /index.html HTTP/1.1\r\nHost: example\r\nX-Ucov-Magic: 0xdeadbeef\r\nContent-Length: 0\r\n\r\n'
 for cc in gcc clang; do
@@ -50,7 +50,7 @@ for cc in gcc clang; do
   expect "$cc: ucov cc links" test -x trace_one
   # CC="ucov cc" in the environment does not make ucov call itself.
   CC="$UCOV cc" UCOV_CC=$cc "$UCOV" cc "${SANFLAGS[@]}" trace_one.o httpreq.o -o t2 &&
-    CC="$UCOV cc" "$UCOV" cc --help >/dev/null && pass || fail "$cc: CC=ucov does not recurse"
+    CC="$UCOV cc" "$UCOV" cc --help >/dev/null && pass "$cc: CC=ucov does not recurse" || fail "$cc: CC=ucov does not recurse"
 
   ./trace_one --mode pc --modules mods.txt "$REQ" >pcs.txt 2>run.txt
   expect "$cc: parse ok with magic" grep -q 'http_parse: ok (magic!)' run.txt
@@ -80,7 +80,7 @@ for cc in gcc clang; do
   expect "$cc: ext entry of http_parse" grep -q ' http_parse+0x[0-9a-f]* \[trace_ext\] entry' extsym.txt
   expect "$cc: ext exit of http_parse" grep -q ' http_parse+0x[0-9a-f]* \[trace_ext\] exit' extsym.txt
   n_entry=$(grep -c ' entry$' ext.txt); n_exit=$(grep -c ' exit$' ext.txt)
-  [ "$n_entry" -gt 3 ] && [ "$n_entry" -eq "$n_exit" ] && pass || fail "$cc: entries ($n_entry) balance exits ($n_exit)"
+  [ "$n_entry" -gt 3 ] && [ "$n_entry" -eq "$n_exit" ] && pass "$cc: entries ($n_entry) balance exits ($n_exit)" || fail "$cc: entries ($n_entry) balance exits ($n_exit)"
   cd .. || exit 1
 done
 

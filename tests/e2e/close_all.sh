@@ -17,23 +17,23 @@ echo hello-client >mine.txt
 coproc T { exec ./close_all mine.txt 2>target.err; }
 pid=$T_PID
 read -r word fd <&"${T[0]}"
-[ "$word" = ready ] && [ "$fd" -ge 3 ] && pass || fail "the client reopened a low number ($word $fd)"
+[ "$word" = ready ] && [ "$fd" -ge 3 ] && pass "the client reopened a low number ($word $fd)" || fail "the client reopened a low number ($word $fd)"
 # served again and again, through a socket made again
 ok=0
 for _ in 1 2 3 4; do "$UCOV" ls --pid "$pid" >ls.txt 2>ls.err && ok=$((ok + 1)); done
-[ $ok = 4 ] && grep -q gcov ls.txt && pass || fail "served after close_range: $ok of 4 ($(cat ls.err))"
-"$UCOV" pull --pid "$pid" -o P 2>pull.err && [ -n "$(find P -name '*.gcda')" ] && pass ||
+[ $ok = 4 ] && grep -q gcov ls.txt && pass "served after close_range: $ok of 4" || fail "served after close_range: $ok of 4 ($(cat ls.err))"
+"$UCOV" pull --pid "$pid" -o P 2>pull.err && [ -n "$(find P -name '*.gcda')" ] && pass "pulled after close_range" ||
   fail "pulled after close_range ($(cat pull.err))"
 # the program's own descriptor: its file, in it and in a child
 echo go >&"${T[1]}"
 read -r who1 what1 <&"${T[0]}"
 read -r who2 what2 <&"${T[0]}"
-[ "$who1 $what1" = "parent hello-client" ] && [ "$who2 $what2" = "child hello-client" ] && pass ||
+[ "$who1 $what1" = "parent hello-client" ] && [ "$who2 $what2" = "child hello-client" ] && pass "the client's descriptor untouched: '$who1 $what1' '$who2 $what2'" ||
   fail "the client's descriptor untouched: '$who1 $what1' '$who2 $what2'"
-"$UCOV" ls --pid "$pid" >/dev/null 2>&1 && pass || fail "served after a fork"
+"$UCOV" ls --pid "$pid" >/dev/null 2>&1 && pass "served after a fork" || fail "served after a fork"
 in=${T[1]}
 exec {in}>&-
 wait "$pid"
 # silently: no word from the runtime
-[ ! -s target.err ] && pass || fail "the runtime spoke: $(head -3 target.err)"
+[ ! -s target.err ] && pass "the runtime spoke" || fail "the runtime spoke: $(head -3 target.err)"
 finish close_all

@@ -29,7 +29,7 @@ want() {
   fi
   recs "ref$1.info"
 }
-[ -n "$(want 0)" ] && [ "$(want 0)" != "$(want 1)" ] && pass || fail "the reference runs have counts"
+[ -n "$(want 0)" ] && [ "$(want 0)" != "$(want 1)" ] && pass "the reference runs have counts" || fail "the reference runs have counts"
 start() { target_start "$WORK/$1" ./hammer $N linger; }
 # total STORE EXITDIR: the store's counts plus the exit files', as lcov
 total() {
@@ -44,11 +44,11 @@ mkdir -m 700 probe
 strace -f -qq -o calls.txt env UCOV_COLLECT_DIR="$WORK/probe" \
   "$UCOV" collect --pid $pid --once --store probe.db -q 2>/dev/null
 target_stop
-[ "$(total probe.db exit0)" = "$(want 0)" ] && pass || fail "an undisturbed collect adds up"
+[ "$(total probe.db exit0)" = "$(want 0)" ] && pass "an undisturbed collect adds up" || fail "an undisturbed collect adds up"
 mapfile -t calls < <(awk '{ sub(/\(.*/, "", $2); print $2 }' calls.txt | grep -E \
   '^(openat|openat2|close|read|write|pread64|pwrite64|renameat2?|fsync|fdatasync|unlink|unlinkat|symlinkat|mkdir|mkdirat|newfstatat|sendto|recvfrom|poll|getdents64|connect|linkat|fcntl|ftruncate|lseek)$' |
   sort | uniq -c | awk '{ print $2 " " $1 }')
-[ ${#calls[@]} -gt 12 ] && pass || fail "the collect's system calls were listed (${#calls[@]})"
+[ ${#calls[@]} -gt 12 ] && pass "the collect's system calls were listed (${#calls[@]})" || fail "the collect's system calls were listed (${#calls[@]})"
 
 # Every call in the unsanitized builds, the three faults in turn (call k of a
 # kind gets one of them; a fault a call cannot have, ENOSPC on a read, gives
@@ -108,9 +108,9 @@ start exit1
 runs=$(inject_all a.db all "$WORK/ca" shared)
 UCOV_COLLECT_DIR=$WORK/ca "$UCOV" collect --pid $pid --once --store a.db -q 2>/dev/null
 target_stop
-[ "$(total a.db exit1)" = "$(want "$runs")" ] && pass ||
+[ "$(total a.db exit1)" = "$(want "$runs")" ] && pass "recovered_at_once: $runs faulty rounds" ||
   fail "recovered_at_once: $runs faulty rounds: $(diff <(total a.db exit1) <(want "$runs") | head -4)"
-[ -z "$(find ca -name 'round.*')" ] && pass || fail "recovered_at_once: rounds left ($(find ca -name 'round.*' | head -3))"
+[ -z "$(find ca -name 'round.*')" ] && pass "recovered_at_once: rounds left" || fail "recovered_at_once: rounds left ($(find ca -name 'round.*' | head -3))"
 
 # walk_errors_each: EIO at each directory read and each look at an entry
 # (getdents64, newfstatat) of a round, in a room of its own so that every
@@ -130,9 +130,9 @@ for call in "${calls[@]}"; do
   done
 done
 target_stop
-[ "$(total e.db exit5)" = "$(want "$runs")" ] && pass ||
+[ "$(total e.db exit5)" = "$(want "$runs")" ] && pass "walk_errors_each: $runs faulty rounds" ||
   fail "walk_errors_each: $runs faulty rounds: $(diff <(total e.db exit5) <(want "$runs") | head -4)"
-[ -z "$(find ce -name 'round.*')" ] && pass || fail "walk_errors_each: rounds left ($(find ce -name 'round.*' | head -3))"
+[ -z "$(find ce -name 'round.*')" ] && pass "walk_errors_each: no round left behind" || fail "walk_errors_each: rounds left ($(find ce -name 'round.*' | head -3))"
 
 # recovered_after_1000_commits: each faulty round in a waiting room of its
 # own; 1,000 pulls commit meanwhile; then a collector in each room.
@@ -142,7 +142,7 @@ for j in $(seq 1000); do "$UCOV" pull --pid $pid --reset -o "later/$j" 2>/dev/nu
 for d in cb/*/; do UCOV_COLLECT_DIR=$WORK/$d "$UCOV" collect --pid $pid --once --store b.db -q 2>/dev/null; done
 target_stop
 "$UCOV" merge later exit2 -o exit2.info 2>/dev/null
-[ "$(total b.db exit2.info)" = "$(want "$runs")" ] && pass ||
+[ "$(total b.db exit2.info)" = "$(want "$runs")" ] && pass "recovered_after_1000_commits: $runs faulty rounds" ||
   fail "recovered_after_1000_commits: $runs faulty rounds: $(diff <(total b.db exit2.info) <(want "$runs") | head -4)"
 
 # recovered_after_exit: the target wrote its exit files and its commit
@@ -151,9 +151,9 @@ start exit3
 runs=$(inject_all c.db sample "$WORK/cc" each)
 target_stop
 for d in cc/*/; do UCOV_COLLECT_DIR=$WORK/$d "$UCOV" collect --pid $pid --once --store c.db -q 2>/dev/null; done
-[ "$(total c.db exit3)" = "$(want "$runs")" ] && pass ||
+[ "$(total c.db exit3)" = "$(want "$runs")" ] && pass "recovered_after_exit: $runs faulty rounds" ||
   fail "recovered_after_exit: $runs faulty rounds: $(diff <(total c.db exit3) <(want "$runs") | head -4)"
-[ -z "$(find cc -name '.ucov-pending.*' -o -name '.ucov-unresolved.*')" ] && pass ||
+[ -z "$(find cc -name '.ucov-pending.*' -o -name '.ucov-unresolved.*')" ] && pass "recovered_after_exit: every round settled" ||
   fail "recovered_after_exit: every round settled ($(find cc -name '.ucov-*' | head -3))"
 
 # pushed_twice_counted_once: a collector killed after its push, before it
@@ -168,7 +168,7 @@ n_rm=$(grep ' unlink(' calls.txt | grep -n '/round\.' | head -1 | cut -d: -f1)
 left=$(find cd -maxdepth 2 -name 'round.*' | wc -l)
 UCOV_COLLECT_DIR=$WORK/cd "$UCOV" collect --pid $pid --once --test B --store d.db -q 2>/dev/null
 target_stop
-[ "$left" -ge 1 ] && [ "$(total d.db exit4)" = "$(want 0)" ] && pass ||
+[ "$left" -ge 1 ] && [ "$(total d.db exit4)" = "$(want 0)" ] && pass "pushed_twice_counted_once: ($left rounds left)" ||
   fail "pushed_twice_counted_once: ($left rounds left) $(diff <(total d.db exit4) <(want 0) | head -4)"
 
 finish collect_recovery

@@ -14,15 +14,15 @@ if cmake -S "$SRC" -B noelf "${gen[@]}" -DCMAKE_IGNORE_PATH="$hidden" >noelf.out
   fail "configure without libdw/libelf succeeded"
 else
   grep -q 'libdw-dev' noelf.out && grep -q 'libelf-dev' noelf.out && grep -q 'scripts/deps.sh' noelf.out &&
-    pass || fail "configure without libdw/libelf names the packages: $(grep -A3 'CMake Error' noelf.out)"
+    pass "configure without libdw/libelf names the packages" || fail "configure without libdw/libelf names the packages: $(grep -A3 'CMake Error' noelf.out)"
 fi
 if cmake -S "$SRC" -B nofuse "${gen[@]}" -DPKG_CONFIG_EXECUTABLE=/bin/false >nofuse.out 2>&1; then
   fail "configure without libfuse3 succeeded"
 else
-  grep -q 'libfuse3-dev' nofuse.out && grep -q 'UCOV_WITH_FUSE=OFF' nofuse.out && pass ||
+  grep -q 'libfuse3-dev' nofuse.out && grep -q 'UCOV_WITH_FUSE=OFF' nofuse.out && pass "configure without libfuse3 names the package" ||
     fail "configure without libfuse3 names the package: $(grep -A3 'CMake Error' nofuse.out)"
 fi
 cmake -S "$SRC" -B offuse "${gen[@]}" -DPKG_CONFIG_EXECUTABLE=/bin/false -DUCOV_WITH_FUSE=OFF \
-  >offuse.out 2>&1 && pass || fail "UCOV_WITH_FUSE=OFF configures without libfuse3: $(tail -3 offuse.out)"
+  >offuse.out 2>&1 && pass "UCOV_WITH_FUSE=OFF configures without libfuse3" || fail "UCOV_WITH_FUSE=OFF configures without libfuse3: $(tail -3 offuse.out)"
 rm -rf noelf nofuse offuse
 finish configure

@@ -29,16 +29,16 @@ printf 'ucov-pending 1\ntarget %s\ntoken 1\nobjects 1\ngcov/x.gcda\0' "$pid" >"$
 TMPDIR=$WORK/tmp "$UCOV" collect --pid $pid --once --store "$WORK/c.db" 2>err.txt
 st=$?
 [ $st = 0 ] && grep -q "is not a private directory of this user: keeping snapshots in $sq\." err.txt &&
-  [ -f "$sq/pid-$pid/.ucov-pending.$pid.1" ] && ! grep -q 'interrupted' err.txt && pass ||
+  [ -f "$sq/pid-$pid/.ucov-pending.$pid.1" ] && ! grep -q 'interrupted' err.txt && pass "collect_dir_squatted: a squatted default is left alone (status $st" ||
   fail "collect_dir_squatted: a squatted default is left alone (status $st: $(cat err.txt))"
 fb=$(find tmp -maxdepth 1 -name "ucov-collect.$(id -u).*" | head -1)
-[ -n "$fb" ] && [ "$(stat -c %a "$fb")" = 700 ] && pass ||
+[ -n "$fb" ] && [ "$(stat -c %a "$fb")" = 700 ] && pass "collect_dir_squatted: the fallback is private ($fb)" ||
   fail "collect_dir_squatted: the fallback is private ($fb)"
 # collect_dir_configured_open: a configured directory that is not private is refused.
 mkdir -p open && chmod 0777 open
 UCOV_COLLECT_DIR=$WORK/open "$UCOV" collect --pid $pid --once --store "$WORK/c.db" 2>err.txt
 st=$?
-[ $st = 1 ] && grep -q "open: not a private directory of this user" err.txt && pass ||
+[ $st = 1 ] && grep -q "open: not a private directory of this user" err.txt && pass "collect_dir_configured_open: refused (status $st" ||
   fail "collect_dir_configured_open: refused (status $st: $(cat err.txt))"
 target_stop
 
@@ -60,21 +60,21 @@ tree_target "gcov$WORK/victim/x.gcda" "gcov$WORK/victim/x.gcno/F"
 "$UCOV" pull --pid $tpid -o out 2>err.txt
 st=$?
 [ $st = 0 ] && [ ! -e victim/x.gcno/F ] && [ -f "out/gcov$WORK/victim/x.gcno/F" ] &&
-  grep -q 'x.gcno: not a link: left as it is' err.txt && pass ||
+  grep -q 'x.gcno: not a link: left as it is' err.txt && pass "pull_through_own_link: one pull writes F in DIR, no link (status $st" ||
   fail "pull_through_own_link: one pull writes F in DIR, no link (status $st: $(cat err.txt))"
 "$UCOV" pull --pid $tpid -o out2 "gcov$WORK/victim/x.gcda" 2>err.txt &&
-  [ -L "out2/gcov$WORK/victim/x.gcno" ] && pass || fail "pull_through_own_link: the link ($(cat err.txt))"
+  [ -L "out2/gcov$WORK/victim/x.gcno" ] && pass "pull_through_own_link: the link" || fail "pull_through_own_link: the link ($(cat err.txt))"
 "$UCOV" pull --pid $tpid -o out2 2>err.txt
 st=$?
 [ $st = 1 ] && [ ! -e victim/x.gcno/F ] && grep -q 'x.gcno/F.*: Too many levels of symbolic links' err.txt &&
-  pass || fail "pull_through_own_link: the next pull refuses F (status $st: $(cat err.txt))"
+  pass "pull_through_own_link: the next pull refuses F (status $st" || fail "pull_through_own_link: the next pull refuses F (status $st: $(cat err.txt))"
 # pull_through_planted_link: DIR/gcov is a link to a directory elsewhere
 # (planted by whoever could write DIR): the pull writes nothing through it.
 mkdir -p planted elsewhere && ln -s "$WORK/elsewhere" planted/gcov
 "$UCOV" pull --pid $tpid -o planted 2>err.txt
 st=$?
 [ $st = 1 ] && [ -z "$(ls -A elsewhere)" ] && grep -q 'Too many levels of symbolic links' err.txt &&
-  pass || fail "pull_through_planted_link: refused (status $st: $(ls -A elsewhere; cat err.txt))"
+  pass "pull_through_planted_link: refused (status $st" || fail "pull_through_planted_link: refused (status $st: $(ls -A elsewhere; cat err.txt))"
 # pull_onto_planted_file_link: an object's own name is a link to a file
 # elsewhere (or a hard link to it): replaced, the file elsewhere untouched.
 mkdir -p hard/gcov"$WORK"/victim && echo precious >elsewhere/file
@@ -82,17 +82,17 @@ ln -s "$WORK/elsewhere/file" "hard/gcov$WORK/victim/x.gcda"
 ln "$WORK/elsewhere/file" "hard/gcov$WORK/victim/x.gcda.ucov-tmp.$$" 2>/dev/null
 "$UCOV" pull --pid $tpid -o hard 2>err.txt
 [ "$(cat elsewhere/file)" = precious ] && [ "$(cat "hard/gcov$WORK/victim/x.gcda")" = gcdadata ] &&
-  pass || fail "pull_onto_planted_file_link: the link replaced, not written through ($(cat err.txt))"
+  pass "pull_onto_planted_file_link: the link replaced, not written through" || fail "pull_onto_planted_file_link: the link replaced, not written through ($(cat err.txt))"
 # snapshot_malformed: a SNAPSHOT reply too short to hold its token is said
 # to be one (not some stale error), and nothing is committed.
 "$UCOV" pull --pid $tpid --reset -o snap 2>err.txt
 st=$?
 [ $st = 1 ] && grep -q 'malformed SNAPSHOT reply (3 bytes, token missing)' err.txt &&
-  ! grep -q 'File exists' err.txt && pass || fail "snapshot_malformed: said (status $st: $(cat err.txt))"
+  ! grep -q 'File exists' err.txt && pass "snapshot_malformed: said (status $st" || fail "snapshot_malformed: said (status $st: $(cat err.txt))"
 # target_text_escaped: an error string from the target reaches the
 # terminal with its control characters escaped.
 "$UCOV" reset --pid $tpid "gcov$WORK/victim/x.gcda" 2>err.txt
-! grep -q $'[\x1b\x07]' err.txt && grep -qF 'no\x1b]0;owned\x07 way' err.txt && pass ||
+! grep -q $'[\x1b\x07]' err.txt && grep -qF 'no\x1b]0;owned\x07 way' err.txt && pass "target_text_escaped" ||
   fail "target_text_escaped: ($(cat -v err.txt))"
 kill $tpid
 wait $tpid 2>/dev/null
@@ -104,7 +104,7 @@ mkdir -p exittree elsewhere2 && ln -s "$WORK/elsewhere2" exittree/gcov
 UCOV_EXIT_DIR=$WORK/exittree ./hammer 100 2>err.txt
 st=$?
 [ $st = 0 ] && [ -z "$(ls -A elsewhere2)" ] && grep -q 'Too many levels of symbolic links' err.txt &&
-  pass || fail "exit_tree_planted_link: nothing written through (status $st: $(ls -A elsewhere2; cat err.txt))"
+  pass "exit_tree_planted_link: nothing written through (status $st" || fail "exit_tree_planted_link: nothing written through (status $st: $(ls -A elsewhere2; cat err.txt))"
 # in_place_planted_link: an in-place write (GCOV_PREFIX here) finds a link
 # where its .gcda goes (to an empty file, which a .gcda write would fill):
 # left alone, never written through.
@@ -113,6 +113,6 @@ mkdir -p "$pre" && : >elsewhere/gcda && ln -s "$WORK/elsewhere/gcda" "$pre/hamme
 GCOV_PREFIX=$WORK/prefix ./hammer 100 2>err.txt
 st=$?
 [ $st = 0 ] && [ ! -s elsewhere/gcda ] && grep -q 'a link: left alone' err.txt &&
-  pass || fail "in_place_planted_link: left alone (status $st: $(cat err.txt))"
+  pass "in_place_planted_link: left alone (status $st" || fail "in_place_planted_link: left alone (status $st: $(cat err.txt))"
 
 finish confined

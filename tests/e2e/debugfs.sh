@@ -31,11 +31,11 @@ wait_for kvd.sock && wait_for "rt/$pid.sock"
 ./client --client kvd.sock "SET a 1" "SET b 2" "DEL a" >/dev/null
 # The same in a pull tree, read as lcov reads a copy of the kernel's gcov dir.
 "$UCOV" pull --pid $pid -o G 2>/dev/null && [ -f G/gcov/reset ] && [ ! -s G/gcov/reset ] &&
-  [ "$(readlink G/gcov/kernel/gcov/base.gcno)" = /kernel/gcov/base.gcno ] && pass ||
+  [ "$(readlink G/gcov/kernel/gcov/base.gcno)" = /kernel/gcov/base.gcno ] && pass "a pull tree has gcov/reset and lcov's base.gcno link" ||
   fail "a pull tree has gcov/reset and lcov's base.gcno link"
 lcov -q --capture --rc lcov_gcov_dir="$WORK/G/gcov" -o g.info >g.out 2>&1 &&
   grep -q "^SF:$SRC/examples/daemon/kvd.c$" g.info && [ "$(fnda g.info cmd_set)" = 2 ] &&
-  [ "$(fnda g.info cmd_del)" = 1 ] && pass || fail "lcov kernel mode on a pull tree ($(tail -3 g.out))"
+  [ "$(fnda g.info cmd_del)" = 1 ] && pass "lcov kernel mode on a pull tree" || fail "lcov kernel mode on a pull tree ($(tail -3 g.out))"
 if [ -n "$mountable" ]; then
   cat >lcov_kernel.sh <<'SH'
 set -u
@@ -51,11 +51,11 @@ wait $m
 SH
   UCOV=$UCOV PID=$pid unshare -m --propagation private bash lcov_kernel.sh >k.txt 2>&1
   for what in "gcov/reset" "capture" "zerocounters" "capture after zero"; do
-    grep -qx "ok $what" k.txt && pass || fail "lcov kernel mode: $what ($(tail -3 lcov.out 2>/dev/null))"
+    grep -qx "ok $what" k.txt && pass "lcov kernel mode: $what" || fail "lcov kernel mode: $what ($(tail -3 lcov.out 2>/dev/null))"
   done
   grep -q "^SF:$SRC/examples/daemon/kvd.c$" k.info && [ "$(fnda k.info cmd_set)" = 2 ] &&
-    [ "$(fnda k.info cmd_del)" = 1 ] && pass || fail "lcov --capture (kernel mode) counts"
-  [ "$(fnda z.info cmd_set)" = 0 ] && pass || fail "lcov --zerocounters reset the target (cmd_set $(fnda z.info cmd_set))"
+    [ "$(fnda k.info cmd_del)" = 1 ] && pass "lcov --capture (kernel mode) counts" || fail "lcov --capture (kernel mode) counts"
+  [ "$(fnda z.info cmd_set)" = 0 ] && pass "lcov --zerocounters reset the target (cmd_set" || fail "lcov --zerocounters reset the target (cmd_set $(fnda z.info cmd_set))"
 fi
 kill $pid
 wait $pid
@@ -81,15 +81,15 @@ for v in kvd kvd2; do
   ./client --client rel-$v.sock "SET a 1" "SET b 2" "DEL a" >/dev/null
   "$UCOV" pull --pid $pid -o R-$v 2>R-$v.err
   [ "$(readlink R-$v/gcov/kernel/gcov/base.gcno)" = "$WORK/rel/build/kernel/gcov/base.gcno" ] &&
-    pass || fail "$v: base.gcno names the build directory: $(readlink R-$v/gcov/kernel/gcov/base.gcno)"
+    pass "$v: base.gcno names the build directory" || fail "$v: base.gcno names the build directory: $(readlink R-$v/gcov/kernel/gcov/base.gcno)"
   lcov -q --capture --rc lcov_gcov_dir="$WORK/R-$v/gcov" -o r-$v.info >r-$v.out 2>&1
   [ "$(grep '^SF:.*kvd.c$' r-$v.info)" = "SF:$WORK/rel/src/kvd.c" ] && [ "$(fnda r-$v.info cmd_set)" = 2 ] &&
-    pass || fail "$v: lcov kernel mode, relative names: $(grep ^SF: r-$v.info | head -3) $(tail -2 r-$v.out)"
+    pass "$v: lcov kernel mode, relative names" || fail "$v: lcov kernel mode, relative names: $(grep ^SF: r-$v.info | head -3) $(tail -2 r-$v.out)"
   if [ $v = kvd2 ]; then
     grep -q "extra.gcno: relative source names, compiled in $WORK/rel/libbuild" R-$v.err &&
-      pass || fail "a unit from another build directory is named: $(cat R-$v.err)"
+      pass "a unit from another build directory is named" || fail "a unit from another build directory is named: $(cat R-$v.err)"
   else
-    ! grep -q 'relative source names' R-$v.err && pass || fail "$v: pull said: $(cat R-$v.err)"
+    ! grep -q 'relative source names' R-$v.err && pass "$v: pull said" || fail "$v: pull said: $(cat R-$v.err)"
   fi
   if [ -n "$mountable" ] && [ $v = kvd ]; then
     cat >lcov_rel.sh <<'SH'
@@ -104,7 +104,7 @@ wait $m
 SH
     UCOV=$UCOV PID=$pid unshare -m --propagation private bash lcov_rel.sh >rk.txt 2>&1
     grep -qx "$WORK/rel/build/kernel/gcov/base.gcno" rk.txt && grep -qx "ok capture" rk.txt &&
-      [ "$(grep '^SF:.*kvd.c$' rk.info)" = "SF:$WORK/rel/src/kvd.c" ] && pass ||
+      [ "$(grep '^SF:.*kvd.c$' rk.info)" = "SF:$WORK/rel/src/kvd.c" ] && pass "lcov kernel mode on the mount, relative names" ||
       fail "lcov kernel mode on the mount, relative names: $(cat rk.txt) $(grep ^SF: rk.info 2>/dev/null)"
   fi
   kill $pid
@@ -122,7 +122,7 @@ if command -v clang >/dev/null && command -v llvm-profdata >/dev/null; then
   "$UCOV" pull --pid $pid -o P 2>/dev/null && [ -s P/pgo/profraw ] && [ -f P/pgo/reset ] &&
     [ ! -s P/pgo/reset ] && llvm-profdata merge --output=pull.profdata P/pgo/profraw &&
     llvm-profdata show --function=cmd_set --counts pull.profdata | grep -q 'Function count: 2' &&
-    pass || fail "a pull tree's pgo/profraw and pgo/reset"
+    pass "a pull tree's pgo/profraw and pgo/reset" || fail "a pull tree's pgo/profraw and pgo/reset"
   if [ -n "$mountable" ]; then
     cat >pgo_kernel.sh <<'SH'
 set -u
@@ -141,16 +141,16 @@ SH
     UCOV=$UCOV PID=$pid unshare -m --propagation private bash pgo_kernel.sh >p.txt 2>&1
     grep -qx "ok cp" p.txt && llvm-profdata merge --output=vmlinux.profdata vmlinux.profraw &&
       llvm-profdata show --function=cmd_set --counts vmlinux.profdata | grep -q 'Function count: 2' &&
-      pass || fail "cp -a pgo/profraw; llvm-profdata merge ($(cat p.txt))"
+      pass "cp -a pgo/profraw; llvm-profdata merge" || fail "cp -a pgo/profraw; llvm-profdata merge ($(cat p.txt))"
     grep -qx "ok new name" p.txt && llvm-profdata merge --output=new.profdata new-name.profraw &&
       llvm-profdata show --function=cmd_set --counts new.profdata | grep -q 'Function count: 2' &&
-      pass || fail "cp -a pgo/vmlinux.profraw, the later PGO series' name ($(cat p.txt))"
+      pass "cp -a pgo/vmlinux.profraw, the later PGO series' name" || fail "cp -a pgo/vmlinux.profraw, the later PGO series' name ($(cat p.txt))"
     clang -O1 -fprofile-instr-use=vmlinux.profdata -Werror=profile-instr-unprofiled \
       -Wno-error=profile-instr-out-of-date -c "$SRC/examples/daemon/kvd.c" -o rebuilt.o 2>use.err &&
-      pass || fail "a rebuild with -fprofile-instr-use ($(cat use.err))"
+      pass "a rebuild with -fprofile-instr-use" || fail "a rebuild with -fprofile-instr-use ($(cat use.err))"
     llvm-profdata merge --output=after.profdata after.profraw &&
       llvm-profdata show --function=cmd_set --counts after.profdata | grep -q 'Function count: 0' &&
-      pass || fail "pgo/reset"
+      pass "pgo/reset" || fail "pgo/reset"
   fi
   kill $pid
   wait $pid

@@ -30,18 +30,19 @@ build base
 cp "$V/v2.c" prog.c && git mv lib.c util.c && git diff -U0 HEAD >../d.diff
 build cur 1 2 3 4 5 6
 cd .. || exit 1
-grep -q '^rename from lib.c' d.diff && pass || fail "the diff has a rename: $(head -20 d.diff)"
+grep -q '^rename from lib.c' d.diff && pass "the diff has a rename" || fail "the diff has a rename: $(head -20 d.diff)"
 
 "$UCOV" report cur --baseline base --diff d.diff --json j.json --markdown md.txt >/dev/null 2>err.txt &&
-  [ ! -s err.txt ] && pass || fail "report --diff: $(cat err.txt)"
+  [ ! -s err.txt ] && pass "report --diff" || fail "report --diff: $(cat err.txt)"
 "$UCOV" report cur --baseline base --diff d.diff >sum.txt
-grep -q 'GNC 4 UNC 1 GBC 1 LBC 1 CBC 5 UBC 2 DCB 2 DUB 3' sum.txt && pass ||
+grep -q 'GNC 4 UNC 1 GBC 1 LBC 1 CBC 5 UBC 2 DCB 2 DUB 3' sum.txt && pass "category totals" ||
   fail "category totals: $(tail -1 sum.txt)"
 # line NUMBER of a text in the current prog.c
 line_of() { grep -nF -- "$1" repo/prog.c | tail -1 | cut -d: -f1; }
 python3 - j.json "$(line_of 'static int helper(int x) {')" "$(line_of 'if (x > 5)')" "$(line_of 'return x - 5;')" \
   "$(line_of 'return x + 1;')" "$(line_of 'static int fresh')" "$(line_of 'return 0;  ')" "$(line_of 'if (x > 100)')" \
-  "$(line_of 'int v = helper(argc) + fresh(argc);')" "$(line_of 'printf(')" <<'PY' && pass ||
+  "$(line_of 'int v = helper(argc) + fresh(argc);')" "$(line_of 'printf(')" <<'PY' &&
+  pass "per-line categories (moved, inserted, unchanged, renamed)" ||
 import json, sys
 files = {f["path"].rsplit("/", 1)[-1]: f for f in json.load(open(sys.argv[1]))["files"]}
 cat = {l: c for c, ls in files["prog.c"]["diff"].items() for l in ls}
@@ -60,9 +61,9 @@ PY
 for u in 3 10; do
   (cd repo && git diff -U$u HEAD) >d$u.diff
   "$UCOV" report cur --baseline base --diff d$u.diff --json j$u.json >/dev/null &&
-    "$UCOV" report cur --baseline base --diff d$u.diff >sum$u.txt && cmp -s <(tail -1 sum.txt) <(tail -1 sum$u.txt) && pass ||
+    "$UCOV" report cur --baseline base --diff d$u.diff >sum$u.txt && cmp -s <(tail -1 sum.txt) <(tail -1 sum$u.txt) && pass "-U$u totals" ||
     fail "-U$u totals: $(tail -1 sum$u.txt), -U0: $(tail -1 sum.txt)"
-  python3 - j.json j$u.json <<'PY' && pass || fail "-U$u categories differ from -U0 line by line"
+  python3 - j.json j$u.json <<'PY' && pass "-U$u categories equal -U0 line by line" || fail "-U$u categories differ from -U0 line by line"
 import json, sys
 a, b = ({f["path"]: f.get("diff") for f in json.load(open(p))["files"]} for p in sys.argv[1:])
 assert a == b, (a, b)
@@ -73,11 +74,11 @@ done
 # gate --fail-under-patch (exit 32) decides on it.
 "$UCOV" report cur --diff d3.diff --json-summary ps.json --text pt.txt >/dev/null &&
   read -r ph pf < <(python3 -c "import json; d = json.load(open('ps.json')); print(d['patch_covered'], d['patch_total'])") &&
-  [ "$pf" -gt 0 ] && grep -q "^patch: .* ($ph of $pf changed lines" pt.txt && pass || fail "patch coverage: $(cat ps.json)"
+  [ "$pf" -gt 0 ] && grep -q "^patch: .* ($ph of $pf changed lines" pt.txt && pass "patch coverage" || fail "patch coverage: $(cat ps.json)"
 if command -v diff-cover >/dev/null; then
   "$UCOV" report cur --root repo --cobertura pc.xml &&
     (cd repo && diff-cover ../pc.xml --compare-branch=HEAD --json-report ../dc.json >/dev/null 2>&1)
-  python3 - dc.json "$ph" "$pf" <<'PY' && pass || fail "patch coverage = diff-cover's: $(cat dc.json)"
+  python3 - dc.json "$ph" "$pf" <<'PY' && pass "patch coverage = diff-cover's" || fail "patch coverage = diff-cover's: $(cat dc.json)"
 import json, sys
 d, hit, found = json.load(open(sys.argv[1])), int(sys.argv[2]), int(sys.argv[3])
 assert (d["total_num_lines"], d["total_num_violations"]) == (found, found - hit), (d, hit, found)
@@ -85,37 +86,37 @@ PY
 fi
 pct=$(python3 -c "print($ph * 100 / $pf)")
 "$UCOV" report -q cur --diff d3.diff --fail-under-patch "$(python3 -c "print(round($pct + 1, 2))")" 2>gp.err
-[ $? = 32 ] && grep -q "patch coverage .* ($ph of $pf) is below --fail-under-patch" gp.err && pass ||
+[ $? = 32 ] && grep -q "patch coverage .* ($ph of $pf) is below --fail-under-patch" gp.err && pass "--fail-under-patch above" ||
   fail "--fail-under-patch above: $(cat gp.err)"
 "$UCOV" report -q cur --diff d3.diff --fail-under-patch "$(python3 -c "print(round($pct - 1, 2))")" &&
-  pass || fail "--fail-under-patch below"
+  pass "--fail-under-patch below" || fail "--fail-under-patch below"
 "$UCOV" report -q cur --fail-under-patch 50 2>gp2.err
-[ $? = 2 ] && grep -q 'needs --diff' gp2.err && pass || fail "--fail-under-patch without --diff"
+[ $? = 2 ] && grep -q 'needs --diff' gp2.err && pass "--fail-under-patch without --diff" || fail "--fail-under-patch without --diff"
 # A change that only adds comments (default context, two hunks) has no new
 # line; one that only deletes has deleted lines and no new one.
 (cd repo && git add -A && git commit -qm v2 &&
   sed -i -e 's|^int main(|/* the entry */\n/* of the program */\nint main(|' \
     -e 's|^static int helper(int x) {|// moved here\nstatic int helper(int x) {|' prog.c &&
   git diff >../c.diff) || fail "the comment-only change"
-[ "$(grep -c '^@@' c.diff)" = 2 ] && [ "$(grep -c '^ ' c.diff)" -ge 6 ] && pass ||
+[ "$(grep -c '^@@' c.diff)" = 2 ] && [ "$(grep -c '^ ' c.diff)" -ge 6 ] && pass "the comment diff has two hunks with context" ||
   fail "the comment diff has two hunks with context: $(cat c.diff)"
 (cd repo && build cur3 1 2 3 4 5 6)
 for b in "" "--baseline cur"; do
   # shellcheck disable=SC2086 # $b: no argument, or two
-  "$UCOV" report cur3 $b --diff c.diff >c.txt && grep -q 'GNC 0 UNC 0 ' c.txt && pass ||
+  "$UCOV" report cur3 $b --diff c.diff >c.txt && grep -q 'GNC 0 UNC 0 ' c.txt && pass "comments only ($b)" ||
     fail "comments only ($b): $(tail -1 c.txt)"
 done
 # no changed line with code: the patch gate passes (as diff-cover's)
-"$UCOV" report -q cur3 --diff c.diff --fail-under-patch 100 && pass || fail "a patch of comments fails the gate"
-grep -q 'GNC 0 UNC 0 GBC 0 LBC 0 CBC 1[0-9] UBC [0-9]* DCB 0 DUB 0' c.txt && pass ||
+"$UCOV" report -q cur3 --diff c.diff --fail-under-patch 100 && pass "a patch of comments fails the gate" || fail "a patch of comments fails the gate"
+grep -q 'GNC 0 UNC 0 GBC 0 LBC 0 CBC 1[0-9] UBC [0-9]* DCB 0 DUB 0' c.txt && pass "comments only against v2: every line kept, none deleted" ||
   fail "comments only against v2: every line kept, none deleted: $(tail -1 c.txt)"
 (cd repo && git checkout -q prog.c && sed -i '/if (x > 100)/,/return 0;/d' prog.c && git diff >../del.diff) ||
   fail "the deletion"
 (cd repo && build cur4 1 2 3 4 5 6)
 "$UCOV" report cur4 --baseline cur --diff del.diff >del.txt &&
-  grep -q 'GNC 0 UNC 0 GBC 0 LBC 0 CBC [0-9]* UBC [0-9]* DCB 1 DUB 1' del.txt && pass ||
+  grep -q 'GNC 0 UNC 0 GBC 0 LBC 0 CBC [0-9]* UBC [0-9]* DCB 1 DUB 1' del.txt && pass "deletions only" ||
   fail "deletions only: $(tail -1 del.txt)"
-"$UCOV" report cur4 --diff del.diff >del0.txt && grep -q 'GNC 0 UNC 0 ' del0.txt && pass ||
+"$UCOV" report cur4 --diff del.diff >del0.txt && grep -q 'GNC 0 UNC 0 ' del0.txt && pass "deletions only, no baseline" ||
   fail "deletions only, no baseline: $(tail -1 del0.txt)"
 # Each revision's exclusion markers apply to its own lines: the baseline's
 # are read from the current source with the diff undone. Here a function
@@ -138,10 +139,10 @@ C
   git diff >../mk.diff && mkdir -p ../mkcur && (cd ../mkcur && gcc --coverage -O0 ../mk/m.c -o p && ./p)) ||
   fail "the marker repository"
 "$UCOV" report mkcur --baseline mkbase --diff mk.diff >mk.txt &&
-  grep -q 'GNC 3 UNC 0 GBC 0 LBC 0 CBC 4 UBC 1 DCB 1 DUB 0' mk.txt && pass ||
+  grep -q 'GNC 3 UNC 0 GBC 0 LBC 0 CBC 4 UBC 1 DCB 1 DUB 0' mk.txt && pass "markers per revision" ||
   fail "markers per revision: $(tail -1 mk.txt)"
 "$UCOV" report mkcur --baseline mkbase --diff mk.diff --json mk.json >/dev/null &&
-  python3 - mk.json <<'PY' && pass || fail "markers per revision: line categories"
+  python3 - mk.json <<'PY' && pass "markers per revision: line categories" || fail "markers per revision: line categories"
 import json, sys
 f = json.load(open(sys.argv[1]))["files"][0]
 cat = {l: c for c, ls in f["diff"].items() for l in ls}
@@ -151,27 +152,27 @@ assert 9 not in cat and 4 in cat and cat[4] == "CBC", cat
 PY
 # Without the diff, lines are matched by number: the moved block is misread.
 "$UCOV" report cur --baseline base >sum0.txt
-! grep -q 'GNC 4 UNC 1 GBC 1 LBC 1' sum0.txt && pass || fail "the diff changes the categories"
-grep -q '^### Changed files' md.txt && grep -q '^| prog.c\|^| .*/prog.c' md.txt && pass ||
+! grep -q 'GNC 4 UNC 1 GBC 1 LBC 1' sum0.txt && pass "the diff changes the categories" || fail "the diff changes the categories"
+grep -q '^### Changed files' md.txt && grep -q '^| prog.c\|^| .*/prog.c' md.txt && pass "Markdown lists the changed file" ||
   fail "Markdown lists the changed file: $(cat md.txt)"
 # Without a baseline: the patch's coverage, the inserted lines only (moved ones are not new).
 "$UCOV" report cur --diff d.diff >p.txt && grep -q 'GNC 4 UNC 1 GBC 0 LBC 0 CBC 0 UBC 0 DCB 0 DUB 0' p.txt &&
-  pass || fail "patch coverage: $(tail -1 p.txt)"
+  pass "patch coverage" || fail "patch coverage: $(tail -1 p.txt)"
 # The HTML page carries the categories of the changed lines.
 "$UCOV" report cur --baseline base --diff d.diff --html d.html && grep -q '"diff": true' d.html &&
-  grep -q '"GNC"' d.html && grep -q '"LBC"' d.html && pass || fail "HTML categories"
+  grep -q '"GNC"' d.html && grep -q '"LBC"' d.html && pass "HTML categories" || fail "HTML categories"
 # A malformed diff: said with its line, the report still written, status 1.
 printf 'diff --git a/prog.c b/prog.c\n--- a/prog.c\n+++ b/prog.c\n@@ -1,3 +1,2 @@\n-a\n' >bad.diff
 "$UCOV" report cur --diff bad.diff --lcov bad.info 2>bad.err
-[ $? = 1 ] && grep -q 'bad.diff.*cut short\|bad.diff.*ends early' bad.err && [ -s bad.info ] && pass ||
+[ $? = 1 ] && grep -q 'bad.diff.*cut short\|bad.diff.*ends early' bad.err && [ -s bad.info ] && pass "a malformed diff" ||
   fail "a malformed diff: $(cat bad.err)"
 printf '@@ -x +1 @@\n' >bad2.diff
 "$UCOV" report cur --diff bad2.diff >/dev/null 2>bad2.err
-[ $? = 1 ] && grep -q 'bad2.diff:1: not a hunk header' bad2.err && pass || fail "bad hunk: $(cat bad2.err)"
+[ $? = 1 ] && grep -q 'bad2.diff:1: not a hunk header' bad2.err && pass "a bad hunk is refused" || fail "bad hunk: $(cat bad2.err)"
 # A file that is no diff at all is an error; an empty diff (no change) is not.
 cp repo/prog.c notdiff.c && : >empty.diff
 "$UCOV" report cur --diff notdiff.c >/dev/null 2>nd.err
-[ $? = 1 ] && grep -q 'notdiff.c: not a unified diff' nd.err && pass || fail "not a diff: $(cat nd.err)"
+[ $? = 1 ] && grep -q 'notdiff.c: not a unified diff' nd.err && pass "a file that is not a diff is refused" || fail "not a diff: $(cat nd.err)"
 "$UCOV" report cur --diff empty.diff >ed.txt 2>ed.err && grep -q 'GNC 0 UNC 0' ed.txt && [ ! -s ed.err ] &&
-  pass || fail "an empty diff: $(cat ed.err)"
+  pass "an empty diff" || fail "an empty diff: $(cat ed.err)"
 finish diffcov

@@ -50,13 +50,13 @@ for cc in "${compilers[@]}"; do
     -o plain &&
     CC=$cc "$UCOV" cc --trace --dormant -v -g -O2 "${SANFLAGS[@]}" -I"$D" "$D/trace_one.c" \
       "$D/httpreq.c" -o dormant 2>cc.err || fail "$cc: builds: $(tail -2 cc.err)"
-  grep -q 'sites (' cc.err && pass || fail "$cc: -v says how many sites: $(tail -1 cc.err)"
-  python3 "$SRC/tests/e2e/dormant_sites.py" plain dormant >sites.txt 2>&1 && pass ||
+  grep -q 'sites (' cc.err && pass "$cc: -v says how many sites" || fail "$cc: -v says how many sites: $(tail -1 cc.err)"
+  python3 "$SRC/tests/e2e/dormant_sites.py" plain dormant >sites.txt 2>&1 && pass "$cc: the table is objdump's sites" ||
     fail "$cc: the table is objdump's sites: $(head -5 sites.txt)"
   for mode in pc cmp ext unique; do
     setarch -R ./plain --mode $mode "$REQ" 2>/dev/null | sym plain >"p.$mode"
     setarch -R ./dormant --mode $mode "$REQ" 2>/dev/null | sym dormant >"d.$mode"
-    [ -s "p.$mode" ] && cmp -s "p.$mode" "d.$mode" && pass ||
+    [ -s "p.$mode" ] && cmp -s "p.$mode" "d.$mode" && pass "$cc $mode: the dormant build's trace is the plain build's" ||
       fail "$cc $mode: the dormant build's trace is the plain build's: $(diff "p.$mode" "d.$mode" | head -4)"
   done
   # --ext: the entry and exit records too
@@ -66,20 +66,20 @@ for cc in "${compilers[@]}"; do
   setarch -R ./plain_ext --mode ext "$REQ" 2>/dev/null | sym plain_ext >p.ext2
   setarch -R ./dormant_ext --mode ext "$REQ" 2>/dev/null | sym dormant_ext >d.ext2
   if [ "${cc#clang}" = "$cc" ]; then # gcc: the same -finstrument-functions calls, NOPed
-    grep -q ' entry$' p.ext2 && cmp -s p.ext2 d.ext2 && pass ||
+    grep -q ' entry$' p.ext2 && cmp -s p.ext2 d.ext2 && pass "$cc --ext: the dormant build's entry/exit trace" ||
       fail "$cc --ext: the dormant build's entry/exit trace: $(diff p.ext2 d.ext2 | head -4)"
   else # clang: XRay sleds, one per function (no records for inlined calls)
-    python3 "$T/xray_trace.py" d.ext2 p.pc >x.txt 2>&1 && pass ||
+    python3 "$T/xray_trace.py" d.ext2 p.pc >x.txt 2>&1 && pass "$cc --ext: XRay entry/exit records" ||
       fail "$cc --ext: XRay entry/exit records: $(head -3 x.txt)"
     grep -q -- '-fxray-instrument' <(CC=$cc "$UCOV" cc --ext --dormant -v -c -x c /dev/null \
-      -o /dev/null 2>&1) && pass || fail "$cc --ext --dormant compiles with XRay sleds"
+      -o /dev/null 2>&1) && pass "$cc --ext --dormant compiles with XRay sleds" || fail "$cc --ext --dormant compiles with XRay sleds"
   fi
   # ucov report through the table: the lines of a dormant build's trace
   ./plain --modules pm.txt "$REQ" >pp.txt 2>/dev/null && ./dormant --modules dm.txt "$REQ" >dp.txt 2>/dev/null
   "$UCOV" report pp.txt --modules pm.txt --lcov p.info 2>/dev/null
   "$UCOV" report dp.txt --modules dm.txt --lcov d.info 2>rep.err
   grep -q '^DA:' d.info && cmp -s <(grep -E '^(SF|DA|FNDA):' p.info) <(grep -E '^(SF|DA|FNDA):' d.info) &&
-    pass || fail "$cc: report of a dormant trace: $(head -2 rep.err)"
+    pass "$cc: report of a dormant trace" || fail "$cc: report of a dormant trace: $(head -2 rep.err)"
   cd .. || exit 1
 done
 
@@ -91,28 +91,28 @@ CC=$cc "$UCOV" cc --trace --dormant -v -O2 -pthread "${SANFLAGS[@]}" -I"$SRC/inc
   fail "stress build: $(tail -2 cc.err)"
 # (gcc ends functions with a jump to the hook; clang never does)
 if [ "$cc" = gcc ]; then
-  grep -q '[1-9][0-9]* tail jumps' cc.err && pass || fail "work.c has tail jumps: $(tail -1 cc.err)"
+  grep -q '[1-9][0-9]* tail jumps' cc.err && pass "work.c has tail jumps" || fail "work.c has tail jumps: $(tail -1 cc.err)"
 fi
-python3 "$SRC/tests/e2e/dormant_sites.py" plain stress >sites.txt 2>&1 && pass ||
+python3 "$SRC/tests/e2e/dormant_sites.py" plain stress >sites.txt 2>&1 && pass "stress: the table is objdump's sites" ||
   fail "stress: the table is objdump's sites: $(head -5 sites.txt)"
 # 4 threads run the code; the main thread enables and disables 1,000 times
 # and checks every traced call's records against the first one's
 ./stress 1000 4 remote >s1.txt 2>&1 && grep -q '^stress: 1000 cycles, [1-9][0-9]* records each, 4 workers' s1.txt &&
-  pass || fail "1,000 enables and disables under 4 threads: $(tail -3 s1.txt)"
+  pass "1,000 enables and disables under 4 threads" || fail "1,000 enables and disables under 4 threads: $(tail -3 s1.txt)"
 # KCOV_REMOTE_ENABLE makes the sites live too: a worker's section records
 # what the plain build's does
 ./plain 2 0 remote >s0.txt 2>&1
 grep -q '^remote: [1-9][0-9]* records$' s1.txt && [ "$(grep '^remote:' s1.txt)" = "$(grep '^remote:' s0.txt)" ] &&
-  pass || fail "a REMOTE section in a dormant build: $(grep '^remote' s1.txt) / plain $(grep '^remote' s0.txt)"
-./stress 1000 4 own-trap >s2.txt 2>&1 && grep -q ' 126 own traps$' s2.txt && pass ||
+  pass "a REMOTE section in a dormant build" || fail "a REMOTE section in a dormant build: $(grep '^remote' s1.txt) / plain $(grep '^remote' s0.txt)"
+./stress 1000 4 own-trap >s2.txt 2>&1 && grep -q ' 126 own traps$' s2.txt && pass "the program's own SIGTRAP handler" ||
   fail "the program's own SIGTRAP handler: $(tail -3 s2.txt)"
-./stress 400 4 own-trap worker-trace >s3.txt 2>&1 && grep -q '^stress: 400 cycles' s3.txt && pass ||
+./stress 400 4 own-trap worker-trace >s3.txt 2>&1 && grep -q '^stress: 400 cycles' s3.txt && pass "threads that trace for themselves meanwhile" ||
   fail "threads that trace for themselves meanwhile: $(tail -3 s3.txt)"
 # clang --ext --dormant: XRay sleds patched too, under the same load
 if [ "${cc#clang}" != "$cc" ]; then
   CC=$cc "$UCOV" cc --ext --dormant -O2 -pthread "${SANFLAGS[@]}" -I"$SRC/include" -I"$T" \
     "$T/stress.c" "$T/work.c" -o stress_xray 2>cc.err || fail "stress --ext build: $(tail -2 cc.err)"
-  ./stress_xray 1000 4 own-trap >s4.txt 2>&1 && grep -q ' 126 own traps$' s4.txt && pass ||
+  ./stress_xray 1000 4 own-trap >s4.txt 2>&1 && grep -q ' 126 own traps$' s4.txt && pass "XRay sleds patched under 4 threads" ||
     fail "XRay sleds patched under 4 threads: $(tail -3 s4.txt)"
 fi
 # the sites in the running process: live while a device is enabled, dormant after
@@ -122,20 +122,20 @@ read -r -t 30 word <&"${S[0]}"
 python3 "$SRC/tests/e2e/dormant_sites.py" --mem "$spid" stress live >mem1.txt 2>&1
 # (patched through a PROT_WRITE that is taken back: no writable code stays)
 grep -E '^[0-9a-f-]+ .wx' /proc/"$spid"/maps >wx.txt
-[ ! -s wx.txt ] && pass || fail "a writable and executable mapping stays: $(head -2 wx.txt)"
+[ ! -s wx.txt ] && pass "a writable and executable mapping stays" || fail "a writable and executable mapping stays: $(head -2 wx.txt)"
 [ -n "${S[1]:-}" ] && echo >&"${S[1]}"
 read -r -t 30 word2 <&"${S[0]}"
 python3 "$SRC/tests/e2e/dormant_sites.py" --mem "$spid" stress dormant >mem2.txt 2>&1
 [ -n "${S[1]:-}" ] && echo >&"${S[1]}"
 wait "$spid"
-[ "$word" = live ] && grep -q '^live [1-9]' mem1.txt && pass ||
+[ "$word" = live ] && grep -q '^live [1-9]' mem1.txt && pass "sites live in memory while enabled: $word" ||
   fail "sites live in memory while enabled: $word $(head -3 mem1.txt)"
-[ "$word2" = dormant ] && grep -q '^dormant [1-9]' mem2.txt && pass ||
+[ "$word2" = dormant ] && grep -q '^dormant [1-9]' mem2.txt && pass "sites dormant in memory after the last device went with its thread: $word2" ||
   fail "sites dormant in memory after the last device went with its thread: $word2 $(head -3 mem2.txt)"
 # under gdb: a single thread never meets a patch in progress
 if command -v gdb >/dev/null && [ -z "$SAN" ]; then
   gdb -batch -ex run --args ./stress 50 0 >g1.txt 2>&1
-  grep -q 'stress: 50 cycles' g1.txt && grep -q 'exited normally' g1.txt && pass ||
+  grep -q 'stress: 50 cycles' g1.txt && grep -q 'exited normally' g1.txt && pass "under gdb" ||
     fail "under gdb: $(tail -3 g1.txt)"
   # shellcheck disable=SC2016 # (gdb expands them)
   # a thread that meets a site mid-patch stops gdb with a SIGTRAP there;
@@ -143,11 +143,11 @@ if command -v gdb >/dev/null && [ -z "$SAN" ]; then
   printf '%s\n' run 'while $_isvoid($_exitcode)' ' if $_siginfo.si_signo == 5' '  signal SIGTRAP' \
     ' else' '  continue' ' end' end >cont.gdb
   timeout 300 gdb -batch -x cont.gdb --args ./stress 200 4 >g2.txt 2>&1
-  grep -q 'stress: 200 cycles' g2.txt && grep -q 'exited normally' g2.txt && pass ||
+  grep -q 'stress: 200 cycles' g2.txt && grep -q 'exited normally' g2.txt && pass "under gdb with threads, each SIGTRAP handed on" ||
     fail "under gdb with threads, each SIGTRAP handed on: $(tail -3 g2.txt)"
   (cd "../$cc" && gdb -batch -ex run --args ./dormant --mode pc "$REQ" 2>/dev/null | grep '^0x' |
     sym dormant) >g3.txt
-  cmp -s g3.txt "../$cc/d.pc" && pass || fail "the demo's trace under gdb: $(diff g3.txt "../$cc/d.pc" | head -3)"
+  cmp -s g3.txt "../$cc/d.pc" && pass "the demo's trace under gdb" || fail "the demo's trace under gdb: $(diff g3.txt "../$cc/d.pc" | head -3)"
 fi
 cd .. || exit 1
 
@@ -163,10 +163,10 @@ done
 want=$(./main_plain "$PWD/libplain.so" before)
 for when in before during; do
   got=$(./main_dormant "$PWD/libdormant.so" $when)
-  [ -n "$want" ] && [ "$got" = "$want" ] && pass ||
+  [ -n "$want" ] && [ "$got" = "$want" ] && pass "a dormant library loaded $when tracing: '$got', the plain one '$want'" ||
     fail "a dormant library loaded $when tracing: '$got', the plain one '$want'"
 done
-python3 "$SRC/tests/e2e/dormant_sites.py" libplain.so libdormant.so >sites.txt 2>&1 && pass ||
+python3 "$SRC/tests/e2e/dormant_sites.py" libplain.so libdormant.so >sites.txt 2>&1 && pass "library: the table is objdump's sites" ||
   fail "library: the table is objdump's sites: $(head -5 sites.txt)"
 cd .. || exit 1
 

@@ -59,15 +59,15 @@ run_case() {
   [ -n "${M[1]:-}" ] && echo q >&"${M[1]}"
   wait "$pid"
   local rc=$?
-  [ "${ready%% *}" = ready ] && [ $rc = 0 ] && pass || fail "$tag: ran ($ready, status $rc)"
+  [ "${ready%% *}" = ready ] && [ $rc = 0 ] && pass "$tag: ran ($ready, status $rc)" || fail "$tag: ran ($ready, status $rc)"
   # One runtime: one control server thread (a second runtime would start its own).
-  [ "$threads" = 1 ] && pass || fail "$tag: $threads control threads: one runtime per process"
-  grep -q "$PWD/libdso.so" mods.txt && grep -q "$PWD/main" mods.txt && pass ||
+  [ "$threads" = 1 ] && pass "$tag: $threads control threads: one runtime per process" || fail "$tag: $threads control threads: one runtime per process"
+  grep -q "$PWD/libdso.so" mods.txt && grep -q "$PWD/main" mods.txt && pass "$tag: module map lists the program and the library" ||
     fail "$tag: module map lists the program and the library"
   case $mode in
   trace | ext | unique)
     "$UCOV" report pcs.txt --modules mods.txt --lcov t.info 2>t.err
-    hit t.info exe_work $exe_in && hit t.info lib_work $lib_in && pass ||
+    hit t.info exe_work $exe_in && hit t.info lib_work $lib_in && pass "$tag: traced PCs: exe_work=" ||
       fail "$tag: traced PCs: exe_work=$(fnda t.info exe_work) lib_work=$(fnda t.info lib_work)" \
         "$(head -2 t.err)"
     # EXT: ENTRY and EXIT records from each instrumented module, whichever
@@ -78,50 +78,50 @@ run_case() {
       grep -q '^entry libdso.so lib_work$' pcs.txt.ext &&
         grep -q '^exit libdso.so lib_work$' pcs.txt.ext && lib_ext=yes
       grep -q '^entry main ' pcs.txt.ext && grep -q '^exit main ' pcs.txt.ext && exe_ext=yes
-      [ $lib_ext = "$lib_in" ] && [ $exe_ext = "$exe_in" ] && pass ||
+      [ $lib_ext = "$lib_in" ] && [ $exe_ext = "$exe_in" ] && pass "$tag: ENTRY/EXIT records: library $lib_ext, program $exe_ext:" ||
         fail "$tag: ENTRY/EXIT records: library $lib_ext, program $exe_ext:" \
           "$(sort pcs.txt.ext | uniq -c | tr '\n' ' ')"
     fi
     if [ "$mode" = trace ]; then
       "$UCOV" report P --lcov p.info 2>p.err
-      hit p.info exe_work $exe_in && hit p.info lib_work $lib_in && pass ||
+      hit p.info exe_work $exe_in && hit p.info lib_work $lib_in && pass "$tag: pulled trace" ||
         fail "$tag: pulled trace: $(head -2 p.err)"
     fi
     ;;
   gcov)
     if [ $lib_in = yes ]; then grep -q 'dso_lib.gcda$' ls.txt; else ! grep -q dso_lib ls.txt; fi &&
-      pass || fail "$tag: ls: $(cat ls.txt)"
+      pass "$tag: ls" || fail "$tag: ls: $(cat ls.txt)"
     # (clang's gcov files are LLVM's format: ucov report reads them with llvm-cov gcov)
     "$UCOV" report P --lcov p.info 2>p.err
-    hit p.info lib_work $lib_in && hit p.info exe_work $exe_in && pass ||
+    hit p.info lib_work $lib_in && hit p.info exe_work $exe_in && pass "$tag: pulled gcov: lib_work=" ||
       fail "$tag: pulled gcov: lib_work=$(fnda p.info lib_work) exe_work=$(fnda p.info exe_work)" \
         "$(head -2 p.err 2>/dev/null)"
     if [ $lib_in = yes ]; then
-      grep -q '^FNDA:0,lib_idle$' p.info && pass || fail "$tag: lib_idle counted 0"
+      grep -q '^FNDA:0,lib_idle$' p.info && pass "$tag: lib_idle counted 0" || fail "$tag: lib_idle counted 0"
     fi
     local gcdas
     gcdas=$(find . -name '*.gcda' -not -path './P/*' | grep -c dso_lib)
-    [ "$gcdas" = "$([ $lib_in = yes ] && echo 1 || echo 0)" ] && pass ||
+    [ "$gcdas" = "$([ $lib_in = yes ] && echo 1 || echo 0)" ] && pass "$tag: exit .gcda of the library: $gcdas" ||
       fail "$tag: exit .gcda of the library: $gcdas"
     ;;
   pgo)
-    ls P/pgo/*.profraw >/dev/null 2>&1 && pass || fail "$tag: no live profile pulled"
+    ls P/pgo/*.profraw >/dev/null 2>&1 && pass "$tag: no live profile pulled" || fail "$tag: no live profile pulled"
     local n_live
     n_live=$(find P/pgo -maxdepth 1 -name '*.profraw' | wc -l)
-    [ "$n_live" = "$([ "$combo" = both ] && echo 2 || echo 1)" ] && [ -s P/pgo/profraw ] && pass ||
+    [ "$n_live" = "$([ "$combo" = both ] && echo 2 || echo 1)" ] && [ -s P/pgo/profraw ] && pass "$tag: live profiles (and pgo/profraw, all of them)" ||
       fail "$tag: live profiles (and pgo/profraw, all of them): $(ls P/pgo)"
     $LLVM_PROFDATA show --all-functions exit.profraw >show.txt 2>&1
     { grep -q '^  lib_work:' show.txt && [ $lib_in = yes ] || [ $lib_in = no ]; } &&
       { grep -q '^  \(dso_main.c:\)\?exe_work:' show.txt && [ $exe_in = yes ] || [ $exe_in = no ]; } &&
-      ! { [ $lib_in = no ] && grep -q lib_work show.txt; } && pass ||
+      ! { [ $lib_in = no ] && grep -q lib_work show.txt; } && pass "$tag: exit profile" ||
       fail "$tag: exit profile: $(tr '\n' ' ' <show.txt)"
     if [ "$combo" = both ]; then
       $LLVM_PROFDATA merge -o m.profdata exit.profraw &&
         llvm-cov-14 export -format=lcov ./main -object ./libdso.so -instr-profile m.profdata >c.info &&
-        hit c.info lib_work yes && hit c.info exe_work yes && pass ||
+        hit c.info lib_work yes && hit c.info exe_work yes && pass "$tag: llvm-cov of both modules from one exit profile" ||
         fail "$tag: llvm-cov of both modules from one exit profile"
       "$UCOV" report P --lcov p.info 2>p.err
-      hit p.info lib_work yes && hit p.info exe_work yes && pass ||
+      hit p.info lib_work yes && hit p.info exe_work yes && pass "$tag: report of the pulled profiles" ||
         fail "$tag: report of the pulled profiles: $(head -2 p.err)"
     fi
     ;;
@@ -195,26 +195,26 @@ dl_case() { # TAG MODE PROGRAM-BUILT-BY-UCOV(yes|no)
   [ -n "${D[1]:-}" ] && echo q >&"${D[1]}"
   wait "$pid"
   local rc=$?
-  [ "$ready" = "ready 28" ] && [ $rc = 0 ] && pass || fail "dlclose $tag: ran ($ready, status $rc)"
-  ! grep -q 'dso_lib\|libdl' ls.txt && grep -q modules ls.txt && pass ||
+  [ "$ready" = "ready 28" ] && [ $rc = 0 ] && pass "dlclose $tag: ran ($ready, status $rc)" || fail "dlclose $tag: ran ($ready, status $rc)"
+  ! grep -q 'dso_lib\|libdl' ls.txt && grep -q modules ls.txt && pass "dlclose $tag: the library's objects are gone after dlclose" ||
     fail "dlclose $tag: the library's objects are gone after dlclose: $(cat ls.txt)"
   if [ "$mode" = gcov ]; then
     local g
     g=$(find . -maxdepth 1 -name '*dso_lib.gcda')
-    [ -n "$g" ] && "$UCOV" report "$g" --lcov l.info 2>/dev/null && hit l.info lib_work yes && pass ||
+    [ -n "$g" ] && "$UCOV" report "$g" --lcov l.info 2>/dev/null && hit l.info lib_work yes && pass "dlclose $tag: the library's .gcda, written at dlclose" ||
       fail "dlclose $tag: the library's .gcda, written at dlclose"
     if [ "$inst" = yes ]; then
       "$UCOV" report . --lcov all.info 2>/dev/null
-      hit all.info after yes && pass || fail "dlclose $tag: the program's counts after dlclose"
+      hit all.info after yes && pass "dlclose $tag: the program's counts after dlclose" || fail "dlclose $tag: the program's counts after dlclose"
     fi
   else
     llvm-profdata-14 show --all-functions --counts exit.profraw >show.txt 2>&1
-    grep -q '^  lib_work:' show.txt && { [ "$inst" = no ] || grep -q 'after:' show.txt; } && pass ||
+    grep -q '^  lib_work:' show.txt && { [ "$inst" = no ] || grep -q 'after:' show.txt; } && pass "dlclose $tag: exit profile" ||
       fail "dlclose $tag: exit profile: $(tr '\n' ' ' <show.txt)"
     # Each function once: the library's profile saved at dlclose, the program's
     # at exit, after a __llvm_profile_write_file in between.
     ! grep -q 'Function count: 2' show.txt && grep -A3 '^  lib_work:' show.txt |
-      grep -q 'Function count: 1' && pass || fail "dlclose $tag: counted twice: $(tr '\n' ' ' <show.txt)"
+      grep -q 'Function count: 1' && pass "dlclose $tag: counted twice" || fail "dlclose $tag: counted twice: $(tr '\n' ' ' <show.txt)"
   fi
   cd .. || exit 1
 }
@@ -272,7 +272,7 @@ for cc in gcc clang; do
       ./dlext "$PWD/libx.so" >out.txt 2>err.txt
   )
   grep -q '^entry lib_work$' "ext-$cc/out.txt" && grep -q '^exit lib_work$' "ext-$cc/out.txt" &&
-    grep -q '^result ' "ext-$cc/out.txt" && pass ||
+    grep -q '^result ' "ext-$cc/out.txt" && pass "dlopen ext $cc: ENTRY/EXIT of lib_work" ||
     fail "dlopen ext $cc: ENTRY/EXIT of lib_work: $(tr '\n' ' ' <"ext-$cc/out.txt")" \
       "$(head -3 "ext-$cc/err.txt")"
 done

@@ -25,26 +25,26 @@ t0=$(ms)
 st=$?
 t1=$(ms)
 [ $st -eq 0 ] && [ $((t1 - t0)) -lt 1000 ] && grep -q 'not a gcov data file' err.txt &&
-  [ "$(stat -c %s p.gcda)" = 1073741824 ] && pass ||
+  [ "$(stat -c %s p.gcda)" = 1073741824 ] && pass "a 1 GiB junk .gcda is refused at once" ||
   fail "a 1 GiB junk .gcda is refused at once ($((t1 - t0)) ms, status $st: $(cat err.txt))"
 # A 1 GiB file that starts like a .gcda: refused by its size, not read.
 { head -c 16 good.gcda; } >p.gcda && truncate -s 1G p.gcda
 t0=$(ms)
 ./p 2>err.txt
 t1=$(ms)
-[ $((t1 - t0)) -lt 1000 ] && grep -q 'larger than any .gcda' err.txt && pass ||
+[ $((t1 - t0)) -lt 1000 ] && grep -q 'larger than any .gcda' err.txt && pass "a huge file with a .gcda header is not read" ||
   fail "a huge file with a .gcda header is not read ($((t1 - t0)) ms: $(cat err.txt))"
 # A link (here to /dev/zero, which never ends: a link is never followed) or
 # a FIFO: not a regular file.
 rm -f p.gcda && ln -s /dev/zero p.gcda
 timeout 5 ./p 2>err.txt
 st=$?
-[ $st -eq 0 ] && grep -q 'a link: left alone' err.txt && [ -L p.gcda ] && pass ||
+[ $st -eq 0 ] && grep -q 'a link: left alone' err.txt && [ -L p.gcda ] && pass "a link to /dev/zero is refused (status $st" ||
   fail "a link to /dev/zero is refused (status $st: $(cat err.txt))"
 rm -f p.gcda && mkfifo p.gcda
 timeout 5 ./p 2>err.txt
 st=$?
-[ $st -eq 0 ] && grep -q 'not a regular file' err.txt && pass || fail "a FIFO is refused (status $st)"
+[ $st -eq 0 ] && grep -q 'not a regular file' err.txt && pass "a FIFO is refused (status $st)" || fail "a FIFO is refused (status $st)"
 rm -f p.gcda
 
 # Hostile lengths and counters: a counter record of length 0x80000000, and
@@ -72,13 +72,13 @@ PY
 cp neg.gcda p.gcda
 ./p 2>err.txt
 st=$?
-[ $st -eq 0 ] && grep -q 'merge mismatch' err.txt && cmp -s p.gcda neg.gcda && pass ||
+[ $st -eq 0 ] && grep -q 'merge mismatch' err.txt && cmp -s p.gcda neg.gcda && pass "a counter length of 0x80000000 is refused, the file left alone (status $st" ||
   fail "a counter length of 0x80000000 is refused, the file left alone (status $st: $(cat err.txt))"
 cp big.gcda p.gcda
 ./p 2>err.txt
 st=$?
 # Every arc this run took stays at INT64_MAX (saturated), none wrapped negative.
-python3 - p.gcda <<'PY' && [ $st -eq 0 ] && pass ||
+python3 - p.gcda <<'PY' && [ $st -eq 0 ] && pass "counters near INT64_MAX saturate" ||
 import struct, sys
 b = open(sys.argv[1], "rb").read()
 off, vals = 16, []
@@ -101,7 +101,7 @@ if [ "$(id -u)" = 0 ] && unshare -m --propagation private true 2>/dev/null; then
     head -c 12288 /dev/zero >full/fill 2>/dev/null; head -c 4096 /dev/zero >>full/fill 2>/dev/null
     GCOV_PREFIX=$WORK/full GCOV_PREFIX_STRIP=99 ./p 2>'$WORK/full.err'
     cmp -s full/p.gcda good.gcda && echo same >'$WORK/full.cmp'"
-  [ -f full.cmp ] && grep -q 'No space left' full.err && pass ||
+  [ -f full.cmp ] && grep -q 'No space left' full.err && pass "a full disk keeps the old .gcda" ||
     fail "a full disk keeps the old .gcda ($(cat full.err))"
   # The same for an LLVM profile pool (%m), which every run merges into.
   if command -v clang >/dev/null; then
@@ -114,7 +114,7 @@ if [ "$(id -u)" = 0 ] && unshare -m --propagation private true 2>/dev/null; then
       head -c 16384 /dev/zero >fullp/fill 2>/dev/null
       LLVM_PROFILE_FILE=$WORK/fullp/pool-%m.profraw ./pp 2>'$WORK/fullp.err'
       [ \$(ls fullp | wc -l) = 2 ] && cmp -s fullp/$pool pool.good && echo same >'$WORK/fullp.cmp'"
-    [ -s pool.good ] && [ -f fullp.cmp ] && grep -q 'No space left' fullp.err && pass ||
+    [ -s pool.good ] && [ -f fullp.cmp ] && grep -q 'No space left' fullp.err && pass "a full disk keeps the old profile pool" ||
       fail "a full disk keeps the old profile pool ($(cat fullp.err))"
   fi
 else

@@ -42,14 +42,14 @@ for mode in huge short garbage names; do
   "$UCOV" ls --pid "$fpid" >out.txt 2>err.txt
   st=$?
   case $mode in
-  huge) [ $st -eq 1 ] && grep -q 'reply too large' err.txt && pass ||
+  huge) [ $st -eq 1 ] && grep -q 'reply too large' err.txt && pass "a 0xffffffff reply length is refused (status $st" ||
     fail "a 0xffffffff reply length is refused (status $st: $(cat err.txt))" ;;
-  short) [ $st -eq 1 ] && grep -q 'truncated reply' err.txt && pass ||
+  short) [ $st -eq 1 ] && grep -q 'truncated reply' err.txt && pass "a reply shorter than its length is refused (status $st" ||
     fail "a reply shorter than its length is refused (status $st: $(cat err.txt))" ;;
-  garbage) [ $st -eq 1 ] && grep -q 'not a ucov reply' err.txt && pass ||
+  garbage) [ $st -eq 1 ] && grep -q 'not a ucov reply' err.txt && pass "garbage is not a reply (status $st" ||
     fail "garbage is not a reply (status $st: $(cat err.txt))" ;;
   names) [ $st -eq 0 ] && ! grep -q $'\x1b' out.txt && grep -qF 'gcov/a\x1b[31mred.gcda' out.txt &&
-    grep -qF 'pgo/new\nline.profraw' out.txt && grep -qF 'x\\y' out.txt && pass ||
+    grep -qF 'pgo/new\nline.profraw' out.txt && grep -qF 'x\\y' out.txt && pass "ls escapes names" ||
     fail "ls escapes names ($(cat -v out.txt))" ;;
   esac
   kill "$fpid"
@@ -73,14 +73,14 @@ sleep 0.3 # the deaf one fills its backlog
 t0=$(ms)
 timeout 60 "$UCOV" ls >ls.txt 2>lserr.txt
 st=$? took=$(($(ms) - t0))
-[ $st -eq 0 ] && [ $took -lt 2500 ] && pass || fail "ls of silent targets took $took ms (status $st)"
-grep -qx "$lspid	.*/kvd" ls.txt && pass || fail "ls names the live target ($(cat ls.txt))"
+[ $st -eq 0 ] && [ $took -lt 2500 ] && pass "ls of silent targets took $took ms (status $st)" || fail "ls of silent targets took $took ms (status $st)"
+grep -qx "$lspid	.*/kvd" ls.txt && pass "ls names the live target" || fail "ls names the live target ($(cat ls.txt))"
 for f in "${fakes[@]}"; do
   grep -q "^$f	" ls.txt || fail "ls lists target $f ($(cat ls.txt))"
 done
 [ "$(grep -c $'\t?$' ls.txt)" = 4 ] && [ "$(grep -c 'no reply within\|not accepting' lserr.txt)" = 4 ] &&
-  pass || fail "the four that did not answer are '?', with why ($(cat ls.txt lserr.txt))"
-! grep -q $'[\x1b\x07\x08]' ls.txt && grep -qF '/bin/\x1b]0;owned\x07x\x08y' ls.txt && pass ||
+  pass "the four that did not answer are '?', with why" || fail "the four that did not answer are '?', with why ($(cat ls.txt lserr.txt))"
+! grep -q $'[\x1b\x07\x08]' ls.txt && grep -qF '/bin/\x1b]0;owned\x07x\x08y' ls.txt && pass "ls escapes a target's own name" ||
   fail "ls escapes a target's own name ($(cat -v ls.txt))"
 kill "${fakes[@]}" "$lspid"
 wait "${fakes[@]}" "$lspid" 2>/dev/null
@@ -93,7 +93,7 @@ coproc F { exec "${H[@]}" fake-target "$UCOV_RUNTIME_DIR" names impostor.sock; }
 read -r fpid <&"${F[0]}"
 mv rt/impostor.sock "rt/$kpid.sock"
 "$UCOV" ls --pid "$kpid" >out.txt 2>err.txt
-[ $? -eq 1 ] && grep -q "not process $kpid" err.txt && pass ||
+[ $? -eq 1 ] && grep -q "not process $kpid" err.txt && pass "a peer with another pid is refused" ||
   fail "a peer with another pid is refused ($(cat err.txt))"
 kill "$fpid" "$kpid"
 wait "$fpid" "$kpid" 2>/dev/null
@@ -103,23 +103,23 @@ kpid=$!
 wait_sock "rt/$kpid.sock"
 chmod 755 rt
 "$UCOV" ls --pid "$kpid" >out.txt 2>err.txt
-[ $? -eq 1 ] && grep -q 'not a private directory' err.txt && pass ||
+[ $? -eq 1 ] && grep -q 'not a private directory' err.txt && pass "client refuses a runtime directory of mode 755" ||
   fail "client refuses a runtime directory of mode 755 ($(cat err.txt))"
 chmod 700 rt
-"$UCOV" ls --pid "$kpid" >/dev/null && pass || fail "and trusts it again at 700"
+"$UCOV" ls --pid "$kpid" >/dev/null && pass "and trusts it again at 700" || fail "and trusts it again at 700"
 
 # --- REMOTE: a client's buffer must be sealed, or it could shrink it under the
 # target's mapping (SIGBUS at the next append).
 read -r st eno shrunk < <("${H[@]}" remote "rt/$kpid.sock" unsealed)
-[ "$st" = 12 ] && [ "$eno" = 22 ] && pass || fail "an unsealed REMOTE buffer is refused (status $st errno $eno)"
+[ "$st" = 12 ] && [ "$eno" = 22 ] && pass "an unsealed REMOTE buffer is refused (status $st errno $eno)" || fail "an unsealed REMOTE buffer is refused (status $st errno $eno)"
 read -r st eno shrunk < <("${H[@]}" remote "rt/$kpid.sock" sealed)
-[ "$st" = 0 ] && [ "$shrunk" = 0 ] && pass || fail "a sealed one is taken, and cannot shrink (status $st, shrunk $shrunk)"
-kill -0 "$kpid" && pass || fail "kvd survives the REMOTE clients"
+[ "$st" = 0 ] && [ "$shrunk" = 0 ] && pass "a sealed one is taken, and cannot shrink (status $st, shrunk $shrunk)" || fail "a sealed one is taken, and cannot shrink (status $st, shrunk $shrunk)"
+kill -0 "$kpid" && pass "kvd survives the REMOTE clients" || fail "kvd survives the REMOTE clients"
 
 # --- Availability: no client holds the others out.
 "${H[@]}" slow "rt/$kpid.sock" >slow.txt
 read -r st secs <slow.txt
-[ "$st" = 4 ] && awk -v s="$secs" 'BEGIN { exit !(s >= 1.5 && s < 4) }' && pass ||
+[ "$st" = 4 ] && awk -v s="$secs" 'BEGIN { exit !(s >= 1.5 && s < 4) }' && pass "a frame dripped byte by byte is cut off after ~2 s (status $st after $secs s)" ||
   fail "a frame dripped byte by byte is cut off after ~2 s (status $st after $secs s)"
 hold() { # hold N idle connections to socket $1 in the background: $holder
   "${H[@]}" hold "$1" 64 >hold.txt &
@@ -133,7 +133,7 @@ t0=$(ms)
 timeout 5 "$UCOV" ls --pid "$kpid" >out.txt 2>err.txt
 st=$?
 t1=$(ms)
-[ $st -eq 0 ] && grep -q modules out.txt && [ $((t1 - t0)) -lt $BOUND ] && pass ||
+[ $st -eq 0 ] && grep -q modules out.txt && [ $((t1 - t0)) -lt $BOUND ] && pass "ls answers in < $BOUND ms while $held idle connections are held (status $st" ||
   fail "ls answers in < $BOUND ms while $held idle connections are held (status $st, $((t1 - t0)) ms)"
 kill $holder
 wait $holder 2>/dev/null
@@ -158,9 +158,9 @@ pull_kvd() {
 stormer=$!
 tries 15 ls_kvd
 wait $stormer
-[ $failed -eq 0 ] && [ $worst -lt $BOUND ] && pass ||
+[ $failed -eq 0 ] && [ $worst -lt $BOUND ] && pass "ls during a storm of" ||
   fail "ls during a storm of $(cat storm.txt) hostile connections: $failed failed, worst $worst ms"
-kill -0 "$kpid" && "$UCOV" ls --pid "$kpid" >/dev/null && pass || fail "kvd still serving"
+kill -0 "$kpid" && "$UCOV" ls --pid "$kpid" >/dev/null && pass "kvd still serving" || fail "kvd still serving"
 # deaf_peers_evicted: 1000 peers that pipeline LIST and never read a reply
 # hold no slot against a newcomer (a server thread stuck sending to one is
 # evicted like an idle one): each pull gets through within the bound.
@@ -169,9 +169,9 @@ deafer=$!
 sleep 4
 tries 8 pull_kvd
 wait $deafer
-[ $failed -eq 0 ] && [ $worst -lt $BOUND ] && pass ||
+[ $failed -eq 0 ] && [ $worst -lt $BOUND ] && pass "pull among" ||
   fail "pull among $(cat deaf.txt) deaf peers: $failed of 8 failed, worst $worst ms ($(sort -u deaf.err | head -3))"
-kill -0 "$kpid" && "$UCOV" ls --pid "$kpid" >/dev/null && pass || fail "kvd still serving after the deaf"
+kill -0 "$kpid" && "$UCOV" ls --pid "$kpid" >/dev/null && pass "kvd still serving after the deaf" || fail "kvd still serving after the deaf"
 
 # An idle connection is closed after ~10 s (checked while the rest goes on:
 # nothing else crowds kvd meanwhile, so it is not evicted).
@@ -189,7 +189,7 @@ coproc FK {
 read -t 60 -r ready count <&"${FK[0]}"
 fk=$FK_PID
 wait_sock "rt/$fk.sock"
-"$UCOV" ls --pid "$fk" | grep -q 'kcov/1.kcov' && pass || fail "forker's trace is an object ($ready $count)"
+"$UCOV" ls --pid "$fk" | grep -q 'kcov/1.kcov' && pass "forker's trace is an object ($ready $count)" || fail "forker's trace is an object ($ready $count)"
 # READ the 16 MiB trace and never read the reply: the server's thread is stuck
 # sending it, a request in flight.
 python3 - "rt/$fk.sock" <<'PY' &
@@ -207,11 +207,11 @@ read -t 30 -r _ child <&"${FK[0]}"
 wait_sock "rt/$child.sock"
 t0=$(ms)
 timeout 5 "$UCOV" ls --pid "$child" >out.txt 2>err.txt && grep -q modules out.txt &&
-  [ $(($(ms) - t0)) -lt 1000 ] && pass ||
+  [ $(($(ms) - t0)) -lt 1000 ] && pass "a child forked while 64 clients idle serves its own" ||
   fail "a child forked while 64 clients idle serves its own ($(cat err.txt))"
 read -t 30 -r _ texit <&"${FK[0]}"
 read -t 30 -r _ treap <&"${FK[0]}"
-awk -v a="$texit" -v b="$treap" 'BEGIN { exit !(b - a < 0.5) }' && pass ||
+awk -v a="$texit" -v b="$treap" 'BEGIN { exit !(b - a < 0.5) }' && pass "the child's exit does not wait for the parent's stuck client" ||
   fail "the child's exit does not wait for the parent's stuck client ($(awk -v a="$texit" -v b="$treap" 'BEGIN { print b - a }') s)"
 kill $holder $stuck 2>/dev/null
 wait $holder $stuck 2>/dev/null
@@ -227,17 +227,17 @@ dead=$!
 wait_sock "rt/$dead.sock"
 kill -9 $dead
 wait $dead 2>/dev/null
-[ -S "rt/$dead.sock" ] && pass || fail "a killed target leaves its socket"
+[ -S "rt/$dead.sock" ] && pass "a killed target leaves its socket" || fail "a killed target leaves its socket"
 "$UCOV" ls >targets.txt
 grep -q "^$kpid"$'\t'".*/kvd$" targets.txt && ! grep -q "^$dead"$'\t' targets.txt &&
-  [ ! -e "rt/$dead.sock" ] && pass || fail "ls lists the live targets and cleans the stale ($(cat targets.txt))"
+  [ ! -e "rt/$dead.sock" ] && pass "ls lists the live targets and cleans the stale" || fail "ls lists the live targets and cleans the stale ($(cat targets.txt))"
 ./kvd kvd2.sock &
 dead=$!
 wait_sock "rt/$dead.sock"
 kill -9 $dead
 wait $dead 2>/dev/null
 "$UCOV" ls --pid $dead 2>err.txt
-[ $? -eq 1 ] && grep -q "no process $dead" err.txt && [ ! -e "rt/$dead.sock" ] && pass ||
+[ $? -eq 1 ] && grep -q "no process $dead" err.txt && [ ! -e "rt/$dead.sock" ] && pass "ls --pid of a killed target cleans its socket" ||
   fail "ls --pid of a killed target cleans its socket ($(cat err.txt))"
 ./kvd kvd2.sock &
 dead=$!
@@ -247,10 +247,10 @@ wait $dead 2>/dev/null
 ./kvd kvd3.sock &
 next=$!
 wait_sock "rt/$next.sock"
-[ ! -e "rt/$dead.sock" ] && pass || fail "the next target cleans stale sockets"
+[ ! -e "rt/$dead.sock" ] && pass "the next target cleans stale sockets" || fail "the next target cleans stale sockets"
 wait $idler
 secs=$(cat idle.txt)
-awk -v s="$secs" 'BEGIN { exit !(s >= 9 && s < 14) }' && pass ||
+awk -v s="$secs" 'BEGIN { exit !(s >= 9 && s < 14) }' && pass "an idle connection is closed after ~10 s (after $secs s)" ||
   fail "an idle connection is closed after ~10 s (after $secs s)"
 kill $next $kpid
 wait $next $kpid 2>/dev/null
@@ -305,7 +305,7 @@ wait $s 2>/dev/null
 NS
   UCOV=./ucov-ns HOSTILE=./hostile-ns.py unshare -m --propagation private bash ns.sh >ns.txt 2>&1
   for what in "squat directory" "squat directory said" "squat symlink" "squat symlink said" setuid; do
-    grep -qx "ok $what" ns.txt && pass || fail "$what: $(grep "FAIL $what" ns.txt)"
+    grep -qx "ok $what" ns.txt && pass "$what" || fail "$what: $(grep "FAIL $what" ns.txt)"
   done
 else
   echo "squatting and setuid checks skipped: they need root and unshare -m"
@@ -314,7 +314,7 @@ fi
 wait $noise_ls
 read -r st took <noise.st
 [ "$st" = 1 ] && [ "$took" -ge 19 ] && [ "$took" -le 30 ] && grep -q 'no reply within 20 s' noise.err &&
-  pass || fail "serial_noise_bounded: ls --serial gives up after 20 s (status $st after $took s: $(cat noise.err))"
+  pass "serial_noise_bounded: ls --serial gives up after 20 s (status $st after $took s" || fail "serial_noise_bounded: ls --serial gives up after 20 s (status $st after $took s: $(cat noise.err))"
 kill $noisy 2>/dev/null
 wait $noisy 2>/dev/null
 

@@ -25,7 +25,7 @@ headless() { timeout 120 "$BROWSER" --headless --no-sandbox --disable-gpu --hide
 
 headless --dump-dom "file://$WORK/r.html#f=0" >dom.html
 # Branches: a line's marks and hover are lcov's BRDA records of that line.
-python3 - dom.html r.info <<'PY' && pass || fail "branch marks and hovers are lcov's branches"
+python3 - dom.html r.info <<'PY' && pass "branch marks and hovers are lcov's branches" || fail "branch marks and hovers are lcov's branches"
 import html, re, sys
 dom = open(sys.argv[1]).read()
 want = {}
@@ -44,7 +44,7 @@ for l, counts in want.items():
     assert marks == ["bx" if c is None else "bt" if c else "bn" for c in counts], (l, marks)
 PY
 # Functions: one row each, with lcov's counts, linking to their lines.
-python3 - dom.html r.info <<'PY' && pass || fail "the table of functions"
+python3 - dom.html r.info <<'PY' && pass "the table of functions" || fail "the table of functions"
 import re, sys
 dom = open(sys.argv[1]).read()
 t = re.search(r'<table id="functions">(.*?)</table>', dom).group(1)
@@ -57,7 +57,7 @@ for line in open(sys.argv[2]):
         c, n = line[5:].strip().split(",", 1); fn[n][1] = c
 assert sorted((n, l, c) for l, n, c in rows) == sorted((n, l, c) for n, (l, c) in fn.items()), rows
 PY
-grep -q '<tr id="L7" class="excl">' dom.html && pass || fail "excluded lines marked"
+grep -q '<tr id="L7" class="excl">' dom.html && pass "excluded lines marked" || fail "excluded lines marked"
 
 # Keys: n/j to the next uncovered line, p/k back, wrapping; the address follows.
 misses=$(awk -F'[:,]' '/^DA:/ && $3 == 0 {printf "L%s ", $2}' r.info)
@@ -83,7 +83,7 @@ document.getElementById('f').onload = () => {
 H
 res=$(headless --allow-file-access-from-files --dump-dom "file://$WORK/keys.html" |
   sed -n 's/.*<pre id="res">\([^<]*\)<.*/\1/p')
-[ "$res" = "n:$m1 n:$m2 j:$m3 p:$m2 k:$m1 #f=0&amp;l=${m1#L}" ] && pass ||
+[ "$res" = "n:$m1 n:$m2 j:$m3 p:$m2 k:$m1 #f=0&amp;l=${m1#L}" ] && pass "keys between uncovered lines ($misses): $res" ||
   fail "keys between uncovered lines ($misses): $res"
 
 # Themes: the system's setting picks light or dark colours.
@@ -103,10 +103,10 @@ t() { headless --allow-file-access-from-files "$@" --dump-dom "file://$WORK/them
   sed -n 's/.*<pre id="res">\([^<]*\)<.*/\1/p'; }
 light=$(t) dark=$(t --force-dark-mode)
 [ "$light" = "light rgb(255, 255, 255)" ] && [ "${dark%% *}" = dark ] && [ "${dark#dark }" != "rgb(255, 255, 255)" ] &&
-  pass || fail "themes: light '$light', dark '$dark'"
+  pass "themes: light '$light', dark '$dark'" || fail "themes: light '$light', dark '$dark'"
 headless --screenshot="$WORK/light.png" "file://$WORK/r.html#f=0"
 headless --force-dark-mode --screenshot="$WORK/dark.png" "file://$WORK/r.html#f=0"
-[ -s light.png ] && [ -s dark.png ] && ! cmp -s light.png dark.png && pass ||
+[ -s light.png ] && [ -s dark.png ] && ! cmp -s light.png dark.png && pass "the two themes render differently" ||
   fail "screenshots of both themes differ"
 # Without its source, a file shows the lines that have data, however large
 # their numbers (not four billion empty rows).
@@ -114,5 +114,5 @@ printf 'SF:/nonexistent/x.c\nDA:3,1\nDA:4000000000,0\nend_of_record\n' >far.info
 "$UCOV" report far.info --html far.html
 headless --dump-dom "file://$WORK/far.html#f=0" >far.dom
 [ "$(grep -o '<tr id="L[0-9]*"' far.dom | tr '\n' ' ')" = '<tr id="L3" <tr id="L4000000000" ' ] &&
-  grep -q 'source not available' far.dom && pass || fail "a file without its source: $(grep -c '<tr id=' far.dom) rows"
+  grep -q 'source not available' far.dom && pass "a file without its source" || fail "a file without its source: $(grep -c '<tr id=' far.dom) rows"
 finish htmlview

@@ -37,19 +37,19 @@ for f in d["files"]:
 run
 stop
 report >ref.json
-grep -q '"count": 2' ref.json && pass || fail "reference: gcovr on the exit files"
+grep -q '"count": 2' ref.json && pass "reference: gcovr on the exit files" || fail "reference: gcovr on the exit files"
 rm -f proj/*.gcda
 
 run
-"$UCOV" pull --pid $pid --in-place 2>err.txt && pass || fail "pull --in-place ($(cat err.txt))"
+"$UCOV" pull --pid $pid --in-place 2>err.txt && pass "pull --in-place" || fail "pull --in-place ($(cat err.txt))"
 report >live.json
-[ -n "$(handlers ref.json)" ] && [ "$(handlers live.json)" = "$(handlers ref.json)" ] && pass ||
+[ -n "$(handlers ref.json)" ] && [ "$(handlers live.json)" = "$(handlers ref.json)" ] && pass "gcovr -r . on the in-place snapshot: the handlers as in the exit files" ||
   fail "gcovr -r . on the in-place snapshot: the handlers as in the exit files ($(handlers live.json | tr '\n' ' '))"
 stop
 report >after.json
 # (The whole files may differ where the shutdown raced the signal: accept
 # interrupted or not. The handlers would count twice if the dump had not reset.)
-[ "$(handlers after.json)" = "$(handlers ref.json)" ] && pass ||
+[ "$(handlers after.json)" = "$(handlers ref.json)" ] && pass "the exit after an in-place pull counts nothing twice" ||
   fail "the exit after an in-place pull counts nothing twice ($(handlers after.json | tr '\n' ' '))"
 
 # The target's GCOV_PREFIX and GCOV_PREFIX_STRIP decide where.
@@ -57,7 +57,7 @@ rm -f proj/*.gcda
 strip=$(echo "$WORK/proj" | tr -cd / | wc -c)
 run GCOV_PREFIX="$WORK/pfx" GCOV_PREFIX_STRIP="$strip"
 "$UCOV" pull --pid $pid --in-place 2>/dev/null
-[ -s pfx/kvd.gcda ] && [ ! -e proj/kvd.gcda ] && pass ||
+[ -s pfx/kvd.gcda ] && [ ! -e proj/kvd.gcda ] && pass "GCOV_PREFIX honoured" ||
   fail "GCOV_PREFIX honoured ($(find pfx proj -name '*.gcda'))"
 stop
 

@@ -39,14 +39,14 @@ print("\n".join(sorted({l.strip() for l in open(sys.argv[3]) if lo <= int(l, 16)
 }
 
 for prog in traced dormant plain; do
-  LD_PRELOAD=$SHIM ./kcovtrace ./$prog >$prog.exec.txt 2>$prog.err && [ -s $prog.exec.txt ] && pass ||
+  LD_PRELOAD=$SHIM ./kcovtrace ./$prog >$prog.exec.txt 2>$prog.err && [ -s $prog.exec.txt ] && pass "$prog: the exec'd program traced into the tracer's buffer" ||
     fail "$prog: the exec'd program traced into the tracer's buffer ($(cat $prog.err))"
   DIRECT=1 ./$prog >$prog.direct.txt
   direct=$(fn_pcs $prog work $prog.direct.txt)
-  [ -n "$direct" ] && [ "$(fn_pcs $prog work $prog.exec.txt)" = "$direct" ] && pass ||
+  [ -n "$direct" ] && [ "$(fn_pcs $prog work $prog.exec.txt)" = "$direct" ] && pass "$prog: the work's PCs equal a direct trace" ||
     fail "$prog: the work's PCs equal a direct trace" \
       "($(fn_pcs $prog work $prog.exec.txt | wc -l) vs $(echo -n "$direct" | grep -c .))"
-  [ -n "$(fn_pcs $prog main $prog.exec.txt)" ] && pass || fail "$prog: main's first block is in the trace"
+  [ -n "$(fn_pcs $prog main $prog.exec.txt)" ] && pass "$prog: main's first block is in the trace" || fail "$prog: main's first block is in the trace"
 done
 
 finish kcovtrace

@@ -21,43 +21,43 @@ calls() {
 
 ./kvd kvd.sock &
 pid=$!
-wait_sock kvd.sock && wait_sock "$UCOV_RUNTIME_DIR/$pid.sock" && pass || fail "daemon and control socket up"
+wait_sock kvd.sock && wait_sock "$UCOV_RUNTIME_DIR/$pid.sock" && pass "daemon and control socket up" || fail "daemon and control socket up"
 [ "$(stat -c %a "$UCOV_RUNTIME_DIR/$pid.sock")" = 600 ] && [ "$(stat -c %a "$UCOV_RUNTIME_DIR")" = 700 ] &&
-  pass || fail "socket 0600 in a 0700 directory"
+  pass "socket 0600 in a 0700 directory" || fail "socket 0600 in a 0700 directory"
 
 "$UCOV" ls --pid $pid >ls.txt && grep -qP '^\d+\tmodules$' ls.txt &&
-  grep -qP "^\\d+\\tgcov$WORK/kvd.gcda\$" ls.txt && pass || fail "ls lists modules and the unit"
+  grep -qP "^\\d+\\tgcov$WORK/kvd.gcda\$" ls.txt && pass "ls lists modules and the unit" || fail "ls lists modules and the unit"
 cli PING
 "$UCOV" pull --pid $pid -o A 2>/dev/null && [ -s "A/gcov$WORK/kvd.gcda" ] && [ -s A/modules ] &&
-  [ -L "A/gcov$WORK/kvd.gcno" ] && pass || fail "pull writes the tree with a .gcno link"
-"$UCOV" reset --pid $pid && pass || fail "reset all"
+  [ -L "A/gcov$WORK/kvd.gcno" ] && pass "pull writes the tree with a .gcno link" || fail "pull writes the tree with a .gcno link"
+"$UCOV" reset --pid $pid && pass "reset all" || fail "reset all"
 cli "SET a 1" "SET b 2" "SET c 3" "GET a"
 "$UCOV" pull --pid $pid -o B --reset 2>/dev/null
 [ "$(calls B cmd_set)" = 3 ] && [ "$(calls B cmd_get)" = 1 ] && [ "$(calls B cmd_del)" = "#####" ] &&
-  pass || fail "after reset: only this phase (set=$(calls B cmd_set) get=$(calls B cmd_get) del=$(calls B cmd_del))"
+  pass "after reset: only this phase (set=" || fail "after reset: only this phase (set=$(calls B cmd_set) get=$(calls B cmd_get) del=$(calls B cmd_del))"
 cli "DEL a"
 "$UCOV" pull --pid $pid -o C "gcov$WORK/kvd.gcda" 2>/dev/null
 [ "$(calls C cmd_del)" = 1 ] && [ "$(calls C cmd_set)" = "#####" ] && [ ! -e C/modules ] &&
-  pass || fail "pull --reset reset it; a named pull reads only that object"
-"$UCOV" reset --pid $pid "gcov$WORK/kvd.gcda" && pass || fail "reset one object"
+  pass "pull --reset reset it; a named pull reads only that object" || fail "pull --reset reset it; a named pull reads only that object"
+"$UCOV" reset --pid $pid "gcov$WORK/kvd.gcda" && pass "reset one object" || fail "reset one object"
 "$UCOV" pull --pid $pid -o D gcov/no/such.gcda 2>err.txt; [ $? -eq 1 ] && grep -q 'no such object' err.txt &&
-  pass || fail "missing object: exit 1 with a message"
+  pass "missing object: exit 1 with a message" || fail "missing object: exit 1 with a message"
 "$UCOV" reset --pid $pid modules 2>err.txt; [ $? -eq 1 ] && grep -q 'not supported' err.txt &&
-  pass || fail "resetting modules is refused"
-"$UCOV" pull --pid $pid -o D ../escape 2>err.txt; [ $? -eq 1 ] && [ ! -e escape ] && pass ||
+  pass "resetting modules is refused" || fail "resetting modules is refused"
+"$UCOV" pull --pid $pid -o D ../escape 2>err.txt; [ $? -eq 1 ] && [ ! -e escape ] && pass "hostile object name refused" ||
   fail "hostile object name refused"
 kill $pid; wait $pid
-[ ! -e "$UCOV_RUNTIME_DIR/$pid.sock" ] && pass || fail "socket removed at exit"
-[ -s kvd.gcda ] && pass || fail "exit-time .gcda still written"
-"$UCOV" ls --pid $pid 2>err.txt; [ $? -eq 1 ] && grep -q "no process $pid" err.txt && pass ||
+[ ! -e "$UCOV_RUNTIME_DIR/$pid.sock" ] && pass "socket removed at exit" || fail "socket removed at exit"
+[ -s kvd.gcda ] && pass "exit-time .gcda still written" || fail "exit-time .gcda still written"
+"$UCOV" ls --pid $pid 2>err.txt; [ $? -eq 1 ] && grep -q "no process $pid" err.txt && pass "ls of a gone process: exit 1" ||
   fail "ls of a gone process: exit 1"
-"$UCOV" ls --bogus 2>/dev/null; [ $? -eq 2 ] && pass || fail "ls with a bad option: exit 2"
+"$UCOV" ls --bogus 2>/dev/null; [ $? -eq 2 ] && pass "ls with a bad option: exit 2" || fail "ls with a bad option: exit 2"
 
 # UCOV_CONTROL=0: no socket.
 UCOV_CONTROL=0 ./kvd kvd2.sock &
 pid=$!
 wait_sock kvd2.sock; sleep 0.2
-[ ! -e "$UCOV_RUNTIME_DIR/$pid.sock" ] && pass || fail "UCOV_CONTROL=0 serves nothing"
+[ ! -e "$UCOV_RUNTIME_DIR/$pid.sock" ] && pass "UCOV_CONTROL=0 serves nothing" || fail "UCOV_CONTROL=0 serves nothing"
 kill $pid; wait $pid
 
 # ucov run: interval pulls while it runs, the final tree at exit, its exit status.
@@ -65,12 +65,12 @@ kill $pid; wait $pid
 runpid=$!
 wait_sock kvd3.sock; ./client --client kvd3.sock "SET x 1" >/dev/null
 for _ in $(seq 100); do [ -s "R/gcov$WORK/kvd.gcda" ] && break; sleep 0.05; done
-[ -s "R/gcov$WORK/kvd.gcda" ] && pass || fail "run: interval pulls"
+[ -s "R/gcov$WORK/kvd.gcda" ] && pass "run: interval pulls" || fail "run: interval pulls"
 pkill -TERM -f '^./kvd kvd3.sock'; wait $runpid; st=$?
 [ $st -eq 0 ] && [ "$(calls R cmd_set)" = 1 ] && [ -L "R/gcov$WORK/kvd.gcno" ] && [ -s R/modules ] &&
-  pass || fail "run: final tree at exit (status $st)"
+  pass "run: final tree at exit (status $st)" || fail "run: final tree at exit (status $st)"
 "$UCOV" run -o R2 -- ./kvd --client /nonexistent PING 2>/dev/null; [ $? -eq 1 ] &&
-  [ -s "R2/gcov$WORK/kvd.gcda" ] && pass || fail "run: the program's exit status, tree written"
+  [ -s "R2/gcov$WORK/kvd.gcda" ] && pass "run: the program's exit status, tree written" || fail "run: the program's exit status, tree written"
 
 # A forked child (a daemon going to the background) gets its own socket.
 cat >fork.c <<'C'
@@ -84,7 +84,7 @@ C
 CC=gcc "$UCOV" cc --gcov "${SANFLAGS[@]}" fork.c -o forker && ./forker
 child=$(pgrep -n -f '^./forker$')
 wait_sock "$UCOV_RUNTIME_DIR/$child.sock" && "$UCOV" ls --pid "$child" | grep -q "forker-fork.gcda" &&
-  pass || fail "forked child serves its own socket"
+  pass "forked child serves its own socket" || fail "forked child serves its own socket"
 
 # The same live pull from a clang --coverage build, read by llvm-cov gcov.
 if command -v clang >/dev/null; then
@@ -98,7 +98,7 @@ if command -v clang >/dev/null; then
   kill $pid; wait $pid
   (cd "L/gcov$WORK/clang" && llvm-cov gcov -t kvd.gcda 2>/dev/null) >llvm.txt
   grep -qE '^ *2: +[0-9]+:static void cmd_set\(' llvm.txt &&
-    grep -qE '^ *#####: +[0-9]+:static void cmd_del\(' llvm.txt && pass ||
+    grep -qE '^ *#####: +[0-9]+:static void cmd_del\(' llvm.txt && pass "clang unit pulled live, read by llvm-cov gcov" ||
     fail "clang unit pulled live, read by llvm-cov gcov"
 fi
 

@@ -49,14 +49,14 @@ for v in "" -16 -19; do
   PATH=$WORK/bin:$PATH "$UCOV" report p1.profraw p2.profraw p3.profraw p4.profraw --binary ./prog \
     --lcov u.info 2>u.err || fail "clang$v: report: $(head -3 u.err)"
   [ "$(grep -c ' merge$' "$WORK/tools.log")" = 1 ] && [ "$(grep -c ' export$' "$WORK/tools.log")" = 1 ] &&
-    pass || fail "clang$v: 4 profiles, not one merge and one export: $(tr '\n' ' ' <"$WORK/tools.log")"
+    pass "clang$v: 4 profiles, not one merge and one export" || fail "clang$v: 4 profiles, not one merge and one export: $(tr '\n' ' ' <"$WORK/tools.log")"
   "llvm-profdata$v" merge -o all.profdata p*.profraw &&
     "llvm-cov$v" export -format=lcov -instr-profile all.profdata ./prog >l.info
-  [ -s u.info ] && cmp -s <(norm u.info) <(norm l.info) && pass ||
+  [ -s u.info ] && cmp -s <(norm u.info) <(norm l.info) && pass "clang$v: ucov equals llvm-cov's lcov export" ||
     fail "clang$v: ucov and llvm-cov's lcov export differ: $(diff <(norm u.info) <(norm l.info) | head -4)"
   # Every function of the program counts, hit or not.
   grep -q '^FNDA:0,httpreq.c:parse_u64$' u.info && grep -q '^FNDA:[1-9][0-9]*,http_parse$' u.info &&
-    pass || fail "clang$v: functions never called: $(grep -c '^FNDA:0' u.info) at 0"
+    pass "clang$v: functions never called" || fail "clang$v: functions never called: $(grep -c '^FNDA:0' u.info) at 0"
   # A second program on the same sources: both programs' counts add up by line.
   printf '#include "httpreq.h"\n#include <string.h>\nint main(int c, char **v) { struct http_request r;\n  return c > 1 ? http_parse(v[1], strlen(v[1]), &r) != 0 : 0; }\n' >two.c
   "clang$v" -fprofile-instr-generate -fcoverage-mapping -O1 -I"$D" "$D/httpreq.c" two.c -o two
@@ -64,7 +64,7 @@ for v in "" -16 -19; do
   "$UCOV" report p1.profraw --binary ./prog --lcov a.info && "$UCOV" report t1.profraw --binary ./two \
     --lcov b.info && "$UCOV" merge a.info b.info -o ab.info &&
     awk -F'[:,]' -v f="SF:$D/httpreq.c" '$0==f{p=1} /^end_of_record/{p=0}
-      p&&/^FNDA:/&&$3=="http_parse"{print $2}' ab.info | grep -qx 2 && pass ||
+      p&&/^FNDA:/&&$3=="http_parse"{print $2}' ab.info | grep -qx 2 && pass "clang$v: two programs on one source: http_parse counts add up" ||
     fail "clang$v: two programs on one source: http_parse counts add up"
   cd .. || exit 1
 done
@@ -85,10 +85,10 @@ if command -v clang-19 >/dev/null && command -v llvm-cov-19 >/dev/null; then
   "$UCOV" report ./*.profraw --binary ./m >sum.txt --lcov-format 2 2>&1
   "$UCOV" report ./*.profraw --binary ./m --lcov m.info --lcov-format 2 --json m.json --html m.html
   hit=$((total - missed))
-  [ -n "$total" ] && [ "$total" -gt 0 ] && grep -q "^MC/DC: .*($hit of $total)" sum.txt && pass ||
+  [ -n "$total" ] && [ "$total" -gt 0 ] && grep -q "^MC/DC: .*($hit of $total)" sum.txt && pass "mcdc: llvm-cov counts $hit of $total conditions, ucov" ||
     fail "mcdc: llvm-cov counts $hit of $total conditions, ucov: $(grep MC/DC sum.txt)"
   [ "$(grep -c '^MCDC:' m.info)" = "$total" ] && grep -q "^MCF:$total$" m.info &&
-    grep -q "^MCH:$hit$" m.info && grep -q '"mcdc": \[\[' m.json && grep -q 'MC/DC' m.html && pass ||
+    grep -q "^MCH:$hit$" m.info && grep -q '"mcdc": \[\[' m.json && grep -q 'MC/DC' m.html && pass "mcdc: lcov 2, JSON, HTML" ||
     fail "mcdc: lcov 2, JSON, HTML: $(grep -E '^MC' m.info | head -4)"
   cd .. || exit 1
 else

@@ -18,7 +18,7 @@ N=2000000
 [ -n "$SAN" ] && N=300000
 UCOV_EXIT_DIR=$WORK/ref ./hammer $N linger </dev/null
 want=$("${SUM[@]}" ref)
-[ "$want" -gt $((4 * N)) ] && pass || fail "reference run counted ($want)"
+[ "$want" -gt $((4 * N)) ] && pass "reference run counted ($want)" || fail "reference run counted ($want)"
 
 # One live run: the hammer counts, then lingers until its stdin closes.
 start() { target_start "$WORK/$1" ./hammer $N linger; }
@@ -40,9 +40,9 @@ target_stop
 pulled=$("${SUM[@]}" p)
 final=$("${SUM[@]}" exit1)
 echo "killed pulls: $KILLS pulls ($killed killed mid-way): $pulled pulled + $final at exit = $((pulled + final)), want $want"
-[ $((pulled + final)) -eq "$want" ] && pass || fail "0 counts lost over $KILLS killed clients"
+[ $((pulled + final)) -eq "$want" ] && pass "0 counts lost over $KILLS killed clients" || fail "0 counts lost over $KILLS killed clients"
 leftover=$(find p -name '*.ucov-tmp.*' -o -name '.ucov-pending.*' | wc -l)
-[ "$leftover" -eq 0 ] && pass || fail "--recover leaves no temporary file ($leftover)"
+[ "$leftover" -eq 0 ] && pass "--recover leaves no temporary file ($leftover)" || fail "--recover leaves no temporary file ($leftover)"
 
 # 2. A client that closes before reading: SNAPSHOT loses nothing (READ_AND_RESET,
 # the one-round-trip op, would: that is what it documents).
@@ -52,7 +52,7 @@ for _ in $(seq 50); do "${H[@]}" snapshot-close "rt/$pid.sock" "$name"; done
 "$UCOV" pull --pid $pid --reset -o q 2>/dev/null
 target_stop
 got=$(($("${SUM[@]}" q) + $("${SUM[@]}" exit2)))
-[ "$got" -eq "$want" ] && pass || fail "snapshots closed before reading lose nothing ($got, want $want)"
+[ "$got" -eq "$want" ] && pass "snapshots closed before reading lose nothing ($got, want $want)" || fail "snapshots closed before reading lose nothing ($got, want $want)"
 
 # 3. A full disk (a 64 KiB tmpfs in a private mount namespace): the pull fails,
 # nothing is reset, and a later pull elsewhere gets every count.
@@ -66,8 +66,8 @@ if [ "$(id -u)" = 0 ] && unshare -m --propagation private true 2>/dev/null; then
   target_stop
   got=$(($("${SUM[@]}" r) + $("${SUM[@]}" exit3)))
   [ "$(cat full.st)" = 1 ] && grep -q 'No space left' full.err && grep -q 'nothing reset' full.err &&
-    pass || fail "pull onto a full disk fails clearly ($(cat full.st): $(cat full.err))"
-  [ "$got" -eq "$want" ] && pass || fail "a full disk loses nothing ($got, want $want)"
+    pass "pull onto a full disk fails clearly" || fail "pull onto a full disk fails clearly ($(cat full.st): $(cat full.err))"
+  [ "$got" -eq "$want" ] && pass "a full disk loses nothing ($got, want $want)" || fail "a full disk loses nothing ($got, want $want)"
 else
   echo "full-disk check skipped: needs root and unshare -m"
 fi
@@ -89,7 +89,7 @@ if command -v clang >/dev/null; then
   done
   target_stop
   got=$(($("${SUM[@]}" pp) + $("${SUM[@]}" pexit)))
-  [ "$pwant" -gt $((4 * N)) ] && [ "$got" -eq "$pwant" ] && pass ||
+  [ "$pwant" -gt $((4 * N)) ] && [ "$got" -eq "$pwant" ] && pass "LLVM profile: 0 counts lost over" ||
     fail "LLVM profile: 0 counts lost over $((KILLS / 5)) killed pulls ($got, want $pwant)"
 fi
 
@@ -101,9 +101,9 @@ pid=$!
 wait_sock "rt/$pid.sock"
 for _ in $(seq 250); do [ -s trace.out ] && break; sleep 0.02; done
 size() { "$UCOV" ls --pid $pid | awk -F'\t' '$2 == "kcov/1.kcov" { print $1 }'; }
-[ "$(size)" = $((4096 * 8)) ] && pass || fail "the full trace object ($(size) bytes)"
+[ "$(size)" = $((4096 * 8)) ] && pass "the full trace object" || fail "the full trace object ($(size) bytes)"
 "$UCOV" pull --pid $pid --reset -o t1 kcov/1.kcov 2>/dev/null
-[ "$(stat -c %s t1/kcov/1.kcov)" = $((4096 * 8)) ] && [ "$(size)" = 8 ] && pass ||
+[ "$(stat -c %s t1/kcov/1.kcov)" = $((4096 * 8)) ] && [ "$(size)" = 8 ] && pass "a reset pull takes the trace and empties it" ||
   fail "a reset pull takes the trace and empties it ($(size) bytes left)"
 target_stop
 

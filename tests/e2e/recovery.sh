@@ -22,7 +22,7 @@ want() {
   [ -d "ref$1" ] || head -c "$1" /dev/zero | UCOV_EXIT_DIR=$WORK/ref$1 ./hammer $N linger
   "${SUM[@]}" "ref$1"
 }
-[ "$(want 1)" -gt "$(want 0)" ] && pass || fail "the reference runs count ($(want 0), $(want 1))"
+[ "$(want 1)" -gt "$(want 0)" ] && pass "the reference runs count" || fail "the reference runs count ($(want 0), $(want 1))"
 start() { target_start "$WORK/$1" ./hammer $N linger; }
 
 # The system calls of one pull --reset, each with how often it is made.
@@ -32,7 +32,7 @@ target_stop
 mapfile -t calls < <(awk '{ sub(/\(.*/, "", $2); print $2 }' calls.txt | grep -E \
   '^(openat|openat2|close|read|write|pread64|rename|renameat2?|fsync|fdatasync|unlink|unlinkat|symlink|symlinkat|mkdir|mkdirat|newfstatat|sendto|sendmsg|recvfrom|poll|getdents64|connect|linkat|link)$' |
   sort | uniq -c | awk '{ print $2 " " $1 }')
-[ ${#calls[@]} -gt 8 ] && pass || fail "the pull's system calls were listed (${#calls[@]})"
+[ ${#calls[@]} -gt 8 ] && pass "the pull's system calls were listed (${#calls[@]})" || fail "the pull's system calls were listed (${#calls[@]})"
 
 # (sanitizer builds run several times slower: a kill and an error suffice there)
 FAULTS=(kill EIO ENOSPC)
@@ -82,7 +82,7 @@ runs=$(inject_all a now)
 "$UCOV" pull --pid $pid --reset -o a/last 2>/dev/null
 target_stop
 got=$(($("${SUM[@]}" a) + $("${SUM[@]}" exit1))) want=$(want "$runs")
-[ "$got" -eq "$want" ] && pass || fail "recovered_at_once: $runs faulty pulls: $got counts, want $want"
+[ "$got" -eq "$want" ] && pass "recovered_at_once: $runs faulty pulls: $got counts, want $want" || fail "recovered_at_once: $runs faulty pulls: $got counts, want $want"
 
 # recovered_after_1000_commits
 start exit2
@@ -91,7 +91,7 @@ for j in $(seq 1000); do "$UCOV" pull --pid $pid --reset -o "later/$j" 2>/dev/nu
 for d in b/*/; do "$UCOV" pull --pid $pid --recover -o "$d" 2>/dev/null; done
 target_stop
 got=$(($("${SUM[@]}" b) + $("${SUM[@]}" later) + $("${SUM[@]}" exit2))) want=$(want "$runs")
-[ "$got" -eq "$want" ] && pass ||
+[ "$got" -eq "$want" ] && pass "recovered_after_1000_commits: $runs faulty pulls: $got counts, want $want" ||
   fail "recovered_after_1000_commits: $runs faulty pulls: $got counts, want $want"
 
 # recovered_after_exit: the target wrote its exit files and its commit record
@@ -101,10 +101,10 @@ runs=$(inject_all c later)
 target_stop
 for d in c/*/; do "$UCOV" pull --pid $tpid --recover -o "$d" 2>>c.err; done
 got=$(($("${SUM[@]}" c) + $("${SUM[@]}" exit3))) want=$(want "$runs")
-[ "$got" -eq "$want" ] && pass || fail "recovered_after_exit: $runs faulty pulls: $got counts, want $want"
+[ "$got" -eq "$want" ] && pass "recovered_after_exit: $runs faulty pulls: $got counts, want $want" || fail "recovered_after_exit: $runs faulty pulls: $got counts, want $want"
 [ -z "$(find c -name '.ucov-pending.*' -o -name '.ucov-unresolved.*' -o -name '*.ucov-tmp.*')" ] &&
-  pass || fail "recovered_after_exit: every pull settled ($(find c -name '.ucov-*' | head -3))"
-[ ! -s bad_exit.txt ] && pass ||
+  pass "recovered_after_exit: every pull settled" || fail "recovered_after_exit: every pull settled ($(find c -name '.ucov-*' | head -3))"
+[ ! -s bad_exit.txt ] && pass "exit_0_means_published" ||
   fail "exit_0_means_published: $(wc -l <bad_exit.txt) pulls exited 0 unfinished ($(head -3 bad_exit.txt | tr '\n' ' '))"
 
 # published_from_record: a pull killed after its commit, before publishing;
@@ -119,7 +119,7 @@ kill -9 $kpid
 target_stop
 "$UCOV" pull --pid $kpid --recover -o e 2>e.err
 [ -n "$(find e -name '*.gcda' ! -name '*.ucov-tmp.*')" ] && [ -z "$(find e -name '.ucov-*')" ] &&
-  pass || fail "published_from_record: $(cat e.err)"
+  pass "published_from_record" || fail "published_from_record: $(cat e.err)"
 
 # kept_aside_when_unknowable: a pull killed before its COMMIT left the
 # process, then the target killed outright (no exit files, no exit in its
@@ -135,10 +135,10 @@ target_stop
 "$UCOV" pull --pid $kpid --recover -o d 2>d.err
 st=$?
 [ $st = 0 ] && grep -q 'kept aside' d.err && [ -n "$(find d -name '.ucov-unresolved.*')" ] &&
-  [ -n "$(find d -name '*.ucov-tmp.*')" ] && pass ||
+  [ -n "$(find d -name '*.ucov-tmp.*')" ] && pass "kept_aside_when_unknowable: kept, said (status $st" ||
   fail "kept_aside_when_unknowable: kept, said (status $st: $(cat d.err))"
 "$UCOV" report d --lcov d.info 2>rep.err
-grep -q 'unresolved' rep.err && pass || fail "kept_aside_when_unknowable: ucov report says so ($(cat rep.err))"
+grep -q 'unresolved' rep.err && pass "kept_aside_when_unknowable: ucov report says so" || fail "kept_aside_when_unknowable: ucov report says so ($(cat rep.err))"
 aside=$(python3 - <<PY
 import os, struct, sys
 sys.path.insert(0, "$SRC/tests/e2e")
@@ -153,6 +153,6 @@ PY
 )
 "$UCOV" pull --resolve publish -o d 2>res.err
 [ "$("${SUM[@]}" d)" -ge "$aside" ] && [ "$aside" -gt 0 ] && [ -z "$(find d -name '.ucov-unresolved.*' -o -name '*.ucov-tmp.*')" ] &&
-  pass || fail "kept_aside_when_unknowable: --resolve publish publishes ($aside: $(cat res.err))"
+  pass "kept_aside_when_unknowable: --resolve publish publishes ($aside" || fail "kept_aside_when_unknowable: --resolve publish publishes ($aside: $(cat res.err))"
 
 finish recovery

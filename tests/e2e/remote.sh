@@ -19,26 +19,26 @@ wait_for() { for _ in $(seq 200); do [ -S "$1" ] && return 0; sleep 0.02; done; 
 
 ./rserv srv.sock &
 srv=$!
-wait_for srv.sock && wait_for "$UCOV_RUNTIME_DIR/$srv.sock" && pass || fail "server and its control socket up"
+wait_for srv.sock && wait_for "$UCOV_RUNTIME_DIR/$srv.sock" && pass "server and its control socket up" || fail "server and its control socket up"
 GET='GET / HTTP/1.1\r\nHost: a\r\n\r\n'
 CHUNKED='POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n1\r\na\r\n0\r\n\r\n'
 ./rcli $srv srv.sock 1 4 "$GET" >a.txt 2>a.err &
 ca=$!
 ./rcli $srv srv.sock 2 4 "$CHUNKED" >b.txt 2>b.err &
 cb=$!
-wait $ca && wait $cb && pass || fail "two clients, concurrent requests"
+wait $ca && wait $cb && pass "two clients, concurrent requests" || fail "two clients, concurrent requests"
 "$UCOV" pull --pid $srv -o m modules 2>/dev/null
 fns() { "$UCOV" symbolize --modules m/modules "$1" | awk '{ sub(/\+.*/, "", $2); print $2 }' | sort -u; }
 fns a.txt >a.fns
 fns b.txt >b.fns
-grep -qx http_parse a.fns && grep -qx http_parse b.fns && pass || fail "both clients got coverage"
-! grep -qx parse_chunked a.fns && grep -qx parse_chunked b.fns && pass ||
+grep -qx http_parse a.fns && grep -qx http_parse b.fns && pass "both clients got coverage" || fail "both clients got coverage"
+! grep -qx parse_chunked a.fns && grep -qx parse_chunked b.fns && pass "each client got only its own requests' coverage" ||
   fail "each client got only its own requests' coverage"
 ! grep -qvE '^(http_parse|parse_[a-z_]+|apply_header|at_end|is_tchar|name_is|lower|parse_u64|parse_hex32)$' a.fns &&
-  pass || fail "only the parser's PCs (the sections), nothing of the server loop"
+  pass "only the parser's PCs (the sections), nothing of the server loop" || fail "only the parser's PCs (the sections), nothing of the server loop"
 # The same requests again give the same number of PCs: sections are whole.
 ./rcli $srv srv.sock 1 4 "$GET" >a2.txt 2>/dev/null
-[ "$(wc -l <a.txt)" -eq "$(wc -l <a2.txt)" ] && [ -s a.txt ] && pass || fail "sections are exact and repeatable"
+[ "$(wc -l <a.txt)" -eq "$(wc -l <a2.txt)" ] && [ -s a.txt ] && pass "sections are exact and repeatable" || fail "sections are exact and repeatable"
 
 # A handle held by a live client is refused (EEXIST); a client killed
 # mid-request frees it and the server keeps serving.
@@ -47,12 +47,12 @@ slow=$!
 sleep 0.2
 ./rcli $srv srv.sock 3 1 "$GET" >/dev/null 2>dup.err
 st=$?
-[ $st -eq 3 ] && grep -q 'File exists' dup.err && pass || fail "a taken handle: EEXIST (status $st)"
+[ $st -eq 3 ] && grep -q 'File exists' dup.err && pass "a taken handle: EEXIST (status $st)" || fail "a taken handle: EEXIST (status $st)"
 kill -9 $slow
 wait $slow 2>/dev/null
 sleep 0.7
-kill -0 $srv && "$UCOV" ls --pid $srv >/dev/null && pass || fail "server survives a client killed mid-request"
-./rcli $srv srv.sock 3 2 "$GET" >c.txt 2>/dev/null && [ -s c.txt ] && pass ||
+kill -0 $srv && "$UCOV" ls --pid $srv >/dev/null && pass "server survives a client killed mid-request" || fail "server survives a client killed mid-request"
+./rcli $srv srv.sock 3 2 "$GET" >c.txt 2>/dev/null && [ -s c.txt ] && pass "the killed client's handle is free again" ||
   fail "the killed client's handle is free again"
 # remote_buffer_shrunk_midway: a client that shrinks and seals its memfd
 # while the target looks at it never kills the target. strace holds the
@@ -68,7 +68,7 @@ if command -v strace >/dev/null && strace -qq -o /dev/null true 2>/dev/null; the
   sock=$(compgen -G "rt2/*.sock" | head -1)
   took=$(python3 "$SRC/tests/e2e/hostile.py" remote-race "$sock" srv2.sock 3 0.05)
   sleep 0.3
-  kill -0 $traced 2>/dev/null && [ -S "$sock" ] && pass ||
+  kill -0 $traced 2>/dev/null && [ -S "$sock" ] && pass "remote_buffer_shrunk_midway: the target survives (took $took of 3)" ||
     fail "remote_buffer_shrunk_midway: the target survives (took $took of 3)"
   tpid=${sock##*/}
   kill "${tpid%.sock}" 2>/dev/null # (strace ends with its tracee)

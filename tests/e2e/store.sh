@@ -38,20 +38,20 @@ recs() { grep -E '^(SF|DA|FNDA|BRDA):' "$1" | sort; }
 
 engine() { # engine NAME URL
   local name=$1 url=$2 st
-  "$UCOV" store init "$url" 2>init.err && pass || fail "$name: store init: $(cat init.err)"
+  "$UCOV" store init "$url" 2>init.err && pass "$name: store init" || fail "$name: store init: $(cat init.err)"
   for k in 0 1 2; do
     "$UCOV" push "r$k" --store "$url" --test "t$k" --revision rev1 -q || fail "$name: push r$k"
   done
   "$UCOV" report --store "$url" --lcov "$name.info" 2>/dev/null
-  cmp -s <(recs "$name.info") <(recs all.info) && pass ||
+  cmp -s <(recs "$name.info") <(recs all.info) && pass "$name: the store's sum is merge's" ||
     fail "$name: the store's sum is merge's: $(diff <(recs "$name.info") <(recs all.info) | head -5)"
   # the same push again: counted once
   "$UCOV" push r1 --store "$url" --test t1 --revision rev1 2>again.err
   grep -q 'counted once' again.err && "$UCOV" report --store "$url" --lcov again.info &&
-    cmp -s <(recs again.info) <(recs all.info) && pass || fail "$name: a push again counts once"
+    cmp -s <(recs again.info) <(recs all.info) && pass "$name: a push again counts once" || fail "$name: a push again counts once"
   # --test: one test's counts
   "$UCOV" report --store "$url" --test t1 --lcov t1.info && cmp -s <(recs t1.info) <(recs r1.info) &&
-    pass || fail "$name: --test t1 is run 1: $(diff <(recs t1.info) <(recs r1.info) | head -3)"
+    pass "$name: --test t1 is run 1" || fail "$name: --test t1 is run 1: $(diff <(recs t1.info) <(recs r1.info) | head -3)"
   # who: the tests that reached each function's line are the runs that called it
   local bad=0 fn line want got
   while IFS=, read -r line fn; do
@@ -60,13 +60,13 @@ engine() { # engine NAME URL
     got=$("$UCOV" who "httpreq.c:$line" --store "$url" | cut -f1 | sort | tr '\n' ' ')
     [ "$want" = "$got" ] || { bad=1; echo "who httpreq.c:$line ($fn): want '$want', got '$got'" >&2; }
   done < <(awk -F'[:,]' -v f="SF:$D/httpreq.c" '$0==f{p=1} /^end_of_record/{p=0} p&&/^FN:/{print $2","$3}' all.info)
-  [ $bad = 0 ] && pass || fail "$name: who"
+  [ $bad = 0 ] && pass "$name: who" || fail "$name: who"
   # a second build (revision): --build selects it, history lists both
   "$UCOV" push r0 --store "$url" --test t0 --revision rev2 -q
   "$UCOV" report --store "$url" --build rev2 --lcov rev2.info && "$UCOV" merge r0 -o r0.info &&
-    cmp -s <(recs rev2.info) <(recs r0.info) && pass || fail "$name: --build rev2"
+    cmp -s <(recs rev2.info) <(recs r0.info) && pass "$name: --build rev2" || fail "$name: --build rev2"
   "$UCOV" history --store "$url" >hist.txt && [ "$(wc -l <hist.txt)" = 2 ] &&
-    [ "$(cut -f2 hist.txt | tr '\n' ' ')" = "rev1 rev2 " ] && pass || fail "$name: history: $(cat hist.txt)"
+    [ "$(cut -f2 hist.txt | tr '\n' ' ')" = "rev1 rev2 " ] && pass "$name: history" || fail "$name: history: $(cat hist.txt)"
   if [ "$name" = postgresql ]; then
     # partitioned by build: one partition of each count table per build, and
     # retention as docs/store.md gives it drops a build whole, its partitions
@@ -74,7 +74,7 @@ engine() { # engine NAME URL
     local q=("$PG_BIN/psql" -h "$PG_DIR" -U ucov -d postgres -Atq -v ON_ERROR_STOP=1)
     [ "$(pg_as "${q[@]}" -c "SELECT count(*) FROM pg_inherits WHERE inhparent = 'line_counts'::regclass")" = 2 ] &&
       [ "$(pg_as "${q[@]}" -c "SELECT count(*) FROM pg_inherits WHERE inhparent = 'branch_counts'::regclass")" = 2 ] &&
-      pass || fail "$name: a partition per build"
+      pass "$name: a partition per build" || fail "$name: a partition per build"
     local b2
     b2=$(pg_as "${q[@]}" -c "SELECT id FROM builds WHERE revision = 'rev2'")
     pg_as "${q[@]}" -c "BEGIN; DROP TABLE line_counts_b$b2, func_counts_b$b2, branch_counts_b$b2,
@@ -82,7 +82,7 @@ engine() { # engine NAME URL
       DELETE FROM pushes WHERE build_id = $b2; DELETE FROM builds WHERE id = $b2; COMMIT" &&
       "$UCOV" report --store "$url" --lcov kept.info && cmp -s <(recs kept.info) <(recs all.info) &&
       "$UCOV" history --store "$url" >hist2.txt && [ "$(cut -f2 hist2.txt)" = rev1 ] &&
-      pass || fail "$name: retention drops build rev2 whole: $(cat hist2.txt)"
+      pass "$name: retention drops build rev2 whole" || fail "$name: retention drops build rev2 whole: $(cat hist2.txt)"
   fi
   # refused: a .gcda that does not match its notes (rebuilt after the run)
   mkdir -p stale o1 && cp r0/* stale/ && (cd o1 && gcc --coverage -O1 -I"$D" -c "$D/httpreq.c") &&
@@ -91,25 +91,25 @@ engine() { # engine NAME URL
   "$UCOV" push stale --store "$url" --test stale 2>stale.err
   st=$?
   "$UCOV" report --store "$url" --lcov after.info
-  [ $st = 1 ] && grep -q 'nothing pushed' stale.err && cmp -s before.info after.info && pass ||
+  [ $st = 1 ] && grep -q 'nothing pushed' stale.err && cmp -s before.info after.info && pass "$name: a stale .gcda refuses the push ($st)" ||
     fail "$name: a stale .gcda refuses the push ($st): $(cat stale.err)"
   # an lcov tracefile's test names (TN:) are the tests, one push each
   { sed 's/^TN:.*/TN:alpha/' r0.info; sed 's/^TN:.*/TN:beta/' r1.info; } >tn.info
   "$UCOV" push tn.info --store "$url" --revision rev3 2>tn.err &&
     grep -q 'pushed test alpha' tn.err && grep -q 'pushed test beta' tn.err &&
     "$UCOV" report --store "$url" --build rev3 --test beta --lcov beta.info &&
-    cmp -s <(recs beta.info) <(recs r1.info) && pass ||
+    cmp -s <(recs beta.info) <(recs r1.info) && pass "$name: TN names are tests" ||
     fail "$name: TN names are tests: $(cat tn.err)"
   # a trace's hits are a test's counts too
   "$UCOV" push t/pcs.txt --modules t/mods.txt --store "$url" --test traced -q &&
     "$UCOV" report --store "$url" --test traced --lcov traced.info && grep -q '^DA:[0-9]*,[1-9]' traced.info &&
-    cmp -s <(recs traced.info) <(recs trace.info) && pass ||
+    cmp -s <(recs traced.info) <(recs trace.info) && pass "$name: a pushed trace" ||
     fail "$name: a pushed trace: $(diff <(recs traced.info) <(recs trace.info) | head -3)"
   # refused: a --binary that is not the program the pulled tree ran
   mkdir -p pulled && cp r0/* pulled/ &&
     printf '400000 401000 0 0 r-x 0123456789abcdef %s\n' "$WORK/b/prog" >pulled/modules
   "$UCOV" push pulled --binary b/prog --store "$url" 2>bid.err
-  [ $? = 1 ] && grep -q 'build-id' bid.err && pass || fail "$name: a foreign --binary: $(cat bid.err)"
+  [ $? = 1 ] && grep -q 'build-id' bid.err && pass "$name: a foreign --binary" || fail "$name: a foreign --binary: $(cat bid.err)"
 }
 
 # A build is a revision (and a configuration): a CMake project with a test
@@ -123,29 +123,29 @@ builds() { # builds NAME URL
     "$UCOV" run -o "$name-run$k" --store "$url" --test "t$k" --revision r9 -- sp/t$k >/dev/null 2>"run$k.err" ||
       fail "$name: ucov run t$k: $(cat "run$k.err")"
   done
-  "$UCOV" history --store "$url" >bh.txt && [ "$(grep -c $'\tr9\t' bh.txt)" = 1 ] && pass ||
+  "$UCOV" history --store "$url" >bh.txt && [ "$(grep -c $'\tr9\t' bh.txt)" = 1 ] && pass "$name: one build for three test programs" ||
     fail "$name: one build for three test programs: $(cat bh.txt)"
   "$UCOV" report --store "$url" --build r9 --lcov "$name-r9.info" 2>/dev/null &&
-    cmp -s <(recs "$name-r9.info") <(recs tree.info) && grep -q 'FNDA:0,usage' "$name-r9.info" && pass ||
+    cmp -s <(recs "$name-r9.info") <(recs tree.info) && grep -q 'FNDA:0,usage' "$name-r9.info" && pass "$name: the build's store = the build tree" ||
     fail "$name: the build's store = the build tree: $(diff <(recs "$name-r9.info") <(recs tree.info) | head -5)"
   # --build by a build-id of one of its programs: the same build
   bid=$(readelf -n sp/t2 | awk '/Build ID/{print substr($3, 1, 12)}')
   "$UCOV" report --store "$url" --build "$bid" --lcov "$name-bid.info" 2>/dev/null &&
-    cmp -s "$name-bid.info" "$name-r9.info" && pass || fail "$name: --build by t2's build-id $bid"
+    cmp -s "$name-bid.info" "$name-r9.info" && pass "$name: --build by t2's build-id $bid" || fail "$name: --build by t2's build-id $bid"
   # who --build: the tests that ran lib_sign's first line in that build
   local sl
   sl=$(grep -n 'if (x < 0)' "$SRC/tests/e2e/store/proj/lib.c" | cut -d: -f1)
   [ "$("$UCOV" who "lib.c:$sl" --store "$url" --build r9 | cut -f1)" = t2 ] &&
-    [ -z "$("$UCOV" who "lib.c:$sl" --store "$url" --build rev1 | cut -f1)" ] && pass ||
+    [ -z "$("$UCOV" who "lib.c:$sl" --store "$url" --build rev1 | cut -f1)" ] && pass "$name: who --build" ||
     fail "$name: who --build: $("$UCOV" who "lib.c:$sl" --store "$url" --build r9 2>&1)"
   # a configuration of the same revision is a build of its own
   "$UCOV" run -o "$name-runa" --store "$url" --test t1 --revision r9 --config asan -- sp/t1 >/dev/null 2>runa.err
   "$UCOV" history --store "$url" >bh2.txt && grep -q $'\tr9/asan\t' bh2.txt &&
     [ "$(grep -c $'\tr9\t' bh2.txt)" = 1 ] && "$UCOV" report --store "$url" --build r9 --lcov "$name-r9b.info" &&
-    cmp -s "$name-r9b.info" "$name-r9.info" && pass || fail "$name: --config: $(cat bh2.txt runa.err)"
+    cmp -s "$name-r9b.info" "$name-r9.info" && pass "$name: --config" || fail "$name: --config: $(cat bh2.txt runa.err)"
   # an unknown --test is an error, not a report of nothing
   "$UCOV" report --store "$url" --test nosuch --lcov nosuch.info 2>nosuch.err
-  [ $? = 1 ] && grep -q "no test 'nosuch'" nosuch.err && pass || fail "$name: unknown --test: $(cat nosuch.err)"
+  [ $? = 1 ] && grep -q "no test 'nosuch'" nosuch.err && pass "$name: unknown --test" || fail "$name: unknown --test: $(cat nosuch.err)"
 }
 
 # A store of schema 1 (a build per set of build-ids) is migrated: the builds
@@ -196,7 +196,7 @@ migrate_v1 v1.db && "$UCOV" report --store v1.db --build rev1 --lcov v1.info 2>v
   [ "$(grep -E '^(DA|FNDA|BRDA):' v1.info | tr '\n' ' ')" = "FNDA:12,f BRDA:1,0,0,5 DA:1,12 DA:2,0 DA:3,1 " ] &&
   "$UCOV" report --store v1.db --build bb22 --lcov v1b.info && cmp -s v1.info v1b.info &&
   "$UCOV" history --store v1.db >v1h.txt && [ "$(cut -f2 v1h.txt | tr '\n' ' ')" = "rev1 rev2 " ] &&
-  "$UCOV" report --store v1.db --build rev2 --lcov v1c.info && grep -q '^DA:1,100$' v1c.info && pass ||
+  "$UCOV" report --store v1.db --build rev2 --lcov v1c.info && grep -q '^DA:1,100$' v1c.info && pass "schema 1 migrated" ||
   fail "schema 1 migrated: $(cat v1.err v1h.txt; grep -E '^(DA|FNDA|BRDA):' v1.info)"
 
 # Eight pushers into one store at once, five rounds each; one more push is
@@ -211,7 +211,7 @@ concurrent() { # concurrent NAME URL
   done
   local ok=1
   for p in "${pids[@]}"; do wait "$p" || ok=0; done
-  [ $ok = 1 ] && pass || fail "$name: a concurrent pusher failed"
+  [ $ok = 1 ] && pass "$name: a concurrent pusher failed" || fail "$name: a concurrent pusher failed"
   "$UCOV" push r2 --store "$url" --test killed -q &
   local kp=$!
   sleep 0.05
@@ -229,7 +229,7 @@ concurrent() { # concurrent NAME URL
   done
   "$UCOV" merge "${args[@]}" t2.info -o conc.info
   "$UCOV" report --store "$url" --lcov "$name-conc.info"
-  cmp -s <(recs "$name-conc.info") <(recs conc.info) && pass ||
+  cmp -s <(recs "$name-conc.info") <(recs conc.info) && pass "$name: 8 pushers x 5 and a killed push" ||
     fail "$name: 8 pushers x 5 and a killed push: $(diff <(recs "$name-conc.info") <(recs conc.info) | head -5)"
 }
 
@@ -263,7 +263,7 @@ served() { # served NAME URL
     got=$("$UCOV" who "httpreq.c:$line" --store "$url" | cut -f1 | sort | tr '\n' ' ')
     [ "$want" = "$got" ] || { bad=1; echo "who httpreq.c:$line ($fn): want '$want', got '$got'" >&2; }
   done < <(awk -F'[:,]' '/^SF:.*httpreq.c$/{p=1} /^end_of_record/{p=0} p&&/^FN:/{print $2","$3}' sep.info)
-  [ $bad = 0 ] && pass || fail "$name: who after collect --once"
+  [ $bad = 0 ] && pass "$name: who after collect --once" || fail "$name: who after collect --once"
   # test selection: a change inside parse_chunked selects the tests that ran
   # it; one in parse_method, every test
   local f sel
@@ -273,7 +273,7 @@ served() { # served NAME URL
       "$line" "$line" >"$f.diff"
     want=$(for k in 0 1 2; do grep -q "^FNDA:[1-9][0-9]*,$f$" "sep$k.info" && echo "s$k"; done | sort | tr '\n' ' ')
     sel=$("$UCOV" tests-for --diff "$f.diff" --store "$url" | cut -f1 | sort | tr '\n' ' ')
-    [ -n "$want" ] && [ "$sel" = "$want" ] && pass || fail "$name: tests-for $f: want '$want', got '$sel'"
+    [ -n "$want" ] && [ "$sel" = "$want" ] && pass "$name: tests-for $f: want '$want', got '$sel'" || fail "$name: tests-for $f: want '$want', got '$sel'"
   done
   # continuous: the same three requests again, a collector every 0.2 s (the
   # first killed midway, a second one finishing its round), then the exit
@@ -294,7 +294,7 @@ served() { # served NAME URL
   "$UCOV" merge "$name-srv.info" "exit-$name" -o "$name-total.info"
   cp sep.info sep-copy.info && "$UCOV" merge sep.info sep-copy.info -o sep-twice.info
   # (httpreq.c's records: the server's own loop ran differently in one process)
-  cmp -s <(parser "$name-total.info") <(parser sep-twice.info) && pass ||
+  cmp -s <(parser "$name-total.info") <(parser sep-twice.info) && pass "$name: store + exit files = the runs" ||
     fail "$name: store + exit files = the runs: $(diff <(parser "$name-total.info") <(parser sep-twice.info) | head -5)"
 }
 
@@ -313,7 +313,7 @@ served sqlite "$WORK/srv.db"
 # ucov run --store: a short program's coverage pushed when it exits
 printf '%s\n' "${R[1]}" | "$UCOV" run --store "$WORK/run.db" --test once -- srv/server >/dev/null 2>run.err &&
   "$UCOV" report --store "$WORK/run.db" --test once --lcov run.info &&
-  cmp -s <(parser run.info) <(parser sep1.info) && pass ||
+  cmp -s <(parser run.info) <(parser sep1.info) && pass "run --store" ||
   fail "run --store: $(cat run.err; diff <(parser run.info) <(parser sep1.info) | head -3)"
 # collect --all: one round over every target of the runtime directory (two
 # servers, one request each): the store holds the sum of both runs
@@ -333,7 +333,7 @@ all_targets() {
   wait $p0 $p1
   "$UCOV" report --store "$url" --test both --lcov all-targets.info 2>/dev/null
   "$UCOV" merge sep0 sep1 -o sep01.info
-  cmp -s <(parser all-targets.info) <(parser sep01.info) && pass ||
+  cmp -s <(parser all-targets.info) <(parser sep01.info) && pass "collect --all: both targets' runs" ||
     fail "collect --all: both targets' runs: $(cat all.err; diff <(parser all-targets.info) <(parser sep01.info) | head -5)"
 }
 all_targets
@@ -380,7 +380,7 @@ SQL
   "$UCOV" report --store "$v1url" --build rev1 --lcov pv1.info 2>pv1.err && cmp -s pv1.info v1.info &&
     "$UCOV" history --store "$v1url" >pv1h.txt && [ "$(cut -f2 pv1h.txt | tr '\n' ' ')" = "rev1 rev2 " ] &&
     [ -z "$(pg_as "$PG_BIN/psql" -h "$PG_DIR" -U ucov -d v1 -Atq -c "SELECT to_regclass('line_counts_b2')" 2>>pv1.err)" ] &&
-    "$UCOV" push r0 --store "$v1url" --test t0 --revision rev4 -q 2>>pv1.err && pass ||
+    "$UCOV" push r0 --store "$v1url" --test t0 --revision rev4 -q 2>>pv1.err && pass "postgresql: schema 1 migrated" ||
     fail "postgresql: schema 1 migrated: $(cat pv1.err pv1h.txt; diff pv1.info v1.info)"
   pg_as "$PG_BIN/createdb" -h "$PG_DIR" -U ucov builds >/dev/null 2>&1
   [ -s tree.info ] && builds postgresql "postgresql:///builds?host=$PG_DIR&user=ucov"
@@ -395,13 +395,13 @@ else
 fi
 # No store: a clear error, status 1.
 "$UCOV" report --store "postgresql:///x?host=/nonexistent" >/dev/null 2>nostore.err
-[ $? = 1 ] && grep -q 'ucov report: ' nostore.err && pass || fail "no server: $(cat nostore.err)"
+[ $? = 1 ] && grep -q 'ucov report: ' nostore.err && pass "no server is said" || fail "no server: $(cat nostore.err)"
 # A store file that does not exist: an error, and nothing created.
 for cmd in "report --store" "who x.c:1 --store" "history --store" "tests-for --diff d.diff --store"; do
   : >d.diff
   # shellcheck disable=SC2086 # $cmd: a command and its options
   "$UCOV" $cmd "$WORK/none.db" >/dev/null 2>none.err
-  [ $? = 1 ] && grep -q 'none.db: no coverage store there' none.err && [ ! -e none.db ] && pass ||
+  [ $? = 1 ] && grep -q 'none.db: no coverage store there' none.err && [ ! -e none.db ] && pass "ucov $cmd of a missing store" ||
     fail "ucov $cmd of a missing store: $(cat none.err)"
 done
 finish store

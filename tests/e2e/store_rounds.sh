@@ -48,12 +48,12 @@ same() {
     "$UCOV" push "$d" --store "$url" --test "$(basename "$d")" -q || fail "$name $cc: push $d"
   done
   "$UCOV" report --store "$url" --lcov "$name-$cc.info" 2>"$name-$cc.err"
-  [ "$(recs "$name-$cc.info")" = "$(recs "one-$cc.info")" ] && pass ||
+  [ "$(recs "$name-$cc.info")" = "$(recs "one-$cc.info")" ] && pass "$name $cc: the store's report is one run's" ||
     fail "$name $cc: the store's report is one run's: $(cat "$name-$cc.err"; diff <(recs "$name-$cc.info") <(recs "one-$cc.info") | head -6)"
   # one round's test alone: that snapshot's own report
   "$UCOV" report --store "$url" --test 2 --lcov "$name-$cc-2.info" 2>/dev/null
   "$UCOV" report "rounds-$cc/2" --lcov "round2-$cc.info" 2>/dev/null
-  [ -s "round2-$cc.info" ] && [ "$(recs "$name-$cc-2.info")" = "$(recs "round2-$cc.info")" ] && pass ||
+  [ -s "round2-$cc.info" ] && [ "$(recs "$name-$cc-2.info")" = "$(recs "round2-$cc.info")" ] && pass "$name $cc: --test 2 is round 2's report" ||
     fail "$name $cc: --test 2 is round 2's report: $(diff <(recs "$name-$cc-2.info") <(recs "round2-$cc.info") | head -6)"
 }
 
@@ -67,11 +67,12 @@ for cc in "${ccs[@]}"; do
   rm -rf "traces-$cc" && mkdir "traces-$cc"
   for d in "rounds-$cc"/*/; do "$UCOV" merge "$d" -o "traces-$cc/$(basename "$d").info" 2>/dev/null; done
   "$UCOV" merge "traces-$cc"/*.info -o "sum-$cc.info" 2>/dev/null
-  [ "$n" -ge 3 ] && [ "$(recs "sum-$cc.info")" != "$(recs "one-$cc.info")" ] && pass ||
+  [ "$n" -ge 3 ] && [ "$(recs "sum-$cc.info")" != "$(recs "one-$cc.info")" ] &&
+    pass "$cc: the rounds add up to more than one round" ||
     echo "note: $cc: $n rounds whose line counts happen to add up"
   # the rounds' trees read together: each unit's runs summed, solved once
   "$UCOV" report "rounds-$cc"/*/ --lcov "trees-$cc.info" 2>/dev/null
-  [ "$(recs "trees-$cc.info")" = "$(recs "one-$cc.info")" ] && pass ||
+  [ "$(recs "trees-$cc.info")" = "$(recs "one-$cc.info")" ] && pass "$cc: the rounds' trees read together are one run" ||
     fail "$cc: the rounds' trees read together are one run: $(diff <(recs "trees-$cc.info") <(recs "one-$cc.info") | head -6)"
   same sqlite "$WORK/s-$cc.db" "$cc"
 done
@@ -86,7 +87,7 @@ done
 target_stop
 "$UCOV" push cexit --store c.db -q
 "$UCOV" report --store c.db --lcov c.info 2>c.err
-[ "$(recs c.info)" = "$(recs one-gcc.info)" ] && pass ||
+[ "$(recs c.info)" = "$(recs one-gcc.info)" ] && pass "collect: the store's report is one run's" ||
   fail "collect: the store's report is one run's: $(cat c.err; diff <(recs c.info) <(recs one-gcc.info) | head -6)"
 
 if pg_start; then

@@ -18,9 +18,9 @@ for lib in libucov.a libucov.so; do
   [ -e "$LIBDIR/$lib" ] || { fail "$lib not in $LIBDIR"; continue; }
   other=$(nm -g --defined-only "$LIBDIR/$lib" 2>/dev/null | awk 'NF >= 3 { print $3 }' |
     sed 's/@.*//' | grep -Ev "$allowed" | grep -Ev "$linker" | sort -u | tr '\n' ' ')
-  [ -z "$other" ] && pass || fail "$lib defines names outside ucov_ and the ABI: $other"
+  [ -z "$other" ] && pass "$lib defines names outside ucov_ and the ABI: $other" || fail "$lib defines names outside ucov_ and the ABI: $other"
   # and it defines the runtime at all (the filter would pass an empty file)
-  nm -g --defined-only "$LIBDIR/$lib" 2>/dev/null | grep -q ' T ucov_open$' && pass ||
+  nm -g --defined-only "$LIBDIR/$lib" 2>/dev/null | grep -q ' T ucov_open$' && pass "$lib defines ucov_open" ||
     fail "$lib defines ucov_open"
 done
 
@@ -38,19 +38,19 @@ for cc in gcc clang; do
       fail "$cc $mode: a program defining parse_pid, ctl_open, mem_sink_init links ($(head -3 "$out.err"))"
       continue
     fi
-    pass
+    pass "$cc $mode: a program defining parse_pid, ctl_open, mem_sink_init links"
     rm -rf "$out.d" && mkdir "$out.d"
     case $mode in
     --gcov) got=$(cd "$out.d" && GCOV_PREFIX=$PWD "../$out") ;;
     --pgo) got=$(cd "$out.d" && LLVM_PROFILE_FILE=$PWD/p.profraw "../$out") ;;
     *) got=$(cd "$out.d" && UCOV_TRACE_SELF=1 "../$out") ;;
     esac
-    grep -qx "own 600" <<<"$got" && pass || fail "$cc $mode: runs its own functions ($got)"
+    grep -qx "own 600" <<<"$got" && pass "$cc $mode: runs its own functions ($got)" || fail "$cc $mode: runs its own functions ($got)"
     case $mode in
-    --gcov) [ -n "$(find "$out.d" -name '*.gcda')" ] && pass || fail "$cc $mode: wrote its .gcda" ;;
-    --pgo) [ -s "$out.d/p.profraw" ] && pass || fail "$cc $mode: wrote its profile" ;;
+    --gcov) [ -n "$(find "$out.d" -name '*.gcda')" ] && pass "$cc $mode: wrote its .gcda" || fail "$cc $mode: wrote its .gcda" ;;
+    --pgo) [ -s "$out.d/p.profraw" ] && pass "$cc $mode: wrote its profile" || fail "$cc $mode: wrote its profile" ;;
     *) n=$(sed -n 's/^pcs //p' <<<"$got")
-       [ "${n:-0}" -gt 0 ] && pass || fail "$cc $mode: traced itself (${n:-no} PCs)" ;;
+       [ "${n:-0}" -gt 0 ] && pass "$cc $mode: traced itself (${n:-no} PCs)" || fail "$cc $mode: traced itself (${n:-no} PCs)" ;;
     esac
   done
 done

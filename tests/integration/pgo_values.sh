@@ -32,11 +32,11 @@ for v in 14 16 19; do
     LLVM_PROFILE_FILE=ucov.profraw ./p_ucov "${RUN[@]}"
     $PROFDATA "${SHOW[@]}" rt.profraw >rt.show
     $PROFDATA "${SHOW[@]}" ucov.profraw >ucov.show 2>&1
-    cmp -s rt.show ucov.show && grep -q 'op_dbl, *25 \]' ucov.show && pass ||
+    cmp -s rt.show ucov.show && grep -q 'op_dbl, *25 \]' ucov.show && pass "$CLANG $mode: value profile equals compiler-rt's" ||
       fail "$CLANG $mode: value profile equals compiler-rt's: $(diff rt.show ucov.show | head -5)"
     if [ $mode = ir ]; then
       grep -qP '^\s*\[\s*\d+,\s*513,\s*6 \]' ucov.show && grep -qP '^\s*\[\s*\d+,\s*3,\s*10 \]' ucov.show &&
-        pass || fail "$CLANG: memop sizes by range (700 -> 513, 3 -> 3)"
+        pass "$CLANG: memop sizes by range (700 -> 513, 3 -> 3)" || fail "$CLANG: memop sizes by range (700 -> 513, 3 -> 3)"
     fi
     # %m pools: two runs merge their value data, as compiler-rt's do.
     for w in rt ucov; do
@@ -47,7 +47,7 @@ for v in 14 16 19; do
     # (Indirect-call targets are addresses: with ASLR, old runs' targets stay
     # unnamed in a pool, for compiler-rt as for ucov; counters add up.)
     [ "$(find pool-rt pool-ucov -name '*profraw*' | wc -l)" = 2 ] && cmp -s pool-rt.show pool-ucov.show &&
-      grep -qE 'Block counts: \[80[],]|Function count: 80' pool-ucov.show && pass ||
+      grep -qE 'Block counts: \[80[],]|Function count: 80' pool-ucov.show && pass "$CLANG $mode: %m pool with values equals compiler-rt's" ||
       fail "$CLANG $mode: %m pool with values equals compiler-rt's: $(ls pool-rt pool-ucov)
 $(diff pool-rt.show pool-ucov.show | head -5) $(grep -A4 'op_inc:' pool-ucov.show)"
     cd .. || exit 1
@@ -65,7 +65,7 @@ pf=$(ls pool-ucov/p-*.profraw)
 truncate -s -16 "$pf"
 (cd pool-ucov && LLVM_PROFILE_FILE=p-%m.profraw ../p_ucov "${RUN[@]}" 2>../err.txt)
 grep -q 'not a profile of this program' err.txt &&
-  llvm-profdata-"$v" "${SHOW[@]}" "$pf" | grep -q 'op_dbl, *25 \]' && pass ||
+  llvm-profdata-"$v" "${SHOW[@]}" "$pf" | grep -q 'op_dbl, *25 \]' && pass "%m: a pool with truncated value data is replaced, with a message" ||
   fail "%m: a pool with truncated value data is replaced, with a message"
 
 # Live: values after a reset are the second phase's only.
@@ -76,20 +76,20 @@ pid=$P_PID
 cmd() { echo "$1" >&"${P[1]}" && read -r -t 20 _ <&"${P[0]}"; }
 cmd "c 1 7" && cmd "m 700 3"
 for _ in $(seq 200); do [ -S "$WORK/rt/$pid.sock" ] && break; sleep 0.02; done
-[ -e stale.profraw ] && [ ! -s stale.profraw ] && pass || fail "the profile file is emptied at start"
+[ -e stale.profraw ] && [ ! -s stale.profraw ] && pass "the profile file is emptied at start" || fail "the profile file is emptied at start"
 UCOV_RUNTIME_DIR=$WORK/rt "$UCOV" pull --pid "$pid" -o L1 pgo/p_ucov.profraw &&
-  UCOV_RUNTIME_DIR=$WORK/rt "$UCOV" reset --pid "$pid" pgo/p_ucov.profraw && pass ||
+  UCOV_RUNTIME_DIR=$WORK/rt "$UCOV" reset --pid "$pid" pgo/p_ucov.profraw && pass "pull and reset pgo/p_ucov.profraw" ||
   fail "pull and reset pgo/p_ucov.profraw"
 cmd "c 2 5" && cmd "c 1 2"
 UCOV_RUNTIME_DIR=$WORK/rt "$UCOV" pull --pid "$pid" -o L2 pgo/p_ucov.profraw
 cmd q
 wait "$pid"
-llvm-profdata-"$v" "${SHOW[@]}" stale.profraw | grep -q 'op_dbl, *2 \]' && pass ||
+llvm-profdata-"$v" "${SHOW[@]}" stale.profraw | grep -q 'op_dbl, *2 \]' && pass "the exit profile: counts since the reset" ||
   fail "the exit profile: counts since the reset"
 llvm-profdata-"$v" "${SHOW[@]}" L1/pgo/p_ucov.profraw >l1.show
 llvm-profdata-"$v" "${SHOW[@]}" L2/pgo/p_ucov.profraw >l2.show
 grep -q 'op_dbl, *7 \]' l1.show && grep -q 'op_neg, *5 \]' l2.show &&
-  grep -q 'op_dbl, *2 \]' l2.show && ! grep -qP '^\s*\[\s*\d+,\s*513,\s*[1-9]' l2.show && pass ||
+  grep -q 'op_dbl, *2 \]' l2.show && ! grep -qP '^\s*\[\s*\d+,\s*513,\s*[1-9]' l2.show && pass "live values after a reset: only the second phase" ||
   fail "live values after a reset: only the second phase"
 cd .. || exit 1
 
@@ -105,7 +105,7 @@ if command -v clang-19 >/dev/null && command -v llvm-cov-19 >/dev/null; then
     llvm-profdata-19 merge -o $w.profdata $w.profraw
     llvm-cov-19 show --show-mcdc ./p_$w -instr-profile=$w.profdata | sed "s/p_$w//" >$w.mcdc
   done
-  cmp -s rt.mcdc ucov.mcdc && grep -q 'C2-Pair: covered' ucov.mcdc && pass ||
+  cmp -s rt.mcdc ucov.mcdc && grep -q 'C2-Pair: covered' ucov.mcdc && pass "MC/DC: llvm-cov show --show-mcdc equals compiler-rt's" ||
     fail "MC/DC: llvm-cov show --show-mcdc equals compiler-rt's"
   coproc M { UCOV_RUNTIME_DIR=$WORK/rt exec ./p_ucov; }
   pid=$M_PID
@@ -120,11 +120,11 @@ if command -v clang-19 >/dev/null && command -v llvm-cov-19 >/dev/null; then
     llvm-cov-19 show --show-mcdc ./p_ucov -instr-profile=live.profdata >live.mcdc
   # One test vector (a=1 b=0 c=0) since the reset: no pair (without the
   # reset, a=1 b=1 c=0 before it would make the b pair).
-  grep -q 'Executed MC/DC Test Vectors' live.mcdc && ! grep -q 'Pair: covered' live.mcdc && pass ||
+  grep -q 'Executed MC/DC Test Vectors' live.mcdc && ! grep -q 'Pair: covered' live.mcdc && pass "MC/DC: a reset clears the bitmaps" ||
     fail "MC/DC: a reset clears the bitmaps"
   # clang 19 front-end code read as another version: a clear message, the program runs.
   UCOV_LLVM_PROFILE_VERSION=7 LLVM_PROFILE_FILE=v7.profraw ./p_ucov d 1 1 2>err.txt &&
-    grep -q 'not supported' err.txt && [ ! -e v7.profraw ] && pass ||
+    grep -q 'not supported' err.txt && [ ! -e v7.profraw ] && pass "an unsupported raw profile version: message, no file, the program runs" ||
     fail "an unsupported raw profile version: message, no file, the program runs"
   cd .. || exit 1
 else

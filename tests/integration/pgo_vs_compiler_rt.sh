@@ -28,19 +28,19 @@ for v in "" -16 -19; do
   $CLANG "${PGO[@]}" "${SANFLAGS[@]}" -c "$SRC/tests/integration/gcov_main.c" -o main.o
   $CLANG -fprofile-instr-generate "${SANFLAGS[@]}" httpreq.o main.o -o prog_rt
   CC=$CLANG "$UCOV" cc --pgo "${SANFLAGS[@]}" httpreq.o main.o -o prog_ucov
-  ! nm prog_ucov | grep -q 'lprofWriteData\|__llvm_profile_initialize' && pass ||
+  ! nm prog_ucov | grep -q 'lprofWriteData\|__llvm_profile_initialize' && pass "$CLANG: compiler-rt's profile runtime is not linked" ||
     fail "$CLANG: compiler-rt's profile runtime is not linked"
   LLVM_PROFILE_FILE=rt.profraw ./prog_rt "$R1" "$R2" "$R1" >/dev/null
   LLVM_PROFILE_FILE=ucov.profraw ./prog_ucov "$R1" "$R2" "$R1" >/dev/null
   $PROFDATA merge -o rt.profdata rt.profraw && $PROFDATA merge -o ucov.profdata ucov.profraw &&
-    pass || fail "$CLANG: llvm-profdata merge accepts the raw profile"
+    pass "$CLANG: llvm-profdata merge accepts the raw profile" || fail "$CLANG: llvm-profdata merge accepts the raw profile"
   $PROFDATA show --all-functions --counts rt.profdata >rt.show
   $PROFDATA show --all-functions --counts ucov.profdata >ucov.show
-  cmp -s rt.show ucov.show && grep -q 'http_parse' ucov.show && pass ||
+  cmp -s rt.show ucov.show && grep -q 'http_parse' ucov.show && pass "$CLANG: the same functions, hashes and counts as compiler-rt's" ||
     fail "$CLANG: the same functions, hashes and counts as compiler-rt's"
   $LLVMCOV report ./prog_rt -instr-profile=rt.profdata | sed 's/prog_rt//' >rt.report
   $LLVMCOV report ./prog_ucov -instr-profile=ucov.profdata | sed 's/prog_ucov//' >ucov.report
-  cmp -s rt.report ucov.report && grep -q 'httpreq.c' ucov.report && pass ||
+  cmp -s rt.report ucov.report && grep -q 'httpreq.c' ucov.report && pass "$CLANG: llvm-cov report equals compiler-rt's" ||
     fail "$CLANG: llvm-cov report equals compiler-rt's"
   # compiler-rt's API: set_filename, reset_counters, dump (nothing more at exit).
   cat >api.c <<'C'
@@ -68,29 +68,29 @@ C
   $PROFDATA merge -o a-rt.profdata api-rt.profraw && $PROFDATA merge -o a-u.profdata api-ucov.profraw &&
     $PROFDATA show --all-functions --counts a-rt.profdata >a-rt.show &&
     $PROFDATA show --all-functions --counts a-u.profdata >a-u.show && cmp -s a-rt.show a-u.show &&
-    grep -A3 'after' a-u.show | grep -q 'Function count: 7' && pass ||
+    grep -A3 'after' a-u.show | grep -q 'Function count: 7' && pass "$CLANG: __llvm_profile_set_filename/reset_counters/dump as compiler-rt" ||
     fail "$CLANG: __llvm_profile_set_filename/reset_counters/dump as compiler-rt"
   cd .. || exit 1
 done
 cd c || exit 1
 LLVM_PROFILE_FILE=run-%p.profraw ./prog_ucov "$R1" >/dev/null
-ls run-[0-9]*.profraw >/dev/null 2>&1 && pass || fail "LLVM_PROFILE_FILE %p"
+ls run-[0-9]*.profraw >/dev/null 2>&1 && pass "LLVM_PROFILE_FILE %p" || fail "LLVM_PROFILE_FILE %p"
 (mkdir -p sub && cd sub && ../prog_ucov "$R1" >/dev/null && [ -s default.profraw ]) &&
-  pass || fail "default.profraw"
+  pass "default.profraw" || fail "default.profraw"
 # %m: runs merge into one pool file; a corrupt or truncated pool is replaced, with a message.
 parse_count() { llvm-profdata merge -o pool.profdata "$1" 2>/dev/null &&
   llvm-profdata show --function=http_parse --counts pool.profdata | sed -n 's/.*Function count: //p'; }
 mkdir -p pool && (cd pool && for _ in 1 2 3; do LLVM_PROFILE_FILE=p-%m.profraw ../prog_ucov "$R1" >/dev/null; done)
-[ "$(find pool -mindepth 1 -maxdepth 1 | wc -l)" = 1 ] && [ "$(parse_count pool/p-*.profraw)" = 3 ] && pass ||
+[ "$(find pool -mindepth 1 -maxdepth 1 | wc -l)" = 1 ] && [ "$(parse_count pool/p-*.profraw)" = 3 ] && pass "%m: three runs merged in one pool file" ||
   fail "%m: three runs merged in one pool file"
 pf=$(ls pool/p-*.profraw)
 truncate -s 50 "$pf"
 (cd pool && LLVM_PROFILE_FILE=p-%m.profraw ../prog_ucov "$R1" >/dev/null 2>../err.txt)
-grep -q 'not a profile of this program' err.txt && [ "$(parse_count "$pf")" = 1 ] && pass ||
+grep -q 'not a profile of this program' err.txt && [ "$(parse_count "$pf")" = 1 ] && pass "%m: a truncated pool file is replaced, with a message" ||
   fail "%m: a truncated pool file is replaced, with a message"
 printf 'garbage' >"$pf"
 (cd pool && LLVM_PROFILE_FILE=p-%m.profraw ../prog_ucov "$R1" >/dev/null 2>/dev/null)
-[ "$(parse_count "$pf")" = 1 ] && pass || fail "%m: a corrupt pool file is replaced"
+[ "$(parse_count "$pf")" = 1 ] && pass "%m: a corrupt pool file is replaced" || fail "%m: a corrupt pool file is replaced"
 cd .. || exit 1
 
 # Live: pgo/<program>.profraw, reset, only the second phase.
@@ -102,8 +102,8 @@ export UCOV_RUNTIME_DIR=$WORK/rt
 pid=$!
 for _ in $(seq 200); do [ -S kvd.sock ] && [ -S "rt/$pid.sock" ] && break; sleep 0.02; done
 ./client --client kvd.sock "SET a 1" "GET a" >/dev/null
-"$UCOV" ls --pid $pid | grep -qP '^\d+\tpgo/kvd.profraw$' && pass || fail "ls shows pgo/kvd.profraw"
-"$UCOV" reset --pid $pid pgo/kvd.profraw && pass || fail "reset pgo/kvd.profraw"
+"$UCOV" ls --pid $pid | grep -qP '^\d+\tpgo/kvd.profraw$' && pass "ls shows pgo/kvd.profraw" || fail "ls shows pgo/kvd.profraw"
+"$UCOV" reset --pid $pid pgo/kvd.profraw && pass "reset pgo/kvd.profraw" || fail "reset pgo/kvd.profraw"
 ./client --client kvd.sock "DEL a" "DEL b" >/dev/null
 "$UCOV" pull --pid $pid -o L pgo/kvd.profraw 2>/dev/null
 "$UCOV" pull --pid $pid -o LA >/dev/null 2>&1
@@ -112,8 +112,8 @@ wait $pid
 llvm-profdata merge -o live.profdata L/pgo/kvd.profraw &&
   llvm-profdata show --function=cmd_del --counts live.profdata | grep -q 'Function count: 2' &&
   llvm-profdata show --function=cmd_set --counts live.profdata | grep -q 'Function count: 0' &&
-  pass || fail "live pull after reset: only the second phase"
+  pass "live pull after reset: only the second phase" || fail "live pull after reset: only the second phase"
 # ucov report of the whole pulled tree: the program is the module map's first module.
 "$UCOV" report LA --lcov la.info 2>la.err && grep -q "^SF:$SRC/examples/daemon/kvd.c$" la.info &&
-  grep -q '^FNDA:2,\(kvd.c:\)\?cmd_del$' la.info && pass || fail "report of a pulled tree with a profile: $(head -2 la.err)"
+  grep -q '^FNDA:2,\(kvd.c:\)\?cmd_del$' la.info && pass "report of a pulled tree with a profile" || fail "report of a pulled tree with a profile: $(head -2 la.err)"
 finish pgo

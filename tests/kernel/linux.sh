@@ -45,7 +45,7 @@ if [ ! -f "$CACHE/vmlinuz" ]; then
     cp "$CACHE/x/boot/vmlinuz-$kver" "$CACHE/vmlinuz.part" && mv "$CACHE/vmlinuz.part" "$CACHE/vmlinuz" &&
     rm -rf "$CACHE/dl" "$CACHE/x" || { fail "the image of linux-image-$kver=$pkgver"; finish linux; exit 1; }
 fi
-pass
+pass "the image of linux-image-$kver"
 
 # ucov.ko, then the demo module against its Module.symvers: copies of the
 # kbuild directories (kbuild writes beside the sources), the core from SRC.
@@ -53,10 +53,10 @@ mkdir -p tree/kernel tree/examples
 cp -r "$SRC/kernel/linux" tree/kernel/ && cp -r "$SRC/examples/linux-module" "$SRC/examples/baremetal" tree/examples/
 make -s -C tree/kernel/linux KDIR="$KDIR" UCOV_SRC="$SRC" >build.log 2>&1 &&
   make -s -C tree/examples/linux-module KDIR="$KDIR" UCOV_DIR="$WORK/tree" >>build.log 2>&1 &&
-  pass || { fail "modules: $(grep -m3 -i 'error\|warning' build.log)"; finish linux; exit 1; }
-! grep -qi 'warning' build.log && pass || fail "module build warnings: $(grep -m3 -i warning build.log)"
+  pass "ucov.ko and the demo module build" || { fail "modules: $(grep -m3 -i 'error\|warning' build.log)"; finish linux; exit 1; }
+! grep -qi 'warning' build.log && pass "the modules build without warnings" || fail "module build warnings: $(grep -m3 -i warning build.log)"
 [ "$(objdump -dr tree/examples/linux-module/ucov_demo.ko | grep -c '__sanitizer_cov_trace_pc')" -gt 20 ] &&
-  [ "$(objdump -dr tree/kernel/linux/ucov.ko | grep -c 'call.*__sanitizer_cov')" = 0 ] && pass ||
+  [ "$(objdump -dr tree/kernel/linux/ucov.ko | grep -c 'call.*__sanitizer_cov')" = 0 ] && pass "the demo module is instrumented, ucov.ko is not" ||
   fail "the demo module is instrumented, ucov.ko is not"
 
 # The initramfs.
@@ -208,7 +208,7 @@ wait $qemu
 tr -d '\r' <console.txt >console.log
 # Through the relay: the same objects as in the guest, and the third
 # workload's counts, as a userspace run of it counts them.
-[ "$(grep -c '\.gcda$' relay-ls.txt)" = 2 ] && pass ||
+[ "$(grep -c '\.gcda$' relay-ls.txt)" = 2 ] && pass "ucov ls --serial through the relay" ||
   fail "ucov ls --serial through the relay: $(head -3 relay-ls.txt relay-ls.err)"
 relink H
 lcov -q --capture --rc lcov_gcov_dir="$WORK/H/gcov" -o h.info >lcov-h.out 2>&1 ||
@@ -219,21 +219,21 @@ for what in "insmod ucov ok" "insmod demo ok" "kcov file ok" "demo reads 12" "kc
   "pull 1 ok" "pull 2 ok" "RELAY-READY" "relay done go" "exited enabled 5" "stress ok" "rmmod demo while open refused" "held [1-9]" \
   "rmmod demo ok" "units after rmmod 0" "rmmod ucov while held refused" "hold exit 0" \
   "rmmod ucov ok" "done"; do
-  guest "$what" && pass || fail "guest: $what ($(grep -m3 'UCOV-GUEST .*err\|Oops\|BUG' console.log))"
+  guest "$what" && pass "guest: $what" || fail "guest: $what ($(grep -m3 'UCOV-GUEST .*err\|Oops\|BUG' console.log))"
 done
 
 # EXT: as many ENTRY as EXIT records, and NORMAL ones; UNIQUE: a second
 # identical read adds no PC.
 read -r _ _ _ ext_in ext_out ext_normal <<<"$(grep -a -o 'UCOV-GUEST modes ext .*' console.log)"
-[ "${ext_in:-0}" -ge 1 ] && [ "$ext_in" = "${ext_out:-}" ] && [ "${ext_normal:-0}" -gt 10 ] && pass ||
+[ "${ext_in:-0}" -ge 1 ] && [ "$ext_in" = "${ext_out:-}" ] && [ "${ext_normal:-0}" -gt 10 ] && pass "KCOV_TRACE_PC_EXT" ||
   fail "KCOV_TRACE_PC_EXT: $(grep -a 'UCOV-GUEST modes' console.log | tr '\n' ' ')"
 read -r _ _ _ uniq_first uniq_second <<<"$(grep -a -o 'UCOV-GUEST modes unique .*' console.log)"
-[ "${uniq_first:-0}" -gt 10 ] && [ "${uniq_second:-x}" = 0 ] && pass ||
+[ "${uniq_first:-0}" -gt 10 ] && [ "${uniq_second:-x}" = 0 ] && pass "KCOV_UNIQUE_ENABLE" ||
   fail "KCOV_UNIQUE_ENABLE: $(grep -a 'UCOV-GUEST modes' console.log | tr '\n' ' ')"
 # REMOTE: the work item's PCs, collected for the client's common handle, all
 # the module's.
 read -r _ remote_n remote_in <<<"$(grep -a -o 'UCOV-GUEST remote .*' console.log | cut -d' ' -f2-)"
-[ "${remote_n:-0}" -gt 10 ] && [ "$remote_n" = "${remote_in:-}" ] && pass ||
+[ "${remote_n:-0}" -gt 10 ] && [ "$remote_n" = "${remote_in:-}" ] && pass "KCOV_REMOTE_ENABLE (kcov_remote_start_common in a work item)" ||
   fail "KCOV_REMOTE_ENABLE (kcov_remote_start_common in a work item): $(grep -a 'UCOV-GUEST remote' console.log)"
 # The PCs are the demo module's: each, less the .text base, is a place in the
 # .ko's .text, in the functions the read ran.
@@ -247,32 +247,32 @@ for line in open(sys.argv[2]):
     if base <= pc < base + (1 << 20):
         print(hex(pc - base))
 PY
-[ "$(wc -l <pcs.txt)" -gt 10 ] && [ "$(wc -l <offsets.txt)" = "$(wc -l <pcs.txt)" ] && pass ||
+[ "$(wc -l <pcs.txt)" -gt 10 ] && [ "$(wc -l <offsets.txt)" = "$(wc -l <pcs.txt)" ] && pass "PCs" ||
   fail "PCs: $(wc -l <pcs.txt), $(wc -l <offsets.txt) in the demo module's text"
 xargs addr2line -f -j .text -e tree/examples/linux-module/ucov_demo.ko <offsets.txt 2>/dev/null |
   awk 'NR % 2 == 1' | sort -u >functions.txt
 for fn in demo_read parse_expr expr term primary; do
-  grep -qx "$fn" functions.txt && pass || fail "traced function $fn (traced: $(tr '\n' ' ' <functions.txt))"
+  grep -qx "$fn" functions.txt && pass "traced function $fn (traced" || fail "traced function $fn (traced: $(tr '\n' ' ' <functions.txt))"
 done
 # The comparisons: the parser's, with the expression's characters among the operands.
 sed -n 's/^UCOV-CMP //p' console.log >cmps.txt
 grep -q 'arg1: 0x28, arg2: 0x2a\|arg1: 0x2a, arg2: 0x28\|0x28, .*const\|arg2: 0x28' cmps.txt &&
-  [ "$(wc -l <cmps.txt)" -gt 10 ] && pass || fail "comparisons: $(head -3 cmps.txt)"
+  [ "$(wc -l <cmps.txt)" -gt 10 ] && pass "comparisons" || fail "comparisons: $(head -3 cmps.txt)"
 # gcov: the gathered tree, as gcov.rst's build machine unpacks it, through
 # lcov's kernel mode; the parser's line counts against a userspace build.
 sed -n '/UCOV-TAR-BEGIN/,/UCOV-TAR-END/p' console.log | sed '1d;$d' | base64 -d >back.tar.gz 2>/dev/null &&
   mkdir -p back gathered && tar xzf back.tar.gz -C back && tar xzf back/gcov.tar.gz -C gathered &&
-  pass || fail "the guest's tarballs"
+  pass "the guest's tarballs" || fail "the guest's tarballs"
 G=gathered/sys/kernel/debug/gcov
 D=$WORK/tree/examples/linux-module
-[ -f "$G$D/parser.gcda" ] && [ "$(readlink "$G$D/parser.gcno")" = "$D/parser.gcno" ] && pass ||
+[ -f "$G$D/parser.gcda" ] && [ "$(readlink "$G$D/parser.gcno")" = "$D/parser.gcno" ] && pass "gather" ||
   fail "gather: $(cd gathered && find . | head -8 | tr '\n' ' ')"
 # gcov.rst's build machine: gcov over the unpacked tree (lcov runs it), and
 # lcov's kernel mode over the copy of the guest's gcov directory.
-lcov -q --capture -d "$G$D" -o g.info >lcov-g.out 2>&1 && grep -q "^SF:$WORK/tree/examples/baremetal/parser.c$" g.info && pass ||
+lcov -q --capture -d "$G$D" -o g.info >lcov-g.out 2>&1 && grep -q "^SF:$WORK/tree/examples/baremetal/parser.c$" g.info && pass "gcov over the gathered tree" ||
   fail "gcov over the gathered tree: $(tail -3 lcov-g.out)"
 lcov -q --capture --rc lcov_gcov_dir="$WORK/back/gcovcopy" -o k.info >lcov-k.out 2>&1 &&
-  grep -q "^SF:$WORK/tree/examples/baremetal/parser.c$" k.info && pass || fail "lcov kernel mode: $(tail -3 lcov-k.out)"
+  grep -q "^SF:$WORK/tree/examples/baremetal/parser.c$" k.info && pass "lcov kernel mode" || fail "lcov kernel mode: $(tail -3 lcov-k.out)"
 lines_of() { # INFO: parser.c's DA lines, "line count", sorted as join wants
   awk '/^SF:.*\/parser\.c$/ {on = 1; next} /^end_of_record/ {on = 0} on && /^DA:/ {
     split(substr($0, 4), a, ","); print a[1], a[2] }' "$1" | sort -k1,1
@@ -300,7 +300,7 @@ counts_vs() {
 }
 twin u "${EXPRS[@]}"
 sed -n 's/.*UCOV-GUEST eval //p' console.log >guest-out.txt
-diff -q guest-out.txt u.out >/dev/null && pass ||
+diff -q guest-out.txt u.out >/dev/null && pass "the module answers as userspace does" ||
   fail "the module's answers differ from userspace: $(paste -d'|' guest-out.txt u.out | tr '\n' ' ')"
 # ucov symbolize, with the module map a pull through /dev/ucov brought back
 # (each executable section of the module, as <module>.ko#<index>), run where
@@ -313,7 +313,7 @@ awk '{sub(/\+.*/, "", $2); print $2}' pcs.sym >sym-fns.txt
 xargs addr2line -a -f -i -j .text -e tree/examples/linux-module/ucov_demo.ko <offsets.txt 2>/dev/null |
   awk '/^0x/ {if (fn != "") print fn; fn = ""; odd = 1; next} odd {fn = $0} {odd = !odd}
     END {if (fn != "") print fn}' >a2l-fns.txt
-[ -s sym-fns.txt ] && cmp -s sym-fns.txt a2l-fns.txt && pass ||
+[ -s sym-fns.txt ] && cmp -s sym-fns.txt a2l-fns.txt && pass "ucov symbolize with the .ko" ||
   fail "ucov symbolize with the .ko: $(head -2 sym.err) $(diff sym-fns.txt a2l-fns.txt | head -4 | tr '\n' ' ')"
 lines_of k.info >k-lines.txt
 lines_of g.info >g-lines.txt
@@ -322,10 +322,10 @@ lines_of g.info >g-lines.txt
 # skip_blanks(c) line has its own block in one, not in the other), so a few
 # lines may be in one build only.
 counts_vs k-lines.txt u-lines.txt 1
-[ "$common" -gt 30 ] && [ ! -s diff-1.txt ] && [ "$only" -le 4 ] && pass ||
+[ "$common" -gt 30 ] && [ ! -s diff-1.txt ] && [ "$only" -le 4 ] && pass "parser.c line counts, module vs userspace: $common common, $only in one only," ||
   fail "parser.c line counts, module vs userspace: $common common, $only in one only," \
     "differing: $(head -6 diff-1.txt | tr '\n' ' ')"
-cmp -s k-lines.txt g-lines.txt && pass || fail "lcov's kernel mode and the gathered tree differ"
+cmp -s k-lines.txt g-lines.txt && pass "lcov's kernel mode reads the gathered tree alike" || fail "lcov's kernel mode and the gathered tree differ"
 # The two pulls with --reset through /dev/ucov: the first holds the first
 # workload's counts (those gather saw), the second the second workload's
 # alone, as a userspace run of it counts them.
@@ -337,18 +337,18 @@ lcov -q --capture --rc lcov_gcov_dir="$WORK/back/P1/gcov" -o p1.info >lcov-p1.ou
 lines_of p1.info >p1-lines.txt
 lines_of p2.info >p2-lines.txt
 lines_of h.info >h-lines.txt
-[ -s p1-lines.txt ] && cmp -s p1-lines.txt k-lines.txt && pass ||
+[ -s p1-lines.txt ] && cmp -s p1-lines.txt k-lines.txt && pass "the first pull holds the first workload" ||
   fail "the first pull holds the first workload: $(diff p1-lines.txt k-lines.txt | head -4 | tr '\n' ' ')"
 twin u2 "${EXPRS2[@]}"
-sed -n 's/.*UCOV-GUEST eval2 //p' console.log | cmp -s - u2.out && pass ||
+sed -n 's/.*UCOV-GUEST eval2 //p' console.log | cmp -s - u2.out && pass "the second workload's answers" ||
   fail "the second workload's answers"
 counts_vs p2-lines.txt u2-lines.txt 2
-[ "$common" -gt 30 ] && [ ! -s diff-2.txt ] && pass ||
+[ "$common" -gt 30 ] && [ ! -s diff-2.txt ] && pass "the second pull holds the second workload alone" ||
   fail "the second pull holds the second workload alone: $(head -4 diff-2.txt | tr '\n' ' ')"
 twin u3 "${EXPRS3[@]}"
 counts_vs h-lines.txt u3-lines.txt 3
-[ "$common" -gt 30 ] && [ ! -s diff-3.txt ] && pass ||
+[ "$common" -gt 30 ] && [ ! -s diff-3.txt ] && pass "the pull through the relay: $common lines" ||
   fail "the pull through the relay: $common lines, $(head -4 diff-3.txt | tr '\n' ' ')"
-! grep -q '^UCOV-DMESG.*\(WARNING\|BUG\|Oops\)' console.log && pass ||
+! grep -q '^UCOV-DMESG.*\(WARNING\|BUG\|Oops\)' console.log && pass "dmesg" ||
   fail "dmesg: $(grep -m3 '^UCOV-DMESG' console.log)"
 finish linux
