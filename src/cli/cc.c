@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cc.h"
 #include "cli.h"
 #include "dormant_link.h"
 
@@ -69,277 +70,6 @@ static const char cc_usage[] =
     "  UCOV_MODE   modes when no option names one: trace, ext, unique, gcov, pgo\n"
     "              (commas between them), for builds that pass only CC\n"
     "  UCOV_ONLY, UCOV_SKIP  colon-separated globs, as --only and --skip\n";
-
-struct cc_opts {
-  int trace, ext, gcov, unique, pgo, verbose, dormant;
-  const char *cc;                  /* --cc COMPILER */
-  const char *only[64], *skip[64]; /* --only/--skip GLOBs (and UCOV_ONLY/UCOV_SKIP) */
-  int n_only, n_skip;
-};
-
-/* Does glob match a source path: as given, absolute, or (a glob without '/') its base name? */
-static int glob_matches(const char *glob, const char *path) {
-  char abs[PATH_MAX];
-  const char *base = strrchr(path, '/');
-  if (fnmatch(glob, path, 0) == 0)
-    return 1;
-  if (realpath(path, abs) && fnmatch(glob, abs, 0) == 0)
-    return 1;
-  return !strchr(glob, '/') && fnmatch(glob, base ? base + 1 : path, 0) == 0;
-}
-
-/* Is this source selected for instrumentation by --only and --skip? */
-static int selected(const struct cc_opts *o, const char *src) {
-  int in = o->n_only == 0;
-  for (int i = 0; i < o->n_only && !in; i++)
-    in = glob_matches(o->only[i], src);
-  for (int i = 0; i < o->n_skip && in; i++)
-    in = !glob_matches(o->skip[i], src);
-  return in;
-}
-
-/* UCOV_ONLY / UCOV_SKIP: colon-separated globs, added to the options'. */
-static void env_globs(const char *var, const char **list, int *n) {
-  const char *v = getenv(var);
-  if (!v || !*v)
-    return;
-  static char *copies[2] __attribute__((used)); /* kept reachable while the globs are in use */
-  static int n_copies;
-  char *copy = strdup(v), *save = NULL;
-  if (n_copies < 2)
-    copies[n_copies++] = copy;
-  for (char *w = strtok_r(copy, ":", &save); w && *n < 64; w = strtok_r(NULL, ":", &save))
-    list[(*n)++] = w;
-}
-
-/* Options of gcc and clang that take their value in the next argument. */
-static int takes_separate_value(const char *a) {
-  static const char *const opts[] = {
-      "-o",        "-I",        "-D",       "-U",          "-L",
-      "-l",        "-x",        "-MF",      "-MT",         "-MQ",
-      "-include",  "-imacros",  "-isystem", "-idirafter",  "-iquote",
-      "-iprefix",  "-isysroot", "-Xlinker", "-Xassembler", "-Xpreprocessor",
-      "-u",        "-T",        "-z",       "-e",          "--param",
-      "-aux-info", "-A",        "-target",  "-Xclang",     "--sysroot",
-  };
-  for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
-    if (strcmp(a, opts[i]) == 0)
-      return 1;
-  return 0;
-}
-
-/* What the compiler invocation does, from its arguments. */
-struct cc_job {
-  int has_input, compile_only, shared;
-  int n_src, n_sel; /* C or C++ sources, and those --only/--skip select */
-  int has_source;   /* a C or C++ source among the inputs: this command compiles */
-  int preprocesses; /* a source or .S file: the preprocessor runs (-idirafter is used) */
-};
-
-/* Kinds of input, by -x LANG or else by the file name's extension. */
-enum input_kind { INPUT_OTHER, INPUT_SOURCE, INPUT_PREPROCESSED, INPUT_ASM_CPP };
-
-static enum input_kind kind_of_lang(const char *lang) {
-  static const char *const src[] = {"c", "c++", "objective-c", "objective-c++"};
-  static const char *const pre[] = {"cpp-output", "c++-cpp-output"};
-  for (size_t i = 0; i < sizeof(src) / sizeof(src[0]); i++)
-    if (!strcmp(lang, src[i]))
-      return INPUT_SOURCE;
-  for (size_t i = 0; i < sizeof(pre) / sizeof(pre[0]); i++)
-    if (!strcmp(lang, pre[i]))
-      return INPUT_PREPROCESSED;
-  return !strcmp(lang, "assembler-with-cpp") ? INPUT_ASM_CPP : INPUT_OTHER;
-}
-
-static enum input_kind kind_of_file(const char *a) {
-  const char *dot = strrchr(a, '.');
-  static const char *const ext[] = {".c", ".cc", ".cp", ".cxx", ".cpp", ".c++", ".C"};
-  for (size_t i = 0; dot && i < sizeof(ext) / sizeof(ext[0]); i++)
-    if (strcmp(dot, ext[i]) == 0)
-      return INPUT_SOURCE;
-  if (dot && (!strcmp(dot, ".i") || !strcmp(dot, ".ii")))
-    return INPUT_PREPROCESSED;
-  return dot && (!strcmp(dot, ".S") || !strcmp(dot, ".sx")) ? INPUT_ASM_CPP : INPUT_OTHER;
-}
-
-/* Is this input a C or C++ translation unit (to instrument)? */
-static int is_source_kind(enum input_kind k) {
-  return k == INPUT_SOURCE || k == INPUT_PREPROCESSED;
-}
-
-/* The kind of an input, with the -x LANG in force (NULL or "none": by name). */
-static enum input_kind input_kind(const char *lang, const char *input) {
-  return lang && strcmp(lang, "none") ? kind_of_lang(lang) : kind_of_file(input);
-}
-
-/*
- * Response files: an argument @FILE stands for the arguments in FILE (blank
- * separated, with '...' and "..." quoting and backslash escapes, nested @FILEs
- * expanded too), as gcc and clang read them. Expanded here so that ucov sees
- * the sources and -c they hold; an unreadable @FILE stays as it is.
- */
-/* A wrapper that cannot hold its arguments cannot run the compiler. */
-static void *grow_or_die(void *p, size_t n) {
-  void *g = realloc(p, n);
-  if (!g) {
-    fprintf(stderr, "ucov cc: out of memory\n");
-    exit(UCOV_EXIT_FAIL);
-  }
-  return g;
-}
-
-static void add_arg(char ***v, int *n, int *cap, char *a) {
-  if (*n + 1 >= *cap) {
-    *cap = *cap ? *cap * 2 : 64;
-    *v = grow_or_die(*v, (size_t)*cap * sizeof(**v));
-  }
-  (*v)[(*n)++] = a;
-  (*v)[*n] = NULL;
-}
-
-static void expand_args(int argc, char **argv, char ***v, int *n, int *cap, int depth) {
-  for (int i = 0; i < argc; i++) {
-    FILE *f = argv[i][0] == '@' && depth < 16 ? fopen(argv[i] + 1, "r") : NULL;
-    if (!f) {
-      add_arg(v, n, cap, argv[i]);
-      continue;
-    }
-    char **sub = NULL;
-    int nsub = 0, capsub = 0, c;
-    char *tok = NULL;
-    size_t len = 0, tcap = 0;
-    int quote = 0, have = 0;
-    while ((c = fgetc(f)) != EOF) {
-      if (!quote && (c == ' ' || c == '\t' || c == '\n' || c == '\r')) {
-        if (have) {
-          tok[len] = 0;
-          add_arg(&sub, &nsub, &capsub, tok);
-          tok = NULL;
-          len = tcap = 0;
-          have = 0;
-        }
-        continue;
-      }
-      if (c == '\\') {
-        int d = fgetc(f);
-        if (d == EOF)
-          break;
-        c = d;
-      } else if (!quote && (c == '\'' || c == '"')) {
-        quote = c;
-        have = 1;
-        continue;
-      } else if (quote && c == quote) {
-        quote = 0;
-        continue;
-      }
-      if (len + 2 > tcap) {
-        tcap = tcap ? tcap * 2 : 64;
-        tok = grow_or_die(tok, tcap);
-      }
-      tok[len++] = (char)c;
-      have = 1;
-    }
-    if (have) {
-      if (!tok)
-        tok = calloc(1, 1);
-      tok[len] = 0;
-      add_arg(&sub, &nsub, &capsub, tok);
-    }
-    fclose(f);
-    expand_args(nsub, sub, v, n, cap, depth + 1);
-    free(sub); /* (the strings stay: they are arguments now) */
-  }
-}
-
-/* What the command does, in one pass over its arguments (-x LANG applies to
- * the inputs after it). */
-static struct cc_job classify(int argc, char **argv, const struct cc_opts *o) {
-  struct cc_job j = {0};
-  const char *lang = NULL;
-  for (int i = 0; i < argc; i++) {
-    const char *a = argv[i];
-    if (a[0] != '-' || a[1] == 0) {
-      enum input_kind k = input_kind(lang, a);
-      j.has_input = 1;
-      j.preprocesses |= k == INPUT_SOURCE || k == INPUT_ASM_CPP;
-      if (is_source_kind(k)) {
-        j.has_source = 1;
-        j.n_src++;
-        j.n_sel += selected(o, a);
-      }
-      continue;
-    }
-    if (!strcmp(a, "-x") && i + 1 < argc)
-      lang = argv[i + 1];
-    else if (!strncmp(a, "-x", 2) && a[2])
-      lang = a + 2;
-    if (takes_separate_value(a)) {
-      i++;
-      continue;
-    }
-    if (!strcmp(a, "-c") || !strcmp(a, "-S") || !strcmp(a, "-E") || !strcmp(a, "-M") ||
-        !strcmp(a, "-MM"))
-      j.compile_only = 1;
-    else if (!strcmp(a, "-shared"))
-      j.shared = 1;
-  }
-  return j;
-}
-
-/* Split a command line on blanks (CC="gcc -m64" is common). */
-static int split_words(const char *s, char **out, int max) {
-  int n = 0;
-  char *copy = strdup(s);
-  for (char *tok = strtok(copy, " \t"); tok && n < max; tok = strtok(NULL, " \t"))
-    out[n++] = tok;
-  return n;
-}
-
-static int is_ucov(const char *word) {
-  const char *base = strrchr(word, '/');
-  base = base ? base + 1 : word;
-  return strcmp(base, "ucov") == 0;
-}
-
-/* The compiler command: --cc, else UCOV_CC, else CC unless it is ucov itself, else cc. */
-static int compiler_words(const char *opt, char **out, int max) {
-  const char *cc = opt && *opt ? opt : getenv("UCOV_CC");
-  if (!cc || !*cc) {
-    cc = getenv("CC");
-    char first[4096];
-    if (cc && *cc) {
-      size_t k = strspn(cc, " \t");
-      snprintf(first, sizeof(first), "%.*s", (int)strcspn(cc + k, " \t"), cc + k);
-      if (is_ucov(first))
-        cc = NULL; /* CC="ucov cc" exported to us: don't recurse */
-    }
-  }
-  return split_words(cc && *cc ? cc : "cc", out, max);
-}
-
-/* gcc or clang? By name, else by what the compiler says it is. */
-static int compiler_is_clang(const char *cc) {
-  const char *base = strrchr(cc, '/');
-  base = base ? base + 1 : cc;
-  if (strstr(base, "clang"))
-    return 1;
-  if (strstr(base, "gcc"))
-    return 0;
-  char *cmd = NULL;
-  if (asprintf(&cmd, "'%s' --version 2>/dev/null", cc) < 0)
-    return 0;
-  FILE *p = popen(cmd, "r");
-  free(cmd);
-  if (!p)
-    return 0;
-  char line[512];
-  int clang = 0;
-  while (fgets(line, sizeof(line), p))
-    clang |= strstr(line, "clang") != NULL;
-  pclose(p);
-  return clang;
-}
 
 static int file_exists(const char *p) {
   struct stat st;
@@ -481,7 +211,7 @@ static const char *link_output(char **args, int nargs) {
       o = args[++k];
     else if (!strncmp(args[k], "-o", 2) && args[k][2])
       o = args[k] + 2;
-    else if (takes_separate_value(args[k]))
+    else if (cc_takes_separate_value(args[k]))
       k++;
   }
   return o;
@@ -535,7 +265,7 @@ int cmd_cc(int argc, char **argv) {
    * what follows it goes to the compiler as it is. */
   static char **expanded; /* (kept until the compiler runs) */
   int nexp = 0, cap = 0;
-  expand_args(argc - 1, argv + 1, &expanded, &nexp, &cap, 0);
+  cc_expand_args(argc - 1, argv + 1, &expanded, &nexp, &cap, 0);
   static char **args; /* (kept until the compiler runs, as expanded) */
   args = calloc((size_t)nexp + 1, sizeof(*args));
   int nargs = 0;
@@ -553,8 +283,8 @@ int cmd_cc(int argc, char **argv) {
       args[nargs++] = expanded[k];
     }
   }
-  env_globs("UCOV_ONLY", o.only, &o.n_only);
-  env_globs("UCOV_SKIP", o.skip, &o.n_skip);
+  cc_env_globs("UCOV_ONLY", o.only, &o.n_only);
+  cc_env_globs("UCOV_SKIP", o.skip, &o.n_skip);
   /* Build systems that pass only CC: UCOV_MODE=gcov,trace (commas, colons or blanks). */
   const char *env = getenv("UCOV_MODE");
   if (env && *env && !any_mode(&o)) {
@@ -574,13 +304,13 @@ int cmd_cc(int argc, char **argv) {
       o.verbose = 1;
 
   char *cc[64];
-  int ncc = compiler_words(o.cc, cc, 64);
+  int ncc = cc_compiler_words(o.cc, cc, 64);
   if (ncc == 0) {
     fprintf(stderr, "ucov cc: no compiler (set CC)\n");
     return UCOV_EXIT_USAGE;
   }
   /* gcc 12 and clang take the same flags for these modes. */
-  struct cc_job job = classify(nargs, args, &o);
+  struct cc_job job = cc_classify(nargs, args, &o);
 
   char **out = calloc((size_t)(ncc + nargs + 40), sizeof(char *));
   int n = 0;
@@ -606,7 +336,7 @@ int cmd_cc(int argc, char **argv) {
   int compiles = job.has_source;
   /* UNIQUE is exact with clang's trace-pc-guard (an index per edge); gcc has
    * only trace-pc, which unique mode keys by the PC address. */
-  if (compiles && o.unique && compiler_is_clang(cc[0]))
+  if (compiles && o.unique && cc_compiler_is_clang(cc[0]))
     out[n++] = "-fsanitize-coverage=trace-pc-guard,trace-cmp";
   else if (compiles && (o.trace || o.ext || o.unique))
     out[n++] = "-fsanitize-coverage=trace-pc,trace-cmp";
@@ -614,7 +344,7 @@ int cmd_cc(int argc, char **argv) {
    * cost a jump or nothing while dormant (the runtime patches them live, as
    * XRay's does). Given to the compiler proper (-Xclang), so that the driver
    * does not link XRay's own runtime. gcc keeps -finstrument-functions. */
-  if (compiles && o.ext && o.dormant && compiler_is_clang(cc[0])) {
+  if (compiles && o.ext && o.dormant && cc_compiler_is_clang(cc[0])) {
     static const char *const xray[] = {"-Xclang", "-fxray-instrument", "-Xclang",
                                        "-fxray-instruction-threshold=1"};
     for (size_t k = 0; k < sizeof(xray) / sizeof(xray[0]); k++)
@@ -629,7 +359,7 @@ int cmd_cc(int argc, char **argv) {
   /* When compiling (alone, or with the link): at a link of objects only the
    * flag is not needed (and ucov defines __llvm_profile_runtime, which keeps
    * compiler-rt's runtime out of links that pass it all the same). */
-  if (compiles && o.pgo && !compiler_is_clang(cc[0])) {
+  if (compiles && o.pgo && !cc_compiler_is_clang(cc[0])) {
     fprintf(stderr, "ucov cc: --pgo needs clang, and the compiler is %s (--cc clang, or UCOV_CC)\n",
             cc[0]);
     free(out);

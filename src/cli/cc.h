@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Inside `ucov cc`: cc.c (its options, the runtime, the command it runs)
+ * and cc_args.c (the compiler's command line read: response files, what
+ * the command does, which compiler it is).
+ */
+#ifndef UCOV_CLI_CC_H
+#define UCOV_CLI_CC_H
+
+struct cc_opts {
+  int trace, ext, gcov, unique, pgo, verbose, dormant;
+  const char *cc;                  /* --cc COMPILER */
+  const char *only[64], *skip[64]; /* --only/--skip GLOBs (and UCOV_ONLY/UCOV_SKIP) */
+  int n_only, n_skip;
+};
+
+/* What the compiler invocation does, from its arguments. */
+struct cc_job {
+  int has_input, compile_only, shared;
+  int n_src, n_sel; /* C or C++ sources, and those --only/--skip select */
+  int has_source;   /* a C or C++ source among the inputs: this command compiles */
+  int preprocesses; /* a source or .S file: the preprocessor runs (-idirafter is used) */
+};
+
+/* UCOV_ONLY / UCOV_SKIP: colon-separated globs, added to the options'. */
+void cc_env_globs(const char *var, const char **list, int *n);
+/* Options of gcc and clang that take their value in the next argument. */
+int cc_takes_separate_value(const char *a);
+/* argv with every @FILE expanded (nested to depth 16), into *v (n, cap). */
+void cc_expand_args(int argc, char **argv, char ***v, int *n, int *cap, int depth);
+/* What the command does, in one pass over its arguments. */
+struct cc_job cc_classify(int argc, char **argv, const struct cc_opts *o);
+/* The compiler command: --cc, else UCOV_CC, else CC unless it is ucov
+ * itself, else cc; split on blanks into out (max words). */
+int cc_compiler_words(const char *opt, char **out, int max);
+/* gcc or clang? By name, else by what the compiler says it is. */
+int cc_compiler_is_clang(const char *cc);
+
+#endif
