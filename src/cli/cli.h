@@ -138,6 +138,22 @@ int cli_target_open(const struct cli_target *t, struct ucov_ctl *c);
 /* LIST, decoded: the count, or -1 (said unless quiet). */
 long cli_list_objects(struct ucov_ctl *c, struct ucov_ctl_object **objs, int quiet);
 
+/*
+ * Object names and the paths they stand for (objnames.c), as pull writes
+ * them and mount shows them: "gcov/<path>.gcda" and "pgo/<module>.profraw";
+ * a .gcda's notes file "/<path>.gcno" and the link "gcov/<path>.gcno" beside
+ * it (malloc'ed; NULL for another object or no memory); and which of the
+ * kernel docs' names a set of objects brings: OBJNAMES_GCOV (gcov/reset,
+ * lcov's marker), OBJNAMES_PGO (pgo/reset, pgo/profraw).
+ */
+int objname_is_gcda(const char *name);
+int objname_is_profraw(const char *name);
+char *objname_notes(const char *name);
+char *objname_notes_link(const char *name);
+#define OBJNAMES_GCOV 1u
+#define OBJNAMES_PGO 2u
+unsigned objnames_debugfs(const char *const *names, long n);
+
 /* Is an object name a safe relative path (no "..", ".", empty or absolute parts)? */
 int object_name_is_safe(const char *name);
 

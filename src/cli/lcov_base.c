@@ -22,17 +22,6 @@
 #include "report/gcov_native.h"
 #include "report/util.h"
 
-/* The notes file of object name "gcov/<path>.gcda": "/<path>.gcno"
- * (malloc'ed), or NULL (another object, or no memory). */
-static char *notes_of(const char *name) {
-  size_t len = strlen(name);
-  char *p = NULL;
-  if (strncmp(name, "gcov/", 5) || len <= 10 || strcmp(name + len - 5, ".gcda") ||
-      asprintf(&p, "/%.*s.gcno", (int)(len - 10), name + 5) < 0)
-    return NULL;
-  return p;
-}
-
 char *lcov_marker_target(const char *const *objects, size_t n, int warn) {
   char **dirs = calloc(n + 1, sizeof(*dirs)), **notes = calloc(n + 1, sizeof(*notes));
   size_t *weight = calloc(n + 1, sizeof(*weight)), *unit_dir = calloc(n + 1, sizeof(*unit_dir));
@@ -43,7 +32,7 @@ char *lcov_marker_target(const char *const *objects, size_t n, int warn) {
   for (size_t i = 0; i < n; i++) {
     char *d;
     unit_dir[i] = (size_t)-1;
-    if (!(notes[i] = notes_of(objects[i])))
+    if (!(notes[i] = objname_notes(objects[i])))
       continue;
     char err[512];
     int w = gcovn_relative_dir(notes[i], &d, err, sizeof(err));

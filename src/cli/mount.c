@@ -181,22 +181,22 @@ static enum kind classify(const char *path, long *obj) {
   int pgo = 0, gcov = 0;
   for (long i = 0; i < M.n_objs; i++) {
     const char *n = M.objs[i].name;
-    pgo |= strncmp(n, "pgo/", 4) == 0;
-    gcov |= strncmp(n, "gcov/", 5) == 0;
+    pgo |= objname_is_profraw(n);
+    gcov |= objname_is_gcda(n);
     if (strcmp(n, rel) == 0) {
       *obj = i;
       return K_OBJECT;
     }
     if (strncmp(n, rel, len) == 0 && n[len] == '/')
       return K_DIR;
-    if (ends_with(rel, ".gcno") && strncmp(n, "gcov/", 5) == 0 && strlen(n) == len &&
-        strncmp(n, rel, len - 5) == 0 && ends_with(n, ".gcda")) {
-      char notes[4096];
-      snprintf(notes, sizeof(notes), "/%.*s.gcno", (int)(len - 5 - 5), rel + 5);
-      if (access(notes, F_OK) == 0) {
-        *obj = i;
-        return K_GCNO;
-      }
+    char *link = ends_with(rel, ".gcno") ? objname_notes_link(n) : NULL;
+    char *notes = link && !strcmp(link, rel) ? objname_notes(n) : NULL;
+    int here = notes && access(notes, F_OK) == 0;
+    free(link);
+    free(notes);
+    if (here) {
+      *obj = i;
+      return K_GCNO;
     }
   }
   if (pgo && strcmp(rel, "pgo/reset") == 0)
@@ -234,7 +234,7 @@ static int read_all_pgo(uint8_t **data, size_t *len) {
   *len = 0;
   for (long i = 0; i < M.n_objs; i++) {
     const char *n = M.objs[i].name;
-    if (strncmp(n, "pgo/", 4) != 0 || !ends_with(n, ".profraw"))
+    if (!objname_is_profraw(n))
       continue;
     struct ucov_ctl_reply r;
     int err = call(UCOV_OP_READ, n, &r);
@@ -370,8 +370,8 @@ static int fs_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t o
   size_t n_seen = 0;
   for (long k = 0; k < M.n_objs && seen; k++) {
     const char *n = M.objs[k].name;
-    pgo |= strncmp(n, "pgo/", 4) == 0;
-    gcov |= strncmp(n, "gcov/", 5) == 0;
+    pgo |= objname_is_profraw(n);
+    gcov |= objname_is_gcda(n);
     if (len && (strncmp(n, rel, len) != 0 || n[len] != '/'))
       continue;
     const char *child = n + (len ? len + 1 : 0);
@@ -379,12 +379,10 @@ static int fs_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t o
     char name[4096];
     snprintf(name, sizeof(name), "%.*s", (int)(slash ? slash - child : (long)strlen(child)), child);
     char link[4096] = "";
-    if (!slash && ends_with(name, ".gcda") && strncmp(n, "gcov/", 5) == 0) {
-      char notes[4096];
-      snprintf(notes, sizeof(notes), "/%.*s.gcno", (int)(strlen(n) - 5 - 5), n + 5);
-      if (access(notes, F_OK) == 0)
-        snprintf(link, sizeof(link), "%.*s.gcno", (int)(strlen(name) - 5), name);
-    }
+    char *notes = !slash ? objname_notes(n) : NULL;
+    if (notes && access(notes, F_OK) == 0)
+      snprintf(link, sizeof(link), "%.*s.gcno", (int)(strlen(name) - 5), name);
+    free(notes);
     for (int pass = 0; pass < 2; pass++) {
       const char *e = pass ? link : name;
       if (!e[0])

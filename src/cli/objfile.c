@@ -86,13 +86,9 @@ int write_object_file(const char *dir, const char *name, const void *data, size_
 }
 
 void link_notes(const char *dir, const char *name) {
-  size_t n = strlen(name);
-  if (strncmp(name, "gcov/", 5) != 0 || n < 10 || strcmp(name + n - 5, ".gcda") != 0)
-    return;
-  char *notes = NULL, *link = NULL;
+  char *notes = objname_notes(name), *link = objname_notes_link(name);
   struct stat st;
-  if (asprintf(&notes, "/%.*s.gcno", (int)(n - 10), name + 5) >= 0 &&
-      asprintf(&link, "%.*s.gcno", (int)(n - 5), name) >= 0 && access(notes, R_OK) == 0) {
+  if (notes && link && access(notes, R_OK) == 0) {
     int had = ucov_at_lstat(dir, link, &st) == 0;
     if (had && !S_ISLNK(st.st_mode))
       UCOV_ERR("%s/%s: not a link: left as it is\n", dir, link);
@@ -115,16 +111,6 @@ int publish(const char *tmp, const char *dir, const char *name, const struct tim
   return -1;
 }
 
-/* Does a published name start with prefix and end with suffix? */
-static int any_named(char **names, long n, const char *prefix, const char *suffix) {
-  for (long i = 0; i < n; i++) {
-    size_t l = strlen(names[i]), p = strlen(prefix), x = strlen(suffix);
-    if (l > p + x && strncmp(names[i], prefix, p) == 0 && strcmp(names[i] + l - x, suffix) == 0)
-      return 1;
-  }
-  return 0;
-}
-
 /*
  * DIR/pgo/profraw: the LLVM profiles this pull wrote, one after the other
  * (llvm-profdata reads raw profiles concatenated), where the Clang PGO
@@ -136,7 +122,7 @@ static void write_pgo_profraw(const char *dir, char **names, long n) {
   FILE *mem = open_memstream(&all, &len);
   int any = 0;
   for (long i = 0; mem && i < n; i++) {
-    if (!any_named(names + i, 1, "pgo/", ".profraw"))
+    if (!objname_is_profraw(names[i]))
       continue;
     char *path = NULL;
     FILE *f = asprintf(&path, "%s/%s", dir, names[i]) < 0 ? NULL : fopen(path, "rb");
@@ -156,11 +142,12 @@ static void write_pgo_profraw(const char *dir, char **names, long n) {
 }
 
 void write_debugfs_names(const char *dir, char **names, long n) {
-  if (any_named(names, n, "pgo/", ".profraw")) {
+  unsigned has = objnames_debugfs((const char *const *)names, n);
+  if (has & OBJNAMES_PGO) {
     write_pgo_profraw(dir, names, n);
     write_object_file(dir, "pgo/reset", "", 0, NULL);
   }
-  if (!any_named(names, n, "gcov/", ".gcda"))
+  if (!(has & OBJNAMES_GCOV))
     return;
   write_object_file(dir, "gcov/reset", "", 0, NULL);
   /* The build directory, from the notes files of the units pulled. */
