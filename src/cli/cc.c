@@ -137,9 +137,11 @@ static const struct {
   const char *name;
   size_t flag; /* offset of its int in struct cc_opts */
 } modes[] = {
-    {"trace", offsetof(struct cc_opts, trace)}, {"ext", offsetof(struct cc_opts, ext)},
-    {"gcov", offsetof(struct cc_opts, gcov)},   {"unique", offsetof(struct cc_opts, unique)},
-    {"pgo", offsetof(struct cc_opts, pgo)},
+    {.name = "trace", .flag = offsetof(struct cc_opts, trace)},
+    {.name = "ext", .flag = offsetof(struct cc_opts, ext)},
+    {.name = "gcov", .flag = offsetof(struct cc_opts, gcov)},
+    {.name = "unique", .flag = offsetof(struct cc_opts, unique)},
+    {.name = "pgo", .flag = offsetof(struct cc_opts, pgo)},
 };
 #define N_MODES (sizeof(modes) / sizeof(modes[0]))
 
@@ -165,7 +167,9 @@ enum { OPT_CC, OPT_ONLY, OPT_SKIP };
 static const struct {
   const char *name;
   int which;
-} valued[] = {{"cc", OPT_CC}, {"only", OPT_ONLY}, {"skip", OPT_SKIP}};
+} valued[] = {{.name = "cc", .which = OPT_CC},
+              {.name = "only", .which = OPT_ONLY},
+              {.name = "skip", .which = OPT_SKIP}};
 
 static void set_valued(struct cc_opts *o, int which, const char *v) {
   if (which == OPT_CC)

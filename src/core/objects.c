@@ -123,7 +123,7 @@ static UCOV_NOTRACE int modules_read(struct obj *o, struct ucov_sink *sink, int 
   return reset ? -UCOV_EOPNOTSUPP : ucov_port_modules_write(sink);
 }
 
-static const struct kind modules_kind = {modules_next, modules_read, 0, 0, 0, 0, 0};
+static const struct kind modules_kind = {.next = modules_next, .read = modules_read};
 
 /* -- gcov units of gcc: "gcov" + the .gcda path -- */
 
@@ -159,8 +159,13 @@ static UCOV_NOTRACE void gcc_commit(struct obj *o) {
   ucov_gcov_commit(o->u.gcc);
 }
 
-static const struct kind gcc_kind = {gcc_next,    gcc_read,   gcc_reset, gcc_snapshot,
-                                     gcc_pending, gcc_commit, 1};
+static const struct kind gcc_kind = {.next = gcc_next,
+                                     .read = gcc_read,
+                                     .reset = gcc_reset,
+                                     .snapshot = gcc_snapshot,
+                                     .pending = gcc_pending,
+                                     .commit = gcc_commit,
+                                     .reset_all = 1};
 
 /* -- gcov units of clang: the same names -- */
 
@@ -193,8 +198,13 @@ static UCOV_NOTRACE void llvm_commit(struct obj *o) {
   ucov_llvm_commit(o->u.llvm);
 }
 
-static const struct kind llvm_kind = {llvm_next,    llvm_read,   llvm_reset, llvm_snapshot,
-                                      llvm_pending, llvm_commit, 1};
+static const struct kind llvm_kind = {.next = llvm_next,
+                                      .read = llvm_read,
+                                      .reset = llvm_reset,
+                                      .snapshot = llvm_snapshot,
+                                      .pending = llvm_pending,
+                                      .commit = llvm_commit,
+                                      .reset_all = 1};
 
 /* -- LLVM raw profiles: "pgo/<module>.profraw", one per module -- */
 
@@ -243,8 +253,13 @@ static UCOV_NOTRACE void pgo_commit(struct obj *o) {
   ucov_pgo_commit(&o->pgo);
 }
 
-static const struct kind pgo_kind = {pgo_next,    pgo_read,   pgo_reset, pgo_snapshot,
-                                     pgo_pending, pgo_commit, 1};
+static const struct kind pgo_kind = {.next = pgo_next,
+                                     .read = pgo_read,
+                                     .reset = pgo_reset,
+                                     .snapshot = pgo_snapshot,
+                                     .pending = pgo_pending,
+                                     .commit = pgo_commit,
+                                     .reset_all = 1};
 
 /* -- trace buffers: "kcov/<id>.kcov", the area of a KCOV device in PC mode -- */
 
@@ -333,8 +348,12 @@ static UCOV_NOTRACE void kcov_commit(struct obj *o) {
   d->pending_token = 0;
 }
 
-static const struct kind kcov_kind = {kcov_next,    kcov_read,   kcov_reset, kcov_snapshot,
-                                      kcov_pending, kcov_commit, 0};
+static const struct kind kcov_kind = {.next = kcov_next,
+                                      .read = kcov_read,
+                                      .reset = kcov_reset,
+                                      .snapshot = kcov_snapshot,
+                                      .pending = kcov_pending,
+                                      .commit = kcov_commit};
 
 /* -- xencov: Xen's coverage blob of every gcov unit (read and reset only) -- */
 
@@ -408,7 +427,8 @@ static UCOV_NOTRACE int xencov_reset(struct obj *o) {
   return each_unit(reset_one, 0);
 }
 
-static const struct kind xencov_kind = {xencov_next, xencov_read, xencov_reset, 0, 0, 0, 0};
+static const struct kind xencov_kind = {
+    .next = xencov_next, .read = xencov_read, .reset = xencov_reset};
 
 /* ---- the registry: every kind, in the order LIST shows them ---- */
 

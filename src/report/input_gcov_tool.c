@@ -62,7 +62,7 @@ int input_llvm_gcda(struct cov_model *m, const char *gcda_abs, const char *gcno_
   size_t len = 0;
   char gcno_link[PATH_MAX + 32];
   snprintf(gcno_link, sizeof(gcno_link), "%s/x.gcno", dir);
-  struct path_map map[] = {{link, gcda_abs}, {gcno_link, gcno_abs}};
+  struct path_map map[] = {{.from = link, .to = gcda_abs}, {.from = gcno_link, .to = gcno_abs}};
   char *argv[] = {(char *)tool, "gcov", "-b", "-c", "-t", link, NULL};
   /* relative sources: from the .gcno's place */
   int st = run_capture(argv, base, &out, &len, map, 2);

@@ -166,7 +166,7 @@ static int read_profiles(struct cov_model *m, struct prof_group *g) {
     }
     argv[argc] = NULL;
     out = NULL;
-    struct path_map pmap[] = {{merged, "(the merged profiles)"}};
+    struct path_map pmap[] = {{.from = merged, .to = "(the merged profiles)"}};
     st = run_capture(argv, NULL, &out, &len, pmap, 1);
     if (st == RUN_TIMEOUT) {
       UCOV_ERR("%s: %s ran longer than %d s: killed (UCOV_TOOL_TIMEOUT)\n", g->bins[0], cov,

@@ -267,14 +267,19 @@ int store_move_counts(struct store *s, int64_t from, int64_t to) {
   static const struct {
     const char *table, *cols, *key, *upd;
   } t[] = {
-      {"line_counts", "context_id, source_id, line, count", "context_id, source_id, line",
-       "count = %s"},
-      {"func_counts", "context_id, source_id, name, line, count", "context_id, source_id, name",
-       "count = %s"},
-      {"branch_counts", "context_id, source_id, line, block, branch, executed, taken",
-       "context_id, source_id, line, block, branch",
-       "executed = CASE WHEN branch_counts.executed > excluded.executed THEN "
-       "branch_counts.executed ELSE excluded.executed END, taken = %s"},
+      {.table = "line_counts",
+       .cols = "context_id, source_id, line, count",
+       .key = "context_id, source_id, line",
+       .upd = "count = %s"},
+      {.table = "func_counts",
+       .cols = "context_id, source_id, name, line, count",
+       .key = "context_id, source_id, name",
+       .upd = "count = %s"},
+      {.table = "branch_counts",
+       .cols = "context_id, source_id, line, block, branch, executed, taken",
+       .key = "context_id, source_id, line, block, branch",
+       .upd = "executed = CASE WHEN branch_counts.executed > excluded.executed THEN "
+              "branch_counts.executed ELSE excluded.executed END, taken = %s"},
   };
   const int64_t ids[] = {to, from};
   for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
