@@ -19,20 +19,15 @@
 
 #include "linux_port.h"
 #include "ucov/port/gcov_abi.h"
+#include "ucov/port/hooks.h"
 #include "ucov/port/objects.h"
 #include "ucov/port/port.h"
 #include "ucov/port/sink.h"
 #include "ucov/port/units.h"
 
-/* gcc's gcov runtime entry points (the core defines them; with
- * -fprofile-info-section no constructor calls __gcov_init, but the units'
- * merge[] entries name the merge functions). */
-void __gcov_init(struct gcov_info *info);
-void __gcov_exit(void);
-void __gcov_merge_add(gcov_type *counters, unsigned n);
-void __gcov_merge_topn(gcov_type *counters, unsigned n);
-void __gcov_merge_ior(gcov_type *counters, unsigned n);
-void __gcov_merge_time_profile(gcov_type *counters, unsigned n);
+/* gcc's gcov runtime entry points (the core defines them, ucov/port/hooks.h;
+ * with -fprofile-info-section no constructor calls __gcov_init, but the
+ * units' merge[] entries name the merge functions). */
 EXPORT_SYMBOL(__gcov_init);
 EXPORT_SYMBOL(__gcov_exit);
 EXPORT_SYMBOL(__gcov_merge_add);

@@ -38,21 +38,10 @@
 #include <linux/vmalloc.h>
 
 #include "linux_port.h"
+#include "ucov/port/hooks.h"
 #include "ucov/port/port.h"
 
 /* --- the hooks the instrumented modules call (the core defines them) --- */
-void __sanitizer_cov_trace_pc(void);
-void __sanitizer_cov_trace_cmp1(u8 a, u8 b);
-void __sanitizer_cov_trace_cmp2(u16 a, u16 b);
-void __sanitizer_cov_trace_cmp4(u32 a, u32 b);
-void __sanitizer_cov_trace_cmp8(u64 a, u64 b);
-void __sanitizer_cov_trace_const_cmp1(u8 a, u8 b);
-void __sanitizer_cov_trace_const_cmp2(u16 a, u16 b);
-void __sanitizer_cov_trace_const_cmp4(u32 a, u32 b);
-void __sanitizer_cov_trace_const_cmp8(u64 a, u64 b);
-void __sanitizer_cov_trace_switch(u64 val, u64 *cases);
-void __cyg_profile_func_enter(void *this_fn, void *call_site);
-void __cyg_profile_func_exit(void *this_fn, void *call_site);
 EXPORT_SYMBOL(__sanitizer_cov_trace_pc);
 EXPORT_SYMBOL(__sanitizer_cov_trace_cmp1);
 EXPORT_SYMBOL(__sanitizer_cov_trace_cmp2);

@@ -12,16 +12,8 @@
 
 #include "gcov_llvm.h"
 
+#include "ucov/port/hooks.h"
 #include "ucov/port/port.h"
-
-void __gcov_init(struct gcov_info *info);
-void __gcov_exit(void);
-void __gcov_dump(void);
-void __gcov_reset(void);
-void __gcov_merge_add(gcov_type *counters, unsigned n);
-void __gcov_merge_topn(gcov_type *counters, unsigned n);
-void __gcov_merge_ior(gcov_type *counters, unsigned n);
-void __gcov_merge_time_profile(gcov_type *counters, unsigned n);
 
 static struct ucov_gcov_unit *units;
 static int dumped;      /* libgcov's root->dumped: a dump happened, no reset since */

@@ -5,7 +5,7 @@
  * The hook fast path of a task that is not tracing is one thread-local load
  * and a test; nothing here allocates, locks or makes a system call.
  */
-#include "hooks.h"
+#include "ucov/port/hooks.h"
 #include "record.h"
 
 #ifndef UCOV_TASK_HEADER /* (else the port's: ucov/port/task.h) */

@@ -6,7 +6,7 @@
  * (arg1 is the compile-time constant), bits 1-2 are log2 of the operand size.
  * Word 0 of the area counts records, not words, as in Linux.
  */
-#include "hooks.h"
+#include "ucov/port/hooks.h"
 #include "record.h"
 
 static UCOV_ALWAYS_INLINE void trace_append_cmp(uint64_t type, uint64_t arg1, uint64_t arg2,

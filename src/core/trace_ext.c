@@ -15,7 +15,7 @@
  *    mode.
  * In every case the PC is the hook's return address, inside the function.
  */
-#include "hooks.h"
+#include "ucov/port/hooks.h"
 #include "record.h"
 #include "ucov/port/port.h"
 

@@ -1,9 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-/* Prototypes of the instrumentation hooks the compilers call (the core defines them). */
-#ifndef UCOV_CORE_HOOKS_H
-#define UCOV_CORE_HOOKS_H
+/*
+ * The entry points compiled code calls, which the core defines: the
+ * instrumentation hooks and gcc's gcov runtime. A port that must name them
+ * (a kernel module exports them to the modules it instruments) includes
+ * this rather than restating them.
+ */
+#ifndef UCOV_PORT_HOOKS_H
+#define UCOV_PORT_HOOKS_H
 
 #include <stdint.h>
+
+#include "ucov/port/gcov_abi.h"
 
 /* -fsanitize-coverage=trace-pc (gcc, clang) */
 void __sanitizer_cov_trace_pc(void);
@@ -32,5 +39,15 @@ void __sanitizer_cov_trace_gep(uintptr_t idx);
 /* -finstrument-functions (gcc, clang) */
 void __cyg_profile_func_enter(void *this_fn, void *call_site);
 void __cyg_profile_func_exit(void *this_fn, void *call_site);
+
+/* gcc's gcov runtime (--coverage, -fprofile-arcs) */
+void __gcov_init(struct gcov_info *info);
+void __gcov_exit(void);
+void __gcov_dump(void);
+void __gcov_reset(void);
+void __gcov_merge_add(gcov_type *counters, unsigned n);
+void __gcov_merge_topn(gcov_type *counters, unsigned n);
+void __gcov_merge_ior(gcov_type *counters, unsigned n);
+void __gcov_merge_time_profile(gcov_type *counters, unsigned n);
 
 #endif
