@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diag.h"
 #include "dwarf.h"
 #include "modcache.h"
 #include "modmap.h"
@@ -342,7 +343,7 @@ int input_pcs_read(struct input_session *s, struct cov_model *m, const char *pat
       pc = strtoull(p, &end, 16);
       if (end == p || errno) {
         if (bad++ < 3)
-          UCOV_ERR("%s:%lu: not a hexadecimal PC\n", path, lineno);
+          diag_at(DIAG_ERROR, path, lineno, "not a hexadecimal PC");
         continue;
       }
     }

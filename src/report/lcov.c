@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* lcov tracefiles, read and written (see formats.h). */
+#include "diag.h"
 #include "formats.h"
 #include "util.h"
 
@@ -174,7 +175,7 @@ int lcov_read(struct cov_model *m, const char *path) {
 int lcov_read_test(struct cov_model *m, const char *path, const char *only) {
   FILE *f = ucov_fopen_regular(path);
   if (!f) {
-    UCOV_ERR("%s: %s\n", path, ucov_strerror(errno));
+    diag_at(DIAG_ERROR, path, 0, "%s", ucov_strerror(errno));
     return -1;
   }
   char *line = NULL, *test = NULL;
@@ -237,13 +238,13 @@ int lcov_read_test(struct cov_model *m, const char *path, const char *only) {
     }
     if (!ok) {
       if (bad < 5)
-        UCOV_ERR("%s:%lu: not an lcov record: %.60s\n", path, lineno, line);
+        diag_at(DIAG_ERROR, path, lineno, "not an lcov record: %.60s", line);
       bad++;
     }
   }
   bad += rec_flush(&rec, cur);
   if (cur) {
-    UCOV_ERR("%s: the last record has no end_of_record (read anyway)\n", path);
+    diag_at(DIAG_WARNING, path, 0, "the last record has no end_of_record (read anyway)");
     bad++;
   }
   free(rec.fns);
@@ -251,7 +252,7 @@ int lcov_read_test(struct cov_model *m, const char *path, const char *only) {
   free(line);
   fclose(f);
   if (bad > 5)
-    UCOV_ERR("%s: %d records not read\n", path, bad);
+    diag_at(DIAG_ERROR, path, 0, "%d records not read", bad);
   return bad;
 }
 

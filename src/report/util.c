@@ -42,14 +42,6 @@ uint64_t ucov_hash_str(const char *s) {
 
 const char *ucov_cmd = "ucov";
 
-void ucov_err(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, "%s: ", ucov_cmd);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-}
-
 FILE *ucov_fopen_regular(const char *path) {
   return ucov_fdopen_regular(open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
 }

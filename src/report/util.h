@@ -25,7 +25,8 @@ int ucov_grow(void **arr, size_t *cap, size_t n, size_t elem, size_t first);
  * it; "ucov" until then). */
 extern const char *ucov_cmd;
 
-/* A message on stderr, "<ucov_cmd>: " and then printf's. */
+/* An error through the diagnostics sink (diag.h): by default on stderr,
+ * "<ucov_cmd>: " and then printf's. */
 void ucov_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #define UCOV_ERR ucov_err
 

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/* The host tool's diagnostics sink (diag.h). */
+#define _GNU_SOURCE
+#include "diag.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+static void to_stderr(struct diag_sink *s, const struct diag *d) {
+  (void)s;
+  fprintf(stderr, "%s: ", ucov_cmd);
+  if (d->file && d->line)
+    fprintf(stderr, "%s:%lu: ", d->file, d->line);
+  else if (d->file)
+    fprintf(stderr, "%s: ", d->file);
+  fprintf(stderr, "%s\n", d->message);
+}
+
+static struct diag_sink stderr_sink = {.emit = to_stderr};
+static struct diag_sink *current = &stderr_sink;
+
+struct diag_sink *diag_sink_set(struct diag_sink *s) {
+  struct diag_sink *was = current;
+  current = s ? s : &stderr_sink;
+  return was;
+}
+
+struct diag_sink *diag_sink(void) {
+  return current;
+}
+
+static void give(enum diag_severity severity, const char *file, unsigned long line, const char *fmt,
+                 va_list ap) {
+  char small[1024], *text = small;
+  va_list again;
+  va_copy(again, ap);
+  int n = vsnprintf(small, sizeof(small), fmt, ap);
+  if (n >= (int)sizeof(small) && (text = malloc((size_t)n + 1)))
+    vsnprintf(text, (size_t)n + 1, fmt, again);
+  va_end(again);
+  if (!text)
+    text = small; /* (no memory: the message cut short, not lost) */
+  size_t len = strlen(text);
+  if (len && text[len - 1] == '\n')
+    text[len - 1] = 0; /* (UCOV_ERR's texts end with one) */
+  struct diag d = {.severity = severity, .file = file, .line = line, .message = text};
+  current->count[severity < DIAG_SEVERITIES ? severity : DIAG_ERROR]++;
+  current->emit(current, &d);
+  if (text != small)
+    free(text);
+}
+
+void diag_at(enum diag_severity severity, const char *file, unsigned long line, const char *fmt,
+             ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  give(severity, file, line, fmt, ap);
+  va_end(ap);
+}
+
+void ucov_err(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  give(DIAG_ERROR, NULL, 0, fmt, ap);
+  va_end(ap);
+}

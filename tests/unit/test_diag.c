@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The diagnostics sink: a reader's problems reach the current sink as
+ * (severity, file, line, message), counted; the default sink prints them
+ * as "CMD: FILE:LINE: MESSAGE"; UCOV_ERR goes through the same sink.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../check.h"
+#include "report/diag.h"
+#include "report/formats.h"
+#include "report/model.h"
+#include "report/util.h"
+
+struct seen {
+  struct diag_sink sink;
+  int n;
+  enum diag_severity sev[8];
+  char file[8][256], msg[8][256];
+  unsigned long line[8];
+};
+
+static void keep(struct diag_sink *s, const struct diag *d) {
+  struct seen *k = (struct seen *)s;
+  if (k->n == 8)
+    return;
+  k->sev[k->n] = d->severity;
+  snprintf(k->file[k->n], sizeof(k->file[0]), "%s", d->file ? d->file : "");
+  snprintf(k->msg[k->n], sizeof(k->msg[0]), "%s", d->message);
+  k->line[k->n++] = d->line;
+}
+
+static void write_file(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  CHECK(f != NULL);
+  fputs(text, f);
+  fclose(f);
+}
+
+int main(void) {
+  char dir[] = "/tmp/ucov-diag-XXXXXX", path[64], out[64];
+  CHECK(mkdtemp(dir) != NULL);
+  snprintf(path, sizeof(path), "%s/t.info", dir);
+  /* line 3 is no record; the file ends inside a record */
+  write_file(path, "TN:\nSF:/a.c\nBOGUS:1\nDA:1,2\n");
+  struct seen k = {.sink = {.emit = keep}};
+  CHECK(diag_sink_set(&k.sink) != NULL);
+  CHECK(diag_sink() == &k.sink);
+  struct cov_model m;
+  cov_init(&m);
+  CHECK(lcov_read(&m, path) == 2);
+  cov_free(&m);
+  CHECK(k.n == 2);
+  CHECK(k.sev[0] == DIAG_ERROR && !strcmp(k.file[0], path) && k.line[0] == 3);
+  CHECK(!strcmp(k.msg[0], "not an lcov record: BOGUS:1"));
+  CHECK(k.sev[1] == DIAG_WARNING && !strcmp(k.file[1], path) && k.line[1] == 0);
+  CHECK(!strcmp(k.msg[1], "the last record has no end_of_record (read anyway)"));
+  CHECK(k.sink.count[DIAG_ERROR] == 1 && k.sink.count[DIAG_WARNING] == 1);
+
+  /* UCOV_ERR: an error with no file, its final newline not in the message */
+  UCOV_ERR("%s: %d\n", "x", 7);
+  CHECK(k.n == 3 && k.sev[2] == DIAG_ERROR && !k.file[2][0] && !strcmp(k.msg[2], "x: 7"));
+  CHECK(k.sink.count[DIAG_ERROR] == 2);
+
+  /* The default sink: stderr, as the tool always printed. */
+  CHECK(diag_sink_set(NULL) == &k.sink);
+  snprintf(out, sizeof(out), "%s/err.txt", dir);
+  fflush(stderr);
+  int saved = dup(2);
+  FILE *e = freopen(out, "w", stderr);
+  CHECK(e != NULL);
+  ucov_cmd = "ucov test";
+  diag_at(DIAG_ERROR, "f.info", 12, "bad %s", "thing");
+  diag_at(DIAG_NOTE, "f.info", 0, "read");
+  UCOV_ERR("plain\n");
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  size_t len;
+  char *text = ucov_read_text(out, &len);
+  CHECK(text && !strcmp(text, "ucov test: f.info:12: bad thing\nucov test: f.info: read\n"
+                              "ucov test: plain\n"));
+  free(text);
+  unlink(out);
+  unlink(path);
+  rmdir(dir);
+  return check_report("test_diag");
+}
