@@ -18,6 +18,7 @@
 
 #include "cc.h"
 #include "cli.h"
+#include "report/diag.h"
 #include "dormant_link.h"
 
 static const char cc_usage[] =
@@ -225,12 +226,12 @@ static const char *link_output(char **args, int nargs) {
 static int link_dormant(char **cmd, char **args, int nargs, int verbose) {
   pid_t pid = fork();
   if (pid < 0) {
-    fprintf(stderr, "ucov cc: cannot fork: %m\n");
+    UCOV_ERR("cannot fork: %m\n");
     return UCOV_EXIT_FAIL;
   }
   if (pid == 0) {
     execvp(cmd[0], cmd);
-    fprintf(stderr, "ucov cc: cannot run %s: %m\n", cmd[0]);
+    UCOV_ERR("cannot run %s: %m\n", cmd[0]);
     _exit(UCOV_EXIT_FAIL);
   }
   int st;
@@ -242,15 +243,15 @@ static int link_dormant(char **cmd, char **args, int nargs, int verbose) {
   struct dormant_stats ds;
   char err[512];
   if (dormant_fixup(path, &ds, err, sizeof(err)) != 0) {
-    fprintf(stderr, "ucov cc: --dormant: %s\n", err);
+    UCOV_ERR("--dormant: %s\n", err);
     unlink(path); /* no half-made output for make to take as built */
     return UCOV_EXIT_FAIL;
   }
   if (ds.unsupported)
-    fprintf(stderr, "ucov cc: --dormant: %s is not x86-64: its hooks stay live\n", path);
+    UCOV_ERR("--dormant: %s is not x86-64: its hooks stay live\n", path);
   else if (verbose)
-    fprintf(stderr,
-            "ucov cc: --dormant: %s: %lu sites (%lu calls, %lu tail jumps); %lu conditional "
+    diag_at(DIAG_NOTE, NULL, 0,
+            "--dormant: %s: %lu sites (%lu calls, %lu tail jumps); %lu conditional "
             "tail jumps left live, %lu other references to a hook\n",
             path, ds.sites, ds.calls, ds.jumps, ds.live_jcc, ds.other_refs);
   return UCOV_EXIT_OK;
@@ -274,7 +275,7 @@ int cmd_cc(int argc, char **argv) {
   args = calloc((size_t)nexp + 1, sizeof(*args));
   int nargs = 0;
   if (!args) {
-    fprintf(stderr, "ucov cc: out of memory\n");
+    UCOV_ERR("out of memory\n");
     return UCOV_EXIT_FAIL;
   }
   for (int k = 0, ours = 1; k < nexp; k++) {
@@ -295,8 +296,7 @@ int cmd_cc(int argc, char **argv) {
     char *copy = strdup(env), *save = NULL;
     for (char *w = strtok_r(copy, ",: \t", &save); w; w = strtok_r(NULL, ",: \t", &save)) {
       if (set_mode(&o, w) != 0) {
-        fprintf(stderr, "ucov cc: UCOV_MODE: unknown mode '%s' (trace, ext, unique, gcov, pgo)\n",
-                w);
+        UCOV_ERR("UCOV_MODE: unknown mode '%s' (trace, ext, unique, gcov, pgo)\n", w);
         free(copy);
         return UCOV_EXIT_USAGE;
       }
@@ -310,7 +310,7 @@ int cmd_cc(int argc, char **argv) {
   char *cc[64];
   int ncc = cc_compiler_words(o.cc, cc, 64);
   if (ncc == 0) {
-    fprintf(stderr, "ucov cc: no compiler (set CC)\n");
+    UCOV_ERR("no compiler (set CC)\n");
     return UCOV_EXIT_USAGE;
   }
   /* gcc 12 and clang take the same flags for these modes. */
@@ -326,10 +326,9 @@ int cmd_cc(int argc, char **argv) {
    * selected (instrumented), or none (compiled plain; a link still gets the
    * runtime). One command mixing both cannot give each its own flags. */
   if (job.n_sel && job.n_sel < job.n_src) {
-    fprintf(stderr,
-            "ucov cc: --only/--skip select %d of the %d sources of one command: compile "
-            "them one per command (-c)\n",
-            job.n_sel, job.n_src);
+    UCOV_ERR("--only/--skip select %d of the %d sources of one command: compile "
+             "them one per command (-c)\n",
+             job.n_sel, job.n_src);
     free(out);
     return UCOV_EXIT_USAGE;
   }
@@ -364,8 +363,7 @@ int cmd_cc(int argc, char **argv) {
    * flag is not needed (and ucov defines __llvm_profile_runtime, which keeps
    * compiler-rt's runtime out of links that pass it all the same). */
   if (compiles && o.pgo && !cc_compiler_is_clang(cc[0])) {
-    fprintf(stderr, "ucov cc: --pgo needs clang, and the compiler is %s (--cc clang, or UCOV_CC)\n",
-            cc[0]);
+    UCOV_ERR("--pgo needs clang, and the compiler is %s (--cc clang, or UCOV_CC)\n", cc[0]);
     free(out);
     return UCOV_EXIT_USAGE;
   }
@@ -396,7 +394,7 @@ int cmd_cc(int argc, char **argv) {
   if (links) {
     char *libdir = find_libdir();
     if (!libdir) {
-      fprintf(stderr, "ucov cc: cannot find libucov.a (set UCOV_LIBDIR)\n");
+      UCOV_ERR("cannot find libucov.a (set UCOV_LIBDIR)\n");
       return UCOV_EXIT_FAIL;
     }
     if (dormant) { /* the relocations name the hook calls; the module registers its sites */
@@ -449,6 +447,6 @@ int cmd_cc(int argc, char **argv) {
     _exit(rc);
   }
   execvp(out[0], out);
-  fprintf(stderr, "ucov cc: cannot run %s: %m\n", out[0]);
+  UCOV_ERR("cannot run %s: %m\n", out[0]);
   return UCOV_EXIT_FAIL;
 }

@@ -110,7 +110,7 @@ static enum input_kind input_kind(const char *lang, const char *input) {
 static void *grow_or_die(void *p, size_t n) {
   void *g = realloc(p, n);
   if (!g) {
-    fprintf(stderr, "ucov cc: out of memory\n");
+    UCOV_ERR("out of memory\n");
     exit(UCOV_EXIT_FAIL);
   }
   return g;

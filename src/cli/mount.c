@@ -540,8 +540,8 @@ static void *watch(void *arg) {
     if (st && st == M.start && !__atomic_load_n(&M.gone, __ATOMIC_ACQUIRE))
       continue;
     __atomic_store_n(&M.gone, 1, __ATOMIC_RELEASE);
-    fprintf(stderr, "ucov mount: process %d %s: unmounting %s\n", (int)M.pid,
-            st && st != M.start ? "was replaced by another" : "exited", M.dir);
+    UCOV_ERR("process %d %s: unmounting %s\n", (int)M.pid,
+             st && st != M.start ? "was replaced by another" : "exited", M.dir);
     fuse_exit(M.fuse);
     /* Unmount (lazily, by fusermount3, so that no descriptor of the loop is
      * closed under it): its read fails and it returns. */
@@ -617,12 +617,12 @@ int cmd_mount(int argc, char **argv) {
   }
   M.dir = argv[optind];
   if (!realpath(M.dir, M.abs_dir)) {
-    fprintf(stderr, "ucov mount: %s: %s\n", M.dir, strerror(errno));
+    UCOV_ERR("%s: %s\n", M.dir, strerror(errno));
     return UCOV_EXIT_FAIL;
   }
   char err[256];
   if (ucov_ctl_open(M.pid, &M.ctl, err, sizeof(err))) {
-    fprintf(stderr, "ucov mount: %s\n", err);
+    UCOV_ERR("%s\n", err);
     return UCOV_EXIT_FAIL;
   }
   M.start = start_time(M.pid);

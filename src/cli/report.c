@@ -173,10 +173,8 @@ static int gates(const struct cov_model *m, const double *under, const struct co
         if (strtod(shown, NULL) < under[k] || digits == 9)
           break;
       }
-      fprintf(stderr,
-              "ucov report: %s coverage %s%% (%" PRIu64 " of %" PRIu64
-              ") is below --fail-under-%s %g\n",
-              kind[k], shown, hit[k], found[k], opt[k], under[k]);
+      UCOV_ERR("%s coverage %s%% (%" PRIu64 " of %" PRIu64 ") is below --fail-under-%s %g\n",
+               kind[k], shown, hit[k], found[k], opt[k], under[k]);
       status |= bit[k];
     }
   }
@@ -299,7 +297,7 @@ int cmd_report(int argc, char **argv) {
   if (out.diff) {
     char msg[512];
     if (udiff_read(out.diff, &ud, msg, sizeof(msg))) {
-      fprintf(stderr, "ucov report: %s (no differential categories)\n", msg);
+      UCOV_ERR("%s (no differential categories)\n", msg);
       bad++;
     }
   }
@@ -348,7 +346,7 @@ int cmd_report(int argc, char **argv) {
   if (out.cobertura_split) {
     char msg[512];
     if (cobertura_write_split(&m, out.cobertura_split, msg, sizeof(msg))) {
-      fprintf(stderr, "ucov report: %s\n", msg);
+      UCOV_ERR("%s\n", msg);
       err = -1;
     }
   }

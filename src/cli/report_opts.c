@@ -389,7 +389,7 @@ int report_read_inputs(struct cov_model *m, int argc, char **argv, int first,
                        const struct input_opts *in, const struct cov_excl *x, int push) {
   struct input_session *s = input_session_new(in);
   if (!s) {
-    fprintf(stderr, "%s: out of memory\n", x->cmd);
+    UCOV_ERR("out of memory\n");
     return 1;
   }
   int bad = 0;
@@ -401,7 +401,7 @@ int report_read_inputs(struct cov_model *m, int argc, char **argv, int first,
   input_session_free(s);
   cov_finish(m);
   if (cov_exclude(m, x)) {
-    fprintf(stderr, "%s: out of memory\n", x->cmd);
+    UCOV_ERR("out of memory\n");
     bad++;
   }
   return bad;

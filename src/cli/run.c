@@ -89,7 +89,7 @@ int cmd_run(int argc, char **argv) {
       char *end;
       interval = strtod(optarg, &end);
       if (*end || interval <= 0) {
-        fprintf(stderr, "ucov run: bad interval '%s'\n", optarg);
+        UCOV_ERR("bad interval '%s'\n", optarg);
         return UCOV_EXIT_USAGE;
       }
       break;
@@ -118,22 +118,22 @@ int cmd_run(int argc, char **argv) {
     out = "ucov-out";
   char dir[PATH_MAX];
   if (mkdir(out, 0755) != 0 && errno != EEXIST) {
-    fprintf(stderr, "ucov run: %s: %s\n", out, strerror(errno));
+    UCOV_ERR("%s: %s\n", out, strerror(errno));
     return UCOV_EXIT_FAIL;
   }
   if (!realpath(out, dir)) {
-    fprintf(stderr, "ucov run: %s: %s\n", out, strerror(errno));
+    UCOV_ERR("%s: %s\n", out, strerror(errno));
     return UCOV_EXIT_FAIL;
   }
   pid_t pid = fork();
   if (pid < 0) {
-    fprintf(stderr, "ucov run: fork: %s\n", strerror(errno));
+    UCOV_ERR("fork: %s\n", strerror(errno));
     return UCOV_EXIT_FAIL;
   }
   if (pid == 0) {
     setenv("UCOV_EXIT_DIR", dir, 1);
     execvp(argv[optind], argv + optind);
-    fprintf(stderr, "ucov run: %s: %s\n", argv[optind], strerror(errno));
+    UCOV_ERR("%s: %s\n", argv[optind], strerror(errno));
     _exit(127);
   }
   int status = 0;
@@ -144,7 +144,7 @@ int cmd_run(int argc, char **argv) {
     if (w == pid)
       break;
     if (w < 0 && errno != EINTR) {
-      fprintf(stderr, "ucov run: waitpid: %s\n", strerror(errno));
+      UCOV_ERR("waitpid: %s\n", strerror(errno));
       return UCOV_EXIT_FAIL;
     }
     struct timespec now;
@@ -164,20 +164,18 @@ int cmd_run(int argc, char **argv) {
     usleep(20000);
   }
   if (ucov_walk(dir, link_one, (void *)dir))
-    fprintf(stderr, "ucov run: %s: not walked whole (%s): notes files may be missing\n", dir,
-            strerror(errno));
+    UCOV_ERR("%s: not walked whole (%s): notes files may be missing\n", dir, strerror(errno));
   int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   if (!store) {
-    fprintf(stderr, "ucov run: %s exited with status %d; coverage in %s\n", argv[optind], code,
-            dir);
+    UCOV_ERR("%s exited with status %d; coverage in %s\n", argv[optind], code, dir);
     return code;
   }
   struct store *st = NULL;
   struct input_opts in = {0};
   int pushed = cli_push_tree(&st, store, dir, &meta, &in, 0);
   store_close(st);
-  fprintf(stderr, "ucov run: %s exited with status %d%s\n", argv[optind], code,
-          pushed ? "; its coverage is NOT in the store" : "");
+  UCOV_ERR("%s exited with status %d%s\n", argv[optind], code,
+           pushed ? "; its coverage is NOT in the store" : "");
   if (out == tmpdir)
     rm_tree(dir);
   return pushed && !code ? UCOV_EXIT_FAIL : code;

@@ -49,9 +49,9 @@ static const struct dw_module *dwarf_of(const char *path) {
   char err[512];
   int r = modcache_dwarf(&cache, path, &m, err, sizeof(err));
   if (r == -1)
-    fprintf(stderr, "ucov symbolize: %s\n", err);
+    UCOV_ERR("%s\n", err);
   else if (r == 1 && !m->has_dwarf) /* (said once, when loaded) */
-    fprintf(stderr, "ucov symbolize: %s: no DWARF debug info (build with -g)\n", path);
+    UCOV_ERR("%s: no DWARF debug info (build with -g)\n", path);
   return r >= 0 ? m : NULL;
 }
 
@@ -92,7 +92,7 @@ static const struct elfsym_table *symbols_of(const char *path) {
   const struct elfsym_table *t = NULL;
   char err[512];
   if (modcache_symbols(&cache, path, &t, err, sizeof(err)) == -1)
-    fprintf(stderr, "ucov symbolize: %s\n", err);
+    UCOV_ERR("%s\n", err);
   return t;
 }
 
@@ -179,14 +179,14 @@ int cmd_symbolize(int argc, char **argv) {
   }
   if (sites) {
     if (!binary) {
-      fprintf(stderr, "ucov symbolize: --call-sites needs --binary\n");
+      UCOV_ERR("--call-sites needs --binary\n");
       return UCOV_EXIT_USAGE;
     }
     uint64_t *v;
     char err[512];
     long n = dw_call_sites(binary, &v, err, sizeof(err));
     if (n < 0) {
-      fprintf(stderr, "ucov symbolize: %s\n", err);
+      UCOV_ERR("%s\n", err);
       return UCOV_EXIT_FAIL;
     }
     for (long i = 0; i < n; i++)
@@ -199,13 +199,13 @@ int cmd_symbolize(int argc, char **argv) {
     FILE *f = fopen(modules, "r");
     char err[512];
     if (!f) {
-      fprintf(stderr, "ucov symbolize: %s: %m\n", modules);
+      UCOV_ERR("%s: %m\n", modules);
       return UCOV_EXIT_FAIL;
     }
     int r = modmap_read(&mods, f, modules, err, sizeof(err));
     fclose(f);
     if (r != 0) {
-      fprintf(stderr, "ucov symbolize: %s\n", err);
+      UCOV_ERR("%s\n", err);
       return UCOV_EXIT_FAIL;
     }
   }
@@ -223,7 +223,7 @@ int cmd_symbolize(int argc, char **argv) {
   for (int i = optind; i < argc; i++) {
     FILE *f = fopen(argv[i], "r");
     if (!f) {
-      fprintf(stderr, "ucov symbolize: %s: %m\n", argv[i]);
+      UCOV_ERR("%s: %m\n", argv[i]);
       status = UCOV_EXIT_FAIL;
       continue;
     }

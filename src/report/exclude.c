@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include "exclude.h"
+#include "diag.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -221,9 +222,9 @@ static void marker(struct scan *s, uint32_t ln, const char *header, int kind, co
   int bit = kind ? EX_BRANCH : EX_LINE;
   if (!strcmp(flag, "LINE")) {
     if (st->n)
-      fprintf(stderr, "%s: %s:%u: %s_EXCL_%sLINE in the region %s_EXCL_%sSTART opened on line %u\n",
-              s->x->cmd, s->path, ln, header, word, st->v[st->n - 1].header, word,
-              st->v[st->n - 1].line);
+      diag_at(DIAG_WARNING, s->path, ln,
+              "%s_EXCL_%sLINE in the region %s_EXCL_%sSTART opened on line %u", header, word,
+              st->v[st->n - 1].header, word, st->v[st->n - 1].line);
     else
       set_range(s, ln, ln + 1, bit);
   } else if (!strcmp(flag, "START")) {
@@ -235,13 +236,13 @@ static void marker(struct scan *s, uint32_t ln, const char *header, int kind, co
     snprintf(st->v[st->n].header, sizeof(st->v[st->n].header), "%s", header);
     st->n++;
   } else if (!st->n) {
-    fprintf(stderr, "%s: %s:%u: %s_EXCL_%sSTOP without a %s_EXCL_%sSTART\n", s->x->cmd, s->path, ln,
-            header, word, header, word);
+    diag_at(DIAG_WARNING, s->path, ln, "%s_EXCL_%sSTOP without a %s_EXCL_%sSTART", header, word,
+            header, word);
   } else {
     struct mark *m = &st->v[--st->n];
     if (strcmp(m->header, header))
-      fprintf(stderr, "%s: %s:%u: %s_EXCL_%sSTART ended by %s_EXCL_%sSTOP on line %u\n", s->x->cmd,
-              s->path, m->line, m->header, word, header, word, ln);
+      diag_at(DIAG_WARNING, s->path, m->line, "%s_EXCL_%sSTART ended by %s_EXCL_%sSTOP on line %u",
+              m->header, word, header, word, ln);
     set_range(s, m->line, ln, bit);
   }
 }
@@ -381,9 +382,9 @@ static int exclude_file(struct cov_file *f, const struct cov_excl *x) {
     static const char *const word[2] = {"", "BR_"};
     for (int k = 0; k < 2; k++)
       for (size_t i = 0; i < s.st[k].n; i++)
-        fprintf(stderr, "%s: %s:%u: %s_EXCL_%sSTART without a %s_EXCL_%sSTOP: nothing excluded\n",
-                x->cmd, f->path, s.st[k].v[i].line, s.st[k].v[i].header, word[k],
-                s.st[k].v[i].header, word[k]);
+        diag_at(DIAG_WARNING, f->path, s.st[k].v[i].line,
+                "%s_EXCL_%sSTART without a %s_EXCL_%sSTOP: nothing excluded", s.st[k].v[i].header,
+                word[k], s.st[k].v[i].header, word[k]);
     free(s.st[0].v);
     free(s.st[1].v);
   }
