@@ -104,7 +104,10 @@ void print_escaped(FILE *f, const char *s);
 /* n bytes of a target's text output (a kernel command's answer): control
  * characters escaped as above, but newlines and tabs, which lay it out. */
 void print_text(FILE *f, const void *s, size_t n);
-/* "ucov CMD: what: text\n" on stderr, the target's text escaped. */
+/* s escaped as print_escaped prints it (malloc'ed; NULL: no memory). */
+char *cli_escaped(const char *s);
+/* "ucov CMD: what: text\n" through the diagnostics sink, the target's text
+ * escaped. */
 void err_target(const char *what, const char *text);
 
 /*

@@ -48,9 +48,9 @@ static void print_target(pid_t pid, const char *info, const char *why, void *arg
   if (e && (e == info || e[-1] == '\n'))
     snprintf(exe, sizeof(exe), "%.*s", (int)strcspn(e + 4, "\n"), e + 4);
   if (!info) {
-    fprintf(stderr, "%s: ", ucov_cmd);
-    print_escaped(stderr, why);
-    fputc('\n', stderr);
+    char *w = cli_escaped(why);
+    UCOV_ERR("%s\n", w ? w : "(out of memory)");
+    free(w);
   }
   printf("%d\t", (int)pid);
   print_escaped(stdout, exe);

@@ -193,25 +193,22 @@ static int pull_into(struct ucov_ctl *c, const char *name, const char *dir, cons
   }
   ucov_at_unlink(dir, rel);
   if (!quiet) {
+    char *en = cli_escaped(name);
+    const char *shown = en ? en : "(out of memory)";
     if (malformed) {
-      fprintf(stderr, "%s: ", ucov_cmd);
-      print_escaped(stderr, name);
-      fprintf(stderr, ": malformed SNAPSHOT reply (%zu bytes, token %s)\n", r.total,
-              r.total < 8 ? "missing" : "not the one asked for");
+      UCOV_ERR("%s: malformed SNAPSHOT reply (%zu bytes, token %s)\n", shown, r.total,
+               r.total < 8 ? "missing" : "not the one asked for");
     } else if (fo.err)
       UCOV_ERR("%s/%s: %s\n", dir, rel, strerror(fo.err));
     else if (st)
       UCOV_ERR("%s\n", err);
     else if (r.status == UCOV_ST_ERRNO && r.len == 4)
       UCOV_ERR("%s: %s\n", name, strerror((int)ucov_get32(r.data)));
-    else if (r.status) {
-      fprintf(stderr, "%s: ", ucov_cmd);
-      print_escaped(stderr, name);
-      fputs(": ", stderr);
-      print_escaped(stderr, (char *)r.data);
-      fputc('\n', stderr);
-    } else
+    else if (r.status)
+      err_target(shown, (char *)r.data);
+    else
       UCOV_ERR("%s/%s: %s\n", dir, rel, strerror(saved));
+    free(en);
   }
   ucov_ctl_reply_free(&r);
   return st ? -2 : -1; /* -2: the connection is gone */
@@ -277,9 +274,9 @@ struct pull_run {
 static int pull_one(struct pull_run *p, const char *name) {
   const struct pull_req *q = p->q;
   if (!object_name_is_safe(name)) {
-    fprintf(stderr, "%s: refusing object name '", ucov_cmd);
-    print_escaped(stderr, name);
-    fputs("'\n", stderr);
+    char *en = cli_escaped(name);
+    UCOV_ERR("refusing object name '%s'\n", en ? en : "(out of memory)");
+    free(en);
     return -1;
   }
   /* Reset: a snapshot, committed once every file is safe on disk. */

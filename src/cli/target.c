@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -97,8 +98,22 @@ void print_text(FILE *f, const void *s, size_t n) {
   put_escaped(f, s, n, 1);
 }
 
+char *cli_escaped(const char *s) {
+  char *out = NULL;
+  size_t n = 0;
+  FILE *f = open_memstream(&out, &n);
+  if (!f)
+    return NULL;
+  put_escaped(f, s, strlen(s), 0);
+  if (fclose(f) != 0) {
+    free(out);
+    return NULL;
+  }
+  return out;
+}
+
 void err_target(const char *what, const char *text) {
-  fprintf(stderr, "%s: %s: ", ucov_cmd, what);
-  print_escaped(stderr, text);
-  fputc('\n', stderr);
+  char *e = cli_escaped(text);
+  UCOV_ERR("%s: %s\n", what, e ? e : "(out of memory)");
+  free(e);
 }
