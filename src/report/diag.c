@@ -48,8 +48,11 @@ static void give(enum diag_severity severity, const char *file, unsigned long li
   if (len && text[len - 1] == '\n')
     text[len - 1] = 0; /* (UCOV_ERR's texts end with one) */
   struct diag d = {.severity = severity, .file = file, .line = line, .message = text};
-  current->count[severity < DIAG_SEVERITIES ? severity : DIAG_ERROR]++;
-  current->emit(current, &d);
+  struct diag_sink *sink = current;
+  /* (atomic: ucov mount's watcher thread says things beside the FUSE loop) */
+  __atomic_fetch_add(&sink->count[severity < DIAG_SEVERITIES ? severity : DIAG_ERROR], 1,
+                     __ATOMIC_RELAXED);
+  sink->emit(sink, &d);
   if (text != small)
     free(text);
 }

@@ -24,7 +24,7 @@ struct diag {
 
 struct diag_sink {
   void (*emit)(struct diag_sink *s, const struct diag *d);
-  unsigned long count[DIAG_SEVERITIES]; /* diagnostics given, by severity */
+  unsigned long count[DIAG_SEVERITIES]; /* diagnostics given, by severity (atomically) */
 };
 
 /* Make s the current sink (NULL: stderr's); returns the one it replaces. */
