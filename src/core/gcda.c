@@ -53,8 +53,7 @@ static UCOV_NOTRACE gcov_type read_counter(const uint8_t *p) {
   return (gcov_type)((uint64_t)hi << 32 | lo);
 }
 
-/* Minimal formatting for messages (freestanding: no snprintf). */
-static UCOV_NOTRACE void msg_set(char *msg, size_t len, const char *a, unsigned num) {
+UCOV_NOTRACE void ucov_msg_set(char *msg, size_t len, const char *a, unsigned num) {
   if (!len)
     return;
   size_t i = 0;
@@ -79,15 +78,15 @@ UCOV_NOTRACE int ucov_gcda_parse(const uint8_t *buf, size_t len, const struct uc
   uint32_t magic, version, stamp, checksum, tag, length;
   *out = 0;
   if (in_u32(&in, &magic) || magic != GCOV_DATA_MAGIC) {
-    msg_set(msg, msglen, "not a gcov data file", ~0u);
+    ucov_msg_set(msg, msglen, "not a gcov data file", ~0u);
     return UCOV_GCDA_ERROR;
   }
   if (in_u32(&in, &version) || version != gi->version) {
-    msg_set(msg, msglen, "version mismatch", ~0u);
+    ucov_msg_set(msg, msglen, "version mismatch", ~0u);
     return UCOV_GCDA_ERROR;
   }
   if (in_u32(&in, &stamp) || in_u32(&in, &checksum)) {
-    msg_set(msg, msglen, "truncated header", ~0u);
+    ucov_msg_set(msg, msglen, "truncated header", ~0u);
     return UCOV_GCDA_ERROR;
   }
   if (checksum != gi->checksum)
@@ -95,13 +94,13 @@ UCOV_NOTRACE int ucov_gcda_parse(const uint8_t *buf, size_t len, const struct uc
   uint32_t runs, sum_max;
   if (in_u32(&in, &tag) || tag != GCOV_TAG_OBJECT_SUMMARY || in_u32(&in, &length) ||
       length != GCOV_TAG_OBJECT_SUMMARY_LENGTH || in_u32(&in, &runs) || in_u32(&in, &sum_max)) {
-    msg_set(msg, msglen, "merge mismatch for summary", ~0u);
+    ucov_msg_set(msg, msglen, "merge mismatch for summary", ~0u);
     return UCOV_GCDA_ERROR;
   }
   struct ucov_gcda_merge *m =
       ucov_port_alloc(sizeof(*m) + (size_t)u->n_functions * sizeof(struct gcda_merge_fn));
   if (!m) {
-    msg_set(msg, msglen, "out of memory", ~0u);
+    ucov_msg_set(msg, msglen, "out of memory", ~0u);
     return UCOV_GCDA_ERROR;
   }
   m->summary.runs = runs;
@@ -156,7 +155,7 @@ UCOV_NOTRACE int ucov_gcda_parse(const uint8_t *buf, size_t len, const struct uc
   *out = m;
   return UCOV_GCDA_MERGE;
 mismatch:
-  msg_set(msg, msglen, "merge mismatch for function ", f);
+  ucov_msg_set(msg, msglen, "merge mismatch for function ", f);
   ucov_port_free(m);
   return UCOV_GCDA_ERROR;
 }

@@ -99,6 +99,10 @@ int ucov_gcda_parse(const uint8_t *buf, size_t len, const struct ucov_gcov_unit 
                     struct ucov_gcda_merge **out, char *msg, size_t msglen) UCOV_HIDDEN;
 void ucov_gcda_merge_free(struct ucov_gcda_merge *m) UCOV_HIDDEN;
 
+/* A message into msg (len bytes): text a, then num in decimal unless it is
+ * ~0u (freestanding: no snprintf). Nothing when len is 0. */
+void ucov_msg_set(char *msg, size_t len, const char *a, unsigned num) UCOV_HIDDEN;
+
 /* Runs and sum_max read from the file being merged. */
 struct ucov_gcov_summary ucov_gcda_merge_summary(const struct ucov_gcda_merge *m) UCOV_HIDDEN;
 

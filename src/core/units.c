@@ -74,14 +74,6 @@ UCOV_NOTRACE int ucov_unit_name(const struct ucov_unit *u, char *out, size_t len
                  : ucov_gcov_object_name(u->impl, out, len);
 }
 
-static UCOV_NOTRACE void copy_msg(char *msg, size_t msglen, const char *text) {
-  size_t i = 0;
-  for (; msglen && i + 1 < msglen && text[i]; i++)
-    msg[i] = text[i];
-  if (msglen)
-    msg[i] = 0;
-}
-
 UCOV_NOTRACE int ucov_unit_write(struct ucov_sink *sink, const struct ucov_unit *u,
                                  const struct ucov_units_dump *d, const uint8_t *old,
                                  size_t old_len, char *msg, size_t msglen) {
@@ -98,7 +90,7 @@ UCOV_NOTRACE int ucov_unit_write(struct ucov_sink *sink, const struct ucov_unit 
     if (r == UCOV_GCDA_ERROR)
       return UCOV_UNIT_KEEP; /* as libgcov: a file that cannot be merged stays */
     if (r == UCOV_GCDA_OVERWRITE)
-      copy_msg(msg, msglen, "overwriting profile data of a different compilation");
+      ucov_msg_set(msg, msglen, "overwriting profile data of a different compilation", ~0u);
     else
       sum = ucov_gcda_merge_summary(merge);
   }
