@@ -191,40 +191,44 @@ int report_parse(int argc, char **argv, const char *usage, struct cov_model *m,
   int c;
   optind = 1;
   while ((c = getopt_long(argc, argv, merge_out ? "o:qh" : "qh", opts, NULL)) != -1) {
-    if (c >= O_FORMAT && c < O_FORMAT + REPORT_FORMATS) {
-      if (merge_out) {
-        UCOV_ERR("--%s is an option of ucov report\n", opt_name(opts, c));
-        cli_try_help();
-        return -1;
-      }
+    int format = c >= O_FORMAT && c < O_FORMAT + REPORT_FORMATS;
+    if (merge_out && (format || c == O_TITLE || c == O_COBERTURA_SPLIT || c == O_DIFF ||
+                      c == O_BASELINE)) { /* (the report's outputs: merge writes one lcov file) */
+      UCOV_ERR("--%s is an option of ucov report\n", opt_name(opts, c));
+      cli_try_help();
+      return -1;
+    }
+    if (format) {
       out->path[c - O_FORMAT] = optarg;
       continue;
     }
     switch (c) {
     case O_TITLE:
+      out->title = optarg;
+      break;
     case O_COBERTURA_SPLIT:
-      if (merge_out) {
-        UCOV_ERR("--%s is an option of ucov report\n", opt_name(opts, c));
-        cli_try_help();
-        return -1;
-      }
-      *(c == O_TITLE ? &out->title : &out->cobertura_split) = optarg;
+      out->cobertura_split = optarg;
       break;
     case O_ROOT:
       out->root = optarg;
       break;
     case O_STORE:
+      out->store = optarg;
+      break;
     case O_SHARD:
+      out->shard = optarg;
+      break;
     case O_REVISION:
+      out->revision = optarg;
+      break;
     case O_CONFIG:
+      out->config = optarg;
+      break;
     case O_BUILD:
+      out->build = optarg;
+      break;
     case O_SINCE:
-      *(c == O_STORE      ? &out->store
-        : c == O_SHARD    ? &out->shard
-        : c == O_REVISION ? &out->revision
-        : c == O_CONFIG   ? &out->config
-        : c == O_BUILD    ? &out->build
-                          : &out->since) = optarg;
+      out->since = optarg;
       break;
     case O_TEST:
       if (!grow_list((void **)&out->tests, out->n_tests))
@@ -232,19 +236,9 @@ int report_parse(int argc, char **argv, const char *usage, struct cov_model *m,
       out->tests[out->n_tests++] = optarg;
       break;
     case O_DIFF:
-      if (merge_out) {
-        UCOV_ERR("--%s is an option of ucov report\n", opt_name(opts, c));
-        cli_try_help();
-        return -1;
-      }
       out->diff = optarg;
       break;
     case O_BASELINE:
-      if (merge_out) {
-        UCOV_ERR("--%s is an option of ucov report\n", opt_name(opts, c));
-        cli_try_help();
-        return -1;
-      }
       if (!grow_list((void **)&out->baselines, out->n_baselines))
         return -1;
       out->baselines[out->n_baselines++] = optarg;
