@@ -160,11 +160,6 @@ enum kind {
 /* lcov's build-directory link (cli.h) */
 #define MARKER UCOV_LCOV_MARKER
 
-static int ends_with(const char *s, const char *x) {
-  size_t a = strlen(s), b = strlen(x);
-  return a >= b && strcmp(s + a - b, x) == 0;
-}
-
 static int resettable(const char *name) {
   return strncmp(name, "gcov/", 5) == 0 || strncmp(name, "pgo/", 4) == 0 ||
          strncmp(name, "kcov/", 5) == 0;
@@ -189,7 +184,7 @@ static enum kind classify(const char *path, long *obj) {
     }
     if (strncmp(n, rel, len) == 0 && n[len] == '/')
       return K_DIR;
-    char *link = ends_with(rel, ".gcno") ? objname_notes_link(n) : NULL;
+    char *link = ucov_ends_with(rel, ".gcno") ? objname_notes_link(n) : NULL;
     char *notes = link && !strcmp(link, rel) ? objname_notes(n) : NULL;
     int here = notes && access(notes, F_OK) == 0;
     free(link);

@@ -13,19 +13,12 @@
 
 #include "cli.h"
 
-static int has_suffix(const char *s, size_t len, const char *x) {
-  size_t k = strlen(x);
-  return len >= k && strcmp(s + len - k, x) == 0;
-}
-
 int objname_is_gcda(const char *name) {
-  size_t len = strlen(name);
-  return strncmp(name, "gcov/", 5) == 0 && len > 10 && has_suffix(name, len, ".gcda");
+  return strncmp(name, "gcov/", 5) == 0 && strlen(name) > 10 && ucov_ends_with(name, ".gcda");
 }
 
 int objname_is_profraw(const char *name) {
-  size_t len = strlen(name);
-  return strncmp(name, "pgo/", 4) == 0 && len > 12 && has_suffix(name, len, ".profraw");
+  return strncmp(name, "pgo/", 4) == 0 && strlen(name) > 12 && ucov_ends_with(name, ".profraw");
 }
 
 char *objname_notes(const char *name) {

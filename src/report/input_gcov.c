@@ -203,7 +203,7 @@ static int add_notes(const char *path, const struct stat *st, int type, struct F
   (void)ftw;
   struct input_session *s = arg;
   char abs[PATH_MAX];
-  if (type == FTW_F && S_ISREG(st->st_mode) && path_ends_with(path, ".gcno") && realpath(path, abs))
+  if (type == FTW_F && S_ISREG(st->st_mode) && ucov_ends_with(path, ".gcno") && realpath(path, abs))
     strlist_add(&s->seen_gcno, abs);
   return 0;
 }

@@ -218,7 +218,7 @@ int input_gcdas_gcov(struct input_session *s, struct cov_model *m, struct strlis
       const char *g = gcdas->v[i];
       char gcno[PATH_MAX], gcno_abs[PATH_MAX], dir[64], link[PATH_MAX + 64], abs[PATH_MAX];
       /* a .gcno alone: a unit that never ran (gcov assumes "not executed") */
-      int notes_only = path_ends_with(g, ".gcno");
+      int notes_only = ucov_ends_with(g, ".gcno");
       if (notes_only) {
         snprintf(gcno, sizeof(gcno), "%s", g);
       } else if (input_find_gcno(g, gcno, sizeof(gcno))) {

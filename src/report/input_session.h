@@ -32,7 +32,6 @@ struct strlist {
 void strlist_add(struct strlist *l, const char *s);
 void strlist_free(struct strlist *l);
 int strlist_cmp(const void *a, const void *b); /* qsort of the strings */
-int path_ends_with(const char *s, const char *suffix);
 
 /* A .gcda and its notes, read natively once every input is read. */
 struct pending {

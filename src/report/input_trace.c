@@ -314,7 +314,7 @@ int input_pcs_read(struct input_session *s, struct cov_model *m, const char *pat
     if (t)
       t->used = 1;
   }
-  int kcov = path_ends_with(path, ".kcov");
+  int kcov = ucov_ends_with(path, ".kcov");
   uint64_t total = 0, unknown = 0, words = 0, limit = 0;
   char *line = NULL;
   size_t cap = 0;

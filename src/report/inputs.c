@@ -71,11 +71,6 @@ static int read_before(struct input_session *s, const struct stat *st) {
   return 0;
 }
 
-int path_ends_with(const char *s, const char *suffix) {
-  size_t a = strlen(s), b = strlen(suffix);
-  return a >= b && strcmp(s + a - b, suffix) == 0;
-}
-
 /* ---- report files named as inputs ---- */
 
 /*
@@ -93,7 +88,7 @@ static int profile_module(const char *map_path, const char *profile, char *out, 
   int ret = map.count && map.entries[0].path[0] == '/' ? 0 : -1;
   if (!ret)
     snprintf(out, len, "%s", map.entries[0].path);
-  for (size_t i = 0; !ret && path_ends_with(base, ".profraw") && i < map.count; i++) {
+  for (size_t i = 0; !ret && ucov_ends_with(base, ".profraw") && i < map.count; i++) {
     const char *p = map.entries[i].path, *slash = strrchr(p, '/');
     const char *file = slash ? slash + 1 : p;
     if (p[0] == '/' && strlen(file) == name_len && strncmp(file, base, name_len) == 0) {
@@ -160,29 +155,29 @@ struct head {
 
 static int name_is_gcda(const char *path, const char *base) {
   (void)base;
-  return path_ends_with(path, ".gcda");
+  return ucov_ends_with(path, ".gcda");
 }
 
 static int name_is_gcno(const char *path, const char *base) {
   (void)base;
-  return path_ends_with(path, ".gcno");
+  return ucov_ends_with(path, ".gcno");
 }
 
 static int name_is_prof(const char *path, const char *base) {
   (void)base;
-  return path_ends_with(path, ".profraw") || path_ends_with(path, ".profdata");
+  return ucov_ends_with(path, ".profraw") || ucov_ends_with(path, ".profdata");
 }
 
 /* Tracefiles and JSON are reports, someone's (ucov's own earlier output, an
  * lcov capture): inputs only when named as files, never found in a
  * directory, whose raw data they would count again. */
 static int name_is_report(const char *path) {
-  return path_ends_with(path, ".info") || path_ends_with(path, ".json");
+  return ucov_ends_with(path, ".info") || ucov_ends_with(path, ".json");
 }
 
 /* KCOV buffer dumps (kcov/<id>.kcov), hex PC dumps (.pcs), syzkaller's rawcover files. */
 static int name_is_pcs(const char *path, const char *base) {
-  return path_ends_with(path, ".pcs") || path_ends_with(path, ".kcov") ||
+  return ucov_ends_with(path, ".pcs") || ucov_ends_with(path, ".kcov") ||
          strncmp(base, "rawcover", 8) == 0;
 }
 

@@ -33,6 +33,11 @@ int ucov_grow(void **arr, size_t *cap, size_t n, size_t elem, size_t first) {
   return 0;
 }
 
+int ucov_ends_with(const char *s, const char *suffix) {
+  size_t a = strlen(s), b = strlen(suffix);
+  return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
 uint64_t ucov_hash_str(const char *s) {
   uint64_t h = 1469598103934665603ull;
   for (; *s; s++)

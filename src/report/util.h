@@ -44,6 +44,9 @@ FILE *ucov_fdopen_regular(int fd);
 /* strerror, and "not a regular file" for UCOV_ENOTREG. */
 const char *ucov_strerror(int err);
 
+/* Does s end with suffix? */
+int ucov_ends_with(const char *s, const char *suffix);
+
 /* FNV-1a of a string. */
 uint64_t ucov_hash_str(const char *s);
 
