@@ -184,14 +184,16 @@ static enum kind classify(const char *path, long *obj) {
     }
     if (strncmp(n, rel, len) == 0 && n[len] == '/')
       return K_DIR;
-    char *link = ucov_ends_with(rel, ".gcno") ? objname_notes_link(n) : NULL;
-    char *notes = link && !strcmp(link, rel) ? objname_notes(n) : NULL;
-    int here = notes && access(notes, F_OK) == 0;
-    free(link);
-    free(notes);
-    if (here) {
-      *obj = i;
-      return K_GCNO;
+    /* rel is gcov/<path>.gcno, the link beside n = gcov/<path>.gcda */
+    if (ucov_ends_with(rel, ".gcno") && strlen(n) == len && strncmp(n, rel, len - 5) == 0 &&
+        objname_is_gcda(n)) {
+      char *notes = objname_notes(n);
+      int here = notes && access(notes, F_OK) == 0;
+      free(notes);
+      if (here) {
+        *obj = i;
+        return K_GCNO;
+      }
     }
   }
   if (pgo && strcmp(rel, "pgo/reset") == 0)
