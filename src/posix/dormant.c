@@ -204,6 +204,15 @@ static UCOV_NOTRACE uintptr_t live_target(const struct psite *s, uintptr_t at) {
 
 static UCOV_NOTRACE void trap_chain(int sig, siginfo_t *info, void *uc) {
   struct sigaction p = prev_trap;
+  /* The program's handler may meet a site in mid-patch: SIGTRAP must be
+   * open while it runs. Ours asked for that (SA_NODEFER, a mask without
+   * it), but a layer between the kernel and us may block every signal
+   * around our handler (TSan's own handler does), and a trap while SIGTRAP
+   * is blocked kills the process. The mask is restored on return. */
+  sigset_t trap;
+  sigemptyset(&trap);
+  sigaddset(&trap, SIGTRAP);
+  pthread_sigmask(SIG_UNBLOCK, &trap, NULL);
   if (p.sa_flags & SA_SIGINFO) {
     if (p.sa_sigaction)
       p.sa_sigaction(sig, info, uc);
@@ -215,8 +224,7 @@ static UCOV_NOTRACE void trap_chain(int sig, siginfo_t *info, void *uc) {
     p.sa_handler(sig);
     return;
   }
-  /* The default action, as if no handler were installed: delivered when this
-   * handler returns (SIGTRAP is blocked until then). */
+  /* The default action, as if no handler were installed. */
   signal(SIGTRAP, SIG_DFL);
   raise(SIGTRAP);
 }
