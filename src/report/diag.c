@@ -21,7 +21,9 @@ static void to_stderr(struct diag_sink *s, const struct diag *d) {
 }
 
 static struct diag_sink stderr_sink = {.emit = to_stderr};
-static struct diag_sink *current = &stderr_sink;
+/* (per thread, as errno: ucov mount's watcher thread says things beside
+ * the FUSE loop, and a context set by one is not the other's) */
+static _Thread_local struct diag_sink *current = &stderr_sink;
 
 struct diag_sink *diag_sink_set(struct diag_sink *s) {
   struct diag_sink *was = current;
@@ -55,6 +57,31 @@ static void give(enum diag_severity severity, const char *file, unsigned long li
   sink->emit(sink, &d);
   if (text != small)
     free(text);
+}
+
+static void in_context(struct diag_sink *s, const struct diag *d) {
+  struct diag_context *c = (struct diag_context *)s;
+  if (c->quiet)
+    return;
+  /* (the words added are about a failure: a warning or a note passes as it is) */
+  int err = d->severity == DIAG_ERROR;
+  const char *before = err && c->before ? c->before : "", *after = err && c->after ? c->after : "";
+  struct diag_sink *was = current;
+  current = c->outer;
+  diag_at(d->severity, d->file ? d->file : c->file, d->file ? d->line : 0, "%s%s%s", before,
+          d->message, after);
+  current = was;
+}
+
+void diag_context_begin(struct diag_context *c) {
+  memset(&c->sink, 0, sizeof(c->sink));
+  c->sink.emit = in_context;
+  c->outer = diag_sink_set(&c->sink);
+}
+
+unsigned long diag_context_end(struct diag_context *c) {
+  diag_sink_set(c->outer);
+  return c->sink.count[DIAG_ERROR];
 }
 
 void diag_at(enum diag_severity severity, const char *file, unsigned long line, const char *fmt,

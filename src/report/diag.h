@@ -27,7 +27,8 @@ struct diag_sink {
   unsigned long count[DIAG_SEVERITIES]; /* diagnostics given, by severity (atomically) */
 };
 
-/* Make s the current sink (NULL: stderr's); returns the one it replaces. */
+/* Make s the current sink of this thread (NULL: stderr's, each thread's at
+ * first); returns the one it replaces. */
 struct diag_sink *diag_sink_set(struct diag_sink *s);
 /* The current sink. */
 struct diag_sink *diag_sink(void);
@@ -35,5 +36,24 @@ struct diag_sink *diag_sink(void);
 /* A diagnostic about file (NULL: none) at line (0: none), printf's fmt. */
 void diag_at(enum diag_severity severity, const char *file, unsigned long line, const char *fmt,
              ...) __attribute__((format(printf, 4, 5)));
+
+/*
+ * What a caller adds to whatever a call it makes says: a sink, current
+ * between diag_context_begin and diag_context_end, that passes each
+ * diagnostic on to the sink current before, an error's message between
+ * `before` and `after` (": nothing pushed") and, when it names no file,
+ * about `file` (NULL: none). Quiet: nothing passed on, only counted (a call
+ * whose failure the caller handles without a word). Contexts nest.
+ */
+struct diag_context {
+  struct diag_sink sink;
+  struct diag_sink *outer;
+  const char *file, *before, *after;
+  int quiet;
+};
+
+void diag_context_begin(struct diag_context *c);
+/* Ends context c (the innermost); returns the errors said within it. */
+unsigned long diag_context_end(struct diag_context *c);
 
 #endif

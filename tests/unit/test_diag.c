@@ -5,6 +5,7 @@
  * as "CMD: FILE:LINE: MESSAGE"; UCOV_ERR goes through the same sink.
  */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,44 @@ static void keep(struct diag_sink *s, const struct diag *d) {
   snprintf(k->file[k->n], sizeof(k->file[0]), "%s", d->file ? d->file : "");
   snprintf(k->msg[k->n], sizeof(k->msg[0]), "%s", d->message);
   k->line[k->n++] = d->line;
+}
+
+static void *other_thread(void *arg) {
+  (void)arg;
+  /* each thread its own current sink: the default, whatever main set */
+  return diag_sink();
+}
+
+/* A caller's words around what its calls say (diag_context). */
+static void contexts(void) {
+  struct seen k = {.sink = {.emit = keep}};
+  diag_sink_set(&k.sink);
+  struct diag_context push = {.after = ": nothing pushed"};
+  diag_context_begin(&push);
+  struct diag_context about = {.file = "in.json", .before = "neither: "};
+  diag_context_begin(&about);
+  UCOV_ERR("bad %d\n", 1);                          /* both contexts' words, inner first */
+  diag_at(DIAG_ERROR, "own.c", 3, "its own file");  /* a file of its own is kept */
+  diag_at(DIAG_WARNING, NULL, 0, "only a warning"); /* no words: it is no failure */
+  CHECK(diag_context_end(&about) == 2);
+  struct diag_context quiet = {.quiet = 1};
+  diag_context_begin(&quiet);
+  UCOV_ERR("unheard");
+  CHECK(diag_context_end(&quiet) == 1);
+  CHECK(diag_context_end(&push) == 2);
+  CHECK(diag_sink() == &k.sink);
+  CHECK(k.n == 3);
+  CHECK(!strcmp(k.file[0], "in.json") && !strcmp(k.msg[0], "neither: bad 1: nothing pushed"));
+  CHECK(!strcmp(k.file[1], "own.c") && k.line[1] == 3 &&
+        !strcmp(k.msg[1], "neither: its own file: nothing pushed"));
+  CHECK(k.sev[2] == DIAG_WARNING && !strcmp(k.file[2], "in.json") &&
+        !strcmp(k.msg[2], "only a warning"));
+  CHECK(k.sink.count[DIAG_ERROR] == 2 && k.sink.count[DIAG_WARNING] == 1);
+  pthread_t t;
+  void *theirs = NULL;
+  CHECK(pthread_create(&t, NULL, other_thread, NULL) == 0 && pthread_join(t, &theirs) == 0);
+  CHECK(theirs != NULL && theirs != &k.sink);
+  diag_sink_set(NULL);
 }
 
 static void write_file(const char *path, const char *text) {
@@ -88,5 +127,6 @@ int main(void) {
   unlink(out);
   unlink(path);
   rmdir(dir);
+  contexts();
   return check_report("test_diag");
 }
