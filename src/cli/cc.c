@@ -241,9 +241,11 @@ static int link_dormant(char **cmd, char **args, int nargs, int verbose) {
     return WIFEXITED(st) ? WEXITSTATUS(st) : UCOV_EXIT_FAIL;
   const char *path = link_output(args, nargs);
   struct dormant_stats ds;
-  char err[512];
-  if (dormant_fixup(path, &ds, err, sizeof(err)) != 0) {
-    UCOV_ERR("--dormant: %s\n", err);
+  struct diag_context in_dormant = {.before = "--dormant: "};
+  diag_context_begin(&in_dormant);
+  int fixed = dormant_fixup(path, &ds);
+  diag_context_end(&in_dormant);
+  if (fixed != 0) {
     unlink(path); /* no half-made output for make to take as built */
     return UCOV_EXIT_FAIL;
   }

@@ -75,11 +75,8 @@ struct collect {
 
 int cli_push_tree(struct store **st, const char *url, const char *dir,
                   const struct store_push *meta, const struct input_opts *in, int quiet) {
-  char msg[512];
-  if (!*st && !(*st = store_open(url, msg, sizeof(msg)))) {
-    UCOV_ERR("%s\n", msg);
+  if (!*st && !(*st = store_open(url)))
     return -1;
-  }
   struct cov_model m;
   cov_init(&m);
   /* the gcov units read natively: their counters are stored with the lines */
@@ -103,17 +100,17 @@ int cli_push_tree(struct store **st, const char *url, const char *dir,
   char *ids = NULL;
   if (bad) {
     UCOV_ERR("%s: %d objects could not be read: not pushed\n", dir, bad);
-  } else if (store_build_ids(in->binaries, in->n_binaries, (char **)&dir, 1, &ids, msg,
-                             sizeof(msg))) {
-    UCOV_ERR("%s: not pushed\n", msg);
   } else {
-    struct store_push p = *meta;
-    p.build_ids = ids;
-    p.units = &units;
-    r = store_push(*st, &m, &p, msg, sizeof(msg));
-    if (r < 0)
-      UCOV_ERR("%s: not pushed\n", msg);
-    else if (!quiet) {
+    struct diag_context then = {.after = ": not pushed"};
+    diag_context_begin(&then);
+    if (!store_build_ids(in->binaries, in->n_binaries, (char **)&dir, 1, &ids)) {
+      struct store_push p = *meta;
+      p.build_ids = ids;
+      p.units = &units;
+      r = store_push(*st, &m, &p);
+    }
+    diag_context_end(&then);
+    if (r >= 0 && !quiet) {
       struct cov_summary s;
       cov_summary(&m, &s);
       UCOV_ERR("%s %zu files (%" PRIu64 " of %" PRIu64 " lines hit) into %s\n",

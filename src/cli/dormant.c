@@ -11,7 +11,6 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +18,7 @@
 #include <unistd.h>
 
 #include "dormant_link.h"
+#include "report/util.h"
 #include "ucov/dormant.h"
 
 /* The hooks whose calls are sites: every per-block or per-comparison hook
@@ -28,13 +28,6 @@ static int is_hook(const char *name) {
     return 1;
   return !strncmp(name, "__sanitizer_cov_trace_", 22) &&
          strcmp(name, "__sanitizer_cov_trace_pc_guard_init") != 0;
-}
-
-static void say(char *err, size_t n, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, n, fmt, ap);
-  va_end(ap);
 }
 
 struct range {
@@ -88,17 +81,17 @@ static int classify(const uint8_t *p, size_t before, uint32_t type, int *kind, i
   return 0;
 }
 
-static uint8_t *read_all(const char *path, size_t *size, mode_t *mode, char *err, size_t n) {
+static uint8_t *read_all(const char *path, size_t *size, mode_t *mode) {
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   struct stat st;
   if (fd < 0 || fstat(fd, &st) != 0) {
-    say(err, n, "%s: %s", path, strerror(errno));
+    UCOV_ERR("%s: %s", path, strerror(errno));
     if (fd >= 0)
       close(fd);
     return NULL;
   }
   if (st.st_size < (off_t)sizeof(Elf64_Ehdr) || st.st_size > (off_t)1 << 32) {
-    say(err, n, "%s: not an ELF file of a size ucov reads", path);
+    UCOV_ERR("%s: not an ELF file of a size ucov reads", path);
     close(fd);
     return NULL;
   }
@@ -112,7 +105,7 @@ static uint8_t *read_all(const char *path, size_t *size, mode_t *mode, char *err
   }
   close(fd);
   if (!buf || got != (size_t)st.st_size) {
-    say(err, n, "%s: cannot read it", path);
+    UCOV_ERR("%s: cannot read it", path);
     free(buf);
     return NULL;
   }
@@ -122,8 +115,7 @@ static uint8_t *read_all(const char *path, size_t *size, mode_t *mode, char *err
 }
 
 /* Write buf to path through a new file renamed over it. */
-static int write_all(const char *path, const uint8_t *buf, size_t size, mode_t mode, char *err,
-                     size_t n) {
+static int write_all(const char *path, const uint8_t *buf, size_t size, mode_t mode) {
   char *tmp = NULL;
   if (asprintf(&tmp, "%s.ucov-dormant.XXXXXX", path) < 0)
     return -1;
@@ -139,7 +131,7 @@ static int write_all(const char *path, const uint8_t *buf, size_t size, mode_t m
     ok = 0;
   ok = ok && rename(tmp, path) == 0;
   if (!ok) {
-    say(err, n, "%s: cannot write it: %s", path, strerror(errno));
+    UCOV_ERR("%s: cannot write it: %s", path, strerror(errno));
     unlink(tmp);
   }
   free(tmp);
@@ -148,11 +140,11 @@ static int write_all(const char *path, const uint8_t *buf, size_t size, mode_t m
 
 /* (Long: the ELF file's steps in order (headers, relocations, each site checked and rewritten,
  * the table written back), sharing the mapped file and its section pointers.) */
-int dormant_fixup(const char *path, struct dormant_stats *stats, char *err, size_t n) {
+int dormant_fixup(const char *path, struct dormant_stats *stats) {
   memset(stats, 0, sizeof(*stats));
   size_t size;
   mode_t mode;
-  uint8_t *buf = read_all(path, &size, &mode, err, n);
+  uint8_t *buf = read_all(path, &size, &mode);
   if (!buf)
     return -1;
   int ret = -1;
@@ -161,7 +153,7 @@ int dormant_fixup(const char *path, struct dormant_stats *stats, char *err, size
   Elf64_Ehdr eh;
   memcpy(&eh, buf, sizeof(eh));
   if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0) {
-    say(err, n, "%s: not an ELF file", path);
+    UCOV_ERR("%s: not an ELF file", path);
     goto done;
   }
   if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != EM_X86_64 ||
@@ -173,7 +165,7 @@ int dormant_fixup(const char *path, struct dormant_stats *stats, char *err, size
   if ((eh.e_type != ET_EXEC && eh.e_type != ET_DYN) || eh.e_shentsize != sizeof(Elf64_Shdr) ||
       eh.e_shnum == 0 || eh.e_shnum >= SHN_LORESERVE || eh.e_shstrndx >= eh.e_shnum ||
       eh.e_shoff > size || (size - eh.e_shoff) / sizeof(Elf64_Shdr) < eh.e_shnum) {
-    say(err, n, "%s: not a linked x86-64 ELF file with sections", path);
+    UCOV_ERR("%s: not a linked x86-64 ELF file with sections", path);
     goto done;
   }
   Elf64_Shdr *sh = calloc(eh.e_shnum, sizeof(*sh));
@@ -183,7 +175,7 @@ int dormant_fixup(const char *path, struct dormant_stats *stats, char *err, size
   for (unsigned i = 0; i < eh.e_shnum; i++)
     if (sh[i].sh_type != SHT_NOBITS &&
         (sh[i].sh_offset > size || sh[i].sh_size > size - sh[i].sh_offset)) {
-      say(err, n, "%s: section %u lies past the end of the file", path, i);
+      UCOV_ERR("%s: section %u lies past the end of the file", path, i);
       free(sh);
       goto done;
     }
@@ -193,7 +185,7 @@ int dormant_fixup(const char *path, struct dormant_stats *stats, char *err, size
     const char *name =
         sh[i].sh_name < shstr->sh_size ? (const char *)buf + shstr->sh_offset + sh[i].sh_name : "";
     if (!strcmp(name, UCOV_SITES_SECTION)) {
-      say(err, n, "%s: already has its dormant sites (%s)", path, UCOV_SITES_SECTION);
+      UCOV_ERR("%s: already has its dormant sites (%s)", path, UCOV_SITES_SECTION);
       free(sh);
       goto done;
     }
@@ -202,7 +194,7 @@ int dormant_fixup(const char *path, struct dormant_stats *stats, char *err, size
       symtab = &sh[i];
   }
   if (!symtab) {
-    say(err, n, "%s: no symbol table (was it stripped at the link?)", path);
+    UCOV_ERR("%s: no symbol table (was it stripped at the link?)", path);
     free(sh);
     goto done;
   }
@@ -283,7 +275,7 @@ int dormant_fixup(const char *path, struct dormant_stats *stats, char *err, size
           free(hook);
           free(own);
           free(sh);
-          say(err, n, "out of memory");
+          UCOV_ERR("out of memory");
           goto done;
         }
         sites = g;
@@ -341,7 +333,7 @@ int dormant_fixup(const char *path, struct dormant_stats *stats, char *err, size
   out = calloc(total, 1);
   if (!out) {
     free(sh);
-    say(err, n, "out of memory");
+    UCOV_ERR("out of memory");
     goto done;
   }
   memcpy(out, buf, size);
@@ -364,7 +356,7 @@ int dormant_fixup(const char *path, struct dormant_stats *stats, char *err, size
   eh.e_shnum++;
   memcpy(out, &eh, sizeof(eh));
   free(sh);
-  ret = write_all(path, out, total, mode, err, n);
+  ret = write_all(path, out, total, mode);
 done:
   free(out);
   free(sites);

@@ -16,8 +16,8 @@ struct dormant_stats {
  * Make the linked file at path dormant: every hook call site that the kept
  * relocations (-Wl,--emit-relocs) name is put in its dormant form, and the
  * table of sites is appended as the section .ucov_sites (ucov/dormant.h).
- * 0, or -1 with a message in err (the file is then unchanged).
+ * 0, or -1, said (diag.h; the file is then unchanged).
  */
-int dormant_fixup(const char *path, struct dormant_stats *stats, char *err, size_t n);
+int dormant_fixup(const char *path, struct dormant_stats *stats);
 
 #endif

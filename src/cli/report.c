@@ -281,13 +281,10 @@ int cmd_report(int argc, char **argv) {
   }
   int bad = 0;
   if (out.store) {
-    char msg[512];
-    struct store *st = store_open_existing(out.store, msg, sizeof(msg));
+    struct store *st = store_open_existing(out.store);
     struct store_filter sf = {out.build, out.tests, out.n_tests, since};
-    if (!st || store_read(st, &sf, &m, msg, sizeof(msg))) {
-      UCOV_ERR("%s\n", msg);
+    if (!st || store_read(st, &sf, &m))
       bad++;
-    }
     store_close(st);
   }
   bad += report_read_inputs(&m, argc, argv, first, &in, &out.excl, 0);
@@ -295,11 +292,10 @@ int cmd_report(int argc, char **argv) {
   int have_diff = 0;
   struct udiff *ud = NULL;
   if (out.diff) {
-    char msg[512];
-    if (udiff_read(out.diff, &ud, msg, sizeof(msg))) {
-      UCOV_ERR("%s (no differential categories)\n", msg);
-      bad++;
-    }
+    struct diag_context then = {.after = " (no differential categories)"};
+    diag_context_begin(&then);
+    bad += udiff_read(out.diff, &ud) != 0;
+    diag_context_end(&then);
   }
   if (out.n_baselines) {
     /* The baseline goes through the same path rules. */
@@ -344,11 +340,8 @@ int cmd_report(int argc, char **argv) {
     if (out.path[k])
       err |= report_write_one(out.path[k], &report_formats[k], &ctx);
   if (out.cobertura_split) {
-    char msg[512];
-    if (cobertura_write_split(&m, out.cobertura_split, msg, sizeof(msg))) {
-      UCOV_ERR("%s\n", msg);
+    if (cobertura_write_split(&m, out.cobertura_split))
       err = -1;
-    }
   }
   if (!quiet && !outputs_any(&out)) { /* the table, then the totals */
     if (m.n_files)

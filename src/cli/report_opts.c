@@ -344,11 +344,8 @@ int report_parse(int argc, char **argv, const char *usage, struct cov_model *m,
     cli_try_help();
     return -1;
   }
-  char msg[256];
-  if (cov_excl_compile(&out->excl, msg, sizeof(msg))) {
-    UCOV_ERR("%s\n", msg);
+  if (cov_excl_compile(&out->excl))
     return -1;
-  }
   /* Standard output takes one of them. */
   int to_stdout = merge_out && *merge_out && !strcmp(*merge_out, "-");
   for (int k = 0; k < REPORT_FORMATS; k++)

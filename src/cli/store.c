@@ -115,10 +115,8 @@ int cmd_store(int argc, char **argv) {
   }
   if (argc - i == 2)
     url = argv[i + 1];
-  char msg[512];
-  struct store *s = store_open(url, msg, sizeof(msg));
-  if (!s || store_init(s, msg, sizeof(msg))) {
-    UCOV_ERR("%s\n", msg);
+  struct store *s = store_open(url);
+  if (!s || store_init(s)) {
     store_close(s);
     return UCOV_EXIT_FAIL;
   }
@@ -144,11 +142,9 @@ int cmd_who(int argc, char **argv) {
     return cli_try_help();
   }
   *colon = 0;
-  char msg[512];
-  struct store *s = store_open_existing(url, msg, sizeof(msg));
+  struct store *s = store_open_existing(url);
   struct store_filter f = {.build = build};
-  if (!s || store_who(s, &f, argv[i], (uint32_t)line, print_who, NULL, msg, sizeof(msg))) {
-    UCOV_ERR("%s\n", msg);
+  if (!s || store_who(s, &f, argv[i], (uint32_t)line, print_who, NULL)) {
     store_close(s);
     return UCOV_EXIT_FAIL;
   }
@@ -177,10 +173,8 @@ int cmd_history(int argc, char **argv) {
     UCOV_ERR("unexpected argument '%s'\n", argv[i]);
     return cli_try_help();
   }
-  char msg[512];
-  struct store *s = store_open_existing(url, msg, sizeof(msg));
-  if (!s || store_history(s, path, print_history, NULL, msg, sizeof(msg))) {
-    UCOV_ERR("%s\n", msg);
+  struct store *s = store_open_existing(url);
+  if (!s || store_history(s, path, print_history, NULL)) {
     store_close(s);
     return UCOV_EXIT_FAIL;
   }
@@ -251,12 +245,9 @@ int cmd_tests_for(int argc, char **argv) {
              argv[optind < argc ? optind : 0]);
     return cli_try_help();
   }
-  char msg[512];
   struct udiff *u;
-  if (udiff_read(diff, &u, msg, sizeof(msg))) {
-    UCOV_ERR("%s\n", msg);
+  if (udiff_read(diff, &u))
     return UCOV_EXIT_FAIL;
-  }
   struct touched t = {0};
   udiff_touched(u, add_touched, &t);
   int status = UCOV_EXIT_OK;
@@ -265,9 +256,8 @@ int cmd_tests_for(int argc, char **argv) {
   if (t.oom) {
     UCOV_ERR("out of memory\n");
     status = UCOV_EXIT_FAIL;
-  } else if (!(s = store_open_existing(url, msg, sizeof(msg))) ||
-             store_tests_for(s, &f, t.paths, t.lines, t.n, print_test, NULL, msg, sizeof(msg))) {
-    UCOV_ERR("%s\n", msg);
+  } else if (!(s = store_open_existing(url)) ||
+             store_tests_for(s, &f, t.paths, t.lines, t.n, print_test, NULL)) {
     status = UCOV_EXIT_FAIL;
   }
   store_close(s);
@@ -310,12 +300,12 @@ static void push_progress(void *arg, uint64_t done, uint64_t total) {
 /* One push, said on stderr. An exit status. */
 static int push_one(struct store *st, const struct cov_model *m, const struct store_push *p,
                     int quiet) {
-  char msg[512];
-  int r = store_push(st, m, p, msg, sizeof(msg));
-  if (r < 0) {
-    UCOV_ERR("%s: nothing pushed\n", msg);
+  struct diag_context then = {.after = ": nothing pushed"};
+  diag_context_begin(&then);
+  int r = store_push(st, m, p);
+  diag_context_end(&then);
+  if (r < 0)
     return UCOV_EXIT_FAIL;
-  }
   if (!quiet) {
     struct cov_summary sum;
     cov_summary(m, &sum);
@@ -414,16 +404,18 @@ int cmd_push(int argc, char **argv) {
     cov_finish(&m);
   }
   int status = UCOV_EXIT_OK;
-  char msg[512], *ids = NULL;
+  char *ids = NULL;
   struct store *st = NULL;
+  struct diag_context then = {.after = ": nothing pushed"};
   if (bad) {
     UCOV_ERR("%d input%s could not be read: nothing pushed\n", bad, bad == 1 ? "" : "s");
     status = UCOV_EXIT_FAIL;
-  } else if (!(st = store_open(out.store, msg, sizeof(msg))) ||
-             store_build_ids(in.binaries, in.n_binaries, argv + first, argc - first, &ids, msg,
-                             sizeof(msg))) {
-    UCOV_ERR("%s: nothing pushed\n", msg);
-    status = UCOV_EXIT_FAIL;
+  } else {
+    diag_context_begin(&then);
+    if (!(st = store_open(out.store)) ||
+        store_build_ids(in.binaries, in.n_binaries, argv + first, argc - first, &ids))
+      status = UCOV_EXIT_FAIL;
+    diag_context_end(&then);
   }
   struct store_push p = {.test = out.n_tests ? out.tests[0] : NULL,
                          .shard = out.shard,

@@ -46,11 +46,8 @@ static struct modcache cache;
 
 static const struct dw_module *dwarf_of(const char *path) {
   const struct dw_module *m = NULL;
-  char err[512];
-  int r = modcache_dwarf(&cache, path, &m, err, sizeof(err));
-  if (r == -1)
-    UCOV_ERR("%s\n", err);
-  else if (r == 1 && !m->has_dwarf) /* (said once, when loaded) */
+  int r = modcache_dwarf(&cache, path, &m);
+  if (r == 1 && !m->has_dwarf) /* (said once, when loaded) */
     UCOV_ERR("%s: no DWARF debug info (build with -g)\n", path);
   return r >= 0 ? m : NULL;
 }
@@ -90,9 +87,7 @@ static void print_frames(const char *pc_text, size_t pc_len, const char *path, u
 
 static const struct elfsym_table *symbols_of(const char *path) {
   const struct elfsym_table *t = NULL;
-  char err[512];
-  if (modcache_symbols(&cache, path, &t, err, sizeof(err)) == -1)
-    UCOV_ERR("%s\n", err);
+  modcache_symbols(&cache, path, &t);
   return t;
 }
 
@@ -183,10 +178,10 @@ int cmd_symbolize(int argc, char **argv) {
       return UCOV_EXIT_USAGE;
     }
     uint64_t *v;
-    char err[512];
-    long n = dw_call_sites(binary, &v, err, sizeof(err));
+    long n = dw_call_sites(binary, &v);
     if (n < 0) {
-      UCOV_ERR("%s\n", err);
+      if (n == -2)
+        dw_say_no_hook(binary);
       return UCOV_EXIT_FAIL;
     }
     for (long i = 0; i < n; i++)
@@ -197,17 +192,14 @@ int cmd_symbolize(int argc, char **argv) {
   struct modmap mods;
   if (modules) {
     FILE *f = fopen(modules, "r");
-    char err[512];
     if (!f) {
       UCOV_ERR("%s: %m\n", modules);
       return UCOV_EXIT_FAIL;
     }
-    int r = modmap_read(&mods, f, modules, err, sizeof(err));
+    int r = modmap_read(&mods, f, modules);
     fclose(f);
-    if (r != 0) {
-      UCOV_ERR("%s\n", err);
+    if (r != 0)
       return UCOV_EXIT_FAIL;
-    }
   }
   /* A binary that cannot be read is an error now, not a column of ?? later. */
   if (binary && !dwarf_of(binary)) {

@@ -208,8 +208,11 @@ static int collect(Elf *elf, const char *path, const struct cs_arch *arch, struc
   if (!tails->n)
     return 0;
   struct elfsym_table syms;
-  char ignored[256];
-  if (elfsym_load(&syms, path, ignored, sizeof(ignored)))
+  struct diag_context quiet = {.quiet = 1};
+  diag_context_begin(&quiet);
+  int no_syms = elfsym_load(&syms, path) != 0;
+  diag_context_end(&quiet);
+  if (no_syms)
     return 0; /* no symbols: tail jumps count only where traced PCs match nothing else */
   struct dw_tail_return *fns = malloc(tails->n * sizeof(*fns));
   size_t nf = 0;
@@ -240,11 +243,11 @@ void dw_hook_sites_free(struct dw_hook_sites *hs) {
 
 /* (Long: the ELF file's sections, then one pass over its code for the hook's calls and tail
  * jumps.) */
-int dw_hook_sites(const char *path, struct dw_hook_sites *hs, char *err, size_t errlen) {
+int dw_hook_sites(const char *path, struct dw_hook_sites *hs) {
   memset(hs, 0, sizeof(*hs));
   int fd;
   GElf_Ehdr eh;
-  Elf *elf = elf_file_open(path, &fd, &eh, err, errlen);
+  Elf *elf = elf_file_open(path, &fd, &eh);
   if (!elf)
     return -1;
   const struct cs_arch *arch = NULL;
@@ -252,7 +255,7 @@ int dw_hook_sites(const char *path, struct dw_hook_sites *hs, char *err, size_t 
     if (arches[i]->machine == eh.e_machine)
       arch = arches[i];
   if (!arch) {
-    snprintf(err, errlen, "%s: call sites are found in x86-64 and i386 code only", path);
+    diag_at(DIAG_ERROR, path, 0, "call sites are found in x86-64 and i386 code only");
     elf_file_close(elf, fd);
     return -1;
   }
@@ -316,21 +319,21 @@ int dw_hook_sites(const char *path, struct dw_hook_sites *hs, char *err, size_t 
   free(tails.v);
   if (failed) {
     dw_hook_sites_free(hs);
-    snprintf(err, errlen, "out of memory");
+    UCOV_ERR("out of memory");
     return -1;
   }
-  if (!n_targets) {
-    snprintf(err, errlen,
-             "%s: no __sanitizer_cov_trace_pc or _guard: not built with ucov cc --trace", path);
-    return -2;
-  }
-  return 0;
+  return n_targets ? 0 : -2;
 }
 
-long dw_call_sites(const char *path, uint64_t **sites, char *err, size_t errlen) {
+void dw_say_no_hook(const char *path) {
+  diag_at(DIAG_ERROR, path, 0,
+          "no __sanitizer_cov_trace_pc or _guard: not built with ucov cc --trace");
+}
+
+long dw_call_sites(const char *path, uint64_t **sites) {
   struct dw_hook_sites hs;
   *sites = NULL;
-  int ret = dw_hook_sites(path, &hs, err, errlen);
+  int ret = dw_hook_sites(path, &hs);
   if (ret)
     return ret;
   *sites = hs.at;

@@ -165,9 +165,9 @@ int cobertura_write(const struct cov_model *m, FILE *f) {
   return document(m, f, 0, m->n_files);
 }
 
-int cobertura_write_split(const struct cov_model *m, const char *dir, char *msg, size_t len) {
+int cobertura_write_split(const struct cov_model *m, const char *dir) {
   if (mkdir(dir, 0777) && errno != EEXIST)
-    return snprintf(msg, len, "%s: %s", dir, strerror(errno)), -1;
+    return diag_at(DIAG_ERROR, dir, 0, "%s", strerror(errno)), -1;
   size_t n = 0;
   for (size_t i = 0; i < m->n_files; n++) {
     size_t j = package_end(m, i);
@@ -176,10 +176,10 @@ int cobertura_write_split(const struct cov_model *m, const char *dir, char *msg,
     snprintf(path, sizeof(path), "%s/coverage-%zu.xml", dir, n + 1);
     FILE *f = fopen(path, "w");
     if (!f)
-      return snprintf(msg, len, "%s: %s", path, strerror(errno)), -1;
+      return diag_at(DIAG_ERROR, path, 0, "%s", strerror(errno)), -1;
     int err = document(m, f, i, j);
     if (fclose(f) || err)
-      return snprintf(msg, len, "%s: write error", path), -1;
+      return diag_at(DIAG_ERROR, path, 0, "write error"), -1;
     i = j;
   }
   return 0;

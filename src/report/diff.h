@@ -61,7 +61,7 @@ struct cov_diff {
 struct udiff;
 
 /* Read a unified diff. 0, or -1 with msg saying where it is malformed. */
-int udiff_read(const char *path, struct udiff **out, char *msg, size_t len);
+int udiff_read(const char *path, struct udiff **out);
 void udiff_free(struct udiff *u);
 
 /*

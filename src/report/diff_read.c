@@ -120,13 +120,15 @@ static int parse_range(const char **p, uint32_t *start, uint32_t *n) {
   return 0;
 }
 
-#define BAD(...) (snprintf(msg, len, __VA_ARGS__), err = -1)
+#define BAD(...) (UCOV_ERR(__VA_ARGS__), err = -1)
+/* about the diff, at line ln (0: the whole file) */
+#define BAD_AT(ln, ...) (diag_at(DIAG_ERROR, path, ln, __VA_ARGS__), err = -1)
 
 /* (Long: a unified diff's grammar (headers, hunks, lines), one state across them.) */
-int udiff_read(const char *path, struct udiff **out, char *msg, size_t len) {
+int udiff_read(const char *path, struct udiff **out) {
   FILE *f = fopen(path, "r");
   if (!f)
-    return snprintf(msg, len, "%s: %s", path, strerror(errno)), -1;
+    return diag_at(DIAG_ERROR, path, 0, "%s", strerror(errno)), -1;
   struct udiff *u = calloc(1, sizeof(*u));
   char *line = NULL;
   size_t cap = 0, lineno = 0;
@@ -176,8 +178,8 @@ int udiff_read(const char *path, struct udiff **out, char *msg, size_t len) {
           BAD("out of memory");
         left_new--;
       } else {
-        BAD("%s:%zu: the hunk ends early (%u old and %u new lines still to come)", path, lineno,
-            left_old, left_new);
+        BAD_AT(lineno, "the hunk ends early (%u old and %u new lines still to come)", left_old,
+               left_new);
       }
       continue;
     }
@@ -219,14 +221,14 @@ int udiff_read(const char *path, struct udiff **out, char *msg, size_t len) {
       struct hunk h;
       if (!cur || parse_range(&p, &h.old_start, &h.old_n) || strncmp(p, " +", 2) ||
           (p += 2, parse_range(&p, &h.new_start, &h.new_n)) || strncmp(p, " @@", 3)) {
-        BAD("%s:%zu: not a hunk header: %.60s", path, lineno, line);
+        BAD_AT(lineno, "not a hunk header: %.60s", line);
         break;
       }
       /* An empty range starts after the line its number names. */
       h.old_start += !h.old_n;
       h.new_start += !h.new_n;
       if (h.old_start < last.old_start + last.old_n || h.new_start < last.new_start + last.new_n) {
-        BAD("%s:%zu: hunks out of order", path, lineno);
+        BAD_AT(lineno, "hunks out of order");
         break;
       }
       last = h;
@@ -235,14 +237,14 @@ int udiff_read(const char *path, struct udiff **out, char *msg, size_t len) {
       run = NULL;
     }
     if (bad)
-      BAD("%s:%zu: a malformed path: %.60s", path, lineno, line);
+      BAD_AT(lineno, "a malformed path: %.60s", line);
   }
   if (!err && (left_old || left_new))
-    BAD("%s: the last hunk is cut short", path);
+    BAD_AT(0, "the last hunk is cut short");
   if (!err && !u->n_files && text_lines)
-    BAD("%s: not a unified diff (no \"diff --git\" or \"---\" and \"+++\" lines)", path);
+    BAD_AT(0, "not a unified diff (no \"diff --git\" or \"---\" and \"+++\" lines)");
   if (!err && ferror(f))
-    BAD("%s: %s", path, strerror(errno));
+    BAD_AT(0, "%s", strerror(errno));
   free(line);
   fclose(f);
   if (err) {

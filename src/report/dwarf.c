@@ -168,26 +168,28 @@ static int collect(struct cu_ctx *c, Dwarf_Die *parent, struct fn_vec *out, int 
   return 0;
 }
 
-static int dw_load_dwarf(struct dw_module *m, const char *path, char *err, size_t errlen);
+static int dw_load_dwarf(struct dw_module *m, const char *path);
 
-int dw_load(struct dw_module *m, const char *path, char *err, size_t errlen) {
-  int ret = dw_load_dwarf(m, path, err, errlen);
+int dw_load(struct dw_module *m, const char *path) {
+  int ret = dw_load_dwarf(m, path);
   if (ret == 0) {
-    char ignored[256];
-    m->has_syms = elfsym_load(&m->syms, path, ignored, sizeof(ignored)) == 0;
+    struct diag_context quiet = {.quiet = 1}; /* (symbols are extra: DWARF was read) */
+    diag_context_begin(&quiet);
+    m->has_syms = elfsym_load(&m->syms, path) == 0;
+    diag_context_end(&quiet);
   }
   return ret;
 }
 
 /* (Long: the DWARF sections found, then one pass over the compilation units, sharing the
  * section pointers.) */
-static int dw_load_dwarf(struct dw_module *m, const char *path, char *err, size_t errlen) {
+static int dw_load_dwarf(struct dw_module *m, const char *path) {
   memset(m, 0, sizeof(*m));
   struct str_index ix = {0};
   m->index = &ix;
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    snprintf(err, errlen, "%s: %s", path, strerror(errno));
+    diag_at(DIAG_ERROR, path, 0, "%s", strerror(errno));
     return -1;
   }
   elf_version(EV_CURRENT);
@@ -199,7 +201,7 @@ static int dw_load_dwarf(struct dw_module *m, const char *path, char *err, size_
       elf_end(elf);
     close(fd);
     if (!is_elf) {
-      snprintf(err, errlen, "%s: not an ELF file", path);
+      diag_at(DIAG_ERROR, path, 0, "not an ELF file");
       return -1;
     }
     m->index = NULL;
@@ -245,12 +247,11 @@ static int dw_load_dwarf(struct dw_module *m, const char *path, char *err, size_
       ret = -1;
   }
   if (ret) {
-    snprintf(err, errlen, "%s: out of memory reading DWARF", path);
+    diag_at(DIAG_ERROR, path, 0, "out of memory reading DWARF");
   } else if (skeletons && !m->has_dwarf) {
-    snprintf(err, errlen,
-             "%s: split DWARF (-gsplit-dwarf) whose .dwo files are not found: build with -g "
-             "without -gsplit-dwarf, or keep the .dwo files beside the objects",
-             path);
+    diag_at(DIAG_ERROR, path, 0,
+            "split DWARF (-gsplit-dwarf) whose .dwo files are not found: build with -g "
+            "without -gsplit-dwarf, or keep the .dwo files beside the objects");
     ret = -1;
   }
   /* All top-level ranges first, sorted; their children follow. */

@@ -56,11 +56,11 @@ struct dw_frame {
 };
 
 /*
- * Load the ELF file at path. Returns 0, or -1 with a clear message in err
- * (no such file, not ELF, split DWARF whose .dwo files are not found). A file
+ * Load the ELF file at path. Returns 0, or -1 with a clear message, said
+ * (diag.h: no such file, not ELF, split DWARF whose .dwo files are not found). A file
  * without debug info loads (has_dwarf 0) and answers with no lines.
  */
-int dw_load(struct dw_module *m, const char *path, char *err, size_t errlen);
+int dw_load(struct dw_module *m, const char *path);
 void dw_free(struct dw_module *m);
 
 /* The frames at ELF address addr (at most max); returns how many (0: none). */
@@ -72,10 +72,11 @@ int dw_lookup(const struct dw_module *m, uint64_t addr, struct dw_frame *frames,
  * direct calls (and tail jumps) to the hook's own address or its PLT entry,
  * found by scanning the code for call rel32, jmp rel32 and jcc rel32
  * (x86-64 and i386: callsites.c and one file per architecture; not DWARF).
- * Sorted. Returns the count, or -1 with a message (-2: the file has no such
- * hook).
+ * Sorted. Returns the count, or -1, said (diag.h); -2: the file has no such
+ * hook, not said (dw_say_no_hook says it).
  */
-long dw_call_sites(const char *path, uint64_t **sites, char *err, size_t errlen);
+long dw_call_sites(const char *path, uint64_t **sites);
+void dw_say_no_hook(const char *path);
 
 /*
  * The hook sites of a module, as a trace report needs them. A call site's
@@ -104,8 +105,8 @@ struct dw_hook_sites {
   size_t n_indirect;
 };
 
-/* As dw_call_sites: 0, or -1 with a message (-2: the file has no such hook). */
-int dw_hook_sites(const char *path, struct dw_hook_sites *hs, char *err, size_t errlen);
+/* As dw_call_sites: 0, -1 said, or -2 (the file has no such hook). */
+int dw_hook_sites(const char *path, struct dw_hook_sites *hs);
 void dw_hook_sites_free(struct dw_hook_sites *hs);
 
 #endif

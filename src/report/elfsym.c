@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* ELF function symbols: read the file once, sort, binary search. */
 #include "elfsym.h"
+#include "diag.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -73,16 +74,16 @@ static int load_symtab(struct elfsym_table *t, Elf *elf, Elf_Scn *scn, const GEl
   return 0;
 }
 
-Elf *elf_file_open(const char *path, int *fd, GElf_Ehdr *eh, char *err, size_t errlen) {
+Elf *elf_file_open(const char *path, int *fd, GElf_Ehdr *eh) {
   *fd = open(path, O_RDONLY | O_CLOEXEC);
   if (*fd < 0) {
-    snprintf(err, errlen, "%s: %s", path, strerror(errno));
+    diag_at(DIAG_ERROR, path, 0, "%s", strerror(errno));
     return NULL;
   }
   elf_version(EV_CURRENT);
   Elf *elf = elf_begin(*fd, ELF_C_READ, NULL);
   if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, eh)) {
-    snprintf(err, errlen, "%s: not an ELF file", path);
+    diag_at(DIAG_ERROR, path, 0, "not an ELF file");
     elf_file_close(elf, *fd);
     *fd = -1;
     return NULL;
@@ -114,7 +115,7 @@ static int section_path(const char *path, char *file, size_t len, size_t *n) {
   return access(path, F_OK) != 0 && access(file, F_OK) == 0;
 }
 
-int elfsym_load(struct elfsym_table *t, const char *path, char *err, size_t errlen) {
+int elfsym_load(struct elfsym_table *t, const char *path) {
   memset(t, 0, sizeof(*t));
   int fd, ret = -1;
   GElf_Ehdr eh;
@@ -122,23 +123,23 @@ int elfsym_load(struct elfsym_table *t, const char *path, char *err, size_t errl
   size_t only = 0, text = 0;
   if (!section_path(path, file, sizeof(file), &only))
     snprintf(file, sizeof(file), "%s", path);
-  Elf *elf = elf_file_open(file, &fd, &eh, err, errlen);
+  Elf *elf = elf_file_open(file, &fd, &eh);
   if (!elf)
     return -1;
   if (only && eh.e_type != ET_REL) {
-    snprintf(err, errlen, "%s: a section is named, but %s is not a relocatable object", path, file);
+    diag_at(DIAG_ERROR, path, 0, "a section is named, but %s is not a relocatable object", file);
     goto out;
   }
   size_t shstrndx = 0;
   if (eh.e_type == ET_REL && elf_getshdrstrndx(elf, &shstrndx) != 0) {
-    snprintf(err, errlen, "%s: corrupt section header table", path);
+    diag_at(DIAG_ERROR, path, 0, "corrupt section header table");
     goto out;
   }
   Elf_Scn *symtab = NULL, *dynsym = NULL;
   GElf_Shdr symtab_sh, dynsym_sh, sh;
   for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
     if (!gelf_getshdr(scn, &sh)) {
-      snprintf(err, errlen, "%s: corrupt section header table", path);
+      diag_at(DIAG_ERROR, path, 0, "corrupt section header table");
       goto out;
     }
     /* A relocatable object's addresses count from each section's start:
@@ -155,13 +156,13 @@ int elfsym_load(struct elfsym_table *t, const char *path, char *err, size_t errl
     }
   }
   if (!symtab && !dynsym) {
-    snprintf(err, errlen, "%s: no symbol table (stripped?)", path);
+    diag_at(DIAG_ERROR, path, 0, "no symbol table (stripped?)");
     goto out;
   }
   if (eh.e_type == ET_REL && !only)
     only = text ? text : (size_t)-1;
   if (load_symtab(t, elf, symtab ? symtab : dynsym, symtab ? &symtab_sh : &dynsym_sh, only) != 0) {
-    snprintf(err, errlen, "%s: corrupt symbol table", path);
+    diag_at(DIAG_ERROR, path, 0, "corrupt symbol table");
     elfsym_free(t);
     goto out;
   }

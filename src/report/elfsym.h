@@ -12,10 +12,10 @@
 
 /*
  * Open an ELF file with libelf (any class): the Elf, with its descriptor in
- * *fd and its header in *eh; NULL with a message in err when the file cannot
- * be opened or is not ELF. elf_file_close releases both.
+ * *fd and its header in *eh; NULL, said (diag.h), when the file cannot be
+ * opened or is not ELF. elf_file_close releases both.
  */
-Elf *elf_file_open(const char *path, int *fd, GElf_Ehdr *eh, char *err, size_t errlen);
+Elf *elf_file_open(const char *path, int *fd, GElf_Ehdr *eh);
 void elf_file_close(Elf *elf, int fd);
 
 struct elfsym {
@@ -35,9 +35,9 @@ struct elfsym_table {
  * A relocatable object's (a Linux module, .ko) count from their section's
  * start: those of its .text, or of section N when path is "FILE#N" (ucov.ko's
  * module map names each executable section of a module so).
- * Returns 0, or -1 with a message in err (size errlen).
+ * Returns 0, or -1, said (diag.h).
  */
-int elfsym_load(struct elfsym_table *t, const char *path, char *err, size_t errlen);
+int elfsym_load(struct elfsym_table *t, const char *path);
 
 /* The function containing ELF address addr, or NULL. */
 const struct elfsym *elfsym_lookup(const struct elfsym_table *t, uint64_t addr);

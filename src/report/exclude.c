@@ -79,7 +79,7 @@ static char *python_ere(const char *p) {
   return o;
 }
 
-int cov_excl_compile(struct cov_excl *x, char *msg, size_t len) {
+int cov_excl_compile(struct cov_excl *x) {
   const char *pat[3] = {x->line_pattern, x->branch_pattern, x->function_pattern};
   const char *opt[3] = {"--exclude-lines-by-pattern", "--exclude-branches-by-pattern",
                         "--exclude-function"};
@@ -90,7 +90,7 @@ int cov_excl_compile(struct cov_excl *x, char *msg, size_t len) {
       continue;
     char *ere = python_ere(pat[k]);
     if (!ere) {
-      snprintf(msg, len, "out of memory");
+      UCOV_ERR("out of memory");
       return -1;
     }
     if (k == 2) { /* the whole name: ^(RE)$ */
@@ -99,7 +99,7 @@ int cov_excl_compile(struct cov_excl *x, char *msg, size_t len) {
         whole = NULL;
       free(ere);
       if (!(ere = whole)) {
-        snprintf(msg, len, "out of memory");
+        UCOV_ERR("out of memory");
         return -1;
       }
     }
@@ -108,7 +108,7 @@ int cov_excl_compile(struct cov_excl *x, char *msg, size_t len) {
     if (rc) {
       char why[128];
       regerror(rc, re[k], why, sizeof(why));
-      snprintf(msg, len, "%s '%s' is not a regular expression (ERE): %s", opt[k], pat[k], why);
+      UCOV_ERR("%s '%s' is not a regular expression (ERE): %s", opt[k], pat[k], why);
       return -1;
     }
     *have[k] = 1;

@@ -39,7 +39,7 @@ struct cov_excl {
 };
 
 /* Compile the patterns. 0, or -1 with msg saying which one is not an ERE. */
-int cov_excl_compile(struct cov_excl *x, char *msg, size_t len);
+int cov_excl_compile(struct cov_excl *x);
 void cov_excl_free(struct cov_excl *x);
 
 /* Whether any exclusion is asked for. */

@@ -28,29 +28,28 @@ int lcov_write(const struct cov_model *m, FILE *f);
 int lcov_write2(const struct cov_model *m, FILE *f);
 
 /* ucov JSON (docs/formats.md). Returns 0, or -1 if root is not one (msg says why). */
-int ucov_json_read(struct cov_model *m, const struct json *root, char *msg, size_t len);
+int ucov_json_read(struct cov_model *m, const struct json *root);
 /* diff: NULL, or each file gets "diff": {CATEGORY: [lines], ...} (readers ignore it). */
 int ucov_json_write(const struct cov_model *m, FILE *f, const struct cov_diff *diff);
 
 /* One document of `gcov --json-format --stdout`. 0, or -1 if it is not one. */
-int gcov_json_read(struct cov_model *m, const struct json *root, char *msg, size_t len);
+int gcov_json_read(struct cov_model *m, const struct json *root);
 /* gcovr's JSON (`gcovr --json`): files relative to gcovr's root (read as
  * relative to --root, else here), its noncode lines left out, its excluded
  * ones counted as excluded. 0, or -1 if it is not gcovr JSON. */
-int gcovr_json_read(struct cov_model *m, const struct json *root, char *msg, size_t len);
+int gcovr_json_read(struct cov_model *m, const struct json *root);
 
 /* `llvm-cov export -format=text` output: lines (as the lcov export of that
  * llvm-cov, major version llvm_major, makes them from segments), functions,
  * branches, MC/DC conditions. 0 or -1. */
-int llvm_export_read(struct cov_model *m, const struct json *root, int llvm_major, char *msg,
-                     size_t len);
+int llvm_export_read(struct cov_model *m, const struct json *root, int llvm_major);
 
 /* Cobertura XML (coverage-04.dtd): packages are directories, classes files;
  * under --root, one <source> (the root) and paths relative to it. */
 int cobertura_write(const struct cov_model *m, FILE *f);
 /* One document per package, DIR/coverage-1.xml, -2, ... (for services that cap
  * a report's size). 0, or -1 with msg. */
-int cobertura_write_split(const struct cov_model *m, const char *dir, char *msg, size_t len);
+int cobertura_write_split(const struct cov_model *m, const char *dir);
 
 /* s escaped for an XML attribute or text (control characters but tab left out). */
 void xml_attr(FILE *f, const char *s);

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#define SAY(...) (snprintf(msg, len, __VA_ARGS__), -1)
+#define SAY(...) (UCOV_ERR(__VA_ARGS__), -1)
 
 /* A JSON boolean member that is true. */
 static int is_true(const struct json *o, const char *key) {
@@ -28,7 +28,7 @@ static void add_line_record(struct cov_file *f, uint32_t ln, uint64_t count,
     cov_add_branch_e(f, ln, 0, k++, count > 0, json_u64(json_get(b, "count")), is_true(b, "throw"));
 }
 
-int gcov_json_read(struct cov_model *m, const struct json *root, char *msg, size_t len) {
+int gcov_json_read(struct cov_model *m, const struct json *root) {
   const struct json *files = json_get(root, "files");
   if (!files || files->type != JSON_ARRAY || !json_get(root, "gcc_version"))
     return SAY("not gcov JSON (no \"gcc_version\" and \"files\")");
@@ -62,7 +62,7 @@ int gcov_json_read(struct cov_model *m, const struct json *root, char *msg, size
   return 0;
 }
 
-int gcovr_json_read(struct cov_model *m, const struct json *root, char *msg, size_t len) {
+int gcovr_json_read(struct cov_model *m, const struct json *root) {
   const struct json *files = json_get(root, "files");
   if (!files || files->type != JSON_ARRAY || !json_get(root, "gcovr/format_version"))
     return SAY("not gcovr JSON (no \"gcovr/format_version\" and \"files\")");

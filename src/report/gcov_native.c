@@ -15,6 +15,8 @@
 #include "gcovn.h"
 #include "util.h"
 
+#include <limits.h>
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdint.h>
@@ -161,7 +163,7 @@ static int unit_open(struct unit *u, const char *gcno, const unsigned char *nb, 
 static int unit_load(struct unit *u, const char *gcno) {
   unsigned char *nb = NULL;
   size_t nl = 0;
-  int ret = gn_load(gcno, &nb, &nl, u->err, u->errlen) || unit_open(u, gcno, nb, nl) ? -1 : 0;
+  int ret = gn_load(u, gcno, &nb, &nl) || unit_open(u, gcno, nb, nl) ? -1 : 0;
   free(nb);
   return ret;
 }
@@ -170,7 +172,7 @@ static int unit_load(struct unit *u, const char *gcno) {
 static int unit_add_gcda(struct unit *u, const char *gcda) {
   unsigned char *db = NULL;
   size_t dl = 0;
-  if (gn_load(gcda, &db, &dl, u->err, u->errlen))
+  if (gn_load(u, gcda, &db, &dl))
     return -1;
   int r = gn_read_counts(u, db, dl);
   free(db);
@@ -203,8 +205,27 @@ static int unit_emit(struct cov_model *m, struct unit *u, const char *gcno, int 
   return 0;
 }
 
-int gcovn_relative_dir(const char *gcno, char **dir, char *err, size_t errlen) {
-  struct unit u = {.err = err, .errlen = errlen, .last_src = SIZE_MAX};
+#define UNIT_ERR (PATH_MAX + 512)
+
+/* A unit's message, composed through the layers below (u's err), said once
+ * where the call came in: ret, passed on. */
+static int said(int ret, const char *err) {
+  if (ret < 0)
+    UCOV_ERR("%s", err);
+  return ret;
+}
+
+/* The .gcda files gcdas[0..n) added to u's counters. */
+static int unit_add_gcdas(struct unit *u, const char *const *gcdas, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (unit_add_gcda(u, gcdas[i]))
+      return -1;
+  return 0;
+}
+
+int gcovn_relative_dir(const char *gcno, char **dir) {
+  char err[UNIT_ERR];
+  struct unit u = {.err = err, .errlen = sizeof(err), .last_src = SIZE_MAX};
   int ret = -1;
   *dir = NULL;
   if (unit_load(&u, gcno))
@@ -216,49 +237,44 @@ int gcovn_relative_dir(const char *gcno, char **dir, char *err, size_t errlen) {
     ret = u.srcs[i].name && u.srcs[i].name[0] != '/';
   unit_llvm_cwd(&u, gcno);
   if (ret && !(*dir = u.cwd ? strdup(u.cwd) : NULL)) {
-    snprintf(err, errlen, "%s: %s", gcno, u.cwd ? "out of memory" : "no build directory");
+    snprintf(err, sizeof(err), "%s: %s", gcno, u.cwd ? "out of memory" : "no build directory");
     ret = -1;
   }
 out:
   gn_unit_free(&u);
-  return ret;
+  return said(ret, err);
 }
 
-int gcovn_read_many(struct cov_model *m, const char *gcno, const char *const *gcdas, size_t n,
-                    char *err, size_t errlen) {
-  struct unit u = {.err = err, .errlen = errlen, .last_src = SIZE_MAX};
+int gcovn_read_many(struct cov_model *m, const char *gcno, const char *const *gcdas, size_t n) {
+  char err[UNIT_ERR];
+  struct unit u = {.err = err, .errlen = sizeof(err), .last_src = SIZE_MAX};
   int ret = -1;
-  if (unit_load(&u, gcno))
+  if (unit_load(&u, gcno) || unit_add_gcdas(&u, gcdas, n))
     goto out;
-  for (size_t i = 0; i < n; i++)
-    if (unit_add_gcda(&u, gcdas[i]))
-      goto out;
   ret = unit_emit(m, &u, gcno, n > 0, n ? gcdas[0] : gcno);
 out:
   gn_unit_free(&u);
-  return ret;
+  return said(ret, err);
 }
 
-int gcovn_read(struct cov_model *m, const char *gcno, const char *gcda, char *err, size_t errlen) {
-  return gcovn_read_many(m, gcno, &gcda, gcda != NULL, err, errlen);
+int gcovn_read(struct cov_model *m, const char *gcno, const char *gcda) {
+  return gcovn_read_many(m, gcno, &gcda, gcda != NULL);
 }
 
 int gcovn_counters(const char *gcno, const char *const *gcdas, size_t n_gcdas,
                    int (*fn)(void *arg, uint32_t ident, int has_counts, const int64_t *counts,
                              size_t n),
-                   void *arg, char *err, size_t errlen) {
-  struct unit u = {.err = err, .errlen = errlen, .last_src = SIZE_MAX};
+                   void *arg) {
+  char err[UNIT_ERR];
+  struct unit u = {.err = err, .errlen = sizeof(err), .last_src = SIZE_MAX};
   int ret = -1;
-  if (unit_load(&u, gcno))
+  if (unit_load(&u, gcno) || unit_add_gcdas(&u, gcdas, n_gcdas)) {
+    ret = said(-1, err);
     goto out;
-  for (size_t i = 0; i < n_gcdas; i++)
-    if (unit_add_gcda(&u, gcdas[i]))
-      goto out;
+  }
   for (size_t i = 0; i < u.n_fns; i++)
-    if (fn(arg, u.fns[i].ident, u.fns[i].has_counts, u.fns[i].counts, u.fns[i].n_counts)) {
-      snprintf(err, errlen, "%s: out of memory", gcno);
-      goto out;
-    }
+    if (fn(arg, u.fns[i].ident, u.fns[i].has_counts, u.fns[i].counts, u.fns[i].n_counts))
+      goto out; /* (fn says why) */
   ret = 0;
 out:
   gn_unit_free(&u);
@@ -267,9 +283,10 @@ out:
 
 int gcovn_read_counted(struct cov_model *m, const char *gcno, const unsigned char *notes,
                        size_t len, int have_data,
-                       int (*fill)(void *arg, uint32_t ident, int64_t *counts, size_t n), void *arg,
-                       char *err, size_t errlen) {
-  struct unit u = {.err = err, .errlen = errlen, .last_src = SIZE_MAX};
+                       int (*fill)(void *arg, uint32_t ident, int64_t *counts, size_t n),
+                       void *arg) {
+  char err[UNIT_ERR];
+  struct unit u = {.err = err, .errlen = sizeof(err), .last_src = SIZE_MAX};
   int ret = -1;
   if (unit_open(&u, gcno, notes, len))
     goto out;
@@ -277,7 +294,8 @@ int gcovn_read_counted(struct cov_model *m, const char *gcno, const unsigned cha
     struct function *fn = &u.fns[i];
     int r = fill(arg, fn->ident, fn->counts, fn->n_counts);
     if (r < 0) {
-      snprintf(err, errlen, "%s: the stored counters of '%s' do not fit its notes", gcno, fn->name);
+      snprintf(err, sizeof(err), "%s: the stored counters of '%s' do not fit its notes", gcno,
+               fn->name);
       goto out;
     }
     fn->has_counts = r > 0;
@@ -285,5 +303,5 @@ int gcovn_read_counted(struct cov_model *m, const char *gcno, const unsigned cha
   ret = unit_emit(m, &u, gcno, have_data, gcno);
 out:
   gn_unit_free(&u);
-  return ret;
+  return said(ret, err);
 }

@@ -31,35 +31,34 @@ enum gcovn_kind gcovn_kind(const char *gcno);
 /*
  * One compilation unit into the model. gcda NULL: never run (every line,
  * function and branch it has is counted, at 0). Relative source names are
- * relative to the directory the notes name (the compiler's). 0, or -1 with a
- * message in err (nothing added).
+ * relative to the directory the notes name (the compiler's). 0, or -1,
+ * said (diag.h; nothing added). So for every call below.
  */
-int gcovn_read(struct cov_model *m, const char *gcno, const char *gcda, char *err, size_t errlen);
+int gcovn_read(struct cov_model *m, const char *gcno, const char *gcda);
 /* The same for several runs of one unit: its .gcda files' counters summed,
  * then solved once (the lines of one run doing all their work; gcov's line
  * counts of each, summed, need not be). */
-int gcovn_read_many(struct cov_model *m, const char *gcno, const char *const *gcdas, size_t n,
-                    char *err, size_t errlen);
+int gcovn_read_many(struct cov_model *m, const char *gcno, const char *const *gcdas, size_t n);
 
 /*
  * Does unit gcno name sources by relative paths? How many of its functions
  * are in such sources (at least 1 if only lines name one), with *dir the
  * directory they are relative to (the compiler's, or clang's notes file's
- * own, as gcovn_read takes it; malloc'ed); 0; or -1 with err.
+ * own, as gcovn_read takes it; malloc'ed); 0; or -1.
  */
-int gcovn_relative_dir(const char *gcno, char **dir, char *err, size_t errlen);
+int gcovn_relative_dir(const char *gcno, char **dir);
 
 /*
  * What adds across runs: a unit's counters (its arcs off the spanning
  * tree), summed over its .gcda files (none: all 0), function by function:
  * fn(arg, ident, has_counts, counts, n), has_counts telling whether some
  * .gcda had a record for it (llvm-cov counts a function without one
- * differently). fn returns nonzero to stop (no memory). 0, or -1 with err.
+ * differently). fn returns nonzero to stop: -1, and fn says why. 0, or -1.
  */
 int gcovn_counters(const char *gcno, const char *const *gcdas, size_t n_gcdas,
                    int (*fn)(void *arg, uint32_t ident, int has_counts, const int64_t *counts,
                              size_t n),
-                   void *arg, char *err, size_t errlen);
+                   void *arg);
 
 /*
  * One unit into the model from its notes' bytes (gcno: the path they were
@@ -69,11 +68,11 @@ int gcovn_counters(const char *gcno, const char *const *gcdas, size_t n_gcdas,
  * stored does not fit (another build's). have_data: some run's .gcda was
  * read for it. Lines are derived from these counters as from one .gcda
  * holding them all, so the counters of many runs summed give the lines of
- * one run doing all their work. 0, or -1 with err.
+ * one run doing all their work. 0, or -1.
  */
 int gcovn_read_counted(struct cov_model *m, const char *gcno, const unsigned char *notes,
                        size_t len, int have_data,
-                       int (*fill)(void *arg, uint32_t ident, int64_t *counts, size_t n), void *arg,
-                       char *err, size_t errlen);
+                       int (*fill)(void *arg, uint32_t ident, int64_t *counts, size_t n),
+                       void *arg);
 
 #endif

@@ -129,8 +129,8 @@ struct unit {
   struct ptrvec chunks;
   char *cur;
   size_t left;
-  char *err;
-  size_t errlen;
+  char *err;     /* a failure's message, composed through the layers: said once, */
+  size_t errlen; /* where the call came in (gcov_native.c) */
 };
 
 /* n bytes of the unit's arena (not zeroed: arena0 zeroes), or NULL without memory. */
@@ -151,8 +151,9 @@ struct line *gn_line_if(const struct lines *l, uint32_t ln);
 int gn_lines_resize(struct lines *l, size_t size);
 void gn_unit_free(struct unit *u);
 long gn_find_source(struct unit *u, const char *name);
-/* gcovn_notes.c: a whole file; a unit's notes; its counts added. */
-int gn_load(const char *path, unsigned char **buf, size_t *len, char *err, size_t errlen);
+/* gcovn_notes.c: a whole file (its failure in u's err); a unit's notes; its
+ * counts added. */
+int gn_load(struct unit *u, const char *path, unsigned char **buf, size_t *len);
 int gn_read_notes(struct unit *u, const unsigned char *buf, size_t len);
 int gn_read_counts(struct unit *u, const unsigned char *buf, size_t len);
 /* gcovn_gcc.c: arcs in file order; the flow graph solved; line numbers

@@ -77,24 +77,24 @@ static int next_record(struct rd *r, int bytes, uint32_t *tag, uint32_t *length,
   return r->bad || *payload > r->n - r->at ? -1 : 1;
 }
 
-int gn_load(const char *path, unsigned char **buf, size_t *len, char *err, size_t errlen) {
+int gn_load(struct unit *u, const char *path, unsigned char **buf, size_t *len) {
   FILE *f = ucov_fopen_regular(path);
   struct stat st;
   if (!f || fstat(fileno(f), &st)) {
-    snprintf(err, errlen, "%s: %s", path, ucov_strerror(errno));
+    snprintf(u->err, u->errlen, "%s: %s", path, ucov_strerror(errno));
     if (f)
       fclose(f);
     return -1;
   }
   if ((unsigned long long)st.st_size > MAX_FILE) {
-    snprintf(err, errlen, "%s: larger than 2 GiB: not a coverage file", path);
+    snprintf(u->err, u->errlen, "%s: larger than 2 GiB: not a coverage file", path);
     fclose(f);
     return -1;
   }
   size_t n = (size_t)st.st_size;
   *buf = malloc(n + 1);
   if (!*buf || fread(*buf, 1, n, f) != n) {
-    snprintf(err, errlen, "%s: %s", path, *buf ? "short read" : "out of memory");
+    snprintf(u->err, u->errlen, "%s: %s", path, *buf ? "short read" : "out of memory");
     free(*buf);
     *buf = NULL;
     fclose(f);

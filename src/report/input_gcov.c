@@ -28,24 +28,46 @@
  * of a Xen blob are read from a temporary tree, a path in it is said as the
  * blob's record ("BLOB: record /path/x.gcda").
  */
-void input_say(const struct input_session *s, const char *fmt, ...) {
+static void unalias(const struct input_session *s, const char *msg, char *out, size_t len) {
   const char *alias_tmp = s->alias_tmp, *alias_blob = s->alias_blob;
-  char msg[3 * PATH_MAX], out[4 * PATH_MAX];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof(msg), fmt, ap);
-  va_end(ap);
   size_t tl = alias_tmp ? strlen(alias_tmp) : 0, o = 0;
-  for (const char *p = msg; *p && o + 1 < sizeof(out);) {
+  for (const char *p = msg; *p && o + 1 < len;) {
     if (tl && !strncmp(p, alias_tmp, tl)) {
-      o += (size_t)snprintf(out + o, sizeof(out) - o, "%s: record ", alias_blob);
+      o += (size_t)snprintf(out + o, len - o, "%s: record ", alias_blob);
       p += tl;
     } else {
       out[o++] = *p++;
     }
   }
-  out[o < sizeof(out) ? o : sizeof(out) - 1] = 0;
+  out[o < len ? o : len - 1] = 0;
+}
+
+void input_say(const struct input_session *s, const char *fmt, ...) {
+  char msg[3 * PATH_MAX], out[4 * PATH_MAX];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof(msg), fmt, ap);
+  va_end(ap);
+  unalias(s, msg, out, sizeof(out));
   UCOV_ERR("%s", out);
+}
+
+/* The same for what a call says: a sink current around it. */
+struct unaliasing {
+  struct diag_sink sink;
+  struct diag_sink *outer;
+  const struct input_session *s;
+};
+
+static void unalias_emit(struct diag_sink *sink, const struct diag *d) {
+  struct unaliasing *u = (struct unaliasing *)sink;
+  char file[2 * PATH_MAX], out[4 * PATH_MAX];
+  unalias(u->s, d->message, out, sizeof(out));
+  if (d->file)
+    unalias(u->s, d->file, file, sizeof(file));
+  struct diag_sink *was = diag_sink_set(u->outer);
+  diag_at(d->severity, d->file ? file : NULL, d->line, "%s", out);
+  diag_sink_set(was);
 }
 
 void input_progress(const struct input_session *s, const char *what, size_t done, size_t total) {
@@ -71,17 +93,20 @@ int input_is_llvm_cov(const char *tool) {
 }
 
 /* A unit read natively from its n .gcda files (none: at zero), told to a
- * push first. */
+ * push first. 0, or -1 said. */
 static int read_unit(struct cov_model *m, const char *gcno, const char *const *gcdas, size_t n,
-                     const struct input_session *s, char *err, size_t len) {
+                     const struct input_session *s) {
   const struct input_opts *o = s->o;
   for (size_t i = 0; o->unit && i < (n ? n : 1); i++)
     if (o->unit(o->unit_arg, gcno, n ? gcdas[i] : NULL)) {
-      snprintf(err, len, "%s: out of memory", n ? gcdas[i] : gcno);
+      input_say(s, "%s: out of memory", n ? gcdas[i] : gcno);
       return -1;
     }
   m->reading_unit = o->unit != NULL;
-  int r = gcovn_read_many(m, gcno, gcdas, n, err, len);
+  struct unaliasing un = {.sink = {.emit = unalias_emit}, .s = s};
+  un.outer = diag_sink_set(&un.sink);
+  int r = gcovn_read_many(m, gcno, gcdas, n);
+  diag_sink_set(un.outer);
   m->reading_unit = 0;
   return r;
 }
@@ -118,12 +143,10 @@ static int read_pending(struct input_session *s, struct cov_model *m, struct pen
     for (e = i; e < l->n && !strcmp(v[e].gcno, v[i].gcno); e++)
       if (gcdas)
         gcdas[n++] = v[e].gcda;
-    char err[PATH_MAX + 256];
     if (!gcdas) {
       input_say(s, "%s: out of memory\n", v[i].gcno);
       bad++;
-    } else if (read_unit(m, v[i].gcno, gcdas, n, s, err, sizeof(err))) {
-      input_say(s, "%s\n", err);
+    } else if (read_unit(m, v[i].gcno, gcdas, n, s)) {
       bad++;
     }
   }
@@ -298,7 +321,6 @@ int input_gcov_finish(struct input_session *s, struct cov_model *m) {
     if ((i && strcmp(seen->v[i - 1], gcno) == 0) ||
         (used->n && bsearch(&gcno, used->v, used->n, sizeof(char *), strlist_cmp)))
       continue; /* (seen twice, or read with its .gcda) */
-    char err[PATH_MAX + 256];
     enum gcovn_kind kind = gcovn_kind(gcno);
     if (kind == GCOVN_BAD) {
       UCOV_ERR("%s: not a notes file: its never-run unit is not counted\n", gcno);
@@ -306,8 +328,7 @@ int input_gcov_finish(struct input_session *s, struct cov_model *m) {
     } else if (kind == GCOVN_OTHER ||
                (kind == GCOVN_GCC && o->gcov_tool && !input_is_llvm_cov(o->gcov_tool))) {
       strlist_add(&via_gcov, gcno);
-    } else if (read_unit(m, gcno, NULL, 0, s, err, sizeof(err))) {
-      UCOV_ERR("%s\n", err);
+    } else if (read_unit(m, gcno, NULL, 0, s)) {
       bad++;
     }
   }

@@ -163,15 +163,14 @@ static int read_gcov_stream(struct cov_model *m, const char *out, size_t len) {
   while (at < len) {
     struct json_doc doc;
     size_t used;
-    char msg[200];
     if (json_parse(&doc, out + at, len - at, &used)) {
       UCOV_ERR("gcov output: %s\n", doc.error);
       return bad + 1;
     }
-    if (gcov_json_read(m, doc.root, msg, sizeof(msg))) {
-      UCOV_ERR("gcov output: %s\n", msg);
-      bad++;
-    }
+    struct diag_context in_output = {.before = "gcov output: "};
+    diag_context_begin(&in_output);
+    bad += gcov_json_read(m, doc.root) != 0;
+    diag_context_end(&in_output);
     json_free(&doc);
     at += used;
   }

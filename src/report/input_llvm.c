@@ -176,14 +176,15 @@ static int read_profiles(struct cov_model *m, struct prof_group *g) {
     if (st == 0 && out) {
       struct json_doc doc;
       size_t used;
-      char msg[200];
       int major = llvm_cov_major(cov);
       if (json_parse(&doc, out, len, &used))
         UCOV_ERR("%s: %s\n", cov, doc.error);
-      else if (llvm_export_read(m, doc.root, major, msg, sizeof(msg)))
-        UCOV_ERR("%s: %s\n", cov, msg);
-      else
-        done = 1;
+      else {
+        struct diag_context about = {.file = cov};
+        diag_context_begin(&about);
+        done = llvm_export_read(m, doc.root, major) == 0;
+        diag_context_end(&about);
+      }
       json_free(&doc);
     }
     free(out);

@@ -26,12 +26,16 @@
 /* Read a module map file; quiet: no message when it cannot be read. 0 or -1. */
 int input_modmap_load(const char *path, struct modmap *map, int quiet) {
   FILE *f = ucov_fopen_regular(path);
-  char err[512];
-  int ret = f ? modmap_read(map, f, path, err, sizeof(err)) : -1;
-  if (ret && !quiet)
-    UCOV_ERR("%s: %s\n", path, f ? err : ucov_strerror(errno));
-  if (f)
-    fclose(f);
+  if (!f) {
+    if (!quiet)
+      diag_at(DIAG_ERROR, path, 0, "%s", ucov_strerror(errno));
+    return -1;
+  }
+  struct diag_context ctx = {.quiet = quiet};
+  diag_context_begin(&ctx);
+  int ret = modmap_read(map, f, path);
+  diag_context_end(&ctx);
+  fclose(f);
   return ret ? -1 : 0;
 }
 
@@ -68,20 +72,15 @@ static struct trace_module *trace_module_q(struct input_session *s, const char *
   struct trace_module *t = &s->tmods[s->n_tmods++];
   memset(t, 0, sizeof(*t));
   t->path = strdup(path);
-  char err[512];
   const struct dw_hook_sites *hs;
-  int st = modcache_sites(&s->mods, path, &hs, err, sizeof(err));
+  int st = modcache_sites(&s->mods, path, &hs);
   if (st < 0) {
-    if (st == -1 || (st == -3 && !quiet))
-      UCOV_ERR("%s\n", err);
+    if (st == -3 && !quiet)
+      dw_say_no_hook(path);
     return NULL;
   }
-  st = modcache_dwarf(&s->mods, path, &t->dw, err, sizeof(err));
-  if (st < 0) {
-    if (st == -1)
-      UCOV_ERR("%s\n", err);
+  if (modcache_dwarf(&s->mods, path, &t->dw) < 0)
     return NULL;
-  }
   t->sites = hs->at;
   t->tail = hs->tail;
   t->n_sites = (long)hs->n;

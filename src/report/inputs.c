@@ -120,24 +120,25 @@ static int read_json_file(struct cov_model *m, const char *path) {
   } while (r > 0);
   fclose(f);
   struct json_doc doc;
-  char msg[200];
   int bad = 0;
   if (json_parse(&doc, buf, len, NULL)) {
     UCOV_ERR("%s: not JSON: %s\n", path, doc.error);
     bad = 1;
   } else if (json_get(doc.root, "gcovr/format_version")) {
-    if (gcovr_json_read(m, doc.root, msg, sizeof(msg))) {
-      UCOV_ERR("%s: %s\n", path, msg);
-      bad = 1;
-    }
+    struct diag_context about = {.file = path};
+    diag_context_begin(&about);
+    bad = gcovr_json_read(m, doc.root) != 0;
+    diag_context_end(&about);
   } else if (json_get(doc.root, "format")) {
-    if (ucov_json_read(m, doc.root, msg, sizeof(msg))) {
-      UCOV_ERR("%s: %s\n", path, msg);
-      bad = 1;
-    }
-  } else if (gcov_json_read(m, doc.root, msg, sizeof(msg))) {
-    UCOV_ERR("%s: neither ucov JSON, gcov's nor gcovr's: %s\n", path, msg);
-    bad = 1;
+    struct diag_context about = {.file = path};
+    diag_context_begin(&about);
+    bad = ucov_json_read(m, doc.root) != 0;
+    diag_context_end(&about);
+  } else {
+    struct diag_context about = {.file = path, .before = "neither ucov JSON, gcov's nor gcovr's: "};
+    diag_context_begin(&about);
+    bad = gcov_json_read(m, doc.root) != 0;
+    diag_context_end(&about);
   }
   json_free(&doc);
   free(buf);

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SAY(...) (snprintf(msg, len, __VA_ARGS__), -1)
+#define SAY(...) (UCOV_ERR(__VA_ARGS__), -1)
 
 /* The i-th member of an array (NULL past its end). */
 static const struct json *nth(const struct json *a, size_t i) {
@@ -231,8 +231,7 @@ static void function_mcdc(struct cov_model *m, const struct json *fn) {
   }
 }
 
-int llvm_export_read(struct cov_model *m, const struct json *root, int llvm_major, char *msg,
-                     size_t len) {
+int llvm_export_read(struct cov_model *m, const struct json *root, int llvm_major) {
   const char *type = json_str(json_get(root, "type"));
   const struct json *data = json_get(root, "data");
   if (!type || strcmp(type, "llvm.coverage.json.export") != 0 || !data || data->type != JSON_ARRAY)

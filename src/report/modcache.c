@@ -34,11 +34,10 @@ static struct modcache_entry *entry_of(struct modcache *c, const char *path) {
 }
 
 /* The part: 0 loaded before, 1 loaded now, or its failure (modcache.h). */
-static int part(struct modcache *c, const char *path, int which, struct modcache_entry **out,
-                char *err, size_t errlen) {
+static int part(struct modcache *c, const char *path, int which, struct modcache_entry **out) {
   struct modcache_entry *e = entry_of(c, path);
   if (!e) {
-    snprintf(err, errlen, "%s: out of memory", path);
+    diag_at(DIAG_ERROR, path, 0, "out of memory");
     return -1;
   }
   *out = e;
@@ -46,35 +45,32 @@ static int part(struct modcache *c, const char *path, int which, struct modcache
     return 0;
   if (e->state[which])
     return e->state[which] == -3 ? -3 : -2;
-  int r = which == PART_SYMBOLS ? elfsym_load(&e->sym, path, err, errlen)
-          : which == PART_DWARF ? dw_load(&e->dw, path, err, errlen)
-                                : dw_hook_sites(path, &e->sites, err, errlen);
+  int r = which == PART_SYMBOLS ? elfsym_load(&e->sym, path)
+          : which == PART_DWARF ? dw_load(&e->dw, path)
+                                : dw_hook_sites(path, &e->sites);
   e->state[which] = r == 0 ? 1 : which == PART_SITES && r == -2 ? -3 : -1;
   return e->state[which] == 1 ? 1 : e->state[which];
 }
 
-int modcache_symbols(struct modcache *c, const char *path, const struct elfsym_table **out,
-                     char *err, size_t errlen) {
+int modcache_symbols(struct modcache *c, const char *path, const struct elfsym_table **out) {
   struct modcache_entry *e;
-  int r = part(c, path, PART_SYMBOLS, &e, err, errlen);
+  int r = part(c, path, PART_SYMBOLS, &e);
   if (r >= 0)
     *out = &e->sym;
   return r;
 }
 
-int modcache_dwarf(struct modcache *c, const char *path, const struct dw_module **out, char *err,
-                   size_t errlen) {
+int modcache_dwarf(struct modcache *c, const char *path, const struct dw_module **out) {
   struct modcache_entry *e;
-  int r = part(c, path, PART_DWARF, &e, err, errlen);
+  int r = part(c, path, PART_DWARF, &e);
   if (r >= 0)
     *out = &e->dw;
   return r;
 }
 
-int modcache_sites(struct modcache *c, const char *path, const struct dw_hook_sites **out,
-                   char *err, size_t errlen) {
+int modcache_sites(struct modcache *c, const char *path, const struct dw_hook_sites **out) {
   struct modcache_entry *e;
-  int r = part(c, path, PART_SITES, &e, err, errlen);
+  int r = part(c, path, PART_SITES, &e);
   if (r >= 0)
     *out = &e->sites;
   return r;

@@ -23,16 +23,14 @@ struct modcache {
 
 /*
  * A part of module path, loaded now if it was not. Returns 1 loaded now, 0
- * loaded before (*out set either way); -1 it failed now (err says why: the
- * caller says it, once); -2 it failed before. The dw_hook_sites status -2 (no call site: a module
- * without the hook) is returned as -3 for the sites, whatever the call.
+ * loaded before (*out set either way); -1 it failed now (said, diag.h: once
+ * per module); -2 it failed before. The dw_hook_sites status -2 (no call
+ * site: a module without the hook, not said) is returned as -3 for the
+ * sites, whatever the call.
  */
-int modcache_symbols(struct modcache *c, const char *path, const struct elfsym_table **out,
-                     char *err, size_t errlen);
-int modcache_dwarf(struct modcache *c, const char *path, const struct dw_module **out, char *err,
-                   size_t errlen);
-int modcache_sites(struct modcache *c, const char *path, const struct dw_hook_sites **out,
-                   char *err, size_t errlen);
+int modcache_symbols(struct modcache *c, const char *path, const struct elfsym_table **out);
+int modcache_dwarf(struct modcache *c, const char *path, const struct dw_module **out);
+int modcache_sites(struct modcache *c, const char *path, const struct dw_hook_sites **out);
 
 /* Everything loaded, freed; the cache empty again. */
 void modcache_free(struct modcache *c);

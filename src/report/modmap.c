@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <string.h>
 
-int modmap_read(struct modmap *m, FILE *f, const char *name, char *err, size_t errlen) {
+int modmap_read(struct modmap *m, FILE *f, const char *name) {
   memset(m, 0, sizeof(*m));
   char line[8192];
   size_t cap = 0;
@@ -26,12 +26,12 @@ int modmap_read(struct modmap *m, FILE *f, const char *name, char *err, size_t e
     if (sscanf(line, "%" SCNx64 " %" SCNx64 " %" SCNx64 " %" SCNx64 " %3s %159s %n", &e.start,
                &e.end, &e.offset, &e.bias, e.perms, id, &pathpos) != 6 ||
         pathpos == 0 || line[pathpos] == 0 || e.end < e.start) {
-      snprintf(err, errlen, "%s:%u: not a module map line: %.80s", name, lineno, line);
+      diag_at(DIAG_ERROR, name, lineno, "not a module map line: %.80s", line);
       modmap_free(m);
       return -1;
     }
     if (UCOV_GROW(m->entries, cap, m->count, 16)) {
-      snprintf(err, errlen, "%s: out of memory", name);
+      diag_at(DIAG_ERROR, name, 0, "out of memory");
       modmap_free(m);
       return -1;
     }
@@ -40,7 +40,7 @@ int modmap_read(struct modmap *m, FILE *f, const char *name, char *err, size_t e
     m->entries[m->count++] = e;
   }
   if (ferror(f)) { /* a read error is not the end of the map */
-    snprintf(err, errlen, "%s: %s", name, strerror(errno));
+    diag_at(DIAG_ERROR, name, 0, "%s", strerror(errno));
     modmap_free(m);
     return -1;
   }

@@ -22,8 +22,8 @@ struct modmap {
   size_t count;
 };
 
-/* Parse a module map. Returns 0, or -1 with a message naming the bad line. */
-int modmap_read(struct modmap *m, FILE *f, const char *name, char *err, size_t errlen);
+/* Parse a module map. Returns 0, or -1, said (diag.h) about the bad line. */
+int modmap_read(struct modmap *m, FILE *f, const char *name);
 
 /* The executable segment containing pc, or NULL. */
 const struct modmap_entry *modmap_find(const struct modmap *m, uint64_t pc);

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#define SAY(...) (snprintf(msg, len, __VA_ARGS__), -1)
+#define SAY(...) (UCOV_ERR(__VA_ARGS__), -1)
 
 static int number(const struct json *v, uint64_t max, uint64_t *out) {
   if (!v || v->type != JSON_NUMBER || !v->is_u64 || v->u64 > max)
@@ -19,7 +19,7 @@ static int number(const struct json *v, uint64_t max, uint64_t *out) {
 }
 
 /* (Long: one block per field of the format, in its order.) */
-int ucov_json_read(struct cov_model *m, const struct json *root, char *msg, size_t len) {
+int ucov_json_read(struct cov_model *m, const struct json *root) {
   const char *fmt = json_str(json_get(root, "format"));
   if (!fmt || strcmp(fmt, "ucov-coverage") != 0)
     return SAY("not ucov JSON (no \"format\": \"ucov-coverage\")");

@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "diag.h"
+
 /*
  * Make room in *arr (capacity *cap elements of elem bytes) for element n:
  * doubled from at least `first` elements. 0, or -1 with *arr and *cap as

@@ -7,6 +7,7 @@
  * counts are not that program's.
  */
 #define _GNU_SOURCE
+#include "report/util.h"
 #include "store.h"
 
 #include <errno.h>
@@ -59,13 +60,12 @@ static const char *base_name(const char *p) {
   return s ? s + 1 : p;
 }
 
-int store_build_ids(const char **bins, int n_bins, char **inputs, int n_inputs, char **out,
-                    char *msg, size_t len) {
+int store_build_ids(const char **bins, int n_bins, char **inputs, int n_inputs, char **out) {
   char **ids = calloc((size_t)(n_bins + n_inputs) + 1, sizeof(*ids));
   size_t n = 0;
   int err = ids ? 0 : -1;
   if (!ids)
-    snprintf(msg, len, "out of memory");
+    UCOV_ERR("out of memory");
   for (int i = 0; !err && i < n_bins; i++) {
     char id[130];
     elf_build_id(bins[i], id, sizeof(id));
@@ -78,12 +78,10 @@ int store_build_ids(const char **bins, int n_bins, char **inputs, int n_inputs, 
       continue;
     FILE *f = fopen(path, "r");
     struct modmap mm;
-    char e[256];
     if (!f && errno != ENOENT && errno != ENOTDIR) { /* there, unreadable: a wrong build */
-      snprintf(msg, len, "%s: %s", path, strerror(errno));
+      UCOV_ERR("%s: %s", path, strerror(errno));
       err = -1;
-    } else if (f && modmap_read(&mm, f, path, e, sizeof(e)) != 0) {
-      snprintf(msg, len, "%s", e);
+    } else if (f && modmap_read(&mm, f, path) != 0) {
       err = -1;
     } else if (f) {
       for (size_t k = 0; !err && k < mm.count; k++) {
@@ -97,8 +95,8 @@ int store_build_ids(const char **bins, int n_bins, char **inputs, int n_inputs, 
             continue;
           elf_build_id(bins[b], id, sizeof(id));
           if (id[0] && strcmp(id, me->build_id)) {
-            snprintf(msg, len, "%s: build-id %s, but the program that ran (%s in %s) is %s",
-                     bins[b], id, me->path, path, me->build_id);
+            UCOV_ERR("%s: build-id %s, but the program that ran (%s in %s) is %s", bins[b], id,
+                     me->path, path, me->build_id);
             err = -1;
           }
         }
@@ -125,7 +123,7 @@ int store_build_ids(const char **bins, int n_bins, char **inputs, int n_inputs, 
         strcat(joined, ids[i]);
       }
     if (!joined) {
-      snprintf(msg, len, "out of memory");
+      UCOV_ERR("out of memory");
       err = -1;
     }
   }

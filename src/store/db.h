@@ -46,8 +46,8 @@ struct db {
 /* Open an engine: a SQLite file, or a PostgreSQL connection string (libpq's
  * URI or key=value form). NULL with msg when it cannot be opened, or when
  * ucov was built without that engine. */
-struct db *db_open_sqlite(const char *path, char *msg, size_t len);
-struct db *db_open_pg(const char *conninfo, char *msg, size_t len);
+struct db *db_open_sqlite(const char *path);
+struct db *db_open_pg(const char *conninfo);
 
 /* SUMSAT(x) rewritten by an engine's template ("%s" is x); the result is
  * malloc'd (NULL: no memory). Parentheses inside x are matched. */

@@ -5,6 +5,7 @@
  * STDIN in text format.
  */
 #define _GNU_SOURCE
+#include "report/util.h"
 #include "db.h"
 
 #include <inttypes.h>
@@ -246,17 +247,17 @@ static const struct db_ops pg_ops = {"postgresql", p_exec,     p_prepare,  p_bin
                                      p_step,       p_col_text, p_col_int,  p_reset,     p_finalize,
                                      p_copy_begin, p_copy_row, p_copy_end, p_error,     p_close};
 
-struct db *db_open_pg(const char *conninfo, char *msg, size_t len) {
+struct db *db_open_pg(const char *conninfo) {
   struct pdb *p = calloc(1, sizeof(*p));
   if (!p) {
-    snprintf(msg, len, "out of memory");
+    UCOV_ERR("out of memory");
     return NULL;
   }
   p->base.ops = &pg_ops;
   p->c = PQconnectdb(conninfo);
   if (!p->c || PQstatus(p->c) != CONNECTION_OK) {
     set_err(p, NULL);
-    snprintf(msg, len, "%s", p->base.err);
+    UCOV_ERR("%s", p->base.err);
     PQfinish(p->c);
     free(p);
     return NULL;
@@ -268,9 +269,9 @@ struct db *db_open_pg(const char *conninfo, char *msg, size_t len) {
 
 #else
 
-struct db *db_open_pg(const char *conninfo, char *msg, size_t len) {
+struct db *db_open_pg(const char *conninfo) {
   (void)conninfo;
-  snprintf(msg, len, "ucov was built without PostgreSQL (install libpq-dev and rebuild)");
+  UCOV_ERR("ucov was built without PostgreSQL (install libpq-dev and rebuild)");
   return NULL;
 }
 

@@ -5,6 +5,7 @@
  * a saturating sum aggregate (SQLite's own sum() fails on overflow).
  */
 #define _GNU_SOURCE
+#include "report/util.h"
 #include "db.h"
 
 #include <ctype.h>
@@ -189,16 +190,16 @@ static const struct db_ops sqlite_ops = {
     "sqlite", s_exec,     s_prepare,    s_bind_text, s_bind_int, s_step,  s_col_text, s_col_int,
     s_reset,  s_finalize, s_copy_begin, s_copy_row,  s_copy_end, s_error, s_close};
 
-struct db *db_open_sqlite(const char *path, char *msg, size_t len) {
+struct db *db_open_sqlite(const char *path) {
   struct sdb *s = calloc(1, sizeof(*s));
   if (!s) {
-    snprintf(msg, len, "out of memory");
+    UCOV_ERR("out of memory");
     return NULL;
   }
   s->base.ops = &sqlite_ops;
   if (sqlite3_open_v2(path, &s->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
                       NULL) != SQLITE_OK) {
-    snprintf(msg, len, "%s: %s", path, s->h ? sqlite3_errmsg(s->h) : "cannot open");
+    UCOV_ERR("%s: %s", path, s->h ? sqlite3_errmsg(s->h) : "cannot open");
     sqlite3_close(s->h);
     free(s);
     return NULL;
@@ -221,7 +222,7 @@ struct db *db_open_sqlite(const char *path, char *msg, size_t len) {
     }
   }
   if (rc || s_exec(&s->base, "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON")) {
-    snprintf(msg, len, "%s: %s", path, s->base.err);
+    UCOV_ERR("%s: %s", path, s->base.err);
     s_close(&s->base);
     return NULL;
   }
@@ -230,9 +231,8 @@ struct db *db_open_sqlite(const char *path, char *msg, size_t len) {
 
 #else
 
-struct db *db_open_sqlite(const char *path, char *msg, size_t len) {
-  snprintf(msg, len, "%s: ucov was built without SQLite (install libsqlite3-dev and rebuild)",
-           path);
+struct db *db_open_sqlite(const char *path) {
+  UCOV_ERR("%s: ucov was built without SQLite (install libsqlite3-dev and rebuild)", path);
   return NULL;
 }
 

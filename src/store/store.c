@@ -24,25 +24,25 @@
 #include "report/md5.h"
 #include "report/util.h"
 
-int store_fail(struct store *s, char *msg, size_t len, const char *what) {
+int store_fail(struct store *s, const char *what) {
   return SAY("%s: %s", what, s->db->ops->error(s->db));
 }
 
-struct store *store_open(const char *url, char *msg, size_t len) {
+struct store *store_open(const char *url) {
   if (!url || !*url)
     url = getenv("UCOV_STORE");
   if (!url || !*url)
     url = "ucov.db";
   struct store *s = calloc(1, sizeof(*s));
   if (!s) {
-    snprintf(msg, len, "out of memory");
+    UCOV_ERR("out of memory");
     return NULL;
   }
   if (!strncmp(url, "postgresql://", 13) || !strncmp(url, "postgres://", 11)) {
     s->pg = 1;
-    s->db = db_open_pg(url, msg, len);
+    s->db = db_open_pg(url);
   } else {
-    s->db = db_open_sqlite(!strncmp(url, "sqlite:", 7) ? url + 7 : url, msg, len);
+    s->db = db_open_sqlite(!strncmp(url, "sqlite:", 7) ? url + 7 : url);
   }
   if (!s->db) {
     free(s);
@@ -52,7 +52,7 @@ struct store *store_open(const char *url, char *msg, size_t len) {
   return s;
 }
 
-struct store *store_open_existing(const char *url, char *msg, size_t len) {
+struct store *store_open_existing(const char *url) {
   if (!url || !*url)
     url = getenv("UCOV_STORE");
   if (!url || !*url)
@@ -62,11 +62,11 @@ struct store *store_open_existing(const char *url, char *msg, size_t len) {
   int pg = !strncmp(url, "postgresql://", 13) || !strncmp(url, "postgres://", 11);
   int err = pg ? 0 : stat(file, &st) ? errno : !S_ISREG(st.st_mode) ? EISDIR : 0;
   if (err) { /* (SQLite would make an empty file) */
-    snprintf(msg, len, "%s: no coverage store there (%s; ucov push makes one)", file,
+    UCOV_ERR("%s: no coverage store there (%s; ucov push makes one)", file,
              err == EISDIR ? "not a file" : strerror(err));
     return NULL;
   }
-  struct store *s = store_open(url, msg, len);
+  struct store *s = store_open(url);
   if (s)
     s->reader = 1;
   return s;

@@ -20,15 +20,15 @@ struct store;
  * or any other path (SQLite). NULL: $UCOV_STORE, else ./ucov.db. NULL with
  * msg when it cannot be opened.
  */
-struct store *store_open(const char *url, char *msg, size_t len);
+struct store *store_open(const char *url);
 /* The same for reading: a store that is not there (no SQLite file, no
  * schema in the database) is an error, and nothing is created. */
-struct store *store_open_existing(const char *url, char *msg, size_t len);
+struct store *store_open_existing(const char *url);
 void store_close(struct store *s);
 const char *store_engine(const struct store *s);
 
 /* Create the schema, or migrate an older one to this version. 0 or -1 (msg). */
-int store_init(struct store *s, char *msg, size_t len);
+int store_init(struct store *s);
 
 /*
  * The gcov units a push read natively, as input_opts.unit (store_units_add)
@@ -77,8 +77,7 @@ struct store_push {
  * push again is counted once. Returns 0 stored, 1 stored before (nothing
  * added), -1 error (msg; nothing added).
  */
-int store_push(struct store *s, const struct cov_model *m, const struct store_push *p, char *msg,
-               size_t len);
+int store_push(struct store *s, const struct cov_model *m, const struct store_push *p);
 
 struct store_filter {
   /* a build's number, revision (REVISION/CONFIG for a configuration's), or a
@@ -94,8 +93,7 @@ struct store_filter {
  * m (finished after). A path with several contents (revisions) gives the
  * newest's counts; the others are left out and said. 0 or -1 (msg).
  */
-int store_read(struct store *s, const struct store_filter *f, struct cov_model *m, char *msg,
-               size_t len);
+int store_read(struct store *s, const struct store_filter *f, struct cov_model *m);
 
 /*
  * The build-ids of a push: the --binary programs' and those of the programs
@@ -103,14 +101,12 @@ int store_read(struct store *s, const struct store_filter *f, struct cov_model *
  * comma-separated, into *out (malloc'd). A --binary whose build-id differs
  * from the module of that name that ran: -1 with msg (the push is refused).
  */
-int store_build_ids(const char **bins, int n_bins, char **inputs, int n_inputs, char **out,
-                    char *msg, size_t len);
+int store_build_ids(const char **bins, int n_bins, char **inputs, int n_inputs, char **out);
 
 /* The tests that ran FILE (a path or its ending) at LINE, most hits first
  * (f: a build, tests, a time; NULL: everything). */
 int store_who(struct store *s, const struct store_filter *f, const char *file, uint32_t line,
-              void (*cb)(void *arg, const char *path, const char *test, uint64_t count), void *arg,
-              char *msg, size_t len);
+              void (*cb)(void *arg, const char *path, const char *test, uint64_t count), void *arg);
 
 /*
  * Test selection: the tests whose counts (that pass the filter) ran any of
@@ -120,12 +116,12 @@ int store_who(struct store *s, const struct store_filter *f, const char *file, u
 int store_tests_for(struct store *s, const struct store_filter *f, const char *const *paths,
                     const uint32_t *lines, size_t n,
                     void (*cb)(void *arg, const char *test, uint64_t lines, uint64_t hits),
-                    void *arg, char *msg, size_t len);
+                    void *arg);
 
 /* Line totals per build, oldest first (path: only files whose path contains it). */
 int store_history(struct store *s, const char *path,
                   void (*cb)(void *arg, int64_t build, const char *revision, int64_t created,
                              uint64_t found, uint64_t hit),
-                  void *arg, char *msg, size_t len);
+                  void *arg);
 
 #endif

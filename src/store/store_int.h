@@ -20,14 +20,14 @@ struct store {
   char url[256];
 };
 
-#define SAY(...) (snprintf(msg, len, __VA_ARGS__), -1)
+#define SAY(...) (UCOV_ERR(__VA_ARGS__), -1)
 
 /* An upsert's saturating sum, a printf template: %1$s the table, %2$s the
  * column (2^63-1 at most, as SUMSAT). */
 extern const char store_sat[];
 
 /* msg = what, and the engine's last error; -1. */
-int store_fail(struct store *s, char *msg, size_t len, const char *what);
+int store_fail(struct store *s, const char *what);
 /* One statement with text then integer parameters: -1 an error, 0 no row,
  * 1 a row (its first column in *out, when out is given). */
 int store_q1(struct store *s, const char *sql, const char *const *text, int n, const int64_t *ints,
@@ -37,7 +37,7 @@ int store_run(struct store *s, const char *sql, const char *const *text, int n, 
               int ni);
 /* The schema made or migrated once per handle, before a push or a read:
  * 0, or -1 (msg). store_schema.c. */
-int store_ready(struct store *s, char *msg, size_t len);
+int store_ready(struct store *s);
 /* Every count of build `from` moved into build `to` (a migration, a
  * repeated push). store_push.c. */
 int store_move_counts(struct store *s, int64_t from, int64_t to);
@@ -51,8 +51,7 @@ int store_cmp_ptr(const void *a, const void *b);
 /* The push's units (p->units) into the store, in its transaction: their
  * notes, where their sources went, that they ran, their counters summed
  * into unit_counts (staged in stage_arcs). 0 or -1 (msg). */
-int units_push(struct store *s, const struct store_units *u, int64_t build, int64_t ctx, char *msg,
-               size_t len);
+int units_push(struct store *s, const struct store_units *u, int64_t build, int64_t ctx);
 
 /*
  * The files of m in take[0..n) (sorted by address) get their lines, functions
@@ -62,7 +61,6 @@ int units_push(struct store *s, const struct store_units *u, int64_t build, int6
  * says whether take[i] got any. 0 or -1 (msg).
  */
 int units_read(struct store *s, const char *where, const struct store_filter *f, int64_t build,
-               struct cov_model *m, struct cov_file **take, int *filled, size_t n, char *msg,
-               size_t len);
+               struct cov_model *m, struct cov_file **take, int *filled, size_t n);
 
 #endif

@@ -22,7 +22,7 @@
 
 /* ---- pushing ---- */
 
-static int stage_tables(struct store *s, char *msg, size_t len) {
+static int stage_tables(struct store *s) {
   if (s->staged)
     return 0;
   /* PostgreSQL empties them at commit; SQLite's are emptied by each push. */
@@ -40,7 +40,7 @@ static int stage_tables(struct store *s, char *msg, size_t len) {
            " count BIGINT)%s",
            tail, tail, tail, tail, tail);
   if (s->db->ops->exec(s->db, sql))
-    return store_fail(s, msg, len, "staging tables");
+    return store_fail(s, "staging tables");
   s->staged = 1;
   return 0;
 }
@@ -115,8 +115,7 @@ static void tick(struct tally *t) {
 
 /* (Long: one staging statement per table (files, lines, functions, branches), in order, in one
  * transaction.) */
-static int stage_model(struct store *s, const struct cov_model *m, const struct store_push *p,
-                       char *msg, size_t len) {
+static int stage_model(struct store *s, const struct cov_model *m, const struct store_push *p) {
   const struct db_ops *o = s->db->ops;
   const char *root = p->root;
   struct tally t = {p, 0, 0};
@@ -126,15 +125,15 @@ static int stage_model(struct store *s, const struct cov_model *m, const struct 
   if (!s->pg && o->exec(s->db, "DELETE FROM stage_src; DELETE FROM stage_lines;"
                                "DELETE FROM stage_funcs; DELETE FROM stage_branches;"
                                "DELETE FROM stage_arcs"))
-    return store_fail(s, msg, len, "staging");
+    return store_fail(s, "staging");
   /* sources */
   if (o->copy_begin(s->db, "stage_src", 4))
-    return store_fail(s, msg, len, "staging sources");
+    return store_fail(s, "staging sources");
   for (size_t i = 0; i < m->n_files; i++) {
     char hash[33];
     if (source_hash(m->files[i]->path, root, hash)) {
       o->copy_end(s->db);
-      snprintf(msg, len, "%s: %s: not pushed", m->files[i]->path, strerror(errno));
+      UCOV_ERR("%s: %s: not pushed", m->files[i]->path, strerror(errno));
       return -1;
     }
     snprintf(a, sizeof(a), "%zu", i);
@@ -143,14 +142,14 @@ static int stage_model(struct store *s, const struct cov_model *m, const struct 
     const char *row[] = {a, m->files[i]->path, hash, arcs ? "1" : "0"};
     if (o->copy_row(s->db, row, 4)) {
       o->copy_end(s->db);
-      return store_fail(s, msg, len, "staging sources");
+      return store_fail(s, "staging sources");
     }
   }
   if (o->copy_end(s->db))
-    return store_fail(s, msg, len, "staging sources");
+    return store_fail(s, "staging sources");
   /* lines */
   if (o->copy_begin(s->db, "stage_lines", 3))
-    return store_fail(s, msg, len, "staging lines");
+    return store_fail(s, "staging lines");
   for (size_t i = 0; i < m->n_files; i++) {
     const struct cov_file *f = m->files[i];
     snprintf(a, sizeof(a), "%zu", i);
@@ -160,16 +159,16 @@ static int stage_model(struct store *s, const struct cov_model *m, const struct 
       const char *row[] = {a, b, c};
       if (o->copy_row(s->db, row, 3)) {
         o->copy_end(s->db);
-        return store_fail(s, msg, len, "staging lines");
+        return store_fail(s, "staging lines");
       }
       tick(&t);
     }
   }
   if (o->copy_end(s->db))
-    return store_fail(s, msg, len, "staging lines");
+    return store_fail(s, "staging lines");
   /* functions */
   if (o->copy_begin(s->db, "stage_funcs", 4))
-    return store_fail(s, msg, len, "staging functions");
+    return store_fail(s, "staging functions");
   for (size_t i = 0; i < m->n_files; i++) {
     const struct cov_file *f = m->files[i];
     snprintf(a, sizeof(a), "%zu", i);
@@ -179,16 +178,16 @@ static int stage_model(struct store *s, const struct cov_model *m, const struct 
       const char *row[] = {a, f->funcs[k].name, b, c};
       if (o->copy_row(s->db, row, 4)) {
         o->copy_end(s->db);
-        return store_fail(s, msg, len, "staging functions");
+        return store_fail(s, "staging functions");
       }
       tick(&t);
     }
   }
   if (o->copy_end(s->db))
-    return store_fail(s, msg, len, "staging functions");
+    return store_fail(s, "staging functions");
   /* branches */
   if (o->copy_begin(s->db, "stage_branches", 6))
-    return store_fail(s, msg, len, "staging branches");
+    return store_fail(s, "staging branches");
   for (size_t i = 0; i < m->n_files; i++) {
     const struct cov_file *f = m->files[i];
     snprintf(a, sizeof(a), "%zu", i);
@@ -201,13 +200,13 @@ static int stage_model(struct store *s, const struct cov_model *m, const struct 
       const char *row[] = {a, b, c, d, x->executed ? "1" : "0", e};
       if (o->copy_row(s->db, row, 6)) {
         o->copy_end(s->db);
-        return store_fail(s, msg, len, "staging branches");
+        return store_fail(s, "staging branches");
       }
       tick(&t);
     }
   }
   if (o->copy_end(s->db))
-    return store_fail(s, msg, len, "staging branches");
+    return store_fail(s, "staging branches");
   if (p->progress)
     p->progress(p->progress_arg, t.total, t.total);
   return 0;
@@ -215,7 +214,7 @@ static int stage_model(struct store *s, const struct cov_model *m, const struct 
 
 /* Staged rows into the count tables: sources first, then each table in key
  * order (concurrent pushers take row locks in one order: no deadlock). */
-static int merge_staged(struct store *s, int64_t build, int64_t ctx, char *msg, size_t len) {
+static int merge_staged(struct store *s, int64_t build, int64_t ctx) {
   char sql[1024], upd[256];
   const int64_t ids[] = {build, ctx};
   if (store_run(
@@ -223,7 +222,7 @@ static int merge_staged(struct store *s, int64_t build, int64_t ctx, char *msg, 
           "INSERT INTO sources (path, hash) SELECT DISTINCT path, hash FROM stage_src WHERE true "
           "ORDER BY path, hash ON CONFLICT (path, hash) DO NOTHING",
           NULL, 0, NULL, 0))
-    return store_fail(s, msg, len, "sources");
+    return store_fail(s, "sources");
   snprintf(upd, sizeof(upd), store_sat, "line_counts", "count");
   snprintf(sql, sizeof(sql),
            "INSERT INTO line_counts (build_id, context_id, source_id, line, count, arcs) "
@@ -234,7 +233,7 @@ static int merge_staged(struct store *s, int64_t build, int64_t ctx, char *msg, 
            "line_counts.arcs ELSE excluded.arcs END",
            upd);
   if (store_run(s, sql, NULL, 0, ids, 2))
-    return store_fail(s, msg, len, "line counts");
+    return store_fail(s, "line counts");
   snprintf(upd, sizeof(upd), store_sat, "func_counts", "count");
   snprintf(sql, sizeof(sql),
            "INSERT INTO func_counts (build_id, context_id, source_id, name, line, count) "
@@ -244,7 +243,7 @@ static int merge_staged(struct store *s, int64_t build, int64_t ctx, char *msg, 
            "SET count = %s",
            upd);
   if (store_run(s, sql, NULL, 0, ids, 2))
-    return store_fail(s, msg, len, "function counts");
+    return store_fail(s, "function counts");
   snprintf(upd, sizeof(upd), store_sat, "branch_counts", "taken");
   snprintf(sql, sizeof(sql),
            "INSERT INTO branch_counts (build_id, context_id, source_id, line, block, branch, "
@@ -256,7 +255,7 @@ static int merge_staged(struct store *s, int64_t build, int64_t ctx, char *msg, 
            "branch_counts.executed ELSE excluded.executed END, taken = %s",
            upd);
   if (store_run(s, sql, NULL, 0, ids, 2))
-    return store_fail(s, msg, len, "branch counts");
+    return store_fail(s, "branch counts");
   return 0;
 }
 
@@ -312,7 +311,7 @@ int store_move_counts(struct store *s, int64_t from, int64_t to) {
  * locks its parent, so creators take turns under an advisory lock and a
  * partition that exists is never created again.
  */
-static int build_partitions(struct store *s, int64_t build, char *msg, size_t len) {
+static int build_partitions(struct store *s, int64_t build) {
   static const char *const tables[] = {"line_counts", "func_counts", "branch_counts", "unit_runs",
                                        "unit_counts"};
   const struct db_ops *o = s->db->ops;
@@ -335,11 +334,11 @@ static int build_partitions(struct store *s, int64_t build, char *msg, size_t le
   if (st)
     o->finalize(st);
   if (r != 1)
-    return store_fail(s, msg, len, "partitions");
+    return store_fail(s, "partitions");
   if (have == parted)
     return 0;
   if (o->exec(s->db, "BEGIN; SELECT pg_advisory_xact_lock(7271002)"))
-    return store_fail(s, msg, len, "partitions");
+    return store_fail(s, "partitions");
   for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
     snprintf(sql, sizeof(sql),
              "DO $$ BEGIN IF EXISTS (SELECT 1 FROM pg_class WHERE relname = '%1$s' AND relkind = "
@@ -347,21 +346,20 @@ static int build_partitions(struct store *s, int64_t build, char *msg, size_t le
              "%1$s_b%2$" PRId64 " PARTITION OF %1$s FOR VALUES IN (%2$" PRId64 "); END IF; END $$",
              tables[i], build);
     if (o->exec(s->db, sql)) {
-      store_fail(s, msg, len, "partitions");
+      store_fail(s, "partitions");
       o->exec(s->db, "ROLLBACK");
       return -1;
     }
   }
   if (o->exec(s->db, "COMMIT"))
-    return store_fail(s, msg, len, "partitions");
+    return store_fail(s, "partitions");
   return 0;
 }
 
 /* (Long: the push's transaction in order (build, context, stage, merge, units, partitions).) */
-int store_push(struct store *s, const struct cov_model *m, const struct store_push *p, char *msg,
-               size_t len) {
+int store_push(struct store *s, const struct cov_model *m, const struct store_push *p) {
   const struct db_ops *o = s->db->ops;
-  if (store_ready(s, msg, len) || stage_tables(s, msg, len))
+  if (store_ready(s) || stage_tables(s))
     return -1;
   char hash[33], host[256] = "";
   if (!p->host)
@@ -384,12 +382,12 @@ int store_push(struct store *s, const struct cov_model *m, const struct store_pu
                   bt, 2, when, 1) ||
         store_q1(s, "SELECT id FROM builds WHERE revision = $1 AND config = $2", bt, 2, NULL, 0,
                  &build) != 1)
-      return store_fail(s, msg, len, "build");
-    if (build_partitions(s, build, msg, len))
+      return store_fail(s, "build");
+    if (build_partitions(s, build))
       return -1;
   }
   if (o->exec(s->db, s->pg ? "BEGIN" : "BEGIN IMMEDIATE"))
-    return store_fail(s, msg, len, "begin");
+    return store_fail(s, "begin");
   if (store_run(s,
                 "INSERT INTO builds (revision, config, created) VALUES ($1, $2, $3) "
                 "ON CONFLICT (revision, config) DO NOTHING",
@@ -403,7 +401,7 @@ int store_push(struct store *s, const struct cov_model *m, const struct store_pu
       store_q1(
           s, "SELECT id FROM contexts WHERE test = $1 AND shard = $2 AND host = $3 AND period = $4",
           ct, 3, period, 1, &ctx) != 1) {
-    store_fail(s, msg, len, "build and context");
+    store_fail(s, "build and context");
     goto out;
   }
   /* the push itself: its hash seen before means it is in already */
@@ -414,7 +412,7 @@ int store_push(struct store *s, const struct cov_model *m, const struct store_pu
                "ON CONFLICT (hash) DO NOTHING RETURNING at",
                ht, 1, pi, 3, NULL);
   if (fresh < 0) {
-    store_fail(s, msg, len, "push");
+    store_fail(s, "push");
     goto out;
   }
   if (!fresh) {
@@ -434,14 +432,14 @@ int store_push(struct store *s, const struct cov_model *m, const struct store_pu
   }
   free(ids);
   if (bad) {
-    store_fail(s, msg, len, "build binaries");
+    store_fail(s, "build binaries");
     goto out;
   }
-  if (stage_model(s, m, p, msg, len) || merge_staged(s, build, ctx, msg, len) ||
-      (p->units && units_push(s, p->units, build, ctx, msg, len)))
+  if (stage_model(s, m, p) || merge_staged(s, build, ctx) ||
+      (p->units && units_push(s, p->units, build, ctx)))
     goto out;
   if (o->exec(s->db, "COMMIT")) {
-    store_fail(s, msg, len, "commit");
+    store_fail(s, "commit");
     o->exec(s->db, "ROLLBACK");
     return -1;
   }

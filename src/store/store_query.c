@@ -25,7 +25,7 @@
 /* The WHERE clause of a filter over count table alias `t` joined with
  * contexts c; its parameters from $first on. */
 static int filter_sql(struct store *s, const struct store_filter *f, const char *t, int first,
-                      char *out, size_t n, int64_t *build, char *msg, size_t len) {
+                      char *out, size_t n, int64_t *build) {
   int k = first, w = snprintf(out, n, "WHERE true");
   *build = -1;
   if (f->build) {
@@ -63,7 +63,7 @@ static int filter_sql(struct store *s, const struct store_filter *f, const char 
     const char *const v[] = {f->tests[i]};
     int there = store_q1(s, "SELECT 1 FROM contexts WHERE test = $1 LIMIT 1", v, 1, NULL, 0, NULL);
     if (there < 0)
-      return store_fail(s, msg, len, "tests");
+      return store_fail(s, "tests");
     if (!there)
       return SAY("no test '%s' in the store", f->tests[i]);
   }
@@ -105,14 +105,13 @@ static struct cov_file *file_of(struct chosen *c, size_t n, int64_t id) {
 }
 
 /* (Long: one query built from the filter, then its rows read into the model, file by file.) */
-int store_read(struct store *s, const struct store_filter *f, struct cov_model *m, char *msg,
-               size_t len) {
+int store_read(struct store *s, const struct store_filter *f, struct cov_model *m) {
   const struct db_ops *o = s->db->ops;
-  if (store_ready(s, msg, len))
+  if (store_ready(s))
     return -1;
   char where[512], sql[2048];
   int64_t build;
-  if (filter_sql(s, f, "l", 1, where, sizeof(where), &build, msg, len))
+  if (filter_sql(s, f, "l", 1, where, sizeof(where), &build))
     return -1;
   /* one content per path: the newest (the highest id) */
   snprintf(sql, sizeof(sql),
@@ -122,7 +121,7 @@ int store_read(struct store *s, const struct store_filter *f, struct cov_model *
            where);
   struct db_stmt *st = o->prepare(s->db, sql);
   if (!st)
-    return store_fail(s, msg, len, "read");
+    return store_fail(s, "read");
   bind_filter(s, st, f, 1, build);
   struct chosen *ch = NULL;
   size_t n = 0, cap = 0, older = 0;
@@ -149,7 +148,7 @@ int store_read(struct store *s, const struct store_filter *f, struct cov_model *
   o->finalize(st);
   if (r != 0) {
     free(ch);
-    return r == -2 ? SAY("out of memory") : store_fail(s, msg, len, "read");
+    return r == -2 ? SAY("out of memory") : store_fail(s, "read");
   }
   /* the files whose counts all came from gcov units: solved from the
    * units' summed counters (a file they do not give keeps its rows) */
@@ -164,7 +163,7 @@ int store_read(struct store *s, const struct store_filter *f, struct cov_model *
       if (ch[i].arcs)
         take[k++] = ch[i].file;
     r = !take || !filled ? SAY("out of memory")
-                         : units_read(s, where, f, build, m, take, filled, n_take, msg, len);
+                         : units_read(s, where, f, build, m, take, filled, n_take);
     for (size_t i = 0; r == 0 && i < n; i++) {
       struct cov_file **hit =
           ch[i].arcs ? bsearch(&ch[i].file, take, n_take, sizeof(*take), store_cmp_ptr) : NULL;
@@ -219,11 +218,11 @@ int store_read(struct store *s, const struct store_filter *f, struct cov_model *
   }
   free(ch);
   if (r != 0)
-    return store_fail(s, msg, len, "read");
+    return store_fail(s, "read");
   if (older)
-    fprintf(stderr,
-            "ucov: %zu older contents of the files (other revisions) left out: each path's "
-            "newest is reported\n",
+    diag_at(DIAG_NOTE, NULL, 0,
+            "%zu older contents of the files (other revisions) left out: each path's newest "
+            "is reported",
             older);
   cov_finish(m);
   return 0;
@@ -246,17 +245,17 @@ static char *like_suffix(const char *s) {
 }
 
 int store_who(struct store *s, const struct store_filter *f, const char *file, uint32_t line,
-              void (*cb)(void *arg, const char *path, const char *test, uint64_t count), void *arg,
-              char *msg, size_t len) {
+              void (*cb)(void *arg, const char *path, const char *test, uint64_t count),
+              void *arg) {
   const struct db_ops *o = s->db->ops;
   static const struct store_filter all;
   if (!f)
     f = &all;
-  if (store_ready(s, msg, len))
+  if (store_ready(s))
     return -1;
   char where[512], sql[1024];
   int64_t build;
-  if (filter_sql(s, f, "l", 4, where, sizeof(where), &build, msg, len))
+  if (filter_sql(s, f, "l", 4, where, sizeof(where), &build))
     return -1;
   snprintf(sql, sizeof(sql),
            "SELECT s.path, c.test, SUMSAT(l.count) FROM line_counts l JOIN sources s ON s.id = "
@@ -268,7 +267,7 @@ int store_who(struct store *s, const struct store_filter *f, const char *file, u
   struct db_stmt *st = like ? o->prepare(s->db, sql) : NULL;
   if (!st) {
     free(like);
-    return like ? store_fail(s, msg, len, "who") : SAY("out of memory");
+    return like ? store_fail(s, "who") : SAY("out of memory");
   }
   o->bind_text(st, 1, file);
   o->bind_text(st, 2, like);
@@ -281,15 +280,15 @@ int store_who(struct store *s, const struct store_filter *f, const char *file, u
   }
   o->finalize(st);
   free(like);
-  return r ? store_fail(s, msg, len, "who") : 0;
+  return r ? store_fail(s, "who") : 0;
 }
 
 int store_history(struct store *s, const char *path,
                   void (*cb)(void *arg, int64_t build, const char *revision, int64_t created,
                              uint64_t found, uint64_t hit),
-                  void *arg, char *msg, size_t len) {
+                  void *arg) {
   const struct db_ops *o = s->db->ops;
-  if (store_ready(s, msg, len))
+  if (store_ready(s))
     return -1;
   char sql[1024];
   snprintf(sql, sizeof(sql),
@@ -302,7 +301,7 @@ int store_history(struct store *s, const char *path,
            path ? "WHERE s.path LIKE $1 ESCAPE '\\'" : "");
   struct db_stmt *st = o->prepare(s->db, sql);
   if (!st)
-    return store_fail(s, msg, len, "history");
+    return store_fail(s, "history");
   char *like = NULL;
   if (path) {
     like = like_suffix(path);
@@ -325,16 +324,16 @@ int store_history(struct store *s, const char *path,
        (uint64_t)o->col_int(st, 4));
   o->finalize(st);
   free(like);
-  return r ? store_fail(s, msg, len, "history") : 0;
+  return r ? store_fail(s, "history") : 0;
 }
 
 /* (Long: one query built from the lines asked, then its rows grouped by test.) */
 int store_tests_for(struct store *s, const struct store_filter *f, const char *const *paths,
                     const uint32_t *lines, size_t n,
                     void (*cb)(void *arg, const char *test, uint64_t lines, uint64_t hits),
-                    void *arg, char *msg, size_t len) {
+                    void *arg) {
   const struct db_ops *o = s->db->ops;
-  if (store_ready(s, msg, len))
+  if (store_ready(s))
     return -1;
   const char *tail = s->pg ? " ON COMMIT DELETE ROWS" : "";
   char sql[1024], where[512];
@@ -342,7 +341,7 @@ int store_tests_for(struct store *s, const struct store_filter *f, const char *c
            "CREATE TEMP TABLE IF NOT EXISTS stage_q (source_id BIGINT, line BIGINT)%s", tail);
   if (o->exec(s->db, sql) || o->exec(s->db, "BEGIN") ||
       (!s->pg && o->exec(s->db, "DELETE FROM stage_q")))
-    return store_fail(s, msg, len, "tests-for");
+    return store_fail(s, "tests-for");
   int err = 0;
   /* each path's sources (every content it had), then its lines against them */
   struct db_stmt *st =
@@ -397,7 +396,7 @@ int store_tests_for(struct store *s, const struct store_filter *f, const char *c
   o->finalize(st);
   free(ids);
   int64_t build;
-  if (!err && filter_sql(s, f, "l", 1, where, sizeof(where), &build, msg, len)) {
+  if (!err && filter_sql(s, f, "l", 1, where, sizeof(where), &build)) {
     o->exec(s->db, "ROLLBACK");
     return -1;
   }
@@ -420,7 +419,7 @@ int store_tests_for(struct store *s, const struct store_filter *f, const char *c
     }
   }
   if (err) {
-    int r = store_fail(s, msg, len, "tests-for");
+    int r = store_fail(s, "tests-for");
     o->exec(s->db, "ROLLBACK");
     return r;
   }

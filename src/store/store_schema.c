@@ -213,14 +213,14 @@ static int migrate_v1(struct store *s) {
   return o->exec(s->db, s->pg ? rebuild_pg : rebuild_sqlite) ? -1 : 0;
 }
 
-int store_init(struct store *s, char *msg, size_t len) {
+int store_init(struct store *s) {
   const struct db_ops *o = s->db->ops;
   /* one creator at a time: SQLite's write lock, PostgreSQL's advisory lock */
   if (o->exec(s->db, s->pg ? "BEGIN; SELECT pg_advisory_xact_lock(7271001)" : "BEGIN IMMEDIATE"))
-    return store_fail(s, msg, len, "begin");
+    return store_fail(s, "begin");
   int64_t v = schema_version(s);
   if (v < 0) {
-    int r = store_fail(s, msg, len, "schema");
+    int r = store_fail(s, "schema");
     o->exec(s->db, "ROLLBACK");
     return r;
   }
@@ -230,7 +230,7 @@ int store_init(struct store *s, char *msg, size_t len) {
                SCHEMA_VERSION);
   }
   if (v == 1 && migrate_v1(s)) {
-    int r = store_fail(s, msg, len, "migrating the store from schema 1");
+    int r = store_fail(s, "migrating the store from schema 1");
     o->exec(s->db, "ROLLBACK");
     return r;
   }
@@ -238,33 +238,33 @@ int store_init(struct store *s, char *msg, size_t len) {
    * none of their counts came with stored counters */
   if ((v == 1 || v == 2) &&
       o->exec(s->db, "ALTER TABLE line_counts ADD COLUMN arcs INTEGER NOT NULL DEFAULT 0")) {
-    int r = store_fail(s, msg, len, "migrating the store from schema 2");
+    int r = store_fail(s, "migrating the store from schema 2");
     o->exec(s->db, "ROLLBACK");
     return r;
   }
   if (o->exec(s->db, s->pg ? schema_pg : schema_sqlite) ||
       o->exec(s->db, "INSERT INTO ucov_meta VALUES ('schema', '3') ON CONFLICT (key) DO "
                      "UPDATE SET value = excluded.value")) {
-    int r = store_fail(s, msg, len, "schema");
+    int r = store_fail(s, "schema");
     o->exec(s->db, "ROLLBACK");
     return r;
   }
   if (o->exec(s->db, "COMMIT"))
-    return store_fail(s, msg, len, "commit");
+    return store_fail(s, "commit");
   return 0;
 }
 
 /* A store made by `ucov store init` (or made now: pushes need no setup). */
-int store_ready(struct store *s, char *msg, size_t len) {
+int store_ready(struct store *s) {
   int64_t v = schema_version(s);
   if (v == SCHEMA_VERSION)
     return 0;
   if (v < 0)
-    return store_fail(s, msg, len, "schema");
+    return store_fail(s, "schema");
   if (v == 0 && s->reader)
     return SAY("%s: no coverage store there (nothing pushed; ucov push makes one)", s->url);
   if (v > SCHEMA_VERSION)
     return SAY("the store's schema is version %" PRId64 ", newer than this ucov's (%d)", v,
                SCHEMA_VERSION);
-  return store_init(s, msg, len);
+  return store_init(s);
 }

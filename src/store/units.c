@@ -166,7 +166,7 @@ static unsigned char *bytes_of(const char *h, size_t *n) {
 
 /* The unit's notes stored (once per content) and the unit itself (notes,
  * path, where its sources went), its id in x->id. */
-static int push_unit(struct store *s, struct store_unit *x, char *msg, size_t len) {
+static int push_unit(struct store *s, struct store_unit *x) {
   size_t nl = 0;
   unsigned char *nb = (unsigned char *)ucov_read_text(x->gcno, &nl);
   if (!nb)
@@ -190,7 +190,7 @@ static int push_unit(struct store *s, struct store_unit *x, char *msg, size_t le
   }
   free(nb);
   if (have < 0)
-    return have == -2 ? SAY("out of memory") : store_fail(s, msg, len, "notes");
+    return have == -2 ? SAY("out of memory") : store_fail(s, "notes");
   /* where its sources went: sorted, a line each */
   if (x->n_pairs > 1)
     qsort(x->pairs, x->n_pairs, sizeof(char *), cmp_str);
@@ -218,7 +218,7 @@ static int push_unit(struct store *s, struct store_unit *x, char *msg, size_t le
               ? -1
               : 0;
   free(map);
-  return r ? store_fail(s, msg, len, "units") : 0;
+  return r ? store_fail(s, "units") : 0;
 }
 
 /* One function's counters staged (the nonzero ones, and idx -1 when a
@@ -248,15 +248,14 @@ static int stage_fn(void *arg, uint32_t ident, int has_counts, const int64_t *co
   return 0;
 }
 
-static int push_units(struct store *s, struct store_unit **by, size_t n, int64_t build, int64_t ctx,
-                      char *msg, size_t len);
+static int push_units(struct store *s, struct store_unit **by, size_t n, int64_t build,
+                      int64_t ctx);
 
 static int cmp_unit(const void *a, const void *b) {
   return strcmp((*(struct store_unit *const *)a)->gcno, (*(struct store_unit *const *)b)->gcno);
 }
 
-int units_push(struct store *s, const struct store_units *us, int64_t build, int64_t ctx, char *msg,
-               size_t len) {
+int units_push(struct store *s, const struct store_units *us, int64_t build, int64_t ctx) {
   if (us->oom)
     return SAY("out of memory");
   /* by notes path: concurrent pushers of the same units take their rows'
@@ -268,17 +267,17 @@ int units_push(struct store *s, const struct store_units *us, int64_t build, int
     by[i] = &us->v[i];
   if (us->n > 1)
     qsort(by, us->n, sizeof(*by), cmp_unit);
-  int r = push_units(s, by, us->n, build, ctx, msg, len);
+  int r = push_units(s, by, us->n, build, ctx);
   free(by);
   return r;
 }
 
-static int push_units(struct store *s, struct store_unit **by, size_t n, int64_t build, int64_t ctx,
-                      char *msg, size_t len) {
+static int push_units(struct store *s, struct store_unit **by, size_t n, int64_t build,
+                      int64_t ctx) {
   const struct db_ops *o = s->db->ops;
   for (size_t i = 0; i < n; i++) {
     struct store_unit *x = by[i];
-    if (push_unit(s, x, msg, len))
+    if (push_unit(s, x))
       return -1;
     int64_t ids[] = {build, ctx, x->id, x->n_gcdas > 0};
     if (store_q1(s,
@@ -287,23 +286,21 @@ static int push_units(struct store *s, struct store_unit **by, size_t n, int64_t
                  "CASE WHEN unit_runs.had_data > excluded.had_data THEN unit_runs.had_data ELSE "
                  "excluded.had_data END",
                  NULL, 0, ids, 4, NULL) < 0)
-      return store_fail(s, msg, len, "units run");
+      return store_fail(s, "units run");
   }
   /* the counters, every unit's at once (no other statement while COPY runs) */
   if (o->copy_begin(s->db, "stage_arcs", 4))
-    return store_fail(s, msg, len, "staging counters");
+    return store_fail(s, "staging counters");
   for (size_t i = 0; i < n; i++) {
     struct store_unit *x = by[i];
     struct stager g = {s, x->id, 0};
-    char err[512];
-    if (gcovn_counters(x->gcno, (const char *const *)x->gcdas, x->n_gcdas, stage_fn, &g, err,
-                       sizeof(err))) {
+    if (gcovn_counters(x->gcno, (const char *const *)x->gcdas, x->n_gcdas, stage_fn, &g)) {
       o->copy_end(s->db);
-      return g.err ? store_fail(s, msg, len, "staging counters") : SAY("%s", err);
+      return g.err ? store_fail(s, "staging counters") : -1; /* (said) */
     }
   }
   if (o->copy_end(s->db))
-    return store_fail(s, msg, len, "staging counters");
+    return store_fail(s, "staging counters");
   char upd[256], sql[1024];
   snprintf(upd, sizeof(upd), store_sat, "unit_counts", "count");
   snprintf(sql, sizeof(sql),
@@ -313,7 +310,7 @@ static int push_units(struct store *s, struct store_unit **by, size_t n, int64_t
            upd);
   int64_t ids[] = {build, ctx};
   if (store_q1(s, sql, NULL, 0, ids, 2, NULL) < 0)
-    return store_fail(s, msg, len, "counters");
+    return store_fail(s, "counters");
   return 0;
 }
 
@@ -379,12 +376,12 @@ static const char *mapped(char **pairs, size_t n, const char *raw) {
 /* One unit solved from its rows into m's files of the take set. */
 static int read_unit(struct store *s, int64_t id, int had_data, const struct arc_row *rows,
                      size_t n_rows, struct cov_model *m, struct cov_file **take, int *filled,
-                     size_t n_take, char *msg, size_t len) {
+                     size_t n_take) {
   const struct db_ops *o = s->db->ops;
   struct db_stmt *st = o->prepare(s->db, "SELECT u.gcno, u.map, n.body FROM gcov_units u JOIN "
                                          "gcov_notes n ON n.hash = u.notes_hash WHERE u.id = $1");
   if (!st)
-    return store_fail(s, msg, len, "units");
+    return store_fail(s, "units");
   o->bind_int(st, 1, id);
   char *gcno = NULL, *map = NULL;
   unsigned char *notes = NULL;
@@ -401,7 +398,7 @@ static int read_unit(struct store *s, int64_t id, int had_data, const struct arc
     free(gcno);
     free(map);
     free(notes);
-    return r < 0 ? store_fail(s, msg, len, "units")
+    return r < 0 ? store_fail(s, "units")
                  : SAY("unit %" PRId64 ": its notes are not in the store", id);
   }
   /* its map, a pair a line (sorted when pushed) */
@@ -413,10 +410,7 @@ static int read_unit(struct store *s, int64_t id, int had_data, const struct arc
   struct cov_model u;
   cov_init(&u);
   struct filler fl = {rows, n_rows};
-  char err[512];
-  int ret = gcovn_read_counted(&u, gcno, notes, nl, had_data, fill_fn, &fl, err, sizeof(err));
-  if (ret)
-    snprintf(msg, len, "%s", err);
+  int ret = gcovn_read_counted(&u, gcno, notes, nl, had_data, fill_fn, &fl);
   for (size_t i = 0; !ret && i < u.n_files; i++) {
     const char *to = mapped(pairs, n_pairs, u.files[i]->path);
     if (to && !*to)
@@ -438,8 +432,7 @@ static int read_unit(struct store *s, int64_t id, int had_data, const struct arc
 }
 
 int units_read(struct store *s, const char *where, const struct store_filter *f, int64_t build,
-               struct cov_model *m, struct cov_file **take, int *filled, size_t n_take, char *msg,
-               size_t len) {
+               struct cov_model *m, struct cov_file **take, int *filled, size_t n_take) {
   const struct db_ops *o = s->db->ops;
   if (n_take > 1)
     qsort(take, n_take, sizeof(*take), store_cmp_ptr);
@@ -457,7 +450,7 @@ int units_read(struct store *s, const char *where, const struct store_filter *f,
            where);
   struct db_stmt *st = o->prepare(s->db, sql);
   if (!st)
-    return store_fail(s, msg, len, "units");
+    return store_fail(s, "units");
   store_bind_filter(s, st, f, 1, build);
   while ((r = o->step(st)) == 1) {
     if (UCOV_GROW(units, cap_units, n_units, 64)) {
@@ -476,7 +469,7 @@ int units_read(struct store *s, const char *where, const struct store_filter *f,
              where);
     if (!(st = o->prepare(s->db, sql))) {
       free(units);
-      return store_fail(s, msg, len, "counters");
+      return store_fail(s, "counters");
     }
     store_bind_filter(s, st, f, 1, build);
     while ((r = o->step(st)) == 1) {
@@ -492,7 +485,7 @@ int units_read(struct store *s, const char *where, const struct store_filter *f,
   if (r != 0) {
     free(units);
     free(rows);
-    return r == -2 ? SAY("out of memory") : store_fail(s, msg, len, "counters");
+    return r == -2 ? SAY("out of memory") : store_fail(s, "counters");
   }
   size_t k = 0;
   for (size_t i = 0; r == 0 && i < n_units; i++) {
@@ -501,8 +494,7 @@ int units_read(struct store *s, const char *where, const struct store_filter *f,
     size_t e = k;
     while (e < n_rows && rows[e].unit == units[i][0])
       e++;
-    r = read_unit(s, units[i][0], units[i][1] != 0, rows + k, e - k, m, take, filled, n_take, msg,
-                  len);
+    r = read_unit(s, units[i][0], units[i][1] != 0, rows + k, e - k, m, take, filled, n_take);
     k = e;
   }
   free(units);

@@ -9,11 +9,26 @@
 #include <unistd.h>
 
 #include "../check.h"
+#include "report/diag.h"
 #include "report/elfsym.h"
 #include "report/modmap.h"
 #include "ucov/ucov.h"
 
 static char exe[PATH_MAX];
+
+/* The last diagnostic said. */
+struct said {
+  struct diag_sink sink;
+  char file[64], message[256];
+  unsigned long line;
+};
+
+static void keep(struct diag_sink *s, const struct diag *d) {
+  struct said *k = (struct said *)s;
+  snprintf(k->file, sizeof(k->file), "%s", d->file ? d->file : "");
+  snprintf(k->message, sizeof(k->message), "%s", d->message);
+  k->line = d->line;
+}
 
 int main(void);
 
@@ -68,8 +83,7 @@ int main(void) {
 
   /* PIE: address - bias is the symbol's ELF address. */
   struct elfsym_table t;
-  char err[256];
-  CHECK_OK(elfsym_load(&t, exe, err, sizeof(err)));
+  CHECK_OK(elfsym_load(&t, exe));
   const struct elfsym *m = elfsym_find(&t, "main");
   CHECK(m != NULL);
   if (m)
@@ -85,7 +99,7 @@ int main(void) {
   CHECK_OK(ucov_modules_write(fileno(f)));
   rewind(f);
   struct modmap mm;
-  CHECK_OK(modmap_read(&mm, f, "tmp", err, sizeof(err)));
+  CHECK_OK(modmap_read(&mm, f, "tmp"));
   CHECK_EQ(mm.count, (size_t)s.count);
   const struct modmap_entry *e = modmap_find(&mm, (uintptr_t)&main);
   CHECK(e && strcmp(e->path, exe) == 0 && e->bias == s.bias && strcmp(e->build_id, want) == 0);
@@ -96,7 +110,12 @@ int main(void) {
   f = tmpfile();
   fputs("0x1000 0x2000 0x0 0x0 r-x - /bin/x\nnot a line\n", f);
   rewind(f);
-  CHECK(modmap_read(&mm, f, "bad", err, sizeof(err)) == -1 && strstr(err, "bad:2") != NULL);
+  struct said k = {.sink = {.emit = keep}};
+  struct diag_sink *was = diag_sink_set(&k.sink);
+  CHECK(modmap_read(&mm, f, "bad") == -1);
+  diag_sink_set(was);
+  CHECK(k.sink.count[DIAG_ERROR] == 1 && !strcmp(k.file, "bad") && k.line == 2);
+  CHECK(strstr(k.message, "not a module map line: not a line") != NULL);
   fclose(f);
   CHECK_ERRNO(ucov_modules_write(-1), EBADF);
   elfsym_free(&t);
