@@ -2,9 +2,17 @@
 /*
  * One self-contained HTML report: the coverage and the sources as JSON in the
  * page, rendered by a small script (no network, no external assets). The
- * summary is a sortable, filterable table of files; a file's page (#f=N)
- * shows its source with counts, coloured, and its functions. Pages are built
- * when opened, so 10,000 files cost one table.
+ * page holds an index (script#data: each file's path and totals, all the
+ * summary needs) and each file's view data in a script of its own
+ * (script#f<N>: lines as a flat line, count list, functions, branches,
+ * MC/DC, categories, exclusions, the source), parsed only when that file
+ * is opened. The summary is a sortable, filterable table of files; a
+ * file's view shows its source with counts, coloured, and its functions,
+ * rendering only the rows on screen and a margin, so that a 500,000-line
+ * file opens at once, at any line.
+ *
+ * Addresses: #f=N or #file=PATH (the path shown, or a unique ending of it)
+ * opens a file; &l=N or &line=N scrolls to line N and marks it (tr.cur).
  *
  * DOM the tests rely on: table#summary (tr[data-path] rows), table#source
  * (tr#L<line> rows with class hit/miss/none/excl and td.cnt holding the
@@ -197,111 +205,301 @@ static const char style[] =
     ".bx{color:var(--mut)}"
     "a{color:var(--a)}";
 
-/* The page script: renders the summary or a file from the embedded data. */
+/*
+ * The page script. The summary comes from the index (paths and totals);
+ * a file's data is parsed when it is opened (the last one kept), and its
+ * view renders only the rows on screen and a margin, between two spacers
+ * (files of up to ALL rows render whole). #file=PATH (the shown path, or
+ * a unique ending of it) or #f=N opens a file; &line=N (or &l=N) scrolls to
+ * line N and marks it.
+ */
 static const char script[] =
     "const D=JSON.parse(document.getElementById('data').textContent);\n"
     "const M=document.querySelector('main');\n"
-    "document.body.dataset.scheme=matchMedia('(prefers-color-scheme: dark)').matches?'dark':"
-    "'light';\n"
+    "document.body.dataset.scheme=matchMedia('(prefers-color-scheme: dark)').matches?'dark':'li"
+    "ght';\n"
     "function pc(h,f){return f?100*h/f:null}\n"
     "function cls(p){return p===null?'':p>=90?'hi':p>=60?'mid':'lo'}\n"
     "function fmt(h,f){const p=pc(h,f);return p===null?'-':p.toFixed(1)+'%'}\n"
-    "function esc(s){return s.replace(/[&<>\"]/g,c=>({'&':'&amp;','<':'&lt;','>':'&gt;','\"':"
-    "'&quot;'}[c]))}\n"
-    "function stats(f){let lh=0,fh=0,bh=0,bf=0,mh=0,mf=0;for(const l of f.l)if(l[1]>0)lh++;"
-    "for(const x of f.f)if(x[2]>0)fh++;for(const b of f.b){bh+=b[1];bf+=b[2]}"
-    "for(const x of f.m||[]){mh+=x[1];mf+=x[2]}"
-    "return{lh,lf:f.l.length,fh,ff:f.f.length,bh,bf,mh,mf,xl:(f.x||[]).length,xb:f.xb||0}}\n"
-    "const S=D.files.map(stats);\n"
-    "let key='p',dir=1,filt='',fkey='l',fdir=1,cur=0;\n"
-    "function cell(h,f){const p=pc(h,f);return '<td class=\"n '+cls(p)+'\">'+fmt(h,f)+"
-    "'</td><td class=\"n\">'+h+' / '+f+'</td>'}\n"
+    "function esc(s){return s.replace(/[&<>\"]/g,c=>({'&':'&amp;','<':'&lt;','>':'&gt;','\"':'&"
+    "quot;'}[c]))}\n"
+    "const S=D.files.map(f=>{const t=f.t;return{lh:t[0],lf:t[1],fh:t[2],ff:t[3],bh:t[4],bf:t[5]"
+    ",mh:t[6],mf:t[7],xl:t[8],xb:t[9]}});\n"
+    "let key='p',dir=1,filt='',fkey='l',fdir=1,cur=0,V=null,C={i:-1,f:null};\n"
+    "function data(i){if(C.i!==i)C={i,f:JSON.parse(document.getElementById('f'+i).textContent)}"
+    ";return C.f}\n"
+    "function cell(h,f){const p=pc(h,f);return '<td class=\"n '+cls(p)+'\">'+fmt(h,f)+'</td><td"
+    " class=\"n\">'+h+' / '+f+'</td>'}\n"
     "function summary(){\n"
+    " V=null;\n"
     " const idx=D.files.map((f,i)=>i).filter(i=>!filt||D.files[i].p.includes(filt));\n"
-    " const val=i=>key==='p'?D.files[i].p:key==='l'?pc(S[i].lh,S[i].lf):key==='f'?"
-    "pc(S[i].fh,S[i].ff):key==='m'?pc(S[i].mh,S[i].mf):key==='x'?S[i].xl:pc(S[i].bh,S[i].bf);\n"
+    " const val=i=>key==='p'?D.files[i].p:key==='l'?pc(S[i].lh,S[i].lf):key==='f'?pc(S[i].fh,S["
+    "i].ff):key==='m'?pc(S[i].mh,S[i].mf):key==='x'?S[i].xl:pc(S[i].bh,S[i].bf);\n"
     " idx.sort((a,b)=>{const x=val(a),y=val(b);return (x===y?0:x===null?-1:y===null?1:x<y?-1:1)"
     "*dir});\n"
-    " let h='<input id=\"filter\" placeholder=\"filter files\" value=\"'+esc(filt)+'\">"
-    "<table id=\"summary\"><thead><tr><th data-k=\"p\">File</th><th data-k=\"l\" colspan=3>"
-    "Lines</th><th data-k=\"f\" colspan=2>Functions</th><th data-k=\"b\" colspan=2>Branches"
-    "</th>'+(D.mcdc?'<th data-k=\"m\" colspan=2>MC/DC</th>':'')+(D.excl?'<th data-k=\"x\">"
-    "Excluded</th>':'')+(D.diff?'<th>Diff</th>':'')+"
-    "'</tr></thead><tbody>';\n"
-    " const rows=[];for(const i of idx){const f=D.files[i],s=S[i],p=pc(s.lh,s.lf);"
-    "rows.push('<tr data-path=\"'+esc(f.p)+'\"><td><a href=\"#f='+i+'\">'+esc(f.p)+'</a></td>"
-    "<td><span class=\"bar\"><i style=\"width:'+(p===null?100:p)+'%\"></i></span></td>'+"
-    "cell(s.lh,s.lf)+cell(s.fh,s.ff)+cell(s.bh,s.bf)+(D.mcdc?cell(s.mh,s.mf):'')+"
-    "(D.excl?'<td class=\"n x\" title=\"'+s.xb+' branches\">'+s.xl+'</td>':'')+"
-    "(D.diff?'<td>'+esc(f.dc||'')+'</td>':'')+"
-    "'</tr>')}\n"
+    " let h='<input id=\"filter\" placeholder=\"filter files\" value=\"'+esc(filt)+'\"><table i"
+    "d=\"summary\"><thead><tr><th data-k=\"p\">File</th><th data-k=\"l\" colspan=3>Lines</th><t"
+    "h data-k=\"f\" colspan=2>Functions</th><th data-k=\"b\" colspan=2>Branches</th>'+(D.mcdc?'"
+    "<th data-k=\"m\" colspan=2>MC/DC</th>':'')+(D.excl?'<th data-k=\"x\">Excluded</th>':'')+(D"
+    ".diff?'<th>Diff</th>':'')+'</tr></thead><tbody>';\n"
+    " const rows=[];for(const i of idx){const f=D.files[i],s=S[i],p=pc(s.lh,s.lf);rows.push('<t"
+    "r data-path=\"'+esc(f.p)+'\"><td><a href=\"#f='+i+'\">'+esc(f.p)+'</a></td><td><span class"
+    "=\"bar\"><i style=\"width:'+(p===null?100:p)+'%\"></i></span></td>'+cell(s.lh,s.lf)+cell(s"
+    ".fh,s.ff)+cell(s.bh,s.bf)+(D.mcdc?cell(s.mh,s.mf):'')+(D.excl?'<td class=\"n x\" title=\"'"
+    "+s.xb+' branches\">'+s.xl+'</td>':'')+(D.diff?'<td>'+esc(f.dc||'')+'</td>':'')+'</tr>')}\n"
     " M.innerHTML=h+rows.join('')+'</tbody></table>';\n"
-    " for(const th of M.querySelectorAll('th[data-k]'))th.onclick=()=>{dir=key===th.dataset.k?"
-    "-dir:1;key=th.dataset.k;summary()};\n"
-    " const fi=document.getElementById('filter');fi.oninput=()=>{filt=fi.value;summary();"
-    "const g=document.getElementById('filter');g.focus();g.setSelectionRange(filt.length,"
-    "filt.length)};\n"
+    " for(const th of M.querySelectorAll('th[data-k]'))th.onclick=()=>{dir=key===th.dataset.k?-"
+    "dir:1;key=th.dataset.k;summary()};\n"
+    " const fi=document.getElementById('filter');fi.oninput=()=>{filt=fi.value;summary();const "
+    "g=document.getElementById('filter');g.focus();g.setSelectionRange(filt.length,filt.length)"
+    "};\n"
     "}\n"
-    /* a line's branches: counts (null: not executed) as + - # marks and a hover list */
-    "function branches(b){if(!b)return '<td class=\"br\"></td>';const c=b[3]||[];"
-    "const t=c.map((n,k)=>'branch '+k+': '+(n===null?'not executed':n>0?'taken '+n+"
-    "(n==1?' time':' times'):'not taken')).join('\\n');"
-    "return '<td class=\"br\" title=\"'+esc(t)+'\" data-taken=\"'+b[1]+'\" data-found=\"'+b[2]+"
-    "'\">'+c.map(n=>n===null?'<span class=\"bx\">#</span>':n>0?'<span class=\"bt\">+</span>':"
-    "'<span class=\"bn\">-</span>').join('')+'</td>'}\n"
-    "function funcs(i){const f=D.files[i];const v=x=>fkey==='n'?x[0]:fkey==='c'?x[2]:x[1];"
-    "const fs=f.f.slice().sort((a,b)=>{const x=v(a),y=v(b);return (x===y?0:x<y?-1:1)*fdir});"
-    "return '<table id=\"functions\"><thead><tr><th data-fk=\"n\">Function</th>"
-    "<th data-fk=\"l\">Line</th><th data-fk=\"c\">Calls</th></tr></thead><tbody>'+fs.map(x=>"
-    "'<tr class=\"'+(x[2]>0?'hit':'miss')+'\"><td><a href=\"#f='+i+'&l='+x[1]+'\">'+esc(x[0])+"
-    "'</a></td><td class=\"n\">'+x[1]+'</td><td class=\"n '+(x[2]>0?'hi':'lo')+'\">'+x[2]+"
-    "'</td></tr>').join('')+'</tbody></table>'}\n"
+    "function branches(b){if(!b)return '<td class=\"br\"></td>';const c=b[3]||[];const t=c.map("
+    "(n,k)=>'branch '+k+': '+(n===null?'not executed':n>0?'taken '+n+(n==1?' time':' times'):'n"
+    "ot taken')).join('\\n');return '<td class=\"br\" title=\"'+esc(t)+'\" data-taken=\"'+b[1]+"
+    "'\" data-found=\"'+b[2]+'\">'+c.map(n=>n===null?'<span class=\"bx\">#</span>':n>0?'<span c"
+    "lass=\"bt\">+</span>':'<span class=\"bn\">-</span>').join('')+'</td>'}\n"
+    "function funcs(i){const f=data(i);const v=x=>fkey==='n'?x[0]:fkey==='c'?x[2]:x[1];const fs"
+    "=f.f.slice().sort((a,b)=>{const x=v(a),y=v(b);return (x===y?0:x<y?-1:1)*fdir});return '<ta"
+    "ble id=\"functions\"><thead><tr><th data-fk=\"n\">Function</th><th data-fk=\"l\">Line</th>"
+    "<th data-fk=\"c\">Calls</th></tr></thead><tbody>'+fs.map(x=>'<tr class=\"'+(x[2]>0?'hit':'"
+    "miss')+'\"><td><a href=\"#f='+i+'&l='+x[1]+'\">'+esc(x[0])+'</a></td><td class=\"n\">'+x[1"
+    "]+'</td><td class=\"n '+(x[2]>0?'hi':'lo')+'\">'+x[2]+'</td></tr>').join('')+'</tbody></ta"
+    "ble>'}\n"
     "function file(i){\n"
-    " const f=D.files[i],s=S[i],cnt=new Map(f.l),br=new Map(f.b.map(b=>[b[0],b])),"
-    "mc=new Map((f.m||[]).map(x=>[x[0],x])),cat=new Map(f.d||[]),ex=new Set(f.x||[]);\n"
-    " let h='<p><a href=\"#\">&larr; all files</a></p><h2>'+esc(f.p)+'</h2><p>Lines '+"
-    "fmt(s.lh,s.lf)+' ('+s.lh+' / '+s.lf+'), functions '+fmt(s.fh,s.ff)+', branches '+"
-    "fmt(s.bh,s.bf)+(s.mf?', MC/DC conditions '+fmt(s.mh,s.mf)+' ('+s.mh+' / '+s.mf+')':'')+"
-    "(s.xl||s.xb?'; excluded: <span id=\"excluded\">'+s.xl+' lines, '+s.xb+' branches</span>':'')+"
-    "'</p>'+funcs(i)+'<p class=\"keys\">n / p (or j / k): next / previous uncovered line. "
-    "Branches: <span class=\"bt\">+</span> taken, <span class=\"bn\">-</span> not taken, "
-    "<span class=\"bx\">#</span> not executed.</p>';\n"
+    " const f=data(i),s=S[i],cnt=new Map();for(let k=0;k+1<f.l.length;k+=2)cnt.set(f.l[k],f.l[k"
+    "+1]);\n"
+    " const br=new Map(f.b.map(b=>[b[0],b])),mc=new Map((f.m||[]).map(x=>[x[0],x])),cat=new Map"
+    "(f.d||[]),ex=new Set(f.x||[]);\n"
+    " let h='<p><a href=\"#\">&larr; all files</a></p><h2>'+esc(f.p||D.files[i].p)+'</h2><p>Lin"
+    "es '+fmt(s.lh,s.lf)+' ('+s.lh+' / '+s.lf+'), functions '+fmt(s.fh,s.ff)+', branches '+fmt("
+    "s.bh,s.bf)+(s.mf?', MC/DC conditions '+fmt(s.mh,s.mf)+' ('+s.mh+' / '+s.mf+')':'')+(s.xl||"
+    "s.xb?'; excluded: <span id=\"excluded\">'+s.xl+' lines, '+s.xb+' branches</span>':'')+'</p"
+    ">'+funcs(i)+'<p class=\"keys\">n / p (or j / k): next / previous uncovered line. Branches:"
+    " <span class=\"bt\">+</span> taken, <span class=\"bn\">-</span> not taken, <span class=\"b"
+    "x\">#</span> not executed.</p>';\n"
     " const src=f.s===null?null:f.s.split('\\n');\n"
-    " if(src===null)h+='<p>(source not available: '+esc(f.p)+')</p>';\n"
-    /* without the source, only the lines with data (a line number is not a row count) */
-    " const ks=src?src.map((_,j)=>j+1):[...new Set([...f.l.map(l=>l[0]),...f.b.map(b=>b[0]),"
-    "...(f.x||[])])].sort((a,b)=>a-b);const rows=[];\n"
-    " for(const k of ks){const c=cnt.get(k),b=br.get(k),d=cat.get(k),x=mc.get(k);"
-    "const e=ex.has(k);"
-    "rows.push('<tr id=\"L'+k+'\" class=\"'+(e?'excl':c===undefined?'none':c>0?'hit':'miss')+'\">"
-    "<td class=\"ln\">'+k+'</td><td class=\"cnt\">'+(e?'excl':c===undefined?'':c)+'</td>'"
-    "+branches(b)+(D.mcdc?'<td class=\"mcdc\">'+(x?x[1]+'/'+x[2]:'')+'</td>':'')"
-    "+(D.diff?'<td class=\"cat\">'+(d||'')+'</td>':'')+"
-    "'<td class=\"src\">'+(src?esc(src[k-1]):'')+'</td></tr>')}\n"
-    " M.innerHTML=h+'<table id=\"source\"><tbody>'+rows.join('')+'</tbody></table>';\n"
-    " file_keys(i);cur=0;\n"
+    " if(src===null)h+='<p>(source not available: '+esc(D.files[i].p)+')</p>';\n"
+    " const ks=src?null:[...new Set([...cnt.keys(),...f.b.map(b=>b[0]),...(f.x||[])])].sort((a,"
+    "b)=>a-b);\n"
+    " const n=src?src.length:ks.length,miss=[];\n"
+    " for(const [k,c] of cnt)if(!(c>0)&&!ex.has(k)&&(!src||k<=n))miss.push(k);\n"
+    " miss.sort((a,b)=>a-b);\n"
+    " M.innerHTML=h+'<table id=\"source\"><tbody></tbody></table>';\n"
+    " V={i,n,src,ks,cnt,br,mc,cat,ex,miss,tb:M.querySelector('#source tbody'),from:-1,to:-1,rh:"
+    "16};\n"
+    " file_keys(i);cur=0;paint(true);\n"
     "}\n"
-    "function file_keys(i){for(const th of M.querySelectorAll('th[data-fk]'))th.onclick=()=>"
-    "{fdir=fkey===th.dataset.fk?-fdir:1;fkey=th.dataset.fk;"
-    "document.getElementById('functions').outerHTML=funcs(i);file_keys(i)}}\n"
-    /* keyboard: the next or previous uncovered line, marked and scrolled to */
-    "function go(step){const t=document.getElementById('source');if(!t)return;"
-    "const miss=[...t.querySelectorAll('tr.miss')].map(r=>+r.id.slice(1));if(!miss.length)return;"
-    "let to=step>0?miss.find(l=>l>cur):miss.slice().reverse().find(l=>l<cur);"
-    "if(to===undefined)to=step>0?miss[0]:miss[miss.length-1];"
-    "const old=document.getElementById('L'+cur);if(old)old.classList.remove('cur');"
-    "cur=to;const r=document.getElementById('L'+cur);r.classList.add('cur');"
-    "r.scrollIntoView({block:'center'});const m=/^#f=(\\d+)/.exec(location.hash);"
-    "if(m)history.replaceState(null,'','#f='+m[1]+'&l='+cur)}\n"
-    "document.addEventListener('keydown',e=>{if(e.target.tagName==='INPUT'||e.ctrlKey||e.metaKey||"
-    "e.altKey)return;if(e.key==='n'||e.key==='j')go(1);else if(e.key==='p'||e.key==='k')go(-1)});\n"
-    "function route(){const m=/^#f=(\\d+)(?:&l=(\\d+))?/.exec(location.hash);"
-    "if(m&&D.files[+m[1]]){file(+m[1]);if(m[2]){cur=+m[2];const "
-    "r=document.getElementById('L'+m[2]);"
-    "if(r){r.classList.add('cur');r.scrollIntoView()}}}else summary();}\n"
+    "function row(k){const c=V.cnt.get(k),b=V.br.get(k),d=V.cat.get(k),x=V.mc.get(k),e=V.ex.has"
+    "(k);return '<tr id=\"L'+k+'\" class=\"'+(e?'excl':c===undefined?'none':c>0?'hit':'miss')+("
+    "k===cur?' cur':'')+'\"><td class=\"ln\">'+k+'</td><td class=\"cnt\">'+(e?'excl':c===undefi"
+    "ned?'':c)+'</td>'+branches(b)+(D.mcdc?'<td class=\"mcdc\">'+(x?x[1]+'/'+x[2]:'')+'</td>':'"
+    "')+(D.diff?'<td class=\"cat\">'+(d||'')+'</td>':'')+'<td class=\"src\">'+(V.src?esc(V.src["
+    "k-1]):'')+'</td></tr>'}\n"
+    "function pad(r){return '<tr class=\"pad\"><td colspan=\"9\" style=\"height:'+r*V.rh+'px\">"
+    "</td></tr>'}\n"
+    "const ALL=2000,MARGIN=400;\n"
+    "function paint(force){\n"
+    " if(!V)return;let from=0,to=V.n;\n"
+    " if(V.n>ALL){const top=V.tb.parentNode.getBoundingClientRect().top,first=Math.min(V.n,Math"
+    ".max(0,Math.floor(-top/V.rh))),last=Math.min(V.n,first+Math.ceil(innerHeight/V.rh)+1);\n"
+    "  if(!force&&V.from>=0&&(first-V.from>=MARGIN/4||V.from===0)&&(V.to-last>=MARGIN/4||V.to=="
+    "=V.n))return;\n"
+    "  from=Math.max(0,first-MARGIN);to=Math.min(V.n,last+MARGIN)}\n"
+    " if(!force&&from===V.from&&to===V.to)return;\n"
+    " V.from=from;V.to=to;const rows=[];if(from)rows.push(pad(from));\n"
+    " for(let r=from;r<to;r++)rows.push(row(V.src?r+1:V.ks[r]));\n"
+    " if(to<V.n)rows.push(pad(V.n-to));\n"
+    " V.tb.innerHTML=rows.join('');\n"
+    " const one=V.tb.querySelector('tr[id]'),rh=one?one.getBoundingClientRect().height:0;\n"
+    " if(rh>0&&Math.abs(rh-V.rh)>0.01){V.rh=rh;paint(true)}\n"
+    "}\n"
+    "addEventListener('scroll',()=>paint(false),{passive:true});\n"
+    "addEventListener('resize',()=>paint(false));\n"
+    "function rowOf(k){if(V.src)return k>=1&&k<=V.n?k-1:-1;let lo=0,hi=V.n;while(lo<hi){const m"
+    "=(lo+hi)>>1;if(V.ks[m]<k)lo=m+1;else hi=m}return lo<V.n&&V.ks[lo]===k?lo:-1}\n"
+    "function mark(k){\n"
+    " const r=rowOf(k);if(r<0)return;const old=document.getElementById('L'+cur);if(old)old.clas"
+    "sList.remove('cur');\n"
+    " cur=k;const t=V.tb.parentNode;scrollTo(0,Math.max(0,t.getBoundingClientRect().top+scrollY"
+    "+r*V.rh-innerHeight/2+V.rh/2));paint(true);\n"
+    " const e=document.getElementById('L'+k);if(e)e.classList.add('cur');\n"
+    "}\n"
+    "function file_keys(i){for(const th of M.querySelectorAll('th[data-fk]'))th.onclick=()=>{fd"
+    "ir=fkey===th.dataset.fk?-fdir:1;fkey=th.dataset.fk;document.getElementById('functions').ou"
+    "terHTML=funcs(i);file_keys(i)}}\n"
+    "function go(step){if(!V)return;const miss=V.miss;if(!miss.length)return;\n"
+    " let to=step>0?miss.find(l=>l>cur):miss.slice().reverse().find(l=>l<cur);\n"
+    " if(to===undefined)to=step>0?miss[0]:miss[miss.length-1];\n"
+    " mark(to);const q=params();\n"
+    " history.replaceState(null,'',q.file!==undefined?'#file='+encodeURIComponent(q.file)+'&lin"
+    "e='+cur:'#f='+V.i+'&l='+cur)}\n"
+    "document.addEventListener('keydown',e=>{if(e.target.tagName==='INPUT'||e.ctrlKey||e.metaKe"
+    "y||e.altKey)return;if(e.key==='n'||e.key==='j')go(1);else if(e.key==='p'||e.key==='k')go(-"
+    "1)});\n"
+    "function params(){const q={};for(const kv of location.hash.slice(1).split('&')){const e=kv"
+    ".indexOf('=');if(e>0){try{q[kv.slice(0,e)]=decodeURIComponent(kv.slice(e+1))}catch(x){}}}r"
+    "eturn q}\n"
+    "function find(p){p=p.replace(/^\\.\\//,'');for(let i=0;i<D.files.length;i++)if(D.files[i]."
+    "p===p)return i;\n"
+    " let at=-1;for(let i=0;i<D.files.length;i++)if(D.files[i].p.endsWith('/'+p)){if(at>=0)retu"
+    "rn -1;at=i}return at}\n"
+    "function route(){const q=params(),i=q.file!==undefined?find(q.file):q.f!==undefined&&/^\\d"
+    "+$/.test(q.f)?+q.f:-1,ln=+(q.line||q.l||0);\n"
+    " if(i>=0&&i<D.files.length){scrollTo(0,0);file(i);if(ln>0)mark(ln)}else summary()}\n"
     "window.onhashchange=route;route();\n";
 
-/* (Long: the page's parts in the order they are written, over one set of totals.) */
+/* A file's totals, as the summary shows them: lines hit and found,
+ * functions, branches, MC/DC conditions, excluded lines and branches. */
+static void put_totals(struct out *o, const struct cov_file *c) {
+  uint64_t t[10] = {0};
+  for (size_t k = 0; k < c->n_lines; k++)
+    t[0] += c->lines[k].count > 0;
+  t[1] = c->n_lines;
+  for (size_t k = 0; k < c->n_funcs; k++)
+    t[2] += c->funcs[k].count > 0;
+  t[3] = c->n_funcs;
+  for (size_t k = 0; k < c->n_branches; k++)
+    t[4] += c->branches[k].executed && c->branches[k].taken > 0;
+  t[5] = c->n_branches;
+  for (size_t k = 0; k < c->n_mcdc; k++)
+    t[6] += c->mcdc[k].taken > 0;
+  t[7] = c->n_mcdc;
+  t[8] = c->n_excl_lines;
+  t[9] = c->excl_branches;
+  o_str(o, ", \"t\": [");
+  for (int k = 0; k < 10; k++) {
+    if (k)
+      o_put(o, ",", 1);
+    o_u64(o, t[k]);
+  }
+  o_put(o, "]", 1);
+}
+
+/* The page's index: each file's path and totals (and its differential
+ * categories' counts), all the summary needs. */
+static void put_index(struct out *o, const struct cov_model *m, const struct cov_diff *diff) {
+  for (size_t i = 0; i < m->n_files; i++) {
+    const struct cov_file *c = m->files[i];
+    o_str(o, i ? ",\n{\"p\": " : "\n{\"p\": ");
+    const char *shown = cov_display(m, c->path);
+    put_js_string(o, shown, strlen(shown));
+    put_totals(o, c);
+    if (diff && i < diff->n_files && diff->files[i].n) {
+      const struct cov_diff_file *d = &diff->files[i];
+      o_str(o, ", \"dc\": \"");
+      for (int cat = 1; cat < COV_DIFF_CATEGORIES; cat++)
+        if (d->counts[cat]) {
+          o_str(o, cov_category_name[cat]);
+          o_put(o, " ", 1);
+          o_u64(o, d->counts[cat]);
+          o_put(o, " ", 1);
+        }
+      o_str(o, "\"");
+    }
+    o_str(o, "}");
+  }
+}
+
+/* Branches per line: [line, taken, found, [count or null (not executed), ...]]. */
+static void put_branches(struct out *o, const struct cov_file *c) {
+  o_str(o, ", \"b\": [");
+  for (size_t k = 0, first = 1; k < c->n_branches; first = 0) {
+    uint32_t line = c->branches[k].line;
+    uint64_t hit = 0, found = 0;
+    size_t from = k;
+    for (; k < c->n_branches && c->branches[k].line == line; k++) {
+      found++;
+      hit += c->branches[k].executed && c->branches[k].taken > 0;
+    }
+    o_str(o, first ? "[" : ",[");
+    o_u64(o, line);
+    o_put(o, ",", 1);
+    o_u64(o, hit);
+    o_put(o, ",", 1);
+    o_u64(o, found);
+    o_str(o, ",[");
+    for (size_t j = from; j < k; j++) {
+      if (j > from)
+        o_put(o, ",", 1);
+      if (c->branches[j].executed)
+        o_u64(o, c->branches[j].taken);
+      else
+        o_str(o, "null");
+    }
+    o_str(o, "]]");
+  }
+  o_str(o, "]");
+}
+
+/* (Long: one file's view data, member by member: lines, functions, branches, MC/DC, categories,
+ * exclusions, source.) */
+static void put_file(struct out *o, const struct cov_model *m, size_t i,
+                     const struct cov_diff *diff) {
+  const struct cov_file *c = m->files[i];
+  /* lines: line, count, line, count, ... (flat: 250,000 of them parse and
+   * sit in the browser as one array) */
+  o_str(o, "{\"l\": [");
+  for (size_t k = 0; k < c->n_lines; k++) {
+    if (k)
+      o_put(o, ",", 1);
+    o_u64(o, c->lines[k].line);
+    o_put(o, ",", 1);
+    o_u64(o, c->lines[k].count);
+  }
+  o_str(o, "], \"f\": [");
+  for (size_t k = 0; k < c->n_funcs; k++) {
+    o_str(o, k ? ",[" : "[");
+    put_js_string(o, c->funcs[k].name, strlen(c->funcs[k].name));
+    o_put(o, ",", 1);
+    o_u64(o, c->funcs[k].line);
+    o_put(o, ",", 1);
+    o_u64(o, c->funcs[k].count);
+    o_put(o, "]", 1);
+  }
+  o_str(o, "]");
+  put_branches(o, c);
+  /* MC/DC conditions per line: [line, shown, found]. */
+  if (c->n_mcdc) {
+    o_str(o, ", \"m\": [");
+    for (size_t k = 0, first = 1; k < c->n_mcdc; first = 0) {
+      uint32_t line = c->mcdc[k].line;
+      uint64_t hit = 0, found = 0;
+      for (; k < c->n_mcdc && c->mcdc[k].line == line; k++) {
+        found++;
+        hit += c->mcdc[k].taken > 0;
+      }
+      o_tuple(o, !first, line, hit, &found);
+    }
+    o_str(o, "]");
+  }
+  if (diff && i < diff->n_files && diff->files[i].n) {
+    const struct cov_diff_file *d = &diff->files[i];
+    o_str(o, ", \"d\": [");
+    for (size_t k = 0; k < d->n; k++) {
+      o_str(o, k ? ",[" : "[");
+      o_u64(o, d->lines[k].line);
+      o_str(o, ",\"");
+      o_str(o, cov_category_name[d->lines[k].category]);
+      o_str(o, "\"]");
+    }
+    o_str(o, "]");
+  }
+  if (c->n_excl_lines) {
+    o_str(o, ", \"x\": [");
+    for (size_t k = 0; k < c->n_excl_lines; k++) {
+      if (k)
+        o_put(o, ",", 1);
+      o_u64(o, c->excl_lines[k]);
+    }
+    o_str(o, "]");
+  }
+  o_str(o, ", \"s\": ");
+  char buf[8192];
+  put_source(o, cov_source_path(m, c->path, buf, sizeof(buf)));
+  o_str(o, "}");
+}
+
 int html_write(const struct cov_model *m, FILE *f, const char *title, const struct cov_diff *diff) {
   struct cov_summary all;
   cov_summary(m, &all);
@@ -336,105 +534,18 @@ int html_write(const struct cov_model *m, FILE *f, const char *title, const stru
   static struct out o; /* (64 KiB: not on the stack) */
   o.f = f;
   o.n = 0;
+  put_index(&o, m, diff);
+  o_str(&o, "\n]}</script>\n");
+  /* Each file's view data in a script of its own, parsed only when the
+   * file is opened: the page opens at once whatever the tree's size. */
   for (size_t i = 0; i < m->n_files; i++) {
-    const struct cov_file *c = m->files[i];
-    o_str(&o, i ? ",\n{\"p\": " : "\n{\"p\": ");
-    const char *shown = cov_display(m, c->path);
-    put_js_string(&o, shown, strlen(shown));
-    o_str(&o, ", \"l\": [");
-    for (size_t k = 0; k < c->n_lines; k++)
-      o_tuple(&o, k > 0, c->lines[k].line, c->lines[k].count, NULL);
-    o_str(&o, "], \"f\": [");
-    for (size_t k = 0; k < c->n_funcs; k++) {
-      o_str(&o, k ? ",[" : "[");
-      put_js_string(&o, c->funcs[k].name, strlen(c->funcs[k].name));
-      o_put(&o, ",", 1);
-      o_u64(&o, c->funcs[k].line);
-      o_put(&o, ",", 1);
-      o_u64(&o, c->funcs[k].count);
-      o_put(&o, "]", 1);
-    }
-    /* Branches per line: [line, taken, found, [count or null (not executed), ...]]. */
-    o_str(&o, "], \"b\": [");
-    for (size_t k = 0, first = 1; k < c->n_branches; first = 0) {
-      uint32_t line = c->branches[k].line;
-      uint64_t hit = 0, found = 0;
-      size_t from = k;
-      for (; k < c->n_branches && c->branches[k].line == line; k++) {
-        found++;
-        hit += c->branches[k].executed && c->branches[k].taken > 0;
-      }
-      o_str(&o, first ? "[" : ",[");
-      o_u64(&o, line);
-      o_put(&o, ",", 1);
-      o_u64(&o, hit);
-      o_put(&o, ",", 1);
-      o_u64(&o, found);
-      o_str(&o, ",[");
-      for (size_t j = from; j < k; j++) {
-        if (j > from)
-          o_put(&o, ",", 1);
-        if (c->branches[j].executed)
-          o_u64(&o, c->branches[j].taken);
-        else
-          o_str(&o, "null");
-      }
-      o_str(&o, "]]");
-    }
-    o_str(&o, "]");
-    /* MC/DC conditions per line: [line, shown, found]. */
-    if (c->n_mcdc) {
-      o_str(&o, ", \"m\": [");
-      for (size_t k = 0, first = 1; k < c->n_mcdc; first = 0) {
-        uint32_t line = c->mcdc[k].line;
-        uint64_t hit = 0, found = 0;
-        for (; k < c->n_mcdc && c->mcdc[k].line == line; k++) {
-          found++;
-          hit += c->mcdc[k].taken > 0;
-        }
-        o_tuple(&o, !first, line, hit, &found);
-      }
-      o_str(&o, "]");
-    }
-    if (diff && i < diff->n_files && diff->files[i].n) {
-      const struct cov_diff_file *d = &diff->files[i];
-      o_str(&o, ", \"d\": [");
-      for (size_t k = 0; k < d->n; k++) {
-        o_str(&o, k ? ",[" : "[");
-        o_u64(&o, d->lines[k].line);
-        o_str(&o, ",\"");
-        o_str(&o, cov_category_name[d->lines[k].category]);
-        o_str(&o, "\"]");
-      }
-      o_str(&o, "], \"dc\": \"");
-      for (int cat = 1; cat < COV_DIFF_CATEGORIES; cat++)
-        if (d->counts[cat]) {
-          o_str(&o, cov_category_name[cat]);
-          o_put(&o, " ", 1);
-          o_u64(&o, d->counts[cat]);
-          o_put(&o, " ", 1);
-        }
-      o_str(&o, "\"");
-    }
-    if (c->n_excl_lines) {
-      o_str(&o, ", \"x\": [");
-      for (size_t k = 0; k < c->n_excl_lines; k++) {
-        if (k)
-          o_put(&o, ",", 1);
-        o_u64(&o, c->excl_lines[k]);
-      }
-      o_str(&o, "]");
-    }
-    if (c->excl_branches) {
-      o_str(&o, ", \"xb\": ");
-      o_u64(&o, c->excl_branches);
-    }
-    o_str(&o, ", \"s\": ");
-    char buf[8192];
-    put_source(&o, cov_source_path(m, c->path, buf, sizeof(buf)));
-    o_str(&o, "}");
+    char head[64];
+    snprintf(head, sizeof(head), "<script type=\"application/json\" id=\"f%zu\">", i);
+    o_str(&o, head);
+    put_file(&o, m, i, diff);
+    o_str(&o, "</script>\n");
   }
   o_flush(&o);
-  fprintf(f, "\n]}</script>\n<script>%s</script>\n</body></html>\n", script);
+  fprintf(f, "<script>%s</script>\n</body></html>\n", script);
   return ferror(f) ? -1 : 0;
 }

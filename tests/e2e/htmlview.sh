@@ -62,17 +62,21 @@ grep -q '<tr id="L7" class="excl">' dom.html && pass "excluded lines marked" || 
 # Keys: n/j to the next uncovered line, p/k back, wrapping; the address follows.
 misses=$(awk -F'[:,]' '/^DA:/ && $3 == 0 {printf "L%s ", $2}' r.info)
 read -r m1 m2 m3 _ <<<"$misses"
-cat >keys.html <<'H'
-<!DOCTYPE html><html><body><iframe id="f" src="r.html#f=0" width="1000" height="700"></iframe>
+# keys PAGE#FRAGMENT KEY...: the keys pressed in the page, and after each the
+# row marked (its id and count), then the address.
+keys() {
+  local src=$1
+  shift
+  cat >keys.html <<H
+<!DOCTYPE html><html><body><iframe id="f" src="$src" width="1000" height="700"></iframe>
 <script>
 document.getElementById('f').onload = () => {
   const w = document.getElementById('f').contentWindow, d = w.document, out = [];
-  const key = c => {
+  for (const c of '$*'.split(' ')) {
     d.dispatchEvent(new w.KeyboardEvent('keydown', {key: c}));
     const r = d.querySelectorAll('tr.cur');
-    out.push(c + ':' + (r.length === 1 ? r[0].id : r.length));
-  };
-  ['n', 'n', 'j', 'p', 'k'].forEach(key);
+    out.push(c + ':' + (r.length === 1 ? r[0].id + '=' + r[0].querySelector('td.cnt').textContent : r.length));
+  }
   out.push(w.location.hash);
   const p = document.createElement('pre');
   p.id = 'res';
@@ -81,9 +85,11 @@ document.getElementById('f').onload = () => {
 };
 </script></body></html>
 H
-res=$(headless --allow-file-access-from-files --dump-dom "file://$WORK/keys.html" |
-  sed -n 's/.*<pre id="res">\([^<]*\)<.*/\1/p')
-[ "$res" = "n:$m1 n:$m2 j:$m3 p:$m2 k:$m1 #f=0&amp;l=${m1#L}" ] && pass "keys between uncovered lines ($misses): $res" ||
+  headless --allow-file-access-from-files --dump-dom "file://$WORK/keys.html" |
+    sed -n 's/.*<pre id="res">\([^<]*\)<.*/\1/p'
+}
+res=$(keys 'r.html#f=0' n n j p k)
+[ "$res" = "n:$m1=0 n:$m2=0 j:$m3=0 p:$m2=0 k:$m1=0 #f=0&amp;l=${m1#L}" ] && pass "keys between uncovered lines ($misses): $res" ||
   fail "keys between uncovered lines ($misses): $res"
 
 # Themes: the system's setting picks light or dark colours.
@@ -115,4 +121,38 @@ printf 'SF:/nonexistent/x.c\nDA:3,1\nDA:4000000000,0\nend_of_record\n' >far.info
 headless --dump-dom "file://$WORK/far.html#f=0" >far.dom
 [ "$(grep -o '<tr id="L[0-9]*"' far.dom | tr '\n' ' ')" = '<tr id="L3" <tr id="L4000000000" ' ] &&
   grep -q 'source not available' far.dom && pass "a file without its source" || fail "a file without its source: $(grep -c '<tr id=' far.dom) rows"
+
+# At scale: a 500,000-line file opens at the line a fragment names
+# (#file=PATH&line=N), with only the rows on screen and a margin in the DOM;
+# n goes on to the next uncovered line from there, wherever it is.
+python3 - "$WORK" <<'PY'
+import sys
+w, n = sys.argv[1], 500000
+with open(w + "/huge.c", "w") as f:
+    for i in range(1, n + 1):
+        f.write(f"int v{i} = {i};\n")
+with open(w + "/huge.info", "w") as f:
+    f.write(f"TN:\nSF:{w}/huge.c\n")
+    for i in range(3, n + 1, 3):
+        f.write(f"DA:{i},{(i // 3) % 5}\n")
+    f.write("end_of_record\n")
+PY
+"$UCOV" report huge.info --html huge.html || fail "huge report"
+headless --dump-dom "file://$WORK/huge.html#file=$WORK/huge.c&line=400002" >huge.dom
+rows=$(grep -o '<tr id="L' huge.dom | wc -l)
+grep -q '<tr id="L400002" class="hit cur"><td class="ln">400002</td><td class="cnt">4</td>' huge.dom &&
+  [ "$rows" -gt 0 ] && [ "$rows" -lt 3000 ] && pass "a 500,000-line file opens at #file=PATH&line=N ($rows rows in the DOM)" ||
+  fail "a 500,000-line file opens at #file=PATH&line=N: $rows rows, $(grep -o '<tr id="L400002"[^>]*>' huge.dom)"
+res=$(keys 'huge.html#file=huge.c&line=400002' n n p)
+# the uncovered lines after 400002: every 15th line from 400005 on
+[ "$res" = "n:L400005=0 n:L400020=0 p:L400005=0 #file=huge.c&amp;line=400005" ] &&
+  pass "keys in a 500,000-line file, from a fragment's line: $res" || fail "keys in a 500,000-line file: $res"
+# #file= takes a unique ending of a path; an ambiguous one opens the summary.
+printf 'SF:/p/a/x.c\nDA:1,1\nend_of_record\nSF:/p/b/x.c\nDA:2,0\nend_of_record\n' >two.info
+"$UCOV" report two.info --html two.html
+headless --dump-dom "file://$WORK/two.html#file=b/x.c&line=2" >two.dom
+headless --dump-dom "file://$WORK/two.html#file=x.c" >two2.dom
+grep -q '<h2>/p/b/x.c</h2>' two.dom && grep -q '<tr id="L2" class="miss cur">' two.dom &&
+  grep -q '<table id="summary">' two2.dom && pass "#file= by a unique ending; an ambiguous one lists the files" ||
+  fail "#file= by a unique ending: $(grep -o '<h2>[^<]*' two.dom) / $(grep -c summary two2.dom)"
 finish htmlview
