@@ -118,6 +118,13 @@ int store_tests_for(struct store *s, const struct store_filter *f, const char *c
                     void (*cb)(void *arg, const char *test, uint64_t lines, uint64_t hits),
                     void *arg);
 
+/* Every line's tests, as store_who gives them for that line: by path and
+ * line, each line's tests most hits first (f: NULL, everything). */
+int store_line_tests(struct store *s, const struct store_filter *f,
+                     void (*cb)(void *arg, const char *path, uint32_t line, const char *test,
+                                uint64_t count),
+                     void *arg);
+
 /* Line totals per build, oldest first (path: only files whose path contains it). */
 int store_history(struct store *s, const char *path,
                   void (*cb)(void *arg, int64_t build, const char *revision, int64_t created,

@@ -104,25 +104,49 @@ static struct cov_file *file_of(struct chosen *c, size_t n, int64_t id) {
   return hit ? hit->file : NULL;
 }
 
+/* The WHERE clause of a filter over l and c, and the build it names. */
+struct filtered {
+  char where[512];
+  int64_t build;
+};
+
+/* A statement of sql_fmt (printf's: one %s, the filter's WHERE, its
+ * parameters from $1) prepared and bound, the schema made ready first (the
+ * clause in *w); NULL, said (what: the failure's context). */
+static struct db_stmt *prepare_filtered(struct store *s, const struct store_filter *f,
+                                        const char *sql_fmt, const char *what, struct filtered *w) {
+  static const struct store_filter all;
+  if (!f)
+    f = &all;
+  char sql[2048];
+  if (store_ready(s) || filter_sql(s, f, "l", 1, w->where, sizeof(w->where), &w->build))
+    return NULL;
+  snprintf(sql, sizeof(sql), sql_fmt, w->where);
+  struct db_stmt *st = s->db->ops->prepare(s->db, sql);
+  if (!st) {
+    store_fail(s, what);
+    return NULL;
+  }
+  bind_filter(s, st, f, 1, w->build);
+  return st;
+}
+
 /* (Long: one query built from the filter, then its rows read into the model, file by file.) */
 int store_read(struct store *s, const struct store_filter *f, struct cov_model *m) {
   const struct db_ops *o = s->db->ops;
-  if (store_ready(s))
-    return -1;
-  char where[512], sql[2048];
-  int64_t build;
-  if (filter_sql(s, f, "l", 1, where, sizeof(where), &build))
-    return -1;
   /* one content per path: the newest (the highest id) */
-  snprintf(sql, sizeof(sql),
-           "SELECT s.path, MAX(s.id), COUNT(DISTINCT s.id), MIN(l.arcs) FROM line_counts l JOIN "
-           "sources s ON s.id = l.source_id JOIN contexts c ON c.id = l.context_id %s GROUP BY "
-           "s.path ORDER BY s.path",
-           where);
-  struct db_stmt *st = o->prepare(s->db, sql);
+  struct filtered fw;
+  struct db_stmt *st = prepare_filtered(
+      s, f,
+      "SELECT s.path, MAX(s.id), COUNT(DISTINCT s.id), MIN(l.arcs) FROM line_counts l JOIN "
+      "sources s ON s.id = l.source_id JOIN contexts c ON c.id = l.context_id %s GROUP BY "
+      "s.path ORDER BY s.path",
+      "read", &fw);
   if (!st)
-    return store_fail(s, "read");
-  bind_filter(s, st, f, 1, build);
+    return -1;
+  const char *where = fw.where;
+  int64_t build = fw.build;
+  char sql[2048];
   struct chosen *ch = NULL;
   size_t n = 0, cap = 0, older = 0;
   int r;
@@ -281,6 +305,31 @@ int store_who(struct store *s, const struct store_filter *f, const char *file, u
   o->finalize(st);
   free(like);
   return r ? store_fail(s, "who") : 0;
+}
+
+int store_line_tests(struct store *s, const struct store_filter *f,
+                     void (*cb)(void *arg, const char *path, uint32_t line, const char *test,
+                                uint64_t count),
+                     void *arg) {
+  const struct db_ops *o = s->db->ops;
+  /* (who's grouping and order, every line at once) */
+  struct filtered fw;
+  struct db_stmt *st = prepare_filtered(
+      s, f,
+      "SELECT s.path, l.line, c.test, SUMSAT(l.count) FROM line_counts l JOIN sources s ON "
+      "s.id = l.source_id JOIN contexts c ON c.id = l.context_id %s AND l.count > 0 GROUP BY "
+      "s.path, l.line, c.test ORDER BY 1, 2, 4 DESC, 3",
+      "tests per line", &fw);
+  if (!st)
+    return -1;
+  int r;
+  while ((r = o->step(st)) == 1) {
+    int64_t line = o->col_int(st, 1), v = o->col_int(st, 3);
+    if (line > 0 && line <= UINT32_MAX)
+      cb(arg, o->col_text(st, 0), (uint32_t)line, o->col_text(st, 2), v < 0 ? 0 : (uint64_t)v);
+  }
+  o->finalize(st);
+  return r ? store_fail(s, "tests per line") : 0;
 }
 
 int store_history(struct store *s, const char *path,
