@@ -71,3 +71,20 @@ finish() {
   echo "$1: $checks checks, $fails failed"
   [ "$fails" -eq 0 ]
 }
+# need_chromium: BROWSER set to headless Chromium, or the test skipped (exit 0).
+need_chromium() {
+  BROWSER=$(command -v chromium || command -v chromium-browser || true)
+  if [ -z "$BROWSER" ]; then
+    echo "skip: chromium not installed"
+    exit 0
+  fi
+}
+# headless ARGS... URL: Chromium run once on URL with a profile of its own
+# under $WORK (a browser of the call before may still hold the last one's
+# lock) and nothing in the background; the page gets 10 s of virtual time.
+headless() {
+  timeout 120 "$BROWSER" --headless --no-sandbox --disable-gpu --hide-scrollbars \
+    --user-data-dir="$(mktemp -d "$WORK/chromium.XXXXXX")" --no-first-run --disable-background-networking \
+    --disable-component-update --disable-sync --disable-quic --disable-breakpad \
+    --window-size=1200,900 --virtual-time-budget=10000 "$@" 2>/dev/null
+}

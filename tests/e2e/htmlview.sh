@@ -8,20 +8,12 @@
 set -u
 UCOV=$1 SRC=$2 WORK=$3
 . "$SRC/tests/lib.sh"
-BROWSER=$(command -v chromium || command -v chromium-browser || true)
-if [ -z "$BROWSER" ]; then
-  echo "skip: chromium not installed"
-  exit 0
-fi
+need_chromium
 rm -rf "$WORK" && mkdir -p "$WORK/g" "$WORK/chromium" && cd "$WORK/g" || exit 1
 cp "$SRC/tests/e2e/excl/markers.c" . && gcc --coverage -O0 -c markers.c &&
   gcc --coverage markers.o -o m && ./m >/dev/null
 cd "$WORK" || exit 1
 "$UCOV" report g --html r.html --lcov r.info --title view || fail "report"
-headless() { timeout 120 "$BROWSER" --headless --no-sandbox --disable-gpu --hide-scrollbars \
-  --user-data-dir="$WORK/chromium" --no-first-run --disable-background-networking \
-  --disable-component-update --disable-sync --disable-quic --disable-breakpad \
-  --window-size=1200,900 --virtual-time-budget=10000 "$@" 2>/dev/null; }
 
 headless --dump-dom "file://$WORK/r.html#f=0" >dom.html
 # Branches: a line's marks and hover are lcov's BRDA records of that line.
@@ -125,18 +117,7 @@ headless --dump-dom "file://$WORK/far.html#f=0" >far.dom
 # At scale: a 500,000-line file opens at the line a fragment names
 # (#file=PATH&line=N), with only the rows on screen and a margin in the DOM;
 # n goes on to the next uncovered line from there, wherever it is.
-python3 - "$WORK" <<'PY'
-import sys
-w, n = sys.argv[1], 500000
-with open(w + "/huge.c", "w") as f:
-    for i in range(1, n + 1):
-        f.write(f"int v{i} = {i};\n")
-with open(w + "/huge.info", "w") as f:
-    f.write(f"TN:\nSF:{w}/huge.c\n")
-    for i in range(3, n + 1, 3):
-        f.write(f"DA:{i},{(i // 3) % 5}\n")
-    f.write("end_of_record\n")
-PY
+python3 "$SRC/tests/e2e/gen_lines.py" "$WORK" 500000
 "$UCOV" report huge.info --html huge.html || fail "huge report"
 headless --dump-dom "file://$WORK/huge.html#file=$WORK/huge.c&line=400002" >huge.dom
 rows=$(grep -o '<tr id="L' huge.dom | wc -l)

@@ -154,15 +154,9 @@ fi
 ! grep -qE '(src|href)="(https?:)?//' r.html && grep -q '<title>demo &lt;report></title>' r.html &&
   pass "the HTML page loads nothing from elsewhere; the title is escaped" || fail "the HTML page loads nothing from elsewhere; the title is escaped"
 BROWSER=$(command -v chromium || command -v chromium-browser || true)
-# A profile of its own in the test's directory, and nothing in the background:
-# the browser runs as root and writes nowhere but there.
-mkdir -p "$WORK/chromium"
-# (a profile of its own each time: a browser of the call before may still
-# hold the last one's lock for a moment)
-headless() { timeout 120 "$BROWSER" --headless --no-sandbox --disable-gpu --hide-scrollbars \
-  --user-data-dir="$(mktemp -d "$WORK/chromium.XXXXXX")" --no-first-run --disable-background-networking \
-  --disable-component-update --disable-sync --disable-quic --disable-breakpad \
-  --window-size=1200,900 --virtual-time-budget=10000 "$@" 2>/dev/null; }
+# (headless, tests/lib.sh: a profile of its own in the test's directory each
+# time, nothing in the background; the browser runs as root and writes
+# nowhere but there)
 if [ -n "$BROWSER" ]; then
   headless --dump-dom "file://$WORK/r.html" >dom.html
   [ "$(grep -o '<tr data-path="/[^"]*"' dom.html | wc -l)" = 3 ] &&
