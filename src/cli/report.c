@@ -23,6 +23,7 @@
 #include "report/inputs.h"
 #include "report/model.h"
 #include "report_opts.h"
+#include "report_store.h"
 #include "store/store.h"
 
 static const char report_usage[] =
@@ -280,9 +281,9 @@ int cmd_report(int argc, char **argv) {
     return UCOV_EXIT_USAGE;
   }
   int bad = 0;
+  struct store_filter sf = {out.build, out.tests, out.n_tests, since};
   if (out.store) {
     struct store *st = store_open_existing(out.store);
-    struct store_filter sf = {out.build, out.tests, out.n_tests, since};
     if (!st || store_read(st, &sf, &m))
       bad++;
     store_close(st);
@@ -331,10 +332,15 @@ int cmd_report(int argc, char **argv) {
     }
   }
   udiff_free(ud);
+  /* the page shows what the store knows beyond the counts */
+  struct html_extra extra = {0};
+  if (out.store && out.path[FMT_HTML] && !bad)
+    bad += report_store_html(out.store, &sf, &m, &extra) != 0;
   struct report_ctx ctx = {.m = &m,
                            .diff = have_diff ? &diff : NULL,
                            .title = out.title ? out.title : "ucov coverage report",
-                           .lcov_format = out.lcov_format};
+                           .lcov_format = out.lcov_format,
+                           .html = out.store ? &extra : NULL};
   int err = 0;
   for (int k = 0; k < REPORT_FORMATS; k++)
     if (out.path[k])
@@ -355,6 +361,7 @@ int cmd_report(int argc, char **argv) {
   int gate = gates(&m, out.fail_under, have_diff && diff.have_patch ? &diff : NULL);
   if (have_diff)
     cov_diff_free(&diff);
+  report_store_html_free(&extra);
   cov_free(&base);
   report_release(&m, &in, &out);
   /* (an input not read: the figures are not the build's, no gate is judged on them) */

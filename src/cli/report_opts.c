@@ -64,7 +64,7 @@ static int fmt_json(const struct report_ctx *c, FILE *f) {
   return ucov_json_write(c->m, f, c->diff);
 }
 static int fmt_html(const struct report_ctx *c, FILE *f) {
-  return html_write(c->m, f, c->title, c->diff);
+  return html_write(c->m, f, c->title, c->diff, c->html);
 }
 static int fmt_json_summary(const struct report_ctx *c, FILE *f) {
   return json_summary_write(c->m, f, c->diff);

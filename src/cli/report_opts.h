@@ -14,14 +14,17 @@
 #include "report/inputs.h"
 #include "report/model.h"
 
+struct html_extra;
+
 struct cov_diff;
 
 /* What every writer of a report is given. */
 struct report_ctx {
   const struct cov_model *m;
-  const struct cov_diff *diff; /* the differential categories, or NULL */
-  const char *title;           /* --title (html, markdown, jacoco) */
-  int lcov_format;             /* 1 or 2 */
+  const struct cov_diff *diff;   /* the differential categories, or NULL */
+  const char *title;             /* --title (html, markdown, jacoco) */
+  int lcov_format;               /* 1 or 2 */
+  const struct html_extra *html; /* what the store adds to the HTML page, or NULL */
 };
 
 /* The report formats: --OPTION FILE writes the model with write; merge: ucov

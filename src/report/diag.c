@@ -61,7 +61,7 @@ static void give(enum diag_severity severity, const char *file, unsigned long li
 
 static void in_context(struct diag_sink *s, const struct diag *d) {
   struct diag_context *c = (struct diag_context *)s;
-  if (c->quiet)
+  if (c->quiet || (c->only_errors && d->severity != DIAG_ERROR))
     return;
   /* (the words added are about a failure: a warning or a note passes as it is) */
   int err = d->severity == DIAG_ERROR;

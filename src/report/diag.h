@@ -49,7 +49,8 @@ struct diag_context {
   struct diag_sink sink;
   struct diag_sink *outer;
   const char *file, *before, *after;
-  int quiet;
+  int quiet;       /* nothing passed on */
+  int only_errors; /* warnings and notes not passed on */
 };
 
 void diag_context_begin(struct diag_context *c);

@@ -203,7 +203,16 @@ static const char style[] =
     "#source td.br{cursor:help;text-align:left}"
     ".bt,.bn,.bx{font-weight:bold;padding:0 1px}.bt{color:var(--ok)}.bn{color:var(--lo)}"
     ".bx{color:var(--mut)}"
-    "a{color:var(--a)}";
+    "a{color:var(--a)}"
+    "#history{padding:8px 16px 0}#chart .grid{stroke:var(--th)}#chart .axis{font-size:10px;"
+    "fill:var(--mut);text-anchor:end}#chart polyline{fill:none;stroke-width:1.5}"
+    "#chart .s0,.legend .s0{stroke:#2a7;fill:#2a7;color:#2a7}#chart .s1,.legend .s1{stroke:#37c;"
+    "fill:#37c;color:#37c}#chart .s2,.legend .s2{stroke:#c73;fill:#c73;color:#c73}"
+    "#chart polyline.s0,#chart polyline.s1,#chart polyline.s2{fill:none}"
+    ".legend{font-size:12px;color:var(--mut)}"
+    "#who{position:fixed;right:12px;bottom:12px;max-height:40vh;overflow:auto;background:var(--bg);"
+    "border:1px solid var(--mut);padding:6px 10px;font-size:12px}"
+    "#source tr[data-tests] td.cnt{cursor:pointer}";
 
 /*
  * The page script. The summary comes from the index (paths and totals);
@@ -225,13 +234,15 @@ static const char script[] =
     "quot;'}[c]))}\n"
     "const S=D.files.map(f=>{const t=f.t;return{lh:t[0],lf:t[1],fh:t[2],ff:t[3],bh:t[4],bf:t[5]"
     ",mh:t[6],mf:t[7],xl:t[8],xb:t[9]}});\n"
-    "let key='p',dir=1,filt='',fkey='l',fdir=1,cur=0,V=null,C={i:-1,f:null};\n"
+    "const T=D.tests||null,H=document.getElementById('history');\n"
+    "let only=-1,onlyName='',key='p',dir=1,filt='',fkey='l',fdir=1,cur=0,V=null,C={i:-1,f:null}"
+    ";\n"
     "function data(i){if(C.i!==i)C={i,f:JSON.parse(document.getElementById('f'+i).textContent)}"
     ";return C.f}\n"
     "function cell(h,f){const p=pc(h,f);return '<td class=\"n '+cls(p)+'\">'+fmt(h,f)+'</td><td"
     " class=\"n\">'+h+' / '+f+'</td>'}\n"
     "function summary(){\n"
-    " V=null;\n"
+    " V=null;if(H)H.hidden=false;\n"
     " const idx=D.files.map((f,i)=>i).filter(i=>!filt||D.files[i].p.includes(filt));\n"
     " const val=i=>key==='p'?D.files[i].p:key==='l'?pc(S[i].lh,S[i].lf):key==='f'?pc(S[i].fh,S["
     "i].ff):key==='m'?pc(S[i].mh,S[i].mf):key==='x'?S[i].xl:pc(S[i].bh,S[i].bf);\n"
@@ -267,41 +278,50 @@ static const char script[] =
     "]+'</td><td class=\"n '+(x[2]>0?'hi':'lo')+'\">'+x[2]+'</td></tr>').join('')+'</tbody></ta"
     "ble>'}\n"
     "function file(i){\n"
-    " const f=data(i),s=S[i],t=f.s;\n"
+    " const f=data(i),s=S[i],t=f.s,wm=new Map(),fw=f.w||[];if(H)H.hidden=true;\n"
+    " for(let k=0;k+1<fw.length;k+=2+2*fw[k+1])wm.set(fw[k],k);\n"
+    " const cof=(l,c)=>{if(only===-1)return c;if(only<0)return 0;const k=wm.get(l);if(k===undef"
+    "ined)return 0;for(let j=0;j<fw[k+1];j++)if(fw[k+2+2*j]===only)return fw[k+3+2*j];return 0}"
+    ";\n"
     " let src=null;if(t!==null){let n1=1;for(let p=t.indexOf('\\n');p>=0;p=t.indexOf('\\n',p+1)"
     ")n1++;src=new Int32Array(n1+1);for(let p=t.indexOf('\\n'),j=1;p>=0;p=t.indexOf('\\n',p+1))"
     "src[j++]=p+1;src[n1]=t.length+1}\n"
     " const n0=src?src.length-1:0,cv=src?new Float64Array(n0+1).fill(-1):null,cnt=src?null:new "
     "Map();\n"
-    " for(let k=0;k+1<f.l.length;k+=2){const l=f.l[k];if(cv){if(l<=n0)cv[l]=f.l[k+1]}else cnt.s"
-    "et(l,f.l[k+1])}\n"
+    " for(let k=0;k+1<f.l.length;k+=2){const l=f.l[k],c=cof(l,f.l[k+1]);if(cv){if(l<=n0)cv[l]=c"
+    "}else cnt.set(l,c)}\n"
     " const br=new Map(f.b.map(b=>[b[0],b])),mc=new Map((f.m||[]).map(x=>[x[0],x])),cat=new Map"
     "(f.d||[]),ex=new Set(f.x||[]);\n"
     " let h='<p><a href=\"#\">&larr; all files</a></p><h2>'+esc(f.p||D.files[i].p)+'</h2><p>Lin"
     "es '+fmt(s.lh,s.lf)+' ('+s.lh+' / '+s.lf+'), functions '+fmt(s.fh,s.ff)+', branches '+fmt("
     "s.bh,s.bf)+(s.mf?', MC/DC conditions '+fmt(s.mh,s.mf)+' ('+s.mh+' / '+s.mf+')':'')+(s.xl||"
     "s.xb?'; excluded: <span id=\"excluded\">'+s.xl+' lines, '+s.xb+' branches</span>':'')+'</p"
-    ">'+funcs(i)+'<p class=\"keys\">n / p (or j / k): next / previous uncovered line. Branches:"
-    " <span class=\"bt\">+</span> taken, <span class=\"bn\">-</span> not taken, <span class=\"b"
-    "x\">#</span> not executed.</p>';\n"
+    ">'+(only!==-1?'<p id=\"only\">Test <b>'+esc(onlyName)+'</b> alone: each line\\'s hits in t"
+    "hat test.</p>':'')+funcs(i)+'<p class=\"keys\">n / p (or j / k): next / previous uncovered"
+    " line. Branches: <span class=\"bt\">+</span> taken, <span class=\"bn\">-</span> not taken,"
+    " <span class=\"bx\">#</span> not executed.</p>';\n"
     " if(src===null)h+='<p>(source not available: '+esc(D.files[i].p)+')</p>';\n"
     " const ks=src?null:[...new Set([...cnt.keys(),...f.b.map(b=>b[0]),...(f.x||[])])].sort((a,"
     "b)=>a-b);\n"
     " const n=src?n0:ks.length,miss=[];\n"
-    " for(let k=0;k+1<f.l.length;k+=2){const l=f.l[k];if(!(f.l[k+1]>0)&&!ex.has(l)&&(!src||l<=n"
-    "))miss.push(l)}\n"
+    " for(let k=0;k+1<f.l.length;k+=2){const l=f.l[k];if(!(cof(l,f.l[k+1])>0)&&!ex.has(l)&&(!sr"
+    "c||l<=n))miss.push(l)}\n"
     " miss.sort((a,b)=>a-b);\n"
     " M.innerHTML=h+'<table id=\"source\"><tbody></tbody></table>';\n"
-    " V={i,n,t,src,ks,cv,cnt,br,mc,cat,ex,miss,tb:M.querySelector('#source tbody'),from:-1,to:-"
-    "1,rh:16};\n"
+    " V={i,n,t,src,ks,cv,cnt,wm,fw,br,mc,cat,ex,miss,tb:M.querySelector('#source tbody'),from:-"
+    "1,to:-1,rh:16};\n"
     " file_keys(i);cur=0;paint(true);\n"
     "}\n"
     "function row(k){const c=V.cv?(V.cv[k]<0?undefined:V.cv[k]):V.cnt.get(k),b=V.br.get(k),d=V."
-    "cat.get(k),x=V.mc.get(k),e=V.ex.has(k);return '<tr id=\"L'+k+'\" class=\"'+(e?'excl':c===u"
-    "ndefined?'none':c>0?'hit':'miss')+(k===cur?' cur':'')+'\"><td class=\"ln\">'+k+'</td><td c"
-    "lass=\"cnt\">'+(e?'excl':c===undefined?'':c)+'</td>'+branches(b)+(D.mcdc?'<td class=\"mcdc"
-    "\">'+(x?x[1]+'/'+x[2]:'')+'</td>':'')+(D.diff?'<td class=\"cat\">'+(d||'')+'</td>':'')+'<t"
-    "d class=\"src\">'+(V.src?esc(V.t.substring(V.src[k-1],V.src[k]-1)):'')+'</td></tr>'}\n"
+    "cat.get(k),x=V.mc.get(k),e=V.ex.has(k);let wt='',wc='';if(T){const w=V.wm.get(k),nm=[],ti="
+    "[];if(w!==undefined)for(let j=0;j<V.fw[w+1];j++){nm.push(T[V.fw[w+2+2*j]]);ti.push(T[V.fw["
+    "w+2+2*j]]+': '+V.fw[w+3+2*j])}wt=' data-line=\"'+k+'\" data-tests=\"'+esc(nm.join(' '))+'"
+    "\"';wc=ti.length?' title=\"'+esc(ti.join('\\n'))+'\"':''}\n"
+    "return '<tr id=\"L'+k+'\" class=\"'+(e?'excl':c===undefined?'none':c>0?'hit':'miss')+(k==="
+    "cur?' cur':'')+'\"'+wt+'><td class=\"ln\">'+k+'</td><td class=\"cnt\"'+wc+'>'+(e?'excl':c="
+    "==undefined?'':c)+'</td>'+branches(b)+(D.mcdc?'<td class=\"mcdc\">'+(x?x[1]+'/'+x[2]:'')+'"
+    "</td>':'')+(D.diff?'<td class=\"cat\">'+(d||'')+'</td>':'')+'<td class=\"src\">'+(V.src?es"
+    "c(V.t.substring(V.src[k-1],V.src[k]-1)):'')+'</td></tr>'}\n"
     "function pad(r){return '<tr class=\"pad\"><td colspan=\"9\" style=\"height:'+r*V.rh+'px\">"
     "</td></tr>'}\n"
     "const ALL=2000,MARGIN=400;\n"
@@ -331,6 +351,11 @@ static const char script[] =
     "+r*V.rh-innerHeight/2+V.rh/2));paint(true);\n"
     " const e=document.getElementById('L'+k);if(e)e.classList.add('cur');\n"
     "}\n"
+    "M.addEventListener('click',e=>{const td=e.target.closest?e.target.closest('td.cnt'):null,o"
+    "ld=document.getElementById('who');if(old)old.remove();if(!td||!td.title||!td.parentNode.da"
+    "taset.tests)return;const d=document.createElement('div');d.id='who';d.innerHTML='<b>Line '"
+    "+td.parentNode.dataset.line+'</b><br>'+esc(td.title).replace(/\\n/g,'<br>');document.body."
+    "appendChild(d)});\n"
     "function file_keys(i){for(const th of M.querySelectorAll('th[data-fk]'))th.onclick=()=>{fd"
     "ir=fkey===th.dataset.fk?-fdir:1;fkey=th.dataset.fk;document.getElementById('functions').ou"
     "terHTML=funcs(i);file_keys(i)}}\n"
@@ -338,8 +363,9 @@ static const char script[] =
     " let to=step>0?miss.find(l=>l>cur):miss.slice().reverse().find(l=>l<cur);\n"
     " if(to===undefined)to=step>0?miss[0]:miss[miss.length-1];\n"
     " mark(to);const q=params();\n"
-    " history.replaceState(null,'',q.file!==undefined?'#file='+encodeURIComponent(q.file)+'&lin"
-    "e='+cur:'#f='+V.i+'&l='+cur)}\n"
+    " history.replaceState(null,'',(q.file!==undefined?'#file='+encodeURIComponent(q.file)+'&li"
+    "ne='+cur:'#f='+V.i+'&l='+cur)+(q.test!==undefined?'&test='+encodeURIComponent(q.test):''))"
+    "}\n"
     "document.addEventListener('keydown',e=>{if(e.target.tagName==='INPUT'||e.ctrlKey||e.metaKe"
     "y||e.altKey)return;if(e.key==='n'||e.key==='j')go(1);else if(e.key==='p'||e.key==='k')go(-"
     "1)});\n"
@@ -350,8 +376,10 @@ static const char script[] =
     "p===p)return i;\n"
     " let at=-1;for(let i=0;i<D.files.length;i++)if(D.files[i].p.endsWith('/'+p)){if(at>=0)retu"
     "rn -1;at=i}return at}\n"
-    "function route(){const q=params(),i=q.file!==undefined?find(q.file):q.f!==undefined&&/^\\d"
-    "+$/.test(q.f)?+q.f:-1,ln=+(q.line||q.l||0);\n"
+    "function route(){const q=params();onlyName=q.test||'';only=q.test===undefined?-1:T&&T.inde"
+    "xOf(q.test)>=0?T.indexOf(q.test):-2;\n"
+    "const i=q.file!==undefined?find(q.file):q.f!==undefined&&/^\\d+$/.test(q.f)?+q.f:-1,ln=+(q"
+    ".line||q.l||0);\n"
     " if(i>=0&&i<D.files.length){scrollTo(0,0);file(i);if(ln>0)mark(ln)}else summary()}\n"
     "window.onhashchange=route;route();\n";
 
@@ -441,7 +469,7 @@ static void put_branches(struct out *o, const struct cov_file *c) {
 /* (Long: one file's view data, member by member: lines, functions, branches, MC/DC, categories,
  * exclusions, source.) */
 static void put_file(struct out *o, const struct cov_model *m, size_t i,
-                     const struct cov_diff *diff) {
+                     const struct cov_diff *diff, const struct html_extra *x, size_t *w) {
   const struct cov_file *c = m->files[i];
   /* lines: line, count, line, count, ... (flat: 250,000 of them parse and
    * sit in the browser as one array) */
@@ -500,13 +528,99 @@ static void put_file(struct out *o, const struct cov_model *m, size_t i,
     }
     o_str(o, "]");
   }
+  /* the tests of each line (the store's): line, n, then n test, count pairs */
+  if (x && *w < x->n_who && x->who[*w].file == i) {
+    o_str(o, ", \"w\": [");
+    for (int first = 1; *w < x->n_who && x->who[*w].file == i; first = 0) {
+      uint32_t line = x->who[*w].line;
+      size_t e = *w;
+      while (e < x->n_who && x->who[e].file == i && x->who[e].line == line)
+        e++;
+      if (!first)
+        o_put(o, ",", 1);
+      o_u64(o, line);
+      o_put(o, ",", 1);
+      o_u64(o, e - *w);
+      for (; *w < e; ++*w) {
+        o_put(o, ",", 1);
+        o_u64(o, x->who[*w].test);
+        o_put(o, ",", 1);
+        o_u64(o, x->who[*w].count);
+      }
+    }
+    o_str(o, "]");
+  }
   o_str(o, ", \"s\": ");
   char buf[8192];
   put_source(o, cov_source_path(m, c->path, buf, sizeof(buf)));
   o_str(o, "}");
 }
 
-int html_write(const struct cov_model *m, FILE *f, const char *title, const struct cov_diff *diff) {
+/* A percentage as ucov history prints it. */
+static void percent(char *out, size_t n, uint64_t hit, uint64_t found) {
+  snprintf(out, n, "%.2f", found ? 100.0 * (double)hit / (double)found : 0.0);
+}
+
+/* Coverage per build, oldest first: an inline SVG, a group per build
+ * (data-build, data-percent: its line coverage as ucov history gives it)
+ * holding a point per measure, its revision and time in its hover. */
+static void put_chart(FILE *f, const struct html_extra *x) {
+  static const char *const kind[3] = {"lines", "functions", "branches"};
+  const double w = 720, h = 160, left = 40, top = 10, right = 10, bottom = 20;
+  size_t n = x->n_builds;
+  double step = n > 1 ? (w - left - right) / (double)(n - 1) : 0;
+  fprintf(f,
+          "<div id=\"history\"><svg id=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" "
+          "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">",
+          w, h, w, h);
+  for (int p = 0; p <= 100; p += 50)
+    fprintf(f,
+            "<line class=\"grid\" x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\"/>"
+            "<text class=\"axis\" x=\"%.0f\" y=\"%.1f\">%d%%</text>",
+            left, w - right, top + (h - top - bottom) * (100 - p) / 100.0,
+            top + (h - top - bottom) * (100 - p) / 100.0, left - 4,
+            top + (h - top - bottom) * (100 - p) / 100.0 + 4, p);
+  for (int k = 0; k < 3; k++) {
+    fprintf(f, "<polyline class=\"s%d\" points=\"", k);
+    for (size_t i = 0; i < n; i++) {
+      const struct html_build *b = &x->builds[i];
+      double pc = b->found[k] ? 100.0 * (double)b->hit[k] / (double)b->found[k] : 0;
+      fprintf(f, "%s%.1f,%.1f", i ? " " : "", left + step * (double)i,
+              top + (h - top - bottom) * (100 - pc) / 100.0);
+    }
+    fputs("\"/>", f);
+  }
+  for (size_t i = 0; i < n; i++) {
+    const struct html_build *b = &x->builds[i];
+    char when[32], pcs[3][32];
+    time_t t = (time_t)b->created;
+    struct tm tm;
+    strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+    for (int k = 0; k < 3; k++)
+      percent(pcs[k], sizeof(pcs[k]), b->hit[k], b->found[k]);
+    fprintf(f,
+            "<g class=\"build\" data-build=\"%" PRId64
+            "\" data-percent=\"%s\"><title>build %" PRId64 " ",
+            b->id, pcs[0], b->id);
+    put_html(f, b->revision && *b->revision ? b->revision : "-");
+    fprintf(f, " %s\nlines %s%%, functions %s%%, branches %s%%</title>", when, pcs[0], pcs[1],
+            pcs[2]);
+    for (int k = 0; k < 3; k++)
+      fprintf(f,
+              "<circle class=\"s%d\" data-kind=\"%s\" data-pc=\"%s\" cx=\"%.1f\" "
+              "cy=\"%.1f\" r=\"3.5\"/>",
+              k, kind[k], pcs[k], left + step * (double)i,
+              top + (h - top - bottom) * (100 - atof(pcs[k])) / 100.0);
+    fputs("</g>", f);
+  }
+  fputs("</svg><div class=\"legend\"><span class=\"s0\">&#9679; lines</span> <span "
+        "class=\"s1\">&#9679; functions</span> <span class=\"s2\">&#9679; branches</span> "
+        "per build, oldest first</div></div>\n",
+        f);
+}
+
+int html_write(const struct cov_model *m, FILE *f, const char *title, const struct cov_diff *diff,
+               const struct html_extra *x) {
   struct cov_summary all;
   cov_summary(m, &all);
   char when[64];
@@ -530,25 +644,40 @@ int html_write(const struct cov_model *m, FILE *f, const char *title, const stru
   fprintf(f,
           "</h1><div class=\"t\">%zu files &middot; lines %" PRIu64 "/%" PRIu64
           " &middot; functions %" PRIu64 "/%" PRIu64 " &middot; branches %" PRIu64 "/%" PRIu64
-          "%s &middot; %s &middot; ucov</div></header>\n<main></main>\n"
-          "<script type=\"application/json\" id=\"data\">{\"diff\": %s, \"mcdc\": %s, "
-          "\"excl\": %s, \"files\": [",
+          "%s &middot; %s &middot; ucov</div></header>\n",
           m->n_files, all.lines_hit, all.lines_found, all.funcs_hit, all.funcs_found,
-          all.branches_hit, all.branches_found, mcdc, when, diff ? "true" : "false",
-          all.mcdc_found ? "true" : "false",
+          all.branches_hit, all.branches_found, mcdc, when);
+  if (x && x->n_builds)
+    put_chart(f, x);
+  fprintf(f,
+          "<main></main>\n<script type=\"application/json\" id=\"data\">{\"diff\": %s, "
+          "\"mcdc\": %s, \"excl\": %s, ",
+          diff ? "true" : "false", all.mcdc_found ? "true" : "false",
           all.lines_excluded || all.branches_excluded ? "true" : "false");
   static struct out o; /* (64 KiB: not on the stack) */
   o.f = f;
   o.n = 0;
+  if (x && x->n_tests) {
+    o_str(&o, "\"tests\": [");
+    for (size_t k = 0; k < x->n_tests; k++) {
+      if (k)
+        o_put(&o, ",", 1);
+      const char *t = x->tests[k] && *x->tests[k] ? x->tests[k] : "(no test name)";
+      put_js_string(&o, t, strlen(t));
+    }
+    o_str(&o, "], ");
+  }
+  o_str(&o, "\"files\": [");
   put_index(&o, m, diff);
   o_str(&o, "\n]}</script>\n");
   /* Each file's view data in a script of its own, parsed only when the
    * file is opened: the page opens at once whatever the tree's size. */
+  size_t w = 0;
   for (size_t i = 0; i < m->n_files; i++) {
     char head[64];
     snprintf(head, sizeof(head), "<script type=\"application/json\" id=\"f%zu\">", i);
     o_str(&o, head);
-    put_file(&o, m, i, diff);
+    put_file(&o, m, i, diff, x, &w);
     o_str(&o, "</script>\n");
   }
   o_flush(&o);

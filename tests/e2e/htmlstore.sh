@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# The HTML page of a store (ucov report --store URL --html) in headless
+# Chromium: every row of a file's view carries the tests that ran it
+# (data-tests) exactly as ucov who gives them for that line, and its line
+# number (data-line); &test=NAME shows one test's hits alone; the chart has
+# a point group per build of ucov history, with its line coverage
+# (data-percent) and its revision and time in the hover.
+# Usage: htmlstore.sh UCOV SRCDIR WORKDIR
+set -u
+UCOV=$1 SRC=$2 WORK=$3
+. "$SRC/tests/lib.sh"
+need_chromium
+rm -rf "$WORK" && mkdir -p "$WORK/b" && cd "$WORK/b" || exit 1
+cat >cls.c <<'C'
+#include <stdlib.h>
+static int classify(int x) {
+  if (x < 0)
+    return -1;
+  if (x == 0)
+    return 0;
+  return 1;
+}
+int main(int argc, char **argv) {
+  int s = 0;
+  for (int i = 1; i < argc; i++)
+    s += classify(atoi(argv[i]));
+  return s < -100;
+}
+C
+gcc --coverage -O0 cls.c -o cls || fail "build"
+url=$WORK/s.db
+# run NAME REVISION ARGS...: one test's run, pushed as that test of that build
+run() {
+  local name=$1 rev=$2
+  shift 2
+  rm -f ./*.gcda
+  ./cls "$@"
+  "$UCOV" push . --store "$url" --test "$name" --revision "$rev" -q || fail "push $name $rev"
+}
+run neg r1 -1 -2 -3
+run zero r1 0 0
+run pos r1 5
+run pos r2 5 6
+cd "$WORK" || exit 1
+"$UCOV" report --store "$url" --html s.html 2>rep.err || fail "report --store --html: $(cat rep.err)"
+headless --dump-dom "file://$WORK/s.html#file=cls.c&line=4" >file.dom
+headless --dump-dom "file://$WORK/s.html#file=cls.c&test=zero" >zero.dom
+headless --dump-dom "file://$WORK/s.html" >summary.dom
+
+# rows FILE: "LINE|COUNT|DATA-TESTS|CLASSES" for each rendered row
+rows() {
+  python3 - "$1" <<'PY'
+import html, re, sys
+dom = open(sys.argv[1]).read()
+for m in re.finditer(r'<tr id="L(\d+)" class="([^"]*)"([^>]*)><td class="ln">\d+</td><td class="cnt"[^>]*>([^<]*)</td>', dom, re.S):
+    a = dict(re.findall(r'(data-[a-z]+)="([^"]*)"', m.group(3)))
+    if a.get("data-line") != m.group(1):
+        print("bad data-line", m.group(1), a, file=sys.stderr)
+        sys.exit(1)
+    print(m.group(1), m.group(4), html.unescape(a.get("data-tests", "?")), m.group(2), sep="|")
+PY
+}
+rows file.dom >file.rows || fail "rows carry data-line"
+n=$(wc -l <file.rows)
+[ "$n" -ge 14 ] && pass "a file's view: $n rows, each with its data-line" || fail "a file's view: $n rows"
+# data-tests of every row = ucov who for that line
+bad=0
+while IFS="|" read -r line _ tests _; do
+  want=$("$UCOV" who "cls.c:$line" --store "$url" | cut -f1 | tr '\n' ' ')
+  [ "$tests " = "$want" ] || [ -z "$tests$want" ] || {
+    bad=$((bad + 1))
+    echo "line $line: data-tests '$tests', who '$want'" >&2
+  }
+done <file.rows
+[ $bad = 0 ] && pass "every row's data-tests is ucov who for its line" || fail "data-tests against ucov who: $bad lines differ"
+grep -qx '4|3|neg|hit cur' file.rows >/dev/null && pass "#file=cls.c&line=4 marks line 4 with its count" ||
+  fail "#file=cls.c&line=4: $(grep "^4|" file.rows)"
+# &test=zero: each line's hits in that test alone (who's count for it, else 0)
+rows zero.dom >zero.rows
+bad=0
+while IFS="|" read -r line count _ cls; do
+  [ "$cls" = none ] && continue
+  want=$("$UCOV" who "cls.c:$line" --store "$url" | awk -F'\t' '$1 == "zero" {print $2}')
+  [ "$count" = "${want:-0}" ] || {
+    bad=$((bad + 1))
+    echo "line $line: $count in the view, zero's count '${want:-0}'" >&2
+  }
+done <zero.rows
+grep -q '<p id="only">Test <b>zero</b> alone' zero.dom && [ $bad = 0 ] && [ -s zero.rows ] &&
+  pass "&test=zero shows that test's hits alone" || fail "&test=zero: $bad lines differ"
+# the chart: a point group per build of ucov history, its line coverage
+"$UCOV" history --store "$url" | awk -F'\t' '{sub(/%$/, "", $6); print $1, $6}' >hist.txt
+python3 - summary.dom >chart.txt <<'PY'
+import re, sys
+dom = open(sys.argv[1]).read()
+for m in re.finditer(r'<g class="build" data-build="(\d+)" data-percent="([\d.]+)"><title>([^<]*)</title>', dom):
+    print(m.group(1), m.group(2))
+    assert re.search(r"^build %s r\d \d{4}-\d\d-\d\dT" % m.group(1), m.group(3)), m.group(3)
+PY
+[ "$(wc -l <hist.txt)" = 2 ] && cmp -s hist.txt chart.txt && grep -q '<svg id="chart"' summary.dom &&
+  pass "the chart: one point group per build of ucov history, its percentage" ||
+  fail "the chart: history '$(tr '\n' ' ' <hist.txt)', chart '$(tr '\n' ' ' <chart.txt)'"
+finish htmlstore
