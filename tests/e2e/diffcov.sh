@@ -161,6 +161,19 @@ grep -q '^### Changed files' md.txt && grep -q '^| prog.c\|^| .*/prog.c' md.txt 
 # The HTML page carries the categories of the changed lines.
 "$UCOV" report cur --baseline base --diff d.diff --html d.html && grep -q '"diff": true' d.html &&
   grep -q '"GNC"' d.html && grep -q '"LBC"' d.html && pass "HTML categories" || fail "HTML categories"
+# In Chromium: a legend of the file's categories with their counts (the
+# report's own), each a filter: &cat=UNC renders that category's lines alone.
+if command -v chromium >/dev/null; then
+  need_chromium
+  headless --dump-dom "file://$WORK/d.html#file=prog.c" >legend.dom
+  headless --dump-dom "file://$WORK/d.html#file=prog.c&cat=UNC" >unc.dom
+  legend=$(grep -o '<div id="legend">.*</div>' legend.dom | grep -o 'data-cat="[A-Z]*"[^>]*>[A-Z]* [0-9]*' | sed 's/.*>//' | tr '\n' ' ')
+  want=$(grep -o 'GNC [0-9]* UNC [0-9]* GBC [0-9]* LBC [0-9]* CBC [0-9]*' sum.txt)
+  unc=$(grep -o '<td class="cat c-[A-Z]*">' unc.dom | sort -u | tr '\n' ' ')
+  all=$(grep -c '<td class="cat c-' legend.dom)
+  [ "${legend% DCB*}" = "$want" ] && [ "$unc" = '<td class="cat c-UNC"> ' ] && [ "$all" -gt 1 ] &&
+    pass "HTML legend of categories ($legend), and its filter" || fail "HTML legend: '$legend' (want '$want'), filtered: '$unc'"
+fi
 # A malformed diff: said with its line, the report still written, status 1.
 printf 'diff --git a/prog.c b/prog.c\n--- a/prog.c\n+++ b/prog.c\n@@ -1,3 +1,2 @@\n-a\n' >bad.diff
 "$UCOV" report cur --diff bad.diff --lcov bad.info 2>bad.err
