@@ -56,6 +56,8 @@ static const char report_usage[] =
     "  --markdown FILE      a table for a pull-request comment: totals, the changed\n"
     "                       files (with --baseline), the lowest-covered files\n"
     "  --html FILE          one self-contained HTML page (sortable summary, sources)\n"
+    "  --html-dir DIR       the same viewer as DIR/index.html, each file's data in\n"
+    "                       DIR/files/N.js (for trees too large for one page)\n"
     "  --sonarqube FILE     SonarQube generic coverage XML\n"
     "  --coveralls FILE     Coveralls job JSON (repo_token, service_name, ... from\n"
     "                       COVERALLS_REPO_TOKEN, COVERALLS_SERVICE_NAME, ... or the CI)\n"
@@ -334,7 +336,7 @@ int cmd_report(int argc, char **argv) {
   udiff_free(ud);
   /* the page shows what the store knows beyond the counts */
   struct html_extra extra = {0};
-  if (out.store && out.path[FMT_HTML] && !bad)
+  if (out.store && (out.path[FMT_HTML] || out.html_dir) && !bad)
     bad += report_store_html(out.store, &sf, &m, &extra) != 0;
   struct report_ctx ctx = {.m = &m,
                            .diff = have_diff ? &diff : NULL,
@@ -349,6 +351,8 @@ int cmd_report(int argc, char **argv) {
     if (cobertura_write_split(&m, out.cobertura_split))
       err = -1;
   }
+  if (out.html_dir && html_write_dir(&m, out.html_dir, ctx.title, ctx.diff, ctx.html))
+    err = -1;
   if (!quiet && !outputs_any(&out)) { /* the table, then the totals */
     if (m.n_files)
       err |= report_write_one("-", &report_formats[FMT_TEXT], &ctx);

@@ -43,6 +43,7 @@ enum {
   O_LINE_RULE,
   O_ROOT,
   O_COBERTURA_SPLIT,
+  O_HTML_DIR,
   O_DIFF,
   O_STORE,
   O_TEST,
@@ -102,7 +103,7 @@ int outputs_any(const struct outputs *out) {
   for (int k = 0; k < REPORT_FORMATS; k++)
     if (out->path[k])
       return 1;
-  return out->cobertura_split != NULL;
+  return out->cobertura_split != NULL || out->html_dir != NULL;
 }
 
 int report_write_one(const char *path, const struct report_format *fmt,
@@ -168,6 +169,7 @@ int report_parse(int argc, char **argv, const char *usage, struct cov_model *m,
       {"line-rule", required_argument, 0, O_LINE_RULE},
       {"root", required_argument, 0, O_ROOT},
       {"cobertura-split", required_argument, 0, O_COBERTURA_SPLIT},
+      {"html-dir", required_argument, 0, O_HTML_DIR},
       {"diff", required_argument, 0, O_DIFF},
       {"store", required_argument, 0, O_STORE},
       {"test", required_argument, 0, O_TEST},
@@ -192,8 +194,9 @@ int report_parse(int argc, char **argv, const char *usage, struct cov_model *m,
   optind = 1;
   while ((c = getopt_long(argc, argv, merge_out ? "o:qh" : "qh", opts, NULL)) != -1) {
     int format = c >= O_FORMAT && c < O_FORMAT + REPORT_FORMATS;
-    if (merge_out && (format || c == O_TITLE || c == O_COBERTURA_SPLIT || c == O_DIFF ||
-                      c == O_BASELINE)) { /* (the report's outputs: merge writes one lcov file) */
+    if (merge_out &&
+        (format || c == O_TITLE || c == O_COBERTURA_SPLIT || c == O_HTML_DIR || c == O_DIFF ||
+         c == O_BASELINE)) { /* (the report's outputs: merge writes one lcov file) */
       UCOV_ERR("--%s is an option of ucov report\n", opt_name(opts, c));
       cli_try_help();
       return -1;
@@ -208,6 +211,9 @@ int report_parse(int argc, char **argv, const char *usage, struct cov_model *m,
       break;
     case O_COBERTURA_SPLIT:
       out->cobertura_split = optarg;
+      break;
+    case O_HTML_DIR:
+      out->html_dir = optarg;
       break;
     case O_ROOT:
       out->root = optarg;

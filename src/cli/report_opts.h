@@ -54,6 +54,7 @@ extern const struct report_format report_formats[REPORT_FORMATS];
 struct outputs {
   const char *path[REPORT_FORMATS]; /* each format's --OPTION FILE, or NULL */
   const char *cobertura_split;      /* --cobertura-split DIR */
+  const char *html_dir;             /* --html-dir DIR */
   const char *title;
   char *func_joined; /* the --exclude-function patterns, joined (malloc'd) */
   const char *root, *diff;
@@ -68,7 +69,7 @@ struct outputs {
   struct cov_excl excl;
 };
 
-/* Is any report asked for (a format, or --cobertura-split)? */
+/* Is any report asked for (a format, --cobertura-split or --html-dir)? */
 int outputs_any(const struct outputs *out);
 
 /* The options; merge_out: ucov merge's -o (NULL: report's or push's

@@ -24,11 +24,14 @@
 #include "html.h"
 #include "util.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* The page's data is written through a buffer: integers and escapes by
  * hand, not printf (SQLite: a 9 MB source and 100,000 records). */
@@ -253,6 +256,10 @@ static const char script[] =
     ",f:null};\n"
     "function data(i){if(C.i!==i)C={i,f:JSON.parse(document.getElementById('f'+i).textContent)}"
     ";return C.f}\n"
+    "function load(i,then){if(C.i===i||!D.dir)return then();window.ucovFile=(n,o)=>{C={i:n,f:o}"
+    ";if(n===i)then()};const e=document.createElement('script');e.src='files/'+i+'.js';e.onerro"
+    "r=()=>{M.innerHTML='<p>'+esc(D.files[i].p)+': its data, files/'+i+'.js, cannot be loaded</"
+    "p>'};document.body.appendChild(e)}\n"
     "function cell(h,f){const p=pc(h,f);return '<td class=\"n '+cls(p)+'\">'+fmt(h,f)+'</td><td"
     " class=\"n\">'+h+' / '+f+'</td>'}\n"
     "function summary(){\n"
@@ -405,7 +412,8 @@ static const char script[] =
     "y=q.test===undefined?-1:T&&T.indexOf(q.test)>=0?T.indexOf(q.test):-2;\n"
     "const i=q.file!==undefined?find(q.file):q.f!==undefined&&/^\\d+$/.test(q.f)?+q.f:-1,ln=+(q"
     ".line||q.l||0);\n"
-    " if(i>=0&&i<D.files.length){scrollTo(0,0);file(i);if(ln>0)mark(ln)}else summary()}\n"
+    " if(i>=0&&i<D.files.length)load(i,()=>{scrollTo(0,0);file(i);if(ln>0)mark(ln)});else summa"
+    "ry()}\n"
     "window.onhashchange=route;route();\n";
 
 /* A file's totals, as the summary shows them: lines hit and found,
@@ -644,8 +652,40 @@ static void put_chart(FILE *f, const struct html_extra *x) {
         f);
 }
 
-int html_write(const struct cov_model *m, FILE *f, const char *title, const struct cov_diff *diff,
-               const struct html_extra *x) {
+/* One file's data as files/N.js in the directory files (a descriptor): 0
+ * or -1, said. */
+static int put_file_js(int files, const struct cov_model *m, size_t i, const struct cov_diff *diff,
+                       const struct html_extra *x, size_t *w) {
+  char name[32];
+  snprintf(name, sizeof(name), "%zu.js", i);
+  int fd = openat(files, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
+  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+  if (!f) {
+    diag_at(DIAG_ERROR, name, 0, "%s", strerror(errno));
+    if (fd >= 0)
+      close(fd);
+    return -1;
+  }
+  static struct out o; /* (64 KiB: not on the stack) */
+  o.f = f;
+  o.n = 0;
+  snprintf(name, sizeof(name), "ucovFile(%zu, ", i);
+  o_str(&o, name);
+  put_file(&o, m, i, diff, x, w);
+  o_str(&o, ");\n");
+  o_flush(&o);
+  if (fclose(f)) {
+    diag_at(DIAG_ERROR, name, 0, "write error");
+    return -1;
+  }
+  return 0;
+}
+
+/* (Long: the page's parts in the order they are written, over one set of totals.)
+ * The page into f; files (a directory's descriptor, -1: none): each file's
+ * data there as files/N.js rather than in the page. */
+static int page(const struct cov_model *m, FILE *f, const char *title, const struct cov_diff *diff,
+                const struct html_extra *x, int files) {
   struct cov_summary all;
   cov_summary(m, &all);
   char when[64];
@@ -675,9 +715,9 @@ int html_write(const struct cov_model *m, FILE *f, const char *title, const stru
   if (x && x->n_builds)
     put_chart(f, x);
   fprintf(f,
-          "<main></main>\n<script type=\"application/json\" id=\"data\">{\"diff\": %s, "
-          "\"mcdc\": %s, \"excl\": %s, ",
-          diff ? "true" : "false", all.mcdc_found ? "true" : "false",
+          "<main></main>\n<script type=\"application/json\" id=\"data\">{\"dir\": %s, "
+          "\"diff\": %s, \"mcdc\": %s, \"excl\": %s, ",
+          files >= 0 ? "true" : "false", diff ? "true" : "false", all.mcdc_found ? "true" : "false",
           all.lines_excluded || all.branches_excluded ? "true" : "false");
   static struct out o; /* (64 KiB: not on the stack) */
   o.f = f;
@@ -698,7 +738,12 @@ int html_write(const struct cov_model *m, FILE *f, const char *title, const stru
   /* Each file's view data in a script of its own, parsed only when the
    * file is opened: the page opens at once whatever the tree's size. */
   size_t w = 0;
+  int err = 0;
   for (size_t i = 0; i < m->n_files; i++) {
+    if (files >= 0) {
+      err |= put_file_js(files, m, i, diff, x, &w);
+      continue;
+    }
     char head[64];
     snprintf(head, sizeof(head), "<script type=\"application/json\" id=\"f%zu\">", i);
     o_str(&o, head);
@@ -707,5 +752,41 @@ int html_write(const struct cov_model *m, FILE *f, const char *title, const stru
   }
   o_flush(&o);
   fprintf(f, "<script>%s</script>\n</body></html>\n", script);
-  return ferror(f) ? -1 : 0;
+  return err || ferror(f) ? -1 : 0;
+}
+
+int html_write(const struct cov_model *m, FILE *f, const char *title, const struct cov_diff *diff,
+               const struct html_extra *x) {
+  return page(m, f, title, diff, x, -1);
+}
+
+int html_write_dir(const struct cov_model *m, const char *dir, const char *title,
+                   const struct cov_diff *diff, const struct html_extra *x) {
+  if (mkdir(dir, 0777) && errno != EEXIST)
+    return diag_at(DIAG_ERROR, dir, 0, "%s", strerror(errno)), -1;
+  int d = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (d < 0)
+    return diag_at(DIAG_ERROR, dir, 0, "%s", strerror(errno)), -1;
+  /* (the names in it are ours: nothing is written through a link there) */
+  int files = mkdirat(d, "files", 0777) && errno != EEXIST
+                  ? -1
+                  : openat(d, "files", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  int fd = openat(d, "index.html", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
+  FILE *f = fd >= 0 && files >= 0 ? fdopen(fd, "w") : NULL;
+  int err = -1;
+  if (!f) {
+    diag_at(DIAG_ERROR, dir, 0, "%s: %s", files < 0 ? "files" : "index.html", strerror(errno));
+    if (fd >= 0)
+      close(fd);
+  } else {
+    err = page(m, f, title, diff, x, files);
+    if (fclose(f) && !err) {
+      diag_at(DIAG_ERROR, dir, 0, "index.html: write error");
+      err = -1;
+    }
+  }
+  if (files >= 0)
+    close(files);
+  close(d);
+  return err;
 }

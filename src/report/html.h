@@ -42,5 +42,10 @@ struct html_extra {
  * NULL, or what the store adds). */
 int html_write(const struct cov_model *m, FILE *f, const char *title, const struct cov_diff *diff,
                const struct html_extra *x);
+/* The same as a directory, for a tree too large for one page: DIR/index.html
+ * (the viewer and the index) and DIR/files/N.js, each file's data, loaded
+ * when the file is opened. 0, or -1, said. */
+int html_write_dir(const struct cov_model *m, const char *dir, const char *title,
+                   const struct cov_diff *diff, const struct html_extra *x);
 
 #endif

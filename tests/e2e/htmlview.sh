@@ -128,8 +128,17 @@ res=$(keys 'huge.html#file=huge.c&line=400002' n n p)
 # the uncovered lines after 400002: every 15th line from 400005 on
 [ "$res" = "n:L400005=0 n:L400020=0 p:L400005=0 #file=huge.c&amp;line=400005" ] &&
   pass "keys in a 500,000-line file, from a fragment's line: $res" || fail "keys in a 500,000-line file: $res"
-# #file= takes a unique ending of a path; an ambiguous one opens the summary.
+# --html-dir: the same viewer as DIR/index.html, each file's data in
+# DIR/files/N.js, loaded when the file is opened.
 printf 'SF:/p/a/x.c\nDA:1,1\nend_of_record\nSF:/p/b/x.c\nDA:2,0\nend_of_record\n' >two.info
+"$UCOV" report huge.info two.info --html-dir hd || fail "--html-dir"
+headless --dump-dom "file://$WORK/hd/index.html#file=huge.c&line=400002" >hd.dom
+headless --dump-dom "file://$WORK/hd/index.html#file=b/x.c&line=2" >hd2.dom
+[ -s hd/files/0.js ] && [ -s hd/files/2.js ] && [ "$(wc -c <hd/index.html)" -lt 100000 ] &&
+  grep -q '<tr id="L400002" class="hit cur"><td class="ln">400002</td><td class="cnt">4</td>' hd.dom &&
+  grep -q '<tr id="L2" class="miss cur">' hd2.dom && pass "--html-dir: an index, a data file per source, the same views" ||
+  fail "--html-dir: $(find hd | tr '\n' ' ')"
+# #file= takes a unique ending of a path; an ambiguous one opens the summary.
 "$UCOV" report two.info --html two.html
 headless --dump-dom "file://$WORK/two.html#file=b/x.c&line=2" >two.dom
 headless --dump-dom "file://$WORK/two.html#file=x.c" >two2.dom
