@@ -5,7 +5,11 @@
 # eu-addr2line -fi (wall time and peak memory); and write a full HTML report of
 # one run's .gcda with ucov, genhtml (after lcov --capture) and gcovr
 # --html-details. Variants alternate within each round; minimums and medians.
-# Writes bench/RESULTS-report.md.   bash bench/report_run.sh [ROUNDS]
+# Then the biggest file's view (sqlite3.c, at a line deep inside) opened in
+# headless Chromium from ucov's page and from genhtml's, and a generated
+# 500,000-line file from ucov's: the time to the first render of that line's
+# screen and the renderer's peak memory (bench/browser_open.py), beside an
+# empty page's. Writes bench/RESULTS-report.md.   bash bench/report_run.sh [ROUNDS]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
@@ -76,6 +80,29 @@ for ((r = 0; r < rounds; r++)); do
   mkdir -p "$work/html-gcovr"
   measure html-gcovr gcovr -r "$gc" --html-details -o "$work/html-gcovr/index.html" "$gc"
 done
+# The views in the browser: the pages of the last round, and a generated file.
+line=200000
+gpage=$(find "$work/html-genhtml" -name 'sqlite3.c.gcov.html' | head -1)
+python3 "$root/tests/e2e/gen_lines.py" "$work" 500000
+"$UCOV" report -q "$work/huge.info" --html "$work/html-huge.html"
+echo '<!DOCTYPE html><html><body>empty</body></html>' >"$work/empty.html"
+# open NAME PAGE#FRAGMENT ELEMENT: one opening, as "NAME SECONDS PEAK_KIB".
+open_view() {
+  local r
+  r=$(python3 "$here/browser_open.py" "$2" "$3" "$work/chromium-$1") || { echo "bench: $1 failed" >&2; return 0; }
+  rm -rf "$work/chromium-$1"
+  local ms kib
+  read -r ms kib <<<"$r"
+  [ "$ms" -ge 0 ] && echo "$1 $(awk -v m="$ms" 'BEGIN{printf "%.3f", m / 1000}') $kib" >>"$raw" ||
+    echo "bench: $1: the line was not rendered" >&2
+}
+for ((r = 0; r < rounds; r++)); do
+  awk '{print $1}' /proc/loadavg >>"$work/load.txt"
+  open_view view-ucov "$work/html-ucov.html#file=sqlite3.c&line=$line" "L$line"
+  open_view view-genhtml "$gpage#$line" "name=$line"
+  open_view view-huge "$work/html-huge.html#file=huge.c&line=400002" L400002
+  open_view view-empty "$work/empty.html" -
+done
 awk '{print $1}' /proc/loadavg >>"$work/load.txt"
 python3 - "$raw" "$rounds" "$sites" "$(wc -l <"$amal/sqlite3.c")" "$work/load.txt" \
   >"$here/RESULTS-report.md" <<'PY'
@@ -126,6 +153,20 @@ if "html-ucov" in t and "lcov-capture" in t and "html-genhtml" in t:
                f"{statistics.median(g) / statistics.median(u):.1f}x); peak memory "
                f"{max(mem['html-ucov']) / 1024:.0f} MiB against genhtml's "
                f"{max(mem['html-genhtml']) / 1024:.0f} MiB.")
+out += ["\n## The biggest file's view in Chromium\n",
+        "sqlite3.c's view opened at line 200,000 in headless Chromium (a 1200x900 frame), from "
+        "ucov's page (`#file=sqlite3.c&line=200000`) and from genhtml's page of that file "
+        "(`#200000`), and a generated 500,000-line file's view from ucov's page; one browser per "
+        "opening. Time: from the frame's navigation to its load event with the line laid out "
+        "(bench/browser_open.py). Memory: the renderer process's peak resident set (VmHWM), "
+        "beside an empty page's.\n",
+        "| view | min s | median s | renderer peak MiB | speed vs genhtml |", "|---|---|---|---|---|",
+        row("view-ucov", "ucov, sqlite3.c", "view-genhtml"),
+        row("view-genhtml", "genhtml, sqlite3.c", "view-genhtml"),
+        row("view-huge", "ucov, 500,000 generated lines", "view-genhtml")]
+if "view-empty" in mem:
+    out.append(f"\nAn empty page's renderer peaks at {max(mem['view-empty']) / 1024:.0f} MiB in the "
+               "same browser: the floor under every row above.")
 print("\n".join(out))
 PY
 cat "$here/RESULTS-report.md"
