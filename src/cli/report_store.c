@@ -15,6 +15,12 @@
 
 #include "report/util.h"
 
+/* A file of the model and its index there. */
+struct placed {
+  const struct cov_file *f;
+  size_t i;
+};
+
 struct gather {
   struct cov_model *m;
   struct html_extra *x;
@@ -24,15 +30,14 @@ struct gather {
   size_t cap_tests;
   uint32_t *slots; /* an open-addressing set of test indexes + 1 */
   size_t n_slots;
-  const struct cov_file **by_ptr; /* the model's files, by address: their index */
-  char *last_path;                /* the path looked up last, and its file (SIZE_MAX: none) */
+  struct placed *by_ptr; /* the model's files, by address, with their indexes */
+  char *last_path;       /* the path looked up last, and its file (SIZE_MAX: none) */
   size_t last_file;
   int oom;
 };
 
 static int by_address(const void *a, const void *b) {
-  const struct cov_file *x = *(const struct cov_file *const *)a,
-                        *y = *(const struct cov_file *const *)b;
+  const struct cov_file *x = ((const struct placed *)a)->f, *y = ((const struct placed *)b)->f;
   return x < y ? -1 : x > y;
 }
 
@@ -43,15 +48,11 @@ static size_t file_index(struct gather *g, const char *path) {
   free(g->last_path);
   g->last_path = strdup(path);
   g->last_file = SIZE_MAX;
-  struct cov_file *f = cov_file_there(g->m, path);
-  const struct cov_file **at =
-      f ? bsearch(&f, g->by_ptr, g->m->n_files, sizeof(*g->by_ptr), by_address) : NULL;
-  if (at) /* (the files' indexes: by_ptr holds pointers into m->files) */
-    for (size_t i = 0; i < g->m->n_files; i++)
-      if (g->m->files[i] == *at) {
-        g->last_file = i;
-        break;
-      }
+  struct placed key = {.f = cov_file_there(g->m, path)};
+  const struct placed *at =
+      key.f ? bsearch(&key, g->by_ptr, g->m->n_files, sizeof(*g->by_ptr), by_address) : NULL;
+  if (at)
+    g->last_file = at->i;
   return g->last_file;
 }
 
@@ -186,7 +187,7 @@ int report_store_html(const char *url, const struct store_filter *f, struct cov_
   struct gather g = {.m = m, .x = x};
   g.by_ptr = malloc((m->n_files ? m->n_files : 1) * sizeof(*g.by_ptr));
   for (size_t i = 0; g.by_ptr && i < m->n_files; i++)
-    g.by_ptr[i] = m->files[i];
+    g.by_ptr[i] = (struct placed){m->files[i], i};
   if (g.by_ptr)
     qsort(g.by_ptr, m->n_files, sizeof(*g.by_ptr), by_address);
   struct builds b = {0};
