@@ -35,8 +35,8 @@ struct diag_sink *diag_sink(void) {
   return current;
 }
 
-static void give(enum diag_severity severity, const char *file, unsigned long line, const char *fmt,
-                 va_list ap) {
+static void give(struct diag_sink *sink, enum diag_severity severity, const char *file,
+                 unsigned long line, const char *fmt, va_list ap) {
   char small[1024], *text = small;
   va_list again;
   va_copy(again, ap);
@@ -50,13 +50,20 @@ static void give(enum diag_severity severity, const char *file, unsigned long li
   if (len && text[len - 1] == '\n')
     text[len - 1] = 0; /* (UCOV_ERR's texts end with one) */
   struct diag d = {.severity = severity, .file = file, .line = line, .message = text};
-  struct diag_sink *sink = current;
   /* (atomic: ucov mount's watcher thread says things beside the FUSE loop) */
   __atomic_fetch_add(&sink->count[severity < DIAG_SEVERITIES ? severity : DIAG_ERROR], 1,
                      __ATOMIC_RELAXED);
   sink->emit(sink, &d);
   if (text != small)
     free(text);
+}
+
+void diag_to(struct diag_sink *sink, enum diag_severity severity, const char *file,
+             unsigned long line, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  give(sink, severity, file, line, fmt, ap);
+  va_end(ap);
 }
 
 static void in_context(struct diag_sink *s, const struct diag *d) {
@@ -66,11 +73,8 @@ static void in_context(struct diag_sink *s, const struct diag *d) {
   /* (the words added are about a failure: a warning or a note passes as it is) */
   int err = d->severity == DIAG_ERROR;
   const char *before = err && c->before ? c->before : "", *after = err && c->after ? c->after : "";
-  struct diag_sink *was = current;
-  current = c->outer;
-  diag_at(d->severity, d->file ? d->file : c->file, d->file ? d->line : 0, "%s%s%s", before,
-          d->message, after);
-  current = was;
+  diag_to(c->outer, d->severity, d->file ? d->file : c->file, d->file ? d->line : 0, "%s%s%s",
+          before, d->message, after);
 }
 
 void diag_context_begin(struct diag_context *c) {
@@ -88,13 +92,13 @@ void diag_at(enum diag_severity severity, const char *file, unsigned long line, 
              ...) {
   va_list ap;
   va_start(ap, fmt);
-  give(severity, file, line, fmt, ap);
+  give(current, severity, file, line, fmt, ap);
   va_end(ap);
 }
 
 void ucov_err(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  give(DIAG_ERROR, NULL, 0, fmt, ap);
+  give(current, DIAG_ERROR, NULL, 0, fmt, ap);
   va_end(ap);
 }

@@ -36,6 +36,9 @@ struct diag_sink *diag_sink(void);
 /* A diagnostic about file (NULL: none) at line (0: none), printf's fmt. */
 void diag_at(enum diag_severity severity, const char *file, unsigned long line, const char *fmt,
              ...) __attribute__((format(printf, 4, 5)));
+/* The same, to sink rather than the current one (a sink passing one on). */
+void diag_to(struct diag_sink *sink, enum diag_severity severity, const char *file,
+             unsigned long line, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 /*
  * What a caller adds to whatever a call it makes says: a sink, current

@@ -65,9 +65,7 @@ static void unalias_emit(struct diag_sink *sink, const struct diag *d) {
   unalias(u->s, d->message, out, sizeof(out));
   if (d->file)
     unalias(u->s, d->file, file, sizeof(file));
-  struct diag_sink *was = diag_sink_set(u->outer);
-  diag_at(d->severity, d->file ? file : NULL, d->line, "%s", out);
-  diag_sink_set(was);
+  diag_to(u->outer, d->severity, d->file ? file : NULL, d->line, "%s", out);
 }
 
 void input_progress(const struct input_session *s, const char *what, size_t done, size_t total) {
