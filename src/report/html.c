@@ -589,9 +589,21 @@ static void put_file(struct out *o, const struct cov_model *m, size_t i,
   o_str(o, "}");
 }
 
-/* A percentage as ucov history prints it. */
+/* A percentage of found, and as ucov history prints it. */
+static double pc_of(uint64_t hit, uint64_t found) {
+  return found ? 100.0 * (double)hit / (double)found : 0.0;
+}
+
 static void percent(char *out, size_t n, uint64_t hit, uint64_t found) {
-  snprintf(out, n, "%.2f", found ? 100.0 * (double)hit / (double)found : 0.0);
+  snprintf(out, n, "%.2f", pc_of(hit, found));
+}
+
+/* The chart's frame: its size and margins, where build i and a percentage go. */
+static const double chart_w = 720, chart_h = 160, chart_left = 40, chart_top = 10, chart_right = 10,
+                    chart_bottom = 20;
+
+static double chart_y(double pc) {
+  return chart_top + (chart_h - chart_top - chart_bottom) * (100 - pc) / 100.0;
 }
 
 /* Coverage per build, oldest first: an inline SVG, a group per build
@@ -599,28 +611,23 @@ static void percent(char *out, size_t n, uint64_t hit, uint64_t found) {
  * holding a point per measure, its revision and time in its hover. */
 static void put_chart(FILE *f, const struct html_extra *x) {
   static const char *const kind[3] = {"lines", "functions", "branches"};
-  const double w = 720, h = 160, left = 40, top = 10, right = 10, bottom = 20;
   size_t n = x->n_builds;
-  double step = n > 1 ? (w - left - right) / (double)(n - 1) : 0;
+  double step = n > 1 ? (chart_w - chart_left - chart_right) / (double)(n - 1) : 0;
   fprintf(f,
           "<div id=\"history\"><svg id=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" "
           "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">",
-          w, h, w, h);
+          chart_w, chart_h, chart_w, chart_h);
   for (int p = 0; p <= 100; p += 50)
     fprintf(f,
             "<line class=\"grid\" x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\"/>"
             "<text class=\"axis\" x=\"%.0f\" y=\"%.1f\">%d%%</text>",
-            left, w - right, top + (h - top - bottom) * (100 - p) / 100.0,
-            top + (h - top - bottom) * (100 - p) / 100.0, left - 4,
-            top + (h - top - bottom) * (100 - p) / 100.0 + 4, p);
+            chart_left, chart_w - chart_right, chart_y(p), chart_y(p), chart_left - 4,
+            chart_y(p) + 4, p);
   for (int k = 0; k < 3; k++) {
     fprintf(f, "<polyline class=\"s%d\" points=\"", k);
-    for (size_t i = 0; i < n; i++) {
-      const struct html_build *b = &x->builds[i];
-      double pc = b->found[k] ? 100.0 * (double)b->hit[k] / (double)b->found[k] : 0;
-      fprintf(f, "%s%.1f,%.1f", i ? " " : "", left + step * (double)i,
-              top + (h - top - bottom) * (100 - pc) / 100.0);
-    }
+    for (size_t i = 0; i < n; i++)
+      fprintf(f, "%s%.1f,%.1f", i ? " " : "", chart_left + step * (double)i,
+              chart_y(pc_of(x->builds[i].hit[k], x->builds[i].found[k])));
     fputs("\"/>", f);
   }
   for (size_t i = 0; i < n; i++) {
@@ -642,8 +649,8 @@ static void put_chart(FILE *f, const struct html_extra *x) {
       fprintf(f,
               "<circle class=\"s%d\" data-kind=\"%s\" data-pc=\"%s\" cx=\"%.1f\" "
               "cy=\"%.1f\" r=\"3.5\"/>",
-              k, kind[k], pcs[k], left + step * (double)i,
-              top + (h - top - bottom) * (100 - atof(pcs[k])) / 100.0);
+              k, kind[k], pcs[k], chart_left + step * (double)i,
+              chart_y(pc_of(b->hit[k], b->found[k])));
     fputs("</g>", f);
   }
   fputs("</svg><div class=\"legend\"><span class=\"s0\">&#9679; lines</span> <span "
