@@ -42,7 +42,6 @@ line_of() { grep -nF -- "$1" repo/prog.c | tail -1 | cut -d: -f1; }
 python3 - j.json "$(line_of 'static int helper(int x) {')" "$(line_of 'if (x > 5)')" "$(line_of 'return x - 5;')" \
   "$(line_of 'return x + 1;')" "$(line_of 'static int fresh')" "$(line_of 'return 0;  ')" "$(line_of 'if (x > 100)')" \
   "$(line_of 'int v = helper(argc) + fresh(argc);')" "$(line_of 'printf(')" <<'PY' &&
-  pass "per-line categories (moved, inserted, unchanged, renamed)" ||
 import json, sys
 files = {f["path"].rsplit("/", 1)[-1]: f for f in json.load(open(sys.argv[1]))["files"]}
 cat = {l: c for c, ls in files["prog.c"]["diff"].items() for l in ls}
@@ -55,6 +54,7 @@ assert got == want, (got, want)
 u = files["util.c"]["diff"]
 assert u == {"UBC": [1, 2]}, u
 PY
+  pass "per-line categories (moved, inserted, unchanged, renamed)" ||
   fail "per-line categories (moved, inserted, unchanged, renamed)"
 # Context lines are never changed lines: git's default diff (three lines of
 # context) and a wide one give exactly the categories of -U0, line by line.
