@@ -5,11 +5,12 @@
  * page holds an index (script#data: each file's path and totals, all the
  * summary needs) and each file's view data in a script of its own
  * (script#f<N>: lines as a flat line, count list, functions, branches,
- * MC/DC, categories, exclusions, the source), parsed only when that file
- * is opened. The summary is a sortable, filterable table of files; a
- * file's view shows its source with counts, coloured, and its functions,
- * rendering only the rows on screen and a margin, so that a 500,000-line
- * file opens at once, at any line.
+ * MC/DC, categories, exclusions, the source's line count and chunks),
+ * parsed only when that file is opened, and its source in chunks of whole
+ * lines (script#s<N>_<K>, read only when on screen). The summary is a
+ * sortable, filterable table of files; a file's view shows its source with
+ * counts, coloured, and its functions, rendering only the rows on screen and
+ * a margin, so that a 500,000-line file opens at once, at any line.
  *
  * Addresses: #f=N or #file=PATH (the path shown, or a unique ending of it)
  * opens a file; &l=N or &line=N scrolls to line N and marks it (tr.cur).
@@ -17,7 +18,8 @@
  * DOM the tests rely on: table#summary (tr[data-path] rows), table#source
  * (tr#L<line> rows with class hit/miss/none/excl and td.cnt holding the
  * count; td.br a line's branches: + taken, - not taken, # not executed, each
- * listed in its title), table#functions (a row per function), the keys n/j
+ * listed in its title), table#functions (a row per function, inside
+ * details#fdet, rendered when opened past 200 functions), the keys n/j
  * and p/k (tr.cur: the uncovered line gone to), body[data-scheme] (light or
  * dark, from the system's setting).
  */
@@ -31,6 +33,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -147,31 +150,146 @@ static void put_html(FILE *f, const char *s) {
 }
 
 /*
- * A source file as a JSON string, streamed (64 KiB at a time, never held
- * whole), its last newline left out; "null" if it cannot be read or is
- * larger than 256 MiB (not shown).
+ * A source file, cut into chunks of whole lines (about 64 KiB each) for the
+ * page to hold as text of their own: a browser's parser and DOM hold a
+ * script's text at several times its size while it is one long token, and
+ * the viewer then reads only the chunks on screen. Its last newline is left
+ * out; n lines (no source: text NULL).
  */
-static void put_source(struct out *o, const char *path) {
+struct source {
+  char *text;
+  size_t len;
+  uint64_t n;
+  size_t n_chunks;
+  size_t *cut;    /* chunk k: bytes cut[k] .. cut[k + 1] */
+  uint64_t *line; /* chunk k's first line */
+};
+
+enum { CHUNK = 1 << 16 };
+
+static void source_free(struct source *s) {
+  free(s->text);
+  free(s->cut);
+  free(s->line);
+  memset(s, 0, sizeof(*s));
+}
+
+/* The source at path (not shown if it cannot be read or is larger than
+ * 256 MiB: text NULL). */
+static void source_load(struct source *s, const char *path) {
+  memset(s, 0, sizeof(*s));
   FILE *f = ucov_fopen_regular(path);
   struct stat st;
-  if (!f || fstat(fileno(f), &st) || st.st_size > ((off_t)256 << 20)) {
-    if (f)
-      fclose(f);
-    o_str(o, "null");
+  if (!f)
+    return;
+  if (fstat(fileno(f), &st) || st.st_size > ((off_t)256 << 20) ||
+      !(s->text = malloc((size_t)st.st_size + 1))) {
+    fclose(f);
     return;
   }
-  static char buf[1 << 16];
   size_t r;
-  int newline = 0; /* a newline held back: the file's last is not shown */
-  o_put(o, "\"", 1);
-  while ((r = fread(buf, 1, sizeof(buf), f)) > 0) {
-    if (newline)
-      o_put(o, "\\n", 2);
-    newline = buf[r - 1] == '\n';
-    put_js_bytes(o, buf, r - (size_t)newline);
-  }
-  o_put(o, "\"", 1);
+  while ((r = fread(s->text + s->len, 1, (size_t)st.st_size + 1 - s->len, f)) > 0 &&
+         s->len + r <= (size_t)st.st_size)
+    s->len += r;
+  int bad = ferror(f) || r > 0; /* (r > 0: it grew while read) */
   fclose(f);
+  /* a CR before a newline is no part of the line (and a CR in a script's
+   * text would be read as a newline of its own) */
+  size_t lines = 1, j = 0;
+  for (size_t k = 0; k < s->len; k++) {
+    lines += s->text[k] == '\n';
+    if (s->text[k] != '\r' || k + 1 == s->len || s->text[k + 1] != '\n')
+      s->text[j++] = s->text[k];
+  }
+  s->len = j;
+  if (bad || !(s->cut = malloc((lines + 1) * sizeof(*s->cut))) ||
+      !(s->line = malloc(lines * sizeof(*s->line)))) {
+    source_free(s);
+    return;
+  }
+  if (s->len && s->text[s->len - 1] == '\n')
+    s->len--;
+  s->n = 1;
+  s->cut[0] = 0;
+  s->line[0] = 1;
+  s->n_chunks = 1;
+  for (size_t k = 0; k < s->len; k++) {
+    if (s->text[k] != '\n')
+      continue;
+    s->n++;
+    /* a chunk ends before a line that would take it past CHUNK */
+    size_t next = k + 1;
+    const char *e = memchr(s->text + next, '\n', s->len - next);
+    size_t end = e ? (size_t)(e - s->text) + 1 : s->len;
+    if (end - s->cut[s->n_chunks - 1] > CHUNK) {
+      s->cut[s->n_chunks] = next;
+      s->line[s->n_chunks++] = s->n;
+    }
+  }
+  s->cut[s->n_chunks] = s->len;
+}
+
+/* Text a script element holds as it is: no CR (the parser makes it a
+ * newline), no NUL, no "<!--" or "</script" (they change or end it). */
+static int raw_ok(const char *t, size_t n) {
+  for (size_t k = 0; k < n; k++) {
+    char c = t[k];
+    if (c == '\r' || c == 0)
+      return 0;
+    if (c == '<' && k + 3 < n && !memcmp(t + k + 1, "!--", 3))
+      return 0;
+    if (c == '<' && k + 7 < n && t[k + 1] == '/' && !strncasecmp(t + k + 2, "script", 6))
+      return 0;
+  }
+  return 1;
+}
+
+/* The source's members of a file's data: "n" (its lines, null: no source)
+ * and "c" (each chunk's first line); with inline, the chunks themselves as
+ * "s", a list of JSON strings (in a data file; a page holds them as scripts
+ * of their own, see put_chunks). */
+static void put_source(struct out *o, const struct source *s, int inline_chunks) {
+  if (!s->text) {
+    o_str(o, ", \"n\": null");
+    return;
+  }
+  o_str(o, ", \"n\": ");
+  o_u64(o, s->n);
+  o_str(o, ", \"c\": [");
+  for (size_t k = 0; k < s->n_chunks; k++) {
+    if (k)
+      o_put(o, ",", 1);
+    o_u64(o, s->line[k]);
+  }
+  o_str(o, "]");
+  if (!inline_chunks)
+    return;
+  o_str(o, ", \"s\": [");
+  for (size_t k = 0; k < s->n_chunks; k++) {
+    if (k)
+      o_put(o, ",", 1);
+    put_js_string(o, s->text + s->cut[k], s->cut[k + 1] - s->cut[k]);
+  }
+  o_str(o, "]");
+}
+
+/* File i's source chunks as scripts s<i>_<k>: its text as it is
+ * (text/plain), or a JSON string where it could not be. */
+static void put_chunks(struct out *o, size_t i, const struct source *s) {
+  for (size_t k = 0; s->text && k < s->n_chunks; k++) {
+    const char *t = s->text + s->cut[k];
+    size_t n = s->cut[k + 1] - s->cut[k];
+    int raw = raw_ok(t, n);
+    char head[96];
+    snprintf(head, sizeof(head), "<script type=\"%s\" id=\"s%zu_%zu\">",
+             raw ? "text/plain" : "application/json", i, k);
+    o_str(o, head);
+    if (raw)
+      o_put(o, t, n);
+    else
+      put_js_string(o, t, n);
+    o_str(o, "</script>\n");
+  }
 }
 
 /* A file's totals, as the summary shows them: lines hit and found,
@@ -260,7 +378,8 @@ static void put_branches(struct out *o, const struct cov_file *c) {
 /* (Long: one file's view data, member by member: lines, functions, branches, MC/DC, categories,
  * exclusions, source.) */
 static void put_file(struct out *o, const struct cov_model *m, size_t i,
-                     const struct cov_diff *diff, const struct html_extra *x, size_t *w) {
+                     const struct cov_diff *diff, const struct html_extra *x, size_t *w,
+                     const struct source *src, int inline_chunks) {
   const struct cov_file *c = m->files[i];
   /* lines: line, count, line, count, ... (flat: 250,000 of them parse and
    * sit in the browser as one array) */
@@ -341,9 +460,7 @@ static void put_file(struct out *o, const struct cov_model *m, size_t i,
     }
     o_str(o, "]");
   }
-  o_str(o, ", \"s\": ");
-  char buf[8192];
-  put_source(o, cov_source_path(m, c->path, buf, sizeof(buf)));
+  put_source(o, src, inline_chunks);
   o_str(o, "}");
 }
 
@@ -436,7 +553,11 @@ static int put_file_js(int files, const struct cov_model *m, size_t i, const str
   o.n = 0;
   snprintf(name, sizeof(name), "ucovFile(%zu, ", i);
   o_str(&o, name);
-  put_file(&o, m, i, diff, x, w);
+  struct source src;
+  char buf[8192];
+  source_load(&src, cov_source_path(m, m->files[i]->path, buf, sizeof(buf)));
+  put_file(&o, m, i, diff, x, w, &src, 1);
+  source_free(&src);
   o_str(&o, ");\n");
   o_flush(&o);
   if (fclose(f)) {
@@ -512,8 +633,13 @@ static int page(const struct cov_model *m, FILE *f, const char *title, const str
     char head[64];
     snprintf(head, sizeof(head), "<script type=\"application/json\" id=\"f%zu\">", i);
     o_str(&o, head);
-    put_file(&o, m, i, diff, x, &w);
+    struct source src;
+    char buf[8192];
+    source_load(&src, cov_source_path(m, m->files[i]->path, buf, sizeof(buf)));
+    put_file(&o, m, i, diff, x, &w, &src, 0);
     o_str(&o, "</script>\n");
+    put_chunks(&o, i, &src);
+    source_free(&src);
   }
   o_flush(&o);
   fprintf(f, "<script>%s</script>\n</body></html>\n", html_script);

@@ -128,6 +128,60 @@ res=$(keys 'huge.html#file=huge.c&line=400002' n n p)
 # the uncovered lines after 400002: every 15th line from 400005 on
 [ "$res" = "n:L400005=0 n:L400020=0 p:L400005=0 #file=huge.c&amp;line=400005" ] &&
   pass "keys in a 500,000-line file, from a fragment's line: $res" || fail "keys in a 500,000-line file: $res"
+# The source as the page holds it: chunks of whole lines, each a script of
+# its own, as it is where a script can hold it and as a JSON string where
+# not (a "</script>", a "<!--", a NUL, a lone CR); a CR before a newline is
+# no part of its line. Every row rendered, around lines in every kind of
+# chunk, shows exactly its line of the file.
+python3 - "$WORK" <<'PY'
+import sys
+w, lines = sys.argv[1], []
+for i in range(1, 6001):
+    s = "static const int value_number_%d = %d; /* a comment to make it longer */" % (i, i)
+    if i == 700:
+        s = "x" * 150000 + " one long line"
+    elif i == 1500:
+        s = 'char *s = "</script>"; /* would end a script */'
+    elif i == 2500:
+        s = 'char *c = "<!-- <script>"; /* would escape one */'
+    elif 3000 <= i < 3100:
+        s = "crlf %d\r" % i
+    elif i == 4600:
+        s = "a nul \x00 and a lone CR \r in the line"
+    elif i == 5200:
+        s = 'const char *t = "</SCRIPT >";'
+    elif i % 113 == 0:
+        s = "utf8 \u00e9\u65e5\u672c %d, and an invalid byte: \udcff" % i
+    elif i % 89 == 0:
+        s = "tabs\tand & < > \" ' %d" % i
+    lines.append(s)
+open(w + "/hostile.c", "wb").write("\n".join(lines).encode("utf-8", "surrogateescape"))
+with open(w + "/hostile.info", "w") as f:
+    f.write("TN:\nSF:%s/hostile.c\n" % w + "".join("DA:%d,%d\n" % (i, i % 3) for i in range(1, 6001, 7)))
+    f.write("end_of_record\n")
+PY
+"$UCOV" report hostile.info --html hostile.html || fail "hostile source report"
+for l in 10 700 1500 2500 3050 4600 5200 6000; do
+  headless --dump-dom "file://$WORK/hostile.html#file=hostile.c&line=$l" >"hostile$l.dom"
+done
+python3 - hostile.c hostile.html hostile*.dom <<'PY' && pass "a source in chunks, raw and JSON, shown line for line" ||
+import html, re, sys
+want = open(sys.argv[1], "rb").read().decode("utf-8", "replace").replace("\r\n", "\n").replace("\0", "").split("\n")
+kinds = re.findall(r'<script type="([a-z/]+)" id="s0_\d+">', open(sys.argv[2], encoding="utf-8", errors="replace").read())
+assert kinds.count("text/plain") >= 3 and kinds.count("application/json") >= 3, kinds
+seen = set()
+for dom in sys.argv[3:]:
+    d = open(dom, encoding="utf-8", errors="replace", newline="").read()
+    rows = re.findall(r'<tr id="L(\d+)"[^>]*>.*?<td class="src">(.*?)</td></tr>', d, re.S)
+    at = int(re.search(r"hostile(\d+)", dom).group(1))
+    assert any(int(l) == at for l, _ in rows), (dom, len(rows))
+    for l, t in rows:
+        # (Chromium writes a CR in the DOM out as a newline)
+        assert html.unescape(t).replace("\0", "") == want[int(l) - 1].replace("\r", "\n"), (dom, l, t[:80], want[int(l) - 1][:80])
+        seen.add(int(l))
+assert len(want) == 6000 and len(seen) > 2000, (len(want), len(seen))
+PY
+  fail "a source in chunks, raw and JSON, shown line for line"
 # --html-dir: the same viewer as DIR/index.html, each file's data in
 # DIR/files/N.js, loaded when the file is opened.
 printf 'SF:/p/a/x.c\nDA:1,1\nend_of_record\nSF:/p/b/x.c\nDA:2,0\nend_of_record\n' >two.info
