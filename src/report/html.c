@@ -319,9 +319,48 @@ static void put_totals(struct out *o, const struct cov_file *c) {
   o_put(o, "]", 1);
 }
 
+static int has_line(const struct cov_file *c, uint32_t line) {
+  size_t lo = 0, hi = c->n_lines;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (c->lines[mid].line < line)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < c->n_lines && c->lines[lo].line == line;
+}
+
+/* File i's lines each test ran (of the lines it counts), from the store's
+ * tests per line: "tl": [test, lines, test, lines, ...]; per: a counter
+ * per test. */
+static void put_test_lines(struct out *o, const struct cov_file *c, size_t i,
+                           const struct html_extra *x, size_t *w, uint64_t *per) {
+  memset(per, 0, x->n_tests * sizeof(*per));
+  for (; *w < x->n_who && x->who[*w].file < i; ++*w)
+    ;
+  for (; *w < x->n_who && x->who[*w].file == i; ++*w)
+    if (x->who[*w].count && x->who[*w].test < x->n_tests && has_line(c, x->who[*w].line))
+      per[x->who[*w].test]++;
+  o_str(o, ", \"tl\": [");
+  for (size_t t = 0, first = 1; t < x->n_tests; t++)
+    if (per[t]) {
+      if (!first)
+        o_put(o, ",", 1);
+      first = 0;
+      o_u64(o, t);
+      o_put(o, ",", 1);
+      o_u64(o, per[t]);
+    }
+  o_str(o, "]");
+}
+
 /* The page's index: each file's path and totals (and its differential
- * categories' counts), all the summary needs. */
-static void put_index(struct out *o, const struct cov_model *m, const struct cov_diff *diff) {
+ * categories' counts; with the store's tests per line, the lines each test
+ * ran), all the summary needs. per: x's n_tests counters. */
+static void put_index(struct out *o, const struct cov_model *m, const struct cov_diff *diff,
+                      const struct html_extra *x, uint64_t *per) {
+  size_t w = 0;
   for (size_t i = 0; i < m->n_files; i++) {
     const struct cov_file *c = m->files[i];
     o_str(o, i ? ",\n{\"p\": " : "\n{\"p\": ");
@@ -340,6 +379,8 @@ static void put_index(struct out *o, const struct cov_model *m, const struct cov
         }
       o_str(o, "\"");
     }
+    if (per)
+      put_test_lines(o, c, i, x, &w, per);
     o_str(o, "}");
   }
 }
@@ -619,7 +660,9 @@ static int page(const struct cov_model *m, FILE *f, const char *title, const str
     o_str(&o, "], ");
   }
   o_str(&o, "\"files\": [");
-  put_index(&o, m, diff);
+  uint64_t *per = x && x->n_tests && x->n_who ? calloc(x->n_tests, sizeof(*per)) : NULL;
+  put_index(&o, m, diff, x, per);
+  free(per);
   o_str(&o, "\n]}</script>\n");
   /* Each file's view data in a script of its own, parsed only when the
    * file is opened: the page opens at once whatever the tree's size. */

@@ -46,6 +46,7 @@ cd "$WORK" || exit 1
 headless --dump-dom "file://$WORK/s.html#file=cls.c&line=4" >file.dom
 headless --dump-dom "file://$WORK/s.html#file=cls.c&test=zero" >zero.dom
 headless --dump-dom "file://$WORK/s.html" >summary.dom
+headless --dump-dom "file://$WORK/s.html#test=zero" >zsum.dom
 
 # rows FILE: "LINE|COUNT|DATA-TESTS|CLASSES" for each rendered row
 rows() {
@@ -88,6 +89,14 @@ while IFS="|" read -r line count _ cls; do
 done <zero.rows
 grep -q '<p id="only">Test <b>zero</b> alone' zero.dom && [ $bad = 0 ] && [ -s zero.rows ] &&
   pass "&test=zero shows that test's hits alone" || fail "&test=zero: $bad lines differ"
+# &test=zero in the summary: each file's lines that test ran, as report
+# --test zero counts them; its view's header the same
+"$UCOV" report --store "$url" --test zero --lcov z.info 2>/dev/null
+lh=$(awk -F: '/^LH:/ {print $2}' z.info) lf=$(awk -F: '/^LF:/ {print $2}' z.info)
+got=$(sed -n 's|.*<tr data-path="[^"]*cls.c"><td><a href="#f=0&amp;test=zero">[^<]*</a></td><td><span class="bar">.*</span></td><td class="n[^"]*">[^<]*</td><td class="n">\([0-9]* / [0-9]*\)</td>.*|\1|p' zsum.dom)
+[ -n "$lh" ] && [ "$lh" -gt 0 ] && [ "$got" = "$lh / $lf" ] && grep -q '<p id="only">Test <b>zero</b> alone' zsum.dom &&
+  grep -q "<p>Lines [0-9.]*% ($lh / $lf)</p>" zero.dom && pass "&test=zero in the summary and the header: $got lines, as report --test" ||
+  fail "&test=zero in the summary: '$got', report --test zero: $lh / $lf; header $(grep -o '<p>Lines [^<]*' zero.dom)"
 # the chart: a point group per build of ucov history, its line coverage
 "$UCOV" history --store "$url" | awk -F'\t' '{sub(/%$/, "", $6); print $1, $6}' >hist.txt
 python3 - summary.dom >chart.txt <<'PY'
