@@ -58,6 +58,9 @@ static const char report_usage[] =
     "  --html FILE          one self-contained HTML page (sortable summary, sources)\n"
     "  --html-dir DIR       the same viewer as DIR/index.html, each file's data in\n"
     "                       DIR/files/N.js (for trees too large for one page)\n"
+    "  --html-url URL       where the HTML page will be read: --markdown links each\n"
+    "                       file and uncovered line to its view there (default, with\n"
+    "                       --html or --html-dir: that page, from the Markdown file)\n"
     "  --sonarqube FILE     SonarQube generic coverage XML\n"
     "  --coveralls FILE     Coveralls job JSON (repo_token, service_name, ... from\n"
     "                       COVERALLS_REPO_TOKEN, COVERALLS_SERVICE_NAME, ... or the CI)\n"
@@ -338,11 +341,13 @@ int cmd_report(int argc, char **argv) {
   struct html_extra extra = {0};
   if (out.store && (out.path[FMT_HTML] || out.html_dir) && !bad)
     bad += report_store_html(out.store, &sf, &m, &extra) != 0;
+  char *html_url = report_html_url(&out);
   struct report_ctx ctx = {.m = &m,
                            .diff = have_diff ? &diff : NULL,
                            .title = out.title ? out.title : "ucov coverage report",
                            .lcov_format = out.lcov_format,
-                           .html = out.store ? &extra : NULL};
+                           .html = out.store ? &extra : NULL,
+                           .html_url = html_url};
   int err = 0;
   for (int k = 0; k < REPORT_FORMATS; k++)
     if (out.path[k])
@@ -366,6 +371,7 @@ int cmd_report(int argc, char **argv) {
   if (have_diff)
     cov_diff_free(&diff);
   report_store_html_free(&extra);
+  free(html_url);
   cov_free(&base);
   report_release(&m, &in, &out);
   /* (an input not read: the figures are not the build's, no gate is judged on them) */

@@ -44,6 +44,7 @@ enum {
   O_ROOT,
   O_COBERTURA_SPLIT,
   O_HTML_DIR,
+  O_HTML_URL,
   O_DIFF,
   O_STORE,
   O_TEST,
@@ -74,7 +75,7 @@ static int fmt_text(const struct report_ctx *c, FILE *f) {
   return text_write(c->m, f, c->diff);
 }
 static int fmt_markdown(const struct report_ctx *c, FILE *f) {
-  return markdown_write(c->m, f, c->title, c->diff, 10);
+  return markdown_write(c->m, f, c->title, c->html_url, c->diff, 10);
 }
 static int fmt_sonarqube(const struct report_ctx *c, FILE *f) {
   return sonarqube_write(c->m, f);
@@ -98,6 +99,68 @@ const struct report_format report_formats[REPORT_FORMATS] = {
     [FMT_COVERALLS] = {.option = "coveralls", .write = fmt_coveralls},
     [FMT_JACOCO] = {.option = "jacoco", .write = fmt_jacoco},
 };
+
+/* path made absolute (from the working directory) and lexically plain into
+ * a list of n components ("." dropped, ".." taking one off): malloc'd, in
+ * one block, or NULL. */
+static char **components(const char *path, size_t *n) {
+  char *cwd = path[0] == '/' ? NULL : getcwd(NULL, 0);
+  if (path[0] != '/' && !cwd)
+    return NULL;
+  size_t len = (cwd ? strlen(cwd) + 1 : 0) + strlen(path) + 1;
+  char **list = malloc(len * sizeof(char *) + len);
+  if (!list) {
+    free(cwd);
+    return NULL;
+  }
+  char *text = (char *)(list + len);
+  snprintf(text, len, "%s%s%s", cwd ? cwd : "", cwd ? "/" : "", path);
+  free(cwd);
+  *n = 0;
+  for (char *save = NULL, *c = strtok_r(text, "/", &save); c; c = strtok_r(NULL, "/", &save))
+    if (strcmp(c, "..") == 0)
+      *n -= *n > 0;
+    else if (strcmp(c, "."))
+      list[(*n)++] = c;
+  return list;
+}
+
+char *report_html_url(const struct outputs *out) {
+  if (out->html_url)
+    return strdup(out->html_url);
+  const char *md = out->path[FMT_MARKDOWN], *html = out->path[FMT_HTML];
+  char *page = NULL;
+  if (!md || ((!html || strcmp(html, "-") == 0) && !out->html_dir))
+    return NULL;
+  if (html && strcmp(html, "-"))
+    page = strdup(html);
+  else if (asprintf(&page, "%s/index.html", out->html_dir) < 0)
+    page = NULL;
+  if (!page || strcmp(md, "-") == 0)
+    return page;
+  /* the page's path from the Markdown file's directory */
+  size_t nm, np;
+  char **m = components(md, &nm), **p = components(page, &np), *rel = NULL;
+  if (m && p && nm && np) {
+    size_t common = 0, len = 1;
+    while (common < nm - 1 && common < np - 1 && strcmp(m[common], p[common]) == 0)
+      common++;
+    for (size_t k = common; k < np; k++)
+      len += strlen(p[k]) + 1;
+    len += 3 * (nm - 1 - common);
+    if ((rel = malloc(len))) {
+      char *e = rel;
+      for (size_t k = common; k < nm - 1; k++)
+        e += sprintf(e, "../");
+      for (size_t k = common; k < np; k++)
+        e += sprintf(e, "%s%s", p[k], k + 1 < np ? "/" : "");
+    }
+  }
+  free(m);
+  free(p);
+  free(page);
+  return rel;
+}
 
 int outputs_any(const struct outputs *out) {
   for (int k = 0; k < REPORT_FORMATS; k++)
@@ -170,6 +233,7 @@ int report_parse(int argc, char **argv, const char *usage, struct cov_model *m,
       {"root", required_argument, 0, O_ROOT},
       {"cobertura-split", required_argument, 0, O_COBERTURA_SPLIT},
       {"html-dir", required_argument, 0, O_HTML_DIR},
+      {"html-url", required_argument, 0, O_HTML_URL},
       {"diff", required_argument, 0, O_DIFF},
       {"store", required_argument, 0, O_STORE},
       {"test", required_argument, 0, O_TEST},
@@ -195,8 +259,8 @@ int report_parse(int argc, char **argv, const char *usage, struct cov_model *m,
   while ((c = getopt_long(argc, argv, merge_out ? "o:qh" : "qh", opts, NULL)) != -1) {
     int format = c >= O_FORMAT && c < O_FORMAT + REPORT_FORMATS;
     if (merge_out &&
-        (format || c == O_TITLE || c == O_COBERTURA_SPLIT || c == O_HTML_DIR || c == O_DIFF ||
-         c == O_BASELINE)) { /* (the report's outputs: merge writes one lcov file) */
+        (format || c == O_TITLE || c == O_COBERTURA_SPLIT || c == O_HTML_DIR || c == O_HTML_URL ||
+         c == O_DIFF || c == O_BASELINE)) { /* (the report's outputs: merge writes one lcov file) */
       UCOV_ERR("--%s is an option of ucov report\n", opt_name(opts, c));
       cli_try_help();
       return -1;
@@ -214,6 +278,9 @@ int report_parse(int argc, char **argv, const char *usage, struct cov_model *m,
       break;
     case O_HTML_DIR:
       out->html_dir = optarg;
+      break;
+    case O_HTML_URL:
+      out->html_url = optarg;
       break;
     case O_ROOT:
       out->root = optarg;

@@ -25,6 +25,7 @@ struct report_ctx {
   const char *title;             /* --title (html, markdown, jacoco) */
   int lcov_format;               /* 1 or 2 */
   const struct html_extra *html; /* what the store adds to the HTML page, or NULL */
+  const char *html_url;          /* where Markdown links its files' views, or NULL */
 };
 
 /* The report formats: --OPTION FILE writes the model with write; merge: ucov
@@ -55,6 +56,7 @@ struct outputs {
   const char *path[REPORT_FORMATS]; /* each format's --OPTION FILE, or NULL */
   const char *cobertura_split;      /* --cobertura-split DIR */
   const char *html_dir;             /* --html-dir DIR */
+  const char *html_url;             /* --html-url URL */
   const char *title;
   char *func_joined; /* the --exclude-function patterns, joined (malloc'd) */
   const char *root, *diff;
@@ -68,6 +70,11 @@ struct outputs {
   double fail_under[4]; /* lines, functions, branches, patch: percent (negative: no gate) */
   struct cov_excl excl;
 };
+
+/* Where the Markdown report links its files' views: --html-url, else the
+ * page this run writes (--html FILE, --html-dir DIR's index.html) as a path
+ * relative to the Markdown file; NULL: no links (or out of memory). Malloc'd. */
+char *report_html_url(const struct outputs *out);
 
 /* Is any report asked for (a format, --cobertura-split or --html-dir)? */
 int outputs_any(const struct outputs *out);

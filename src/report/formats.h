@@ -77,8 +77,10 @@ int coveralls_write(const struct cov_model *m, FILE *f);
  * excluded counts and MC/DC when there are any. */
 int json_summary_write(const struct cov_model *m, FILE *f, const struct cov_diff *d);
 /* Markdown for a pull-request comment: totals, the changed files' categories
- * (diff: NULL for none), the `lowest` least covered files. */
-int markdown_write(const struct cov_model *m, FILE *f, const char *title,
+ * (diff: NULL for none), the `lowest` least covered files; url (NULL: none):
+ * the HTML page's address, each file and uncovered line then a link to its
+ * view there (URL#file=PATH&line=N). */
+int markdown_write(const struct cov_model *m, FILE *f, const char *title, const char *url,
                    const struct cov_diff *diff, size_t lowest);
 
 #endif

@@ -502,6 +502,38 @@ static void md_text(FILE *f, const char *s) {
   }
 }
 
+/* s percent-encoded for a link's address: what a Markdown link or a URL
+ * could take for its own (spaces, parentheses, brackets, '#', '&', '%', ...)
+ * escaped; keep: more characters left as they are (":?=" in a base URL). */
+static void md_url(FILE *f, const char *s, const char *keep) {
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+        strchr("-._~/", c) || (c > ' ' && c < 0x7f && strchr(keep, c)))
+      putc(c, f);
+    else
+      fprintf(f, "%%%02X", c);
+  }
+}
+
+/* A file's path, as a link to its view (at line; 0: the top) when there is
+ * a page to link to. */
+static void md_file(FILE *f, const char *url, const char *path, uint32_t line, const char *text) {
+  if (!url) {
+    md_text(f, text);
+    return;
+  }
+  putc('[', f);
+  md_text(f, text);
+  fputs("](", f);
+  md_url(f, url, ":?=&#@!$'*+,;%");
+  fputs(strchr(url, '#') ? "&file=" : "#file=", f);
+  md_url(f, path, "");
+  if (line)
+    fprintf(f, "&line=%" PRIu32, line);
+  putc(')', f);
+}
+
 static void md_cell(FILE *f, uint64_t hit, uint64_t found) {
   if (!found)
     fputs(" - |", f);
@@ -526,7 +558,7 @@ static int by_coverage(const void *a, const void *b) {
 }
 
 /* (Long: the summary's parts in the order they are written, over one set of totals.) */
-int markdown_write(const struct cov_model *m, FILE *f, const char *title,
+int markdown_write(const struct cov_model *m, FILE *f, const char *title, const char *url,
                    const struct cov_diff *diff, size_t lowest) {
   struct cov_summary s;
   cov_summary(m, &s);
@@ -575,16 +607,21 @@ int markdown_write(const struct cov_model *m, FILE *f, const char *title,
           fputs("---:|", f);
         fputs("---|\n", f);
       }
+      const char *shown = cov_display(m, m->files[i]->path);
       fputs("| ", f);
-      md_text(f, cov_display(m, m->files[i]->path));
+      md_file(f, url, shown, 0, shown);
       fputs(" |", f);
       for (int c = 1; c < COV_DIFF_CATEGORIES; c++)
         fprintf(f, " %" PRIu64 " |", d->counts[c]);
       int listed = 0;
       for (size_t k = 0; k < d->n; k++)
         if (d->lines[k].category == COV_UNC || d->lines[k].category == COV_LBC) {
-          if (listed < 20)
-            fprintf(f, "%s%" PRIu32, listed ? ", " : " ", d->lines[k].line);
+          if (listed < 20) {
+            char num[16];
+            snprintf(num, sizeof(num), "%" PRIu32, d->lines[k].line);
+            fputs(listed ? ", " : " ", f);
+            md_file(f, url, shown, d->lines[k].line, num);
+          }
           listed++;
         }
       if (listed > 20)
@@ -616,8 +653,9 @@ int markdown_write(const struct cov_model *m, FILE *f, const char *title,
       for (size_t k = 0; k < n && k < lowest && r[k].pct < 1.0; k++) {
         struct cov_summary fs;
         cov_file_summary(m->files[r[k].file], &fs);
+        const char *shown = cov_display(m, m->files[r[k].file]->path);
         fputs("| ", f);
-        md_text(f, cov_display(m, m->files[r[k].file]->path));
+        md_file(f, url, shown, 0, shown);
         fputs(" |", f);
         md_cell(f, fs.lines_hit, fs.lines_found);
         md_cell(f, fs.funcs_hit, fs.funcs_found);

@@ -173,6 +173,20 @@ if command -v chromium >/dev/null; then
   all=$(grep -c '<td class="cat c-' legend.dom)
   [ "${legend% DCB*}" = "$want" ] && [ "$unc" = '<td class="cat c-UNC"> ' ] && [ "$all" -gt 1 ] &&
     pass "HTML legend of categories ($legend), and its filter" || fail "HTML legend: '$legend' (want '$want'), filtered: '$unc'"
+  # The Markdown summary links each uncovered new line to its view in the
+  # page written beside it (a path from the Markdown file's directory), and
+  # the link lands on that line, marked.
+  mkdir -p out
+  "$UCOV" report cur --baseline base --diff d.diff --markdown out/md.txt --html d2.html >/dev/null
+  read -r mdline link < <(grep -o '\[[0-9]*\](\.\./d2\.html#file=[^)]*&line=[0-9]*)' out/md.txt | head -1 | sed 's/^\[\([0-9]*\)\](\(.*\))$/\1 \2/')
+  uncs=$(python3 -c 'import json,sys; print(" ".join(str(l) for f in json.load(open("j.json"))["files"] for l in (f.get("diff") or {}).get("UNC", [])))')
+  headless --dump-dom "file://$WORK/out/$link" >md.dom
+  [ -n "$mdline" ] && [[ " $uncs " == *" $mdline "* ]] && grep -q "<tr id=\"L$mdline\" class=\"[a-z]* cur\"" md.dom &&
+    grep -q "^| \[[^]]*prog.c\](\.\./d2\.html#file=[^)]*prog\.c) |" out/md.txt &&
+    pass "Markdown links an uncovered line to its view ($link)" || fail "Markdown's links: '$link' (UNC lines $uncs): $(grep -o '<tr id="L[0-9]*" class="[^"]*cur"' md.dom)"
+  "$UCOV" report cur --baseline base --diff d.diff --markdown md3.txt --html-url 'https://ci.example/run 7/cov(1).html' >/dev/null
+  grep -q '](https://ci.example/run%207/cov%281%29.html#file=[^)]*prog\.c&line=[0-9]*)' md3.txt &&
+    pass "--html-url: the links' address, encoded" || fail "--html-url: $(grep -o '\[[0-9]*\]([^)]*)' md3.txt | head -1)"
 fi
 # A malformed diff: said with its line, the report still written, status 1.
 printf 'diff --git a/prog.c b/prog.c\n--- a/prog.c\n+++ b/prog.c\n@@ -1,3 +1,2 @@\n-a\n' >bad.diff
