@@ -15,7 +15,9 @@
  * Addresses: #f=N or #file=PATH (the path shown, or a unique ending of it)
  * opens a file; &l=N or &line=N scrolls to line N and marks it (tr.cur).
  *
- * DOM the tests rely on: table#summary (tr[data-path] rows), table#source
+ * DOM the tests rely on: table#summary (tr[data-path] rows: all of them up
+ * to 2,000, else those on screen and a margin; span#count says how many the
+ * search keeps), table#source
  * (tr#L<line> rows with class hit/miss/none/excl and td.cnt holding the
  * count; td.br a line's branches: + taken, - not taken, # not executed, each
  * listed in its title), table#functions (a row per function, inside
