@@ -2,6 +2,7 @@
 """Open one view of an HTML report in headless Chromium, as a reader would.
 
     browser_open.py PAGE#FRAGMENT ID|name=N|- [PROFILE_DIR]
+    browser_open.py PAGE list [PROFILE_DIR]
 
 A harness page loads PAGE#FRAGMENT in an iframe (1200x900) and, at its load
 event, forces the layout of the element asked for (an id, or name=N for an
@@ -9,6 +10,10 @@ event, forces the layout of the element asked for (an id, or name=N for an
 began: the time to the first render of that line's screen. Meanwhile the
 renderer processes' peak resident memory (VmHWM) is read from /proc every
 20 ms. Prints "MS PEAK_KIB" (MS -1: the element never appeared), or fails.
+
+With "list": a ucov page's file list, timed as a reader uses it: the load
+(laid out), a sort by line coverage (clicked, laid out) and a search typed
+into it (laid out); prints "LOAD_MS SORT_MS SEARCH_MS PEAK_KIB".
 """
 import os
 import subprocess
@@ -58,7 +63,9 @@ def renderer_peak(pids):
 def main():
     page, target = sys.argv[1], sys.argv[2]
     profile = sys.argv[3] if len(sys.argv) > 3 else tempfile.mkdtemp(prefix="chromium-")
-    if target == "-":
+    if target == "list":
+        find = "d.body"
+    elif target == "-":
         find = "d.body"
     elif target.startswith("name="):
         find = "d.getElementsByName(%r)[0]" % target[5:]
@@ -70,16 +77,29 @@ def main():
 <script>
 const f = document.getElementById('f'), t0 = performance.now();
 f.onload = () => {
-  const d = f.contentDocument, e = %s;
+  const d = f.contentDocument, w = f.contentWindow, e = %s, res = [];
   if (e) e.getBoundingClientRect();
+  res.push(e ? (performance.now() - t0).toFixed(0) : '-1');
+  if (%s && e) {
+    let t = performance.now();
+    d.querySelector('th[data-k="l"]').click();
+    d.body.getBoundingClientRect();
+    res.push((performance.now() - t).toFixed(0));
+    t = performance.now();
+    const i = d.getElementById('filter');
+    i.value = 'file777';
+    i.dispatchEvent(new w.Event('input'));
+    d.body.getBoundingClientRect();
+    res.push((performance.now() - t).toFixed(0));
+  }
   const p = document.createElement('pre');
   p.id = 'res';
-  p.textContent = e ? (performance.now() - t0).toFixed(0) : '-1';
+  p.textContent = res.join(' ');
   document.body.appendChild(p);
 };
 f.src = %r;
 </script></body></html>
-""" % (find, os.path.basename(page)))
+""" % (find, "true" if target == "list" else "false", os.path.basename(page)))
         harness = h.name
     browser = next(p for p in ("/usr/bin/chromium", "/usr/bin/chromium-browser") if os.path.exists(p))
     cmd = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
@@ -100,7 +120,7 @@ f.src = %r;
     if at < 0:
         sys.exit("browser_open: no result (the page did not load within 300 s?)")
     ms = out[at + 14:out.index("<", at + 14)]
-    print(ms, peak)
+    print(ms, peak)  # (with list: LOAD SORT SEARCH PEAK)
 
 
 if __name__ == "__main__":
