@@ -189,11 +189,12 @@ static void source_load(struct source *s, const char *path) {
     fclose(f);
     return;
   }
+  /* (what it was when opened: a file that grows meanwhile is cut there) */
   size_t r;
-  while ((r = fread(s->text + s->len, 1, (size_t)st.st_size + 1 - s->len, f)) > 0 &&
-         s->len + r <= (size_t)st.st_size)
+  while (s->len < (size_t)st.st_size &&
+         (r = fread(s->text + s->len, 1, (size_t)st.st_size - s->len, f)) > 0)
     s->len += r;
-  int bad = ferror(f) || r > 0; /* (r > 0: it grew while read) */
+  int bad = ferror(f);
   fclose(f);
   /* a CR before a newline is no part of the line (and a CR in a script's
    * text would be read as a newline of its own) */
