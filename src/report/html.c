@@ -26,6 +26,7 @@
  * dark, from the system's setting).
  */
 #include "html.h"
+#include "html_data.h"
 #include "html_view.h"
 #include "util.h"
 
@@ -35,111 +36,8 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 #include <unistd.h>
-
-/* The page's data is written through a buffer: integers and escapes by
- * hand, not printf (SQLite: a 9 MB source and 100,000 records). */
-struct out {
-  FILE *f;
-  size_t n;
-  char b[1 << 16];
-};
-
-static void o_flush(struct out *o) {
-  fwrite(o->b, 1, o->n, o->f);
-  o->n = 0;
-}
-
-static void o_put(struct out *o, const char *s, size_t n) {
-  if (n <= sizeof(o->b) - o->n) { /* the common case: it fits */
-    memcpy(o->b + o->n, s, n);
-    o->n += n;
-    return;
-  }
-  while (n) {
-    if (o->n == sizeof(o->b))
-      o_flush(o);
-    size_t k = n < sizeof(o->b) - o->n ? n : sizeof(o->b) - o->n;
-    memcpy(o->b + o->n, s, k);
-    o->n += k;
-    s += k;
-    n -= k;
-  }
-}
-
-static void o_str(struct out *o, const char *s) {
-  o_put(o, s, strlen(s));
-}
-
-static void o_u64(struct out *o, uint64_t v) {
-  char d[20];
-  size_t k = sizeof(d);
-  do
-    d[--k] = (char)('0' + v % 10);
-  while (v /= 10);
-  o_put(o, d + k, sizeof(d) - k);
-}
-
-/* [a,b] or [a,b,c] */
-static void o_tuple(struct out *o, int comma, uint64_t a, uint64_t b, const uint64_t *c) {
-  o_str(o, comma ? ",[" : "[");
-  o_u64(o, a);
-  o_put(o, ",", 1);
-  o_u64(o, b);
-  if (c) {
-    o_put(o, ",", 1);
-    o_u64(o, *c);
-  }
-  o_put(o, "]", 1);
-}
-
-/* Bytes a JSON string inside <script> cannot hold as they are: '"', '\\',
- * controls, and '<', '>', '&' (so no "</script>" can end the data). */
-static int needs_escape(unsigned char c) {
-  return c < 0x20 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&';
-}
-
-/* The inside of a JSON string safe inside <script>: plain runs copied
- * whole, escapes between. */
-static void put_js_bytes(struct out *o, const char *s, size_t n) {
-  static const char hex[] = "0123456789abcdef";
-  static unsigned char special[256];
-  if (!special['"'])
-    for (int c = 0; c < 256; c++)
-      special[c] = (unsigned char)needs_escape((unsigned char)c);
-  size_t run = 0;
-  for (size_t i = 0;; i++) {
-    while (i < n && !special[(unsigned char)s[i]])
-      i++;
-    if (i == n)
-      break;
-    unsigned char c = (unsigned char)s[i];
-    o_put(o, s + run, i - run);
-    if (o->n > sizeof(o->b) - 6)
-      o_flush(o);
-    char *e = o->b + o->n;
-    e[0] = '\\';
-    if (c == '"' || c == '\\' || c == '\n' || c == '\t') {
-      e[1] = c == '\n' ? 'n' : c == '\t' ? 't' : (char)c;
-      o->n += 2;
-    } else {
-      memcpy(e + 1, "u00", 3);
-      e[4] = hex[c >> 4];
-      e[5] = hex[c & 15];
-      o->n += 6;
-    }
-    run = i + 1;
-  }
-  o_put(o, s + run, n - run);
-}
-
-static void put_js_string(struct out *o, const char *s, size_t n) {
-  o_put(o, "\"", 1);
-  put_js_bytes(o, s, n);
-  o_put(o, "\"", 1);
-}
 
 static void put_html(FILE *f, const char *s) {
   for (; *s; s++)
@@ -151,153 +49,9 @@ static void put_html(FILE *f, const char *s) {
       putc(*s, f);
 }
 
-/*
- * A source file, cut into chunks of whole lines (about 64 KiB each) for the
- * page to hold as text of their own: a browser's parser and DOM hold a
- * script's text at several times its size while it is one long token, and
- * the viewer then reads only the chunks on screen. Its last newline is left
- * out; n lines (no source: text NULL).
- */
-struct source {
-  char *text;
-  size_t len;
-  uint64_t n;
-  size_t n_chunks;
-  size_t *cut;    /* chunk k: bytes cut[k] .. cut[k + 1] */
-  uint64_t *line; /* chunk k's first line */
-};
-
-enum { CHUNK = 1 << 16 };
-
-static void source_free(struct source *s) {
-  free(s->text);
-  free(s->cut);
-  free(s->line);
-  memset(s, 0, sizeof(*s));
-}
-
-/* The source at path (not shown if it cannot be read or is larger than
- * 256 MiB: text NULL). */
-static void source_load(struct source *s, const char *path) {
-  memset(s, 0, sizeof(*s));
-  FILE *f = ucov_fopen_regular(path);
-  struct stat st;
-  if (!f)
-    return;
-  if (fstat(fileno(f), &st) || st.st_size > ((off_t)256 << 20) ||
-      !(s->text = malloc((size_t)st.st_size + 1))) {
-    fclose(f);
-    return;
-  }
-  /* (what it was when opened: a file that grows meanwhile is cut there) */
-  size_t r;
-  while (s->len < (size_t)st.st_size &&
-         (r = fread(s->text + s->len, 1, (size_t)st.st_size - s->len, f)) > 0)
-    s->len += r;
-  int bad = ferror(f);
-  fclose(f);
-  /* a CR before a newline is no part of the line (and a CR in a script's
-   * text would be read as a newline of its own) */
-  size_t lines = 1, j = 0;
-  for (size_t k = 0; k < s->len; k++) {
-    lines += s->text[k] == '\n';
-    if (s->text[k] != '\r' || k + 1 == s->len || s->text[k + 1] != '\n')
-      s->text[j++] = s->text[k];
-  }
-  s->len = j;
-  if (bad || !(s->cut = malloc((lines + 1) * sizeof(*s->cut))) ||
-      !(s->line = malloc(lines * sizeof(*s->line)))) {
-    source_free(s);
-    return;
-  }
-  if (s->len && s->text[s->len - 1] == '\n')
-    s->len--;
-  s->n = 1;
-  s->cut[0] = 0;
-  s->line[0] = 1;
-  s->n_chunks = 1;
-  for (size_t k = 0; k < s->len; k++) {
-    if (s->text[k] != '\n')
-      continue;
-    s->n++;
-    /* a chunk ends before a line that would take it past CHUNK */
-    size_t next = k + 1;
-    const char *e = memchr(s->text + next, '\n', s->len - next);
-    size_t end = e ? (size_t)(e - s->text) + 1 : s->len;
-    if (end - s->cut[s->n_chunks - 1] > CHUNK) {
-      s->cut[s->n_chunks] = next;
-      s->line[s->n_chunks++] = s->n;
-    }
-  }
-  s->cut[s->n_chunks] = s->len;
-}
-
-/* Text a script element holds as it is: no CR (the parser makes it a
- * newline), no NUL, no "<!--" or "</script" (they change or end it). */
-static int raw_ok(const char *t, size_t n) {
-  for (size_t k = 0; k < n; k++) {
-    char c = t[k];
-    if (c == '\r' || c == 0)
-      return 0;
-    if (c == '<' && k + 3 < n && !memcmp(t + k + 1, "!--", 3))
-      return 0;
-    if (c == '<' && k + 7 < n && t[k + 1] == '/' && !strncasecmp(t + k + 2, "script", 6))
-      return 0;
-  }
-  return 1;
-}
-
-/* The source's members of a file's data: "n" (its lines, null: no source)
- * and "c" (each chunk's first line); with inline, the chunks themselves as
- * "s", a list of JSON strings (in a data file; a page holds them as scripts
- * of their own, see put_chunks). */
-static void put_source(struct out *o, const struct source *s, int inline_chunks) {
-  if (!s->text) {
-    o_str(o, ", \"n\": null");
-    return;
-  }
-  o_str(o, ", \"n\": ");
-  o_u64(o, s->n);
-  o_str(o, ", \"c\": [");
-  for (size_t k = 0; k < s->n_chunks; k++) {
-    if (k)
-      o_put(o, ",", 1);
-    o_u64(o, s->line[k]);
-  }
-  o_str(o, "]");
-  if (!inline_chunks)
-    return;
-  o_str(o, ", \"s\": [");
-  for (size_t k = 0; k < s->n_chunks; k++) {
-    if (k)
-      o_put(o, ",", 1);
-    put_js_string(o, s->text + s->cut[k], s->cut[k + 1] - s->cut[k]);
-  }
-  o_str(o, "]");
-}
-
-/* File i's source chunks as scripts s<i>_<k>: its text as it is
- * (text/plain), or a JSON string where it could not be. */
-static void put_chunks(struct out *o, size_t i, const struct source *s) {
-  for (size_t k = 0; s->text && k < s->n_chunks; k++) {
-    const char *t = s->text + s->cut[k];
-    size_t n = s->cut[k + 1] - s->cut[k];
-    int raw = raw_ok(t, n);
-    char head[96];
-    snprintf(head, sizeof(head), "<script type=\"%s\" id=\"s%zu_%zu\">",
-             raw ? "text/plain" : "application/json", i, k);
-    o_str(o, head);
-    if (raw)
-      o_put(o, t, n);
-    else
-      put_js_string(o, t, n);
-    o_str(o, "</script>\n");
-  }
-}
-
 /* A file's totals, as the summary shows them: lines hit and found,
  * functions, branches, MC/DC conditions, excluded lines and branches. */
-static void put_totals(struct out *o, const struct cov_file *c) {
+static void put_totals(struct hout *o, const struct cov_file *c) {
   uint64_t t[10] = {0};
   for (size_t k = 0; k < c->n_lines; k++)
     t[0] += c->lines[k].count > 0;
@@ -313,13 +67,13 @@ static void put_totals(struct out *o, const struct cov_file *c) {
   t[7] = c->n_mcdc;
   t[8] = c->n_excl_lines;
   t[9] = c->excl_branches;
-  o_str(o, ", \"t\": [");
+  hout_str(o, ", \"t\": [");
   for (int k = 0; k < 10; k++) {
     if (k)
-      o_put(o, ",", 1);
-    o_u64(o, t[k]);
+      hout_put(o, ",", 1);
+    hout_u64(o, t[k]);
   }
-  o_put(o, "]", 1);
+  hout_put(o, "]", 1);
 }
 
 static int has_line(const struct cov_file *c, uint32_t line) {
@@ -337,7 +91,7 @@ static int has_line(const struct cov_file *c, uint32_t line) {
 /* File i's lines each test ran (of the lines it counts), from the store's
  * tests per line: "tl": [test, lines, test, lines, ...]; per: a counter
  * per test. */
-static void put_test_lines(struct out *o, const struct cov_file *c, size_t i,
+static void put_test_lines(struct hout *o, const struct cov_file *c, size_t i,
                            const struct html_extra *x, size_t *w, uint64_t *per) {
   memset(per, 0, x->n_tests * sizeof(*per));
   for (; *w < x->n_who && x->who[*w].file < i; ++*w)
@@ -345,52 +99,52 @@ static void put_test_lines(struct out *o, const struct cov_file *c, size_t i,
   for (; *w < x->n_who && x->who[*w].file == i; ++*w)
     if (x->who[*w].count && x->who[*w].test < x->n_tests && has_line(c, x->who[*w].line))
       per[x->who[*w].test]++;
-  o_str(o, ", \"tl\": [");
+  hout_str(o, ", \"tl\": [");
   for (size_t t = 0, first = 1; t < x->n_tests; t++)
     if (per[t]) {
       if (!first)
-        o_put(o, ",", 1);
+        hout_put(o, ",", 1);
       first = 0;
-      o_u64(o, t);
-      o_put(o, ",", 1);
-      o_u64(o, per[t]);
+      hout_u64(o, t);
+      hout_put(o, ",", 1);
+      hout_u64(o, per[t]);
     }
-  o_str(o, "]");
+  hout_str(o, "]");
 }
 
 /* The page's index: each file's path and totals (and its differential
  * categories' counts; with the store's tests per line, the lines each test
  * ran), all the summary needs. per: x's n_tests counters. */
-static void put_index(struct out *o, const struct cov_model *m, const struct cov_diff *diff,
+static void put_index(struct hout *o, const struct cov_model *m, const struct cov_diff *diff,
                       const struct html_extra *x, uint64_t *per) {
   size_t w = 0;
   for (size_t i = 0; i < m->n_files; i++) {
     const struct cov_file *c = m->files[i];
-    o_str(o, i ? ",\n{\"p\": " : "\n{\"p\": ");
+    hout_str(o, i ? ",\n{\"p\": " : "\n{\"p\": ");
     const char *shown = cov_display(m, c->path);
-    put_js_string(o, shown, strlen(shown));
+    hout_js_string(o, shown, strlen(shown));
     put_totals(o, c);
     if (diff && i < diff->n_files && diff->files[i].n) {
       const struct cov_diff_file *d = &diff->files[i];
-      o_str(o, ", \"dc\": \"");
+      hout_str(o, ", \"dc\": \"");
       for (int cat = 1; cat < COV_DIFF_CATEGORIES; cat++)
         if (d->counts[cat]) {
-          o_str(o, cov_category_name[cat]);
-          o_put(o, " ", 1);
-          o_u64(o, d->counts[cat]);
-          o_put(o, " ", 1);
+          hout_str(o, cov_category_name[cat]);
+          hout_put(o, " ", 1);
+          hout_u64(o, d->counts[cat]);
+          hout_put(o, " ", 1);
         }
-      o_str(o, "\"");
+      hout_str(o, "\"");
     }
     if (per)
       put_test_lines(o, c, i, x, &w, per);
-    o_str(o, "}");
+    hout_str(o, "}");
   }
 }
 
 /* Branches per line: [line, taken, found, [count or null (not executed), ...]]. */
-static void put_branches(struct out *o, const struct cov_file *c) {
-  o_str(o, ", \"b\": [");
+static void put_branches(struct hout *o, const struct cov_file *c) {
+  hout_str(o, ", \"b\": [");
   for (size_t k = 0, first = 1; k < c->n_branches; first = 0) {
     uint32_t line = c->branches[k].line;
     uint64_t hit = 0, found = 0;
@@ -399,57 +153,57 @@ static void put_branches(struct out *o, const struct cov_file *c) {
       found++;
       hit += c->branches[k].executed && c->branches[k].taken > 0;
     }
-    o_str(o, first ? "[" : ",[");
-    o_u64(o, line);
-    o_put(o, ",", 1);
-    o_u64(o, hit);
-    o_put(o, ",", 1);
-    o_u64(o, found);
-    o_str(o, ",[");
+    hout_str(o, first ? "[" : ",[");
+    hout_u64(o, line);
+    hout_put(o, ",", 1);
+    hout_u64(o, hit);
+    hout_put(o, ",", 1);
+    hout_u64(o, found);
+    hout_str(o, ",[");
     for (size_t j = from; j < k; j++) {
       if (j > from)
-        o_put(o, ",", 1);
+        hout_put(o, ",", 1);
       if (c->branches[j].executed)
-        o_u64(o, c->branches[j].taken);
+        hout_u64(o, c->branches[j].taken);
       else
-        o_str(o, "null");
+        hout_str(o, "null");
     }
-    o_str(o, "]]");
+    hout_str(o, "]]");
   }
-  o_str(o, "]");
+  hout_str(o, "]");
 }
 
 /* (Long: one file's view data, member by member: lines, functions, branches, MC/DC, categories,
  * exclusions, source.) */
-static void put_file(struct out *o, const struct cov_model *m, size_t i,
+static void put_file(struct hout *o, const struct cov_model *m, size_t i,
                      const struct cov_diff *diff, const struct html_extra *x, size_t *w,
-                     const struct source *src, int inline_chunks) {
+                     const struct html_source *src, int inline_chunks) {
   const struct cov_file *c = m->files[i];
   /* lines: line, count, line, count, ... (flat: 250,000 of them parse and
    * sit in the browser as one array) */
-  o_str(o, "{\"l\": [");
+  hout_str(o, "{\"l\": [");
   for (size_t k = 0; k < c->n_lines; k++) {
     if (k)
-      o_put(o, ",", 1);
-    o_u64(o, c->lines[k].line);
-    o_put(o, ",", 1);
-    o_u64(o, c->lines[k].count);
+      hout_put(o, ",", 1);
+    hout_u64(o, c->lines[k].line);
+    hout_put(o, ",", 1);
+    hout_u64(o, c->lines[k].count);
   }
-  o_str(o, "], \"f\": [");
+  hout_str(o, "], \"f\": [");
   for (size_t k = 0; k < c->n_funcs; k++) {
-    o_str(o, k ? ",[" : "[");
-    put_js_string(o, c->funcs[k].name, strlen(c->funcs[k].name));
-    o_put(o, ",", 1);
-    o_u64(o, c->funcs[k].line);
-    o_put(o, ",", 1);
-    o_u64(o, c->funcs[k].count);
-    o_put(o, "]", 1);
+    hout_str(o, k ? ",[" : "[");
+    hout_js_string(o, c->funcs[k].name, strlen(c->funcs[k].name));
+    hout_put(o, ",", 1);
+    hout_u64(o, c->funcs[k].line);
+    hout_put(o, ",", 1);
+    hout_u64(o, c->funcs[k].count);
+    hout_put(o, "]", 1);
   }
-  o_str(o, "]");
+  hout_str(o, "]");
   put_branches(o, c);
   /* MC/DC conditions per line: [line, shown, found]. */
   if (c->n_mcdc) {
-    o_str(o, ", \"m\": [");
+    hout_str(o, ", \"m\": [");
     for (size_t k = 0, first = 1; k < c->n_mcdc; first = 0) {
       uint32_t line = c->mcdc[k].line;
       uint64_t hit = 0, found = 0;
@@ -457,55 +211,55 @@ static void put_file(struct out *o, const struct cov_model *m, size_t i,
         found++;
         hit += c->mcdc[k].taken > 0;
       }
-      o_tuple(o, !first, line, hit, &found);
+      hout_tuple(o, !first, line, hit, &found);
     }
-    o_str(o, "]");
+    hout_str(o, "]");
   }
   if (diff && i < diff->n_files && diff->files[i].n) {
     const struct cov_diff_file *d = &diff->files[i];
-    o_str(o, ", \"d\": [");
+    hout_str(o, ", \"d\": [");
     for (size_t k = 0; k < d->n; k++) {
-      o_str(o, k ? ",[" : "[");
-      o_u64(o, d->lines[k].line);
-      o_str(o, ",\"");
-      o_str(o, cov_category_name[d->lines[k].category]);
-      o_str(o, "\"]");
+      hout_str(o, k ? ",[" : "[");
+      hout_u64(o, d->lines[k].line);
+      hout_str(o, ",\"");
+      hout_str(o, cov_category_name[d->lines[k].category]);
+      hout_str(o, "\"]");
     }
-    o_str(o, "]");
+    hout_str(o, "]");
   }
   if (c->n_excl_lines) {
-    o_str(o, ", \"x\": [");
+    hout_str(o, ", \"x\": [");
     for (size_t k = 0; k < c->n_excl_lines; k++) {
       if (k)
-        o_put(o, ",", 1);
-      o_u64(o, c->excl_lines[k]);
+        hout_put(o, ",", 1);
+      hout_u64(o, c->excl_lines[k]);
     }
-    o_str(o, "]");
+    hout_str(o, "]");
   }
   /* the tests of each line (the store's): line, n, then n test, count pairs */
   if (x && *w < x->n_who && x->who[*w].file == i) {
-    o_str(o, ", \"w\": [");
+    hout_str(o, ", \"w\": [");
     for (int first = 1; *w < x->n_who && x->who[*w].file == i; first = 0) {
       uint32_t line = x->who[*w].line;
       size_t e = *w;
       while (e < x->n_who && x->who[e].file == i && x->who[e].line == line)
         e++;
       if (!first)
-        o_put(o, ",", 1);
-      o_u64(o, line);
-      o_put(o, ",", 1);
-      o_u64(o, e - *w);
+        hout_put(o, ",", 1);
+      hout_u64(o, line);
+      hout_put(o, ",", 1);
+      hout_u64(o, e - *w);
       for (; *w < e; ++*w) {
-        o_put(o, ",", 1);
-        o_u64(o, x->who[*w].test);
-        o_put(o, ",", 1);
-        o_u64(o, x->who[*w].count);
+        hout_put(o, ",", 1);
+        hout_u64(o, x->who[*w].test);
+        hout_put(o, ",", 1);
+        hout_u64(o, x->who[*w].count);
       }
     }
-    o_str(o, "]");
+    hout_str(o, "]");
   }
-  put_source(o, src, inline_chunks);
-  o_str(o, "}");
+  html_source_put(o, src, inline_chunks);
+  hout_str(o, "}");
 }
 
 /* A percentage of found, and as ucov history prints it. */
@@ -592,18 +346,18 @@ static int put_file_js(int files, const struct cov_model *m, size_t i, const str
       close(fd);
     return -1;
   }
-  static struct out o; /* (64 KiB: not on the stack) */
+  static struct hout o; /* (64 KiB: not on the stack) */
   o.f = f;
   o.n = 0;
   snprintf(name, sizeof(name), "ucovFile(%zu, ", i);
-  o_str(&o, name);
-  struct source src;
+  hout_str(&o, name);
+  struct html_source src;
   char buf[8192];
-  source_load(&src, cov_source_path(m, m->files[i]->path, buf, sizeof(buf)));
+  html_source_load(&src, cov_source_path(m, m->files[i]->path, buf, sizeof(buf)));
   put_file(&o, m, i, diff, x, w, &src, 1);
-  source_free(&src);
-  o_str(&o, ");\n");
-  o_flush(&o);
+  html_source_free(&src);
+  hout_str(&o, ");\n");
+  hout_flush(&o);
   if (fclose(f)) {
     diag_at(DIAG_ERROR, name, 0, "write error");
     return -1;
@@ -649,24 +403,24 @@ static int page(const struct cov_model *m, FILE *f, const char *title, const str
           "\"diff\": %s, \"mcdc\": %s, \"excl\": %s, ",
           files >= 0 ? "true" : "false", diff ? "true" : "false", all.mcdc_found ? "true" : "false",
           all.lines_excluded || all.branches_excluded ? "true" : "false");
-  static struct out o; /* (64 KiB: not on the stack) */
+  static struct hout o; /* (64 KiB: not on the stack) */
   o.f = f;
   o.n = 0;
   if (x && x->n_tests) {
-    o_str(&o, "\"tests\": [");
+    hout_str(&o, "\"tests\": [");
     for (size_t k = 0; k < x->n_tests; k++) {
       if (k)
-        o_put(&o, ",", 1);
+        hout_put(&o, ",", 1);
       const char *t = x->tests[k] && *x->tests[k] ? x->tests[k] : "(no test name)";
-      put_js_string(&o, t, strlen(t));
+      hout_js_string(&o, t, strlen(t));
     }
-    o_str(&o, "], ");
+    hout_str(&o, "], ");
   }
-  o_str(&o, "\"files\": [");
+  hout_str(&o, "\"files\": [");
   uint64_t *per = x && x->n_tests && x->n_who ? calloc(x->n_tests, sizeof(*per)) : NULL;
   put_index(&o, m, diff, x, per);
   free(per);
-  o_str(&o, "\n]}</script>\n");
+  hout_str(&o, "\n]}</script>\n");
   /* Each file's view data in a script of its own, parsed only when the
    * file is opened: the page opens at once whatever the tree's size. */
   size_t w = 0;
@@ -678,16 +432,16 @@ static int page(const struct cov_model *m, FILE *f, const char *title, const str
     }
     char head[64];
     snprintf(head, sizeof(head), "<script type=\"application/json\" id=\"f%zu\">", i);
-    o_str(&o, head);
-    struct source src;
+    hout_str(&o, head);
+    struct html_source src;
     char buf[8192];
-    source_load(&src, cov_source_path(m, m->files[i]->path, buf, sizeof(buf)));
+    html_source_load(&src, cov_source_path(m, m->files[i]->path, buf, sizeof(buf)));
     put_file(&o, m, i, diff, x, &w, &src, 0);
-    o_str(&o, "</script>\n");
-    put_chunks(&o, i, &src);
-    source_free(&src);
+    hout_str(&o, "</script>\n");
+    html_chunks_put(&o, i, &src);
+    html_source_free(&src);
   }
-  o_flush(&o);
+  hout_flush(&o);
   fprintf(f, "<script>%s</script>\n</body></html>\n", html_script);
   return err || ferror(f) ? -1 : 0;
 }
