@@ -90,7 +90,14 @@ char *ucov_read_text(const char *path, size_t *len) {
       ssize_t r = read(fd, buf + n, (size_t)st.st_size - n);
       if (r < 0 && errno == EINTR)
         continue;
-      if (r <= 0)
+      if (r < 0) { /* (a part is no text to go by: a store would keep it) */
+        int err = errno;
+        free(buf);
+        close(fd);
+        errno = err;
+        return NULL;
+      }
+      if (r == 0) /* (it shrank meanwhile: what there is) */
         break;
       n += (size_t)r;
     }

@@ -52,8 +52,10 @@ int ucov_ends_with(const char *s, const char *suffix);
 /* FNV-1a of a string. */
 uint64_t ucov_hash_str(const char *s);
 
-/* A text file (a source) whole, NUL-terminated, up to UCOV_MAX_TEXT bytes;
- * NULL if it is not a readable regular file of that size or no memory. */
+/* A text file (a source) whole, NUL-terminated, up to UCOV_MAX_TEXT bytes
+ * (as long as it was when opened; less if it shrank meanwhile); NULL, with
+ * errno, if it is not a readable regular file of that size, a read fails,
+ * or there is no memory. */
 #define UCOV_MAX_TEXT (256u << 20)
 char *ucov_read_text(const char *path, size_t *len);
 
