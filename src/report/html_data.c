@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 
 void hout_flush(struct hout *o) {
   fwrite(o->b, 1, o->n, o->f);
@@ -115,25 +114,11 @@ void html_source_free(struct html_source *s) {
 }
 
 /* The source at path (not shown if it cannot be read or is larger than
- * 256 MiB: text NULL). */
+ * UCOV_MAX_TEXT: text NULL). */
 void html_source_load(struct html_source *s, const char *path) {
   memset(s, 0, sizeof(*s));
-  FILE *f = ucov_fopen_regular(path);
-  struct stat st;
-  if (!f)
+  if (!(s->text = ucov_read_text(path, &s->len)))
     return;
-  if (fstat(fileno(f), &st) || st.st_size > ((off_t)256 << 20) ||
-      !(s->text = malloc((size_t)st.st_size + 1))) {
-    fclose(f);
-    return;
-  }
-  /* (what it was when opened: a file that grows meanwhile is cut there) */
-  size_t r;
-  while (s->len < (size_t)st.st_size &&
-         (r = fread(s->text + s->len, 1, (size_t)st.st_size - s->len, f)) > 0)
-    s->len += r;
-  int bad = ferror(f);
-  fclose(f);
   /* a CR before a newline is no part of the line (and a CR in a script's
    * text would be read as a newline of its own) */
   size_t lines = 1, j = 0;
@@ -143,7 +128,7 @@ void html_source_load(struct html_source *s, const char *path) {
       s->text[j++] = s->text[k];
   }
   s->len = j;
-  if (bad || !(s->cut = malloc((lines + 1) * sizeof(*s->cut))) ||
+  if (!(s->cut = malloc((lines + 1) * sizeof(*s->cut))) ||
       !(s->line = malloc(lines * sizeof(*s->line)))) {
     html_source_free(s);
     return;
