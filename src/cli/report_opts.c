@@ -100,28 +100,19 @@ const struct report_format report_formats[REPORT_FORMATS] = {
     [FMT_JACOCO] = {.option = "jacoco", .write = fmt_jacoco},
 };
 
-/* path made absolute (from the working directory) and lexically plain into
- * a list of n components ("." dropped, ".." taking one off): malloc'd, in
- * one block, or NULL. */
+/* path made absolute and lexically normal (cov_absolute), split into its
+ * n components in place: malloc'd in one block with its text, or NULL. */
 static char **components(const char *path, size_t *n) {
-  char *cwd = path[0] == '/' ? NULL : getcwd(NULL, 0);
-  if (path[0] != '/' && !cwd)
-    return NULL;
-  size_t len = (cwd ? strlen(cwd) + 1 : 0) + strlen(path) + 1;
-  char **list = malloc(len * sizeof(char *) + len);
-  if (!list) {
-    free(cwd);
-    return NULL;
-  }
-  char *text = (char *)(list + len);
-  snprintf(text, len, "%s%s%s", cwd ? cwd : "", cwd ? "/" : "", path);
-  free(cwd);
-  *n = 0;
-  for (char *save = NULL, *c = strtok_r(text, "/", &save); c; c = strtok_r(NULL, "/", &save))
-    if (strcmp(c, "..") == 0)
-      *n -= *n > 0;
-    else if (strcmp(c, "."))
+  char *abs = cov_absolute(path);
+  size_t len = abs ? strlen(abs) + 1 : 0;
+  char **list = abs ? malloc(len * sizeof(char *) + len) : NULL;
+  if (list) {
+    char *text = memcpy(list + len, abs, len);
+    *n = 0;
+    for (char *save = NULL, *c = strtok_r(text, "/", &save); c; c = strtok_r(NULL, "/", &save))
       list[(*n)++] = c;
+  }
+  free(abs);
   return list;
 }
 

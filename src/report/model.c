@@ -150,19 +150,25 @@ static void normalize(char *p) {
   strcpy(p, buf);
 }
 
-int cov_set_root(struct cov_model *m, const char *dir) {
+char *cov_absolute(const char *path) {
   char *abs = NULL;
-  if (dir[0] == '/') {
-    abs = strdup(dir);
+  if (path[0] == '/') {
+    abs = strdup(path);
   } else {
     char *cwd = getcwd(NULL, 0);
-    if (cwd && asprintf(&abs, "%s/%s", cwd, dir) < 0)
+    if (cwd && asprintf(&abs, "%s/%s", cwd, path) < 0)
       abs = NULL;
     free(cwd);
   }
+  if (abs)
+    normalize(abs);
+  return abs;
+}
+
+int cov_set_root(struct cov_model *m, const char *dir) {
+  char *abs = cov_absolute(dir);
   if (!abs)
     return -1;
-  normalize(abs);
   size_t n = strlen(abs);
   while (n > 1 && abs[n - 1] == '/')
     abs[--n] = 0;

@@ -131,6 +131,9 @@ struct cov_file *cov_file_there(struct cov_model *m, const char *path);
 /* The repository root of the outputs (copied; made absolute, lexically
  * normalized). 0, or -1 without memory. */
 int cov_set_root(struct cov_model *m, const char *dir);
+/* path made absolute (from the working directory) and lexically normal
+ * ("a/./b", "a/x/../b" as "a/b"): malloc'd, or NULL without memory. */
+char *cov_absolute(const char *path);
 /* A source path as outputs write it: relative to the root when it is under it. */
 const char *cov_display(const struct cov_model *m, const char *path);
 /* Where a source is read from: a relative path is taken relative to the root
