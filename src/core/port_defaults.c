@@ -87,3 +87,11 @@ UCOV_WEAK UCOV_NOTRACE int ucov_port_device_claim(struct ucov_device *dev) {
 UCOV_WEAK UCOV_NOTRACE void ucov_port_device_unclaim(struct ucov_device *dev) {
   (void)dev;
 }
+
+UCOV_WEAK UCOV_NOTRACE unsigned long ucov_port_remote_lock(void) {
+  return 0;
+}
+
+UCOV_WEAK UCOV_NOTRACE void ucov_port_remote_unlock(unsigned long flags) {
+  (void)flags;
+}

@@ -1,5 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-/* REMOTE coverage: the handle registry, sections and their areas (see remote.h). */
+/*
+ * REMOTE coverage: the handle registry, sections and their areas (see remote.h).
+ *
+ * Two locks, as kcov.c has them: the port lock serialises the registry's
+ * writers (KCOV_REMOTE_ENABLE, disable, close: they may allocate), and the
+ * REMOTE lock (ucov_port_remote_lock) guards what sections read and write
+ * (the registry's entries, a device's sequence and buffer while a section is
+ * appended to it). A port whose sections may start where the task cannot
+ * sleep (a kernel's softirq, a spinlock held) makes that lock a spinlock and
+ * brings its own areas (ucov_remote_find/begin/end/deliver); the others use
+ * ucov_remote_start/stop below, whose areas come from a bounded pool.
+ */
 #include "ucov/port/remote.h"
 
 #include "ucov/port/device.h"
@@ -11,23 +22,16 @@ void ucov_remote_stop(void);
 uint64_t ucov_common_handle(void);
 void ucov_set_common_handle(uint64_t handle);
 
-/* The 0x7fffffff bytes Linux allows an area, in words. */
-
 struct remote_entry {
   uint64_t handle;
   struct ucov_device *dev;
 };
 
-static struct remote_entry *entries; /* registered handles, unsorted */
+/* Registered handles, unsorted (at most KCOV_REMOTE_MAX_HANDLES + 1 per
+ * device). Written under both locks, read under either. */
+static struct remote_entry *entries;
 static unsigned n_entries, cap_entries;
-static uint64_t sequence_next = 1;
-
-/* Areas of finished sections, kept for the next ones (a pool, as Linux's). */
-struct free_area {
-  struct free_area *next;
-  uint64_t words;
-};
-static struct free_area *free_areas;
+static uint64_t sequence_next = 1; /* under the port lock */
 
 /* The common handle is the task's (struct ucov_task): thread-local where the
  * port has threads, switched with the task where it switches the state, and
@@ -66,27 +70,9 @@ static UCOV_NOTRACE struct ucov_device *lookup(uint64_t handle) {
   return 0;
 }
 
-static UCOV_NOTRACE int add_entry(uint64_t handle, struct ucov_device *dev) {
-  if (lookup(handle))
-    return -UCOV_EEXIST;
-  if (n_entries == cap_entries) {
-    unsigned cap = cap_entries ? 2 * cap_entries : 64;
-    struct remote_entry *e = ucov_port_alloc(cap * sizeof(*e));
-    if (!e)
-      return -UCOV_ENOMEM;
-    for (unsigned i = 0; i < n_entries; i++)
-      e[i] = entries[i];
-    ucov_port_free(entries);
-    entries = e;
-    cap_entries = cap;
-  }
-  entries[n_entries].handle = handle;
-  entries[n_entries].dev = dev;
-  n_entries++;
-  return 0;
-}
-
-UCOV_NOTRACE void ucov_remote_unregister(struct ucov_device *dev) {
+/* Drop dev's entries and move its sequence on: sections running for it are
+ * discarded at their end. Both locks held. */
+static UCOV_NOTRACE void drop_entries(struct ucov_device *dev) {
   unsigned k = 0;
   for (unsigned i = 0; i < n_entries; i++)
     if (entries[i].dev != dev)
@@ -96,80 +82,117 @@ UCOV_NOTRACE void ucov_remote_unregister(struct ucov_device *dev) {
   dev->sequence = sequence_next++;
 }
 
+UCOV_NOTRACE void ucov_remote_unregister(struct ucov_device *dev) {
+  unsigned long flags = ucov_port_remote_lock();
+  drop_entries(dev);
+  ucov_port_remote_unlock(flags);
+}
+
+/* Room for `more` entries, allocated before the REMOTE lock is taken (where a
+ * section runs, nothing may allocate). The array it replaces, to free after
+ * the swap, in *old. Port lock held. */
+static UCOV_NOTRACE int entries_reserve(unsigned more, struct remote_entry **fresh) {
+  *fresh = 0;
+  if (n_entries + more <= cap_entries)
+    return 0;
+  unsigned cap = cap_entries ? cap_entries : 64;
+  while (cap < n_entries + more)
+    cap *= 2;
+  *fresh = ucov_port_alloc(cap * sizeof(**fresh));
+  if (!*fresh)
+    return -UCOV_ENOMEM;
+  for (unsigned i = 0; i < n_entries; i++)
+    (*fresh)[i] = entries[i];
+  cap_entries = cap;
+  return 0;
+}
+
 UCOV_NOTRACE int ucov_remote_register(struct ucov_device *dev, const struct kcov_remote_arg *arg) {
   if (!arg || arg->num_handles > KCOV_REMOTE_MAX_HANDLES)
     return -UCOV_EINVAL;
+  uint32_t mode;
   if (arg->trace_mode == KCOV_TRACE_PC)
-    dev->remote_mode = UCOV_TASK_PC;
+    mode = UCOV_TASK_PC;
   else if (arg->trace_mode == KCOV_TRACE_CMP)
-    dev->remote_mode = UCOV_TASK_CMP;
+    mode = UCOV_TASK_CMP;
   else
     return -UCOV_EINVAL;
-  dev->last_mode = dev->remote_mode;
   /* Linux refuses only area_size > LONG_MAX / 8, which a u32 never is: any
-   * size is taken (a section of fewer than 2 words records nothing). */
+   * size is taken (a port gives a section an area only where it can; one of
+   * fewer than 2 words records nothing). */
   for (uint32_t i = 0; i < arg->num_handles; i++)
     if (!handle_ok(arg->handles[i], 0))
       return -UCOV_EINVAL;
   if (arg->common_handle && !handle_ok(arg->common_handle, 1))
     return -UCOV_EINVAL;
-  int err = 0;
-  for (uint32_t i = 0; i < arg->num_handles && !err; i++)
-    err = add_entry(arg->handles[i], dev);
-  if (!err && arg->common_handle)
-    err = add_entry(arg->common_handle, dev);
-  if (err) {
-    ucov_remote_unregister(dev);
+  struct remote_entry *fresh, *old = entries;
+  int err = entries_reserve(arg->num_handles + 1, &fresh);
+  if (err)
     return err;
-  }
-  dev->remote = 1;
+  dev->remote_mode = mode;
+  dev->last_mode = mode;
   dev->remote_size = arg->area_size;
-  dev->sequence = sequence_next++;
-  return 0;
-}
-
-static UCOV_NOTRACE uint64_t *area_get(uint64_t words) {
-  for (struct free_area **p = &free_areas; *p; p = &(*p)->next) {
-    if ((*p)->words == words) {
-      struct free_area *a = *p;
-      *p = a->next;
-      uint64_t *area = (uint64_t *)a;
-      area[0] = 0;
-      return area;
+  unsigned long flags = ucov_port_remote_lock();
+  if (fresh)
+    entries = fresh;
+  for (uint32_t i = 0; i <= arg->num_handles && !err; i++) {
+    uint64_t h = i < arg->num_handles ? arg->handles[i] : arg->common_handle;
+    if (!h)
+      continue;
+    if (lookup(h)) {
+      err = -UCOV_EEXIST;
+      break;
     }
+    entries[n_entries].handle = h;
+    entries[n_entries].dev = dev;
+    n_entries++;
   }
-  return ucov_port_alloc(words * 8);
+  if (err) {
+    drop_entries(dev);
+  } else {
+    dev->remote = 1;
+    dev->sequence = sequence_next++;
+  }
+  ucov_port_remote_unlock(flags);
+  if (fresh)
+    ucov_port_free(old);
+  return err;
 }
 
-static UCOV_NOTRACE void area_put(uint64_t *area, uint64_t words) {
-  struct free_area *a = (struct free_area *)area;
-  a->words = words;
-  a->next = free_areas;
-  free_areas = a;
-}
-
-/*
- * Start collecting coverage for `handle` on the calling thread. Returns 0
- * (also when no device registered the handle: then nothing is collected), or
- * -1 if the thread already traces or is inside a section (no nesting).
- */
-UCOV_EXPORT UCOV_NOTRACE int ucov_remote_start(uint64_t handle) {
-  struct ucov_task *t = &ucov_task_self;
-  if (t->mode || t->remote_handle || t->dev)
-    return -1;
-  ucov_port_lock();
+UCOV_NOTRACE int ucov_remote_find(uint64_t handle, struct ucov_remote_target *tg) {
   struct ucov_device *dev = handle ? lookup(handle) : 0;
-  uint64_t *area = dev && dev->remote_size >= 2 ? area_get(dev->remote_size) : 0;
-  if (area) {
-    t->remote_handle = handle;
-    t->remote_seq = dev->sequence;
-    ucov_task_start(t, 0, area, dev->remote_size, dev->remote_mode, 0, 0);
-  }
-  ucov_port_unlock();
+  if (!dev)
+    return -UCOV_ENOENT;
+  tg->seq = dev->sequence;
+  tg->words = dev->remote_size;
+  tg->mode = dev->remote_mode;
   return 0;
 }
 
-/* Append the section's records to dev's buffer; publish the count last. */
+UCOV_NOTRACE void ucov_remote_begin(struct ucov_task *t, uint64_t handle,
+                                    const struct ucov_remote_target *tg, uint64_t *area,
+                                    uint64_t words) {
+  UCOV_STORE(&area[0], 0);
+  t->remote_handle = handle;
+  t->remote_seq = tg->seq;
+  ucov_task_start(t, 0, area, words, tg->mode, 0, 0);
+}
+
+UCOV_NOTRACE uint64_t ucov_remote_end(struct ucov_task *t, uint64_t **area, uint64_t *words,
+                                      uint64_t *seq) {
+  uint64_t handle = t->remote_handle;
+  if (!handle)
+    return 0;
+  *area = t->area;
+  *words = t->size;
+  *seq = t->remote_seq;
+  ucov_task_stop(t);
+  t->remote_handle = 0;
+  return handle;
+}
+
+/* Append the section's records to dev's buffer, as kcov_move_area: whole
+ * records while there is room; publish the count last. */
 static UCOV_NOTRACE void append_section(struct ucov_device *dev, const uint64_t *area,
                                         uint64_t words) {
   uint64_t rec = dev->remote_mode == UCOV_TASK_CMP ? KCOV_WORDS_PER_CMP : 1;
@@ -186,19 +209,84 @@ static UCOV_NOTRACE void append_section(struct ucov_device *dev, const uint64_t 
   __atomic_store_n(&dst[0], count + n, __ATOMIC_RELEASE);
 }
 
-UCOV_EXPORT UCOV_NOTRACE void ucov_remote_stop(void) {
-  struct ucov_task *t = &ucov_task_self;
-  uint64_t handle = t->remote_handle;
-  if (!handle)
-    return;
-  uint64_t *area = t->area, words = t->size, seq = t->remote_seq;
-  ucov_task_stop(t);
-  t->remote_handle = 0;
-  ucov_port_lock();
+UCOV_NOTRACE void ucov_remote_deliver(uint64_t handle, uint64_t seq, const uint64_t *area,
+                                      uint64_t words) {
   struct ucov_device *dev = lookup(handle);
   /* Disabled (or re-enabled) since the start: the section is discarded. */
-  if (dev && dev->remote && dev->sequence == seq)
+  if (dev && dev->remote && dev->sequence == seq && words >= 2)
     append_section(dev, area, words);
+}
+
+/* --- ucov_remote_start/stop: sections where the task may take the port lock --- */
+
+/* Areas of finished sections, kept for the next ones (a pool, as Linux's),
+ * at most UCOV_REMOTE_POOL_BYTES of them: a client's odd sizes cannot make
+ * it grow without end. Under the port lock. */
+#ifndef UCOV_REMOTE_POOL_BYTES
+#define UCOV_REMOTE_POOL_BYTES (64ull << 20)
+#endif
+struct remote_free_area {
+  struct remote_free_area *next;
+  uint64_t words;
+};
+static struct remote_free_area *free_areas;
+static uint64_t free_bytes;
+
+static UCOV_NOTRACE uint64_t *area_get(uint64_t words) {
+  for (struct remote_free_area **p = &free_areas; *p; p = &(*p)->next) {
+    if ((*p)->words == words) {
+      struct remote_free_area *a = *p;
+      *p = a->next;
+      free_bytes -= words * 8;
+      return (uint64_t *)a;
+    }
+  }
+  /* (a size beyond what the port can address is no area: nothing recorded) */
+  return words <= (uint64_t)(size_t)-1 / 8 ? ucov_port_alloc((size_t)words * 8) : 0;
+}
+
+static UCOV_NOTRACE void area_put(uint64_t *area, uint64_t words) {
+  if (free_bytes + words * 8 > UCOV_REMOTE_POOL_BYTES) {
+    ucov_port_free(area);
+    return;
+  }
+  struct remote_free_area *a = (struct remote_free_area *)area;
+  a->words = words;
+  a->next = free_areas;
+  free_areas = a;
+  free_bytes += words * 8;
+}
+
+/*
+ * Start collecting coverage for `handle` on the calling thread. Returns 0
+ * (also when no device registered the handle: then nothing is collected), or
+ * -1 if the thread already traces or is inside a section (no nesting).
+ */
+UCOV_EXPORT UCOV_NOTRACE int ucov_remote_start(uint64_t handle) {
+  struct ucov_task *t = &ucov_task_self;
+  if (t->mode || t->remote_handle || t->dev)
+    return -1;
+  struct ucov_remote_target tg;
+  ucov_port_lock();
+  unsigned long flags = ucov_port_remote_lock();
+  int found = ucov_remote_find(handle, &tg) == 0 && tg.words >= 2;
+  ucov_port_remote_unlock(flags);
+  uint64_t *area = found ? area_get(tg.words) : 0;
+  if (area)
+    ucov_remote_begin(t, handle, &tg, area, tg.words);
+  ucov_port_unlock();
+  return 0;
+}
+
+UCOV_EXPORT UCOV_NOTRACE void ucov_remote_stop(void) {
+  uint64_t *area, words, seq;
+  uint64_t handle = ucov_remote_end(&ucov_task_self, &area, &words, &seq);
+  if (!handle)
+    return;
+  ucov_port_lock();
+  unsigned long flags = ucov_port_remote_lock();
+  ucov_remote_deliver(handle, seq, area, words);
+  ucov_port_remote_unlock(flags);
   area_put(area, words);
   ucov_port_unlock();
 }

@@ -191,6 +191,17 @@ int ucov_port_trace_live(int live);
 int ucov_port_device_claim(struct ucov_device *dev);
 void ucov_port_device_unclaim(struct ucov_device *dev);
 
+/*
+ * The REMOTE lock: guards the handle registry and the appends of finished
+ * sections (ucov/port/remote.h), inside the port lock on the registry's
+ * writers. A port whose sections may start where the task cannot sleep (a
+ * kernel's softirq, a spinlock held) makes it a spinlock that masks
+ * interrupts, and returns what unlock restores. Default: nothing (the port
+ * lock, which ucov_remote_start/stop take, covers it).
+ */
+unsigned long ucov_port_remote_lock(void);
+void ucov_port_remote_unlock(unsigned long flags);
+
 /* ============================================================= OFFERED */
 
 /* An ENTRY (is_exit 0) or EXIT record at pc for the calling task if it

@@ -16,19 +16,52 @@
 #include "ucov/kcov.h"
 
 struct ucov_device;
+struct ucov_task;
 
 /*
  * Register the handles of `arg` (and its common handle) for dev, with Linux's
  * checks: EINVAL for more than KCOV_REMOTE_MAX_HANDLES handles, a malformed
  * handle, a mode other than TRACE_PC/TRACE_CMP, an area size out of range;
  * EEXIST for a handle another device holds. On error nothing stays
- * registered. Lock held.
+ * registered. Port lock held (it takes the REMOTE lock).
  */
 int ucov_remote_register(struct ucov_device *dev, const struct kcov_remote_arg *arg) UCOV_PORT_API;
 
 /* Unregister every handle of dev; sections still running for them are
- * discarded at their stop. Lock held. */
+ * discarded at their stop. Port lock held (it takes the REMOTE lock). */
 void ucov_remote_unregister(struct ucov_device *dev) UCOV_PORT_API;
+
+/*
+ * Sections, for a port that runs them itself (a kernel's, where a section
+ * may start in softirq or with a spinlock held: nothing there may sleep or
+ * allocate, so the port brings the area). ucov_remote_start/stop (ucov.h)
+ * are these with the port lock and a pool of areas.
+ */
+struct ucov_remote_target {
+  uint64_t seq;   /* the device's sequence: the section is delivered only if it is unchanged */
+  uint64_t words; /* the area size the device asked for (kcov_remote_arg.area_size) */
+  uint32_t mode;  /* UCOV_TASK_PC or UCOV_TASK_CMP */
+};
+
+/* The device that registered `handle`: 0 and *tg, or -UCOV_ENOENT. REMOTE lock held. */
+int ucov_remote_find(uint64_t handle, struct ucov_remote_target *tg) UCOV_PORT_API;
+
+/* Start a section for `handle` on t (which traces nothing), recording into
+ * area (words words, at least 2; its count is reset). No lock. */
+void ucov_remote_begin(struct ucov_task *t, uint64_t handle, const struct ucov_remote_target *tg,
+                       uint64_t *area, uint64_t words) UCOV_PORT_API;
+
+/* End t's section: t stops recording; its area, size and the device's
+ * sequence at the start come back. The section's handle, or 0 if t was in
+ * none. No lock. */
+uint64_t ucov_remote_end(struct ucov_task *t, uint64_t **area, uint64_t *words,
+                         uint64_t *seq) UCOV_PORT_API;
+
+/* Append a finished section's records to the buffer of the device that
+ * holds `handle`, if its sequence is still seq (not disabled or re-enabled
+ * since); else drop them. No allocation. REMOTE lock held. */
+void ucov_remote_deliver(uint64_t handle, uint64_t seq, const uint64_t *area,
+                         uint64_t words) UCOV_PORT_API;
 
 /* The calling thread's common handle (0: none), and setting it. */
 uint64_t ucov_remote_common(void) UCOV_PORT_API;

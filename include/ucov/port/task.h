@@ -38,8 +38,8 @@ struct ucov_task {
    * TRACE_PC it is the area itself, so the record path needs no other test.
    */
   uintptr_t hot;
-  uint32_t mode; /* UCOV_TASK_* bits; 0: not tracing */
-  uint32_t pad;
+  uint32_t mode;           /* UCOV_TASK_* bits; 0: not tracing */
+  uint32_t port;           /* the port's own (Linux: which context the state records in) */
   uint64_t *area;          /* the trace: word 0 = count, records from word 1 */
   uint64_t size;           /* trace size in words */
   struct ucov_device *dev; /* the device bound to this task, or NULL */
