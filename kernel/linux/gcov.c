@@ -17,6 +17,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "compat.h"
 #include "linux_port.h"
 #include "ucov/port/gcov_abi.h"
 #include "ucov/port/hooks.h"
@@ -293,13 +294,14 @@ struct mod_text {
 static LIST_HEAD(mod_texts); /* under the port lock */
 
 static void mod_text_add(struct module *mod) {
-  unsigned long base = (unsigned long)mod->core_layout.base;
-  unsigned long end = base + mod->core_layout.text_size;
+  unsigned long base, end;
   struct mod_kallsyms *ks;
   struct mod_text *mt;
   unsigned int i;
   int n = 0, k;
 
+  base = ucov_module_text_base(mod);
+  end = base + ucov_module_text_size(mod);
   rcu_read_lock_sched();
   ks = rcu_dereference_sched(mod->kallsyms);
   for (i = 0; ks && i < ks->num_symtab; i++)

@@ -13,8 +13,10 @@
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
+#include "compat.h"
 #include "linux_port.h"
 #include "ucov/kcov.h"
+#include "ucov/port/device.h"
 #include "ucov/port/port.h"
 
 static int kcov_open(struct inode *inode, struct file *f) {
@@ -36,7 +38,6 @@ static int kcov_release(struct inode *inode, struct file *f) {
 }
 
 /* KCOV_REMOTE_ENABLE's argument, copied in whole (the kernel's kcov.c's bounds). */
-#define REMOTE_MAX_HANDLES 0x100
 static void *remote_arg(unsigned long uarg, long *err) {
   struct kcov_remote_arg head, *arg;
   size_t size;
@@ -45,7 +46,7 @@ static void *remote_arg(unsigned long uarg, long *err) {
   if (copy_from_user(&head, (void __user *)uarg, sizeof(head)))
     return NULL;
   *err = -EINVAL;
-  if (head.num_handles > REMOTE_MAX_HANDLES)
+  if (head.num_handles > KCOV_REMOTE_MAX_HANDLES)
     return NULL;
   size = sizeof(head) + head.num_handles * sizeof(head.handles[0]);
   *err = -ENOMEM;
@@ -57,7 +58,11 @@ static void *remote_arg(unsigned long uarg, long *err) {
     kfree(arg);
     return NULL;
   }
-  arg->num_handles = head.num_handles; /* as read the first time */
+  if (arg->num_handles != head.num_handles) { /* changed between the reads: kcov.c's EINVAL */
+    kfree(arg);
+    *err = -EINVAL;
+    return NULL;
+  }
   *err = 0;
   return arg;
 }
@@ -73,6 +78,8 @@ static long kcov_ioctl(struct file *f, unsigned int cmd, unsigned long arg) {
     if (!karg)
       return err;
     arg = (unsigned long)karg;
+    /* Areas for its sections, where they cannot allocate (remote.c). */
+    linux_remote_reserve(((struct kcov_remote_arg *)karg)->area_size);
   }
   ucov_port_lock();
   lt = task_own();
@@ -89,8 +96,9 @@ static int kcov_mmap(struct file *f, struct vm_area_struct *vma) {
   int err = -EINVAL;
 
   ucov_port_lock();
-  /* As kcov_mmap: the area, whole, from offset 0. */
-  if (d->core.area && vma->vm_pgoff == 0 && size == PAGE_ALIGN(d->core.size * sizeof(u64)))
+  /* As kcov_mmap: the area, whole, from offset 0, and exactly size * 8
+   * bytes long (a size that is no multiple of a page cannot be mapped). */
+  if (!ucov_device_mmap_check(&d->core, size, (u64)vma->vm_pgoff << PAGE_SHIFT))
     err = remap_vmalloc_range(vma, d->core.area, 0);
   ucov_port_unlock();
   return err;
@@ -103,7 +111,7 @@ static const struct file_operations kcov_fops = {
     .unlocked_ioctl = kcov_ioctl,
     .compat_ioctl = kcov_ioctl,
     .mmap = kcov_mmap,
-    .llseek = no_llseek,
+    .llseek = UCOV_NO_LLSEEK,
 };
 
 static struct dentry *kcov_file;

@@ -28,14 +28,28 @@ struct linux_task {
   struct preempt_notifier pn;
   struct task_struct *task;
   struct work_struct exit_work;
-  struct list_head link; /* tasks, under the port lock */
+  struct list_head link; /* tasks (port lock), or the free section states (REMOTE lock) */
+  bool pooled;           /* a section state of remote.c's reserve (not kmalloc'ed) */
 };
 
 /* The calling task's own state, made current now if it had none (NULL: no
- * memory); given up by task_settle if it traces nothing (no device, no REMOTE
- * section). Port lock held. */
+ * memory, or the task is inside a REMOTE section); given up by task_settle
+ * if it traces nothing (no device). Port lock held. */
 struct linux_task *task_own(void);
 void task_settle(struct linux_task *lt);
+
+/* lt becomes the calling task's state (it takes a module reference), or
+ * stops being it (the caller drops that reference). Neither sleeps. */
+void task_attach(struct linux_task *lt);
+void task_detach(struct linux_task *lt);
+
+/* remote.c: KCOV_REMOTE_ENABLE's areas set aside before the ioctl takes the
+ * port lock (area_size words; may sleep); a section in task context ended by
+ * its task's exit. */
+void linux_remote_reserve(u32 area_size);
+void linux_remote_section_stop(struct linux_task *lt);
+int linux_remote_init(void);
+void linux_remote_exit(void);
 
 int linux_kcov_init(void);
 void linux_kcov_exit(void);

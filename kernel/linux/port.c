@@ -8,13 +8,14 @@
  * /sys/kernel/debug/gcov (one x.gcda per unit at its build path, an x.gcno
  * link beside it, gcov/reset), and the ucov protocol itself on /dev/ucov.
  *
- * This file has the port's duties and the task states; kcov.c, gcov.c and
- * proto.c the files (linux_port.h says what they share).
+ * This file has the port's duties and the task states; remote.c the REMOTE
+ * sections; kcov.c, gcov.c and proto.c the files (linux_port.h says what
+ * they share); compat.h every difference between kernel versions.
  *
  * Port duties, the Linux way:
  *  - the port lock is a mutex: the core allocates areas (vmalloc_user) and
  *    bookkeeping under it; it is taken by device operations only, never by a
- *    hook;
+ *    hook nor a REMOTE section (those take remote.c's spinlock);
  *  - a device's area is vmalloc_user memory, mapped into the client by the
  *    file's mmap (remap_vmalloc_range), as the kernel's kcov.c maps its own;
  *  - a task's state is found from a per-CPU pointer that preempt notifiers
@@ -30,6 +31,7 @@
  *    a local object __gcov_.<function> whose first field is its unit's
  *    gcov_info (CONFIG_KALLSYMS_ALL keeps data symbols there).
  */
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
@@ -66,8 +68,9 @@ void ucov_port_unlock(void) {
   mutex_unlock(&port_mutex);
 }
 
+/* (kvmalloc warns above INT_MAX: such a size is no memory, said quietly) */
 void *ucov_port_alloc(size_t bytes) {
-  return kvzalloc(bytes, GFP_KERNEL);
+  return bytes > INT_MAX ? NULL : kvzalloc(bytes, GFP_KERNEL | __GFP_NOWARN);
 }
 
 void ucov_port_free(void *p) {
@@ -79,9 +82,18 @@ void ucov_port_log(const char *msg) {
 }
 
 /* --- devices: their areas --- */
+/*
+ * A device's buffer: KCOV_INIT_TRACE's size is checked first (kcov.c's
+ * bound, INT_MAX bytes, in the core). vmalloc_user warns when it fails, and
+ * tries hard (the OOM killer) before it does: a buffer of more than an eighth
+ * of the machine's memory is ENOMEM without a try, where kcov.c's
+ * vmalloc_user would try and warn.
+ */
 uint64_t *ucov_port_area_alloc(struct ucov_device *dev, uint64_t bytes) {
   (void)dev;
-  return bytes > INT_MAX ? NULL : vmalloc_user((unsigned long)bytes);
+  if (bytes > INT_MAX || bytes > ((u64)totalram_pages() << PAGE_SHIFT) / 8)
+    return NULL;
+  return vmalloc_user((unsigned long)bytes);
 }
 
 void ucov_port_device_release(struct ucov_device *dev) {
@@ -108,24 +120,39 @@ static struct preempt_ops task_ops = {
     .sched_out = task_sched_out,
 };
 
+/* Make lt the calling task's state: its notifier keeps the per-CPU pointer
+ * from now on. May run where the task cannot sleep (a REMOTE section under a
+ * spinlock): no allocation, no lock. */
+void task_attach(struct linux_task *lt) {
+  lt->task = current;
+  preempt_notifier_init(&lt->pn, &task_ops);
+  __module_get(THIS_MODULE); /* the notifier's code stays while it is registered */
+  preempt_disable();
+  preempt_notifier_register(&lt->pn);
+  this_cpu_write(ucov_linux_current, &lt->t);
+  preempt_enable();
+}
+
+/* The calling task gives lt up (the module reference is the caller's to drop). */
+void task_detach(struct linux_task *lt) {
+  preempt_disable();
+  this_cpu_write(ucov_linux_current, NULL);
+  preempt_notifier_unregister(&lt->pn);
+  preempt_enable();
+}
+
 /* The calling task's own state, made current now if it had none. Lock held. */
 struct linux_task *task_own(void) {
   struct ucov_task *t = this_cpu_read(ucov_linux_current);
   struct linux_task *lt;
 
   if (t) /* (only the task itself sets it while it runs here) */
-    return container_of(t, struct linux_task, t);
+    return t->port == UCOV_LINUX_TASK ? container_of(t, struct linux_task, t) : NULL;
   lt = kzalloc(sizeof(*lt), GFP_KERNEL);
   if (!lt)
     return NULL;
-  lt->task = current;
-  preempt_notifier_init(&lt->pn, &task_ops);
-  __module_get(THIS_MODULE); /* the notifier's code stays while it is registered */
   list_add(&lt->link, &tasks);
-  preempt_disable();
-  preempt_notifier_register(&lt->pn);
-  this_cpu_write(ucov_linux_current, &lt->t);
-  preempt_enable();
+  task_attach(lt);
   return lt;
 }
 
@@ -135,68 +162,18 @@ static void task_free(struct linux_task *lt) {
   module_put(THIS_MODULE);
 }
 
-/* The calling task's state, given up if it traces nothing (no device, no
- * REMOTE section). Lock held. */
+/* The calling task's state, given up if it traces nothing (no device).
+ * Lock held. */
 void task_settle(struct linux_task *lt) {
-  if (!lt || lt->t.dev || lt->t.remote_handle)
+  if (!lt || lt->t.dev)
     return;
-  preempt_disable();
-  this_cpu_write(ucov_linux_current, NULL);
-  preempt_notifier_unregister(&lt->pn);
-  preempt_enable();
+  task_detach(lt);
   task_free(lt);
 }
 
 int ucov_port_task_bind(struct ucov_task *task) {
   return task == &ucov_linux_idle ? -UCOV_EINVAL : 0;
 }
-
-/*
- * REMOTE sections started by kernel code (ucov_kcov.h maps kcov.rst's
- * kcov_remote_start/stop onto these): the task gets a state of its own for
- * the section, which the core fills from the handle's device and appends at
- * the stop. In a task that may sleep (the core takes the port lock, a mutex,
- * and may allocate the section's area); in interrupt context, or in a task
- * that traces for itself, nothing.
- */
-int ucov_remote_start(uint64_t handle);
-void ucov_remote_stop(void);
-uint64_t ucov_common_handle(void);
-
-u64 ucov_kcov_common_handle(void) {
-  return ucov_common_handle();
-}
-EXPORT_SYMBOL(ucov_kcov_common_handle);
-
-void ucov_kcov_remote_start(u64 handle) {
-  struct linux_task *lt;
-
-  if (!in_task() || this_cpu_read(ucov_linux_current))
-    return;
-  might_sleep();
-  ucov_port_lock();
-  lt = task_own();
-  ucov_port_unlock();
-  if (!lt)
-    return;
-  ucov_remote_start(handle); /* takes the port lock */
-  ucov_port_lock();
-  task_settle(lt); /* nobody registered the handle: no section */
-  ucov_port_unlock();
-}
-EXPORT_SYMBOL(ucov_kcov_remote_start);
-
-void ucov_kcov_remote_stop(void) {
-  struct ucov_task *t;
-
-  if (!in_task() || !(t = this_cpu_read(ucov_linux_current)) || !t->remote_handle)
-    return;
-  ucov_remote_stop(); /* appends the section; takes the port lock */
-  ucov_port_lock();
-  task_settle(container_of(t, struct linux_task, t));
-  ucov_port_unlock();
-}
-EXPORT_SYMBOL(ucov_kcov_remote_stop);
 
 /* The exit work items' own queue: the last one drops the module reference its
  * task state held and still runs ucov.ko's code after that, so the module's
@@ -218,9 +195,13 @@ static void on_process_exit(void *data, struct task_struct *p) {
   struct ucov_task *t = this_cpu_read(ucov_linux_current);
   struct linux_task *lt;
 
-  if (!t || p != current)
+  if (!t || p != current || !in_task())
     return;
   lt = container_of(t, struct linux_task, t);
+  if (t->port == UCOV_LINUX_SECTION) { /* a kernel thread ends inside a section */
+    linux_remote_section_stop(lt);
+    return;
+  }
   this_cpu_write(ucov_linux_current, NULL);
   preempt_notifier_unregister(&lt->pn);
   INIT_WORK(&lt->exit_work, task_exit_work);
@@ -251,6 +232,9 @@ static int __init ucov_init(void) {
     return err;
   }
   preempt_notifier_inc();
+  err = linux_remote_init();
+  if (err)
+    goto no_remote;
   err = linux_kcov_init();
   if (err)
     goto no_kcov;
@@ -264,6 +248,8 @@ static int __init ucov_init(void) {
 no_gcov:
   linux_kcov_exit();
 no_kcov:
+  linux_remote_exit();
+no_remote:
   preempt_notifier_dec();
   tracepoint_probe_unregister(exit_tp, on_process_exit, NULL);
   destroy_workqueue(exit_wq);
@@ -277,6 +263,7 @@ static void __exit ucov_exit(void) {
   tracepoint_probe_unregister(exit_tp, on_process_exit, NULL);
   tracepoint_synchronize_unregister();
   destroy_workqueue(exit_wq); /* the last exit work's return */
+  linux_remote_exit();
   preempt_notifier_dec();
 }
 

@@ -9,6 +9,7 @@
 #include <linux/uaccess.h>
 #include <linux/utsname.h>
 
+#include "compat.h"
 #include "linux_port.h"
 #include "ucov/port/frame.h"
 #include "ucov/port/port.h"
@@ -151,7 +152,7 @@ static const struct file_operations proto_fops = {
     .read = proto_read,
     .write = proto_write,
     .poll = proto_poll,
-    .llseek = no_llseek,
+    .llseek = UCOV_NO_LLSEEK,
 };
 
 static struct miscdevice proto_dev = {

@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ucov.ko's REMOTE sections, wherever kcov.c runs them: a module's
+ * kcov_remote_start/stop (ucov_kcov.h maps them here) in task context, be it
+ * a kernel thread that may sleep or code under a spinlock or with preemption
+ * off, and in softirq; in hardirq and NMI they do nothing, as kcov.c's.
+ *
+ * Nothing here sleeps or allocates where the caller may not: the REMOTE lock
+ * (ucov_port_remote_lock, which the core's registry takes too) is a raw
+ * spinlock that masks interrupts, as kcov.c's kcov_remote_lock under its
+ * local lock; a section's area and task state come from reserves made where
+ * sleeping is allowed.
+ *  - Task context: an area of the device's area_size from a pool, filled at
+ *    KCOV_REMOTE_ENABLE (one area per online CPU of that size, kcov.c's pool
+ *    filled ahead); a task state (struct linux_task, with its preempt
+ *    notifier) from a fixed reserve. Where the task may sleep (preemptible())
+ *    and the pool has none, both are allocated, as kcov.c vmallocs; where it
+ *    may not, the section records nothing.
+ *  - Softirq: each CPU's own area of kcov.c's CONFIG_KCOV_IRQ_AREA_SIZE words
+ *    and a task state of its own, made current for the section and the
+ *    interrupted task's put back after (ucov_task.h).
+ * Bounds: KCOV_REMOTE_ENABLE takes any area_size, as kcov.c does, but no
+ * section area of more than AREA_MAX_WORDS (64 MiB; syzkaller asks for 8) is
+ * made: a section of a larger size records nothing, where kcov.c would
+ * vmalloc it for every section (and warn when that fails). Allocations here
+ * never warn and never call the OOM killer; the pool keeps at most
+ * POOL_BYTES; areas freed where the task may not sleep are freed by a work
+ * item; everything is freed at module exit.
+ */
+#include <linux/interrupt.h>
+#include <linux/llist.h>
+#include <linux/module.h>
+#include <linux/percpu.h>
+#include <linux/preempt.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/vmalloc.h>
+#include <linux/workqueue.h>
+
+#include "compat.h"
+#include "linux_port.h"
+#include "ucov/port/port.h"
+#include "ucov/port/remote.h"
+#include "ucov_kcov.h"
+
+#define IRQ_AREA_WORDS 0x40000u   /* kcov.c's CONFIG_KCOV_IRQ_AREA_SIZE default */
+#define AREA_MAX_WORDS (8u << 20) /* 64 MiB: the largest section area made */
+#define POOL_BYTES (64ul << 20)   /* areas kept for the next sections */
+#define STATES_PER_CPU 4          /* task states reserved per possible CPU */
+
+static DEFINE_RAW_SPINLOCK(remote_lock);
+
+unsigned long ucov_port_remote_lock(void) {
+  unsigned long flags;
+
+  raw_spin_lock_irqsave(&remote_lock, flags);
+  return flags;
+}
+
+void ucov_port_remote_unlock(unsigned long flags) {
+  raw_spin_unlock_irqrestore(&remote_lock, flags);
+}
+
+/* --- the pool of section areas (REMOTE lock) --- */
+struct pool_area {
+  struct pool_area *next;
+  u64 words;
+};
+static struct pool_area *pool;
+static unsigned long pool_bytes;
+
+static u64 *pool_take(u64 words) {
+  struct pool_area **p, *a;
+
+  for (p = &pool; *p; p = &(*p)->next) {
+    if ((*p)->words == words) {
+      a = *p;
+      *p = a->next;
+      pool_bytes -= words * 8;
+      return (u64 *)a;
+    }
+  }
+  return NULL;
+}
+
+/* Keep area for the next section if the pool has room; false if not. */
+static bool pool_keep(u64 *area, u64 words) {
+  struct pool_area *a = (struct pool_area *)area;
+
+  if (pool_bytes + words * 8 > POOL_BYTES)
+    return false;
+  a->words = words;
+  a->next = pool;
+  pool = a;
+  pool_bytes += words * 8;
+  return true;
+}
+
+static u64 *area_alloc(u64 words) {
+  /* No warning and no OOM killer for a size the machine has not got: the
+   * section records nothing instead. */
+  return __vmalloc(words * 8, GFP_KERNEL | __GFP_NOWARN | __GFP_NORETRY);
+}
+
+/* Areas to free where the caller could not (vfree may sleep). */
+static LLIST_HEAD(to_free);
+
+static void free_work_fn(struct work_struct *w) {
+  struct llist_node *n = llist_del_all(&to_free), *next;
+
+  for (; n; n = next) {
+    next = n->next;
+    vfree(n);
+  }
+}
+static DECLARE_WORK(free_work, free_work_fn);
+
+static void area_free(u64 *area) {
+  if (preemptible()) {
+    vfree(area);
+    return;
+  }
+  llist_add((struct llist_node *)area, &to_free);
+  schedule_work(&free_work);
+}
+
+void linux_remote_reserve(u32 area_size) {
+  unsigned int want = num_online_cpus(), have = 0;
+  unsigned long flags;
+  struct pool_area *a, *evict = NULL;
+  u64 bytes = (u64)area_size * 8;
+  u64 *area;
+
+  if (area_size < 2 || area_size > AREA_MAX_WORDS || bytes * want > POOL_BYTES)
+    return; /* task sections of this size allocate where they may sleep */
+  for (;;) {
+    raw_spin_lock_irqsave(&remote_lock, flags);
+    for (a = pool, have = 0; a; a = a->next)
+      have += a->words == area_size;
+    /* Room: areas of other sizes give way (a client's odd sizes cannot keep
+     * this one out); they are only a head start for task sections. */
+    while (have < want && pool_bytes + bytes > POOL_BYTES) {
+      struct pool_area **p = &pool;
+
+      while (*p && (*p)->words == area_size)
+        p = &(*p)->next;
+      if (!*p)
+        break;
+      a = *p;
+      *p = a->next;
+      pool_bytes -= a->words * 8;
+      a->next = evict;
+      evict = a;
+    }
+    raw_spin_unlock_irqrestore(&remote_lock, flags);
+    while (evict) {
+      a = evict;
+      evict = a->next;
+      vfree(a);
+    }
+    if (have >= want)
+      return;
+    area = area_alloc(area_size);
+    if (!area)
+      return;
+    raw_spin_lock_irqsave(&remote_lock, flags);
+    if (!pool_keep(area, area_size)) {
+      raw_spin_unlock_irqrestore(&remote_lock, flags);
+      vfree(area);
+      return;
+    }
+    raw_spin_unlock_irqrestore(&remote_lock, flags);
+  }
+}
+
+/* --- task states for sections in task context (REMOTE lock) --- */
+static struct linux_task *states;
+static LIST_HEAD(free_states);
+
+static struct linux_task *state_take(void) {
+  struct linux_task *lt = list_first_entry_or_null(&free_states, struct linux_task, link);
+
+  if (lt)
+    list_del(&lt->link);
+  return lt;
+}
+
+/* Sections that found no area or state where they could not allocate. */
+static atomic_long_t sections_dropped;
+
+static void task_section_start(u64 handle) {
+  struct ucov_remote_target tg;
+  struct linux_task *lt = NULL;
+  bool may_sleep = preemptible();
+  unsigned long flags;
+  u64 *area = NULL;
+  int found;
+
+  /* A task that traces for itself, or is inside a section already (kcov.c
+   * warns here; a module's nesting must not cost a fuzzing VM its run). */
+  if (this_cpu_read(ucov_linux_current))
+    return;
+  raw_spin_lock_irqsave(&remote_lock, flags);
+  found = !ucov_remote_find(handle, &tg) && tg.words >= 2 && tg.words <= AREA_MAX_WORDS;
+  if (found) {
+    area = pool_take(tg.words);
+    lt = state_take();
+  }
+  raw_spin_unlock_irqrestore(&remote_lock, flags);
+  if (!found)
+    return;
+  if (!area && may_sleep)
+    area = area_alloc(tg.words);
+  if (!lt && may_sleep) {
+    lt = kzalloc(sizeof(*lt), GFP_KERNEL);
+    if (lt)
+      lt->pooled = false;
+  }
+  if (!area || !lt) {
+    bool kept = !area;
+
+    atomic_long_inc(&sections_dropped);
+    raw_spin_lock_irqsave(&remote_lock, flags);
+    if (area)
+      kept = pool_keep(area, tg.words);
+    if (lt && lt->pooled)
+      list_add(&lt->link, &free_states);
+    raw_spin_unlock_irqrestore(&remote_lock, flags);
+    if (!kept)
+      area_free(area);
+    if (lt && !lt->pooled)
+      kfree(lt);
+    return;
+  }
+  lt->t.port = UCOV_LINUX_SECTION;
+  ucov_remote_begin(&lt->t, handle, &tg, area, tg.words);
+  task_attach(lt);
+}
+
+void linux_remote_section_stop(struct linux_task *lt) {
+  bool pooled = lt->pooled, kept;
+  u64 *area, words, seq, handle;
+  unsigned long flags;
+
+  task_detach(lt);
+  handle = ucov_remote_end(&lt->t, &area, &words, &seq);
+  raw_spin_lock_irqsave(&remote_lock, flags);
+  ucov_remote_deliver(handle, seq, area, words);
+  kept = pool_keep(area, words);
+  if (pooled)
+    list_add(&lt->link, &free_states);
+  raw_spin_unlock_irqrestore(&remote_lock, flags);
+  if (!kept)
+    area_free(area);
+  if (!pooled)
+    kfree(lt);
+  module_put(THIS_MODULE); /* task_attach's */
+}
+
+/* --- softirq sections: each CPU's own state and area --- */
+struct softirq_cpu {
+  struct ucov_task t;
+  struct ucov_task *saved; /* the interrupted task's state, put back at the stop */
+  u64 *area;
+  bool active;
+};
+static DEFINE_PER_CPU(struct softirq_cpu, softirq_cpus);
+
+static void softirq_section_start(u64 handle) {
+  struct softirq_cpu *c = this_cpu_ptr(&softirq_cpus);
+  struct ucov_remote_target tg;
+  unsigned long flags;
+  int err;
+
+  if (c->active || !c->area) /* (kcov.c warns on a nested softirq section) */
+    return;
+  raw_spin_lock_irqsave(&remote_lock, flags);
+  err = ucov_remote_find(handle, &tg);
+  raw_spin_unlock_irqrestore(&remote_lock, flags);
+  if (err)
+    return;
+  /* kcov.c: the device's mode, the CPU's area and its size. */
+  c->t.port = UCOV_LINUX_SOFTIRQ;
+  ucov_remote_begin(&c->t, handle, &tg, c->area, IRQ_AREA_WORDS);
+  c->saved = this_cpu_read(ucov_linux_current);
+  c->active = true;
+  this_cpu_write(ucov_linux_current, &c->t);
+}
+
+static void softirq_section_stop(void) {
+  struct softirq_cpu *c = this_cpu_ptr(&softirq_cpus);
+  u64 *area, words, seq, handle;
+  unsigned long flags;
+
+  if (!c->active)
+    return;
+  this_cpu_write(ucov_linux_current, c->saved);
+  c->active = false;
+  handle = ucov_remote_end(&c->t, &area, &words, &seq);
+  raw_spin_lock_irqsave(&remote_lock, flags);
+  ucov_remote_deliver(handle, seq, area, words);
+  raw_spin_unlock_irqrestore(&remote_lock, flags);
+}
+
+/* --- kcov.rst's entry points (ucov_kcov.h) --- */
+u64 ucov_kcov_common_handle(void) {
+  return in_task() ? ucov_remote_common() : 0;
+}
+EXPORT_SYMBOL(ucov_kcov_common_handle);
+
+void ucov_kcov_remote_start(u64 handle) {
+  if (in_task())
+    task_section_start(handle);
+  else if (ucov_in_softirq_really())
+    softirq_section_start(handle);
+}
+EXPORT_SYMBOL(ucov_kcov_remote_start);
+
+void ucov_kcov_remote_stop(void) {
+  struct ucov_task *t;
+
+  if (in_task()) {
+    t = this_cpu_read(ucov_linux_current);
+    if (t && t->port == UCOV_LINUX_SECTION)
+      linux_remote_section_stop(container_of(t, struct linux_task, t));
+  } else if (ucov_in_softirq_really()) {
+    softirq_section_stop();
+  }
+}
+EXPORT_SYMBOL(ucov_kcov_remote_stop);
+
+/* include/linux/kcov.h's softirq flavour: sections only in a softirq. */
+void ucov_kcov_remote_start_usb_softirq(u64 id) {
+  if (in_serving_softirq() && !in_hardirq())
+    ucov_kcov_remote_start(kcov_remote_handle(KCOV_SUBSYSTEM_USB, id));
+}
+EXPORT_SYMBOL(ucov_kcov_remote_start_usb_softirq);
+
+void ucov_kcov_remote_stop_softirq(void) {
+  if (in_serving_softirq() && !in_hardirq())
+    ucov_kcov_remote_stop();
+}
+EXPORT_SYMBOL(ucov_kcov_remote_stop_softirq);
+
+/* --- setup and teardown --- */
+int linux_remote_init(void) {
+  unsigned int i, n = STATES_PER_CPU * nr_cpu_ids;
+  int cpu;
+
+  states = kcalloc(n, sizeof(*states), GFP_KERNEL);
+  if (!states)
+    return -ENOMEM;
+  for (i = 0; i < n; i++) {
+    states[i].pooled = true;
+    list_add(&states[i].link, &free_states);
+  }
+  for_each_possible_cpu(cpu) {
+    struct softirq_cpu *c = per_cpu_ptr(&softirq_cpus, cpu);
+
+    c->area = vmalloc(IRQ_AREA_WORDS * 8);
+    if (!c->area) {
+      linux_remote_exit();
+      return -ENOMEM;
+    }
+  }
+  return 0;
+}
+
+/* No section runs: each holds a module reference. */
+void linux_remote_exit(void) {
+  struct pool_area *a;
+  int cpu;
+
+  flush_work(&free_work);
+  free_work_fn(NULL);
+  while ((a = pool)) {
+    pool = a->next;
+    vfree(a);
+  }
+  pool_bytes = 0;
+  for_each_possible_cpu(cpu) {
+    struct softirq_cpu *c = per_cpu_ptr(&softirq_cpus, cpu);
+
+    vfree(c->area);
+    c->area = NULL;
+  }
+  INIT_LIST_HEAD(&free_states);
+  kfree(states);
+  states = NULL;
+  if (atomic_long_read(&sections_dropped))
+    pr_info("ucov: %ld REMOTE sections recorded nothing (no area where the task could not sleep)\n",
+            atomic_long_read(&sections_dropped));
+}
