@@ -52,6 +52,9 @@ if [ "$(uname -m)" = x86_64 ]; then
   compgen -G '/usr/src/linux-headers-*-amd64/Module.symvers' >/dev/null || need+=(linux-headers-amd64)
   dpkg-query -W -f='${Status}' busybox-static 2>/dev/null | grep -q 'ok installed' || need+=(busybox-static)
   have cpio || need+=(cpio)
+  # bookworm-backports' 6.12 headers (tests/kernel/fetch_kernel.sh unpacks
+  # them) generate BTF for modules with pahole.
+  have pahole || need+=(dwarves)
   [ -f /usr/lib/x86_64-linux-gnu/libc.a ] || need+=(libc6-dev)
 fi
 have python3 || need+=(python3)

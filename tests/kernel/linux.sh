@@ -14,58 +14,56 @@
 # The ucov command runs in the guest too (its libraries copied in): `ucov ls`
 # and two `ucov pull --reset` through /dev/ucov around a second workload,
 # whose counts partition exactly.
-# Usage: linux.sh UCOV SRCDIR WORKDIR
-# Environment: KDIR (default: the newest /usr/src/linux-headers-*-amd64),
-# UCOV_KERNEL_CACHE (default: ~/.cache/ucov/kernel), UCOV_QEMU_ACCEL
-# (default tcg; kvm where /dev/kvm works), UCOV_STRESS_SECONDS (default 30;
-# scripts/demo.sh runs it shorter and prints what it found).
+# Usage: linux.sh UCOV SRCDIR WORKDIR [SUITE]
+# SUITE: the Debian suite whose kernel is built against and booted
+# (tests/kernel/fetch_kernel.sh): bookworm (the default: Debian 12's 6.1,
+# the installed headers) or bookworm-backports (6.12).
+# Environment: UCOV_KERNEL_CACHE (default: ~/.cache/ucov/kernel),
+# UCOV_QEMU_ACCEL (default tcg; kvm where /dev/kvm works),
+# UCOV_STRESS_SECONDS (default 30; scripts/demo.sh runs it shorter and
+# prints what it found), UCOV_FUZZ_SECONDS (default 30).
 set -u
-UCOV=$1 SRC=$(cd "$2" && pwd) WORK=$3
+UCOV=$1 SRC=$(cd "$2" && pwd) WORK=$3 SUITE=${4:-bookworm}
 . "$SRC/tests/lib.sh"
 rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
 WORK=$(pwd -P)
 
 # The headers, and the image of the same package version.
-KDIR=${KDIR:-$(find /usr/src -maxdepth 1 -name 'linux-headers-*-amd64' 2>/dev/null | sort -V | tail -1)}
 if [ "$(uname -m)" != x86_64 ]; then
   echo "kernel checks skipped: Debian's amd64 kernel needs an x86_64 host"
   exit 77
 fi
-if [ -z "$KDIR" ] || [ ! -f "$KDIR/Module.symvers" ]; then
-  fail "no linux-headers-*-amd64 with its Module.symvers (scripts/deps.sh installs them)"
+if ! got=$(bash "$SRC/tests/kernel/fetch_kernel.sh" "$SUITE" "${UCOV_KERNEL_CACHE:-$HOME/.cache/ucov/kernel}" 2>fetch.err); then
+  fail "the $SUITE kernel: $(cat fetch.err)"
   finish linux
   exit 1
 fi
+read -r KDIR VMLINUZ <<<"$got"
 kver=${KDIR##*/linux-headers-}
-pkgver=$(dpkg-query -W -f='${Version}' "linux-headers-$kver" 2>/dev/null)
-CACHE=${UCOV_KERNEL_CACHE:-$HOME/.cache/ucov/kernel}/$kver-$pkgver
-if [ ! -f "$CACHE/vmlinuz" ]; then
-  mkdir -p "$CACHE/dl" && (cd "$CACHE/dl" && apt-get download "linux-image-$kver=$pkgver" >/dev/null 2>&1) &&
-    dpkg-deb -x "$CACHE"/dl/linux-image-*.deb "$CACHE/x" &&
-    cp "$CACHE/x/boot/vmlinuz-$kver" "$CACHE/vmlinuz.part" && mv "$CACHE/vmlinuz.part" "$CACHE/vmlinuz" &&
-    rm -rf "$CACHE/dl" "$CACHE/x" || { fail "the image of linux-image-$kver=$pkgver"; finish linux; exit 1; }
-fi
-pass "the image of linux-image-$kver"
+pass "the $SUITE kernel $kver: headers and image"
 
 # ucov.ko, then the demo module against its Module.symvers: copies of the
 # kbuild directories (kbuild writes beside the sources), the core from SRC.
 mkdir -p tree/kernel tree/examples
-cp -r "$SRC/kernel/linux" tree/kernel/ && cp -r "$SRC/examples/linux-module" "$SRC/examples/baremetal" tree/examples/
+mkdir -p tree/tests/kernel
+cp -r "$SRC/kernel/linux" tree/kernel/ && cp -r "$SRC/examples/linux-module" "$SRC/examples/baremetal" tree/examples/ &&
+  cp -r "$SRC/tests/kernel/ctx" tree/tests/kernel/
 make -s -C tree/kernel/linux KDIR="$KDIR" UCOV_SRC="$SRC" >build.log 2>&1 &&
   make -s -C tree/examples/linux-module KDIR="$KDIR" UCOV_DIR="$WORK/tree" >>build.log 2>&1 &&
-  pass "ucov.ko and the demo module build" || { fail "modules: $(grep -m3 -i 'error\|warning' build.log)"; finish linux; exit 1; }
+  make -s -C tree/tests/kernel/ctx KDIR="$KDIR" UCOV_DIR="$WORK/tree" >>build.log 2>&1 &&
+  pass "ucov.ko, the demo module and the contexts' module build" || { fail "modules: $(grep -m3 -i 'error\|warning' build.log)"; finish linux; exit 1; }
 ! grep -qi 'warning' build.log && pass "the modules build without warnings" || fail "module build warnings: $(grep -m3 -i warning build.log)"
 [ "$(objdump -dr tree/examples/linux-module/ucov_demo.ko | grep -c '__sanitizer_cov_trace_pc')" -gt 20 ] &&
   [ "$(objdump -dr tree/kernel/linux/ucov.ko | grep -c 'call.*__sanitizer_cov')" = 0 ] && pass "the demo module is instrumented, ucov.ko is not" ||
   fail "the demo module is instrumented, ucov.ko is not"
 
 # The initramfs.
-for p in kcov_pc kcov_cmp kcov_stress kcov_hold kcov_modes kcov_remote kcov_exit; do
+for p in kcov_pc kcov_cmp kcov_stress kcov_hold kcov_modes kcov_remote kcov_exit kcov_ctx kcov_fuzz kcov_errno; do
   gcc -static -O1 -pthread -I"$SRC/include" "$SRC/tests/kernel/$p.c" -o $p || { fail "$p"; finish linux; exit 1; }
 done
 mkdir -p ir/bin ir/proc ir/sys ir/dev ir/tmp
-cp /bin/busybox ir/bin/busybox && cp kcov_pc kcov_cmp kcov_stress kcov_hold kcov_modes kcov_remote kcov_exit ir/bin/ &&
-  cp tree/kernel/linux/ucov.ko tree/examples/linux-module/ucov_demo.ko ir/ &&
+cp /bin/busybox ir/bin/busybox && cp kcov_pc kcov_cmp kcov_stress kcov_hold kcov_modes kcov_remote kcov_exit kcov_ctx kcov_fuzz kcov_errno ir/bin/ &&
+  cp tree/kernel/linux/ucov.ko tree/examples/linux-module/ucov_demo.ko tree/tests/kernel/ctx/ucov_ctx.ko ir/ &&
   cp "$SRC/tests/kernel/gather_on_test.sh" ir/ &&
   printf '#!/bin/sh\nexec /bin/sh "$@"\n' >ir/bin/bash && chmod +x ir/bin/bash
 # The gcov workload: each expression evaluated once, in the guest and here.
@@ -78,6 +76,7 @@ printf '%s\n' "${EXPRS2[@]}" >ir/exprs2.txt
 EXPRS3=("((2))*3-4%3")
 printf '%s\n' "${EXPRS3[@]}" >ir/exprs3.txt
 echo "${UCOV_STRESS_SECONDS:-30}" >ir/stress_seconds
+echo "${UCOV_FUZZ_SECONDS:-30}" >ir/fuzz_seconds
 # The ucov command, with the libraries it loads, where it finds them.
 cp "$UCOV" ir/bin/ucov || fail "ucov into the initramfs"
 for lib in $(ldd "$UCOV" | grep -o '/[^ ]*'); do
@@ -103,6 +102,14 @@ sed 's/^/UCOV-GUEST pc-err /' /tmp/pc.err
 /bin/kcov_cmp >/tmp/cmp.txt 2>/tmp/cmp.err && say "kcov_cmp ok"
 /bin/kcov_modes "$(cat /sys/module/ucov_demo/sections/.text)" 2>&1 | sed 's/^/UCOV-GUEST modes /'
 /bin/kcov_remote "$(cat /sys/module/ucov_demo/sections/.text)" 2>&1 | sed 's/^/UCOV-GUEST /'
+# kcov.c's errno for the sizes a client passes (tests/kernel/kcov_errno.c).
+/bin/kcov_errno 2>&1 | sed 's/^/UCOV-GUEST /'
+# REMOTE sections in every context, under contention (tests/kernel/ctx).
+insmod /ucov_ctx.ko && say "insmod ctx ok"
+echo "ctxtext $(cat /sys/module/ucov_ctx/sections/.text)" | sed 's/^/UCOV-GUEST /'
+/bin/kcov_ctx 100 >/tmp/ctx.txt 2>&1 && say "kcov_ctx ok"
+sed 's/^/UCOV-CTX /' /tmp/ctx.txt
+rmmod ucov_ctx && say "rmmod ctx ok"
 sed 's/^/UCOV-CMP /' /tmp/cmp.txt
 sed 's/^/UCOV-GUEST cmp-err /' /tmp/cmp.err
 [ -L /sys/kernel/debug/gcov/kernel/gcov/base.gcno ] && say "gcov base.gcno ok"
@@ -147,6 +154,9 @@ say "exited enabled $n_exit"
 # Load: tracers and plain readers of the demo device at once (30 s).
 /bin/kcov_stress "$(cat /sys/module/ucov_demo/sections/.text)" "$(cat /stress_seconds)" >/tmp/stress.txt 2>&1
 say "$(cat /tmp/stress.txt)"
+# Fuzzing: frames, ioctls and races from several threads (tests/kernel/kcov_fuzz.c).
+/bin/kcov_fuzz "$(cat /fuzz_seconds)" >/tmp/fuzz.txt 2>&1 && say "fuzz ok"
+say "$(cat /tmp/fuzz.txt)"
 # Unloading: the demo module while a client has it open is refused; while a
 # client holds a KCOV device enabled (not the demo device), it goes, and so do
 # its gcov units; ucov.ko while that device is open is refused.
@@ -166,8 +176,17 @@ echo go >&5
 exec 5>&-
 wait $hold
 say "hold exit $?"
+# Nothing of ucov.ko's left in vmalloc space once it is gone: its areas
+# before the unload (their callers, ucov.ko's functions, are tagged
+# [ucov]); after it, any of them still there has a caller that no longer
+# resolves.
+grep '\[ucov\]' /proc/vmallocinfo | awk '{print $1}' >/tmp/vm-before
+say "vmalloc before unload $(wc -l </tmp/vm-before)"
 rmmod ucov && say "rmmod ucov ok"
-dmesg | grep -i -E 'warn|bug|oops|ucov' | sed 's/^/UCOV-DMESG /'
+say "vmalloc left $(grep -F -f /tmp/vm-before /proc/vmallocinfo | grep -c ' 0x[0-9a-f]* ')"
+say "taint $(cat /proc/sys/kernel/tainted)"
+dmesg | grep -i -E 'warn|bug|oops|ucov|call trace|general protection|blocked for more|atomic|vmalloc|allocation failure|out of memory' |
+  sed 's/^/UCOV-DMESG /'
 say done
 poweroff -f
 INIT
@@ -190,7 +209,7 @@ rm -f relay.sock ctl.sock console.txt
 timeout 400 qemu-system-x86_64 -accel "$accel" -cpu max -smp 2 -m 1024 -display none -monitor none \
   -no-reboot -serial file:console.txt -serial unix:relay.sock,server=on,wait=off \
   -serial unix:ctl.sock,server=on,wait=off \
-  -kernel "$CACHE/vmlinuz" -initrd initrd.gz -append "console=ttyS0 panic=-1 quiet" \
+  -kernel "$VMLINUZ" -initrd initrd.gz -append "console=ttyS0 panic=-1 quiet" \
   </dev/null >qemu.out 2>&1 &
 qemu=$!
 for _ in $(seq 3000); do
@@ -215,10 +234,11 @@ lcov -q --capture --rc lcov_gcov_dir="$WORK/H/gcov" -o h.info >lcov-h.out 2>&1 |
   fail "lcov over the tree pulled through the relay: $(head -3 relay-pull.out)"
 guest() { grep -q "UCOV-GUEST $1" console.log; }
 for what in "insmod ucov ok" "insmod demo ok" "kcov file ok" "demo reads 12" "kcov_pc ok" \
+  "insmod ctx ok" "kcov_ctx ok" "rmmod ctx ok" \
   "kcov_cmp ok" "gcov base.gcno ok" "gcov units 2" "gcov reset ok" "gather ok" "cp -a ok" "ucov ls gcda 2" \
   "pull 1 ok" "pull 2 ok" "RELAY-READY" "relay done go" "exited enabled 5" "stress ok" "rmmod demo while open refused" "held [1-9]" \
   "rmmod demo ok" "units after rmmod 0" "rmmod ucov while held refused" "hold exit 0" \
-  "rmmod ucov ok" "done"; do
+  "rmmod ucov ok" "fuzz ok" "vmalloc left 0" "done"; do
   guest "$what" && pass "guest: $what" || fail "guest: $what ($(grep -m3 'UCOV-GUEST .*err\|Oops\|BUG' console.log))"
 done
 
@@ -235,6 +255,40 @@ read -r _ _ _ uniq_first uniq_second <<<"$(grep -a -o 'UCOV-GUEST modes unique .
 read -r _ remote_n remote_in <<<"$(grep -a -o 'UCOV-GUEST remote .*' console.log | cut -d' ' -f2-)"
 [ "${remote_n:-0}" -gt 10 ] && [ "$remote_n" = "${remote_in:-}" ] && pass "KCOV_REMOTE_ENABLE (kcov_remote_start_common in a work item)" ||
   fail "KCOV_REMOTE_ENABLE (kcov_remote_start_common in a work item): $(grep -a 'UCOV-GUEST remote' console.log)"
+# kcov.c's errno: every check the guest made, and enough of them.
+[ "$(grep -a -c 'UCOV-GUEST errno .* ok$' console.log)" -ge 20 ] && ! grep -a -q 'UCOV-GUEST errno .* bad' console.log &&
+  pass "kcov.c's errno for sizes, mmap lengths and REMOTE arguments ($(grep -a -c 'UCOV-GUEST errno .* ok$' console.log) checks)" ||
+  fail "kcov.c's errno: $(grep -a 'UCOV-GUEST errno .* bad' console.log | head -3 | tr '\n' ' ')"
+# REMOTE sections in each context: exactly N times one section's records,
+# every PC ctx_body's, where kcov.c records (task context sleeping, under a
+# spinlock, with preemption off; softirq: a timer, a tasklet with the USB
+# softirq helpers); nothing in hardirq (an hrtimer); a task tracing for
+# itself while softirq sections interrupt it gets none of their PCs.
+sed -n 's/^UCOV-CTX //p' console.log >ctx.txt
+ctxtext=$(sed -n "s/.*UCOV-GUEST ctxtext //p" console.log)
+one=$(sed -n 's/^ctx-one //p' ctx.txt)
+sed -n 's/^ctx-pc //p' ctx.txt | python3 -c 'import sys
+base = int(sys.argv[1], 16)
+for l in sys.stdin: print(hex(int(l, 16) - base))' "${ctxtext:-0}" >ctx-offsets.txt 2>/dev/null
+xargs addr2line -f -j .text -e tree/tests/kernel/ctx/ucov_ctx.ko <ctx-offsets.txt 2>/dev/null |
+  awk 'NR % 2 == 1' | sed 's/\..*//' | sort -u >ctx-fns.txt
+[ "${one:-0}" -gt 5 ] && [ "$(cat ctx-fns.txt)" = ctx_body ] && pass "one section: $one records, all ctx_body's" ||
+  fail "one section: ${one:-none} records, in $(tr '\n' ' ' <ctx-fns.txt)"
+for kind in work spin preempt timer tasklet; do
+  read -r _ _ got in <<<"$(grep "^ctx $kind " ctx.txt)"
+  [ -n "$one" ] && [ "${got:-x}" = $((100 * one)) ] && [ "${in:-}" = "$got" ] &&
+    pass "REMOTE sections in $kind context: 100 x $one records, all ctx_body's" ||
+    fail "REMOTE sections in $kind context: ${got:-none} records (${in:-} ctx_body's), want 100 x ${one:-?}"
+done
+grep -qx 'ctx hrtimer 0 0' ctx.txt && pass "REMOTE sections in hardirq record nothing" ||
+  fail "REMOTE sections in hardirq: $(grep '^ctx hrtimer' ctx.txt)"
+read -r _ self_n self_foreign <<<"$(grep '^ctx-self ' ctx.txt)"
+[ "${self_n:-0}" -gt 0 ] && [ "${self_foreign:-x}" = 0 ] && [ -n "$one" ] &&
+  grep -qx "ctx selfrun $((40 * one))" ctx.txt &&
+  pass "a traced task interrupted by softirq sections keeps its own records ($self_n) and none of theirs" ||
+  fail "a traced task interrupted by softirq sections: $(grep '^ctx-self\|^ctx selfrun' ctx.txt | tr '\n' ' ')"
+read -r _ churn <<<"$(grep '^ctx-churn ' ctx.txt)"
+[ "${churn:-0}" -gt 10 ] && pass "devices enabled and disabled meanwhile: $churn" || fail "churn: ${churn:-none}"
 # The PCs are the demo module's: each, less the .text base, is a place in the
 # .ko's .text, in the functions the read ran.
 text=$(sed -n "s/.*UCOV-GUEST text //p" console.log)
@@ -349,6 +403,16 @@ twin u3 "${EXPRS3[@]}"
 counts_vs h-lines.txt u3-lines.txt 3
 [ "$common" -gt 30 ] && [ ! -s diff-3.txt ] && pass "the pull through the relay: $common lines" ||
   fail "the pull through the relay: $common lines, $(head -4 diff-3.txt | tr '\n' ' ')"
-! grep -q '^UCOV-DMESG.*\(WARNING\|BUG\|Oops\)' console.log && pass "dmesg" ||
-  fail "dmesg: $(grep -m3 '^UCOV-DMESG' console.log)"
+bad='^UCOV-DMESG.*(WARNING|BUG|Oops|Call Trace|general protection|blocked for more than|scheduling while atomic|vmalloc error|page allocation failure|Out of memory)'
+! grep -q -E "$bad" console.log && pass "dmesg: no warning, bug, oops, trace, hung task or failed allocation" ||
+  fail "dmesg: $(grep -m3 -E "$bad" console.log)"
+# The fuzzer's work, and the taint: out-of-tree (O, 4096) and unsigned (E,
+# 8192) modules only; W (a warning), D (an oops) and the rest fail.
+read -r _ _ fz_frames fz_ioctls fz_races <<<"$(grep -a -o 'UCOV-GUEST fuzz [0-9].*' console.log)"
+[ "${fz_frames:-0}" -gt 100 ] && [ "${fz_ioctls:-0}" -gt 100 ] && [ "${fz_races:-0}" -gt 10 ] &&
+  pass "fuzzed: $fz_frames frames, $fz_ioctls ioctls, $fz_races races" ||
+  fail "fuzzed: $(grep -a 'UCOV-GUEST fuzz' console.log | tr '\n' ' ')"
+taint=$(sed -n 's/.*UCOV-GUEST taint //p' console.log)
+[ -n "$taint" ] && [ $((taint & ~(4096 | 8192))) = 0 ] && pass "taint $taint: out-of-tree and unsigned only" ||
+  fail "taint ${taint:-unknown}"
 finish linux

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# A Debian kernel of one suite, for the kernel tests: its headers and kbuild
+# (to build ucov.ko and the modules against) and its image (to boot), from
+# Debian's packages, cached.
+# Usage: fetch_kernel.sh SUITE CACHE
+#   SUITE  bookworm: the linux-headers-*-amd64 installed here (scripts/deps.sh
+#          installs them), and the image of the same version;
+#          bookworm-backports (or any other suite of the machine's Debian
+#          archive): the newest linux-headers-<version>-amd64 of that suite,
+#          unpacked into the cache with its kbuild and image, nothing
+#          installed. The suite's apt source is the machine's own Debian
+#          source (deb822 or one-line) with the suite changed, used through
+#          a private apt directory.
+#   CACHE  the cache's root (one directory per kernel version beneath it).
+# Prints "KDIR VMLINUZ" on success; says why on stderr and exits 1 if not.
+set -u
+SUITE=$1 ROOT=$2
+die() {
+  echo "fetch_kernel: $*" >&2
+  exit 1
+}
+mkdir -p "$ROOT" || die "cannot make $ROOT"
+
+# image_of KVER PKGVER DIR: DIR/vmlinuz from linux-image-KVER=PKGVER (the
+# signed package, or the unsigned one), with the apt options in APT.
+image_of() {
+  local kver=$1 pkgver=$2 dir=$3 p
+  [ -f "$dir/vmlinuz" ] && return 0
+  rm -rf "$dir/dl" "$dir/x" && mkdir -p "$dir/dl" || return 1
+  for p in "linux-image-$kver" "linux-image-$kver-unsigned"; do
+    (cd "$dir/dl" && apt-get "${APT[@]}" download "$p=$pkgver" >/dev/null 2>&1) && break
+  done
+  compgen -G "$dir/dl/linux-image-*.deb" >/dev/null || return 1
+  dpkg-deb -x "$dir"/dl/linux-image-*.deb "$dir/x" &&
+    cp "$dir/x/boot/vmlinuz-$kver" "$dir/vmlinuz.part" && mv "$dir/vmlinuz.part" "$dir/vmlinuz" &&
+    rm -rf "$dir/dl" "$dir/x"
+}
+
+if [ "$SUITE" = bookworm ]; then
+  APT=()
+  KDIR=$(find /usr/src -maxdepth 1 -name 'linux-headers-*-amd64' 2>/dev/null | sort -V | tail -1)
+  [ -n "$KDIR" ] && [ -f "$KDIR/Module.symvers" ] ||
+    die "no linux-headers-*-amd64 with its Module.symvers (scripts/deps.sh installs them)"
+  kver=${KDIR##*/linux-headers-}
+  pkgver=$(dpkg-query -W -f='${Version}' "linux-headers-$kver" 2>/dev/null)
+  dir=$ROOT/$kver-$pkgver
+  image_of "$kver" "$pkgver" "$dir" || die "the image of linux-image-$kver=$pkgver"
+  echo "$KDIR $dir/vmlinuz"
+  exit 0
+fi
+
+# Another suite: the machine's Debian source with that suite, in a private
+# apt directory (the system's sources and lists stay as they are).
+A=$ROOT/apt-$SUITE
+rm -rf "$A/parts" && mkdir -p "$A/parts" "$A/lists/partial" "$A/cache/archives/partial" || die "cannot make $A"
+if [ -f /etc/apt/sources.list.d/debian.sources ]; then
+  # deb822: the stanza whose Suites has the release's main suite.
+  awk -v suite="$SUITE" 'BEGIN { RS = ""; ORS = "\n\n" }
+    /(^|\n)Types:[^\n]*deb/ && /(^|\n)Suites:[ \t]*bookworm([ \t]|\n|$)/ && !done {
+      gsub(/(^|\n)Suites:[^\n]*/, "\nSuites: " suite); sub(/^\n/, ""); print; done = 1 }' \
+    /etc/apt/sources.list.d/debian.sources >"$A/parts/debian.sources"
+fi
+if [ ! -s "$A/parts/debian.sources" ]; then
+  # one-line form: the first "deb URI bookworm main" line.
+  awk -v suite="$SUITE" '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i == "bookworm") {
+      $i = suite; print; exit } }' /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null \
+    >"$A/parts/debian.list"
+  [ -s "$A/parts/debian.list" ] || die "no Debian bookworm source in the machine's apt configuration"
+  rm -f "$A/parts/debian.sources"
+fi
+APT=(-o Dir::Etc::sourcelist=/dev/null -o "Dir::Etc::sourceparts=$A/parts" -o "Dir::State::Lists=$A/lists"
+  -o "Dir::Cache=$A/cache" -o APT::Sandbox::User=root)
+apt-get "${APT[@]}" update >"$A/update.log" 2>&1 || die "apt-get update for $SUITE: $(tail -2 "$A/update.log")"
+# The newest linux-headers-<version>-amd64 of the suite (not cloud, not rt).
+pkg=$(apt-cache "${APT[@]}" search --names-only '^linux-headers-[0-9].*-amd64$' 2>/dev/null |
+  awk '{print $1}' | grep -v -e cloud -e rt-amd64 | sort -V | tail -1)
+[ -n "$pkg" ] || die "no linux-headers-*-amd64 in $SUITE"
+kver=${pkg#linux-headers-}
+pkgver=$(apt-cache "${APT[@]}" show "$pkg" 2>/dev/null | sed -n 's/^Version: //p' | sort -V | tail -1)
+dir=$ROOT/$kver-$pkgver
+KDIR=$dir/root/usr/src/linux-headers-$kver
+if [ ! -f "$dir/ready" ]; then
+  rm -rf "$dir/root" "$dir/debs" && mkdir -p "$dir/debs" || die "cannot make $dir"
+  # The headers, the headers they include, and the kbuild they name.
+  common=$(apt-cache "${APT[@]}" show "$pkg=$pkgver" | sed -n 's/^Depends: //p' | tr ',' '\n' |
+    grep -o 'linux-headers-[^ ]*-common' | head -1)
+  kbuild=$(apt-cache "${APT[@]}" show "$pkg=$pkgver" | sed -n 's/^Depends: //p' | tr ',' '\n' |
+    grep -o 'linux-kbuild-[^ ]*' | head -1)
+  [ -n "$common" ] && [ -n "$kbuild" ] || die "$pkg: no -common or kbuild package in its Depends"
+  (cd "$dir/debs" && apt-get "${APT[@]}" download "$pkg=$pkgver" "$common=$pkgver" "$kbuild" \
+    >"$dir/download.log" 2>&1) || die "apt-get download: $(tail -2 "$dir/download.log")"
+  for d in "$dir"/debs/*.deb; do
+    dpkg-deb -x "$d" "$dir/root" || die "dpkg-deb -x $d"
+  done
+  # The headers' Makefile includes the -common one by its installed path.
+  sed -i "s|^include /usr/src/|include $dir/root/usr/src/|" "$KDIR/Makefile" &&
+    [ -f "$KDIR/Module.symvers" ] || die "$KDIR is not a kbuild tree"
+  rm -rf "$dir/debs"
+  touch "$dir/ready"
+fi
+# Module BTF: kbuild runs pahole where the headers carry vmlinux's BTF.
+if [ -f "$KDIR/vmlinux" ] && ! command -v pahole >/dev/null; then
+  die "pahole is missing: the $kver headers generate BTF for modules (scripts/deps.sh installs dwarves)"
+fi
+image_of "$kver" "$pkgver" "$dir" || die "the image of linux-image-$kver=$pkgver"
+echo "$KDIR $dir/vmlinuz"
