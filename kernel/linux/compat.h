@@ -21,10 +21,10 @@
  *    (remap_vmalloc_range sets them; direct writes went in 6.3:
  *    vm_flags_set), no kallsyms walk by name (its callback changed in 6.4):
  *    none of these is used, so none needs a branch;
- *  - timers of the test module (tests/kernel/remote_ctx.c): del_timer_sync
- *    renamed timer_delete_sync (6.2, the old name gone in 6.15), from_timer
- *    renamed timer_container_of (6.16), hrtimer_init replaced by
- *    hrtimer_setup (6.13, the old one gone in 6.15).
+ *  - timers of the test module (tests/kernel/ctx): del_timer_sync renamed
+ *    timer_delete_sync (6.2, the old name gone in 6.15), hrtimer_init
+ *    replaced by hrtimer_setup (6.13, the old one gone in 6.15); timer_setup
+ *    and tasklet_setup are there from 5.9.
  */
 #ifndef UCOV_LINUX_COMPAT_H
 #define UCOV_LINUX_COMPAT_H
@@ -59,21 +59,20 @@
 #endif
 
 /* 6.2, 9b13df3fb64e ("timers: Rename del_timer_sync() to
- * timer_delete_sync()"); the old name went in 6.15. */
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 2, 0)
-#define timer_delete_sync(t) del_timer_sync(t)
-#endif
-
-/* 6.16, 41cb08555c41 ("treewide, timers: Rename from_timer() to
- * timer_container_of()"). */
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 16, 0)
-#define timer_container_of(var, t, field) from_timer(var, t, field)
+ * timer_delete_sync()"); the old name went in 6.15. (A name of ucov's own:
+ * some 6.1 stable kernels carry the new name too.) */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+#define ucov_timer_delete_sync(t) timer_delete_sync(t)
+#else
+#define ucov_timer_delete_sync(t) del_timer_sync(t)
 #endif
 
 /* 6.13, 908a1d775422 ("hrtimers: Introduce hrtimer_setup() to replace
  * hrtimer_init()"); hrtimer_init went in 6.15. */
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
-#define hrtimer_setup(timer, fn, clock, mode)                                                      \
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+#define ucov_hrtimer_setup(timer, fn, clock, mode) hrtimer_setup((timer), (fn), (clock), (mode))
+#else
+#define ucov_hrtimer_setup(timer, fn, clock, mode)                                                 \
   do {                                                                                             \
     hrtimer_init((timer), (clock), (mode));                                                        \
     (timer)->function = (fn);                                                                      \

@@ -179,7 +179,7 @@ static ssize_t ctx_write(struct file *f, const char __user *ubuf, size_t len, lo
   } else if (!strcmp(kind, "timer")) {
     mod_timer(&ctx_timer, jiffies);
     err = wait_done(n);
-    timer_delete_sync(&ctx_timer);
+    ucov_timer_delete_sync(&ctx_timer);
   } else if (!strcmp(kind, "tasklet")) {
     tasklet_schedule(&ctx_tasklet);
     err = wait_done(n);
@@ -210,7 +210,7 @@ static struct miscdevice ctx_dev = {
 static int __init ctx_init(void) {
   timer_setup(&ctx_timer, ctx_timer_fn, 0);
   tasklet_setup(&ctx_tasklet, ctx_tasklet_fn);
-  hrtimer_setup(&ctx_hrtimer, ctx_hrtimer_fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+  ucov_hrtimer_setup(&ctx_hrtimer, ctx_hrtimer_fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
   return misc_register(&ctx_dev);
 }
 
