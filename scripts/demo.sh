@@ -106,7 +106,7 @@ if [ "$(uname -m)" = x86_64 ] && command -v qemu-system-x86_64 >/dev/null &&
   compgen -G '/usr/src/linux-headers-*-amd64/Module.symvers' >/dev/null; then
   lx=$root/$out/linux
   echo "(building ucov.ko and the demo module, booting the kernel of the installed headers...)"
-  UCOV_STRESS_SECONDS=3 bash tests/kernel/linux.sh "$UCOV" "$root" "$lx" >"$root/$out/linux.log" 2>&1 ||
+  UCOV_STRESS_SECONDS=3 UCOV_FUZZ_SECONDS=3 bash tests/kernel/linux.sh "$UCOV" "$root" "$lx" >"$root/$out/linux.log" 2>&1 ||
     true
   tail -1 "$root/$out/linux.log"
   echo "kcov.rst's first program, its traced call a read of /dev/ucov-demo: PCs by function"
@@ -114,6 +114,8 @@ if [ "$(uname -m)" = x86_64 ] && command -v qemu-system-x86_64 >/dev/null &&
     awk 'NR % 2 == 1' | sort | uniq -c | sort -rn | sed 's/^/  /'
   echo "its second program (KCOV_TRACE_CMP): the parser's comparisons with constants"
   grep ' const' "$lx/cmps.txt" | head -6 | sed 's/^/  /'
+  echo "REMOTE sections, 100 per context, each around one call (kcov.c records all but hardirq):"
+  sed -n 's/^ctx \([a-z]*\) \([0-9]*\) .*/  \1: \2 records/p' "$lx/ctx.txt"
   echo "gcov.rst's gather_on_test.sh, then lcov's kernel mode over the guest's gcov directory:"
   awk -F'[:,]' '/^SF:/ {f = $2; sub(/.*\//, "", f); n = h = 0} /^DA:/ {n++; h += $3 > 0}
     /^end_of_record/ {printf "  %-14s %3d of %3d lines run\n", f, h, n}' "$lx/k.info"
