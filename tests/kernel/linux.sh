@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# ucov.ko in Debian's stock kernel, under QEMU: the kernel image comes from
-# the Debian package matching the installed headers (apt-get download and
-# dpkg-deb -x, cached), the initramfs holds busybox-static, ucov.ko, the demo
-# module (examples/linux-module, instrumented by ucov.mk) and kcov.rst's
-# programs (static). In the guest: insmod both, write an expression to the
+# ucov.ko in a stock Debian kernel, under QEMU: the headers and the image of
+# one suite's kernel (fetch_kernel.sh: 6.1, or bookworm-backports' 6.12;
+# apt-get download and dpkg-deb -x, cached), the initramfs holds
+# busybox-static, ucov.ko, the demo module (examples/linux-module,
+# instrumented by ucov.mk), the contexts' module (ctx/) and kcov.rst's
+# programs and ours (static). In the guest: insmod both, write an expression to the
 # demo device, run kcov.rst's PC and CMP programs, whose traced call reads it;
 # reset gcov, evaluate a set of expressions, run gcov.rst's gather_on_test.sh.
 # The results come back on the serial console and are checked here: the PCs
@@ -13,7 +14,10 @@
 # userspace build of the same parser given the same expressions.
 # The ucov command runs in the guest too (its libraries copied in): `ucov ls`
 # and two `ucov pull --reset` through /dev/ucov around a second workload,
-# whose counts partition exactly.
+# whose counts partition exactly. Then kcov.c's errno for sizes and mmap
+# lengths (kcov_errno.c), REMOTE sections in every context (kcov_ctx.c),
+# the stress, a fuzzer (kcov_fuzz.c), the unloads; the log must show no
+# warning, the taint only O and E, and no vmalloc area of ucov.ko's outlive it.
 # Usage: linux.sh UCOV SRCDIR WORKDIR [SUITE]
 # SUITE: the Debian suite whose kernel is built against and booted
 # (tests/kernel/fetch_kernel.sh): bookworm (the default: Debian 12's 6.1,
