@@ -243,7 +243,7 @@ for what in "insmod ucov ok" "insmod demo ok" "kcov file ok" "demo reads 12" "kc
   "pull 1 ok" "pull 2 ok" "RELAY-READY" "relay done go" "exited enabled 5" "stress ok" "rmmod demo while open refused" "held [1-9]" \
   "rmmod demo ok" "units after rmmod 0" "rmmod ucov while held refused" "hold exit 0" \
   "rmmod ucov ok" "fuzz ok" "vmalloc left 0" "done"; do
-  guest "$what" && pass "guest: $what" || fail "guest: $what ($(grep -m3 'UCOV-GUEST .*err\|Oops\|BUG' console.log))"
+  guest "$what" && pass "guest: $what" || fail "guest: $what ($(grep -m3 'UCOV-GUEST .*-err \|Oops\|BUG' console.log))"
 done
 
 # EXT: as many ENTRY as EXIT records, and NORMAL ones; UNIQUE: a second
