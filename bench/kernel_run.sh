@@ -7,9 +7,10 @@
 #     relocations, go into the results, where the two paths are counted.
 #  2. Reads per second of the demo device in the guest (bench/kernel_reads.c)
 #     on each booted kernel (6.1, and bookworm-backports' 6.12): the module
-#     uninstrumented, instrumented (trace-pc and trace-cmp) with nobody
-#     tracing, and traced by the reading task; ROUNDS rounds, the variants in
-#     rotating order, minimums and medians.
+#     uninstrumented, instrumented (trace-pc and trace-cmp) with empty hooks
+#     (bench/kernel_floor, the floor), with ucov.ko and nobody tracing, and
+#     traced by the reading task; ROUNDS rounds, the variants in rotating
+#     order, minimums and medians.
 # usage: bash bench/kernel_run.sh [ROUNDS]   (default 7; SECONDS=1 per measure)
 # Environment: UCOV_KERNEL_CACHE (default ~/.cache/ucov/kernel), UCOV_QEMU_ACCEL.
 set -euo pipefail
@@ -61,6 +62,10 @@ boot() { # SUITE: prints the guest's "BENCH ..." lines
   [ "$(objdump -dr "$t/ir/demo-plain.ko" | grep -c __sanitizer_cov)" = 0 ] &&
     [ "$(objdump -dr "$t/ir/demo-trace.ko" | grep -c __sanitizer_cov_trace_pc)" -gt 20 ] ||
     { echo "kernel_run: the variants are not what they say" >&2; exit 1; }
+  # The floor: the same hooks, empty (bench/kernel_floor), with the same symbol versions.
+  cp -r bench/kernel_floor "$t/floor"
+  make -s -C "$t/floor" KDIR="$kdir" UCOV_SRC="$SRC" >>"$t/build.log" 2>&1
+  cp "$t/floor/ucov_floor.ko" "$t/ir/"
   cp "$t/tree/kernel/linux/ucov.ko" "$t/ir/" && cp "$W/kernel_reads" "$t/ir/bin/" && cp /bin/busybox "$t/ir/bin/"
   cat >"$t/ir/init" <<INIT
 #!/bin/busybox sh
@@ -69,8 +74,8 @@ mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
 mount -t debugfs debugfs /sys/kernel/debug
-insmod /ucov.ko
-for r in \$(seq $ROUNDS); do
+with_ucov() {
+  insmod /ucov.ko
   if [ \$((r % 2)) = 1 ]; then order="plain trace"; else order="trace plain"; fi
   for v in \$order; do
     insmod /demo-\$v.ko
@@ -78,8 +83,18 @@ for r in \$(seq $ROUNDS); do
     [ \$v = trace ] && echo "BENCH \$v \$(kernel_reads traced $SECS)"
     rmmod ucov_demo
   done
+  rmmod ucov
+}
+with_floor() {
+  insmod /ucov_floor.ko
+  insmod /demo-trace.ko
+  echo "BENCH floor \$(kernel_reads untraced $SECS)"
+  rmmod ucov_demo
+  rmmod ucov_floor
+}
+for r in \$(seq $ROUNDS); do
+  if [ \$((r % 2)) = 1 ]; then with_ucov; with_floor; else with_floor; with_ucov; fi
 done
-rmmod ucov
 poweroff -f
 INIT
   chmod +x "$t/ir/init"
@@ -117,7 +132,9 @@ print(f"Measured {datetime.date.today()} by `bash bench/kernel_run.sh {rounds}` 
 print("## Reads of the demo device per second\n")
 print(f"Each measure: {secs} s of `pread` of `/dev/ucov-demo` (one evaluation of a 45-character expression by the\n"
       "demo module's parser each), the module loaded fresh for each round; the variants in rotating order,\n"
-      f"{rounds} rounds. *plain*: the module without ucov's instrumentation; *trace, nobody traces*: built with\n"
+      f"{rounds} rounds. *plain*: the module without ucov's instrumentation; *trace, empty hooks*: the\n"
+      "instrumented module with `bench/kernel_floor`'s hooks, which return at once, in place of ucov.ko (the\n"
+      "calls the compiler inserted, and nothing else); *trace, nobody traces*: built with\n"
       "`UCOV_TRACE := y` (trace-pc and trace-cmp), no task tracing; *trace, traced*: the reading task has\n"
       "`KCOV_ENABLE(KCOV_TRACE_PC)` and resets the count before each read. Ratio: plain's median rate over\n"
       "the variant's (the slowdown).\n")
@@ -131,8 +148,8 @@ for suite in ("bookworm", "bookworm-backports"):
     print(f"### {os.path.basename(kdir).replace('linux-headers-', '')}\n")
     print("| variant | min reads/s | median reads/s | slowdown (median) |")
     print("|---|---:|---:|---:|")
-    for key, name in ((("plain", "untraced"), "plain"), (("trace", "untraced"), "trace, nobody traces"),
-                      (("trace", "traced"), "trace, traced")):
+    for key, name in ((("plain", "untraced"), "plain"), (("floor", "untraced"), "trace, empty hooks (floor)"),
+                      (("trace", "untraced"), "trace, nobody traces"), (("trace", "traced"), "trace, traced")):
         r = rates.get(key, [0])
         print(f"| {name} | {min(r):,.0f} | {statistics.median(r):,.0f} | {base / statistics.median(r):.2f}x |")
     print()
