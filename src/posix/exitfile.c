@@ -18,11 +18,31 @@
 #include "memsink.h"
 #include "posix.h"
 
+/* As libgcov and compiler-rt do: each directory leading to path that is
+ * missing is made (mode 0755, as umask allows), so that a GCOV_PREFIX or an
+ * LLVM_PROFILE_FILE naming a directory nobody made keeps its profile. */
+UCOV_NOTRACE void ucov_posix_make_parent_dirs(const char *path) {
+  char dir[PATH_MAX];
+  if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
+    return;
+  for (char *p = dir + 1; *p; p++) {
+    if (*p != '/')
+      continue;
+    *p = 0;
+    mkdir(dir, 0755);
+    *p = '/';
+  }
+}
+
 UCOV_NOTRACE int ucov_posix_open_locked(const char *path, struct stat *st, const char **why) {
   for (int tries = 0; tries < 100; tries++) {
     /* O_NONBLOCK: a FIFO put there must not block the exit. O_NOFOLLOW: a
      * link put there is not written through. */
     int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW, 0644);
+    if (fd < 0 && errno == ENOENT && tries == 0) {
+      ucov_posix_make_parent_dirs(path);
+      fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW, 0644);
+    }
     if (fd < 0 && errno == ELOOP) {
       *why = "a link: left alone";
       return -1;

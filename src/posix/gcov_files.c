@@ -58,19 +58,6 @@ static UCOV_NOTRACE int gcda_path(const char *fname, int clang, char *out, size_
   return snprintf(out, outlen, "%.*s%s", (int)plen, prefix, rest) < (int)outlen ? 0 : -ENAMETOOLONG;
 }
 
-/* mkdir -p of the directories leading to path. */
-static UCOV_NOTRACE void make_parent_dirs(const char *path) {
-  char dir[PATH_MAX];
-  snprintf(dir, sizeof(dir), "%s", path);
-  for (char *p = dir + 1; *p; p++) {
-    if (*p != '/')
-      continue;
-    *p = 0;
-    mkdir(dir, 0755);
-    *p = '/';
-  }
-}
-
 static UCOV_NOTRACE int read_all(int fd, struct ucov_mem_sink *into) {
   uint8_t buf[65536];
   for (;;) {
@@ -108,10 +95,6 @@ static UCOV_NOTRACE int open_gcda(const char *fname, int clang, char *path, size
   struct stat st;
   const char *why;
   int fd = ucov_posix_open_locked(path, &st, &why);
-  if (fd < 0 && !why && errno == ENOENT) {
-    make_parent_dirs(path);
-    fd = ucov_posix_open_locked(path, &st, &why);
-  }
   if (fd < 0) {
     log_error(path, why ? why : strerror(errno));
     return -1;

@@ -55,10 +55,15 @@ struct stat;
 /*
  * An exit-time file of counts (a .gcda, an LLVM %m pool), exitfile.c: open it
  * (created if missing) only if it is a regular file, and lock it (F_SETLKW),
- * making sure the path still names the file locked (writers replace it).
- * The descriptor, with *st its stat; or -1 with *why a reason (NULL: errno).
+ * making sure the path still names the file locked (writers replace it);
+ * the directories leading to it are made if missing. The descriptor, with
+ * *st its stat; or -1 with *why a reason (NULL: errno).
  */
 int ucov_posix_open_locked(const char *path, struct stat *st, const char **why) UCOV_HIDDEN;
+
+/* Make the missing directories leading to path (libgcov's and compiler-rt's
+ * rule for profile files); ucov_posix_open_locked does it on ENOENT. */
+void ucov_posix_make_parent_dirs(const char *path) UCOV_HIDDEN;
 
 /* Replace path with len bytes of data: written beside it and renamed over
  * it (created anew, mode mode), so a failed write leaves the old file whole.

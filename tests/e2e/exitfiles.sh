@@ -121,4 +121,24 @@ else
   echo "full-disk check skipped: needs root and unshare -m"
 fi
 
+# profile_dirs_created: a GCOV_PREFIX or an LLVM_PROFILE_FILE naming
+# directories nobody made gets them, as libgcov and compiler-rt make them;
+# the profile is there and the real tools read it.
+GCOV_PREFIX=$WORK/gp/a/b GCOV_PREFIX_STRIP=99 ./p 2>gp.err
+[ -s gp/a/b/p.gcda ] && gcov-dump gp/a/b/p.gcda >/dev/null 2>&1 && pass "GCOV_PREFIX's missing directories are made" ||
+  fail "GCOV_PREFIX's missing directories are made ($(cat gp.err))"
+if command -v clang >/dev/null; then
+  [ -x pp ] || CC=clang "$UCOV" cc --pgo -O0 "${SANFLAGS[@]}" p.c -o pp
+  profdata=$(command -v llvm-profdata || command -v llvm-profdata-14 || command -v llvm-profdata-16 ||
+    command -v llvm-profdata-19)
+  for pattern in "lp/one/two/p.profraw" "lp/%p/p-%p.profraw" "lpm/x/y/pool-%m.profraw"; do
+    rm -rf lp lpm
+    LLVM_PROFILE_FILE=$WORK/$pattern ./pp 2>lp.err
+    f=$(find lp lpm -name '*.profraw' 2>/dev/null | head -1)
+    [ -n "$f" ] && [ -s "$f" ] && "$profdata" show "$f" >/dev/null 2>&1 &&
+      pass "LLVM_PROFILE_FILE=$pattern: its directories are made" ||
+      fail "LLVM_PROFILE_FILE=$pattern: its directories are made (${f:-no profile}: $(cat lp.err))"
+  done
+fi
+
 finish exitfiles
