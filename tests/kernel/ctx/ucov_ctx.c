@@ -26,6 +26,7 @@
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/timer.h>
 #include <linux/uaccess.h>
@@ -150,6 +151,9 @@ static int wait_done(int n) {
   while (!wait_step(n)) {
     if (time_after(jiffies, end))
       return -ETIMEDOUT;
+    /* Softirqs deferred to this CPU's ksoftirqd must get to run: a
+     * kernel that does not preempt would starve it behind this loop. */
+    cond_resched();
     cpu_relax();
   }
   return 0;
