@@ -125,9 +125,14 @@ int cmd_store(int argc, char **argv) {
   return UCOV_EXIT_OK;
 }
 
+/* Test names, revisions and paths come from whoever pushed: escaped (a TAB
+ * or a newline in one would forge a column or a row), as ls does. */
 static void print_who(void *arg, const char *path, const char *test, uint64_t count) {
   (void)arg;
-  printf("%s\t%" PRIu64 "\t%s\n", test && *test ? test : "(no test name)", count, path);
+  print_escaped(stdout, test && *test ? test : "(no test name)");
+  printf("\t%" PRIu64 "\t", count);
+  print_escaped(stdout, path);
+  putchar('\n');
 }
 
 int cmd_who(int argc, char **argv) {
@@ -159,8 +164,9 @@ static void print_history(void *arg, int64_t build, const char *revision, int64_
   time_t t = (time_t)created;
   struct tm tm;
   strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
-  printf("%" PRId64 "\t%s\t%s\t%" PRIu64 "\t%" PRIu64 "\t%.2f%%\n", build,
-         revision && *revision ? revision : "-", when, hit, found,
+  printf("%" PRId64 "\t", build);
+  print_escaped(stdout, revision && *revision ? revision : "-");
+  printf("\t%s\t%" PRIu64 "\t%" PRIu64 "\t%.2f%%\n", when, hit, found,
          found ? 100.0 * (double)hit / (double)found : 0.0);
 }
 
@@ -210,7 +216,8 @@ static void add_touched(void *arg, const char *path, uint32_t line) {
 
 static void print_test(void *arg, const char *test, uint64_t lines, uint64_t hits) {
   (void)arg;
-  printf("%s\t%" PRIu64 "\t%" PRIu64 "\n", test && *test ? test : "(no test name)", lines, hits);
+  print_escaped(stdout, test && *test ? test : "(no test name)");
+  printf("\t%" PRIu64 "\t%" PRIu64 "\n", lines, hits);
 }
 
 int cmd_tests_for(int argc, char **argv) {

@@ -494,11 +494,23 @@ int json_summary_write(const struct cov_model *m, FILE *f, const struct cov_diff
 
 /* ---- Markdown, for a pull-request comment ---- */
 
+/* Text in a cell: Markdown's own characters escaped; a control character
+ * (a CR or a newline would end the table's row) shown as \r, \n, \t or
+ * \xNN, rendered so (its backslash escaped too). */
 static void md_text(FILE *f, const char *s) {
   for (; *s; s++) {
-    if (strchr("|\\`*_[]<>", *s))
+    unsigned char c = (unsigned char)*s;
+    if (c < 0x20 || c == 0x7f) {
+      const char *named = c == '\n' ? "n" : c == '\r' ? "r" : c == '\t' ? "t" : NULL;
+      if (named)
+        fprintf(f, "\\\\%s", named);
+      else
+        fprintf(f, "\\\\x%02x", c);
+      continue;
+    }
+    if (strchr("|\\`*_[]<>", c))
       putc('\\', f);
-    putc(*s == '\n' ? ' ' : *s, f);
+    putc(c, f);
   }
 }
 

@@ -202,4 +202,11 @@ cp repo/prog.c notdiff.c && : >empty.diff
 [ $? = 1 ] && grep -q 'notdiff.c: not a unified diff' nd.err && pass "a file that is not a diff is refused" || fail "not a diff: $(cat nd.err)"
 "$UCOV" report cur --diff empty.diff >ed.txt 2>ed.err && grep -q 'GNC 0 UNC 0' ed.txt && [ ! -s ed.err ] &&
   pass "an empty diff" || fail "an empty diff: $(cat ed.err)"
+# md_control_escaped: a CR or another control character in a path does not
+# break the Markdown table's row: shown escaped, the row whole.
+printf 'TN:\nSF:/src/a\rb\x01|c.c\nDA:1,1\nDA:2,0\nLF:2\nLH:1\nend_of_record\n' >cr.info
+"$UCOV" report cr.info --markdown cr.md >/dev/null 2>cr.err && ! grep -q $'[\r\x01]' cr.md &&
+  grep -qF '| /src/a\\rb\\x01\|c.c | 50.0% (1/2) | - | - |' cr.md &&
+  pass "Markdown: control characters in a path are escaped, the row whole" ||
+  fail "Markdown: control characters in a path: $(cat cr.err; grep -a 'src/a' cr.md | od -c | head -3)"
 finish diffcov

@@ -404,4 +404,19 @@ for cmd in "report --store" "who x.c:1 --store" "history --store" "tests-for --d
   [ $? = 1 ] && grep -q 'none.db: no coverage store there' none.err && [ ! -e none.db ] && pass "ucov $cmd of a missing store" ||
     fail "ucov $cmd of a missing store: $(cat none.err)"
 done
+# names_escaped: a test name or revision holding a TAB, a newline or a CR
+# forges no column or row in who, tests-for and history: escaped, as ls does.
+evil=$'t\tforged\nrow\rcr'
+"$UCOV" push r1 --store esc.db --test "$evil" --revision "$evil" -q 2>esc.err || fail "push of a hostile name: $(cat esc.err)"
+fline=$(grep -m1 '^FNDA:[1-9]' r1.info | cut -d, -f2)
+fline=$(grep -m1 "^FN:[0-9]*,$fline\$" r1.info | cut -d: -f2 | cut -d, -f1)
+"$UCOV" who "httpreq.c:$fline" --store esc.db >esc-who.txt
+"$UCOV" history --store esc.db >esc-hist.txt
+printf -- '--- a/httpreq.c\n+++ b/httpreq.c\n@@ -%s,1 +%s,1 @@\n-x\n+x\n' "$fline" "$fline" >esc.diff
+"$UCOV" tests-for --diff esc.diff --store esc.db >esc-tf.txt
+for out in esc-who.txt esc-hist.txt esc-tf.txt; do
+  [ "$(wc -l <"$out")" = 1 ] && grep -qF 't\tforged\nrow\x0dcr' "$out" && ! grep -q $'\r' "$out" &&
+    [ "$(awk -F'\t' '{print NF}' "$out")" = "$(case $out in esc-who.txt) echo 3 ;; esc-hist.txt) echo 6 ;; *) echo 3 ;; esac)" ] &&
+    pass "${out%.txt}: a hostile name is escaped" || fail "${out%.txt}: a hostile name is escaped: $(od -c "$out" | head -4)"
+done
 finish store
