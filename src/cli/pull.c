@@ -267,6 +267,7 @@ struct pull_run {
   char **snapped, **published;
   long n_snapped, n_published, pulled;
   uint64_t token, bytes;
+  int dropped; /* the commit found the target reset meanwhile: nothing lost, pull again */
 };
 
 /* Pull object name: published now, or snapshotted for a reset. 0, -1
@@ -314,6 +315,7 @@ static int pull_one(struct pull_run *p, const char *name) {
  * dropped (not all: nothing reset, every count kept). Returns the status. */
 static int pull_finish_reset(struct pull_run *p, int status) {
   const struct pull_req *q = p->q;
+  int r;
   if (q->reset && status != UCOV_EXIT_OK) {
     for (long i = 0; i < p->n_snapped; i++) {
       char *tmp = tmp_path(p->snapped[i], p->target, p->token);
@@ -331,10 +333,11 @@ static int pull_finish_reset(struct pull_run *p, int status) {
       UCOV_ERR("%s/%s: %s\n", q->dir, m ? m : "", strerror(errno));
       status = UCOV_EXIT_FAIL;
       p->pulled = 0;
-    } else if (commit_pull(p->c, q->dir, p->target, p->instance, p->token, p->snapped, p->n_snapped,
-                           q->quiet) != 0) {
+    } else if ((r = commit_pull(p->c, q->dir, p->target, p->instance, p->token, p->snapped,
+                                p->n_snapped, q->quiet)) != 0) {
       status = UCOV_EXIT_FAIL;
       p->pulled = 0;
+      p->dropped = r == 1;
     } else {
       for (long i = 0; i < p->n_snapped; i++)
         p->published[p->n_published++] = p->snapped[i];
@@ -344,7 +347,7 @@ static int pull_finish_reset(struct pull_run *p, int status) {
   return status;
 }
 
-static int pull_run(const struct pull_req *q) {
+static int pull_attempt(const struct pull_req *q, int *dropped) {
   struct ucov_ctl c;
   char target[32], instance[32];
   int status = UCOV_EXIT_OK;
@@ -385,10 +388,39 @@ static int pull_run(const struct pull_req *q) {
     free(p.snapped[i]);
   free(p.snapped);
   ucov_ctl_objects_free(objs, n);
-  if (!q->quiet)
+  if (!q->quiet && !p.dropped)
     UCOV_ERR("pulled %ld objects (%" PRIu64 " bytes) from %s into %s\n", p.pulled, p.bytes, c.label,
              q->dir);
   ucov_ctl_close(&c);
+  *dropped = p.dropped;
+  return status;
+}
+
+/*
+ * A pull; with --reset, pulled again when another client reset the target
+ * between this one's snapshot and its commit (the commit is refused and
+ * nothing is lost): concurrent collectors take turns, each try after a
+ * short random wait that grows, PULL_TRIES in all.
+ */
+#define PULL_TRIES 10
+static int pull_run(const struct pull_req *q) {
+  int dropped = 0, status = UCOV_EXIT_FAIL;
+  srand((unsigned)getpid() ^ (unsigned)time(NULL)); /* collectors wait apart */
+  for (int tries = 1; tries <= PULL_TRIES; tries++) {
+    status = pull_attempt(q, &dropped);
+    if (!dropped)
+      break;
+    if (tries == PULL_TRIES) {
+      UCOV_ERR("the target was reset by another client at each of %d tries: nothing pulled, no "
+               "count lost\n",
+               PULL_TRIES);
+      break;
+    }
+    if (!q->quiet)
+      UCOV_ERR("pulling again (try %d of %d)\n", tries + 1, PULL_TRIES);
+    struct timespec ts = {0, (long)(1 + rand() % (5 * tries)) * 1000 * 1000};
+    nanosleep(&ts, NULL);
+  }
   return status;
 }
 

@@ -93,6 +93,26 @@ if command -v clang >/dev/null; then
     fail "LLVM profile: 0 counts lost over $((KILLS / 5)) killed pulls ($got, want $pwant)"
 fi
 
+# 4. Concurrent collectors: three loops of `pull --reset` at once. A commit
+# that finds the target reset by another is pulled again (within a bound):
+# every pull exits 0, and the trees plus the exit file hold every count.
+start exit4
+mkdir -p cc
+loops=()
+for l in 1 2 3; do
+  (for i in $(seq 15); do
+    "$UCOV" pull --pid $pid --reset -o "cc/$l.$i" 2>>"cc.$l.err" || echo "$l.$i" >>cc.failed
+  done) &
+  loops+=($!)
+done
+wait "${loops[@]}"
+target_stop
+got=$(($("${SUM[@]}" cc) + $("${SUM[@]}" exit4)))
+again=$(cat cc.*.err | grep -c 'pulling again')
+[ ! -s cc.failed ] && [ "$got" -eq "$want" ] &&
+  pass "3 concurrent pull --reset loops: 45 of 45 exit 0 ($again pulled again), 0 counts lost" ||
+  fail "3 concurrent pull --reset loops: $(wc -l <cc.failed 2>/dev/null || echo 0) failed ($(sort -u cc.*.err | grep -v pulled | head -3)), $got counts, want $want"
+
 # 5. A KCOV trace object: a reset pull takes its PCs and empties it; a pull
 # killed before its commit leaves it whole.
 CC=gcc "$UCOV" cc --trace -O1 "${SANFLAGS[@]}" -I"$SRC/include" "$SRC/bench/bigtrace.c" -o trace
