@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "ucov/kcov.h"
+#include "ucov/port/frame.h"
 
 #define KCOV "/sys/kernel/debug/kcov"
 
@@ -41,11 +42,6 @@ static uint64_t rnd(uint64_t *s) { /* xorshift64* */
   *s ^= *s << 25;
   *s ^= *s >> 27;
   return *s * 0x2545f4914f6cdd1dull;
-}
-
-static void put32(uint8_t *p, uint32_t v) {
-  for (int i = 0; i < 4; i++)
-    p[i] = (uint8_t)(v >> (8 * i));
 }
 
 /* A request: a valid frame of a random op with a plausible payload, then
@@ -60,7 +56,7 @@ static size_t make_frame(uint64_t *s, uint8_t *buf, size_t cap) {
     memcpy(buf + len, &tok, 8);
     len += 8;
     if (op == 12) {
-      put32(buf + len, (uint32_t)rnd(s));
+      ucov_put32(buf + len, (uint32_t)rnd(s));
       len += 4;
     }
   }
@@ -74,11 +70,11 @@ static size_t make_frame(uint64_t *s, uint8_t *buf, size_t cap) {
         buf[len++] = (uint8_t)(rnd(s) % 3 ? 'a' + rnd(s) % 26 : rnd(s));
     }
   }
-  put32(buf, 0x564f4355u);
-  buf[4] = 1, buf[5] = 0;
+  ucov_put32(buf, UCOV_PROTO_MAGIC);
+  buf[4] = UCOV_PROTO_VERSION, buf[5] = 0;
   buf[6] = (uint8_t)op, buf[7] = (uint8_t)(op >> 8);
-  put32(buf + 8, 0);
-  put32(buf + 12, (uint32_t)(len - 16));
+  ucov_put32(buf + 8, 0);
+  ucov_put32(buf + 12, (uint32_t)(len - 16));
   switch (rnd(s) % 6) {
   case 0: /* noise */
     len = rnd(s) % cap;
@@ -89,7 +85,7 @@ static size_t make_frame(uint64_t *s, uint8_t *buf, size_t cap) {
     buf[rnd(s) % len] ^= (uint8_t)(1u << rnd(s) % 8);
     break;
   case 2: /* a length that lies */
-    put32(buf + 12, (uint32_t)rnd(s) >> (rnd(s) % 32));
+    ucov_put32(buf + 12, (uint32_t)rnd(s) >> (rnd(s) % 32));
     break;
   case 3: /* cut short */
     len = 1 + rnd(s) % len;
