@@ -34,15 +34,21 @@ UCOV_NOTRACE void ucov_posix_make_parent_dirs(const char *path) {
   }
 }
 
+UCOV_NOTRACE int ucov_posix_open_making_dirs(const char *path, int flags, mode_t mode) {
+  int fd = open(path, flags, mode);
+  if (fd < 0 && errno == ENOENT && (flags & O_CREAT)) {
+    ucov_posix_make_parent_dirs(path);
+    fd = open(path, flags, mode);
+  }
+  return fd;
+}
+
 UCOV_NOTRACE int ucov_posix_open_locked(const char *path, struct stat *st, const char **why) {
   for (int tries = 0; tries < 100; tries++) {
     /* O_NONBLOCK: a FIFO put there must not block the exit. O_NOFOLLOW: a
      * link put there is not written through. */
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW, 0644);
-    if (fd < 0 && errno == ENOENT && tries == 0) {
-      ucov_posix_make_parent_dirs(path);
-      fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW, 0644);
-    }
+    int fd = ucov_posix_open_making_dirs(
+        path, O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW, 0644);
     if (fd < 0 && errno == ELOOP) {
       *why = "a link: left alone";
       return -1;

@@ -277,11 +277,7 @@ static UCOV_NOTRACE int open_profile(const char *path, int append, int tree) {
   const char *dir = tree ? secure_getenv("UCOV_EXIT_DIR") : NULL;
   int flags = O_RDWR | O_CREAT | O_CLOEXEC | (append ? O_APPEND : 0);
   int fd = dir ? ucov_at_open(dir, path + strlen(dir) + 1, flags, 0644, UCOV_BENEATH_MKDIR)
-               : open(path, flags, 0644);
-  if (fd < 0 && !dir && errno == ENOENT) { /* compiler-rt makes the directories */
-    ucov_posix_make_parent_dirs(path);
-    fd = open(path, flags, 0644);
-  }
+               : ucov_posix_open_making_dirs(path, flags, 0644);
   struct stat st;
   if (fd >= 0 && !append && (fstat(fd, &st) != 0 || (st.st_size > 0 && ftruncate(fd, 0) != 0))) {
     close(fd);
@@ -506,11 +502,7 @@ static UCOV_NOTRACE void truncate_profile(const struct pgo_module *m) {
   const char *tree = secure_getenv("UCOV_EXIT_DIR");
   if ((tree && *tree) || profile_path(m, path, sizeof(path), &pool) || pool)
     return;
-  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0 && errno == ENOENT) { /* as compiler-rt, which makes them here too */
-    ucov_posix_make_parent_dirs(path);
-    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  }
+  int fd = ucov_posix_open_making_dirs(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd >= 0)
     close(fd);
 }

@@ -62,8 +62,11 @@ struct stat;
 int ucov_posix_open_locked(const char *path, struct stat *st, const char **why) UCOV_HIDDEN;
 
 /* Make the missing directories leading to path (libgcov's and compiler-rt's
- * rule for profile files); ucov_posix_open_locked does it on ENOENT. */
+ * rule for profile files); open(path, flags, mode), and where it is ENOENT
+ * and flags create, the same after making them (every profile file's open,
+ * ucov_posix_open_locked's included). */
 void ucov_posix_make_parent_dirs(const char *path) UCOV_HIDDEN;
+int ucov_posix_open_making_dirs(const char *path, int flags, mode_t mode) UCOV_HIDDEN;
 
 /* Replace path with len bytes of data: written beside it and renamed over
  * it (created anew, mode mode), so a failed write leaves the old file whole.
