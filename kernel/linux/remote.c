@@ -23,9 +23,9 @@
  * section area of more than AREA_MAX_WORDS (64 MiB; syzkaller asks for 8) is
  * made: a section of a larger size records nothing, where kcov.c would
  * vmalloc it for every section (and warn when that fails). Allocations here
- * never warn and never call the OOM killer; the pool keeps at most
- * POOL_BYTES; areas freed where the task may not sleep are freed by a work
- * item; everything is freed at module exit.
+ * never warn and never call the OOM killer; the core's pool keeps at most
+ * UCOV_REMOTE_POOL_BYTES; areas freed where the task may not sleep are freed
+ * by a work item; everything is freed at module exit.
  */
 #include <linux/interrupt.h>
 #include <linux/llist.h>
@@ -45,7 +45,6 @@
 
 #define IRQ_AREA_WORDS 0x40000u   /* kcov.c's CONFIG_KCOV_IRQ_AREA_SIZE default */
 #define AREA_MAX_WORDS (8u << 20) /* 64 MiB: the largest section area made */
-#define POOL_BYTES (64ul << 20)   /* areas kept for the next sections */
 #define STATES_PER_CPU 4          /* task states reserved per possible CPU */
 
 static DEFINE_RAW_SPINLOCK(remote_lock);
@@ -61,41 +60,7 @@ void ucov_port_remote_unlock(unsigned long flags) {
   raw_spin_unlock_irqrestore(&remote_lock, flags);
 }
 
-/* --- the pool of section areas (REMOTE lock) --- */
-struct pool_area {
-  struct pool_area *next;
-  u64 words;
-};
-static struct pool_area *pool;
-static unsigned long pool_bytes;
-
-static u64 *pool_take(u64 words) {
-  struct pool_area **p, *a;
-
-  for (p = &pool; *p; p = &(*p)->next) {
-    if ((*p)->words == words) {
-      a = *p;
-      *p = a->next;
-      pool_bytes -= words * 8;
-      return (u64 *)a;
-    }
-  }
-  return NULL;
-}
-
-/* Keep area for the next section if the pool has room; false if not. */
-static bool pool_keep(u64 *area, u64 words) {
-  struct pool_area *a = (struct pool_area *)area;
-
-  if (pool_bytes + words * 8 > POOL_BYTES)
-    return false;
-  a->words = words;
-  a->next = pool;
-  pool = a;
-  pool_bytes += words * 8;
-  return true;
-}
-
+/* --- section areas: the core's pool (ucov/port/remote.h), under the REMOTE lock --- */
 static u64 *area_alloc(u64 words) {
   /* No warning and no OOM killer for a size the machine has not got: the
    * section records nothing instead. */
@@ -125,51 +90,35 @@ static void area_free(u64 *area) {
 }
 
 void linux_remote_reserve(u32 area_size) {
-  unsigned int want = num_online_cpus(), have = 0;
+  unsigned int want = num_online_cpus(), have;
   unsigned long flags;
-  struct pool_area *a, *evict = NULL;
-  u64 bytes = (u64)area_size * 8;
-  u64 *area;
+  u64 *area, *old;
+  int kept;
 
-  if (area_size < 2 || area_size > AREA_MAX_WORDS || bytes * want > POOL_BYTES)
+  if (area_size < 2 || area_size > AREA_MAX_WORDS ||
+      (u64)area_size * 8 * want > UCOV_REMOTE_POOL_BYTES)
     return; /* task sections of this size allocate where they may sleep */
-  for (;;) {
-    raw_spin_lock_irqsave(&remote_lock, flags);
-    for (a = pool, have = 0; a; a = a->next)
-      have += a->words == area_size;
-    /* Room: areas of other sizes give way (a client's odd sizes cannot keep
-     * this one out); they are only a head start for task sections. */
-    while (have < want && pool_bytes + bytes > POOL_BYTES) {
-      struct pool_area **p = &pool;
-
-      while (*p && (*p)->words == area_size)
-        p = &(*p)->next;
-      if (!*p)
-        break;
-      a = *p;
-      *p = a->next;
-      pool_bytes -= a->words * 8;
-      a->next = evict;
-      evict = a;
-    }
-    raw_spin_unlock_irqrestore(&remote_lock, flags);
-    while (evict) {
-      a = evict;
-      evict = a->next;
-      vfree(a);
-    }
-    if (have >= want)
-      return;
+  raw_spin_lock_irqsave(&remote_lock, flags);
+  have = ucov_remote_pool_count(area_size);
+  raw_spin_unlock_irqrestore(&remote_lock, flags);
+  for (; have < want; have++) {
     area = area_alloc(area_size);
     if (!area)
       return;
+    /* Room: areas of other sizes give way (a client's odd sizes cannot keep
+     * this one out); they are only a head start for task sections. */
     raw_spin_lock_irqsave(&remote_lock, flags);
-    if (!pool_keep(area, area_size)) {
+    while (!(kept = ucov_remote_pool_keep(area, area_size)) &&
+           (old = ucov_remote_pool_evict(area_size))) {
       raw_spin_unlock_irqrestore(&remote_lock, flags);
+      vfree(old);
+      raw_spin_lock_irqsave(&remote_lock, flags);
+    }
+    raw_spin_unlock_irqrestore(&remote_lock, flags);
+    if (!kept) {
       vfree(area);
       return;
     }
-    raw_spin_unlock_irqrestore(&remote_lock, flags);
   }
 }
 
@@ -203,7 +152,7 @@ static void task_section_start(u64 handle) {
   raw_spin_lock_irqsave(&remote_lock, flags);
   found = !ucov_remote_find(handle, &tg) && tg.words >= 2 && tg.words <= AREA_MAX_WORDS;
   if (found) {
-    area = pool_take(tg.words);
+    area = ucov_remote_pool_take(tg.words);
     lt = state_take();
   }
   raw_spin_unlock_irqrestore(&remote_lock, flags);
@@ -222,7 +171,7 @@ static void task_section_start(u64 handle) {
     atomic_long_inc(&sections_dropped);
     raw_spin_lock_irqsave(&remote_lock, flags);
     if (area)
-      kept = pool_keep(area, tg.words);
+      kept = ucov_remote_pool_keep(area, tg.words);
     if (lt && lt->pooled)
       list_add(&lt->link, &free_states);
     raw_spin_unlock_irqrestore(&remote_lock, flags);
@@ -246,7 +195,7 @@ void linux_remote_section_stop(struct linux_task *lt) {
   handle = ucov_remote_end(&lt->t, &area, &words, &seq);
   raw_spin_lock_irqsave(&remote_lock, flags);
   ucov_remote_deliver(handle, seq, area, words);
-  kept = pool_keep(area, words);
+  kept = ucov_remote_pool_keep(area, words);
   if (pooled)
     list_add(&lt->link, &free_states);
   raw_spin_unlock_irqrestore(&remote_lock, flags);
@@ -368,16 +317,13 @@ int linux_remote_init(void) {
 
 /* No section runs: each holds a module reference. */
 void linux_remote_exit(void) {
-  struct pool_area *a;
+  u64 *area;
   int cpu;
 
   flush_work(&free_work);
   free_work_fn(NULL);
-  while ((a = pool)) {
-    pool = a->next;
-    vfree(a);
-  }
-  pool_bytes = 0;
+  while ((area = ucov_remote_pool_evict(0))) /* (no area has 0 words: each goes) */
+    vfree(area);
   for_each_possible_cpu(cpu) {
     struct softirq_cpu *c = per_cpu_ptr(&softirq_cpus, cpu);
 

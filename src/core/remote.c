@@ -217,14 +217,10 @@ UCOV_NOTRACE void ucov_remote_deliver(uint64_t handle, uint64_t seq, const uint6
     append_section(dev, area, words);
 }
 
-/* --- ucov_remote_start/stop: sections where the task may take the port lock --- */
+/* --- the pool of finished sections' areas --- */
 
-/* Areas of finished sections, kept for the next ones (a pool, as Linux's),
- * at most UCOV_REMOTE_POOL_BYTES of them: a client's odd sizes cannot make
- * it grow without end. Under the port lock. */
-#ifndef UCOV_REMOTE_POOL_BYTES
-#define UCOV_REMOTE_POOL_BYTES (64ull << 20)
-#endif
+/* Each area of the pool holds its link and size in its first words (its
+ * count is reset when a section takes it). */
 struct remote_free_area {
   struct remote_free_area *next;
   uint64_t words;
@@ -232,7 +228,7 @@ struct remote_free_area {
 static struct remote_free_area *free_areas;
 static uint64_t free_bytes;
 
-static UCOV_NOTRACE uint64_t *area_get(uint64_t words) {
+UCOV_NOTRACE uint64_t *ucov_remote_pool_take(uint64_t words) {
   for (struct remote_free_area **p = &free_areas; *p; p = &(*p)->next) {
     if ((*p)->words == words) {
       struct remote_free_area *a = *p;
@@ -241,20 +237,53 @@ static UCOV_NOTRACE uint64_t *area_get(uint64_t words) {
       return (uint64_t *)a;
     }
   }
-  /* (a size beyond what the port can address is no area: nothing recorded) */
-  return words <= (uint64_t)(size_t)-1 / 8 ? ucov_port_alloc((size_t)words * 8) : 0;
+  return 0;
 }
 
-static UCOV_NOTRACE void area_put(uint64_t *area, uint64_t words) {
-  if (free_bytes + words * 8 > UCOV_REMOTE_POOL_BYTES) {
-    ucov_port_free(area);
-    return;
-  }
+UCOV_NOTRACE int ucov_remote_pool_keep(uint64_t *area, uint64_t words) {
+  if (free_bytes + words * 8 > UCOV_REMOTE_POOL_BYTES)
+    return 0;
   struct remote_free_area *a = (struct remote_free_area *)area;
   a->words = words;
   a->next = free_areas;
   free_areas = a;
   free_bytes += words * 8;
+  return 1;
+}
+
+UCOV_NOTRACE unsigned ucov_remote_pool_count(uint64_t words) {
+  unsigned n = 0;
+  for (struct remote_free_area *a = free_areas; a; a = a->next)
+    n += a->words == words;
+  return n;
+}
+
+UCOV_NOTRACE uint64_t *ucov_remote_pool_evict(uint64_t words) {
+  for (struct remote_free_area **p = &free_areas; *p; p = &(*p)->next) {
+    if ((*p)->words != words) {
+      struct remote_free_area *a = *p;
+      *p = a->next;
+      free_bytes -= a->words * 8;
+      return (uint64_t *)a;
+    }
+  }
+  return 0;
+}
+
+/* --- ucov_remote_start/stop: sections where the task may take the port lock --- */
+
+/* An area from the pool, or new (under the port lock). A size beyond what
+ * the port can address is no area: nothing is recorded. */
+static UCOV_NOTRACE uint64_t *area_get(uint64_t words) {
+  uint64_t *area = ucov_remote_pool_take(words);
+  if (area)
+    return area;
+  return words <= (uint64_t)(size_t)-1 / 8 ? ucov_port_alloc((size_t)words * 8) : 0;
+}
+
+static UCOV_NOTRACE void area_put(uint64_t *area, uint64_t words) {
+  if (!ucov_remote_pool_keep(area, words))
+    ucov_port_free(area);
 }
 
 /*

@@ -63,6 +63,26 @@ uint64_t ucov_remote_end(struct ucov_task *t, uint64_t **area, uint64_t *words,
 void ucov_remote_deliver(uint64_t handle, uint64_t seq, const uint64_t *area,
                          uint64_t words) UCOV_PORT_API;
 
+/*
+ * The pool of finished sections' areas, kept for the next sections (as
+ * kcov.c keeps its own), at most UCOV_REMOTE_POOL_BYTES in all: a client's
+ * odd sizes cannot make it grow without end. Nothing here allocates or
+ * frees; each call is made under the lock that guards the port's sections
+ * (the port lock for ucov_remote_start/stop, a kernel's REMOTE lock).
+ *  - take: an area of `words` words, or NULL;
+ *  - keep: 1, area kept; 0, no room (the caller frees it);
+ *  - count: the areas of `words` words kept;
+ *  - evict: an area of another size taken out for the caller to free (to
+ *    make room for this one), or NULL.
+ */
+#ifndef UCOV_REMOTE_POOL_BYTES
+#define UCOV_REMOTE_POOL_BYTES (64ull << 20)
+#endif
+uint64_t *ucov_remote_pool_take(uint64_t words) UCOV_PORT_API;
+int ucov_remote_pool_keep(uint64_t *area, uint64_t words) UCOV_PORT_API;
+unsigned ucov_remote_pool_count(uint64_t words) UCOV_PORT_API;
+uint64_t *ucov_remote_pool_evict(uint64_t words) UCOV_PORT_API;
+
 /* The calling thread's common handle (0: none), and setting it. */
 uint64_t ucov_remote_common(void) UCOV_PORT_API;
 void ucov_remote_set_common(uint64_t handle) UCOV_PORT_API;
