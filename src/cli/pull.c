@@ -141,10 +141,11 @@ usage:
 /*
  * Pull one object into dir/rel (a temporary file, created exclusively): READ,
  * or SNAPSHOT under *token (durably: fsync). 0, or -1 with a message
- * printed (unless quiet).
+ * printed (unless quiet); -4, nothing said, if the target has no such object
+ * and gone_ok (an object listed a moment ago whose code was unloaded since).
  */
 static int pull_into(struct ucov_ctl *c, const char *name, const char *dir, const char *rel,
-                     uint64_t *token, uint64_t *bytes, int quiet) {
+                     uint64_t *token, uint64_t *bytes, int quiet, int gone_ok) {
   char err[512];
   struct file_out fo = {create_beneath(dir, rel), token ? 8 : 0, {0}, 0};
   if (fo.fd < 0)
@@ -192,6 +193,10 @@ static int pull_into(struct ucov_ctl *c, const char *name, const char *dir, cons
     return 0;
   }
   ucov_at_unlink(dir, rel);
+  if (st == 0 && r.status == UCOV_ST_NO_OBJECT && gone_ok) {
+    ucov_ctl_reply_free(&r);
+    return -4; /* gone since the listing: the caller says so */
+  }
   if (!quiet) {
     char *en = cli_escaped(name);
     const char *shown = en ? en : "(out of memory)";
@@ -288,7 +293,18 @@ static int pull_one(struct pull_run *p, const char *name) {
   if (!tmp)
     return -3;
   uint64_t t = p->token;
-  int r = pull_into(p->c, name, q->dir, tmp, two_phase ? &t : NULL, &p->bytes, q->quiet);
+  int r = pull_into(p->c, name, q->dir, tmp, two_phase ? &t : NULL, &p->bytes, q->quiet,
+                    q->n_names == 0);
+  if (r == -4) { /* listed, then gone: the rest is pulled (and reset) all the same */
+    if (!q->quiet) {
+      char *en = cli_escaped(name);
+      UCOV_ERR("%s: gone since it was listed (its code was unloaded): skipped\n",
+               en ? en : "(out of memory)");
+      free(en);
+    }
+    free(tmp);
+    return 0;
+  }
   if (r == 0 && two_phase) {
     if (!p->token) { /* the first snapshot: its file is named for the new token */
       char *named = tmp_path(name, p->target, t);

@@ -65,6 +65,7 @@ static UCOV_NOTRACE void unit_register(const struct gcov_info *info) {
       ctr++;
     }
   }
+  ucov_gcov_group_join(units, u);
   u->next = units;
   units = u;
   ucov_port_object_added();
@@ -215,11 +216,23 @@ UCOV_EXPORT UCOV_NOTRACE void __gcov_init(struct gcov_info *info) {
 UCOV_NOTRACE void ucov_gcov_unit_remove(struct ucov_gcov_unit *u) {
   for (struct ucov_gcov_unit **p = &units; *p; p = &(*p)->next)
     if (*p == u) {
+      ucov_gcov_group_leave(units, u);
       *p = u->next;
       ucov_baseline_free(&u->base);
+      ucov_gcov_ghost_free(u);
       ucov_port_free(u);
       return;
     }
+}
+
+/* u's module goes away: its counts stay served (gcov_twins.c). 0, or
+ * -UCOV_ENOMEM with u as it was. */
+UCOV_NOTRACE int ucov_gcov_unit_retire(struct ucov_gcov_unit *u) {
+  struct ucov_gcov_unit *gone;
+  int err = ucov_gcov_retire(units, u, &gone);
+  if (!err && gone)
+    ucov_gcov_unit_remove(gone);
+  return err;
 }
 
 /* Called by every instrumented object's destructor: the first one of the
@@ -238,10 +251,12 @@ UCOV_NOTRACE void ucov_gcov_exit(void) {
   ucov_port_exit_drain();
 }
 
-/* At exit for programs with clang units (which have no __gcov_exit). */
+/* At exit for programs with clang units (which have no __gcov_exit), and
+ * for what unloaded libraries left when no __gcov_exit of the runtime's own
+ * module ran (a program built without ucov, its libraries with it). */
 UCOV_NOTRACE void ucov_gcov_exit_llvm(void) {
   ucov_port_lock();
-  int have = ucov_llvm_units() != 0;
+  int have = ucov_llvm_units() != 0 || ucov_gcov_units() != 0;
   if (have)
     dump_all(1);
   ucov_port_unlock();

@@ -127,10 +127,11 @@ static const struct kind modules_kind = {.next = modules_next, .read = modules_r
 
 /* -- gcov units of gcc: "gcov" + the .gcda path -- */
 
+/* One object per .gcda path: a group's first unit stands for the group. */
 static UCOV_NOTRACE int gcc_next(struct obj *o) {
   struct ucov_gcov_unit *u = o->started ? o->u.gcc->next : ucov_gcov_units();
-  while (u && ucov_gcov_object_name(u, o->name, sizeof(o->name)))
-    u = u->next; /* a name too long to serve */
+  while (u && (!u->primary || ucov_gcov_object_name(u, o->name, sizeof(o->name))))
+    u = u->next; /* a twin (its group's first serves it), or a name too long to serve */
   o->u.gcc = u;
   return u != 0;
 }
@@ -138,25 +139,24 @@ static UCOV_NOTRACE int gcc_next(struct obj *o) {
 /* A live read: one run, and sum_max of what is being read program-wide. */
 static UCOV_NOTRACE int gcc_read(struct obj *o, struct ucov_sink *sink, int reset) {
   struct ucov_gcov_summary sum = {1, ucov_gcov_run_max()};
-  return ucov_gcov_write(sink, o->u.gcc, &sum, 0, reset ? UCOV_GCOV_RESET : 0);
+  return ucov_gcov_group_write(sink, o->u.gcc, &sum, reset ? UCOV_TAKE_RESET : UCOV_TAKE_READ, 0);
 }
 
 static UCOV_NOTRACE int gcc_reset(struct obj *o) {
-  return ucov_gcov_reset(o->u.gcc);
+  return ucov_gcov_group_reset(o->u.gcc);
 }
 
 static UCOV_NOTRACE int gcc_snapshot(struct obj *o, struct ucov_sink *sink, uint64_t token) {
   struct ucov_gcov_summary sum = {1, ucov_gcov_run_max()};
-  return ucov_gcov_snapshot(sink, o->u.gcc, &sum, token);
+  return ucov_gcov_group_write(sink, o->u.gcc, &sum, UCOV_TAKE_SNAPSHOT, token);
 }
 
 static UCOV_NOTRACE uint64_t *gcc_pending(struct obj *o, int *stale) {
-  *stale = ucov_baseline_stale(&o->u.gcc->base);
-  return &o->u.gcc->base.pending_token;
+  return ucov_gcov_group_pending(o->u.gcc, stale);
 }
 
 static UCOV_NOTRACE void gcc_commit(struct obj *o) {
-  ucov_gcov_commit(o->u.gcc);
+  ucov_gcov_group_commit(o->u.gcc);
 }
 
 static const struct kind gcc_kind = {.next = gcc_next,

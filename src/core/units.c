@@ -19,6 +19,7 @@ UCOV_NOTRACE void ucov_units_dump_begin(struct ucov_units_dump *d, unsigned flag
   d->new_run = fresh || !ucov_gcov_run_counted();
   d->run_max = ucov_gcov_run_max();
   d->flags = flags;
+  d->groups = fresh;
 }
 
 static UCOV_NOTRACE void unit_set_gcov(struct ucov_unit *u, struct ucov_gcov_unit *g) {
@@ -83,6 +84,14 @@ UCOV_NOTRACE int ucov_unit_write(struct ucov_sink *sink, const struct ucov_unit 
     old_len = 0;
   if (u->llvm)
     return ucov_llvm_write(sink, u->impl, old_len ? old : NULL, old_len, d->new_run, d->flags);
+  struct ucov_gcov_unit *g = u->impl;
+  if (d->groups && !old_len) { /* a fresh file: the group whole, from its first unit */
+    if (!g->primary)
+      return UCOV_UNIT_KEEP;
+    struct ucov_gcov_summary one = {d->new_run ? 1 : 0, d->new_run ? d->run_max : 0};
+    return ucov_gcov_group_write(sink, g, &one,
+                                 d->flags & UCOV_UNIT_RESET ? UCOV_TAKE_RESET : UCOV_TAKE_READ, 0);
+  }
   struct ucov_gcda_merge *merge = NULL;
   struct ucov_gcov_summary sum = {0, 0};
   if (old_len) {
@@ -102,6 +111,10 @@ UCOV_NOTRACE int ucov_unit_write(struct ucov_sink *sink, const struct ucov_unit 
   if (merge)
     ucov_gcda_merge_free(merge);
   return err;
+}
+
+UCOV_NOTRACE int ucov_unit_retire(struct ucov_unit *u) {
+  return u->llvm ? -UCOV_EOPNOTSUPP : ucov_gcov_unit_retire(u->impl);
 }
 
 UCOV_NOTRACE void ucov_unit_remove(struct ucov_unit *u) {

@@ -178,6 +178,31 @@ static UCOV_NOTRACE void tree_unit(const char *dir, const struct ucov_unit *u,
   ucov_mem_sink_free(&s);
 }
 
+/* A unit that cannot be kept when its module goes (a clang unit): merged
+ * into the tree's file, so that every load of a library adds up there. */
+static UCOV_NOTRACE void merge_tree_unit(const char *dir, const struct ucov_unit *u,
+                                         const struct ucov_units_dump *d) {
+  char name[UCOV_OBJECT_NAME_MAX];
+  if (ucov_unit_name(u, name, sizeof(name)))
+    return;
+  struct ucov_mem_sink old, out;
+  ucov_mem_sink_init(&old);
+  ucov_mem_sink_init(&out);
+  int fd = ucov_at_open(dir, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0, 0);
+  struct stat st;
+  if (fd >= 0 &&
+      (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+       (uint64_t)st.st_size > max_old_size(ucov_unit_size_bound(u)) || read_all(fd, &old) != 0))
+    old.len = 0; /* not a file of ours: replaced */
+  if (fd >= 0)
+    close(fd);
+  char msg[128];
+  if (ucov_unit_write(&out.sink, u, d, old.data, old.len, msg, sizeof(msg)) == 0)
+    write_tree_file(dir, name, &out);
+  ucov_mem_sink_free(&old);
+  ucov_mem_sink_free(&out);
+}
+
 static UCOV_NOTRACE void dump_tree(const char *dir, const struct ucov_units_dump *d) {
   struct ucov_unit u = {0};
   while (ucov_unit_next(&u))
@@ -210,9 +235,12 @@ UCOV_NOTRACE void ucov_port_gcov_dump(int at_exit) {
 /*
  * A shared object built by `ucov cc -shared` goes away (dlclose, or the end of
  * the process): its destructor (libucov-dso.a, after the object's other
- * destructors) calls this. Its gcov units are written now, as the object's
- * own libgcov would write them, and forgotten: their memory goes with it.
- * After the exit dump they are only forgotten. Its LLVM profile likewise.
+ * destructors) calls this. Its gcc units are retired: their counts stay
+ * served (added up with every other load of the same library) until a pull
+ * takes them, and the exit writes them. Units that cannot be kept (clang's,
+ * or no memory) are written now, as the object's own libgcov would write
+ * them, and forgotten. After the exit dump they are only forgotten. Its LLVM
+ * profile is written now.
  */
 UCOV_EXPORT UCOV_NOTRACE void ucov_dso_unload(const void *anchor) {
   uintptr_t base = ucov_posix_module_base(anchor);
@@ -223,14 +251,18 @@ UCOV_EXPORT UCOV_NOTRACE void ucov_dso_unload(const void *anchor) {
   const char *tree = secure_getenv("UCOV_EXIT_DIR");
   int in_tree = tree && *tree;
   struct ucov_units_dump d;
-  ucov_units_dump_begin(&d, UCOV_UNIT_RESET, in_tree);
+  ucov_units_dump_begin(&d, UCOV_UNIT_RESET, 0);
   int saved = errno;
   struct ucov_unit u = {0};
   while (ucov_unit_next(&u)) {
     if (ucov_posix_module_base(u.anchor) != base)
       continue;
+    if (write && ucov_unit_retire(&u) == 0) {
+      u = (struct ucov_unit){0}; /* (a retired unit's anchor is no longer in the module) */
+      continue;
+    }
     if (write && in_tree)
-      tree_unit(tree, &u, &d);
+      merge_tree_unit(tree, &u, &d);
     else if (write)
       dump_unit(&u, &d);
     ucov_unit_remove(&u);

@@ -144,9 +144,10 @@ for cc in gcc clang; do
 done
 
 # dlopen and dlclose: an instrumented library in a program built without ucov
-# and in one built by ucov cc. At dlclose the library's gcov units and LLVM
-# profile are written and forgotten (a later live read must not touch its
-# unmapped memory); the program's own counts go on to its exit.
+# and in one built by ucov cc. At dlclose the library's gcov units are kept
+# (copied: a later live read must not touch its unmapped memory) and written
+# at exit; its LLVM profile is written and forgotten; the program's own
+# counts go on to its exit.
 mkdir -p dl && cd dl || exit 1
 cat >dl.c <<'C'
 #include <dlfcn.h>
@@ -196,18 +197,24 @@ dl_case() { # TAG MODE PROGRAM-BUILT-BY-UCOV(yes|no)
   wait "$pid"
   local rc=$?
   [ "$ready" = "ready 28" ] && [ $rc = 0 ] && pass "dlclose $tag: ran ($ready, status $rc)" || fail "dlclose $tag: ran ($ready, status $rc)"
-  ! grep -q 'dso_lib\|libdl' ls.txt && grep -q modules ls.txt && pass "dlclose $tag: the library's objects are gone after dlclose" ||
-    fail "dlclose $tag: the library's objects are gone after dlclose: $(cat ls.txt)"
   if [ "$mode" = gcov ]; then
+    # Its gcov units are kept (their counts served until a pull or the exit
+    # takes them); its LLVM profile is written at dlclose and gone.
     local g
+    grep -q 'dso_lib.gcda' ls.txt && pass "dlclose $tag: the library's gcov object stays after dlclose" ||
+      fail "dlclose $tag: the library's gcov object stays after dlclose: $(cat ls.txt)"
+    "$UCOV" report P --lcov p.info 2>/dev/null && hit p.info lib_work yes && pass "dlclose $tag: a pull after dlclose has the library's counts" ||
+      fail "dlclose $tag: a pull after dlclose has the library's counts"
     g=$(find . -maxdepth 1 -name '*dso_lib.gcda')
-    [ -n "$g" ] && "$UCOV" report "$g" --lcov l.info 2>/dev/null && hit l.info lib_work yes && pass "dlclose $tag: the library's .gcda, written at dlclose" ||
-      fail "dlclose $tag: the library's .gcda, written at dlclose"
+    [ -n "$g" ] && "$UCOV" report "$g" --lcov l.info 2>/dev/null && hit l.info lib_work yes && pass "dlclose $tag: the library's .gcda, written at exit" ||
+      fail "dlclose $tag: the library's .gcda, written at exit"
     if [ "$inst" = yes ]; then
       "$UCOV" report . --lcov all.info 2>/dev/null
       hit all.info after yes && pass "dlclose $tag: the program's counts after dlclose" || fail "dlclose $tag: the program's counts after dlclose"
     fi
   else
+    ! grep -q 'dso_lib\|libdl' ls.txt && grep -q modules ls.txt && pass "dlclose $tag: the library's objects are gone after dlclose" ||
+      fail "dlclose $tag: the library's objects are gone after dlclose: $(cat ls.txt)"
     llvm-profdata-14 show --all-functions --counts exit.profraw >show.txt 2>&1
     grep -q '^  lib_work:' show.txt && { [ "$inst" = no ] || grep -q 'after:' show.txt; } && pass "dlclose $tag: exit profile" ||
       fail "dlclose $tag: exit profile: $(tr '\n' ' ' <show.txt)"

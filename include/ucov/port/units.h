@@ -31,6 +31,7 @@ struct ucov_units_dump {
   int new_run;     /* not yet counted in a summary: this write adds a run */
   int64_t run_max; /* the largest arcs counter of this run, over all units */
   unsigned flags;  /* UCOV_UNIT_RESET */
+  int groups;      /* fresh files: units of one .gcda path are written as one */
 };
 
 /* Flag of a dump: each unit's baseline moves to the values written. */
@@ -54,12 +55,24 @@ int ucov_unit_name(const struct ucov_unit *u, char *out, size_t len) UCOV_PORT_A
  * Write u's file into sink, merged with `old` (the file it replaces, NULL or
  * old_len 0 for none). Returns 0 (write it out; msg holds a warning when
  * non-empty), UCOV_UNIT_KEEP (leave the file as it is: msg says why; the
- * compiler's runtime does the same) or a negative errno value.
+ * compiler's runtime does the same) or a negative errno value. In a dump of
+ * fresh files, the first unit of a .gcda path writes every unit of that path
+ * (copies of one library loaded at once, and what unloaded ones left) and the
+ * others answer UCOV_UNIT_KEEP with an empty msg.
  */
 #define UCOV_UNIT_KEEP 1
 int ucov_unit_write(struct ucov_sink *sink, const struct ucov_unit *u,
                     const struct ucov_units_dump *d, const uint8_t *old, size_t old_len, char *msg,
                     size_t msglen) UCOV_PORT_API;
+
+/*
+ * u's module goes away: keep its counts (its gcov_info and counters copied),
+ * served with the other units of its .gcda path until a read-and-reset or the
+ * exit dump takes them, as Linux's gcov_persist keeps a module's. 0; or a
+ * negative errno value (a clang unit, no memory), u unchanged: write it out
+ * and forget it. Units may have gone: start the cursor again.
+ */
+int ucov_unit_retire(struct ucov_unit *u) UCOV_PORT_API;
 
 /* Forget u, whose module goes away (its memory goes with it). */
 void ucov_unit_remove(struct ucov_unit *u) UCOV_PORT_API;
@@ -69,7 +82,9 @@ void ucov_unit_remove(struct ucov_unit *u) UCOV_PORT_API;
 int ucov_gcov_exited(void) UCOV_PORT_API;
 
 /* The exit dump of every unit (__gcov_exit of the runtime's own module); and
- * the one for programs with clang units only, which call no __gcov_exit. */
+ * the one the runtime's module makes last, for programs with clang units only
+ * (which call no __gcov_exit) and for the units of libraries in a program
+ * built without ucov (nothing, if a dump ran). */
 void ucov_gcov_exit(void) UCOV_PORT_API;
 void ucov_gcov_exit_llvm(void) UCOV_PORT_API;
 
