@@ -85,6 +85,15 @@ struct input_opts;
 int cli_push_tree(struct store **st, const char *url, const char *dir,
                   const struct store_push *meta, const struct input_opts *in, int quiet);
 
+/*
+ * The run stamp of inputs (files, directories walked without following a
+ * link): the MD5 of each data file's path, device, inode, change time and
+ * size, sorted (notes files, which runs do not write, left out). A run that
+ * wrote its files anew stamps differently from another with the same counts;
+ * the same files unchanged stamp the same. 0, or -1 (said).
+ */
+int cli_run_stamp(char *const *paths, int n, char out[33]);
+
 /* Beside dir/gcov/<path>.gcda, a .gcno link to /<path>.gcno when that exists
  * (made after the objects: none is ever written through one; a .gcno that is
  * not a link is left alone). */

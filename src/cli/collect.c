@@ -103,8 +103,11 @@ int cli_push_tree(struct store **st, const char *url, const char *dir,
   } else {
     struct diag_context then = {.after = ": not pushed"};
     diag_context_begin(&then);
-    if (!store_build_ids(in->binaries, in->n_binaries, (char **)&dir, 1, &ids)) {
+    char stamp[33];
+    if (!store_build_ids(in->binaries, in->n_binaries, (char **)&dir, 1, &ids) &&
+        !cli_run_stamp((char **)&dir, 1, stamp)) {
       struct store_push p = *meta;
+      p.run = stamp;
       p.build_ids = ids;
       p.units = &units;
       r = store_push(*st, &m, &p);

@@ -2,6 +2,8 @@
 /* ucov push | store init | who | history | tests-for: the coverage store's
  * commands (ucov report --store is in report.c). */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <ftw.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -13,6 +15,8 @@
 
 #include "cli.h"
 #include "report/diff.h"
+#include "report/md5.h"
+#include "report/util.h"
 #include "report/formats.h"
 #include "report/inputs.h"
 #include "report/model.h"
@@ -297,6 +301,70 @@ static const char push_usage[] =
     "  -q, --quiet\n"
     "  -h, --help\n";
 
+/* cli_run_stamp's lines, one per data file. */
+struct stamp_lines {
+  char **v;
+  size_t n, cap;
+  const char *root;
+};
+
+static int stamp_add(struct stamp_lines *l, const char *path, const struct stat *st) {
+  size_t n = strlen(path);
+  if (n > 5 && strcmp(path + n - 5, ".gcno") == 0)
+    return 0; /* notes: the build's, not the run's */
+  if (l->n == l->cap) {
+    size_t cap = l->cap ? 2 * l->cap : 64;
+    char **v = realloc(l->v, cap * sizeof(*v));
+    if (!v)
+      return -1;
+    l->v = v, l->cap = cap;
+  }
+  const char *rel = strncmp(path, l->root, strlen(l->root)) == 0 ? path + strlen(l->root) : path;
+  if (asprintf(&l->v[l->n], "%s\t%ju\t%ju\t%lld.%09ld\t%lld", rel, (uintmax_t)st->st_dev,
+               (uintmax_t)st->st_ino, (long long)st->st_ctim.tv_sec, st->st_ctim.tv_nsec,
+               (long long)st->st_size) < 0)
+    return -1;
+  l->n++;
+  return 0;
+}
+
+static int stamp_one(const char *path, const struct stat *st, int type, struct FTW *ftw,
+                     void *arg) {
+  (void)ftw;
+  return type == FTW_F && S_ISREG(st->st_mode) ? stamp_add(arg, path, st) : 0;
+}
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int cli_run_stamp(char *const *paths, int n, char out[33]) {
+  struct md5 c;
+  int err = 0;
+  md5_init(&c);
+  for (int i = 0; i < n && !err; i++) {
+    struct stamp_lines l = {.root = paths[i]};
+    struct stat st;
+    if (lstat(paths[i], &st) != 0)
+      continue; /* (not a file: the readers say what it is) */
+    if (S_ISDIR(st.st_mode))
+      err = ucov_walk(paths[i], stamp_one, &l);
+    else if (S_ISREG(st.st_mode))
+      err = stamp_add(&l, paths[i], &st);
+    if (err)
+      UCOV_ERR("%s: %s\n", paths[i], strerror(errno ? errno : ENOMEM));
+    qsort(l.v, l.n, sizeof(*l.v), cmp_str);
+    md5_update(&c, paths[i], strlen(paths[i]) + 1);
+    for (size_t k = 0; k < l.n; k++) {
+      md5_update(&c, l.v[k], strlen(l.v[k]) + 1);
+      free(l.v[k]);
+    }
+    free(l.v);
+  }
+  md5_hex(&c, out);
+  return err ? -1 : 0;
+}
+
 /* A push's progress on a terminal: rows staged, then the merge. */
 static void push_progress(void *arg, uint64_t done, uint64_t total) {
   (void)arg;
@@ -424,7 +492,11 @@ int cmd_push(int argc, char **argv) {
       status = UCOV_EXIT_FAIL;
     diag_context_end(&then);
   }
+  char stamp[33] = "";
+  if (status == UCOV_EXIT_OK && cli_run_stamp(argv + first, argc - first, stamp))
+    status = UCOV_EXIT_FAIL;
   struct store_push p = {.test = out.n_tests ? out.tests[0] : NULL,
+                         .run = stamp,
                          .shard = out.shard,
                          .revision = out.revision,
                          .config = out.config,

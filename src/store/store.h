@@ -60,6 +60,11 @@ struct store_push {
    * identity is stored already adds nothing (a collector's round, retried).
    * NULL: its content and metadata are its identity. */
   const char *identity;
+  /* What tells this run's files from another run's with the same counts
+   * (cli_run_stamp: the files' identities and change times; NULL: nothing):
+   * part of the key beside content and metadata, so that two runs add twice
+   * and the same files pushed again add nothing. */
+  const char *run;
   const char *root; /* what relative source paths are relative to (NULL: here) */
   /* the gcov units read natively for the model (NULL: none kept): files
    * whose counts all came from them are derived from stored counters */

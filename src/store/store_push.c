@@ -65,8 +65,8 @@ static int source_hash(const char *path, const char *root, char out[33]) {
   return r;
 }
 
-/* The push's key: MD5 of its identity, or of its metadata and of its model
- * as ucov JSON. */
+/* The push's key: MD5 of its identity, or of its metadata, its run stamp
+ * and its model as ucov JSON. */
 static ssize_t md5_write(void *cookie, const char *buf, size_t n) {
   md5_update(cookie, buf, n);
   return (ssize_t)n;
@@ -86,6 +86,10 @@ static int push_hash(const struct cov_model *m, const struct store_push *p, char
   for (size_t i = 0; i < sizeof(meta) / sizeof(meta[0]); i++) {
     const char *v = meta[i] ? meta[i] : "";
     md5_update(&c, v, strlen(v) + 1);
+  }
+  if (p->run) { /* (absent in keys made before it: they stay) */
+    md5_update(&c, "run", 4);
+    md5_update(&c, p->run, strlen(p->run) + 1);
   }
   cookie_io_functions_t io = {.write = md5_write};
   FILE *f = fopencookie(&c, "w", io);

@@ -315,6 +315,25 @@ printf '%s\n' "${R[1]}" | "$UCOV" run --store "$WORK/run.db" --test once -- srv/
   "$UCOV" report --store "$WORK/run.db" --test once --lcov run.info &&
   cmp -s <(parser run.info) <(parser sep1.info) && pass "run --store" ||
   fail "run --store: $(cat run.err; diff <(parser run.info) <(parser sep1.info) | head -3)"
+# Two real runs with the same counts are two runs: each adds (a push's key
+# holds its files' identities and change times), while the same unchanged
+# files pushed again add nothing and a copy of a tree is another run.
+twice() { # DA counts of an lcov file, each doubled
+  awk -F'[:,]' '/^DA:/{print $2","$3*2; next} {print}' "$1" | grep -E '^DA:|^[0-9]' | sort
+}
+das() { grep -E '^DA:' "$1" | sed 's/^DA://' | sort; }
+for _ in 1 2; do
+  printf '%s\n' "${R[1]}" | "$UCOV" run --store "$WORK/run2.db" --test same -- srv/server >/dev/null 2>>run2.err
+done
+"$UCOV" report --store "$WORK/run2.db" --test same --lcov run2.info 2>/dev/null
+cmp -s <(das run2.info) <(twice run.info | sed 's/^DA://') && pass "run --store twice: two runs, each counted" ||
+  fail "run --store twice: two runs, each counted: $(tail -2 run2.err; diff <(das run2.info) <(twice run.info) | head -3)"
+"$UCOV" push r1 --store "$WORK/tree2.db" --test t -q && "$UCOV" push r1 --store "$WORK/tree2.db" --test t 2>tree2.err &&
+  grep -q 'counted once' tree2.err && rm -rf r1copy && cp -r r1 r1copy &&
+  "$UCOV" push r1copy --store "$WORK/tree2.db" --test t 2>tree3.err && grep -q '^ucov push: pushed' tree3.err &&
+  "$UCOV" report --store "$WORK/tree2.db" --lcov tree2.info 2>/dev/null && "$UCOV" merge r1 r1copy -o r11.info &&
+  cmp -s <(das tree2.info) <(das r11.info) && pass "push: unchanged files once, another run's twice" ||
+  fail "push: unchanged files once, another run's twice: $(cat tree2.err tree3.err)"
 # collect --all: one round over every target of the runtime directory (two
 # servers, one request each): the store holds the sum of both runs
 all_targets() {
