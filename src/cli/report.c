@@ -291,7 +291,8 @@ int cmd_report(int argc, char **argv) {
     struct store *st = store_open_existing(out.store);
     if (!st || store_read(st, &sf, &m))
       bad++;
-    store_close(st);
+    if (store_close(st))
+      bad++;
   }
   bad += report_read_inputs(&m, argc, argv, first, &in, &out.excl, 0);
   struct cov_diff diff = {0};

@@ -202,7 +202,8 @@ int report_store_html(const char *url, const struct store_filter *f, struct cov_
     UCOV_ERR("out of memory");
     r = -1;
   }
-  store_close(s);
+  if (store_close(s))
+    r = -1;
   free(g.by_ptr);
   free(g.slots);
   free(g.last_path);

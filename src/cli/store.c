@@ -157,8 +157,7 @@ int cmd_who(int argc, char **argv) {
     store_close(s);
     return UCOV_EXIT_FAIL;
   }
-  store_close(s);
-  return UCOV_EXIT_OK;
+  return store_close(s) ? UCOV_EXIT_FAIL : UCOV_EXIT_OK;
 }
 
 static void print_history(void *arg, int64_t build, const char *revision, int64_t created,
@@ -188,8 +187,7 @@ int cmd_history(int argc, char **argv) {
     store_close(s);
     return UCOV_EXIT_FAIL;
   }
-  store_close(s);
-  return UCOV_EXIT_OK;
+  return store_close(s) ? UCOV_EXIT_FAIL : UCOV_EXIT_OK;
 }
 
 struct touched {
@@ -271,7 +269,8 @@ int cmd_tests_for(int argc, char **argv) {
              store_tests_for(s, &f, t.paths, t.lines, t.n, print_test, NULL)) {
     status = UCOV_EXIT_FAIL;
   }
-  store_close(s);
+  if (store_close(s))
+    status = UCOV_EXIT_FAIL;
   free(t.paths);
   free(t.lines);
   udiff_free(u);

@@ -35,7 +35,9 @@ struct db_ops {
   int (*copy_row)(struct db *d, const char *const *values, int n);
   int (*copy_end)(struct db *d);
   const char *(*error)(struct db *d);
-  void (*close)(struct db *d);
+  /* Close; -1 (said) when a reader's view may have been torn: the store
+   * changed under a read that could not see its writers. */
+  int (*close)(struct db *d);
 };
 
 struct db {
@@ -45,9 +47,15 @@ struct db {
 
 /* Open an engine: a SQLite file, or a PostgreSQL connection string (libpq's
  * URI or key=value form). NULL with msg when it cannot be opened, or when
- * ucov was built without that engine. */
-struct db *db_open_sqlite(const char *path);
-struct db *db_open_pg(const char *conninfo);
+ * ucov was built without that engine. A SQLite file, its journals and their
+ * directory must be this user's and not writable by others. readonly: no
+ * file is created or changed (SQLite; PostgreSQL: the caller changes no
+ * table of the store). Every statement is bounded by db_statement_seconds(). */
+struct db *db_open_sqlite(const char *path, int readonly);
+struct db *db_open_pg(const char *conninfo, int readonly);
+
+/* The longest one statement may run (seconds): UCOV_STORE_TIMEOUT, else 600. */
+int db_statement_seconds(void);
 
 /* SUMSAT(x) rewritten by an engine's template ("%s" is x); the result is
  * malloc'd (NULL: no memory). Parentheses inside x are matched. */

@@ -236,18 +236,43 @@ static int p_copy_end(struct db *d) {
   return ok ? 0 : -1;
 }
 
-static void p_close(struct db *d) {
+static int p_close(struct db *d) {
   struct pdb *p = (struct pdb *)d;
   PQfinish(p->c);
   free(p->copybuf);
   free(p);
+  return 0;
 }
 
 static const struct db_ops pg_ops = {"postgresql", p_exec,     p_prepare,  p_bind_text, p_bind_int,
                                      p_step,       p_col_text, p_col_int,  p_reset,     p_finalize,
                                      p_copy_begin, p_copy_row, p_copy_end, p_error,     p_close};
 
-struct db *db_open_pg(const char *conninfo) {
+/* A trigger, rule or view ucov did not make (it makes none) in the store's
+ * schema would run inside every push: refused. 0 or -1 (said). */
+static int foreign_schema(struct pdb *p) {
+  PGresult *r = PQexec(
+      p->c, "SELECT 'trigger', t.tgname::text FROM pg_trigger t JOIN pg_class c ON c.oid = "
+            "t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE NOT t.tgisinternal "
+            "AND n.nspname = current_schema() UNION ALL SELECT 'rule', rulename::text FROM "
+            "pg_rules WHERE schemaname = current_schema() UNION ALL SELECT 'view', "
+            "viewname::text FROM pg_views WHERE schemaname = current_schema() LIMIT 1");
+  int bad = 0;
+  if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+    set_err(p, PQresultErrorMessage(r));
+    UCOV_ERR("the schema's triggers: %s", p->base.err);
+    p->base.err[0] = 0;
+    bad = -1;
+  } else if (PQntuples(r)) {
+    UCOV_ERR("the store holds a %s ucov did not make (\"%s\"): the coverage store is refused",
+             PQgetvalue(r, 0, 0), PQgetvalue(r, 0, 1));
+    bad = -1;
+  }
+  PQclear(r);
+  return bad;
+}
+
+struct db *db_open_pg(const char *conninfo, int readonly) {
   struct pdb *p = calloc(1, sizeof(*p));
   if (!p) {
     UCOV_ERR("out of memory");
@@ -262,15 +287,27 @@ struct db *db_open_pg(const char *conninfo) {
     free(p);
     return NULL;
   }
-  /* quiet NOTICEs ("relation already exists, skipping") */
-  p_exec(&p->base, "SET client_min_messages = warning");
+  /* quiet NOTICEs ("relation already exists, skipping"); every statement
+   * bounded. (A reader changes nothing of the store's tables, but makes its
+   * session's temporary tables, which a read-only transaction may not.) */
+  (void)readonly;
+  char set[160];
+  snprintf(set, sizeof(set), "SET client_min_messages = warning; SET statement_timeout = '%ds'",
+           db_statement_seconds());
+  if (p_exec(&p->base, set) || foreign_schema(p)) {
+    if (p->base.err[0])
+      UCOV_ERR("%s", p->base.err);
+    p_close(&p->base);
+    return NULL;
+  }
   return &p->base;
 }
 
 #else
 
-struct db *db_open_pg(const char *conninfo) {
+struct db *db_open_pg(const char *conninfo, int readonly) {
   (void)conninfo;
+  (void)readonly;
   UCOV_ERR("ucov was built without PostgreSQL (install libpq-dev and rebuild)");
   return NULL;
 }

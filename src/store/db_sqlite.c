@@ -9,19 +9,101 @@
 #include "db.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
+
+int db_statement_seconds(void) {
+  const char *e = getenv("UCOV_STORE_TIMEOUT");
+  long v = e && *e ? strtol(e, NULL, 10) : 0;
+  return v > 0 && v < 1000000 ? (int)v : 600;
+}
 
 #ifdef UCOV_HAVE_SQLITE
 #include <sqlite3.h>
 
+/*
+ * A file of the store (its_dir: the directory) that another user owns or
+ * could write is refused, as the runtime directory is: a planted trigger,
+ * journal or WAL would run or roll into the next push. A sticky directory
+ * (/tmp) is one whose files others cannot replace; the files are checked
+ * each. A file not there is fine (SQLite makes it, this user's).
+ */
+static int untrusted(const char *path, int its_dir) {
+  struct stat st;
+  if (lstat(path, &st) != 0)
+    return errno == ENOENT ? 0 : (UCOV_ERR("%s: %s", path, strerror(errno)), -1);
+  if (!its_dir && !S_ISREG(st.st_mode)) {
+    UCOV_ERR("%s: not a regular file: refused (a coverage store's files are plain files)", path);
+    return -1;
+  }
+  if (st.st_uid != geteuid()) {
+    UCOV_ERR("%s: owned by uid %u, not by this user (uid %u): the coverage store is refused", path,
+             (unsigned)st.st_uid, (unsigned)geteuid());
+    return -1;
+  }
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(its_dir && (st.st_mode & S_ISVTX))) {
+    UCOV_ERR("%s: writable by group or others: the coverage store is refused (chmod go-w %s)", path,
+             path);
+    return -1;
+  }
+  return 0;
+}
+
+/* The store's file (links resolved, as SQLite resolves them), its journals
+ * and its directory checked; the resolved path in real. 0 or -1 (said). */
+static int trusted_files(const char *path, char real[PATH_MAX]) {
+  if (!realpath(path, real)) {
+    /* not there yet: its directory resolved, the name as given */
+    char dir[PATH_MAX];
+    const char *slash = strrchr(path, '/');
+    snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) + (slash == path) : 1,
+             slash ? path : ".");
+    char rdir[PATH_MAX];
+    if (!realpath(dir, rdir) || snprintf(real, PATH_MAX, "%s/%s", strcmp(rdir, "/") ? rdir : "",
+                                         slash ? slash + 1 : path) >= PATH_MAX)
+      return 0; /* SQLite says what is wrong */
+  }
+  char dir[PATH_MAX], side[PATH_MAX + 16];
+  snprintf(dir, sizeof(dir), "%s", real);
+  char *slash = strrchr(dir, '/');
+  if (slash)
+    slash[slash == dir] = 0;
+  if (untrusted(slash ? dir : ".", 1) || untrusted(real, 0))
+    return -1;
+  static const char *const sides[] = {"-journal", "-wal", "-shm"};
+  for (size_t i = 0; i < sizeof(sides) / sizeof(sides[0]); i++) {
+    snprintf(side, sizeof(side), "%s%s", real, sides[i]);
+    if (untrusted(side, 0))
+      return -1;
+  }
+  return 0;
+}
+
 struct sdb {
   struct db base;
   sqlite3 *h;
-  sqlite3_stmt *copy; /* the bulk INSERT while copying */
+  sqlite3_stmt *copy;  /* the bulk INSERT while copying */
+  time_t deadline;     /* the running statement's bound */
+  int immutable;       /* read without its journals (none were there) */
+  char path[PATH_MAX]; /* (immutable: checked again at the close) */
+  struct stat at_open;
 };
+
+/* Every statement gets db_statement_seconds() from its start. */
+static void bound(struct sdb *s) {
+  s->deadline = time(NULL) + db_statement_seconds();
+}
+
+static int over_bound(void *arg) {
+  struct sdb *s = arg;
+  return time(NULL) > s->deadline;
+}
 
 struct db_stmt {
   struct sdb *d;
@@ -37,6 +119,7 @@ static int s_exec(struct db *d, const char *sql) {
   struct sdb *s = (struct sdb *)d;
   char *e = NULL;
   d->err[0] = 0;
+  bound(s);
   if (sqlite3_exec(s->h, sql, NULL, NULL, &e) != SQLITE_OK) {
     snprintf(d->err, sizeof(d->err), "%s", e ? e : sqlite3_errmsg(s->h));
     sqlite3_free(e);
@@ -96,6 +179,8 @@ static int s_bind_int(struct db_stmt *st, int i, int64_t v) {
 }
 
 static int s_step(struct db_stmt *st) {
+  if (sqlite3_stmt_busy(st->s) == 0)
+    bound(st->d); /* (a statement's first step) */
   int rc = sqlite3_step(st->s);
   if (rc == SQLITE_ROW)
     return 1;
@@ -145,6 +230,7 @@ static int s_copy_row(struct db *d, const char *const *values, int n) {
     if ((values[i] ? sqlite3_bind_text(s->copy, i + 1, values[i], -1, SQLITE_STATIC)
                    : sqlite3_bind_null(s->copy, i + 1)) != SQLITE_OK)
       return -1;
+  bound(s);
   int rc = sqlite3_step(s->copy);
   sqlite3_reset(s->copy);
   if (rc != SQLITE_DONE) {
@@ -161,12 +247,22 @@ static int s_copy_end(struct db *d) {
   return 0;
 }
 
-static void s_close(struct db *d) {
+static int s_close(struct db *d) {
   struct sdb *s = (struct sdb *)d;
   if (s->copy)
     sqlite3_finalize(s->copy);
   sqlite3_close(s->h);
+  int r = 0;
+  struct stat now;
+  if (s->immutable &&
+      (stat(s->path, &now) != 0 || now.st_ino != s->at_open.st_ino ||
+       now.st_size != s->at_open.st_size || now.st_mtim.tv_sec != s->at_open.st_mtim.tv_sec ||
+       now.st_mtim.tv_nsec != s->at_open.st_mtim.tv_nsec)) {
+    UCOV_ERR("%s: the store changed while it was read (a push): run the command again", s->path);
+    r = -1;
+  }
   free(s);
+  return r;
 }
 
 /* ucov_sum: a sum of 64-bit integers that stops at INT64_MAX. */
@@ -190,23 +286,91 @@ static const struct db_ops sqlite_ops = {
     "sqlite", s_exec,     s_prepare,    s_bind_text, s_bind_int, s_step,  s_col_text, s_col_int,
     s_reset,  s_finalize, s_copy_begin, s_copy_row,  s_copy_end, s_error, s_close};
 
-struct db *db_open_sqlite(const char *path) {
+/* A file: URI of path (RFC 3986: what is not unreserved or '/' escaped). */
+static char *file_uri(const char *path, const char *query) {
+  size_t n = strlen(path);
+  char *u = malloc(3 * n + strlen(query) + 16);
+  if (!u)
+    return NULL;
+  char *o = u + sprintf(u, "file:");
+  for (const unsigned char *p = (const unsigned char *)path; *p; p++)
+    o += isalnum(*p) || strchr("/-._~", *p) ? sprintf(o, "%c", *p) : sprintf(o, "%%%02X", *p);
+  sprintf(o, "?%s", query);
+  return u;
+}
+
+/* Why a store's schema cannot be trusted: a trigger or view ucov did not
+ * make (it makes none) would run inside every push. 0 or -1 (said). */
+static int foreign_schema(struct sdb *s, const char *path) {
+  sqlite3_stmt *q;
+  if (sqlite3_prepare_v2(s->h,
+                         "SELECT type, name FROM sqlite_master WHERE type IN ('trigger', 'view') "
+                         "LIMIT 1",
+                         -1, &q, NULL) != SQLITE_OK) {
+    UCOV_ERR("%s: %s", path, sqlite3_errmsg(s->h));
+    return -1;
+  }
+  bound(s);
+  int rc = sqlite3_step(q), r = 0;
+  if (rc == SQLITE_ROW) {
+    UCOV_ERR("%s: holds a %s ucov did not make (\"%s\"): the coverage store is refused", path,
+             (const char *)sqlite3_column_text(q, 0), (const char *)sqlite3_column_text(q, 1));
+    r = -1;
+  } else if (rc != SQLITE_DONE) {
+    UCOV_ERR("%s: %s", path, sqlite3_errmsg(s->h));
+    r = -1;
+  }
+  sqlite3_finalize(q);
+  return r;
+}
+
+/* (Long: the checks, then each of the engine's settings in order.) */
+struct db *db_open_sqlite(const char *path, int readonly) {
   struct sdb *s = calloc(1, sizeof(*s));
   if (!s) {
     UCOV_ERR("out of memory");
     return NULL;
   }
   s->base.ops = &sqlite_ops;
-  if (sqlite3_open_v2(path, &s->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-                      NULL) != SQLITE_OK) {
-    UCOV_ERR("%s: %s", path, s->h ? sqlite3_errmsg(s->h) : "cannot open");
-    sqlite3_close(s->h);
+  if (trusted_files(path, s->path)) {
     free(s);
     return NULL;
   }
+  int flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI;
+  char *uri = NULL, wal[PATH_MAX + 8];
+  if (readonly) {
+    /* A reader creates nothing: with no WAL there (no writer now), the file
+     * is read as it is (immutable), and checked unchanged at the close; with
+     * one, through it, read-only. */
+    snprintf(wal, sizeof(wal), "%s-wal", s->path);
+    s->immutable = access(wal, F_OK) != 0 && stat(s->path, &s->at_open) == 0;
+    uri = file_uri(s->path, s->immutable ? "immutable=1" : "mode=ro");
+    flags |= SQLITE_OPEN_READONLY;
+  } else {
+    uri = file_uri(s->path, "mode=rwc");
+    flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  }
+  if (!uri || sqlite3_open_v2(uri, &s->h, flags, NULL) != SQLITE_OK) {
+    UCOV_ERR("%s: %s", path, s->h ? sqlite3_errmsg(s->h) : "cannot open");
+    sqlite3_close(s->h);
+    free(uri);
+    free(s);
+    return NULL;
+  }
+  free(uri);
   sqlite3_busy_timeout(s->h, 120000); /* concurrent pushers take turns */
+  sqlite3_progress_handler(s->h, 10000, over_bound, s);
   sqlite3_create_function(s->h, "ucov_sum", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, NULL,
                           sum_step, sum_final);
+  if (s_exec(&s->base, "PRAGMA trusted_schema=OFF") || foreign_schema(s, path)) {
+    if (s->base.err[0])
+      UCOV_ERR("%s: %s", path, s->base.err);
+    s->immutable = 0;
+    s_close(&s->base);
+    return NULL;
+  }
+  if (readonly)
+    return &s->base;
   /* Turning a new file to WAL upgrades a read lock to a write lock, which
    * SQLite refuses at once (no busy handler: it could deadlock) while another
    * new connection does the same: so it is retried here, within the same
@@ -231,7 +395,8 @@ struct db *db_open_sqlite(const char *path) {
 
 #else
 
-struct db *db_open_sqlite(const char *path) {
+struct db *db_open_sqlite(const char *path, int readonly) {
+  (void)readonly;
   UCOV_ERR("%s: ucov was built without SQLite (install libsqlite3-dev and rebuild)", path);
   return NULL;
 }

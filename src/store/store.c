@@ -28,7 +28,7 @@ int store_fail(struct store *s, const char *what) {
   return SAY("%s: %s", what, s->db->ops->error(s->db));
 }
 
-struct store *store_open(const char *url) {
+static struct store *open_url(const char *url, int readonly) {
   if (!url || !*url)
     url = getenv("UCOV_STORE");
   if (!url || !*url)
@@ -40,16 +40,21 @@ struct store *store_open(const char *url) {
   }
   if (!strncmp(url, "postgresql://", 13) || !strncmp(url, "postgres://", 11)) {
     s->pg = 1;
-    s->db = db_open_pg(url);
+    s->db = db_open_pg(url, readonly);
   } else {
-    s->db = db_open_sqlite(!strncmp(url, "sqlite:", 7) ? url + 7 : url);
+    s->db = db_open_sqlite(!strncmp(url, "sqlite:", 7) ? url + 7 : url, readonly);
   }
   if (!s->db) {
     free(s);
     return NULL;
   }
   snprintf(s->url, sizeof(s->url), "%s", url);
+  s->reader = readonly;
   return s;
+}
+
+struct store *store_open(const char *url) {
+  return open_url(url, 0);
 }
 
 struct store *store_open_existing(const char *url) {
@@ -66,17 +71,15 @@ struct store *store_open_existing(const char *url) {
              err == EISDIR ? "not a file" : strerror(err));
     return NULL;
   }
-  struct store *s = store_open(url);
-  if (s)
-    s->reader = 1;
-  return s;
+  return open_url(url, 1);
 }
 
-void store_close(struct store *s) {
+int store_close(struct store *s) {
   if (!s)
-    return;
-  s->db->ops->close(s->db);
+    return 0;
+  int r = s->db->ops->close(s->db);
   free(s);
+  return r;
 }
 
 const char *store_engine(const struct store *s) {

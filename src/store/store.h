@@ -22,9 +22,11 @@ struct store;
  */
 struct store *store_open(const char *url);
 /* The same for reading: a store that is not there (no SQLite file, no
- * schema in the database) is an error, and nothing is created. */
+ * schema in the database) is an error, and nothing is created or changed
+ * (SQLite: opened read-only; PostgreSQL: read-only transactions). */
 struct store *store_open_existing(const char *url);
-void store_close(struct store *s);
+/* 0, or -1 (said) when a reader's store changed under it: read again. */
+int store_close(struct store *s);
 const char *store_engine(const struct store *s);
 
 /* Create the schema, or migrate an older one to this version. 0 or -1 (msg). */

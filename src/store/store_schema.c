@@ -266,5 +266,9 @@ int store_ready(struct store *s) {
   if (v > SCHEMA_VERSION)
     return SAY("the store's schema is version %" PRId64 ", newer than this ucov's (%d)", v,
                SCHEMA_VERSION);
+  if (s->reader) /* a reader changes nothing */
+    return SAY("%s: the store's schema is version %" PRId64 " (this ucov's is %d): `ucov store "
+               "init` or the next push migrates it",
+               s->url, v, SCHEMA_VERSION);
   return store_init(s);
 }

@@ -192,7 +192,12 @@ CREATE TABLE branch_counts (build_id BIGINT NOT NULL, context_id BIGINT NOT NULL
 db.commit()
 PY
 }
-migrate_v1 v1.db && "$UCOV" report --store v1.db --build rev1 --lcov v1.info 2>v1.err &&
+# A reader changes nothing: report --store on schema 1 says how to migrate it.
+migrate_v1 v1.db && v1sum=$(md5sum <v1.db) && "$UCOV" report --store v1.db --lcov v1r.info 2>v1r.err
+[ $? = 1 ] && grep -q 'ucov store init' v1r.err && [ "$(md5sum <v1.db)" = "$v1sum" ] &&
+  [ ! -e v1.db-wal ] && pass "schema 1: a report says how to migrate, and changes nothing" ||
+  fail "schema 1: a report says how to migrate, and changes nothing: $(cat v1r.err)"
+"$UCOV" store init v1.db 2>v1.err && "$UCOV" report --store v1.db --build rev1 --lcov v1.info 2>>v1.err &&
   [ "$(grep -E '^(DA|FNDA|BRDA):' v1.info | tr '\n' ' ')" = "FNDA:12,f BRDA:1,0,0,5 DA:1,12 DA:2,0 DA:3,1 " ] &&
   "$UCOV" report --store v1.db --build bb22 --lcov v1b.info && cmp -s v1.info v1b.info &&
   "$UCOV" history --store v1.db >v1h.txt && [ "$(cut -f2 v1h.txt | tr '\n' ' ')" = "rev1 rev2 " ] &&
@@ -396,7 +401,8 @@ SELECT setval(pg_get_serial_sequence('sources', 'id'), 1), setval(pg_get_serial_
   setval(pg_get_serial_sequence('builds', 'id'), 3);
 SQL
   v1url="postgresql:///v1?host=$PG_DIR&user=ucov"
-  "$UCOV" report --store "$v1url" --build rev1 --lcov pv1.info 2>pv1.err && cmp -s pv1.info v1.info &&
+  "$UCOV" store init "$v1url" 2>pv1.err &&
+    "$UCOV" report --store "$v1url" --build rev1 --lcov pv1.info 2>>pv1.err && cmp -s pv1.info v1.info &&
     "$UCOV" history --store "$v1url" >pv1h.txt && [ "$(cut -f2 pv1h.txt | tr '\n' ' ')" = "rev1 rev2 " ] &&
     [ -z "$(pg_as "$PG_BIN/psql" -h "$PG_DIR" -U ucov -d v1 -Atq -c "SELECT to_regclass('line_counts_b2')" 2>>pv1.err)" ] &&
     "$UCOV" push r0 --store "$v1url" --test t0 --revision rev4 -q 2>>pv1.err && pass "postgresql: schema 1 migrated" ||

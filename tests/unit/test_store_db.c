@@ -5,13 +5,14 @@
  * fifty times over. Before the open retried SQLite's immediate "database is
  * locked" (a read lock upgraded to a write lock while another connection
  * did the same), about one file in forty lost a writer. Also: SUMSAT
- * rewritten with its parentheses matched.
+ * rewritten with its parentheses matched; every statement bounded.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../check.h"
@@ -21,7 +22,7 @@
 #define ROUNDS 50
 
 static int writer(const char *path) {
-  struct db *d = db_open_sqlite(path);
+  struct db *d = db_open_sqlite(path, 0);
   if (!d)
     return 1; /* (said) */
   int r = d->ops->exec(d, "BEGIN IMMEDIATE; CREATE TABLE IF NOT EXISTS t (x INTEGER);"
@@ -54,7 +55,7 @@ static void test_concurrent_open(const char *dir) {
       if (pids[i] < 0 || waitpid(pids[i], &st, 0) != pids[i] || !WIFEXITED(st) || WEXITSTATUS(st))
         lost++;
     }
-    struct db *d = db_open_sqlite(path);
+    struct db *d = db_open_sqlite(path, 0);
     CHECK(d != NULL);
     if (!d)
       continue;
@@ -70,6 +71,32 @@ static void test_concurrent_open(const char *dir) {
   CHECK_EQ(rows, WRITERS * ROUNDS);
 }
 
+/* No statement runs without a bound: an endless one (a recursive query, as a
+ * planted recursive trigger would run) stops after UCOV_STORE_TIMEOUT with
+ * an error, both through exec and through a prepared statement. */
+static void test_bound(const char *dir) {
+  char path[4096];
+  snprintf(path, sizeof(path), "%s/bound.db", dir);
+  setenv("UCOV_STORE_TIMEOUT", "1", 1);
+  struct db *d = db_open_sqlite(path, 0);
+  CHECK(d != NULL);
+  if (!d)
+    return;
+  static const char endless[] =
+      "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c";
+  time_t t0 = time(NULL);
+  CHECK_EQ(d->ops->exec(d, endless), -1);
+  struct db_stmt *st = d->ops->prepare(d, endless);
+  CHECK(st != NULL);
+  if (st) {
+    CHECK_EQ(d->ops->step(st), -1);
+    d->ops->finalize(st);
+  }
+  CHECK(time(NULL) - t0 < 30);
+  d->ops->close(d);
+  unsetenv("UCOV_STORE_TIMEOUT");
+}
+
 static void test_sumsat(void) {
   char *r = db_rewrite_sumsat("SELECT SUMSAT(coalesce(a, (b))) FROM t", "s(%s)");
   CHECK(r && strcmp(r, "SELECT s(coalesce(a, (b))) FROM t") == 0);
@@ -83,5 +110,6 @@ int main(int argc, char **argv) {
   }
   test_concurrent_open(argv[1]);
   test_sumsat();
+  test_bound(argv[1]);
   return check_report("test_store_db");
 }
