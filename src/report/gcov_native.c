@@ -170,12 +170,12 @@ static int unit_load(struct unit *u, const char *gcno) {
 
 /* A .gcda's counters added to u's. 0, or -1 with the message. */
 static int unit_add_gcda(struct unit *u, const char *gcda) {
-  unsigned char *db = NULL;
-  size_t dl = 0;
-  if (gn_load(u, gcda, &db, &dl))
+  struct stat st;
+  FILE *f = gn_open(u, gcda, &st);
+  if (!f)
     return -1;
-  int r = gn_read_counts(u, db, dl);
-  free(db);
+  int r = gn_read_counts(u, f, (uint64_t)st.st_size);
+  fclose(f);
   if (r) {
     char msg[256];
     snprintf(msg, sizeof(msg), "%s", u->err);

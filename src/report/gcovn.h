@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "gcov_native.h"
 #include "model.h"
@@ -152,10 +153,13 @@ int gn_lines_resize(struct lines *l, size_t size);
 void gn_unit_free(struct unit *u);
 long gn_find_source(struct unit *u, const char *name);
 /* gcovn_notes.c: a whole file (its failure in u's err); a unit's notes; its
- * counts added. */
+ * counts added, read from f (size bytes) record by record, in memory bounded
+ * by the notes whatever the file's size. */
+struct stat;
+FILE *gn_open(struct unit *u, const char *path, struct stat *st); /* regular files only */
 int gn_load(struct unit *u, const char *path, unsigned char **buf, size_t *len);
 int gn_read_notes(struct unit *u, const unsigned char *buf, size_t len);
-int gn_read_counts(struct unit *u, const unsigned char *buf, size_t len);
+int gn_read_counts(struct unit *u, FILE *f, uint64_t size);
 /* gcovn_gcc.c: arcs in file order; the flow graph solved; line numbers
  * sorted; a function's lines; a line's count with its loops. */
 void gn_file_order(struct function *fn);

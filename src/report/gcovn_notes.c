@@ -37,11 +37,6 @@ static uint32_t rd_u32(struct rd *r) {
   return r->swap ? __builtin_bswap32(v) : v;
 }
 
-static uint64_t rd_u64(struct rd *r) {
-  uint64_t lo = rd_u32(r);
-  return lo | (uint64_t)rd_u32(r) << 32;
-}
-
 /* A string (a copy): length in bytes with its NUL (GCC 12 and later), or
  * in words of NUL-padded text. *out NULL: the empty marker (length 0). */
 static int rd_str(struct rd *r, int bytes, char **out) {
@@ -77,15 +72,22 @@ static int next_record(struct rd *r, int bytes, uint32_t *tag, uint32_t *length,
   return r->bad || *payload > r->n - r->at ? -1 : 1;
 }
 
-int gn_load(struct unit *u, const char *path, unsigned char **buf, size_t *len) {
+FILE *gn_open(struct unit *u, const char *path, struct stat *st) {
   FILE *f = ucov_fopen_regular(path);
-  struct stat st;
-  if (!f || fstat(fileno(f), &st)) {
+  if (!f || fstat(fileno(f), st)) {
     snprintf(u->err, u->errlen, "%s: %s", path, ucov_strerror(errno));
     if (f)
       fclose(f);
-    return -1;
+    return NULL;
   }
+  return f;
+}
+
+int gn_load(struct unit *u, const char *path, unsigned char **buf, size_t *len) {
+  struct stat st;
+  FILE *f = gn_open(u, path, &st);
+  if (!f)
+    return -1;
   if ((unsigned long long)st.st_size > MAX_FILE) {
     snprintf(u->err, u->errlen, "%s: larger than 2 GiB: not a coverage file", path);
     fclose(f);
@@ -344,19 +346,49 @@ static struct function *fn_by_ident(struct unit *u, const struct ident_ix *ix, u
   return lo && ix[lo - 1].ident == ident ? &u->fns[ix[lo - 1].index] : NULL;
 }
 
-int gn_read_counts(struct unit *u, const unsigned char *buf, size_t len) {
-  struct rd r = {buf, len, 0, 0, 0};
-  if (rd_magic(&r, GCDA_MAGIC))
+/* A counts file read record by record: memory bounded by one function's
+ * counters, whatever the file's size. */
+struct sr {
+  FILE *f;
+  uint64_t left; /* bytes of the file not read yet */
+  int swap, bad;
+};
+
+static uint32_t sr_u32(struct sr *r) {
+  uint32_t v = 0;
+  if (r->left < 4 || fread(&v, 4, 1, r->f) != 1) {
+    r->bad = 1;
+    r->left = 0;
+    return 0;
+  }
+  r->left -= 4;
+  return r->swap ? __builtin_bswap32(v) : v;
+}
+
+static int sr_skip(struct sr *r, uint64_t n) {
+  if (n > r->left || fseeko(r->f, (off_t)n, SEEK_CUR) != 0)
+    return r->bad = 1, -1;
+  r->left -= n;
+  return 0;
+}
+
+/* (Long: the header checked, then one case per record kind, in file order.) */
+int gn_read_counts(struct unit *u, FILE *f, uint64_t size) {
+  struct sr r = {f, size, 0, 0};
+  uint32_t magic = sr_u32(&r);
+  r.swap = magic == __builtin_bswap32(GCDA_MAGIC);
+  if (magic != GCDA_MAGIC && !r.swap)
     return gn_say(u, "%s", "not a gcov data file");
   /* gcov warns of another version and goes on, llvm-cov refuses it: counts
    * another compiler wrote are not these notes' */
-  if (rd_u32(&r) != u->version)
+  if (sr_u32(&r) != u->version)
     return gn_say(u, "%s", "version mismatch with its notes file");
-  if (rd_u32(&r) != u->stamp || r.bad)
+  if (sr_u32(&r) != u->stamp || r.bad)
     return gn_say(u, "%s", "stamp mismatch with its notes file (rebuilt since it ran?)");
   if (!u->llvm)
-    rd_u32(&r); /* checksum */
+    sr_u32(&r); /* checksum */
   struct function *fn = NULL;
+  int any_function = 0;
   struct ident_ix *ix = gn_arena(u, (u->n_fns + 1) * sizeof(*ix));
   if (!ix)
     return gn_say(u, "%s", "out of memory");
@@ -364,20 +396,28 @@ int gn_read_counts(struct unit *u, const unsigned char *buf, size_t len) {
     ix[i] = (struct ident_ix){u->fns[i].ident, (uint32_t)i};
   if (u->n_fns > 1)
     qsort(ix, u->n_fns, sizeof(*ix), cmp_ident);
-  uint32_t tag, length;
-  size_t skip;
-  int more;
-  while ((more = next_record(&r, u->bytes, &tag, &length, &skip)) > 0) {
+  while (r.left >= 4 && !r.bad) {
+    uint32_t tag = sr_u32(&r);
+    if (!tag)
+      break;
+    uint32_t length = sr_u32(&r);
     int32_t signed_len = (int32_t)length;
-    struct rd rec = {r.b, r.at + skip, r.at, r.swap, 0};
+    uint64_t payload = signed_len < 0 ? 0 : u->bytes ? length : (uint64_t)length * 4;
+    if (r.bad || payload > r.left)
+      return gn_say(u, "%s", "truncated, or a record longer than the file");
+    uint64_t used = 0;
     if (tag == TAG_FUNCTION && (u->llvm ? length >= 2 : length == 12)) {
-      uint32_t ident = rd_u32(&rec), lck = rd_u32(&rec);
-      uint32_t cfg = !u->llvm || u->vnum >= 407 ? rd_u32(&rec) : 0;
+      uint32_t ident = sr_u32(&r), lck = sr_u32(&r);
+      uint32_t cfg = !u->llvm || u->vnum >= 407 ? sr_u32(&r) : 0;
+      used = !u->llvm || u->vnum >= 407 ? 12 : 8;
+      any_function = 1;
       fn = fn_by_ident(u, ix, ident);
       if (fn && (lck != fn->lineno_checksum || cfg != fn->cfg_checksum)) {
         snprintf(u->err, u->errlen, "profile mismatch for '%s' (rebuilt since it ran?)", fn->name);
         return -1;
       }
+    } else if (tag == TAG_ARC_COUNTS && !any_function) {
+      return gn_say(u, "%s", "a counter record before any function record (a corrupt .gcda)");
     } else if (tag == TAG_ARC_COUNTS && fn) {
       uint64_t want = (uint64_t)fn->n_counts * (u->bytes ? 8 : 2);
       uint32_t abs_len = signed_len < 0 ? (uint32_t)0 - length : length;
@@ -387,7 +427,8 @@ int gn_read_counts(struct unit *u, const unsigned char *buf, size_t len) {
         return -1;
       }
       for (size_t i = 0; signed_len > 0 && i < fn->n_counts; i++) {
-        int64_t c = (int64_t)rd_u64(&rec);
+        uint64_t lo = sr_u32(&r);
+        int64_t c = (int64_t)(lo | (uint64_t)sr_u32(&r) << 32);
         if (c < 0) { /* no arc runs a negative number of times: a corrupt file */
           snprintf(u->err, u->errlen, "negative counter %" PRId64 " in '%s' (a corrupt .gcda)", c,
                    fn->name);
@@ -395,10 +436,12 @@ int gn_read_counts(struct unit *u, const unsigned char *buf, size_t len) {
         }
         fn->counts[i] = add64(fn->counts[i], c);
       }
+      used = signed_len > 0 ? (uint64_t)fn->n_counts * 8 : 0;
     }
-    r.at += skip;
+    if (used > payload || sr_skip(&r, payload - used))
+      return gn_say(u, "%s", "truncated, or a record longer than the file");
   }
-  if (more < 0)
+  if (r.bad || (r.left && r.left < 4))
     return gn_say(u, "%s", "truncated, or a record longer than the file");
   return 0;
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # ucov report and symbolize on bad input: a gcov that hangs is killed after
 # UCOV_TOOL_TIMEOUT with the input named, errors about a corrupt .gcda name the
-# user's file (never a temporary path), a binary without symbols is no crash.
+# user's file (never a temporary path), a binary without symbols is no crash;
+# a huge .gcda is read in bounded memory, a malformed one is an error.
 # Usage: badinput.sh UCOV SRCDIR WORKDIR [SANITIZE]
 set -u
 UCOV=$1 SRC=$2 WORK=$3 SAN=${4:-}
@@ -119,4 +120,31 @@ st=$?
 [ $st = 1 ] && grep -q 'not a regular file' err.txt && pass "a FIFO for a .gcda's notes is an error, not a hang" ||
   fail "a FIFO for a .gcda's notes is an error, not a hang (status $st: $(cat err.txt))"
 
+# Bounded input: a .gcda that ends in a 1 GiB record (a sparse file) is read
+# record by record (under a 512 MiB address-space limit the report still
+# reads it; not under a sanitizer), and a counter record that belongs to no
+# function is an error.
+mkdir -p big && cp p.gcno big/ && python3 - p.gcda big/p.gcda <<'PY'
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+assert struct.unpack_from("<I", b, len(b) - 4)[0] == 0  # the end marker goes
+with open(sys.argv[2], "wb") as f:
+    f.write(b[:-4] + struct.pack("<II", 0x01A50000, 1 << 30))
+    f.truncate(len(b) - 4 + 8 + (1 << 30))
+PY
+limit=524288
+[ -n "$SAN" ] && limit=unlimited # (a sanitizer's shadow memory is address space)
+(ulimit -v $limit && "$UCOV" report -q big/p.gcda --lcov big.info 2>big.err) && grep -q '^DA:1,1$' big.info &&
+  pass "a 1 GiB .gcda in bounded memory" || fail "a 1 GiB .gcda in bounded memory: $(cat big.err)"
+mkdir -p orphan && cp p.gcno orphan/ && python3 - p.gcda orphan/p.gcda <<'PY'
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+# header (4 words), then OBJECT_SUMMARY (tag, length 8, 2 words): a counter
+# record before any function record
+at = 16 + 16
+open(sys.argv[2], "wb").write(b[:at] + struct.pack("<IIq", 0x01A10000, 8, 5) + b[at:])
+PY
+"$UCOV" report -q orphan/p.gcda --lcov orphan.info 2>orphan.err
+[ $? = 1 ] && grep -q 'orphan/p.gcda.*counter record before any function' orphan.err &&
+  pass "a counter record of no function is an error" || fail "a counter record of no function: $(cat orphan.err)"
 finish badinput
