@@ -348,6 +348,66 @@ static UCOV_NOTRACE void kcov_commit(struct obj *o) {
   d->pending_token = 0;
 }
 
+/*
+ * A trace buffer into a sink that streams (sink->total): its count fixed
+ * first (a snapshot's pending at it), then the PCs in pieces of at most
+ * STREAM_PIECE bytes, each copied under the lock and written without it, so
+ * that a 2 GiB buffer costs the target no copy of itself and a slow reader
+ * holds no lock. Between pieces the device is found again by id: one that
+ * went (closed, the exit) ends the stream with an error. Entered and left
+ * with the lock held. Appends land past the count: the PCs sent stay put.
+ */
+#define STREAM_PIECE (1u << 20)
+
+static UCOV_NOTRACE struct ucov_device *device_again(struct ucov_device *d, uint32_t id) {
+  uint32_t at = 0;
+  for (struct ucov_device *x = ucov_port_device_next(0, &at); x; x = ucov_port_device_next(x, &at))
+    if (x == d && at == id)
+      return is_pc_trace(x) ? x : 0;
+  return 0;
+}
+
+static UCOV_RACY_READS UCOV_NOTRACE int kcov_stream(struct obj *o, struct ucov_sink *sink,
+                                                    uint64_t token) {
+  struct ucov_device *dev = o->u.dev;
+  uint32_t id = o->index;
+  uint64_t n = UCOV_LOAD_RACY(&dev->area[0]);
+  if (n > dev->size - 1)
+    n = dev->size - 1;
+  uint64_t *piece = ucov_port_alloc(STREAM_PIECE);
+  if (!piece)
+    return -UCOV_ENOMEM;
+  if (token) {
+    dev->pending_count = n;
+    dev->pending_token = token;
+  }
+  int err = 0;
+  uint64_t done = 0; /* PCs written */
+  piece[0] = n;
+  uint64_t words = 1;
+  for (int first = 1; !err && (first || done < n); first = 0) {
+    while (words < STREAM_PIECE / 8 && done + (words - first) < n) {
+      piece[words] = UCOV_LOAD_RACY(&dev->area[1 + done + (words - first)]);
+      words++;
+    }
+    uint64_t pcs = words - first;
+    ucov_port_unlock();
+    if (first)
+      err = sink->total(sink, 8 + 8 * n);
+    if (!err)
+      err = sink->write(sink, piece, (size_t)words * 8);
+    ucov_port_lock();
+    done += pcs;
+    words = 0;
+    if (!err && done < n && (ucov_gcov_exited() || !(dev = device_again(dev, id))))
+      err = -UCOV_ENOENT; /* gone meanwhile: the reply is cut short */
+  }
+  if (err && token && (dev = device_again(dev, id)) && dev->pending_token == token)
+    dev->pending_token = 0;
+  ucov_port_free(piece);
+  return err;
+}
+
 static const struct kind kcov_kind = {.next = kcov_next,
                                       .read = kcov_read,
                                       .reset = kcov_reset,
@@ -477,8 +537,12 @@ UCOV_NOTRACE int ucov_object_read(const char *name, struct ucov_sink *sink, int 
   ucov_port_lock();
   if (ucov_gcov_exited())
     ret = -UCOV_ESHUTDOWN;
+  else if (!find(name, &o))
+    ret = -UCOV_ENOENT;
+  else if (o.k == &kcov_kind && sink->total && !reset) /* (a reset's count goes first: copied) */
+    ret = kcov_stream(&o, sink, 0);
   else
-    ret = find(name, &o) ? o.k->read(&o, sink, reset) : -UCOV_ENOENT;
+    ret = o.k->read(&o, sink, reset);
   ucov_port_unlock();
   return ret;
 }
@@ -632,7 +696,9 @@ UCOV_NOTRACE int ucov_object_snapshot(const char *name, struct ucov_sink *sink, 
     for (int i = 0; i < 8; i++)
       t[i] = (uint8_t)(*token >> (8 * i));
     ret = sink->write(sink, t, sizeof(t));
-    if (!ret)
+    if (!ret && o.k == &kcov_kind && sink->total)
+      ret = kcov_stream(&o, sink, *token);
+    else if (!ret)
       ret = o.k->snapshot(&o, sink, *token);
   }
   ucov_port_unlock();

@@ -13,6 +13,7 @@ static UCOV_NOTRACE int count_write(struct ucov_sink *s, const void *data, size_
 
 UCOV_NOTRACE void ucov_count_sink_init(struct ucov_count_sink *s) {
   s->sink.write = count_write;
+  s->sink.total = 0;
   s->bytes = 0;
 }
 
@@ -42,6 +43,7 @@ static UCOV_NOTRACE int buf_write(struct ucov_sink *s, const void *data, size_t 
 
 UCOV_NOTRACE void ucov_buf_sink_init(struct ucov_buf_sink *s) {
   s->sink.write = buf_write;
+  s->sink.total = 0;
   s->buf = 0;
   s->len = s->cap = 0;
 }

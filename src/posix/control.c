@@ -509,6 +509,55 @@ static UCOV_NOTRACE void reply_buffer_give(struct ucov_mem_sink *out) {
   ucov_mem_sink_init(out);
 }
 
+/*
+ * A reply built in memory, or, once the core says how many bytes follow
+ * (total: a trace buffer), sent as they come: the header with the whole
+ * length, what was built so far, then each piece. A stream that stops short
+ * leaves the peer a cut frame: its connection is closed.
+ */
+#define REPLY_MAX ((uint64_t)1 << 31) /* what a client accepts (src/proto/client.h) */
+struct reply_sink {
+  struct ucov_sink sink;
+  struct ucov_mem_sink *mem;
+  struct conn *c;
+  uint16_t op;
+  int streamed, broken;
+  uint64_t left; /* bytes the header promised and not yet sent */
+};
+
+static UCOV_NOTRACE int reply_sink_write(struct ucov_sink *sink, const void *data, size_t n) {
+  struct reply_sink *r = (struct reply_sink *)sink;
+  if (!r->streamed)
+    return r->mem->sink.write(&r->mem->sink, data, n);
+  if (r->broken || n > r->left)
+    return -EPIPE;
+  if (send_full(r->c, data, n)) {
+    r->broken = 1;
+    return -EPIPE;
+  }
+  r->left -= n;
+  return 0;
+}
+
+static UCOV_NOTRACE int reply_sink_total(struct ucov_sink *sink, uint64_t more) {
+  struct reply_sink *r = (struct reply_sink *)sink;
+  if (r->streamed)
+    return -EINVAL;
+  uint64_t len = r->mem->len + more;
+  if (len > REPLY_MAX)
+    return -EFBIG;
+  r->streamed = 1;
+  r->left = more;
+  uint8_t hdr[UCOV_PROTO_HEADER];
+  ucov_frame_encode(hdr, r->op, UCOV_ST_OK, (uint32_t)len);
+  if (send_full(r->c, hdr, sizeof(hdr)) ||
+      (r->mem->len && send_full(r->c, r->mem->data, r->mem->len))) {
+    r->broken = 1;
+    return -EPIPE;
+  }
+  return 0;
+}
+
 /* Serve one request. Returns 0 to keep the connection, -1 to close it. */
 static int in_flight; /* requests between their exiting check and their reply */
 static int quiescing; /* the process is exiting: new requests get UCOV_ST_EXITING */
@@ -525,12 +574,15 @@ static UCOV_NOTRACE int serve_request(struct conn *c, const struct ucov_frame *f
   }
   struct ucov_mem_sink out;
   reply_buffer_take(&out);
+  struct reply_sink rs = {{reply_sink_write, reply_sink_total}, &out, c, f->op, 0, 0, 0};
   uint8_t eno[4];
-  uint32_t st = ucov_serve(f, payload, &out.sink, eno);
+  uint32_t st = ucov_serve(f, payload, &rs.sink, eno);
   if (f->op == UCOV_OP_COMMIT && st == UCOV_ST_OK)
     commit_record_write(); /* before the reply: see commit_record_write */
   int keep;
-  if (st == UCOV_ST_OK)
+  if (rs.streamed) /* the header went: whole, or the connection ends */
+    keep = st == UCOV_ST_OK && !rs.left && !rs.broken ? 0 : -1;
+  else if (st == UCOV_ST_OK)
     keep = reply(c, f->op, st, out.data, out.len);
   else if (st == UCOV_ST_ERRNO)
     keep = reply(c, f->op, st, eno, sizeof(eno));

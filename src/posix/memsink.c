@@ -39,6 +39,7 @@ UCOV_NOTRACE int ucov_mem_sink_reserve(struct ucov_mem_sink *s, size_t n) {
 
 UCOV_NOTRACE void ucov_mem_sink_init(struct ucov_mem_sink *s) {
   s->sink.write = mem_write;
+  s->sink.total = NULL;
   s->data = NULL;
   s->len = s->cap = 0;
 }
@@ -66,5 +67,6 @@ static UCOV_NOTRACE int fd_write(struct ucov_sink *sink, const void *data, size_
 
 UCOV_NOTRACE void ucov_fd_sink_init(struct ucov_fd_sink *s, int fd) {
   s->sink.write = fd_write;
+  s->sink.total = NULL;
   s->fd = fd;
 }

@@ -12,6 +12,14 @@
 struct ucov_sink {
   /* Append n bytes; returns 0 or a negative errno value (which the writer returns). */
   int (*write)(struct ucov_sink *sink, const void *data, size_t n);
+  /*
+   * Optional (NULL: none): exactly `more` bytes follow what was written so
+   * far. A sink that has this (a socket reply, which sends them as they
+   * come) is also written to without the port lock: the core then copies a
+   * large object (a trace buffer) in bounded pieces, taking the lock for
+   * each. 0 or a negative errno value.
+   */
+  int (*total)(struct ucov_sink *sink, uint64_t more);
 };
 
 /* A sink that only counts bytes: what SIZE answers. */
