@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "baseline.h"
+#include "group.h"
 #include "ucov/port/compiler.h"
 #include "ucov/port/gcov_abi.h"
 #include "ucov/port/sink.h"
@@ -25,12 +26,7 @@ struct ucov_gcov_unit {
   struct ucov_baseline base; /* one per additive counter (base.n of them) */
   uint32_t max_num;          /* the most counters one function has of one kind */
   struct ucov_gcov_unit *next;
-  /* Units of one .gcda path form a group, served as one object (gcov_twins.c). */
-  struct ucov_gcov_unit *twin; /* the next of its group */
-  uint32_t name_hash;
-  uint8_t primary; /* the group's first: the one the registry lists */
-  uint8_t ghost;   /* what a unit left when its module went: info and counters copied */
-  void *ghost_mem; /* (the copy) */
+  struct ucov_group grp; /* among the units of its .gcda path (group.h) */
 };
 
 /* Program-wide figures of one dump, as libgcov writes them in OBJECT_SUMMARY. */
@@ -116,9 +112,7 @@ struct ucov_gcov_summary ucov_gcda_merge_summary(const struct ucov_gcda_merge *m
 void ucov_gcov_unit_remove(struct ucov_gcov_unit *u) UCOV_HIDDEN;
 int ucov_gcov_unit_retire(struct ucov_gcov_unit *u) UCOV_HIDDEN;
 
-/* ---- groups of one .gcda path, and retired units (gcov_twins.c) ---- */
-
-uint32_t ucov_gcov_name_hash(const char *s) UCOV_HIDDEN;
+/* ---- groups of one .gcda path, and retired units (gcov_twins.c, group.h) ---- */
 
 /* Put new unit u (not yet in list) into its group, or make it one. */
 void ucov_gcov_group_join(struct ucov_gcov_unit *list, struct ucov_gcov_unit *u) UCOV_HIDDEN;
@@ -126,23 +120,17 @@ void ucov_gcov_group_join(struct ucov_gcov_unit *list, struct ucov_gcov_unit *u)
 /* Take u (still in list) out of its group. */
 void ucov_gcov_group_leave(struct ucov_gcov_unit *list, struct ucov_gcov_unit *u) UCOV_HIDDEN;
 
-/*
- * u's module goes away: keep its counts in its group's ghost (u becomes it,
- * or adds into it). 0, with *gone the unit the caller removes now (u, an
- * older ghost of another compilation, or NULL); or -UCOV_ENOMEM, nothing
- * changed (the caller writes u out the old way).
- */
+/* u's module goes away: its counts kept (ucov_group_retire); *gone: the
+ * unit the caller removes now, or NULL. */
 int ucov_gcov_retire(struct ucov_gcov_unit *list, struct ucov_gcov_unit *u,
                      struct ucov_gcov_unit **gone) UCOV_HIDDEN;
 void ucov_gcov_ghost_free(struct ucov_gcov_unit *u) UCOV_HIDDEN;
 
-/* A group (head: its primary) as one object: read, read-and-reset or snapshot;
- * its pending token and commit; RESET. */
+/* A group (head: its primary) as one object: read, read-and-reset or
+ * snapshot (ucov_group_write); RESET. */
 int ucov_gcov_group_write(struct ucov_sink *sink, struct ucov_gcov_unit *head,
                           const struct ucov_gcov_summary *sum, enum ucov_take how,
                           uint64_t token) UCOV_HIDDEN;
-uint64_t *ucov_gcov_group_pending(struct ucov_gcov_unit *head, int *stale) UCOV_HIDDEN;
-void ucov_gcov_group_commit(struct ucov_gcov_unit *head) UCOV_HIDDEN;
 int ucov_gcov_group_reset(struct ucov_gcov_unit *head) UCOV_HIDDEN;
 
 /* Is this run already in a summary (a dump happened before)? libgcov's run_counted. */

@@ -16,15 +16,121 @@ static struct ucov_llvm_unit *units;
 static struct ucov_llvm_unit *capturing; /* the unit a writeout call is describing */
 static int capture_failed;
 
+static UCOV_NOTRACE int same_name(const struct ucov_llvm_unit *a, const char *name, uint32_t hash) {
+  if (a->grp.name_hash != hash)
+    return 0;
+  const char *x = a->filename;
+  while (*x && *x == *name)
+    x++, name++;
+  return *x == *name;
+}
+
+/* The primary of the group of a unit named name (hash), or NULL. */
+static UCOV_NOTRACE struct ucov_llvm_unit *head_named(const char *name, uint32_t hash) {
+  for (struct ucov_llvm_unit *h = units; h; h = h->next)
+    if (h->grp.primary && same_name(h, name, hash))
+      return h;
+  return 0;
+}
+
+static UCOV_NOTRACE struct ucov_group *head_of(struct ucov_llvm_unit *u) {
+  struct ucov_llvm_unit *h = u->grp.primary ? u : head_named(u->filename, u->grp.name_hash);
+  return h ? &h->grp : &u->grp;
+}
+
 UCOV_NOTRACE void ucov_llvm_unit_remove(struct ucov_llvm_unit *u) {
   for (struct ucov_llvm_unit **p = &units; *p; p = &(*p)->next)
     if (*p == u) {
+      ucov_group_leave(head_of(u), &u->grp);
       *p = u->next;
       ucov_port_free(u->fns);
       ucov_baseline_free(&u->base);
+      if (u->grp.ghost)
+        ucov_port_free(u->grp.ghost_mem);
       ucov_port_free(u);
       return;
     }
+}
+
+/* u's counters and name copied into one block, u made that copy (a ghost). */
+static UCOV_RACY_READS UCOV_NOTRACE void *make_ghost(struct ucov_group *grp) {
+  struct ucov_llvm_unit *u = UCOV_UNIT_OF(grp, struct ucov_llvm_unit, grp);
+  size_t name_len = 0;
+  while (u->filename[name_len])
+    name_len++;
+  uint8_t *mem = ucov_port_alloc(u->base.n * sizeof(uint64_t) + name_len + 1);
+  if (!mem)
+    return 0;
+  uint64_t *v = (uint64_t *)(void *)mem;
+  for (unsigned f = 0; f < u->n_fns; f++) {
+    for (uint32_t i = 0; i < u->fns[f].num; i++)
+      v[i] = UCOV_LOAD_RACY(&u->fns[f].counters[i]);
+    u->fns[f].counters = u->fns[f].num ? v : 0;
+    v += u->fns[f].num;
+  }
+  ucov_copy_bytes(v, u->filename, name_len + 1);
+  u->filename = (const char *)v;
+  return mem;
+}
+
+static UCOV_NOTRACE int same_layout(const struct ucov_group *gg, const struct ucov_group *ug) {
+  const struct ucov_llvm_unit *g = UCOV_UNIT_OF(gg, const struct ucov_llvm_unit, grp);
+  const struct ucov_llvm_unit *u = UCOV_UNIT_OF(ug, const struct ucov_llvm_unit, grp);
+  if (g->version != u->version || g->checksum != u->checksum || g->n_fns != u->n_fns ||
+      g->base.n != u->base.n)
+    return 0;
+  for (unsigned f = 0; f < g->n_fns; f++) {
+    const struct ucov_llvm_fn *x = &g->fns[f], *y = &u->fns[f];
+    if (x->ident != y->ident || x->func_checksum != y->func_checksum ||
+        x->cfg_checksum != y->cfg_checksum || x->num != y->num)
+      return 0;
+  }
+  return 1;
+}
+
+static UCOV_RACY_READS UCOV_NOTRACE void absorb(struct ucov_group *gg, struct ucov_group *ug,
+                                                const uint64_t *us) {
+  struct ucov_llvm_unit *g = UCOV_UNIT_OF(gg, struct ucov_llvm_unit, grp);
+  struct ucov_llvm_unit *u = UCOV_UNIT_OF(ug, struct ucov_llvm_unit, grp);
+  uint64_t idx = 0;
+  for (unsigned f = 0; f < g->n_fns; f++)
+    for (uint32_t i = 0; i < g->fns[f].num; i++, idx++)
+      ucov_group_absorb(gg, ug, us, idx, UCOV_LOAD_RACY(&u->fns[f].counters[i]),
+                        &g->fns[f].counters[i]);
+}
+
+static const struct ucov_group_kind llvm_kind = {same_layout, absorb, make_ghost};
+
+UCOV_NOTRACE int ucov_llvm_unit_retire(struct ucov_llvm_unit *u) {
+  struct ucov_group *gone;
+  int err = ucov_group_retire(head_of(u), &u->grp, &llvm_kind, &gone);
+  if (!err && gone)
+    ucov_llvm_unit_remove(UCOV_UNIT_OF(gone, struct ucov_llvm_unit, grp));
+  return err;
+}
+
+/* One member merged over the members before it; the group is one run. */
+static UCOV_NOTRACE int member_write(struct ucov_group *m, struct ucov_sink *out,
+                                     const uint8_t *prev, size_t prev_len,
+                                     const struct ucov_counts *c, void *arg) {
+  (void)arg;
+  return ucov_llvm_gcda_write(out, UCOV_UNIT_OF(m, struct ucov_llvm_unit, grp), prev_len ? prev : 0,
+                              prev_len, !prev_len, c);
+}
+
+UCOV_NOTRACE int ucov_llvm_group_write(struct ucov_sink *sink, struct ucov_llvm_unit *head,
+                                       enum ucov_take how, uint64_t token) {
+  return ucov_group_write(&head->grp, sink, how, token, member_write, 0);
+}
+
+UCOV_NOTRACE int ucov_llvm_group_reset(struct ucov_llvm_unit *head) {
+  int ret = 0;
+  for (struct ucov_group *m = &head->grp; m; m = m->twin) {
+    int err = ucov_llvm_reset(UCOV_UNIT_OF(m, struct ucov_llvm_unit, grp));
+    if (err && !ret)
+      ret = err;
+  }
+  return ret;
 }
 
 UCOV_NOTRACE struct ucov_llvm_unit *ucov_llvm_units(void) {
@@ -55,6 +161,10 @@ UCOV_EXPORT UCOV_NOTRACE void llvm_gcda_start_file(const char *orig_filename, ui
   u->filename = orig_filename;
   u->version = version;
   u->checksum = checksum;
+  u->grp.base = &u->base;
+  u->grp.name_hash = ucov_group_hash(orig_filename);
+  struct ucov_llvm_unit *head = head_named(orig_filename, u->grp.name_hash);
+  ucov_group_join(head ? &head->grp : 0, &u->grp);
   u->next = units;
   units = u;
   ucov_port_object_added();

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "baseline.h"
+#include "group.h"
 #include "ucov/port/compiler.h"
 #include "ucov/port/sink.h"
 
@@ -27,12 +28,13 @@ struct ucov_llvm_fn {
 };
 
 struct ucov_llvm_unit {
-  const char *filename; /* the module's string: lives as long as the module */
+  const char *filename; /* the module's string (a ghost's: its copy) */
   uint32_t version, checksum;
   unsigned n_fns, cap;
   struct ucov_llvm_fn *fns;
   struct ucov_baseline base; /* one per arc counter (base.n of them) */
   struct ucov_llvm_unit *next;
+  struct ucov_group grp; /* among the units of its .gcda path (group.h) */
 };
 
 /* The registered clang units, newest first. Lock held. */
@@ -40,6 +42,15 @@ struct ucov_llvm_unit *ucov_llvm_units(void) UCOV_HIDDEN;
 
 /* Forget a clang unit whose module goes away. Lock held. */
 void ucov_llvm_unit_remove(struct ucov_llvm_unit *u) UCOV_HIDDEN;
+
+/* u's module goes away: its counts kept in its group's ghost (group.h). 0,
+ * or -UCOV_ENOMEM with u as it was. Lock held. */
+int ucov_llvm_unit_retire(struct ucov_llvm_unit *u) UCOV_HIDDEN;
+
+/* A group (head: its primary) as one object, as ucov_gcov_group_write; RESET. */
+int ucov_llvm_group_write(struct ucov_sink *sink, struct ucov_llvm_unit *head, enum ucov_take how,
+                          uint64_t token) UCOV_HIDDEN;
+int ucov_llvm_group_reset(struct ucov_llvm_unit *head) UCOV_HIDDEN;
 
 /*
  * Serialize u as compiler-rt does: live minus baseline, plus the counters of

@@ -130,7 +130,7 @@ static const struct kind modules_kind = {.next = modules_next, .read = modules_r
 /* One object per .gcda path: a group's first unit stands for the group. */
 static UCOV_NOTRACE int gcc_next(struct obj *o) {
   struct ucov_gcov_unit *u = o->started ? o->u.gcc->next : ucov_gcov_units();
-  while (u && (!u->primary || ucov_gcov_object_name(u, o->name, sizeof(o->name))))
+  while (u && (!u->grp.primary || ucov_gcov_object_name(u, o->name, sizeof(o->name))))
     u = u->next; /* a twin (its group's first serves it), or a name too long to serve */
   o->u.gcc = u;
   return u != 0;
@@ -152,11 +152,11 @@ static UCOV_NOTRACE int gcc_snapshot(struct obj *o, struct ucov_sink *sink, uint
 }
 
 static UCOV_NOTRACE uint64_t *gcc_pending(struct obj *o, int *stale) {
-  return ucov_gcov_group_pending(o->u.gcc, stale);
+  return ucov_group_pending(&o->u.gcc->grp, stale);
 }
 
 static UCOV_NOTRACE void gcc_commit(struct obj *o) {
-  ucov_gcov_group_commit(o->u.gcc);
+  ucov_group_commit(&o->u.gcc->grp);
 }
 
 static const struct kind gcc_kind = {.next = gcc_next,
@@ -171,31 +171,30 @@ static const struct kind gcc_kind = {.next = gcc_next,
 
 static UCOV_NOTRACE int llvm_next(struct obj *o) {
   struct ucov_llvm_unit *u = o->started ? o->u.llvm->next : ucov_llvm_units();
-  while (u && ucov_llvm_object_name(u, o->name, sizeof(o->name)))
+  while (u && (!u->grp.primary || ucov_llvm_object_name(u, o->name, sizeof(o->name))))
     u = u->next;
   o->u.llvm = u;
   return u != 0;
 }
 
 static UCOV_NOTRACE int llvm_read(struct obj *o, struct ucov_sink *sink, int reset) {
-  return ucov_llvm_write(sink, o->u.llvm, 0, 0, 1, reset ? UCOV_GCOV_RESET : 0);
+  return ucov_llvm_group_write(sink, o->u.llvm, reset ? UCOV_TAKE_RESET : UCOV_TAKE_READ, 0);
 }
 
 static UCOV_NOTRACE int llvm_reset(struct obj *o) {
-  return ucov_llvm_reset(o->u.llvm);
+  return ucov_llvm_group_reset(o->u.llvm);
 }
 
 static UCOV_NOTRACE int llvm_snapshot(struct obj *o, struct ucov_sink *sink, uint64_t token) {
-  return ucov_llvm_snapshot(sink, o->u.llvm, token);
+  return ucov_llvm_group_write(sink, o->u.llvm, UCOV_TAKE_SNAPSHOT, token);
 }
 
 static UCOV_NOTRACE uint64_t *llvm_pending(struct obj *o, int *stale) {
-  *stale = ucov_baseline_stale(&o->u.llvm->base);
-  return &o->u.llvm->base.pending_token;
+  return ucov_group_pending(&o->u.llvm->grp, stale);
 }
 
 static UCOV_NOTRACE void llvm_commit(struct obj *o) {
-  ucov_llvm_commit(o->u.llvm);
+  ucov_group_commit(&o->u.llvm->grp);
 }
 
 static const struct kind llvm_kind = {.next = llvm_next,

@@ -82,15 +82,19 @@ UCOV_NOTRACE int ucov_unit_write(struct ucov_sink *sink, const struct ucov_unit 
     msg[0] = 0;
   if (!old)
     old_len = 0;
+  enum ucov_take how = d->flags & UCOV_UNIT_RESET ? UCOV_TAKE_RESET : UCOV_TAKE_READ;
+  if (u->llvm && d->groups && !old_len) /* a fresh file: the group whole, from its first unit */
+    return ((struct ucov_llvm_unit *)u->impl)->grp.primary
+               ? ucov_llvm_group_write(sink, u->impl, how, 0)
+               : UCOV_UNIT_KEEP;
   if (u->llvm)
     return ucov_llvm_write(sink, u->impl, old_len ? old : NULL, old_len, d->new_run, d->flags);
   struct ucov_gcov_unit *g = u->impl;
   if (d->groups && !old_len) { /* a fresh file: the group whole, from its first unit */
-    if (!g->primary)
+    if (!g->grp.primary)
       return UCOV_UNIT_KEEP;
     struct ucov_gcov_summary one = {d->new_run ? 1 : 0, d->new_run ? d->run_max : 0};
-    return ucov_gcov_group_write(sink, g, &one,
-                                 d->flags & UCOV_UNIT_RESET ? UCOV_TAKE_RESET : UCOV_TAKE_READ, 0);
+    return ucov_gcov_group_write(sink, g, &one, how, 0);
   }
   struct ucov_gcda_merge *merge = NULL;
   struct ucov_gcov_summary sum = {0, 0};
@@ -114,7 +118,7 @@ UCOV_NOTRACE int ucov_unit_write(struct ucov_sink *sink, const struct ucov_unit 
 }
 
 UCOV_NOTRACE int ucov_unit_retire(struct ucov_unit *u) {
-  return u->llvm ? -UCOV_EOPNOTSUPP : ucov_gcov_unit_retire(u->impl);
+  return u->llvm ? ucov_llvm_unit_retire(u->impl) : ucov_gcov_unit_retire(u->impl);
 }
 
 UCOV_NOTRACE void ucov_unit_remove(struct ucov_unit *u) {

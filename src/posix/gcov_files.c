@@ -178,8 +178,8 @@ static UCOV_NOTRACE void tree_unit(const char *dir, const struct ucov_unit *u,
   ucov_mem_sink_free(&s);
 }
 
-/* A unit that cannot be kept when its module goes (a clang unit): merged
- * into the tree's file, so that every load of a library adds up there. */
+/* A unit that cannot be kept when its module goes (no memory): merged into
+ * the tree's file, so that every load of a library adds up there. */
 static UCOV_NOTRACE void merge_tree_unit(const char *dir, const struct ucov_unit *u,
                                          const struct ucov_units_dump *d) {
   char name[UCOV_OBJECT_NAME_MAX];
@@ -235,12 +235,12 @@ UCOV_NOTRACE void ucov_port_gcov_dump(int at_exit) {
 /*
  * A shared object built by `ucov cc -shared` goes away (dlclose, or the end of
  * the process): its destructor (libucov-dso.a, after the object's other
- * destructors) calls this. Its gcc units are retired: their counts stay
+ * destructors) calls this. Its gcov units are retired: their counts stay
  * served (added up with every other load of the same library) until a pull
- * takes them, and the exit writes them. Units that cannot be kept (clang's,
- * or no memory) are written now, as the object's own libgcov would write
- * them, and forgotten. After the exit dump they are only forgotten. Its LLVM
- * profile is written now.
+ * takes them, and the exit writes them. Units that cannot be kept (no
+ * memory) are written now, as the object's own libgcov would write them
+ * (into UCOV_EXIT_DIR merged with the file there), and forgotten. After the exit dump they are only
+ * forgotten. Its LLVM profile is written now.
  */
 UCOV_EXPORT UCOV_NOTRACE void ucov_dso_unload(const void *anchor) {
   uintptr_t base = ucov_posix_module_base(anchor);

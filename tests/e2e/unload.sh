@@ -4,7 +4,7 @@
 # counts add up: in `ucov run`'s exit tree (with and without its periodic
 # pulls), in the build's .gcda files, and across `pull --reset` loops run
 # while libraries go (each pull succeeds; the pulls plus the exit tree hold
-# every call exactly).
+# every call exactly); gcc's units and clang's.
 # Usage: unload.sh UCOV SRCDIR WORKDIR [SANITIZE [CC]]
 # (gcc's units; a sanitizer build whose runtime clang built runs none of it:
 # one process cannot mix gcc's and clang's sanitizer runtimes.)
@@ -23,9 +23,6 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_odr_violation=0
 U=$SRC/tests/e2e/unload
 COPIES=40 ROUNDS=40
 [ -n "$SAN" ] && ROUNDS=20
-CC=gcc "$UCOV" cc --gcov "${SANFLAGS[@]}" -g -O0 -fPIC -shared "$U/lib.c" -o lib.so &&
-  CC=gcc "$UCOV" cc --gcov "${SANFLAGS[@]}" -g -O0 "$U/main.c" -o main -ldl || exit 1
-mkdir -p copies && for i in $(seq 0 $((COPIES - 1))); do cp lib.so "copies/copy$i.so"; done
 want=0
 for i in $(seq 0 $((COPIES - 1))); do want=$((want + i % 5 + 1)); done
 want=$((want * ROUNDS))
@@ -42,47 +39,62 @@ calls() {
   echo $n
 }
 
-# 1. ucov run: the exit tree holds every load's calls.
-"$UCOV" run -o run1 -- ./main "$WORK/copies" $COPIES $ROUNDS >/dev/null 2>run1.err
-got=$(calls run1)
-[ "$got" = "$want" ] && pass "ucov run: every load's calls in the exit tree ($got)" ||
-  fail "ucov run: every load's calls in the exit tree ($got of $want)" "$(tail -3 run1.err)"
+# gcov_cases CC: the program and the library built by CC (gcc's units, or
+# clang's), in a directory of their own.
+gcov_cases() {
+  local cc=$1 got
+  mkdir -p "$cc" && cd "$cc" || return
+  CC=$cc "$UCOV" cc --gcov "${SANFLAGS[@]}" -g -O0 -fPIC -shared "$U/lib.c" -o lib.so &&
+    CC=$cc "$UCOV" cc --gcov "${SANFLAGS[@]}" -g -O0 "$U/main.c" -o main -ldl || {
+    fail "$cc: build"
+    cd .. && return
+  }
+  mkdir -p copies && for i in $(seq 0 $((COPIES - 1))); do cp lib.so "copies/copy$i.so"; done
 
-# 2. The same with pulls into the tree while it runs.
-"$UCOV" run -o run2 --interval 0.03 -- ./main "$WORK/copies" $COPIES $ROUNDS >/dev/null 2>run2.err
-got=$(calls run2)
-[ "$got" = "$want" ] && pass "ucov run --interval: every load's calls in the exit tree ($got)" ||
-  fail "ucov run --interval: every load's calls ($got of $want)" "$(tail -3 run2.err)"
+  # 1. ucov run: the exit tree holds every load's calls.
+  "$UCOV" run -o run1 -- ./main "$PWD/copies" $COPIES $ROUNDS >/dev/null 2>run1.err
+  got=$(calls run1)
+  [ "$got" = "$want" ] && pass "$cc: ucov run: every load's calls in the exit tree ($got)" ||
+    fail "$cc: ucov run: every load's calls in the exit tree ($got of $want)" "$(tail -3 run1.err)"
 
-# 3. No exit directory: the build's .gcda files, as libgcov merges them.
-mkdir -p build && cp "$U/lib.c" "$U/main.c" build/ && (
-  cd build &&
-    CC=gcc "$UCOV" cc --gcov "${SANFLAGS[@]}" -g -O0 -fPIC -shared lib.c -o lib.so &&
-    CC=gcc "$UCOV" cc --gcov "${SANFLAGS[@]}" -g -O0 main.c -o main -ldl &&
-    mkdir -p copies && for i in $(seq 0 $((COPIES - 1))); do cp lib.so "copies/copy$i.so"; done &&
-    ./main "$PWD/copies" $COPIES $ROUNDS >/dev/null
-)
-got=$(calls build)
-[ "$got" = "$want" ] && pass "build .gcda: every load's calls ($got)" ||
-  fail "build .gcda: every load's calls ($got of $want)"
+  # 2. The same with pulls into the tree while it runs.
+  "$UCOV" run -o run2 --interval 0.03 -- ./main "$PWD/copies" $COPIES $ROUNDS >/dev/null 2>run2.err
+  got=$(calls run2)
+  [ "$got" = "$want" ] && pass "$cc: ucov run --interval: every load's calls in the exit tree ($got)" ||
+    fail "$cc: ucov run --interval: every load's calls ($got of $want)" "$(tail -3 run2.err)"
 
-# 4. pull --reset while libraries come and go: every pull succeeds, and the
-# pulls plus the exit tree hold every call once.
-target_start "$WORK/exit4" ./main "$WORK/copies" $COPIES $((ROUNDS * 4)) linger >out4.txt
-mkdir -p p
-bad=0 n=0
-while ! grep -q calls out4.txt && kill -0 "$pid" 2>/dev/null && [ $n -lt 2000 ]; do
-  n=$((n + 1))
-  "$UCOV" pull --pid "$pid" --reset -o p/$n 2>p/$n.err || { bad=$((bad + 1)); cp p/$n.err bad.err; }
-done
-"$UCOV" pull --pid "$pid" --reset -o p/last 2>p/last.err || { bad=$((bad + 1)); cp p/last.err bad.err; }
-target_stop
-[ $bad = 0 ] && [ $n -ge 3 ] && pass "pull --reset while libraries go: $((n + 1)) pulls, none failed" ||
-  fail "pull --reset while libraries go: $bad of $((n + 1)) failed" "$(cat bad.err 2>/dev/null)"
-got=$(calls p/* exit4)
-want4=$((want * 4))
-[ "$got" = "$want4" ] && pass "pull --reset while libraries go: pulls + exit tree = every call ($got)" ||
-  fail "pull --reset while libraries go: pulls + exit tree ($got of $want4)"
+  # 3. No exit directory: the build's .gcda files, as the runtime merges them.
+  mkdir -p build && cp "$U/lib.c" "$U/main.c" build/ && (
+    cd build &&
+      CC=$cc "$UCOV" cc --gcov "${SANFLAGS[@]}" -g -O0 -fPIC -shared lib.c -o lib.so &&
+      CC=$cc "$UCOV" cc --gcov "${SANFLAGS[@]}" -g -O0 main.c -o main -ldl &&
+      mkdir -p copies && for i in $(seq 0 $((COPIES - 1))); do cp lib.so "copies/copy$i.so"; done &&
+      ./main "$PWD/copies" $COPIES $ROUNDS >/dev/null
+  )
+  got=$(calls build)
+  [ "$got" = "$want" ] && pass "$cc: build .gcda: every load's calls ($got)" ||
+    fail "$cc: build .gcda: every load's calls ($got of $want)"
+
+  # 4. pull --reset while libraries go: every pull succeeds, and the pulls
+  # plus the exit tree hold every call once.
+  target_start "$PWD/exit4" ./main "$PWD/copies" $COPIES $((ROUNDS * 4)) linger >out4.txt
+  mkdir -p p
+  local bad=0 n=0
+  while ! grep -q calls out4.txt && kill -0 "$pid" 2>/dev/null && [ $n -lt 2000 ]; do
+    n=$((n + 1))
+    "$UCOV" pull --pid "$pid" --reset -o p/$n 2>p/$n.err || { bad=$((bad + 1)); cp p/$n.err bad.err; }
+  done
+  "$UCOV" pull --pid "$pid" --reset -o p/last 2>p/last.err || { bad=$((bad + 1)); cp p/last.err bad.err; }
+  target_stop
+  [ $bad = 0 ] && [ $n -ge 3 ] && pass "$cc: pull --reset while libraries go: $((n + 1)) pulls, none failed" ||
+    fail "$cc: pull --reset while libraries go: $bad of $((n + 1)) failed" "$(cat bad.err 2>/dev/null)"
+  got=$(calls p/* exit4)
+  [ "$got" = $((want * 4)) ] && pass "$cc: pull --reset while libraries go: pulls + exit tree = every call ($got)" ||
+    fail "$cc: pull --reset while libraries go: pulls + exit tree ($got of $((want * 4)))"
+  cd .. || exit 1
+}
+gcov_cases gcc
+[ -z "$SAN" ] && command -v clang >/dev/null && gcov_cases clang
 
 # 5. LLVM profiles of libraries that go (pgo/<copy>.profraw): listed, then
 # gone. Every pull succeeds and says what it skipped. (12 copies: a process
