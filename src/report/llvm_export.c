@@ -36,6 +36,7 @@ static int flag(const struct json *a, size_t i) {
 }
 
 /* A segment: [line, col, count, has_count, is_region_entry, is_gap_region]. */
+#define SEG_LINE_MAX (1u << 24) /* no source has more lines */
 struct seg {
   uint32_t line;
   uint64_t count;
@@ -188,8 +189,17 @@ static int read_file(struct cov_model *m, const struct json *fj, int llvm_major)
   struct seg *s = malloc((n + 1) * sizeof(*s));
   if (!s)
     return -1;
-  for (const struct json *e = n ? segs->first : NULL; e; e = e->next)
-    s[k++] = (struct seg){(uint32_t)u(e, 0), u(e, 2), flag(e, 3), flag(e, 4), flag(e, 5)};
+  for (const struct json *e = n ? segs->first : NULL; e; e = e->next) {
+    /* llvm-cov writes them in order, within a source's lines: out of order
+     * (or past SEG_LINE_MAX) they would have every line between counted */
+    uint64_t line = u(e, 0);
+    if (line > SEG_LINE_MAX || (k && line < s[k - 1].line)) {
+      free(s);
+      return SAY("%s: segments out of order, or past line %u: not llvm-cov's export", path,
+                 SEG_LINE_MAX);
+    }
+    s[k++] = (struct seg){(uint32_t)line, u(e, 2), flag(e, 3), flag(e, 4), flag(e, 5)};
+  }
   segment_lines(f, s, k, llvm_major >= 18);
   free(s);
   return 0;
@@ -240,7 +250,7 @@ int llvm_export_read(struct cov_model *m, const struct json *root, int llvm_majo
     const struct json *files = json_get(d, "files"), *fns = json_get(d, "functions");
     for (const struct json *fj = files ? files->first : NULL; fj; fj = fj->next)
       if (read_file(m, fj, llvm_major))
-        return SAY("a file without a name, or out of memory");
+        return SAY("a file without a name, bad segments, or out of memory");
     struct brs all = {0};
     for (const struct json *fn = fns ? fns->first : NULL; fn; fn = fn->next)
       if (function_branches(fn, &all))
