@@ -5,7 +5,8 @@
  * as text or 64-bit integers, rows read column by column, and a bulk path
  * for staging many rows (SQLite: a prepared INSERT in the transaction;
  * PostgreSQL: COPY). SUMSAT(x) in a query is a sum that saturates at
- * INT64_MAX in either engine.
+ * INT64_MAX in either engine, a negative value counted as 0
+ * (tests/unit/test_db_ops.c holds both engines to one behaviour).
  */
 #ifndef UCOV_STORE_DB_H
 #define UCOV_STORE_DB_H

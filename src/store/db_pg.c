@@ -58,7 +58,8 @@ static int p_exec(struct db *d, const char *sql) {
 static struct db_stmt *p_prepare(struct db *d, const char *sql) {
   struct pdb *p = (struct pdb *)d;
   struct db_stmt *s = calloc(1, sizeof(*s));
-  if (!s || !(s->sql = db_rewrite_sumsat(sql, "LEAST(SUM(%s), 9223372036854775807)::bigint"))) {
+  if (!s || !(s->sql = db_rewrite_sumsat(
+                  sql, "LEAST(SUM(GREATEST(%s, 0)), 9223372036854775807)::bigint"))) {
     free(s);
     set_err(p, "out of memory");
     return NULL;
