@@ -7,7 +7,8 @@
 #    declarations live in src/core/;
 #  - a port (src/posix, examples/baremetal, kernel/linux) and the host tool
 #    (src/cli, src/report, src/store, src/proto) include ucov/ and
-#    ucov/port/ headers only, never src/core's, nor reach them by -I.
+#    ucov/port/ headers only, never src/core's, nor reach them by -I;
+#  - the host side's folders keep their layers (host_layers.cmake).
 # Usage: cmake -DSRC=<source dir> -P port_boundary.cmake
 set(bad "")
 file(GLOB top RELATIVE ${SRC}/include/ucov ${SRC}/include/ucov/*.h)
@@ -67,6 +68,7 @@ foreach(mk examples/baremetal/Makefile kernel/linux/Makefile)
     endif()
   endforeach()
 endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/host_layers.cmake)
 if(bad)
   string(REPLACE ";" "\n  " bad "${bad}")
   message(FATAL_ERROR "the header layout or the port boundary is broken:\n  ${bad}")
