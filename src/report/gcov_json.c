@@ -9,8 +9,6 @@
 #include <string.h>
 #include <time.h>
 
-#define SAY(...) (UCOV_ERR(__VA_ARGS__), -1)
-
 /* A JSON boolean member that is true. */
 static int is_true(const struct json *o, const char *key) {
   const struct json *v = json_get(o, key);

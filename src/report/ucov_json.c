@@ -9,8 +9,6 @@
 #include <string.h>
 #include <time.h>
 
-#define SAY(...) (UCOV_ERR(__VA_ARGS__), -1)
-
 static int number(const struct json *v, uint64_t max, uint64_t *out) {
   if (!v || v->type != JSON_NUMBER || !v->is_u64 || v->u64 > max)
     return -1;

@@ -31,6 +31,8 @@ extern const char *ucov_cmd;
  * "<ucov_cmd>: " and then printf's. */
 void ucov_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #define UCOV_ERR ucov_err
+/* The same as an expression that is -1: `return SAY("...")`. */
+#define SAY(...) (UCOV_ERR(__VA_ARGS__), -1)
 
 /*
  * fopen(path, "r") of a regular file only: a FIFO, a device or a socket would

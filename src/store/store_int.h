@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "report/util.h" /* SAY */
 #include "store.h"
 
 struct store {
@@ -19,8 +20,6 @@ struct store {
   int reader; /* opened to read: a store that is not there is an error, never made */
   char url[256];
 };
-
-#define SAY(...) (UCOV_ERR(__VA_ARGS__), -1)
 
 /* An upsert's saturating sum, a printf template: %1$s the table, %2$s the
  * column (2^63-1 at most, as SUMSAT). */
