@@ -1,13 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* The object registry and its operations (see objects.h). */
 #include "objects.h"
+#include "kinds.h"
 
-#include "ucov/port/device.h"
-#include "writer.h"
 #include "gcov.h"
 #include "gcov_llvm.h"
 #include "pgo.h"
-#include "record.h"
 #include "ucov/port/port.h"
 
 #define MODULES_NAME "modules"
@@ -66,39 +64,6 @@ static UCOV_NOTRACE int pgo_object(unsigned i, struct ucov_llvm_sections *s, cha
 }
 
 /* ---- kinds: one table of operations each (as Xen's coverage ops) ---- */
-
-/* One object of a kind, as the kind's next() finds it. */
-struct obj {
-  const struct kind *k;
-  int started; /* 0: next() finds the first */
-  int listing; /* for LIST (which shows xencov only beside gcov units) */
-  union {
-    struct ucov_gcov_unit *gcc;
-    struct ucov_llvm_unit *llvm;
-    struct ucov_device *dev;
-  } u;
-  uint32_t index;                /* pgo: the module; kcov: the device's id */
-  struct ucov_llvm_sections pgo; /* pgo: the module's sections */
-  char name[UCOV_OBJECT_NAME_MAX];
-};
-
-/*
- * A kind of object. Every operation runs with the port lock held. next:
- * the kind's next object (the first while o->started is 0), its name in
- * o->name; 1, or 0 after the last. read: READ, or with reset READ_AND_RESET.
- * The others are NULL for a kind that has none: reset (RESET; in RESET_ALL
- * if reset_all), snapshot and, for its commit, pending (the object's pending
- * token, *stale set if it moved since the snapshot) and commit.
- */
-struct kind {
-  int (*next)(struct obj *o);
-  int (*read)(struct obj *o, struct ucov_sink *sink, int reset);
-  int (*reset)(struct obj *o);
-  int (*snapshot)(struct obj *o, struct ucov_sink *sink, uint64_t token);
-  uint64_t *(*pending)(struct obj *o, int *stale);
-  void (*commit)(struct obj *o);
-  int reset_all;
-};
 
 static UCOV_NOTRACE void copy_name(char *out, const char *name) {
   size_t n = 0;
@@ -260,160 +225,6 @@ static const struct kind pgo_kind = {.next = pgo_next,
                                      .commit = pgo_commit,
                                      .reset_all = 1};
 
-/* -- trace buffers: "kcov/<id>.kcov", the area of a KCOV device in PC mode -- */
-
-static UCOV_NOTRACE int is_pc_trace(const struct ucov_device *dev) {
-  return dev->area && (dev->last_mode & UCOV_TASK_PC) &&
-         !(dev->last_mode & (UCOV_TASK_CMP | UCOV_TASK_UNIQUE));
-}
-
-static UCOV_NOTRACE void trace_name(uint32_t id, char *out) {
-  static const char pre[] = "kcov/", post[] = ".kcov";
-  char digits[10];
-  int n = 0, o = 0;
-  do
-    digits[n++] = (char)('0' + id % 10);
-  while ((id /= 10) && n < 10);
-  for (int i = 0; pre[i]; i++)
-    out[o++] = pre[i];
-  while (n)
-    out[o++] = digits[--n];
-  for (int i = 0; post[i]; i++)
-    out[o++] = post[i];
-  out[o] = 0;
-}
-
-static UCOV_NOTRACE int kcov_next(struct obj *o) {
-  struct ucov_device *d = ucov_port_device_next(o->started ? o->u.dev : 0, &o->index);
-  while (d && !is_pc_trace(d))
-    d = ucov_port_device_next(d, &o->index);
-  if (d)
-    trace_name(o->index, o->name);
-  o->u.dev = d;
-  return d != 0;
-}
-
-/* The count n (bounded by the area, *n set to it) and that many PCs: the
- * area as a KCOV buffer dump. */
-static UCOV_RACY_READS UCOV_NOTRACE int trace_dump(struct ucov_sink *sink, struct ucov_device *dev,
-                                                   uint64_t *n) {
-  if (*n > dev->size - 1)
-    *n = dev->size - 1;
-  struct ucov_writer o;
-  ucov_w_init(&o, sink);
-  ucov_w_u64(&o, *n);
-  for (uint64_t i = 1; i <= *n; i++)
-    ucov_w_u64(&o, UCOV_LOAD_RACY(&dev->area[i]));
-  ucov_w_flush(&o);
-  return o.err;
-}
-
-/* With reset the count is exchanged with 0 first, as a KCOV client resets
- * its buffer: PCs appended from then on are the next read's. */
-static UCOV_RACY_READS UCOV_NOTRACE int kcov_read(struct obj *o, struct ucov_sink *sink,
-                                                  int reset) {
-  struct ucov_device *dev = o->u.dev;
-  uint64_t n = reset ? UCOV_TAKE_RACY(&dev->area[0]) : UCOV_LOAD_RACY(&dev->area[0]);
-  return trace_dump(sink, dev, &n);
-}
-
-static UCOV_NOTRACE int kcov_reset(struct obj *o) {
-  UCOV_TAKE_RACY(&o->u.dev->area[0]);
-  return 0;
-}
-
-static UCOV_RACY_READS UCOV_NOTRACE int kcov_snapshot(struct obj *o, struct ucov_sink *sink,
-                                                      uint64_t token) {
-  struct ucov_device *dev = o->u.dev;
-  uint64_t n = UCOV_LOAD_RACY(&dev->area[0]);
-  int err = trace_dump(sink, dev, &n);
-  dev->pending_count = n;
-  dev->pending_token = err ? 0 : token;
-  return err;
-}
-
-static UCOV_NOTRACE uint64_t *kcov_pending(struct obj *o, int *stale) {
-  *stale = 0; /* appends are not a change: see kcov_commit */
-  return &o->u.dev->pending_token;
-}
-
-/* The count goes to 0 only if nothing was appended since the snapshot: else
- * the PCs stay (read again, never lost). */
-static UCOV_NOTRACE void kcov_commit(struct obj *o) {
-  struct ucov_device *d = o->u.dev;
-  uint64_t expect = d->pending_count;
-  if (expect)
-    __atomic_compare_exchange_n(&d->area[0], &expect, 0, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-  d->pending_token = 0;
-}
-
-/*
- * A trace buffer into a sink that streams (sink->total): its count fixed
- * first (a snapshot's pending at it), then the PCs in pieces of at most
- * STREAM_PIECE bytes, each copied under the lock and written without it, so
- * that a 2 GiB buffer costs the target no copy of itself and a slow reader
- * holds no lock. Between pieces the device is found again by id: one that
- * went (closed, the exit) ends the stream with an error. Entered and left
- * with the lock held. Appends land past the count: the PCs sent stay put.
- */
-#define STREAM_PIECE (1u << 20)
-
-static UCOV_NOTRACE struct ucov_device *device_again(struct ucov_device *d, uint32_t id) {
-  uint32_t at = 0;
-  for (struct ucov_device *x = ucov_port_device_next(0, &at); x; x = ucov_port_device_next(x, &at))
-    if (x == d && at == id)
-      return is_pc_trace(x) ? x : 0;
-  return 0;
-}
-
-static UCOV_RACY_READS UCOV_NOTRACE int kcov_stream(struct obj *o, struct ucov_sink *sink,
-                                                    uint64_t token) {
-  struct ucov_device *dev = o->u.dev;
-  uint32_t id = o->index;
-  uint64_t n = UCOV_LOAD_RACY(&dev->area[0]);
-  if (n > dev->size - 1)
-    n = dev->size - 1;
-  uint64_t *piece = ucov_port_alloc(STREAM_PIECE);
-  if (!piece)
-    return -UCOV_ENOMEM;
-  if (token) {
-    dev->pending_count = n;
-    dev->pending_token = token;
-  }
-  int err = 0;
-  uint64_t done = 0; /* PCs written */
-  piece[0] = n;
-  uint64_t words = 1;
-  for (int first = 1; !err && (first || done < n); first = 0) {
-    while (words < STREAM_PIECE / 8 && done + (words - first) < n) {
-      piece[words] = UCOV_LOAD_RACY(&dev->area[1 + done + (words - first)]);
-      words++;
-    }
-    uint64_t pcs = words - first;
-    ucov_port_unlock();
-    if (first)
-      err = sink->total(sink, 8 + 8 * n);
-    if (!err)
-      err = sink->write(sink, piece, (size_t)words * 8);
-    ucov_port_lock();
-    done += pcs;
-    words = 0;
-    if (!err && done < n && (ucov_gcov_exited() || !(dev = device_again(dev, id))))
-      err = -UCOV_ENOENT; /* gone meanwhile: the reply is cut short */
-  }
-  if (err && token && (dev = device_again(dev, id)) && dev->pending_token == token)
-    dev->pending_token = 0;
-  ucov_port_free(piece);
-  return err;
-}
-
-static const struct kind kcov_kind = {.next = kcov_next,
-                                      .read = kcov_read,
-                                      .reset = kcov_reset,
-                                      .snapshot = kcov_snapshot,
-                                      .pending = kcov_pending,
-                                      .commit = kcov_commit};
-
 /* -- xencov: Xen's coverage blob of every gcov unit (read and reset only) -- */
 
 static UCOV_NOTRACE int xencov_next(struct obj *o) {
@@ -492,7 +303,7 @@ static const struct kind xencov_kind = {
 /* ---- the registry: every kind, in the order LIST shows them ---- */
 
 static const struct kind *const kinds[] = {&modules_kind, &xencov_kind, &pgo_kind,
-                                           &gcc_kind,     &llvm_kind,   &kcov_kind};
+                                           &gcc_kind,     &llvm_kind,   &ucov_trace_kind};
 #define N_KINDS (sizeof(kinds) / sizeof(kinds[0]))
 
 /* Find the object named name into o: 1, or 0 if there is none. Lock held. */
@@ -538,8 +349,9 @@ UCOV_NOTRACE int ucov_object_read(const char *name, struct ucov_sink *sink, int 
     ret = -UCOV_ESHUTDOWN;
   else if (!find(name, &o))
     ret = -UCOV_ENOENT;
-  else if (o.k == &kcov_kind && sink->total && !reset) /* (a reset's count goes first: copied) */
-    ret = kcov_stream(&o, sink, 0);
+  else if (o.k == &ucov_trace_kind && sink->total &&
+           !reset) /* (a reset's count goes first: copied) */
+    ret = ucov_trace_stream(&o, sink, 0);
   else
     ret = o.k->read(&o, sink, reset);
   ucov_port_unlock();
@@ -592,97 +404,13 @@ UCOV_NOTRACE int ucov_objects_reset_all(void) {
 
 /* ------------------------------------------------------ two-phase reset */
 
-/*
- * Which tokens were committed, for as long as the process lives: a client
- * that died after its COMMIT reached us, recovering after any number of
- * later commits, must learn that its snapshot counts (and one that died
- * before must learn that it does not). Kept as sorted ranges of committed
- * tokens: tokens are issued in order and nearly all commit, so a long-lived
- * target holds a handful of ranges, one more for each set that never
- * committed between two that did. Only when RANGES_MAX ranges are held is the
- * oldest one forgotten; tokens below `forgotten_below` then answer ENODATA
- * ("not known"), never a guess.
- */
-struct token_range {
-  uint64_t lo, hi;
-};
-static uint64_t last_token; /* tokens issued: 1 .. last_token */
-#define RANGES_MAX 4096
-static struct token_range *ranges; /* sorted, disjoint, not adjacent */
-static uint32_t n_ranges, cap_ranges;
-static uint64_t forgotten_below = 1;
-
-static UCOV_NOTRACE int token_committed(uint64_t token) {
-  for (uint32_t i = n_ranges; i-- > 0;) /* newest first: recent tokens are asked */
-    if (token >= ranges[i].lo && token <= ranges[i].hi)
-      return 1;
-  return 0;
-}
-
-static UCOV_NOTRACE void forget_oldest(void) {
-  forgotten_below = ranges[0].hi + 1;
-  for (uint32_t i = 1; i < n_ranges; i++)
-    ranges[i - 1] = ranges[i];
-  n_ranges--;
-}
-
-/* Room for one more range: 0, or -UCOV_ENOMEM with nothing to forget. */
-static UCOV_NOTRACE int ranges_room(void) {
-  if (n_ranges < cap_ranges)
-    return 0;
-  uint32_t cap = cap_ranges ? cap_ranges * 2 : 16;
-  struct token_range *r = cap <= RANGES_MAX ? ucov_port_alloc(cap * sizeof(struct token_range)) : 0;
-  if (r) {
-    for (uint32_t i = 0; i < n_ranges; i++)
-      r[i] = ranges[i];
-    ucov_port_free(ranges);
-    ranges = r;
-    cap_ranges = cap;
-    return 0;
-  }
-  if (!n_ranges)
-    return -UCOV_ENOMEM;
-  forget_oldest(); /* a full table, or no memory: the oldest outcome goes */
-  return 0;
-}
-
-/* Record token as committed. 0, or -UCOV_ENOMEM (then it must not commit). */
-static UCOV_NOTRACE int record_commit(uint64_t token) {
-  uint32_t i = n_ranges; /* the first range after token */
-  while (i > 0 && ranges[i - 1].lo > token)
-    i--;
-  int joins_prev = i > 0 && ranges[i - 1].hi + 1 == token;
-  int joins_next = i < n_ranges && ranges[i].lo == token + 1;
-  if (joins_prev && joins_next) {
-    ranges[i - 1].hi = ranges[i].hi;
-    for (uint32_t k = i + 1; k < n_ranges; k++)
-      ranges[k - 1] = ranges[k];
-    n_ranges--;
-  } else if (joins_prev) {
-    ranges[i - 1].hi = token;
-  } else if (joins_next) {
-    ranges[i].lo = token;
-  } else {
-    uint32_t before = n_ranges;
-    if (ranges_room())
-      return -UCOV_ENOMEM;
-    uint32_t gone = before - n_ranges; /* (the oldest may have gone) */
-    i = i > gone ? i - gone : 0;
-    for (uint32_t k = n_ranges; k > i; k--)
-      ranges[k] = ranges[k - 1];
-    ranges[i] = (struct token_range){token, token};
-    n_ranges++;
-  }
-  return 0;
-}
-
 UCOV_NOTRACE int ucov_object_snapshot(const char *name, struct ucov_sink *sink, uint64_t *token) {
   struct obj o;
   int ret;
   ucov_port_lock();
   if (ucov_gcov_exited()) {
     ret = -UCOV_ESHUTDOWN;
-  } else if (*token > last_token || (*token && token_committed(*token))) {
+  } else if (*token > ucov_token_last() || (*token && ucov_token_committed(*token))) {
     ret = -UCOV_EINVAL;
   } else if (!find(name, &o)) {
     ret = -UCOV_ENOENT;
@@ -690,13 +418,13 @@ UCOV_NOTRACE int ucov_object_snapshot(const char *name, struct ucov_sink *sink, 
     ret = -UCOV_EOPNOTSUPP; /* modules; xencov (snapshot its units, each an object) */
   } else {
     if (!*token)
-      *token = ++last_token;
+      *token = ucov_token_issue();
     uint8_t t[8];
     for (int i = 0; i < 8; i++)
       t[i] = (uint8_t)(*token >> (8 * i));
     ret = sink->write(sink, t, sizeof(t));
-    if (!ret && o.k == &kcov_kind && sink->total)
-      ret = kcov_stream(&o, sink, *token);
+    if (!ret && o.k == &ucov_trace_kind && sink->total)
+      ret = ucov_trace_stream(&o, sink, *token);
     else if (!ret)
       ret = o.k->snapshot(&o, sink, *token);
   }
@@ -737,18 +465,18 @@ UCOV_NOTRACE int ucov_objects_commit(uint64_t token, uint32_t n) {
   ucov_port_lock();
   if (ucov_gcov_exited()) {
     ret = -UCOV_ESHUTDOWN;
-  } else if (!token || token > last_token) {
+  } else if (!token || token > ucov_token_last()) {
     ret = -UCOV_EINVAL;
-  } else if (token_committed(token)) {
+  } else if (ucov_token_committed(token)) {
     ret = 1;
   } else {
     uint32_t pending = commit_walk(token, COMMIT_COUNT, &stale);
-    if (!pending && token < forgotten_below) {
+    if (!pending && ucov_token_forgotten(token)) {
       ret = -UCOV_ENODATA; /* committed or not: forgotten */
     } else if (pending != n || stale) {
       commit_walk(token, COMMIT_DROP, &stale);
       ret = -UCOV_ESTALE;
-    } else if (record_commit(token)) {
+    } else if (ucov_token_record(token)) {
       ret = -UCOV_ENOMEM; /* nothing moved: the counts stay */
     } else {
       commit_walk(token, COMMIT_APPLY, &stale);
@@ -757,43 +485,4 @@ UCOV_NOTRACE int ucov_objects_commit(uint64_t token, uint32_t n) {
   }
   ucov_port_unlock();
   return ret;
-}
-
-/* Decimal digits of v into out (at least 21 bytes): their count. */
-static UCOV_NOTRACE unsigned u64_dec(uint64_t v, char *out) {
-  char d[20];
-  unsigned n = 0, k = 0;
-  do
-    d[n++] = (char)('0' + v % 10);
-  while ((v /= 10) && n < 20);
-  while (n)
-    out[k++] = d[--n];
-  return k;
-}
-
-static UCOV_NOTRACE int put_line(struct ucov_sink *sink, const char *key, uint64_t a, uint64_t b,
-                                 int two) {
-  char line[80];
-  unsigned n = 0;
-  while (*key)
-    line[n++] = *key++;
-  line[n++] = ' ';
-  n += u64_dec(a, line + n);
-  if (two) {
-    line[n++] = ' ';
-    n += u64_dec(b, line + n);
-  }
-  line[n++] = '\n';
-  return sink->write(sink, line, n);
-}
-
-UCOV_NOTRACE int ucov_objects_commit_record(struct ucov_sink *sink) {
-  ucov_port_lock();
-  int err = put_line(sink, "issued", last_token, 0, 0);
-  if (!err)
-    err = put_line(sink, "forgotten_below", forgotten_below, 0, 0);
-  for (uint32_t i = 0; !err && i < n_ranges; i++)
-    err = put_line(sink, "committed", ranges[i].lo, ranges[i].hi, 1);
-  ucov_port_unlock();
-  return err;
 }
