@@ -19,7 +19,6 @@
  * replies first, else the connection waiting longest (conn_slot).
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -32,19 +31,15 @@
 #include <linux/sockios.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/random.h>
 #include <sys/socket.h>
-#include <sys/uio.h>
 #include <sys/stat.h>
-#include <sys/time.h>
-#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "ucov/port/device.h"
 #include "ucov/port/units.h"
-#include "ucov/port/objects.h"
 #include "ucov/port/remote.h"
+#include "control.h"
 #include "memsink.h"
 #include "posix.h"
 #include "proto/protocol.h"
@@ -52,153 +47,6 @@
 #include "ucov/ucov.h"
 
 static int control_started; /* under the port lock */
-static pid_t control_pid;   /* the process whose socket control_path is */
-static char control_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
-
-static UCOV_NOTRACE void control_log(const char *what, const char *detail) {
-  char msg[1400];
-  snprintf(msg, sizeof(msg), "ucov: control socket: %s%s%s", what, detail ? ": " : "",
-           detail ? detail : "");
-  ucov_port_log(msg);
-}
-
-/*
- * The commit record: <runtime dir>/<pid>.<instance>.commits, what the core
- * knows of its tokens (ucov_objects_commit_record) and which exit files were
- * written ("exited gcov", "exited pgo"). Rewritten whole (a temporary file
- * renamed over it) after every commit, before its reply, and after each exit
- * write: a client that recovers a pull after the process is gone decides
- * from it, and the instance (random, new in every process and forked child)
- * keeps a later process with the same pid from answering for this one.
- */
-static uint64_t control_instance;
-static pthread_mutex_t record_lock = PTHREAD_MUTEX_INITIALIZER;
-static unsigned exited_kinds; /* 1: gcov exit files written; 2: pgo's */
-
-static UCOV_NOTRACE void commit_record_write(void) {
-  if (__atomic_load_n(&control_pid, __ATOMIC_ACQUIRE) != getpid())
-    return; /* no socket, no clients: nothing to recover */
-  char path[sizeof(control_path) + 40];
-  size_t dl = strlen(control_path) - strlen(".sock");
-  snprintf(path, sizeof(path), "%.*s.%016llx.commits", (int)dl, control_path,
-           (unsigned long long)control_instance);
-  pthread_mutex_lock(&record_lock);
-  struct ucov_mem_sink out;
-  ucov_mem_sink_init(&out);
-  char head[128];
-  int n = snprintf(head, sizeof(head), "ucov-commits 1\npid %d\ninstance %016llx\n", (int)getpid(),
-                   (unsigned long long)control_instance);
-  int err = out.sink.write(&out.sink, head, (size_t)n);
-  if (!err)
-    err = ucov_objects_commit_record(&out.sink);
-  static const char *const kinds[] = {"exited gcov\n", "exited pgo\n"};
-  for (unsigned k = 0; !err && k < 2; k++)
-    if (__atomic_load_n(&exited_kinds, __ATOMIC_SEQ_CST) & (1u << k))
-      err = out.sink.write(&out.sink, kinds[k], strlen(kinds[k]));
-  if (err)
-    control_log(path, "out of memory");
-  else if ((err = ucov_posix_replace(path, out.data, out.len, 0600)))
-    control_log(path, strerror(-err));
-  ucov_mem_sink_free(&out);
-  pthread_mutex_unlock(&record_lock);
-}
-
-/* (Called with the port lock held, which commit_record_write takes: only
- * noted here, written by ucov_port_exit_drain once the lock is released.) */
-UCOV_NOTRACE void ucov_posix_exit_written(unsigned kind) {
-  __atomic_fetch_or(&exited_kinds, kind, __ATOMIC_SEQ_CST);
-}
-
-static UCOV_NOTRACE void control_unlink_at_exit(void) {
-  /* control_pid is published after control_path (release/acquire). */
-  if (__atomic_load_n(&control_pid, __ATOMIC_ACQUIRE) == getpid())
-    unlink(control_path);
-}
-
-/* Sockets of processes that are gone (killed targets leave theirs): removed
- * when no one listens on them and their pid is not alive. */
-static UCOV_NOTRACE void control_clean_stale(const char *dir) {
-  DIR *d = opendir(dir);
-  if (!d)
-    return;
-  struct dirent *e;
-  while ((e = readdir(d))) {
-    char *end;
-    long pid = strtol(e->d_name, &end, 10);
-    size_t len = strlen(e->d_name);
-    if (pid > 0 && len > 8 && !strcmp(e->d_name + len - 8, ".commits")) {
-      /* a gone process's commit record: kept 30 days for its recoveries */
-      struct stat st;
-      char path[sizeof(control_path) + 64];
-      if (snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) < (int)sizeof(path) &&
-          lstat(path, &st) == 0 && st.st_mtime < time(NULL) - 30 * 86400 &&
-          kill((pid_t)pid, 0) != 0 && errno == ESRCH)
-        unlink(path);
-      continue;
-    }
-    if (pid <= 0 || strcmp(end, ".sock") != 0 || pid == getpid())
-      continue;
-    if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
-      continue;
-    char path[sizeof(control_path)];
-    if (snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) < (int)sizeof(path))
-      unlink(path);
-  }
-  closedir(d);
-}
-
-/* The listening socket's identity: a program that closes every descriptor
- * (syzkaller's close_range(3, 30)) may reuse its number for a file or a
- * socket of its own, which is never ours to accept on or close. */
-static dev_t control_dev;
-static ino_t control_ino;
-
-static UCOV_NOTRACE int control_fd_is_ours(int fd) {
-  struct stat st;
-  return fd >= 0 && fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode) && st.st_dev == control_dev &&
-         st.st_ino == control_ino;
-}
-
-/* The listening socket, made (again: again, quietly and with the same
- * instance, for a client that closed it). */
-static UCOV_NOTRACE int control_listen(int again) {
-  char dir[UCOV_CONTROL_DIR_MAX], why[1200];
-  struct sockaddr_un addr = {.sun_family = AF_UNIX};
-  if (ucov_control_serve_dir(dir, sizeof(dir), why, sizeof(why))) {
-    control_log(why, "not serving");
-    return -1;
-  }
-  if (why[0] && !again)
-    control_log(why, NULL);
-  control_clean_stale(dir);
-  int n = snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/%d.sock", dir, (int)getpid());
-  if (n < 0 || (size_t)n >= sizeof(addr.sun_path)) {
-    control_log(dir, "path too long for a Unix socket");
-    return -1;
-  }
-  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0)
-    return -1;
-  unlink(addr.sun_path); /* a stale socket of an earlier process with this pid */
-  /* (The directory is private: no one else reaches the socket before chmod.
-   * umask is the program's, and process-wide: not ours to change.) */
-  if (bind(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0 || chmod(addr.sun_path, 0600) != 0 ||
-      listen(fd, 64) != 0) {
-    control_log(addr.sun_path, strerror(errno));
-    close(fd);
-    return -1;
-  }
-  struct stat st;
-  if (fstat(fd, &st) == 0)
-    control_dev = st.st_dev, control_ino = st.st_ino;
-  memcpy(control_path, addr.sun_path, sizeof(control_path));
-  if (!again &&
-      getrandom(&control_instance, sizeof(control_instance), 0) != sizeof(control_instance))
-    control_instance = (uint64_t)time(NULL) << 20 ^ (uint64_t)getpid();
-  __atomic_store_n(&control_pid, getpid(), __ATOMIC_RELEASE);
-  return fd;
-}
-
 /* How long a frame may take to arrive whole once its first byte came, and how
  * long a connection may sit idle between requests (REMOTE-registered ones
  * excepted: their registration lasts as long as the connection). */
@@ -578,7 +426,7 @@ static UCOV_NOTRACE int serve_request(struct conn *c, const struct ucov_frame *f
   uint8_t eno[4];
   uint32_t st = ucov_serve(f, payload, &rs.sink, eno);
   if (f->op == UCOV_OP_COMMIT && st == UCOV_ST_OK)
-    commit_record_write(); /* before the reply: see commit_record_write */
+    ucov_control_commit_record_write(); /* before the reply: see commit_record_write */
   int keep;
   if (rs.streamed) /* the header went: whole, or the connection ends */
     keep = st == UCOV_ST_OK && !rs.left && !rs.broken ? 0 : -1;
@@ -601,9 +449,10 @@ UCOV_NOTRACE int ucov_port_info(struct ucov_sink *sink) {
   char exe[PATH_MAX] = "", info[PATH_MAX + 128];
   ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
   exe[n > 0 ? n : 0] = 0;
-  int len = snprintf(info, sizeof(info),
-                     "pid=%d\nexe=%s\nversion=%s\nprotocol=%d\ninstance=%016llx\n", (int)getpid(),
-                     exe, UCOV_VERSION, UCOV_PROTO_VERSION, (unsigned long long)control_instance);
+  int len =
+      snprintf(info, sizeof(info), "pid=%d\nexe=%s\nversion=%s\nprotocol=%d\ninstance=%016llx\n",
+               (int)getpid(), exe, UCOV_VERSION, UCOV_PROTO_VERSION,
+               (unsigned long long)ucov_control_instance());
   return sink->write(sink, info, (size_t)len);
 }
 
@@ -663,8 +512,8 @@ UCOV_NOTRACE void ucov_port_exit_drain(void) {
     struct timespec ts = {0, 1000 * 1000};
     nanosleep(&ts, NULL);
   }
-  if (__atomic_load_n(&exited_kinds, __ATOMIC_SEQ_CST))
-    commit_record_write(); /* the exit files are written: say so */
+  if (ucov_control_exited_kinds())
+    ucov_control_commit_record_write(); /* the exit files are written: say so */
 }
 
 static int control_fd = -1;        /* the listening socket */
@@ -800,7 +649,7 @@ static UCOV_NOTRACE void *control_main(void *arg) {
   pthread_setname_np(pthread_self(), "ucov-control"); /* one a process: `top -H` shows it */
   if (delay_ms)
     usleep(delay_ms * 1000);
-  int lfd = control_listen(0);
+  int lfd = ucov_control_listen(0);
   __atomic_store_n(&control_ready, 1, __ATOMIC_RELEASE);
   if (lfd < 0)
     return NULL;
@@ -808,8 +657,8 @@ static UCOV_NOTRACE void *control_main(void *arg) {
   for (;;) {
     /* The program closed our socket (its number may be its own file now,
      * left alone): made again, quietly, at the same path. */
-    if (!control_fd_is_ours(lfd)) {
-      int nfd = control_listen(1);
+    if (!ucov_control_fd_is_ours(lfd)) {
+      int nfd = ucov_control_listen(1);
       if (nfd < 0) {
         usleep(100000);
         continue;
@@ -827,7 +676,7 @@ static UCOV_NOTRACE void *control_main(void *arg) {
           usleep(100000); /* out of descriptors or memory: try again later */
         continue;
       }
-      control_log("accept", strerror(errno));
+      ucov_control_log("accept", strerror(errno));
       return NULL;
     }
     conn_start(fd);
@@ -846,7 +695,7 @@ static UCOV_NOTRACE void control_start(unsigned delay_ms) {
   static int atexit_done;
   if (!atexit_done) {
     atexit_done = 1;
-    atexit(control_unlink_at_exit);
+    atexit(ucov_control_unlink_at_exit);
   }
   /* The thread takes no signal meant for the program. */
   sigset_t all, old;
@@ -858,7 +707,7 @@ static UCOV_NOTRACE void control_start(unsigned delay_ms) {
   pthread_t th;
   __atomic_store_n(&control_ready, 0, __ATOMIC_RELEASE);
   if (pthread_create(&th, &attr, control_main, (void *)(uintptr_t)delay_ms) != 0)
-    control_log("cannot start its thread", strerror(errno));
+    ucov_control_log("cannot start its thread", strerror(errno));
   else
     __atomic_store_n(&control_started_thread, 1, __ATOMIC_RELEASE);
   pthread_attr_destroy(&attr);
@@ -925,10 +774,10 @@ UCOV_NOTRACE void ucov_control_fork_child(void) {
   if (!control_started)
     return;
   int parent_fd = __atomic_exchange_n(&control_fd, -1, __ATOMIC_ACQ_REL);
-  if (control_fd_is_ours(parent_fd))
+  if (ucov_control_fd_is_ours(parent_fd))
     close(parent_fd); /* the parent's; nobody here accepts on it (a number the
                          program reused is its own) */
-  __atomic_store_n(&control_pid, 0, __ATOMIC_RELEASE);
+  ucov_control_socket_forget();
   __atomic_store_n(&control_started_thread, 0, __ATOMIC_RELEASE);
   control_started = 0;
   control_start(200);
