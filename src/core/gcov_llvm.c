@@ -3,6 +3,7 @@
 #include "gcov_llvm.h"
 
 #include "gcov.h"
+#include "objects.h"
 #include "ucov/port/port.h"
 
 void llvm_gcov_init(void (*writeout)(void), void (*reset)(void));
@@ -16,19 +17,10 @@ static struct ucov_llvm_unit *units;
 static struct ucov_llvm_unit *capturing; /* the unit a writeout call is describing */
 static int capture_failed;
 
-static UCOV_NOTRACE int same_name(const struct ucov_llvm_unit *a, const char *name, uint32_t hash) {
-  if (a->grp.name_hash != hash)
-    return 0;
-  const char *x = a->filename;
-  while (*x && *x == *name)
-    x++, name++;
-  return *x == *name;
-}
-
 /* The primary of the group of a unit named name (hash), or NULL. */
 static UCOV_NOTRACE struct ucov_llvm_unit *head_named(const char *name, uint32_t hash) {
   for (struct ucov_llvm_unit *h = units; h; h = h->next)
-    if (h->grp.primary && same_name(h, name, hash))
+    if (h->grp.primary && h->grp.name_hash == hash && ucov_str_eq(h->filename, name))
       return h;
   return 0;
 }
@@ -123,14 +115,12 @@ UCOV_NOTRACE int ucov_llvm_group_write(struct ucov_sink *sink, struct ucov_llvm_
   return ucov_group_write(&head->grp, sink, how, token, member_write, 0);
 }
 
+static UCOV_NOTRACE int member_reset(struct ucov_group *m) {
+  return ucov_llvm_reset(UCOV_UNIT_OF(m, struct ucov_llvm_unit, grp));
+}
+
 UCOV_NOTRACE int ucov_llvm_group_reset(struct ucov_llvm_unit *head) {
-  int ret = 0;
-  for (struct ucov_group *m = &head->grp; m; m = m->twin) {
-    int err = ucov_llvm_reset(UCOV_UNIT_OF(m, struct ucov_llvm_unit, grp));
-    if (err && !ret)
-      ret = err;
-  }
-  return ret;
+  return ucov_group_reset(&head->grp, member_reset);
 }
 
 UCOV_NOTRACE struct ucov_llvm_unit *ucov_llvm_units(void) {

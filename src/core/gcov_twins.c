@@ -5,6 +5,7 @@
  */
 #include "gcov.h"
 #include "group.h"
+#include "objects.h"
 
 #include "ucov/port/port.h"
 
@@ -128,6 +129,16 @@ UCOV_NOTRACE void ucov_group_commit(struct ucov_group *head) {
       ucov_baseline_commit(m->base);
 }
 
+UCOV_NOTRACE int ucov_group_reset(struct ucov_group *head, int (*reset)(struct ucov_group *m)) {
+  int ret = 0;
+  for (struct ucov_group *m = head; m; m = m->twin) {
+    int err = reset(m);
+    if (err && !ret)
+      ret = err; /* the first error; the others are reset still */
+  }
+  return ret;
+}
+
 static UCOV_NOTRACE int ready(uint64_t **p, uint64_t n) {
   if (!*p && n && !(*p = ucov_port_alloc(n * sizeof(uint64_t))))
     return -UCOV_ENOMEM;
@@ -163,33 +174,27 @@ UCOV_NOTRACE void ucov_group_absorb(struct ucov_group *g, const struct ucov_grou
 
 /* ------------------------------------------------------------ gcc units */
 
-static UCOV_NOTRACE int same_name(const struct ucov_gcov_unit *a, const char *name, uint32_t hash) {
-  if (a->grp.name_hash != hash)
-    return 0;
-  const char *x = a->info->filename;
-  while (*x && *x == *name)
-    x++, name++;
-  return *x == *name;
+/* The primary of the group of units named name (hash) in list, or NULL. */
+static UCOV_NOTRACE struct ucov_gcov_unit *head_named(struct ucov_gcov_unit *list, const char *name,
+                                                      uint32_t hash) {
+  for (struct ucov_gcov_unit *h = list; h; h = h->next)
+    if (h->grp.primary && h->grp.name_hash == hash && ucov_str_eq(h->info->filename, name))
+      return h;
+  return 0;
 }
 
 static UCOV_NOTRACE struct ucov_gcov_unit *head_of(struct ucov_gcov_unit *list,
                                                    struct ucov_gcov_unit *u) {
-  if (u->grp.primary)
-    return u;
-  for (struct ucov_gcov_unit *h = list; h; h = h->next)
-    if (h->grp.primary && same_name(h, u->info->filename, u->grp.name_hash))
-      return h;
-  return u; /* (not reached: a twin always has a head) */
+  struct ucov_gcov_unit *h =
+      u->grp.primary ? u : head_named(list, u->info->filename, u->grp.name_hash);
+  return h ? h : u; /* (a twin always has a head) */
 }
 
 UCOV_NOTRACE void ucov_gcov_group_join(struct ucov_gcov_unit *list, struct ucov_gcov_unit *u) {
   u->grp.base = &u->base;
   u->grp.name_hash = ucov_group_hash(u->info->filename);
-  struct ucov_group *head = 0;
-  for (struct ucov_gcov_unit *h = list; h && !head; h = h->next)
-    if (h->grp.primary && same_name(h, u->info->filename, u->grp.name_hash))
-      head = &h->grp;
-  ucov_group_join(head, &u->grp);
+  struct ucov_gcov_unit *head = head_named(list, u->info->filename, u->grp.name_hash);
+  ucov_group_join(head ? &head->grp : 0, &u->grp);
 }
 
 UCOV_NOTRACE void ucov_gcov_group_leave(struct ucov_gcov_unit *list, struct ucov_gcov_unit *u) {
@@ -380,12 +385,10 @@ UCOV_NOTRACE int ucov_gcov_group_write(struct ucov_sink *sink, struct ucov_gcov_
   return ucov_group_write(&head->grp, sink, how, token, gcc_member_write, &w);
 }
 
+static UCOV_NOTRACE int gcc_member_reset(struct ucov_group *m) {
+  return ucov_gcov_reset(UCOV_UNIT_OF(m, struct ucov_gcov_unit, grp));
+}
+
 UCOV_NOTRACE int ucov_gcov_group_reset(struct ucov_gcov_unit *head) {
-  int ret = 0;
-  for (struct ucov_group *m = &head->grp; m; m = m->twin) {
-    int err = ucov_gcov_reset(UCOV_UNIT_OF(m, struct ucov_gcov_unit, grp));
-    if (err && !ret)
-      ret = err;
-  }
-  return ret;
+  return ucov_group_reset(&head->grp, gcc_member_reset);
 }

@@ -58,6 +58,8 @@ int ucov_group_write(struct ucov_group *head, struct ucov_sink *sink, enum ucov_
                      uint64_t token, ucov_group_write_fn fn, void *arg) UCOV_HIDDEN;
 uint64_t *ucov_group_pending(struct ucov_group *head, int *stale) UCOV_HIDDEN;
 void ucov_group_commit(struct ucov_group *head) UCOV_HIDDEN;
+/* RESET of every member (reset: one member's): 0, or the first error. */
+int ucov_group_reset(struct ucov_group *head, int (*reset)(struct ucov_group *m)) UCOV_HIDDEN;
 
 /*
  * Ghost g takes retired member u's counts. ucov_group_absorb_begin readies

@@ -38,7 +38,7 @@ UCOV_NOTRACE int ucov_llvm_object_name(const struct ucov_llvm_unit *u, char *out
   return gcov_name(u->filename, out, len);
 }
 
-static UCOV_NOTRACE int str_eq(const char *a, const char *b) {
+UCOV_NOTRACE int ucov_str_eq(const char *a, const char *b) {
   while (*a && *a == *b)
     a++, b++;
   return *a == *b;
@@ -311,7 +311,7 @@ static UCOV_NOTRACE int find(const char *name, struct obj *o) {
   o->listing = 0;
   for (unsigned k = 0; k < N_KINDS; k++)
     for (o->k = kinds[k], o->started = 0; o->k->next(o); o->started = 1)
-      if (str_eq(o->name, name))
+      if (ucov_str_eq(o->name, name))
         return 1;
   return 0;
 }

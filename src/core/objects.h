@@ -19,6 +19,9 @@ struct ucov_llvm_unit;
 int ucov_gcov_object_name(const struct ucov_gcov_unit *u, char *out, size_t len) UCOV_HIDDEN;
 int ucov_llvm_object_name(const struct ucov_llvm_unit *u, char *out, size_t len) UCOV_HIDDEN;
 
+/* Are strings a and b equal? (freestanding: no strcmp) */
+int ucov_str_eq(const char *a, const char *b) UCOV_HIDDEN;
+
 /* The two-phase reset's tokens (tokens.c; lock held): the last issued, a new
  * one, whether one was committed, whether it is too old to know, and a
  * commit recorded (0, or -UCOV_ENOMEM: then it must not commit). */

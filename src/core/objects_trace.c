@@ -129,26 +129,23 @@ UCOV_RACY_READS UCOV_NOTRACE int ucov_trace_stream(struct obj *o, struct ucov_si
     dev->pending_count = n;
     dev->pending_token = token;
   }
-  int err = 0;
-  uint64_t done = 0; /* PCs written */
-  piece[0] = n;
-  uint64_t words = 1;
-  for (int first = 1; !err && (first || done < n); first = 0) {
-    while (words < STREAM_PIECE / 8 && done + (words - first) < n) {
-      piece[words] = UCOV_LOAD_RACY(&dev->area[1 + done + (words - first)]);
-      words++;
-    }
-    uint64_t pcs = words - first;
-    ucov_port_unlock();
-    if (first)
-      err = sink->total(sink, 8 + 8 * n);
-    if (!err)
-      err = sink->write(sink, piece, (size_t)words * 8);
-    ucov_port_lock();
-    done += pcs;
-    words = 0;
-    if (!err && done < n && (ucov_gcov_exited() || !(dev = device_again(dev, id))))
+  ucov_port_unlock();
+  int err = sink->total(sink, 8 + 8 * n);
+  if (!err)
+    err = sink->write(sink, &n, 8); /* the count, then the PCs */
+  ucov_port_lock();
+  for (uint64_t done = 0; !err && done < n;) {
+    if (ucov_gcov_exited() || !(dev = device_again(dev, id))) {
       err = -UCOV_ENOENT; /* gone meanwhile: the reply is cut short */
+      break;
+    }
+    uint64_t k = n - done < STREAM_PIECE / 8 ? n - done : STREAM_PIECE / 8;
+    for (uint64_t i = 0; i < k; i++)
+      piece[i] = UCOV_LOAD_RACY(&dev->area[1 + done + i]);
+    ucov_port_unlock();
+    err = sink->write(sink, piece, (size_t)k * 8);
+    ucov_port_lock();
+    done += k;
   }
   if (err && token && (dev = device_again(dev, id)) && dev->pending_token == token)
     dev->pending_token = 0;

@@ -82,20 +82,19 @@ UCOV_NOTRACE int ucov_unit_write(struct ucov_sink *sink, const struct ucov_unit 
     msg[0] = 0;
   if (!old)
     old_len = 0;
-  enum ucov_take how = d->flags & UCOV_UNIT_RESET ? UCOV_TAKE_RESET : UCOV_TAKE_READ;
-  if (u->llvm && d->groups && !old_len) /* a fresh file: the group whole, from its first unit */
-    return ((struct ucov_llvm_unit *)u->impl)->grp.primary
-               ? ucov_llvm_group_write(sink, u->impl, how, 0)
-               : UCOV_UNIT_KEEP;
+  if (d->groups && !old_len) { /* a fresh file: the group whole, from its first unit */
+    const struct ucov_group *grp = u->llvm ? &((const struct ucov_llvm_unit *)u->impl)->grp
+                                           : &((const struct ucov_gcov_unit *)u->impl)->grp;
+    if (!grp->primary)
+      return UCOV_UNIT_KEEP;
+    enum ucov_take how = d->flags & UCOV_UNIT_RESET ? UCOV_TAKE_RESET : UCOV_TAKE_READ;
+    if (u->llvm)
+      return ucov_llvm_group_write(sink, u->impl, how, 0);
+    struct ucov_gcov_summary one = {d->new_run ? 1 : 0, d->new_run ? d->run_max : 0};
+    return ucov_gcov_group_write(sink, u->impl, &one, how, 0);
+  }
   if (u->llvm)
     return ucov_llvm_write(sink, u->impl, old_len ? old : NULL, old_len, d->new_run, d->flags);
-  struct ucov_gcov_unit *g = u->impl;
-  if (d->groups && !old_len) { /* a fresh file: the group whole, from its first unit */
-    if (!g->grp.primary)
-      return UCOV_UNIT_KEEP;
-    struct ucov_gcov_summary one = {d->new_run ? 1 : 0, d->new_run ? d->run_max : 0};
-    return ucov_gcov_group_write(sink, g, &one, how, 0);
-  }
   struct ucov_gcda_merge *merge = NULL;
   struct ucov_gcov_summary sum = {0, 0};
   if (old_len) {
