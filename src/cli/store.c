@@ -311,13 +311,8 @@ static int stamp_add(struct stamp_lines *l, const char *path, const struct stat 
   size_t n = strlen(path);
   if (n > 5 && strcmp(path + n - 5, ".gcno") == 0)
     return 0; /* notes: the build's, not the run's */
-  if (l->n == l->cap) {
-    size_t cap = l->cap ? 2 * l->cap : 64;
-    char **v = realloc(l->v, cap * sizeof(*v));
-    if (!v)
-      return -1;
-    l->v = v, l->cap = cap;
-  }
+  if (UCOV_GROW(l->v, l->cap, l->n, 64))
+    return -1;
   const char *rel = strncmp(path, l->root, strlen(l->root)) == 0 ? path + strlen(l->root) : path;
   if (asprintf(&l->v[l->n], "%s\t%ju\t%ju\t%lld.%09ld\t%lld", rel, (uintmax_t)st->st_dev,
                (uintmax_t)st->st_ino, (long long)st->st_ctim.tv_sec, st->st_ctim.tv_nsec,

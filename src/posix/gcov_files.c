@@ -239,8 +239,8 @@ UCOV_NOTRACE void ucov_port_gcov_dump(int at_exit) {
  * served (added up with every other load of the same library) until a pull
  * takes them, and the exit writes them. Units that cannot be kept (no
  * memory) are written now, as the object's own libgcov would write them
- * (into UCOV_EXIT_DIR merged with the file there), and forgotten. After the exit dump they are only
- * forgotten. Its LLVM profile is written now.
+ * (into UCOV_EXIT_DIR merged with the file there), and forgotten. After the
+ * exit dump they are only forgotten. Its LLVM profile is written now.
  */
 UCOV_EXPORT UCOV_NOTRACE void ucov_dso_unload(const void *anchor) {
   uintptr_t base = ucov_posix_module_base(anchor);

@@ -55,26 +55,27 @@ static int untrusted(const char *path, int its_dir) {
   return 0;
 }
 
+/* The directory part of path into dir ("." for none, "/" for the root). */
+static void dir_of(const char *path, char dir[PATH_MAX]) {
+  const char *slash = strrchr(path, '/');
+  snprintf(dir, PATH_MAX, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1,
+           slash ? path : ".");
+}
+
 /* The store's file (links resolved, as SQLite resolves them), its journals
  * and its directory checked; the resolved path in real. 0 or -1 (said). */
 static int trusted_files(const char *path, char real[PATH_MAX]) {
-  if (!realpath(path, real)) {
-    /* not there yet: its directory resolved, the name as given */
-    char dir[PATH_MAX];
+  char dir[PATH_MAX], side[PATH_MAX + 16];
+  if (realpath(path, real)) {
+    dir_of(real, dir);
+  } else { /* not there yet: its directory resolved, the name as given */
     const char *slash = strrchr(path, '/');
-    snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) + (slash == path) : 1,
-             slash ? path : ".");
-    char rdir[PATH_MAX];
-    if (!realpath(dir, rdir) || snprintf(real, PATH_MAX, "%s/%s", strcmp(rdir, "/") ? rdir : "",
+    dir_of(path, side);
+    if (!realpath(side, dir) || snprintf(real, PATH_MAX, "%s/%s", strcmp(dir, "/") ? dir : "",
                                          slash ? slash + 1 : path) >= PATH_MAX)
       return 0; /* SQLite says what is wrong */
   }
-  char dir[PATH_MAX], side[PATH_MAX + 16];
-  snprintf(dir, sizeof(dir), "%s", real);
-  char *slash = strrchr(dir, '/');
-  if (slash)
-    slash[slash == dir] = 0;
-  if (untrusted(slash ? dir : ".", 1) || untrusted(real, 0))
+  if (untrusted(dir, 1) || untrusted(real, 0))
     return -1;
   static const char *const sides[] = {"-journal", "-wal", "-shm"};
   for (size_t i = 0; i < sizeof(sides) / sizeof(sides[0]); i++) {
