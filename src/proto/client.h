@@ -36,6 +36,10 @@ struct ucov_ctl_reply {
  * Returns 0, or -1 with a message in err.
  */
 int ucov_ctl_open(pid_t pid, struct ucov_ctl *c, char *err, size_t errlen);
+/* As ucov_ctl_open; nowait: a full backlog fails at once (ucov_ctl_info_all). */
+int ucov_ctl_open_pid(pid_t pid, int nowait, struct ucov_ctl *c, char *err, size_t errlen);
+/* CLOCK_MONOTONIC in milliseconds. */
+int64_t ucov_ctl_now_ms(void);
 /* All n bytes to fd (a socket, without SIGPIPE; a tty or a device), retried
  * through EINTR and short writes. 0, or -1 with errno. */
 int ucov_write_full(int fd, const void *p, size_t n);
