@@ -62,21 +62,13 @@ static int control_started; /* under the port lock */
 #define STALL_DEAF_MS 1000 /* a reply stuck this long: its peer is deaf */
 #define CONN_MAX 64        /* connections served at once */
 
-/* One client connection, served by its own thread. */
-struct conn {
-  int fd;
-  int passed_fd;           /* a descriptor the client sent (SCM_RIGHTS), or -1 */
-  struct ucov_device *dev; /* REMOTE_ENABLE: the client's device, mapped here */
-  int slot;                /* its place in conns[] */
-};
-
 /*
  * Connections being served, for eviction and for the forked child. A slot
  * is `waiting` while its thread waits for a request or reads one, or waits
  * for the peer to make room for a reply (a peer that does not read holds a
  * thread no better than one that does not write): the times it may be
  * evicted. It is not waiting while a request is served or its reply moves.
- * conn_lock is the server's own (never the port lock, which serving takes).
+ * ucov_control_conn_lock is the server's own (never the port lock, which serving takes).
  */
 static struct conn_slot {
   struct conn *c;
@@ -85,7 +77,7 @@ static struct conn_slot {
   int served;        /* a request of it has been served */
   uint64_t since_ms; /* when it started waiting */
 } conns[CONN_MAX];
-static pthread_mutex_t conn_lock = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t ucov_control_conn_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static UCOV_NOTRACE uint64_t now_ms(void) {
   struct timespec ts;
@@ -94,12 +86,12 @@ static UCOV_NOTRACE uint64_t now_ms(void) {
 }
 
 static UCOV_NOTRACE void conn_set_waiting(struct conn *c, int waiting) {
-  pthread_mutex_lock(&conn_lock);
+  pthread_mutex_lock(&ucov_control_conn_lock);
   if (waiting == 1 && conns[c->slot].waiting == 0)
     conns[c->slot].served = 1; /* back from serving a request */
   conns[c->slot].waiting = waiting;
   conns[c->slot].since_ms = now_ms();
-  pthread_mutex_unlock(&conn_lock);
+  pthread_mutex_unlock(&ucov_control_conn_lock);
 }
 
 /* Wait until fd is ready for events (POLLIN, POLLOUT) or the deadline (ms,
@@ -171,7 +163,7 @@ static UCOV_NOTRACE int read_full(struct conn *c, void *buf, size_t n, uint64_t 
  * evictable), and after SEND_TIMEOUT_MS without a byte taken the peer is
  * given up on: a client that does not read its replies holds no thread.
  */
-static UCOV_NOTRACE int send_full(struct conn *c, const void *buf, size_t n) {
+UCOV_NOTRACE int ucov_control_send(struct conn *c, const void *buf, size_t n) {
   int stalled = 0, r = 0;
   uint64_t moved = now_ms();
   while (n) {
@@ -199,262 +191,8 @@ static UCOV_NOTRACE int send_full(struct conn *c, const void *buf, size_t n) {
   return r;
 }
 
-static UCOV_NOTRACE int reply(struct conn *c, uint16_t op, uint32_t status, const void *data,
-                              size_t len) {
-  uint8_t hdr[UCOV_PROTO_HEADER];
-  ucov_frame_encode(hdr, op, status, (uint32_t)len);
-  return send_full(c, hdr, sizeof(hdr)) || (len && send_full(c, data, len)) ? -1 : 0;
-}
-
-static UCOV_NOTRACE int reply_error(struct conn *c, uint16_t op, uint32_t status) {
-  const char *msg = ucov_status_str(status);
-  return reply(c, op, status, msg, strlen(msg));
-}
-
-static UCOV_NOTRACE int reply_errno(struct conn *c, uint16_t op, int err) {
-  uint8_t e[4];
-  for (int i = 0; i < 4; i++)
-    e[i] = (uint8_t)((uint32_t)err >> (8 * i));
-  return reply(c, op, UCOV_ST_ERRNO, e, sizeof(e));
-}
-
-/*
- * REMOTE_ENABLE from another process: map the client's device (the descriptor
- * it passed) and register its handles; they stay registered until the
- * connection ends. Returns 0 to keep the connection, -1 to close it.
- */
-static UCOV_NOTRACE int serve_remote_enable(struct conn *c, const struct ucov_frame *f,
-                                            const char *payload) {
-  struct kcov_remote_arg head;
-  if (f->length < sizeof(head)) {
-    reply_error(c, f->op, UCOV_ST_BAD_REQUEST);
-    return -1;
-  }
-  memcpy(&head, payload, sizeof(head));
-  if (head.num_handles > KCOV_REMOTE_MAX_HANDLES)
-    return reply_errno(c, f->op, EINVAL);
-  if (f->length != sizeof(head) + (size_t)head.num_handles * sizeof(uint64_t)) {
-    reply_error(c, f->op, UCOV_ST_BAD_REQUEST);
-    return -1;
-  }
-  int pfd = c->passed_fd;
-  c->passed_fd = -1;
-  if (c->dev) {
-    if (pfd >= 0)
-      close(pfd);
-    return reply_errno(c, f->op, EBUSY); /* one registration per connection */
-  }
-  if (pfd < 0)
-    return reply_errno(c, f->op, EBADF);
-  /* An initialised device, sealed so that the client cannot shrink it under
-   * our mapping (the next append would die with SIGBUS) nor grow it. The
-   * seals first, then the size: a size read before the seals could be
-   * shrunk (and sealed) in between, and the mapping would outgrow the file. */
-  struct stat st;
-  int seals = fcntl(pfd, F_GET_SEALS);
-  if (seals < 0 || (seals & (F_SEAL_SHRINK | F_SEAL_GROW)) != (F_SEAL_SHRINK | F_SEAL_GROW) ||
-      fstat(pfd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 16 || st.st_size % 8) {
-    close(pfd);
-    return reply_errno(c, f->op, EINVAL);
-  }
-  /* A ucov device's memfd ends with a page of its own after the area
-   * (device.c): the area is its first words * 8 bytes. */
-  uint64_t words = ucov_posix_device_words(pfd, (uint64_t)st.st_size);
-  if (words)
-    st.st_size = (off_t)(words * 8);
-  void *area = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, pfd, 0);
-  close(pfd);
-  struct ucov_device *dev = calloc(1, sizeof(*dev));
-  if (area == MAP_FAILED || !dev) {
-    if (area != MAP_FAILED)
-      munmap(area, (size_t)st.st_size);
-    free(dev);
-    return reply_errno(c, f->op, ENOMEM);
-  }
-  dev->area = area;
-  dev->size = (uint64_t)st.st_size / 8;
-  dev->state = UCOV_DEVICE_READY;
-  /* The argument, aligned, handles included. */
-  struct kcov_remote_arg *arg = malloc(f->length);
-  int err = arg ? 0 : -UCOV_ENOMEM;
-  if (arg) {
-    memcpy(arg, payload, f->length);
-    ucov_port_lock();
-    err = ucov_remote_register(dev, arg);
-    if (!err && (err = ucov_trace_users_get()) != 0)
-      ucov_remote_unregister(dev);
-    if (!err)
-      dev->state = UCOV_DEVICE_ENABLED;
-    ucov_port_unlock();
-    free(arg);
-  }
-  if (err) {
-    munmap(area, (size_t)st.st_size);
-    free(dev);
-    return reply_errno(c, f->op, -err);
-  }
-  /* conn_slot() reads c->dev of other threads' connections under conn_lock. */
-  pthread_mutex_lock(&conn_lock);
-  c->dev = dev;
-  pthread_mutex_unlock(&conn_lock);
-  return reply(c, f->op, UCOV_ST_OK, NULL, 0);
-}
-
-/* The client is gone: its handles go, sections for them are discarded. */
-static UCOV_NOTRACE void conn_release(struct conn *c) {
-  struct ucov_device *dev = c->dev;
-  if (dev) {
-    ucov_port_lock();
-    ucov_remote_unregister(dev);
-    ucov_trace_users_put();
-    ucov_port_unlock();
-    pthread_mutex_lock(&conn_lock); /* as in serve_remote_enable */
-    c->dev = NULL;
-    pthread_mutex_unlock(&conn_lock);
-    munmap(dev->area, dev->size * 8);
-    free(dev);
-  }
-  if (c->passed_fd >= 0)
-    close(c->passed_fd);
-  c->passed_fd = -1;
-}
-
-/*
- * The largest reply buffer of recent requests, kept for the next one (under
- * conn_lock): a pull of a large object (a KCOV buffer of 128 MiB) then fills
- * pages already mapped and faulted in, instead of a fresh mapping every time
- * (above glibc's mmap threshold each one cost ~8,200 page faults per 32 MiB,
- * and pulls from 32 MiB up took 50x longer per byte). One buffer, of at least
- * REPLY_KEEP_MIN and at most REPLY_KEEP_MAX bytes.
- */
-#define REPLY_KEEP_MIN ((size_t)1 << 20)
-#define REPLY_KEEP_MAX ((size_t)1 << 30)
-static uint8_t *reply_keep;
-static size_t reply_keep_cap;
-
-static UCOV_NOTRACE void reply_buffer_take(struct ucov_mem_sink *out) {
-  ucov_mem_sink_init(out);
-  pthread_mutex_lock(&conn_lock);
-  out->data = reply_keep;
-  out->cap = reply_keep_cap;
-  reply_keep = NULL;
-  reply_keep_cap = 0;
-  pthread_mutex_unlock(&conn_lock);
-}
-
-static UCOV_NOTRACE void reply_buffer_give(struct ucov_mem_sink *out) {
-  if (out->cap >= REPLY_KEEP_MIN && out->cap <= REPLY_KEEP_MAX) {
-    pthread_mutex_lock(&conn_lock);
-    if (out->cap > reply_keep_cap) { /* keep the larger */
-      uint8_t *d = reply_keep;
-      reply_keep = out->data;
-      reply_keep_cap = out->cap;
-      out->data = d;
-    }
-    pthread_mutex_unlock(&conn_lock);
-  }
-  free(out->data);
-  ucov_mem_sink_init(out);
-}
-
-/*
- * A reply built in memory, or, once the core says how many bytes follow
- * (total: a trace buffer), sent as they come: the header with the whole
- * length, what was built so far, then each piece. A stream that stops short
- * leaves the peer a cut frame: its connection is closed.
- */
-#define REPLY_MAX ((uint64_t)1 << 31) /* what a client accepts (src/proto/client.h) */
-struct reply_sink {
-  struct ucov_sink sink;
-  struct ucov_mem_sink *mem;
-  struct conn *c;
-  uint16_t op;
-  int streamed, broken;
-  uint64_t left; /* bytes the header promised and not yet sent */
-};
-
-static UCOV_NOTRACE int reply_sink_write(struct ucov_sink *sink, const void *data, size_t n) {
-  struct reply_sink *r = (struct reply_sink *)sink;
-  if (!r->streamed)
-    return r->mem->sink.write(&r->mem->sink, data, n);
-  if (r->broken || n > r->left)
-    return -EPIPE;
-  if (send_full(r->c, data, n)) {
-    r->broken = 1;
-    return -EPIPE;
-  }
-  r->left -= n;
-  return 0;
-}
-
-static UCOV_NOTRACE int reply_sink_total(struct ucov_sink *sink, uint64_t more) {
-  struct reply_sink *r = (struct reply_sink *)sink;
-  if (r->streamed)
-    return -EINVAL;
-  uint64_t len = r->mem->len + more;
-  if (len > REPLY_MAX)
-    return -EFBIG;
-  r->streamed = 1;
-  r->left = more;
-  uint8_t hdr[UCOV_PROTO_HEADER];
-  ucov_frame_encode(hdr, r->op, UCOV_ST_OK, (uint32_t)len);
-  if (send_full(r->c, hdr, sizeof(hdr)) ||
-      (r->mem->len && send_full(r->c, r->mem->data, r->mem->len))) {
-    r->broken = 1;
-    return -EPIPE;
-  }
-  return 0;
-}
-
-/* Serve one request. Returns 0 to keep the connection, -1 to close it. */
 static int in_flight; /* requests between their exiting check and their reply */
 static int quiescing; /* the process is exiting: new requests get UCOV_ST_EXITING */
-
-static UCOV_NOTRACE int serve_request(struct conn *c, const struct ucov_frame *f,
-                                      const char *payload) {
-  if (f->op == UCOV_OP_REMOTE_ENABLE)
-    return serve_remote_enable(c, f, payload);
-  if (f->op == UCOV_OP_DUMP) { /* files are this port's: served here */
-    if (f->length)
-      return reply_error(c, f->op, UCOV_ST_BAD_REQUEST), -1;
-    int err = ucov_gcov_dump_in_place();
-    return err ? reply_error(c, f->op, UCOV_ST_EXITING) : reply(c, f->op, UCOV_ST_OK, NULL, 0);
-  }
-  struct ucov_mem_sink out;
-  reply_buffer_take(&out);
-  struct reply_sink rs = {{reply_sink_write, reply_sink_total}, &out, c, f->op, 0, 0, 0};
-  uint8_t eno[4];
-  uint32_t st = ucov_serve(f, payload, &rs.sink, eno);
-  if (f->op == UCOV_OP_COMMIT && st == UCOV_ST_OK)
-    ucov_control_commit_record_write(); /* before the reply: see commit_record_write */
-  int keep;
-  if (rs.streamed) /* the header went: whole, or the connection ends */
-    keep = st == UCOV_ST_OK && !rs.left && !rs.broken ? 0 : -1;
-  else if (st == UCOV_ST_OK)
-    keep = reply(c, f->op, st, out.data, out.len);
-  else if (st == UCOV_ST_ERRNO)
-    keep = reply(c, f->op, st, eno, sizeof(eno));
-  else /* a malformed or unknown request ends the connection */
-    keep =
-        reply_error(c, f->op, st) || st == UCOV_ST_BAD_REQUEST || st == UCOV_ST_UNKNOWN_OP ? -1 : 0;
-  reply_buffer_give(&out);
-  return keep;
-}
-
-/* (No byte transport and no COMMAND: the core's defaults. The control socket
- * is the POSIX port's transport; a process has no shell.) */
-
-/* INFO: the process. */
-UCOV_NOTRACE int ucov_port_info(struct ucov_sink *sink) {
-  char exe[PATH_MAX] = "", info[PATH_MAX + 128];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-  exe[n > 0 ? n : 0] = 0;
-  int len =
-      snprintf(info, sizeof(info), "pid=%d\nexe=%s\nversion=%s\nprotocol=%d\ninstance=%016llx\n",
-               (int)getpid(), exe, UCOV_VERSION, UCOV_PROTO_VERSION,
-               (unsigned long long)ucov_control_instance());
-  return sink->write(sink, info, (size_t)len);
-}
 
 static UCOV_NOTRACE void serve_connection(struct conn *c) {
   int fd = c->fd;
@@ -472,18 +210,18 @@ static UCOV_NOTRACE void serve_connection(struct conn *c) {
     if (r == 1)
       return; /* the client is done */
     if (r < 0) {
-      reply_error(c, 0, UCOV_ST_TRUNCATED);
+      ucov_control_reply_error(c, 0, UCOV_ST_TRUNCATED);
       return;
     }
     struct ucov_frame f;
     ucov_frame_decode(hdr, &f);
     uint32_t bad = ucov_frame_check(&f);
     if (bad != UCOV_ST_OK) {
-      reply_error(c, f.op, bad);
+      ucov_control_reply_error(c, f.op, bad);
       return;
     }
     if (f.length && read_full(c, payload, f.length, deadline) != 0) {
-      reply_error(c, f.op, UCOV_ST_TRUNCATED);
+      ucov_control_reply_error(c, f.op, UCOV_ST_TRUNCATED);
       return;
     }
     conn_set_waiting(c, 0);
@@ -492,10 +230,10 @@ static UCOV_NOTRACE void serve_connection(struct conn *c) {
     __atomic_add_fetch(&in_flight, 1, __ATOMIC_SEQ_CST);
     int served;
     if (__atomic_load_n(&quiescing, __ATOMIC_SEQ_CST) && f.op != UCOV_OP_INFO) {
-      reply_error(c, f.op, UCOV_ST_EXITING);
+      ucov_control_reply_error(c, f.op, UCOV_ST_EXITING);
       served = -1;
     } else {
-      served = serve_request(c, &f, payload);
+      served = ucov_control_serve_request(c, &f, payload);
     }
     __atomic_sub_fetch(&in_flight, 1, __ATOMIC_SEQ_CST);
     if (served != 0)
@@ -523,13 +261,13 @@ static int control_started_thread; /* a server thread was created in this proces
 static UCOV_NOTRACE void *conn_main(void *arg) {
   struct conn *c = arg;
   serve_connection(c);
-  conn_release(c);
+  ucov_control_conn_release(c);
   /* The slot goes before the descriptor closes: an eviction (which shuts the
-   * descriptor down under conn_lock) never reaches a number reused since. */
-  pthread_mutex_lock(&conn_lock);
+   * descriptor down under ucov_control_conn_lock) never reaches a number reused since. */
+  pthread_mutex_lock(&ucov_control_conn_lock);
   conns[c->slot] = (struct conn_slot){0};
   close(c->fd);
-  pthread_mutex_unlock(&conn_lock);
+  pthread_mutex_unlock(&ucov_control_conn_lock);
   free(c);
   return NULL;
 }
@@ -547,7 +285,7 @@ static UCOV_NOTRACE void *conn_main(void *arg) {
  * lose to newcomers not yet served). (A deaf peer shut
  * down while served loses only its own reply: a READ_AND_RESET that moved a
  * baseline loses those counts, as any READ_AND_RESET whose client does not
- * read; SNAPSHOT and COMMIT lose nothing.) conn_lock held; it is dropped
+ * read; SNAPSHOT and COMMIT lose nothing.) ucov_control_conn_lock held; it is dropped
  * while waiting.
  */
 static UCOV_NOTRACE int conn_slot(void) {
@@ -589,9 +327,9 @@ static UCOV_NOTRACE int conn_slot(void) {
       conns[victim].evicted = 1;
       shutdown(conns[victim].c->fd, SHUT_RDWR);
     }
-    pthread_mutex_unlock(&conn_lock);
+    pthread_mutex_unlock(&ucov_control_conn_lock);
     usleep(1000);
-    pthread_mutex_lock(&conn_lock);
+    pthread_mutex_lock(&ucov_control_conn_lock);
   }
   return -1;
 }
@@ -618,11 +356,11 @@ static UCOV_NOTRACE void conn_start(int fd) {
   }
   c->fd = fd;
   c->passed_fd = -1;
-  pthread_mutex_lock(&conn_lock);
+  pthread_mutex_lock(&ucov_control_conn_lock);
   c->slot = conn_slot();
   if (c->slot >= 0)
     conns[c->slot] = (struct conn_slot){c, 1, 0, 0, now_ms()};
-  pthread_mutex_unlock(&conn_lock);
+  pthread_mutex_unlock(&ucov_control_conn_lock);
   if (c->slot < 0) { /* every slot busy serving: try again later */
     close(fd);
     free(c);
@@ -633,9 +371,9 @@ static UCOV_NOTRACE void conn_start(int fd) {
   pthread_attr_init(&attr);
   pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
   if (pthread_create(&th, &attr, conn_main, c) != 0) {
-    pthread_mutex_lock(&conn_lock);
+    pthread_mutex_lock(&ucov_control_conn_lock);
     conns[c->slot] = (struct conn_slot){0};
-    pthread_mutex_unlock(&conn_lock);
+    pthread_mutex_unlock(&ucov_control_conn_lock);
     close(fd);
     free(c);
   }
@@ -737,11 +475,11 @@ UCOV_NOTRACE void ucov_control_fork_prepare(void) {
                   !__atomic_load_n(&control_ready, __ATOMIC_ACQUIRE);
        i++)
     usleep(1000);
-  pthread_mutex_lock(&conn_lock); /* conns[] stays still across fork */
+  pthread_mutex_lock(&ucov_control_conn_lock); /* conns[] stays still across fork */
 }
 
 UCOV_NOTRACE void ucov_control_fork_parent(void) {
-  pthread_mutex_unlock(&conn_lock);
+  pthread_mutex_unlock(&ucov_control_conn_lock);
 }
 
 /*
@@ -753,7 +491,8 @@ UCOV_NOTRACE void ucov_control_fork_parent(void) {
  * request in flight, not quiescing.
  */
 UCOV_NOTRACE void ucov_control_fork_child(void) {
-  pthread_mutex_unlock(&conn_lock); /* taken by this thread in ucov_control_fork_prepare */
+  pthread_mutex_unlock(
+      &ucov_control_conn_lock); /* taken by this thread in ucov_control_fork_prepare */
   for (int i = 0; i < CONN_MAX; i++) {
     struct conn *c = conns[i].c;
     if (!c)
