@@ -50,6 +50,29 @@ struct ucov_site {
   uint8_t live[UCOV_SITE_MAX]; /* the compiler's bytes */
 };
 
+/* The table at the start of a .ucov_sites section of `size` bytes (its
+ * header at sec, read unaligned): the header into *th and its count of
+ * entries, which follow it; -1 if it is not one of this version whose
+ * entries fit the section. The one check of a table, for every reader. */
+static inline long long ucov_sites_table(const void *sec, uint64_t size,
+                                         struct ucov_sites_header *th) {
+  if (size < sizeof(*th))
+    return -1;
+  __builtin_memcpy(th, sec, sizeof(*th));
+  if (th->magic != UCOV_SITES_MAGIC || th->version != UCOV_SITES_VERSION ||
+      th->entry_size != sizeof(struct ucov_site) ||
+      th->count > (size - sizeof(*th)) / sizeof(struct ucov_site))
+    return -1;
+  return (long long)th->count;
+}
+
+/* Is s a site as `ucov cc --dormant` writes them (a known kind, 5 or 6
+ * bytes; a conditional jump only in a table with a ret to jump to)? */
+static inline int ucov_site_ok(const struct ucov_site *s, uint64_t ret_addr) {
+  return (s->len == 5 || s->len == 6) && s->kind >= UCOV_SITE_CALL && s->kind <= UCOV_SITE_JCC &&
+         (s->kind != UCOV_SITE_JCC || ret_addr);
+}
+
 /* The dormant bytes of site s (len bytes into out): see above. The NOPs are
  * the ones the Intel manual recommends for each length. */
 static inline void ucov_site_dormant(const struct ucov_site *s, uint64_t ret_addr,

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "dormant_link.h"
+#include "posix/elf_file.h"
 #include "report/util.h"
 #include "ucov/dormant.h"
 
@@ -138,209 +139,234 @@ static int write_all(const char *path, const uint8_t *buf, size_t size, mode_t m
   return ok ? 0 : -1;
 }
 
-/* (Long: the ELF file's steps in order (headers, relocations, each site checked and rewritten,
- * the table written back), sharing the mapped file and its section pointers.) */
-int dormant_fixup(const char *path, struct dormant_stats *stats) {
-  memset(stats, 0, sizeof(*stats));
+/* The linked file in memory, as the steps below share it. */
+struct fix {
+  const char *path;
+  uint8_t *buf;
   size_t size;
-  mode_t mode;
-  uint8_t *buf = read_all(path, &size, &mode);
-  if (!buf)
+  struct ucov_elf_file f;
+  const Elf64_Shdr *sh; /* f.sh */
+  unsigned shnum;
+  const Elf64_Sym *syms;
+  size_t nsyms;
+  const char *strtab;
+  size_t strtab_len;
+  uint64_t ret_addr; /* ucov_dormant_ret's `ret`, 0: none */
+  struct ucov_site *sites;
+  size_t count, cap;
+};
+
+static int mem_read(void *arg, void *to, size_t n, uint64_t off) {
+  const struct fix *x = arg;
+  if (off > x->size || n > x->size - off)
     return -1;
-  int ret = -1;
-  struct ucov_site *sites = NULL;
-  uint8_t *out = NULL;
+  memcpy(to, x->buf + off, n);
+  return 0;
+}
+
+/* Symbol i's name, or NULL if it has none inside the string table. */
+static const char *sym_name(const struct fix *x, size_t i) {
+  uint32_t at = x->syms[i].st_name;
+  if (at >= x->strtab_len || !memchr(x->strtab + at, 0, x->strtab_len - at))
+    return NULL;
+  return x->strtab + at;
+}
+
+/* The headers read and checked, the symbol table found: 0; 1 not x86-64
+ * (left as it is); -1 said. */
+static int fix_open(struct fix *x, struct dormant_stats *stats) {
   Elf64_Ehdr eh;
-  memcpy(&eh, buf, sizeof(eh));
+  memcpy(&eh, x->buf, sizeof(eh)); /* (read_all: the file holds one) */
   if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0) {
-    UCOV_ERR("%s: not an ELF file", path);
-    goto done;
+    UCOV_ERR("%s: not an ELF file", x->path);
+    return -1;
   }
   if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != EM_X86_64 ||
       eh.e_ident[EI_DATA] != ELFDATA2LSB) {
     stats->unsupported = 1; /* i386 and the others keep their live hooks */
-    ret = 0;
-    goto done;
+    return 1;
   }
-  if ((eh.e_type != ET_EXEC && eh.e_type != ET_DYN) || eh.e_shentsize != sizeof(Elf64_Shdr) ||
-      eh.e_shnum == 0 || eh.e_shnum >= SHN_LORESERVE || eh.e_shstrndx >= eh.e_shnum ||
-      eh.e_shoff > size || (size - eh.e_shoff) / sizeof(Elf64_Shdr) < eh.e_shnum) {
-    UCOV_ERR("%s: not a linked x86-64 ELF file with sections", path);
-    goto done;
+  x->f = (struct ucov_elf_file){.read = mem_read, .arg = x, .size = x->size};
+  const char *why;
+  if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) {
+    UCOV_ERR("%s: not a linked x86-64 ELF file", x->path);
+    return -1;
   }
-  Elf64_Shdr *sh = calloc(eh.e_shnum, sizeof(*sh));
-  if (!sh)
-    goto done;
-  memcpy(sh, buf + eh.e_shoff, eh.e_shnum * sizeof(*sh));
-  for (unsigned i = 0; i < eh.e_shnum; i++)
-    if (sh[i].sh_type != SHT_NOBITS &&
-        (sh[i].sh_offset > size || sh[i].sh_size > size - sh[i].sh_offset)) {
-      UCOV_ERR("%s: section %u lies past the end of the file", path, i);
-      free(sh);
-      goto done;
-    }
-  const Elf64_Shdr *shstr = &sh[eh.e_shstrndx];
+  if (ucov_elf_open(&x->f, &why)) {
+    UCOV_ERR("%s: %s", x->path, why);
+    return -1;
+  }
+  x->sh = x->f.sh;
+  x->shnum = eh.e_shnum;
+  if (ucov_elf_section(&x->f, UCOV_SITES_SECTION)) {
+    UCOV_ERR("%s: already has its dormant sites (%s)", x->path, UCOV_SITES_SECTION);
+    return -1;
+  }
   const Elf64_Shdr *symtab = NULL;
-  for (unsigned i = 0; i < eh.e_shnum; i++) {
-    const char *name =
-        sh[i].sh_name < shstr->sh_size ? (const char *)buf + shstr->sh_offset + sh[i].sh_name : "";
-    if (!strcmp(name, UCOV_SITES_SECTION)) {
-      UCOV_ERR("%s: already has its dormant sites (%s)", path, UCOV_SITES_SECTION);
-      free(sh);
-      goto done;
-    }
-    if (sh[i].sh_type == SHT_SYMTAB && sh[i].sh_entsize == sizeof(Elf64_Sym) &&
-        sh[i].sh_link < eh.e_shnum)
-      symtab = &sh[i];
-  }
+  for (unsigned i = 0; i < x->shnum && !symtab; i++)
+    if (x->sh[i].sh_type == SHT_SYMTAB && x->sh[i].sh_entsize == sizeof(Elf64_Sym) &&
+        x->sh[i].sh_link < x->shnum && x->sh[x->sh[i].sh_link].sh_type != SHT_NOBITS)
+      symtab = &x->sh[i];
   if (!symtab) {
-    UCOV_ERR("%s: no symbol table (was it stripped at the link?)", path);
-    free(sh);
-    goto done;
+    UCOV_ERR("%s: no symbol table (was it stripped at the link?)", x->path);
+    return -1;
   }
-  const Elf64_Sym *syms = (const Elf64_Sym *)(buf + symtab->sh_offset);
-  size_t nsyms = symtab->sh_size / sizeof(Elf64_Sym);
-  const Elf64_Shdr *strs = &sh[symtab->sh_link];
-  const char *strtab = (const char *)buf + strs->sh_offset;
-  char *hook = calloc(nsyms ? nsyms : 1, 1); /* symbol index -> is a hook */
-  uint64_t ret_addr = 0;
-  if (!hook) {
-    free(sh);
-    goto done;
-  }
-  for (size_t i = 0; i < nsyms; i++) {
-    if (syms[i].st_name >= strs->sh_size ||
-        !memchr(strtab + syms[i].st_name, 0, strs->sh_size - syms[i].st_name))
+  x->syms = (const Elf64_Sym *)(x->buf + symtab->sh_offset);
+  x->nsyms = symtab->sh_size / sizeof(Elf64_Sym);
+  x->strtab = (const char *)x->buf + x->sh[symtab->sh_link].sh_offset;
+  x->strtab_len = x->sh[symtab->sh_link].sh_size;
+  return 0;
+}
+
+/* Which symbols are hooks (hook[i]), where ucov_dormant_ret's `ret` is, and
+ * the runtime's own functions (the hooks, ucov_*), which are never sites
+ * should one of them reach another hook through a relocation. 0 or -1. */
+static int fix_symbols(struct fix *x, char *hook, struct range **own, size_t *n_own) {
+  for (size_t i = 0; i < x->nsyms; i++) {
+    const Elf64_Sym *y = &x->syms[i];
+    const char *name = sym_name(x, i);
+    if (!name)
       continue;
-    const char *name = strtab + syms[i].st_name;
     hook[i] = (char)is_hook(name);
-    if (!strcmp(name, "ucov_dormant_ret") && syms[i].st_shndx != SHN_UNDEF &&
-        syms[i].st_shndx < eh.e_shnum) {
-      long long off = file_off(&sh[syms[i].st_shndx], syms[i].st_value, 1, size);
-      if (off >= 0 && buf[off] == 0xc3)
-        ret_addr = syms[i].st_value;
+    if (!strcmp(name, "ucov_dormant_ret") && y->st_shndx != SHN_UNDEF && y->st_shndx < x->shnum) {
+      long long off = file_off(&x->sh[y->st_shndx], y->st_value, 1, x->size);
+      if (off >= 0 && x->buf[off] == 0xc3)
+        x->ret_addr = y->st_value;
     }
+    if (ELF64_ST_TYPE(y->st_info) != STT_FUNC || y->st_shndx == SHN_UNDEF ||
+        (!hook[i] && strncmp(name, "ucov_", 5) && strncmp(name, "__sanitizer_cov_", 16)))
+      continue;
+    struct range *g = realloc(*own, (*n_own + 1) * sizeof(**own));
+    if (!g)
+      return -1;
+    *own = g;
+    g[(*n_own)++] = (struct range){y->st_value, y->st_value + y->st_size};
   }
-  /* The runtime's own functions (the hooks, ucov_*) are never sites, should
-   * one of them reach another hook through a relocation. */
+  return 0;
+}
+
+/* The sites of one relocation section's entries that call or jump to a
+ * hook: added to x->sites. 0 or -1 (out of memory). */
+static int fix_relocs(struct fix *x, const Elf64_Shdr *rs, const char *hook,
+                      const struct range *own, size_t n_own, struct dormant_stats *stats) {
+  const Elf64_Shdr *target = &x->sh[rs->sh_info];
+  const Elf64_Rela *rel = (const Elf64_Rela *)(x->buf + rs->sh_offset);
+  for (size_t k = 0; k < rs->sh_size / sizeof(Elf64_Rela); k++) {
+    uint32_t type = ELF64_R_TYPE(rel[k].r_info), si = ELF64_R_SYM(rel[k].r_info);
+    if (si >= x->nsyms || !hook[si] ||
+        (type != R_X86_64_PLT32 && type != R_X86_64_PC32 && type != R_X86_64_GOTPCRELX &&
+         type != R_X86_64_REX_GOTPCRELX && type != R_X86_64_GOTPCREL))
+      continue;
+    long long off = file_off(target, rel[k].r_offset, 4, x->size);
+    if (off < 0)
+      continue;
+    uint64_t before = rel[k].r_offset - target->sh_addr;
+    int kind = 0, len = 0,
+        back = classify(x->buf + off, before < 2 ? before : 2, type, &kind, &len);
+    if (!back || rel[k].r_addend != -4) {
+      stats->other_refs++; /* the hook's address taken: not a call */
+      continue;
+    }
+    int in_own = 0;
+    for (size_t o = 0; o < n_own && !in_own; o++)
+      in_own = rel[k].r_offset >= own[o].lo && rel[k].r_offset < own[o].hi;
+    if (in_own)
+      continue;
+    if (x->count == x->cap) {
+      size_t cap = x->cap ? x->cap * 2 : 1024;
+      struct ucov_site *g = realloc(x->sites, cap * sizeof(*g));
+      if (!g)
+        return -1;
+      x->sites = g;
+      x->cap = cap;
+    }
+    struct ucov_site *site = &x->sites[x->count++];
+    memset(site, 0, sizeof(*site));
+    site->addr = rel[k].r_offset - (uint64_t)back;
+    site->kind = (uint8_t)kind;
+    site->len = (uint8_t)len;
+    memcpy(site->live, x->buf + off - back, (size_t)len);
+  }
+  return 0;
+}
+
+/* Every site found in the kept relocations: 0 or -1 (out of memory). */
+static int fix_find(struct fix *x, struct dormant_stats *stats) {
+  char *hook = calloc(x->nsyms ? x->nsyms : 1, 1); /* symbol index -> is a hook */
   struct range *own = NULL;
   size_t n_own = 0;
-  for (size_t i = 0; i < nsyms; i++) {
-    if (ELF64_ST_TYPE(syms[i].st_info) != STT_FUNC || syms[i].st_shndx == SHN_UNDEF ||
-        syms[i].st_name >= strs->sh_size ||
-        !memchr(strtab + syms[i].st_name, 0, strs->sh_size - syms[i].st_name))
-      continue;
-    const char *name = strtab + syms[i].st_name;
-    if (!is_hook(name) && strncmp(name, "ucov_", 5) && strncmp(name, "__sanitizer_cov_", 16))
-      continue;
-    struct range *g = realloc(own, (n_own + 1) * sizeof(*own));
-    if (!g)
-      break;
-    own = g;
-    own[n_own++] = (struct range){syms[i].st_value, syms[i].st_value + syms[i].st_size};
-  }
-  size_t cap = 0, count = 0;
-  for (unsigned r = 0; r < eh.e_shnum; r++) {
-    if (sh[r].sh_type != SHT_RELA || sh[r].sh_entsize != sizeof(Elf64_Rela) ||
-        sh[r].sh_info >= eh.e_shnum || (sh[r].sh_flags & SHF_ALLOC))
+  int r = hook ? fix_symbols(x, hook, &own, &n_own) : -1;
+  for (unsigned i = 0; !r && i < x->shnum; i++) {
+    const Elf64_Shdr *rs = &x->sh[i];
+    if (rs->sh_type != SHT_RELA || rs->sh_entsize != sizeof(Elf64_Rela) ||
+        rs->sh_info >= x->shnum || (rs->sh_flags & SHF_ALLOC))
       continue; /* (a dynamic relocation section is the loader's, not a link's) */
-    const Elf64_Shdr *target = &sh[sh[r].sh_info];
-    if (!(target->sh_flags & SHF_EXECINSTR) || !(target->sh_flags & SHF_ALLOC))
-      continue;
-    const Elf64_Rela *rel = (const Elf64_Rela *)(buf + sh[r].sh_offset);
-    for (size_t k = 0; k < sh[r].sh_size / sizeof(Elf64_Rela); k++) {
-      uint32_t type = ELF64_R_TYPE(rel[k].r_info), si = ELF64_R_SYM(rel[k].r_info);
-      if (si >= nsyms || !hook[si] ||
-          (type != R_X86_64_PLT32 && type != R_X86_64_PC32 && type != R_X86_64_GOTPCRELX &&
-           type != R_X86_64_REX_GOTPCRELX && type != R_X86_64_GOTPCREL))
-        continue;
-      long long off = file_off(target, rel[k].r_offset, 4, size);
-      if (off < 0)
-        continue;
-      uint64_t before = rel[k].r_offset - target->sh_addr;
-      int kind = 0, len = 0, back = classify(buf + off, before < 2 ? before : 2, type, &kind, &len);
-      if (!back || rel[k].r_addend != -4) {
-        stats->other_refs++; /* the hook's address taken: not a call */
-        continue;
-      }
-      int in_own = 0;
-      for (size_t o = 0; o < n_own && !in_own; o++)
-        in_own = rel[k].r_offset >= own[o].lo && rel[k].r_offset < own[o].hi;
-      if (in_own)
-        continue;
-      if (count == cap) {
-        cap = cap ? cap * 2 : 1024;
-        struct ucov_site *g = realloc(sites, cap * sizeof(*sites));
-        if (!g) {
-          free(hook);
-          free(own);
-          free(sh);
-          UCOV_ERR("out of memory");
-          goto done;
-        }
-        sites = g;
-      }
-      struct ucov_site *s = &sites[count];
-      memset(s, 0, sizeof(*s));
-      s->addr = rel[k].r_offset - (uint64_t)back;
-      s->kind = (uint8_t)kind;
-      s->len = (uint8_t)len;
-      memcpy(s->live, buf + off - back, (size_t)len);
-      count++;
-    }
+    const Elf64_Shdr *target = &x->sh[rs->sh_info];
+    if ((target->sh_flags & SHF_EXECINSTR) && (target->sh_flags & SHF_ALLOC))
+      r = fix_relocs(x, rs, hook, own, n_own, stats);
   }
   free(hook);
   free(own);
-  qsort(sites, count, sizeof(*sites), by_addr);
-  /* One site per instruction; a JCC without a ret to jump to stays live. */
+  return r;
+}
+
+/* One site per instruction, each put in its dormant form in the file; a JCC
+ * without a ret to jump to stays live. */
+static void fix_patch(struct fix *x, struct dormant_stats *stats) {
+  qsort(x->sites, x->count, sizeof(*x->sites), by_addr);
   size_t kept = 0;
-  for (size_t i = 0; i < count; i++) {
-    if (kept && sites[kept - 1].addr + sites[kept - 1].len > sites[i].addr)
+  for (size_t i = 0; i < x->count; i++) {
+    if (kept && x->sites[kept - 1].addr + x->sites[kept - 1].len > x->sites[i].addr)
       continue;
-    if (sites[i].kind == UCOV_SITE_JCC && !ret_addr) {
+    if (x->sites[i].kind == UCOV_SITE_JCC && !x->ret_addr) {
       stats->live_jcc++;
       continue;
     }
-    sites[kept++] = sites[i];
+    x->sites[kept++] = x->sites[i];
   }
-  count = kept;
-  for (size_t i = 0; i < count; i++) {
-    const struct ucov_site *s = &sites[i];
-    for (unsigned t = 0; t < eh.e_shnum; t++) {
-      long long off = (sh[t].sh_flags & SHF_EXECINSTR) && (sh[t].sh_flags & SHF_ALLOC)
-                          ? file_off(&sh[t], s->addr, s->len, size)
+  x->count = kept;
+  for (size_t i = 0; i < x->count; i++) {
+    const struct ucov_site *site = &x->sites[i];
+    for (unsigned t = 0; t < x->shnum; t++) {
+      const Elf64_Shdr *sh = &x->sh[t];
+      long long off = (sh->sh_flags & SHF_EXECINSTR) && (sh->sh_flags & SHF_ALLOC)
+                          ? file_off(sh, site->addr, site->len, x->size)
                           : -1;
       if (off >= 0) {
-        ucov_site_dormant(s, ret_addr, buf + off);
+        ucov_site_dormant(site, x->ret_addr, x->buf + off);
         break;
       }
     }
     stats->sites++;
-    stats->calls += s->kind == UCOV_SITE_CALL;
-    stats->jumps += s->kind != UCOV_SITE_CALL;
+    stats->calls += site->kind == UCOV_SITE_CALL;
+    stats->jumps += site->kind != UCOV_SITE_CALL;
   }
-  /* Append: the table, a string table with the new name, the section
-   * headers with the new one; the old string table and headers stay as
-   * unreferenced bytes. */
+}
+
+/* The file written back with, appended: the table, a string table with the
+ * new name, the section headers with the new one; the old string table and
+ * headers stay as unreferenced bytes. 0 or -1 (said). */
+static int fix_write(struct fix *x, mode_t mode) {
+  Elf64_Ehdr eh = x->f.eh;
+  const Elf64_Shdr *shstr = &x->sh[eh.e_shstrndx];
   struct ucov_sites_header th = {UCOV_SITES_MAGIC, UCOV_SITES_VERSION, sizeof(struct ucov_site),
-                                 count, ret_addr};
-  size_t table_off = (size + 7) & ~(size_t)7;
-  size_t table_len = sizeof(th) + count * sizeof(*sites);
+                                 x->count, x->ret_addr};
+  size_t table_off = (x->size + 7) & ~(size_t)7;
+  size_t table_len = sizeof(th) + x->count * sizeof(*x->sites);
   size_t str_off = table_off + table_len;
   size_t str_len = shstr->sh_size + sizeof(UCOV_SITES_SECTION);
   size_t sh_off = (str_off + str_len + 7) & ~(size_t)7;
   size_t total = sh_off + (eh.e_shnum + 1u) * sizeof(Elf64_Shdr);
-  out = calloc(total, 1);
+  uint8_t *out = calloc(total, 1);
   if (!out) {
-    free(sh);
     UCOV_ERR("out of memory");
-    goto done;
+    return -1;
   }
-  memcpy(out, buf, size);
+  memcpy(out, x->buf, x->size);
   memcpy(out + table_off, &th, sizeof(th));
-  if (count)
-    memcpy(out + table_off + sizeof(th), sites, count * sizeof(*sites));
-  memcpy(out + str_off, buf + shstr->sh_offset, shstr->sh_size);
+  if (x->count)
+    memcpy(out + table_off + sizeof(th), x->sites, x->count * sizeof(*x->sites));
+  memcpy(out + str_off, x->buf + shstr->sh_offset, shstr->sh_size);
   memcpy(out + str_off + shstr->sh_size, UCOV_SITES_SECTION, sizeof(UCOV_SITES_SECTION));
   Elf64_Shdr added = {0};
   added.sh_name = (uint32_t)shstr->sh_size;
@@ -348,18 +374,37 @@ int dormant_fixup(const char *path, struct dormant_stats *stats) {
   added.sh_offset = table_off;
   added.sh_size = table_len;
   added.sh_addralign = 8;
-  sh[eh.e_shstrndx].sh_offset = str_off;
-  sh[eh.e_shstrndx].sh_size = str_len;
-  memcpy(out + sh_off, sh, eh.e_shnum * sizeof(*sh));
-  memcpy(out + sh_off + eh.e_shnum * sizeof(*sh), &added, sizeof(added));
+  Elf64_Shdr names = *shstr;
+  names.sh_offset = str_off;
+  names.sh_size = str_len;
+  memcpy(out + sh_off, x->sh, eh.e_shnum * sizeof(Elf64_Shdr));
+  memcpy(out + sh_off + eh.e_shstrndx * sizeof(Elf64_Shdr), &names, sizeof(names));
+  memcpy(out + sh_off + eh.e_shnum * sizeof(Elf64_Shdr), &added, sizeof(added));
   eh.e_shoff = sh_off;
   eh.e_shnum++;
   memcpy(out, &eh, sizeof(eh));
-  free(sh);
-  ret = write_all(path, out, total, mode);
-done:
+  int r = write_all(x->path, out, total, mode);
   free(out);
-  free(sites);
-  free(buf);
-  return ret;
+  return r;
+}
+
+int dormant_fixup(const char *path, struct dormant_stats *stats) {
+  memset(stats, 0, sizeof(*stats));
+  mode_t mode;
+  struct fix x = {.path = path};
+  if (!(x.buf = read_all(path, &x.size, &mode)))
+    return -1;
+  int r = fix_open(&x, stats);
+  if (r == 0 && fix_find(&x, stats)) {
+    UCOV_ERR("out of memory");
+    r = -1;
+  }
+  if (r == 0) {
+    fix_patch(&x, stats);
+    r = fix_write(&x, mode);
+  }
+  ucov_elf_close(&x.f);
+  free(x.sites);
+  free(x.buf);
+  return r < 0 ? -1 : 0;
 }

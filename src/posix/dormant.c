@@ -31,6 +31,7 @@
 #include "ucov/dormant.h"
 #include "ucov/port/port.h"
 #include "ucov/port/task.h"
+#include "elf_file.h"
 
 #if defined(__x86_64__)
 #include <elf.h>
@@ -44,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -334,138 +336,13 @@ static UCOV_NOTRACE int find_cb(struct dl_phdr_info *info, size_t size, void *da
   return 0;
 }
 
-/* The GNU build-id note in notes [p, p+len): its bytes and length (0: none). */
-static UCOV_NOTRACE size_t build_id(const uint8_t *p, size_t len, const uint8_t **id) {
-  size_t off = 0;
-  while (off + sizeof(ElfW(Nhdr)) <= len) {
-    const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)(const void *)(p + off);
-    size_t name = (nh->n_namesz + 3) & ~3u, desc = (nh->n_descsz + 3) & ~3u;
-    size_t body = off + sizeof(*nh);
-    if (name > len - body || desc > len - body - name)
-      return 0;
-    if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && !memcmp(p + body, "GNU", 4)) {
-      *id = p + body + name;
-      return nh->n_descsz;
-    }
-    off = body + name + desc;
-  }
-  return 0;
+static UCOV_NOTRACE int pread_at(void *arg, void *buf, size_t n, uint64_t off) {
+  return pread(*(int *)arg, buf, n, (off_t)off) == (ssize_t)n ? 0 : -1;
 }
 
-static UCOV_NOTRACE int pread_all(int fd, void *buf, size_t n, uint64_t off) {
-  return pread(fd, buf, n, (off_t)off) == (ssize_t)n ? 0 : -1;
-}
-
-/* Read m's table from its file: 0, or -1 with the reason said. */
-static UCOV_NOTRACE int table_read(struct dmod *m) {
-  struct find_arg a;
-  memset(&a, 0, sizeof(a));
-  a.ehdr = m->ehdr;
-  dl_iterate_phdr(find_cb, &a);
-  if (!a.found) {
-    say("ucov: dormant sites: no loaded module holds %p", m->ehdr);
-    return -1;
-  }
-  m->bias = a.info.dlpi_addr;
-  const uint8_t *mem_id = NULL;
-  size_t mem_id_len = 0;
-  uintptr_t lo = UINTPTR_MAX, hi = 0;
-  for (int i = 0; i < a.info.dlpi_phnum; i++) {
-    const ElfW(Phdr) *ph = &a.info.dlpi_phdr[i];
-    if (ph->p_type == PT_NOTE && !mem_id_len)
-      mem_id_len = build_id((const uint8_t *)(m->bias + ph->p_vaddr), ph->p_memsz, &mem_id);
-    if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
-      lo = lo < m->bias + ph->p_vaddr ? lo : m->bias + ph->p_vaddr;
-      hi = hi > m->bias + ph->p_vaddr + ph->p_memsz ? hi : m->bias + ph->p_vaddr + ph->p_memsz;
-    }
-  }
-  int fd = open(a.name, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    say("ucov: dormant sites: %s: %s", a.name, strerror(errno));
-    return -1;
-  }
-  int ret = -1;
-  ElfW(Ehdr) eh;
-  ElfW(Shdr) *sh = NULL;
-  char *names = NULL;
-  uint8_t *notes = NULL;
-  struct ucov_site *raw = NULL;
-  struct psite *sites = NULL;
-  uint8_t *mark = NULL;
-  if (pread_all(fd, &eh, sizeof(eh), 0) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
-      eh.e_shentsize != sizeof(ElfW(Shdr)) || eh.e_shnum == 0 || eh.e_shnum >= SHN_LORESERVE ||
-      eh.e_shstrndx >= eh.e_shnum) {
-    say("ucov: dormant sites: %s: not an ELF file ucov reads", a.name);
-    goto out;
-  }
-  sh = calloc(eh.e_shnum, sizeof(*sh));
-  if (!sh || pread_all(fd, sh, eh.e_shnum * sizeof(*sh), eh.e_shoff))
-    goto bad;
-  const ElfW(Shdr) *str = &sh[eh.e_shstrndx];
-  if (str->sh_size > (1u << 24) || !(names = calloc(1, str->sh_size + 1)) ||
-      pread_all(fd, names, str->sh_size, str->sh_offset))
-    goto bad;
-  const ElfW(Shdr) *tab = NULL;
-  const uint8_t *file_id = NULL;
-  size_t file_id_len = 0;
-  for (unsigned i = 0; i < eh.e_shnum; i++) {
-    const char *nm = sh[i].sh_name < str->sh_size ? names + sh[i].sh_name : "";
-    if (!strcmp(nm, UCOV_SITES_SECTION))
-      tab = &sh[i];
-    if (sh[i].sh_type == SHT_NOTE && !file_id_len && sh[i].sh_size <= 4096) {
-      free(notes);
-      notes = malloc(sh[i].sh_size ? sh[i].sh_size : 1);
-      if (notes && !pread_all(fd, notes, sh[i].sh_size, sh[i].sh_offset))
-        file_id_len = build_id(notes, sh[i].sh_size, &file_id);
-    }
-  }
-  size_t nraw = 0;
-  uint64_t ret_addr = 0;
-  if (tab && (file_id_len != mem_id_len || (mem_id_len && memcmp(file_id, mem_id, mem_id_len)))) {
-    say("ucov: dormant sites: %s is not the file this process loaded (its build-id differs): "
-        "its code is not traced",
-        a.name);
-    goto out;
-  }
-  struct ucov_sites_header th;
-  if (tab && (tab->sh_size < sizeof(th) || pread_all(fd, &th, sizeof(th), tab->sh_offset) ||
-              th.magic != UCOV_SITES_MAGIC || th.version != UCOV_SITES_VERSION ||
-              th.entry_size != sizeof(struct ucov_site) ||
-              th.count > (tab->sh_size - sizeof(th)) / sizeof(struct ucov_site)))
-    goto bad;
-  if (tab) {
-    nraw = th.count;
-    ret_addr = th.ret_addr;
-    raw = malloc(nraw ? nraw * sizeof(*raw) : 1);
-    if (!raw || pread_all(fd, raw, nraw * sizeof(*raw), tab->sh_offset + sizeof(th)))
-      goto bad;
-  }
-  size_t nx =
-      m->reg.xray_start && m->reg.xray_stop > m->reg.xray_start
-          ? (size_t)((const char *)m->reg.xray_stop - (const char *)m->reg.xray_start) / XRAY_ENTRY
-          : 0;
-  if (!nraw && !nx) {
-    ret = 1; /* nothing to patch in this module */
-    goto out;
-  }
-  sites = calloc(nraw + nx, sizeof(*sites));
-  mark = calloc(nraw + nx, 1);
-  if (!sites || !mark)
-    goto bad;
-  size_t n = 0;
-  for (size_t i = 0; i < nraw; i++) {
-    const struct ucov_site *r = &raw[i];
-    uintptr_t at = m->bias + r->addr;
-    if ((r->len != 5 && r->len != 6) || r->kind < UCOV_SITE_CALL || r->kind > UCOV_SITE_JCC ||
-        at < lo || at + r->len > hi || (r->kind == UCOV_SITE_JCC && !ret_addr))
-      goto bad;
-    struct psite *p = &sites[n++];
-    p->addr = r->addr;
-    p->kind = r->kind;
-    p->len = r->len;
-    memcpy(p->live, r->live, r->len);
-    ucov_site_dormant(r, ret_addr, p->dormant);
-  }
+/* The XRay sleds of m (clang -fxray-instrument) as sites at *n on in v. */
+static UCOV_NOTRACE void xray_sites(struct dmod *m, size_t nx, uintptr_t lo, uintptr_t hi,
+                                    struct psite *v, size_t *n) {
   for (size_t i = 0; i < nx; i++) {
     const uint8_t *e = (const uint8_t *)m->reg.xray_start + i * XRAY_ENTRY;
     uintptr_t sled = xray_sled(e);
@@ -478,7 +355,7 @@ static UCOV_NOTRACE int table_read(struct dmod *m) {
     if (!tramp || sled < lo || sled + PSITE_MAX > hi ||
         !(kind == 1 ? b[0] == 0xc3 : b[0] == 0xeb && b[1] == 0x09))
       continue; /* (an event sled, or one that is not as clang makes them) */
-    struct psite *p = &sites[n++];
+    struct psite *p = &v[(*n)++];
     p->addr = sled - m->bias;
     p->idx = (uint32_t)i;
     p->kind = kind == 1 ? K_XEXIT : K_XENTRY;
@@ -498,6 +375,91 @@ static UCOV_NOTRACE int table_read(struct dmod *m) {
                                (uint8_t)((uint32_t)rel >> 24)};
     memcpy(p->live, live, PSITE_MAX);
   }
+}
+
+/* Read m's table from its file: 0, or -1 with the reason said. */
+static UCOV_NOTRACE int table_read(struct dmod *m) {
+  struct find_arg a;
+  memset(&a, 0, sizeof(a));
+  a.ehdr = m->ehdr;
+  dl_iterate_phdr(find_cb, &a);
+  if (!a.found) {
+    say("ucov: dormant sites: no loaded module holds %p", m->ehdr);
+    return -1;
+  }
+  m->bias = a.info.dlpi_addr;
+  const uint8_t *mem_id = NULL;
+  size_t mem_id_len = 0;
+  uintptr_t lo = UINTPTR_MAX, hi = 0;
+  for (int i = 0; i < a.info.dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &a.info.dlpi_phdr[i];
+    if (ph->p_type == PT_NOTE && !mem_id_len)
+      mem_id_len =
+          ucov_elf_note_build_id((const uint8_t *)(m->bias + ph->p_vaddr), ph->p_memsz, &mem_id);
+    if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+      lo = lo < m->bias + ph->p_vaddr ? lo : m->bias + ph->p_vaddr;
+      hi = hi > m->bias + ph->p_vaddr + ph->p_memsz ? hi : m->bias + ph->p_vaddr + ph->p_memsz;
+    }
+  }
+  int fd = open(a.name, O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) != 0) {
+    say("ucov: dormant sites: %s: %s", a.name, strerror(errno));
+    if (fd >= 0)
+      close(fd);
+    return -1;
+  }
+  struct ucov_elf_file f = {.read = pread_at, .arg = &fd, .size = (uint64_t)st.st_size};
+  const char *why;
+  int ret = -1, r = ucov_elf_open(&f, &why);
+  struct ucov_site *raw = NULL;
+  struct psite *sites = NULL;
+  uint8_t *mark = NULL;
+  if (r) {
+    say("ucov: dormant sites: %s: %s: its code is not traced", a.name, why);
+    close(fd);
+    return -1;
+  }
+  struct ucov_sites_header th = {0};
+  uint8_t file_id[64];
+  size_t file_id_len = ucov_elf_build_id(&f, file_id, sizeof(file_id));
+  int has = ucov_elf_sites(&f, &th, &raw);
+  if (has == 0 && (file_id_len != mem_id_len || file_id_len > sizeof(file_id) ||
+                   (mem_id_len && memcmp(file_id, mem_id, mem_id_len)))) {
+    say("ucov: dormant sites: %s is not the file this process loaded (its build-id differs): "
+        "its code is not traced",
+        a.name);
+    goto out;
+  }
+  if (has < 0)
+    goto bad;
+  size_t nraw = has ? 0 : th.count;
+  size_t nx =
+      m->reg.xray_start && m->reg.xray_stop > m->reg.xray_start
+          ? (size_t)((const char *)m->reg.xray_stop - (const char *)m->reg.xray_start) / XRAY_ENTRY
+          : 0;
+  if (!nraw && !nx) {
+    ret = 1; /* nothing to patch in this module */
+    goto out;
+  }
+  sites = calloc(nraw + nx, sizeof(*sites));
+  mark = calloc(nraw + nx, 1);
+  if (!sites || !mark)
+    goto bad;
+  size_t n = 0;
+  for (size_t i = 0; i < nraw; i++) {
+    const struct ucov_site *e = &raw[i];
+    uintptr_t at = m->bias + e->addr;
+    if (at < lo || at + e->len > hi)
+      goto bad;
+    struct psite *p = &sites[n++];
+    p->addr = e->addr;
+    p->kind = e->kind;
+    p->len = e->len;
+    memcpy(p->live, e->live, e->len);
+    ucov_site_dormant(e, th.ret_addr, p->dormant);
+  }
+  xray_sites(m, nx, lo, hi, sites, &n);
   qsort(sites, n, sizeof(*sites), psite_order);
   for (size_t i = 1; i < n; i++)
     if (sites[i].addr < sites[i - 1].addr + sites[i - 1].len)
@@ -519,10 +481,8 @@ bad:
   say("ucov: dormant sites: %s: its %s table is damaged: its code is not traced", a.name,
       UCOV_SITES_SECTION);
 out:
+  ucov_elf_close(&f);
   close(fd);
-  free(sh);
-  free(names);
-  free(notes);
   free(raw);
   free(sites);
   free(mark);

@@ -74,16 +74,12 @@ static int table_sites(Elf *elf, const uint64_t *targets, int n, const uint64_t 
         strcmp(name, UCOV_SITES_SECTION) || !(d = elf_getdata(scn, NULL)) || !d->d_buf)
       continue;
     struct ucov_sites_header th;
-    if (d->d_size < sizeof(th))
-      return 0;
-    memcpy(&th, d->d_buf, sizeof(th));
-    if (th.magic != UCOV_SITES_MAGIC || th.entry_size != sizeof(struct ucov_site) ||
-        th.count > (d->d_size - sizeof(th)) / sizeof(struct ucov_site))
+    if (ucov_sites_table(d->d_buf, d->d_size, &th) < 0)
       return 0;
     for (uint64_t i = 0; i < th.count; i++) {
       struct ucov_site e;
       memcpy(&e, (const uint8_t *)d->d_buf + sizeof(th) + i * sizeof(e), sizeof(e));
-      if (e.len < 5 || e.len > UCOV_SITE_MAX)
+      if (!ucov_site_ok(&e, th.ret_addr))
         continue;
       const uint8_t *f = e.live + e.len - 4;
       int32_t rel = (int32_t)((uint32_t)f[0] | (uint32_t)f[1] << 8 | (uint32_t)f[2] << 16 |

@@ -7,8 +7,8 @@
 #  - src/store: its own, src/report's; SQLite, libpq, and libelf (the
 #    build-ids of a push's programs);
 #  - src/proto: its own, ucov/port/frame.h and ucov/port/compiler.h; libc;
-#  - src/cli: everything of the host side, src/posix/beneath.h of the
-#    runtime, include/ucov/ and ucov/port/frame.h.
+#  - src/cli: everything of the host side, src/posix/beneath.h and
+#    src/posix/elf_file.h of the runtime, include/ucov/ and ucov/port/frame.h.
 # Included by port_boundary.cmake (SRC set); appends to `bad`.
 function(host_layer folder allowed_quoted forbidden_system)
   file(GLOB files ${SRC}/src/${folder}/*.c ${SRC}/src/${folder}/*.h)
@@ -34,5 +34,5 @@ host_layer(report "^ucov/(kcov|dormant)\\.h$" "sqlite3|libpq|fuse|postgres")
 host_layer(store "^report/[a-z0-9_]+\\.h$" "fuse|elfutils|dwarf")
 host_layer(proto "^ucov/port/(frame|compiler)\\.h$" "sqlite3|libpq|fuse|gelf|libelf|elfutils")
 host_layer(cli
-  "^(report|store|proto)/[a-z0-9_]+\\.h$|^posix/beneath\\.h$|^ucov/[a-z0-9_]+\\.h$|^ucov/port/frame\\.h$"
+  "^(report|store|proto)/[a-z0-9_]+\\.h$|^posix/(beneath|elf_file)\\.h$|^ucov/[a-z0-9_]+\\.h$|^ucov/port/frame\\.h$"
   "")
