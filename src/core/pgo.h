@@ -38,6 +38,49 @@ void ucov_pgo_commit(const struct ucov_llvm_sections *s) UCOV_HIDDEN;
 /* What the writer keeps for the sections (theirs, or the shared default). */
 struct ucov_pgo_state *ucov_pgo_state_of(const struct ucov_llvm_sections *s) UCOV_HIDDEN;
 
+/* --- Between pgo.c and pgo_layout.c. --- */
+
+#define VARIANT_BYTE_COVERAGE (1ull << 60)
+#define VTAB_RECORD 24 /* {u64 name hash, pointer, u32 size} */
+
+static inline UCOV_NOTRACE uint64_t pad8(uint64_t n) {
+  return (8 - n % 8) % 8;
+}
+
+static inline UCOV_NOTRACE uint64_t get_u64(const uint8_t *p) {
+  uint64_t v;
+  __builtin_memcpy(&v, p, 8);
+  return v;
+}
+
+static inline UCOV_NOTRACE uint32_t get_u32(const uint8_t *p) {
+  uint32_t v;
+  __builtin_memcpy(&v, p, 4);
+  return v;
+}
+
+static inline UCOV_NOTRACE uint16_t get_u16(const uint8_t *p) {
+  uint16_t v;
+  __builtin_memcpy(&v, p, 2);
+  return v;
+}
+
+/* Where an old raw profile's parts are. */
+struct ucov_pgo_old_view {
+  const uint8_t *cnts, *bits, *values, *end;
+};
+
+/* Value sites of a record, per kind (ns); returns how many kinds have any. */
+uint32_t ucov_pgo_record_sites(const uint8_t *r, const struct ucov_pgo_layout *l, uint16_t ns[3],
+                               uint64_t *total) UCOV_HIDDEN;
+/* One function's value data in an old profile: the end of it, or NULL if it
+ * is malformed or does not have these sites. */
+const uint8_t *ucov_pgo_old_values_next(const uint8_t *p, const uint8_t *end, const uint16_t ns[3],
+                                        uint32_t kinds) UCOV_HIDDEN;
+/* Is old a raw profile of the same functions, whole? Fills *v if so. */
+int ucov_pgo_old_parse(const struct ucov_llvm_sections *s, const struct ucov_pgo_layout *l,
+                       const uint8_t *old, size_t len, struct ucov_pgo_old_view *v) UCOV_HIDDEN;
+
 /* --- The value profiler (pgo_value.c). --- */
 
 /* Nodes beyond the sections' own: compiler-rt adds the same static pool. */
