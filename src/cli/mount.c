@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "mount.h"
 #include "proto/client.h"
 #include "proto/protocol.h"
 
@@ -45,216 +46,6 @@ static const char mount_usage[] =
     "  --allow-other     let other users see the files (needs user_allow_other)\n"
     "  -h, --help\n";
 
-static struct {
-  pid_t pid;
-  unsigned long long start; /* the target's start time: a restarted pid is another process */
-  struct ucov_ctl ctl;
-  pthread_mutex_t lock; /* one request at a time on the connection */
-  int gone;             /* the target went away: set by the watcher and by failed calls */
-  struct ucov_ctl_object *objs;
-  long n_objs;
-  time_t listed;
-  const char *dir;
-  char abs_dir[4096];
-  struct fuse *fuse;
-} M = {.lock = PTHREAD_MUTEX_INITIALIZER};
-
-/* The start time field of /proc/PID/stat, or 0 if the process is gone. */
-static unsigned long long start_time(pid_t pid) {
-  char path[64], buf[1024];
-  snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-  FILE *f = fopen(path, "r");
-  if (!f)
-    return 0;
-  size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-  fclose(f);
-  buf[n] = 0;
-  char *p = strrchr(buf, ')');
-  unsigned long long v = 0;
-  for (int field = 2; p && *p; p++) /* field 22 is starttime */
-    if (*p == ' ' && ++field == 22) {
-      v = strtoull(p + 1, NULL, 10);
-      break;
-    }
-  return v;
-}
-
-/*
- * One call; a broken connection or an exiting target marks the mount gone.
- * The target closes connections idle for 10 s: a call that finds its
- * connection closed connects again, once, to the same process (its start
- * time unchanged).
- */
-static int call(uint16_t op, const char *name, struct ucov_ctl_reply *r) {
-  if (__atomic_load_n(&M.gone, __ATOMIC_ACQUIRE))
-    return -ENOTCONN;
-  char err[256];
-  pthread_mutex_lock(&M.lock);
-  int ret = ucov_ctl_call(&M.ctl, op, name, name ? strlen(name) : 0, r, err, sizeof(err));
-  if (ret && start_time(M.pid) == M.start) {
-    ucov_ctl_close(&M.ctl);
-    if (ucov_ctl_open(M.pid, &M.ctl, err, sizeof(err)) == 0)
-      ret = ucov_ctl_call(&M.ctl, op, name, name ? strlen(name) : 0, r, err, sizeof(err));
-  }
-  pthread_mutex_unlock(&M.lock);
-  if (ret) {
-    __atomic_store_n(&M.gone, 1, __ATOMIC_RELEASE);
-    return -ENOTCONN;
-  }
-  switch (r->status) {
-  case UCOV_ST_OK:
-    return 0;
-  case UCOV_ST_NO_OBJECT:
-    ucov_ctl_reply_free(r);
-    return -ENOENT;
-  case UCOV_ST_EXITING:
-    __atomic_store_n(&M.gone, 1, __ATOMIC_RELEASE);
-    ucov_ctl_reply_free(r);
-    return -ENOTCONN;
-  case UCOV_ST_NOT_SUPPORTED:
-    ucov_ctl_reply_free(r);
-    return -EPERM;
-  default:
-    ucov_ctl_reply_free(r);
-    return -EIO;
-  }
-}
-
-/* The object list, read again when a second old. */
-static int refresh(void) {
-  time_t now = time(NULL);
-  if (M.objs && now == M.listed)
-    return 0;
-  struct ucov_ctl_reply r;
-  int err = call(UCOV_OP_LIST, NULL, &r);
-  if (err)
-    return err;
-  struct ucov_ctl_object *objs;
-  long n = ucov_ctl_parse_list(&r, &objs);
-  ucov_ctl_reply_free(&r);
-  if (n < 0)
-    return -EIO;
-  ucov_ctl_objects_free(M.objs, M.n_objs);
-  M.objs = objs;
-  M.n_objs = n;
-  M.listed = now;
-  return 0;
-}
-
-/* K_GCOV_RESET and K_PGO_PROFRAW are the kernel's debugfs names:
- * gcov/reset (lcov's kernel mode looks for it) and pgo/profraw (every
- * module's profile, concatenated, as the Clang PGO kernel docs copy it;
- * the series' later versions name it pgo/vmlinux.profraw: both are served). */
-enum kind {
-  K_NONE,
-  K_DIR,
-  K_OBJECT,
-  K_RESET,
-  K_PGO_RESET,
-  K_GCNO,
-  K_GCOV_RESET,
-  K_PGO_PROFRAW,
-  K_MARKER
-};
-
-/* lcov's build-directory link (cli.h) */
-#define MARKER UCOV_LCOV_MARKER
-
-static int resettable(const char *name) {
-  return strncmp(name, "gcov/", 5) == 0 || strncmp(name, "pgo/", 4) == 0 ||
-         strncmp(name, "kcov/", 5) == 0;
-}
-
-/* What a FUSE path is; *obj: the object (K_OBJECT) or the .gcda of a .gcno link. */
-static enum kind classify(const char *path, long *obj) {
-  if (strcmp(path, "/") == 0)
-    return K_DIR;
-  const char *rel = path + 1;
-  size_t len = strlen(rel);
-  if (strcmp(rel, "reset") == 0)
-    return K_RESET;
-  int pgo = 0, gcov = 0;
-  for (long i = 0; i < M.n_objs; i++) {
-    const char *n = M.objs[i].name;
-    pgo |= objname_is_profraw(n);
-    gcov |= objname_is_gcda(n);
-    if (strcmp(n, rel) == 0) {
-      *obj = i;
-      return K_OBJECT;
-    }
-    if (strncmp(n, rel, len) == 0 && n[len] == '/')
-      return K_DIR;
-    /* rel is gcov/<path>.gcno, the link beside n = gcov/<path>.gcda */
-    if (ucov_ends_with(rel, ".gcno") && strlen(n) == len && strncmp(n, rel, len - 5) == 0 &&
-        objname_is_gcda(n)) {
-      char *notes = objname_notes(n);
-      int here = notes && access(notes, F_OK) == 0;
-      free(notes);
-      if (here) {
-        *obj = i;
-        return K_GCNO;
-      }
-    }
-  }
-  if (pgo && strcmp(rel, "pgo/reset") == 0)
-    return K_PGO_RESET;
-  /* (the newer PGO series' name too, unless a module's profile has it) */
-  if (pgo && (strcmp(rel, "pgo/profraw") == 0 || strcmp(rel, "pgo/vmlinux.profraw") == 0))
-    return K_PGO_PROFRAW;
-  if (gcov && strcmp(rel, "gcov/reset") == 0)
-    return K_GCOV_RESET;
-  if (gcov && strcmp(rel, MARKER) == 0)
-    return K_MARKER;
-  if (gcov && (strcmp(rel, "gcov/kernel") == 0 || strcmp(rel, "gcov/kernel/gcov") == 0))
-    return K_DIR;
-  return K_NONE;
-}
-
-/* Reset every object whose name starts with prefix ("gcov/", "pgo/"). */
-static int reset_prefixed(const char *prefix) {
-  for (long i = 0; i < M.n_objs; i++) {
-    if (strncmp(M.objs[i].name, prefix, strlen(prefix)) != 0)
-      continue;
-    struct ucov_ctl_reply r;
-    int err = call(UCOV_OP_RESET, M.objs[i].name, &r);
-    if (err)
-      return err;
-    ucov_ctl_reply_free(&r);
-  }
-  return 0;
-}
-
-/* pgo/profraw: every module's raw profile, one after the other (llvm-profdata
- * reads raw profiles concatenated). Into *data (malloc'ed), *len. */
-static int read_all_pgo(uint8_t **data, size_t *len) {
-  *data = NULL;
-  *len = 0;
-  for (long i = 0; i < M.n_objs; i++) {
-    const char *n = M.objs[i].name;
-    if (!objname_is_profraw(n))
-      continue;
-    struct ucov_ctl_reply r;
-    int err = call(UCOV_OP_READ, n, &r);
-    if (err) {
-      free(*data);
-      *data = NULL;
-      return err;
-    }
-    uint8_t *g = realloc(*data, *len + r.len + 1);
-    if (!g) {
-      ucov_ctl_reply_free(&r);
-      free(*data);
-      *data = NULL;
-      return -ENOMEM;
-    }
-    memcpy(g + *len, r.data, r.len);
-    *data = g;
-    *len += r.len;
-    ucov_ctl_reply_free(&r);
-  }
-  return 0;
-}
-
 struct snap {
   uint8_t *data;
   size_t len;
@@ -273,11 +64,11 @@ static int fs_getattr(const char *path, struct stat *st, struct fuse_file_info *
     st->st_size = (off_t)s->len;
     return 0;
   }
-  int err = refresh();
+  int err = mount_refresh();
   if (err && strcmp(path, "/") != 0)
     return err;
   long i = -1;
-  switch (classify(path, &i)) {
+  switch (mount_classify(path, &i)) {
   case K_DIR:
     st->st_mode = S_IFDIR | 0755;
     st->st_nlink = 2;
@@ -290,7 +81,7 @@ static int fs_getattr(const char *path, struct stat *st, struct fuse_file_info *
   case K_PGO_PROFRAW: {
     uint8_t *d;
     size_t n;
-    err = read_all_pgo(&d, &n);
+    err = mount_read_all_pgo(&d, &n);
     free(d);
     if (err)
       return err;
@@ -304,14 +95,14 @@ static int fs_getattr(const char *path, struct stat *st, struct fuse_file_info *
     return 0;
   case K_OBJECT: {
     struct ucov_ctl_reply r;
-    err = call(UCOV_OP_SIZE, M.objs[i].name, &r);
+    err = mount_call(UCOV_OP_SIZE, ucov_mount.objs[i].name, &r);
     if (err)
       return err;
     uint64_t size = 0;
     if (r.len == 8)
       memcpy(&size, r.data, 8);
     ucov_ctl_reply_free(&r);
-    st->st_mode = S_IFREG | (resettable(path + 1) ? 0644 : 0444);
+    st->st_mode = S_IFREG | (mount_resettable(path + 1) ? 0644 : 0444);
     st->st_size = (off_t)size;
     return 0;
   }
@@ -322,15 +113,15 @@ static int fs_getattr(const char *path, struct stat *st, struct fuse_file_info *
 
 static int fs_readlink(const char *path, char *buf, size_t len) {
   long i;
-  enum kind k = refresh() ? K_NONE : classify(path, &i);
+  enum mount_kind k = mount_refresh() ? K_NONE : mount_classify(path, &i);
   if (k == K_MARKER) {
     /* The build directory, from the notes files of the units listed (their
      * warnings once: lcov reads the link at every capture). */
     static int warned;
-    const char **names = calloc((size_t)M.n_objs + 1, sizeof(*names));
-    for (long j = 0; names && j < M.n_objs; j++)
-      names[j] = M.objs[j].name;
-    char *target = names ? lcov_marker_target(names, (size_t)M.n_objs, !warned) : NULL;
+    const char **names = calloc((size_t)ucov_mount.n_objs + 1, sizeof(*names));
+    for (long j = 0; names && j < ucov_mount.n_objs; j++)
+      names[j] = ucov_mount.objs[j].name;
+    char *target = names ? lcov_marker_target(names, (size_t)ucov_mount.n_objs, !warned) : NULL;
     warned = 1;
     free(names);
     if (!target)
@@ -351,11 +142,11 @@ static int fs_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t o
   (void)off;
   (void)fi;
   (void)flags;
-  int err = refresh();
+  int err = mount_refresh();
   if (err)
     return err;
   long i;
-  if (classify(path, &i) != K_DIR)
+  if (mount_classify(path, &i) != K_DIR)
     return -ENOTDIR;
   fill(buf, ".", NULL, 0, 0);
   fill(buf, "..", NULL, 0, 0);
@@ -363,10 +154,10 @@ static int fs_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t o
   size_t len = strlen(rel);
   int pgo = 0, gcov = 0;
   /* Each direct child once: names are sorted by nobody, so look back. */
-  char **seen = calloc((size_t)M.n_objs * 2 + 2, sizeof(char *));
+  char **seen = calloc((size_t)ucov_mount.n_objs * 2 + 2, sizeof(char *));
   size_t n_seen = 0;
-  for (long k = 0; k < M.n_objs && seen; k++) {
-    const char *n = M.objs[k].name;
+  for (long k = 0; k < ucov_mount.n_objs && seen; k++) {
+    const char *n = ucov_mount.objs[k].name;
     pgo |= objname_is_profraw(n);
     gcov |= objname_is_gcda(n);
     if (len && (strncmp(n, rel, len) != 0 || n[len] != '/'))
@@ -422,11 +213,11 @@ static int fs_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t o
 }
 
 static int fs_open(const char *path, struct fuse_file_info *fi) {
-  int err = refresh();
+  int err = mount_refresh();
   if (err)
     return err;
   long i = -1;
-  enum kind k = classify(path, &i);
+  enum mount_kind k = mount_classify(path, &i);
   int writing = (fi->flags & O_ACCMODE) != O_RDONLY;
   if (k == K_RESET || k == K_PGO_RESET || k == K_GCOV_RESET) {
     (void)writing;
@@ -440,7 +231,7 @@ static int fs_open(const char *path, struct fuse_file_info *fi) {
     struct snap *s = calloc(1, sizeof(*s));
     if (!s)
       return -ENOMEM;
-    err = read_all_pgo(&s->data, &s->len);
+    err = mount_read_all_pgo(&s->data, &s->len);
     if (err) {
       free(s);
       return err;
@@ -450,14 +241,14 @@ static int fs_open(const char *path, struct fuse_file_info *fi) {
   }
   if (k != K_OBJECT)
     return k == K_NONE ? -ENOENT : -EISDIR;
-  if (writing && !resettable(path + 1))
+  if (writing && !mount_resettable(path + 1))
     return -EACCES;
   struct snap *s = calloc(1, sizeof(*s));
   if (!s)
     return -ENOMEM;
   if ((fi->flags & O_ACCMODE) != O_WRONLY) {
     struct ucov_ctl_reply r;
-    err = call(UCOV_OP_READ, M.objs[i].name, &r);
+    err = mount_call(UCOV_OP_READ, ucov_mount.objs[i].name, &r);
     if (err) {
       free(s);
       return err;
@@ -485,20 +276,20 @@ static int fs_write(const char *path, const char *buf, size_t size, off_t off,
   (void)buf;
   (void)off;
   long i = -1;
-  enum kind k = classify(path, &i);
+  enum mount_kind k = mount_classify(path, &i);
   struct snap *s = (struct snap *)(uintptr_t)fi->fh;
   struct ucov_ctl_reply r;
   int err = 0;
   if (k == K_RESET) {
-    err = call(UCOV_OP_RESET_ALL, NULL, &r);
+    err = mount_call(UCOV_OP_RESET_ALL, NULL, &r);
     if (!err)
       ucov_ctl_reply_free(&r);
   } else if (k == K_PGO_RESET) {
-    err = reset_prefixed("pgo/");
+    err = mount_reset_prefixed("pgo/");
   } else if (k == K_GCOV_RESET) {
-    err = reset_prefixed("gcov/");
+    err = mount_reset_prefixed("gcov/");
   } else if (k == K_OBJECT && s && !s->reset_done) {
-    err = call(UCOV_OP_RESET, M.objs[i].name, &r);
+    err = mount_call(UCOV_OP_RESET, ucov_mount.objs[i].name, &r);
     if (!err) {
       ucov_ctl_reply_free(&r);
       s->reset_done = 1; /* once per open: the rest of what is written changes nothing */
@@ -511,9 +302,9 @@ static int fs_truncate(const char *path, off_t size, struct fuse_file_info *fi) 
   (void)size;
   (void)fi;
   long i = -1;
-  enum kind k = classify(path, &i);
+  enum mount_kind k = mount_classify(path, &i);
   if (k == K_RESET || k == K_PGO_RESET || k == K_GCOV_RESET ||
-      (k == K_OBJECT && resettable(path + 1)))
+      (k == K_OBJECT && mount_resettable(path + 1)))
     return 0; /* "echo 1 > file" truncates first: nothing to do */
   return -EACCES;
 }
@@ -533,18 +324,18 @@ static void *watch(void *arg) {
   for (;;) {
     struct timespec ts = {0, 200 * 1000 * 1000};
     nanosleep(&ts, NULL);
-    unsigned long long st = start_time(M.pid);
-    if (st && st == M.start && !__atomic_load_n(&M.gone, __ATOMIC_ACQUIRE))
+    unsigned long long st = mount_start_time(ucov_mount.pid);
+    if (st && st == ucov_mount.start && !__atomic_load_n(&ucov_mount.gone, __ATOMIC_ACQUIRE))
       continue;
-    __atomic_store_n(&M.gone, 1, __ATOMIC_RELEASE);
-    UCOV_ERR("process %d %s: unmounting %s\n", (int)M.pid,
-             st && st != M.start ? "was replaced by another" : "exited", M.dir);
-    fuse_exit(M.fuse);
+    __atomic_store_n(&ucov_mount.gone, 1, __ATOMIC_RELEASE);
+    UCOV_ERR("process %d %s: unmounting %s\n", (int)ucov_mount.pid,
+             st && st != ucov_mount.start ? "was replaced by another" : "exited", ucov_mount.dir);
+    fuse_exit(ucov_mount.fuse);
     /* Unmount (lazily, by fusermount3, so that no descriptor of the loop is
      * closed under it): its read fails and it returns. */
     pid_t child = fork();
     if (child == 0) {
-      execlp("fusermount3", "fusermount3", "-u", "-z", M.abs_dir, (char *)NULL);
+      execlp("fusermount3", "fusermount3", "-u", "-z", ucov_mount.abs_dir, (char *)NULL);
       _exit(127);
     }
     if (child > 0)
@@ -559,7 +350,7 @@ static void *fs_init(struct fuse_conn_info *conn, struct fuse_config *cfg) {
   cfg->attr_timeout = 0;
   cfg->entry_timeout = 0;
   cfg->negative_timeout = 0;
-  M.fuse = fuse_get_context()->fuse;
+  ucov_mount.fuse = fuse_get_context()->fuse;
   pthread_t t;
   if (pthread_create(&t, NULL, watch, NULL) == 0)
     pthread_detach(t);
@@ -607,22 +398,22 @@ int cmd_mount(int argc, char **argv) {
       return cli_try_help();
     }
   }
-  M.pid = t.pid;
-  if (!M.pid || optind != argc - 1) {
-    UCOV_ERR(!M.pid ? "needs --pid N\n" : "needs one DIR\n");
+  ucov_mount.pid = t.pid;
+  if (!ucov_mount.pid || optind != argc - 1) {
+    UCOV_ERR(!ucov_mount.pid ? "needs --pid N\n" : "needs one DIR\n");
     return cli_try_help();
   }
-  M.dir = argv[optind];
-  if (!realpath(M.dir, M.abs_dir)) {
-    UCOV_ERR("%s: %s\n", M.dir, strerror(errno));
+  ucov_mount.dir = argv[optind];
+  if (!realpath(ucov_mount.dir, ucov_mount.abs_dir)) {
+    UCOV_ERR("%s: %s\n", ucov_mount.dir, strerror(errno));
     return UCOV_EXIT_FAIL;
   }
   char err[256];
-  if (ucov_ctl_open(M.pid, &M.ctl, err, sizeof(err))) {
+  if (ucov_ctl_open(ucov_mount.pid, &ucov_mount.ctl, err, sizeof(err))) {
     UCOV_ERR("%s\n", err);
     return UCOV_EXIT_FAIL;
   }
-  M.start = start_time(M.pid);
+  ucov_mount.start = mount_start_time(ucov_mount.pid);
   char *fargv[8];
   int fargc = 0;
   fargv[fargc++] = "ucov-mount";
@@ -631,12 +422,12 @@ int cmd_mount(int argc, char **argv) {
     fargv[fargc++] = "-f";
   fargv[fargc++] = "-o";
   fargv[fargc++] = other ? "fsname=ucov,subtype=ucov,allow_other" : "fsname=ucov,subtype=ucov";
-  fargv[fargc++] = (char *)M.dir;
+  fargv[fargc++] = (char *)ucov_mount.dir;
   fargv[fargc] = NULL;
   int ret = fuse_main(fargc, fargv, &ops, NULL);
-  ucov_ctl_close(&M.ctl);
-  ucov_ctl_objects_free(M.objs, M.n_objs);
-  if (__atomic_load_n(&M.gone, __ATOMIC_ACQUIRE))
+  ucov_ctl_close(&ucov_mount.ctl);
+  ucov_ctl_objects_free(ucov_mount.objs, ucov_mount.n_objs);
+  if (__atomic_load_n(&ucov_mount.gone, __ATOMIC_ACQUIRE))
     return UCOV_EXIT_FAIL;
   return ret ? UCOV_EXIT_FAIL : UCOV_EXIT_OK;
 }
