@@ -2,7 +2,7 @@
 /*
  * ucov.ko's /sys/kernel/debug/kcov: the KCOV device of kcov.rst for the
  * instrumented modules' code, each open a device of the core's; its ioctls
- * give the calling task a state of its own first (port.c), and its mmap maps
+ * give the calling task a state of its own first (linux_port.c), and its mmap maps
  * the area (vmalloc_user memory, remap_vmalloc_range), as the kernel's kcov.c's.
  */
 #include <linux/debugfs.h>
@@ -78,7 +78,7 @@ static long kcov_ioctl(struct file *f, unsigned int cmd, unsigned long arg) {
     if (!karg)
       return err;
     arg = (unsigned long)karg;
-    /* Areas for its sections, where they cannot allocate (remote.c). */
+    /* Areas for its sections, where they cannot allocate (remote_sections.c). */
     linux_remote_reserve(((struct kcov_remote_arg *)karg)->area_size);
   }
   ucov_port_lock();

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the files of ucov.ko share (port.c: the port's duties and the task
- * states; kcov.c: /sys/kernel/debug/kcov; gcov.c: the gcov files and the
+ * What the files of ucov.ko share (linux_port.c: the port's duties and the task
+ * states; kcov.c: /sys/kernel/debug/kcov; gcov_debugfs.c: the gcov files and the
  * module map; proto.c: /dev/ucov). Each file's setup and teardown are called
- * by port.c's module init and exit.
+ * by linux_port.c's module init and exit.
  */
 #ifndef UCOV_LINUX_PORT_H
 #define UCOV_LINUX_PORT_H
@@ -29,7 +29,7 @@ struct linux_task {
   struct task_struct *task;
   struct work_struct exit_work;
   struct list_head link; /* tasks (port lock), or the free section states (REMOTE lock) */
-  bool pooled;           /* a section state of remote.c's reserve (not kmalloc'ed) */
+  bool pooled;           /* a section state of remote_sections.c's reserve (not kmalloc'ed) */
 };
 
 /* The calling task's own state, made current now if it had none (NULL: no
@@ -43,7 +43,7 @@ void task_settle(struct linux_task *lt);
 void task_attach(struct linux_task *lt);
 void task_detach(struct linux_task *lt);
 
-/* remote.c: KCOV_REMOTE_ENABLE's areas set aside before the ioctl takes the
+/* remote_sections.c: KCOV_REMOTE_ENABLE's areas set aside before the ioctl takes the
  * port lock (area_size words; may sleep); a section in task context ended by
  * its task's exit. */
 void linux_remote_reserve(u32 area_size);

@@ -5,8 +5,8 @@
  * kernel has no room in task_struct for it (kcov.c keeps kcov_mode and
  * kcov_area there, under CONFIG_KCOV), so each tracing task registers a
  * preempt notifier that sets the pointer when the task is switched in and
- * clears it when it is switched out (port.c). A softirq REMOTE section
- * (remote.c) points it at its CPU's own state for the section's length and
+ * clears it when it is switched out (linux_port.c). A softirq REMOTE section
+ * (remote_sections.c) points it at its CPU's own state for the section's length and
  * puts back the interrupted task's after, as kcov.c saves and restores that
  * task's kcov fields. A hook then costs one per-CPU load and a test, with no
  * lock and no hash, whoever runs: a CPU where nothing traces has NULL there.

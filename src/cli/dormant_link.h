@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* ucov cc --dormant: the link's output made dormant (src/cli/dormant.c). */
+/* ucov cc --dormant: the link's output made dormant (src/cli/cc_dormant.c). */
 #ifndef UCOV_CLI_DORMANT_LINK_H
 #define UCOV_CLI_DORMANT_LINK_H
 

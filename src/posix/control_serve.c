@@ -88,7 +88,7 @@ static UCOV_NOTRACE int serve_remote_enable(struct conn *c, const struct ucov_fr
     return reply_errno(c, f->op, EINVAL);
   }
   /* A ucov device's memfd ends with a page of its own after the area
-   * (device.c): the area is its first words * 8 bytes. */
+   * (device_memfd.c): the area is its first words * 8 bytes. */
   uint64_t words = ucov_posix_device_words(pfd, (uint64_t)st.st_size);
   if (words)
     st.st_size = (off_t)(words * 8);

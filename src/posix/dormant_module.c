@@ -2,7 +2,7 @@
 /*
  * libucov-dormant.a: linked whole by `ucov cc --dormant` into every program
  * and shared object it links. Its constructor registers the module with the
- * process's runtime (src/posix/dormant.c), which makes the module's sites
+ * process's runtime (src/posix/dormant_patch.c), which makes the module's sites
  * live when tracing starts, or at once if tracing is on while it is loaded;
  * its destructor unregisters it at dlclose. ucov_dormant_ret is the `ret`
  * that the module's conditional tail jumps to a hook go to while dormant.

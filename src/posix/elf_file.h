@@ -2,8 +2,8 @@
 /*
  * An ELF file's section headers, section names and build-id, read through a
  * pread-like callback: the one reader of a dormant module's file, for the
- * runtime (a loaded module's file, dormant.c) and for `ucov cc --dormant`
- * (the linked file it rewrites, src/cli/dormant.c). Every header and section
+ * runtime (a loaded module's file, dormant_patch.c) and for `ucov cc --dormant`
+ * (the linked file it rewrites, src/cli/cc_dormant.c). Every header and section
  * is checked against the file's size before it is read; names are bounded.
  * The file's own class (ElfW: the runtime's; the command runs on x86-64).
  */

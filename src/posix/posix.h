@@ -46,7 +46,7 @@ uintptr_t ucov_posix_module_base(const void *p) UCOV_HIDDEN;
  * the exit write ran) and no longer served. */
 void ucov_pgo_module_unload(uintptr_t base) UCOV_HIDDEN;
 
-/* A KCOV device's memfd ends with a page of its own after the area (device.c:
+/* A KCOV device's memfd ends with a page of its own after the area (device_memfd.c:
  * who enabled it, for exec). If fd, of size bytes, is such a memfd: the
  * area's size in words; else 0. */
 uint64_t ucov_posix_device_words(int fd, uint64_t size) UCOV_HIDDEN;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Inside the store: its handle and the helpers its files share (store.c,
- * store_schema.c, store_push.c, store_query.c, and units.c: the gcov units
+ * store_schema.c, store_push.c, store_query.c, and store_units.c: the gcov units
  * a push stores and a report solves again).
  */
 #ifndef UCOV_STORE_INT_H

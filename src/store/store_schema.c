@@ -28,7 +28,7 @@
  * whatever binaries are pushed for it: their build-ids are listed in
  * build_binaries), context and source (a path and its content's hash); the
  * count tables are clustered by that key. The gcov units read natively are
- * kept too (units.c): their notes once (gcov_notes, by content), each unit
+ * kept too (store_units.c): their notes once (gcov_notes, by content), each unit
  * with where its sources went (gcov_units), and per build and context the
  * units run (unit_runs) and their counters summed (unit_counts); a line row
  * whose counts all came from such units says so (arcs = 1), and a report

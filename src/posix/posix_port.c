@@ -2,7 +2,7 @@
 /*
  * POSIX port: the basic services of include/ucov/port/port.h, memory for the
  * core's bookkeeping and its diagnostics. (The lock and trace areas are the
- * devices', in device.c; the module map is modules.c's; the control socket
+ * devices', in device_memfd.c; the module map is modules.c's; the control socket
  * and INFO are control.c's; exit-time files are gcov_files.c's and
  * pgo_files.c's.)
  */

@@ -8,14 +8,14 @@
  * /sys/kernel/debug/gcov (one x.gcda per unit at its build path, an x.gcno
  * link beside it, gcov/reset), and the ucov protocol itself on /dev/ucov.
  *
- * This file has the port's duties and the task states; remote.c the REMOTE
- * sections; kcov.c, gcov.c and proto.c the files (linux_port.h says what
+ * This file has the port's duties and the task states; remote_sections.c the REMOTE
+ * sections; kcov.c, gcov_debugfs.c and proto.c the files (linux_port.h says what
  * they share); compat.h every difference between kernel versions.
  *
  * Port duties, the Linux way:
  *  - the port lock is a mutex: the core allocates areas (vmalloc_user) and
  *    bookkeeping under it; it is taken by device operations only, never by a
- *    hook nor a REMOTE section (those take remote.c's spinlock);
+ *    hook nor a REMOTE section (those take remote_sections.c's spinlock);
  *  - a device's area is vmalloc_user memory, mapped into the client by the
  *    file's mmap (remap_vmalloc_range), as the kernel's kcov.c maps its own;
  *  - a task's state is found from a per-CPU pointer that preempt notifiers

@@ -31,7 +31,6 @@
 #include "ucov/dormant.h"
 #include "ucov/port/port.h"
 #include "ucov/port/task.h"
-#include "elf_file.h"
 
 #if defined(__x86_64__)
 #include <elf.h>
@@ -50,40 +49,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-/*
- * A site as the patcher sees it, with both its forms: the table's sites
- * (ucov/dormant.h) and XRay's sleds (clang -fxray-instrument, --ext
- * --dormant), 11 bytes: an entry or tail sled (`jmp +9`, NOPs) becomes
- * `mov $idx, %r10d; call trampoline`, an exit sled (`ret`, NOPs) `mov $idx,
- * %r10d; jmp trampoline`. A sled goes dormant by its first two bytes only,
- * as XRay's runtime unpatches: a thread between its mov and its call still
- * finds the call.
- */
-enum { K_XENTRY = 4, K_XEXIT = 5 }; /* after enum ucov_site_kind */
-#define PSITE_MAX 11
-struct psite {
-  uint64_t addr; /* link-time address */
-  uint32_t idx;  /* a sled's index in the module's XRay map */
-  uint8_t kind, len;
-  uint8_t live[PSITE_MAX], dormant[PSITE_MAX];
-};
-
-/* A registered module. Records are never freed (a trap handler may be
- * reading one); a module unloaded and loaded again reuses its record. */
-struct dmod {
-  struct dmod *next;
-  struct ucov_dormant_module reg; /* what its constructor gave */
-  const void *ehdr;               /* its ELF header in memory: the registration key */
-  uintptr_t bias;                 /* load bias */
-  uintptr_t lo, hi;               /* its executable segments' extent, run-time addresses */
-  struct psite *sites;            /* sorted by address; NULL until read */
-  uint8_t *mark;                  /* per site: being patched now */
-  size_t count;                   /* sites */
-  int state;                      /* 0 table not read, 1 read, -1 cannot be read */
-  int live;                       /* the form its sites are in */
-  int present;                    /* registered and not unloaded */
-  unsigned long skipped;          /* sites left alone at the last patch (neither form) */
-};
+#include "dormant_sites.h"
 
 static struct dmod *mods; /* the list; appended with release stores */
 static int trace_live;    /* the form every site goes to (the lock's) */
@@ -92,8 +58,7 @@ static struct sigaction prev_trap;
 static int membarrier_mode = -1; /* -1 not probed, 0 none, 1 expedited, 2 sync-core */
 static int procmem_fd = -1;
 
-static UCOV_NOTRACE void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static UCOV_NOTRACE void say(const char *fmt, ...) {
+UCOV_NOTRACE void ucov_dormant_say(const char *fmt, ...) {
   char msg[512];
   va_list ap;
   va_start(ap, fmt);
@@ -296,199 +261,6 @@ static UCOV_NOTRACE int trap_install(void) {
 
 /* --- a module's table ------------------------------------------------------ */
 
-#define XRAY_ENTRY 32 /* an xray_instr_map entry: address, function, kind, ..., version */
-
-/* The run-time address of the sled of map entry e: relative to the entry
- * from version 2 on, absolute (relocated at load) before. */
-static UCOV_NOTRACE uintptr_t xray_sled(const uint8_t *e) {
-  int64_t where;
-  memcpy(&where, e, 8);
-  return e[18] >= 2 ? (uintptr_t)e + (uintptr_t)where : (uintptr_t)where;
-}
-
-static UCOV_NOTRACE int psite_order(const void *a, const void *b) {
-  const struct psite *x = a, *y = b;
-  return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-struct find_arg {
-  const void *ehdr;
-  struct dl_phdr_info info;
-  char name[4096];
-  int found;
-};
-
-static UCOV_NOTRACE int find_cb(struct dl_phdr_info *info, size_t size, void *data) {
-  (void)size;
-  struct find_arg *a = data;
-  for (int i = 0; i < info->dlpi_phnum; i++) {
-    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-    uintptr_t start = info->dlpi_addr + ph->p_vaddr;
-    if (ph->p_type == PT_LOAD && (uintptr_t)a->ehdr >= start &&
-        (uintptr_t)a->ehdr < start + ph->p_memsz) {
-      a->info = *info;
-      snprintf(a->name, sizeof(a->name), "%s",
-               info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : "/proc/self/exe");
-      a->found = 1;
-      return 1;
-    }
-  }
-  return 0;
-}
-
-static UCOV_NOTRACE int pread_at(void *arg, void *buf, size_t n, uint64_t off) {
-  return pread(*(int *)arg, buf, n, (off_t)off) == (ssize_t)n ? 0 : -1;
-}
-
-/* The XRay sleds of m (clang -fxray-instrument) as sites at *n on in v. */
-static UCOV_NOTRACE void xray_sites(struct dmod *m, size_t nx, uintptr_t lo, uintptr_t hi,
-                                    struct psite *v, size_t *n) {
-  for (size_t i = 0; i < nx; i++) {
-    const uint8_t *e = (const uint8_t *)m->reg.xray_start + i * XRAY_ENTRY;
-    uintptr_t sled = xray_sled(e);
-    unsigned kind = e[16];
-    const void *tramp = kind == 0   ? m->reg.tramp_entry
-                        : kind == 1 ? m->reg.tramp_exit
-                        : kind == 2 ? m->reg.tramp_tail
-                                    : NULL;
-    const uint8_t *b = (const uint8_t *)sled;
-    if (!tramp || sled < lo || sled + PSITE_MAX > hi ||
-        !(kind == 1 ? b[0] == 0xc3 : b[0] == 0xeb && b[1] == 0x09))
-      continue; /* (an event sled, or one that is not as clang makes them) */
-    struct psite *p = &v[(*n)++];
-    p->addr = sled - m->bias;
-    p->idx = (uint32_t)i;
-    p->kind = kind == 1 ? K_XEXIT : K_XENTRY;
-    p->len = PSITE_MAX;
-    memcpy(p->dormant, b, PSITE_MAX);
-    int32_t rel = (int32_t)((intptr_t)tramp - (intptr_t)(sled + PSITE_MAX));
-    uint8_t live[PSITE_MAX] = {0x41,
-                               0xba,
-                               (uint8_t)i,
-                               (uint8_t)(i >> 8),
-                               (uint8_t)(i >> 16),
-                               (uint8_t)(i >> 24),
-                               kind == 1 ? 0xe9 : 0xe8,
-                               (uint8_t)rel,
-                               (uint8_t)((uint32_t)rel >> 8),
-                               (uint8_t)((uint32_t)rel >> 16),
-                               (uint8_t)((uint32_t)rel >> 24)};
-    memcpy(p->live, live, PSITE_MAX);
-  }
-}
-
-/* Read m's table from its file: 0, or -1 with the reason said. */
-static UCOV_NOTRACE int table_read(struct dmod *m) {
-  struct find_arg a;
-  memset(&a, 0, sizeof(a));
-  a.ehdr = m->ehdr;
-  dl_iterate_phdr(find_cb, &a);
-  if (!a.found) {
-    say("ucov: dormant sites: no loaded module holds %p", m->ehdr);
-    return -1;
-  }
-  m->bias = a.info.dlpi_addr;
-  const uint8_t *mem_id = NULL;
-  size_t mem_id_len = 0;
-  uintptr_t lo = UINTPTR_MAX, hi = 0;
-  for (int i = 0; i < a.info.dlpi_phnum; i++) {
-    const ElfW(Phdr) *ph = &a.info.dlpi_phdr[i];
-    if (ph->p_type == PT_NOTE && !mem_id_len)
-      mem_id_len =
-          ucov_elf_note_build_id((const uint8_t *)(m->bias + ph->p_vaddr), ph->p_memsz, &mem_id);
-    if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
-      lo = lo < m->bias + ph->p_vaddr ? lo : m->bias + ph->p_vaddr;
-      hi = hi > m->bias + ph->p_vaddr + ph->p_memsz ? hi : m->bias + ph->p_vaddr + ph->p_memsz;
-    }
-  }
-  int fd = open(a.name, O_RDONLY | O_CLOEXEC);
-  struct stat st;
-  if (fd < 0 || fstat(fd, &st) != 0) {
-    say("ucov: dormant sites: %s: %s", a.name, strerror(errno));
-    if (fd >= 0)
-      close(fd);
-    return -1;
-  }
-  struct ucov_elf_file f = {.read = pread_at, .arg = &fd, .size = (uint64_t)st.st_size};
-  const char *why;
-  int ret = -1, r = ucov_elf_open(&f, &why);
-  struct ucov_site *raw = NULL;
-  struct psite *sites = NULL;
-  uint8_t *mark = NULL;
-  if (r) {
-    say("ucov: dormant sites: %s: %s: its code is not traced", a.name, why);
-    close(fd);
-    return -1;
-  }
-  struct ucov_sites_header th = {0};
-  uint8_t file_id[64];
-  size_t file_id_len = ucov_elf_build_id(&f, file_id, sizeof(file_id));
-  int has = ucov_elf_sites(&f, &th, &raw);
-  if (has == 0 && (file_id_len != mem_id_len || file_id_len > sizeof(file_id) ||
-                   (mem_id_len && memcmp(file_id, mem_id, mem_id_len)))) {
-    say("ucov: dormant sites: %s is not the file this process loaded (its build-id differs): "
-        "its code is not traced",
-        a.name);
-    goto out;
-  }
-  if (has < 0)
-    goto bad;
-  size_t nraw = has ? 0 : th.count;
-  size_t nx =
-      m->reg.xray_start && m->reg.xray_stop > m->reg.xray_start
-          ? (size_t)((const char *)m->reg.xray_stop - (const char *)m->reg.xray_start) / XRAY_ENTRY
-          : 0;
-  if (!nraw && !nx) {
-    ret = 1; /* nothing to patch in this module */
-    goto out;
-  }
-  sites = calloc(nraw + nx, sizeof(*sites));
-  mark = calloc(nraw + nx, 1);
-  if (!sites || !mark)
-    goto bad;
-  size_t n = 0;
-  for (size_t i = 0; i < nraw; i++) {
-    const struct ucov_site *e = &raw[i];
-    uintptr_t at = m->bias + e->addr;
-    if (at < lo || at + e->len > hi)
-      goto bad;
-    struct psite *p = &sites[n++];
-    p->addr = e->addr;
-    p->kind = e->kind;
-    p->len = e->len;
-    memcpy(p->live, e->live, e->len);
-    ucov_site_dormant(e, th.ret_addr, p->dormant);
-  }
-  xray_sites(m, nx, lo, hi, sites, &n);
-  qsort(sites, n, sizeof(*sites), psite_order);
-  for (size_t i = 1; i < n; i++)
-    if (sites[i].addr < sites[i - 1].addr + sites[i - 1].len)
-      goto bad;
-  m->count = n;
-  m->lo = lo;
-  m->hi = hi;
-  /* A module loaded again: its old table goes (no trap can be in it: its
-   * new text has not been patched yet). */
-  struct psite *old = m->sites;
-  uint8_t *old_mark = m->mark;
-  m->mark = mark;
-  __atomic_store_n(&m->sites, sites, __ATOMIC_RELEASE);
-  sites = old;
-  mark = old_mark;
-  ret = 0;
-  goto out;
-bad:
-  say("ucov: dormant sites: %s: its %s table is damaged: its code is not traced", a.name,
-      UCOV_SITES_SECTION);
-out:
-  ucov_elf_close(&f);
-  close(fd);
-  free(raw);
-  free(sites);
-  free(mark);
-  return ret;
-}
-
 /* --- writing text -------------------------------------------------------------- */
 
 /* Make [lo, hi) writable for a moment (0), or say that /proc/self/mem must
@@ -561,7 +333,7 @@ static UCOV_NOTRACE void patch(struct dmod **ms, size_t n, int live) {
   if (!n)
     return;
   if (trap_install() != 0) {
-    say("ucov: dormant sites: cannot install a SIGTRAP handler: %s", strerror(errno));
+    ucov_dormant_say("ucov: dormant sites: cannot install a SIGTRAP handler: %s", strerror(errno));
     return;
   }
   __atomic_store_n(&patch_target, live, __ATOMIC_RELEASE);
@@ -571,8 +343,8 @@ static UCOV_NOTRACE void patch(struct dmod **ms, size_t n, int live) {
     struct dmod *m = ms[k];
     how[k] = text_open(m->lo, m->hi);
     if (how[k] < 0) {
-      say("ucov: dormant sites: cannot write the text at %#lx: %s", (unsigned long)m->lo,
-          strerror(errno));
+      ucov_dormant_say("ucov: dormant sites: cannot write the text at %#lx: %s",
+                       (unsigned long)m->lo, strerror(errno));
       continue;
     }
     m->skipped = 0;
@@ -596,7 +368,8 @@ static UCOV_NOTRACE void patch(struct dmod **ms, size_t n, int live) {
       text_close(ms[k]->lo, ms[k]->hi, how[k]);
       ms[k]->live = live;
       if (ms[k]->skipped)
-        say("ucov: dormant sites: %lu sites were neither form (a debugger's breakpoints?) "
+        ucov_dormant_say(
+            "ucov: dormant sites: %lu sites were neither form (a debugger's breakpoints?) "
             "and were left as they are",
             ms[k]->skipped);
     }
@@ -605,7 +378,7 @@ static UCOV_NOTRACE void patch(struct dmod **ms, size_t n, int live) {
 /* Read m's table if not yet: 1 if m has sites to patch. */
 static UCOV_NOTRACE int ready(struct dmod *m) {
   if (m->present && m->state == 0)
-    m->state = table_read(m) == 0 ? 1 : -1;
+    m->state = ucov_dormant_table_read(m) == 0 ? 1 : -1;
   return m->present && m->state == 1;
 }
 
