@@ -10,7 +10,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "report/elfsym.h"
+#include "symbols/elfsym.h"
 #include "ucov/ucov.h"
 
 static struct elfsym_table exe_syms;

@@ -18,7 +18,7 @@
 
 #include "cc.h"
 #include "cli.h"
-#include "report/diag.h"
+#include "base/diag.h"
 #include "dormant_link.h"
 
 static const char cc_usage[] =

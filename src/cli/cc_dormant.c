@@ -19,7 +19,7 @@
 
 #include "dormant_link.h"
 #include "posix/elf_file.h"
-#include "report/util.h"
+#include "base/util.h"
 #include "ucov/dormant.h"
 
 /* The hooks whose calls are sites: every per-block or per-comparison hook

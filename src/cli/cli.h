@@ -3,7 +3,7 @@
 #ifndef UCOV_CLI_H
 #define UCOV_CLI_H
 
-#include "report/util.h" /* ucov_cmd, UCOV_ERR: messages name the command */
+#include "base/util.h" /* ucov_cmd, UCOV_ERR: messages name the command */
 
 /* Exit statuses of every subcommand. */
 #define UCOV_EXIT_OK 0

@@ -31,9 +31,9 @@
 #include "cli.h"
 #include "proto/client.h"
 #include "proto/protocol.h"
-#include "report/inputs.h"
-#include "report/subprocess.h"
-#include "report/util.h"
+#include "readers/inputs.h"
+#include "base/subprocess.h"
+#include "base/util.h"
 #include "store/store.h"
 
 static const char collect_usage[] =

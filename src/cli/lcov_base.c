@@ -19,8 +19,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "report/gcov_native.h"
-#include "report/util.h"
+#include "readers/gcovn.h"
+#include "base/util.h"
 
 char *lcov_marker_target(const char *const *objects, size_t n, int warn) {
   char **dirs = calloc(n + 1, sizeof(*dirs)), **notes = calloc(n + 1, sizeof(*notes));

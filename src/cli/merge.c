@@ -15,11 +15,11 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "report/diff.h"
-#include "report/exclude.h"
-#include "report/formats.h"
-#include "report/inputs.h"
-#include "report/model.h"
+#include "diffcov/diff.h"
+#include "base/exclude.h"
+#include "readers/readers.h"
+#include "readers/inputs.h"
+#include "base/model.h"
 #include "report_opts.h"
 #include "store/store.h"
 

@@ -15,9 +15,10 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "report/diff.h"
-#include "report/formats.h"
-#include "report/html.h"
+#include "diffcov/diff.h"
+#include "readers/readers.h"
+#include "writers/writers.h"
+#include "writers/html.h"
 
 enum {
   O_TITLE = 256,

@@ -10,9 +10,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "report/exclude.h"
-#include "report/inputs.h"
-#include "report/model.h"
+#include "base/exclude.h"
+#include "readers/inputs.h"
+#include "base/model.h"
 
 struct html_extra;
 

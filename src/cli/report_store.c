@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/util.h"
+#include "base/util.h"
 
 /* A file of the model and its index there. */
 struct placed {

@@ -3,8 +3,8 @@
 #ifndef UCOV_CLI_REPORT_STORE_H
 #define UCOV_CLI_REPORT_STORE_H
 
-#include "report/html.h"
-#include "report/model.h"
+#include "writers/html.h"
+#include "base/model.h"
 #include "store/store.h"
 
 /*

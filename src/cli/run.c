@@ -20,9 +20,9 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "report/inputs.h"
-#include "report/subprocess.h"
-#include "report/util.h"
+#include "readers/inputs.h"
+#include "base/subprocess.h"
+#include "base/util.h"
 #include "store/store.h"
 
 static const char run_usage[] =

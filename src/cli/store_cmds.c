@@ -14,12 +14,12 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "report/diff.h"
-#include "report/md5.h"
-#include "report/util.h"
-#include "report/formats.h"
-#include "report/inputs.h"
-#include "report/model.h"
+#include "diffcov/diff.h"
+#include "base/md5.h"
+#include "base/util.h"
+#include "readers/readers.h"
+#include "readers/inputs.h"
+#include "base/model.h"
 #include "report_opts.h"
 #include "store/store.h"
 

@@ -16,10 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/dwarf.h"
-#include "report/elfsym.h"
-#include "report/modcache.h"
-#include "report/modmap.h"
+#include "symbols/dwarf.h"
+#include "symbols/elfsym.h"
+#include "symbols/modcache.h"
+#include "symbols/modmap.h"
 #include "cli.h"
 #include "ucov/kcov.h"
 

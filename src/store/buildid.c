@@ -7,7 +7,7 @@
  * counts are not that program's.
  */
 #define _GNU_SOURCE
-#include "report/util.h"
+#include "base/util.h"
 #include "store.h"
 
 #include <errno.h>
@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "report/modmap.h"
+#include "symbols/modmap.h"
 
 /* The GNU build-id of an ELF file as hex, or "" (none, or not ELF). */
 static void elf_build_id(const char *path, char *out, size_t n) {

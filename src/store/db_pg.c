@@ -5,7 +5,7 @@
  * STDIN in text format.
  */
 #define _GNU_SOURCE
-#include "report/util.h"
+#include "base/util.h"
 #include "db.h"
 
 #include <inttypes.h>

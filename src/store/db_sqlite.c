@@ -5,7 +5,7 @@
  * a saturating sum aggregate (SQLite's own sum() fails on overflow).
  */
 #define _GNU_SOURCE
-#include "report/util.h"
+#include "base/util.h"
 #include "db.h"
 
 #include <ctype.h>

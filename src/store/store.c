@@ -20,9 +20,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "report/formats.h"
-#include "report/md5.h"
-#include "report/util.h"
+#include "readers/readers.h"
+#include "base/md5.h"
+#include "base/util.h"
 
 int store_fail(struct store *s, const char *what) {
   return SAY("%s: %s", what, s->db->ops->error(s->db));

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "report/model.h"
+#include "base/model.h"
 
 struct store;
 

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "report/util.h" /* SAY */
+#include "base/util.h" /* SAY */
 #include "store.h"
 
 struct store {

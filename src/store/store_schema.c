@@ -16,9 +16,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "report/formats.h"
-#include "report/md5.h"
-#include "report/util.h"
+#include "readers/readers.h"
+#include "base/md5.h"
+#include "base/util.h"
 
 #define SCHEMA_VERSION 3
 

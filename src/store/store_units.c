@@ -20,9 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/gcov_native.h"
-#include "report/md5.h"
-#include "report/util.h"
+#include "readers/gcovn.h"
+#include "base/md5.h"
+#include "base/util.h"
 
 struct store_unit {
   char *gcno;

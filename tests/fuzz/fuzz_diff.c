@@ -3,7 +3,7 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "report/diff.h"
+#include "diffcov/diff.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char path[64];

@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "report/gcov_native.h"
-#include "report/model.h"
+#include "readers/gcovn.h"
+#include "base/model.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fuzz_quiet();

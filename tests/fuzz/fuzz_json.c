@@ -4,9 +4,10 @@
 #include <stdio.h>
 
 #include "fuzz.h"
-#include "report/formats.h"
-#include "report/json.h"
-#include "report/model.h"
+#include "readers/readers.h"
+#include "writers/writers.h"
+#include "base/json.h"
+#include "base/model.h"
 
 static void one(const struct json *root, int which) {
   struct cov_model m;

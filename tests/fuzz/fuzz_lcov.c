@@ -4,8 +4,9 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "report/formats.h"
-#include "report/model.h"
+#include "readers/readers.h"
+#include "writers/writers.h"
+#include "base/model.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char path[64];

@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "report/diag.h"
+#include "base/diag.h"
 
 int fuzz_file(const uint8_t *data, size_t size, char *path) {
   int fd = memfd_create("fuzz", MFD_CLOEXEC);

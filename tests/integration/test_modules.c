@@ -9,9 +9,9 @@
 #include <unistd.h>
 
 #include "../check.h"
-#include "report/diag.h"
-#include "report/elfsym.h"
-#include "report/modmap.h"
+#include "base/diag.h"
+#include "symbols/elfsym.h"
+#include "symbols/modmap.h"
 #include "ucov/ucov.h"
 
 static char exe[PATH_MAX];

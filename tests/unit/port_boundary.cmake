@@ -6,7 +6,8 @@
 #    the core's calls UCOV_PORT_API, never UCOV_HIDDEN: the core's own
 #    declarations live in src/core/;
 #  - a port (src/posix, examples/baremetal, kernel/linux) and the host tool
-#    (src/cli, src/report, src/store, src/proto) include ucov/ and
+#    (src/cli, src/base, src/symbols, src/diffcov, src/readers, src/writers,
+#    src/store, src/proto) include ucov/ and
 #    ucov/port/ headers only, never src/core's, nor reach them by -I;
 #  - the host side's folders keep their layers (host_layers.cmake).
 # Usage: cmake -DSRC=<source dir> -P port_boundary.cmake
@@ -41,7 +42,8 @@ foreach(h ${anywhere})
   endif()
 endforeach()
 file(GLOB outside_core ${SRC}/src/posix/*.c ${SRC}/src/posix/*.h
-  ${SRC}/src/cli/*.c ${SRC}/src/cli/*.h ${SRC}/src/report/*.c ${SRC}/src/report/*.h
+  ${SRC}/src/cli/*.c ${SRC}/src/cli/*.h ${SRC}/src/base/*.[ch] ${SRC}/src/symbols/*.[ch]
+  ${SRC}/src/diffcov/*.[ch] ${SRC}/src/readers/*.[ch] ${SRC}/src/writers/*.[ch]
   ${SRC}/src/store/*.c ${SRC}/src/store/*.h ${SRC}/src/proto/*.c ${SRC}/src/proto/*.h
   ${SRC}/examples/baremetal/*.c ${SRC}/examples/baremetal/*.h
   ${SRC}/kernel/linux/*.c ${SRC}/kernel/linux/*.h ${SRC}/kernel/linux/include/*.h)

@@ -12,10 +12,11 @@
 #include <unistd.h>
 
 #include "../check.h"
-#include "report/diag.h"
-#include "report/formats.h"
-#include "report/model.h"
-#include "report/util.h"
+#include "base/diag.h"
+#include "readers/readers.h"
+#include "writers/writers.h"
+#include "base/model.h"
+#include "base/util.h"
 
 struct seen {
   struct diag_sink sink;

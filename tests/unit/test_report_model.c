@@ -12,10 +12,11 @@
 #include <string.h>
 
 #include "../check.h"
-#include "report/diff.h"
-#include "report/formats.h"
-#include "report/json.h"
-#include "report/model.h"
+#include "diffcov/diff.h"
+#include "readers/readers.h"
+#include "writers/writers.h"
+#include "base/json.h"
+#include "base/model.h"
 
 static void test_json(void) {
   static const char doc[] = "{\"a\": [1, 2.5, -3, 18446744073709551615, true, false, null],"

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Inside the report inputs (inputs.h): the session that reading one
+ * report's inputs keeps from its first input_read to input_finish, and the
+ * readers of each kind, a file each:
+ *
+ *   inputs.c           the kind table, the directory walk, a file alone
+ *   input_gcov.c       .gcda with their notes (natively), never-run units,
+ *                      the build trees' notes
+ *   input_gcov_tool.c  .gcda through a gcov (--gcov-tool) or `llvm-cov gcov`
+ *   input_llvm.c       raw and indexed LLVM profiles, per program
+ *   input_trace.c      PC dumps against their modules' trace-pc call sites
+ *   input_xen.c        Xen's coverage blobs
+ *   subprocess.c       the tools these run
+ */
+#ifndef UCOV_REPORT_INPUT_SESSION_H
+#define UCOV_REPORT_INPUT_SESSION_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "inputs.h"
+#include "symbols/modcache.h"
+#include "base/model.h"
+
+struct strlist {
+  char **v;
+  size_t n, cap;
+};
+
+/* Add a copy of s; out of memory, a message and nothing added. */
+void strlist_add(struct strlist *l, const char *s);
+void strlist_free(struct strlist *l);
+int strlist_cmp(const void *a, const void *b); /* qsort of the strings */
+
+/* A .gcda and its notes, read natively once every input is read. */
+struct pending {
+  char *gcno, *gcda;
+};
+struct pend_list {
+  struct pending *v;
+  size_t n, cap;
+};
+
+/* One program's LLVM profiles (input_llvm.c). */
+struct prof_group {
+  char *key; /* the program and its shared objects, a line each */
+  const char **bins;
+  int n_bins;
+  struct strlist paths;
+};
+
+struct trace_module; /* input_trace.c */
+
+/* A file or directory by identity. */
+struct ident {
+  dev_t dev;
+  ino_t ino;
+};
+
+#define INPUT_KINDS 7 /* the kind table's rows (inputs.c) */
+
+struct input_session {
+  const struct input_opts *o;
+  /* Files and directories already read, by identity (device, inode): the
+   * same data reached twice (a directory and a link to it, a file named
+   * twice, a hard link) counts once. An open-addressed set; cap: 0 or a
+   * power of two. */
+  struct ident *ids;
+  size_t n_ids, cap_ids;
+  /* The notes files a .gcda of this run paired with, and those the inputs
+   * held (real paths; sorted by input_finish): a .gcno seen in the inputs
+   * is a never-run unit only if no .gcda used it. Of used_gcno, away_gcno:
+   * those in another directory than their .gcda (a pulled or exit tree's
+   * units, at their build paths): input_add_build_notes. */
+  struct strlist used_gcno, seen_gcno, away_gcno;
+  struct pend_list pend;   /* the .gcda to read natively at input_finish */
+  struct prof_group *prof; /* the LLVM profiles, by program */
+  size_t n_prof, cap_prof;
+  struct trace_module *tmods; /* traced modules: what their traces counted */
+  size_t n_tmods;
+  struct modcache mods; /* modules' call sites and DWARF, loaded once */
+  /* While a Xen blob's records are read from a temporary tree, a path in
+   * that tree is said as the blob's record ("BLOB: record /path/x.gcda"). */
+  const char *alias_tmp, *alias_blob;
+  /* One directory's walk: its files by kind; markers of ucov pull's
+   * snapshots (counts not in the tree); tracefiles and JSON met (left out),
+   * and files read before. */
+  struct strlist walk[INPUT_KINDS], walk_unsettled;
+  size_t walk_reports, walk_again;
+};
+
+/* A message naming the user's input, never a temporary file (alias_tmp). */
+void input_say(const struct input_session *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void input_progress(const struct input_session *s, const char *what, size_t done, size_t total);
+
+/* input_gcov.c */
+int input_gcdas_read(struct input_session *s, struct cov_model *m, struct strlist *gcdas);
+int input_gcov_finish(struct input_session *s, struct cov_model *m);
+int input_is_llvm_cov(const char *tool);
+
+/* input_gcov_tool.c */
+int input_gcdas_gcov(struct input_session *s, struct cov_model *m, struct strlist *gcdas);
+int input_llvm_gcda(struct cov_model *m, const char *gcda_abs, const char *gcno_abs,
+                    const char *tmp, size_t idx, const char *tool);
+int input_find_gcno(const char *gcda, char *out, size_t len);
+
+/* input_llvm.c */
+int input_prof_add(struct input_session *s, const char *path, const char *const *bins, int n_bins);
+int input_profiles_read(struct input_session *s, struct cov_model *m);
+
+/* input_trace.c */
+struct modmap;
+int input_modmap_load(const char *path, struct modmap *map, int quiet);
+int input_pcs_read(struct input_session *s, struct cov_model *m, const char *path,
+                   const char *modules);
+void input_trace_free(struct input_session *s);
+
+/* input_xen.c */
+#define XENCOV_MAGIC 0x58434f56u
+int input_xencov_read(struct input_session *s, struct cov_model *m, const char *path);
+
+#endif

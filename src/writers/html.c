@@ -1,0 +1,483 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One self-contained HTML report: the coverage and the sources as JSON in the
+ * page, rendered by a small script (no network, no external assets). The
+ * page holds an index (script#data: each file's path and totals, all the
+ * summary needs) and each file's view data in a script of its own
+ * (script#f<N>: lines as a flat line, count list, functions, branches,
+ * MC/DC, categories, exclusions, the source's line count and chunks),
+ * parsed only when that file is opened, and its source in chunks of whole
+ * lines (script#s<N>_<K>, read only when on screen). The summary is a
+ * sortable, filterable table of files; a file's view shows its source with
+ * counts, coloured, and its functions, rendering only the rows on screen and
+ * a margin, so that a 500,000-line file opens at once, at any line.
+ *
+ * Addresses: #f=N or #file=PATH (the path shown, or a unique ending of it)
+ * opens a file; &l=N or &line=N scrolls to line N and marks it (tr.cur).
+ *
+ * DOM the tests rely on: table#summary (tr[data-path] rows: all of them up
+ * to 2,000, else those on screen and a margin; span#count says how many the
+ * search keeps), table#source
+ * (tr#L<line> rows with class hit/miss/none/excl and td.cnt holding the
+ * count; td.br a line's branches: + taken, - not taken, # not executed, each
+ * listed in its title), table#functions (a row per function, inside
+ * details#fdet, rendered when opened past 200 functions), the keys n/j
+ * and p/k (tr.cur: the uncovered line gone to), body[data-scheme] (light or
+ * dark, from the system's setting).
+ */
+#include "html.h"
+#include "html_data.h"
+#include "html_view.h"
+#include "base/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static void put_html(FILE *f, const char *s) {
+  for (; *s; s++)
+    if (*s == '<')
+      fputs("&lt;", f);
+    else if (*s == '&')
+      fputs("&amp;", f);
+    else
+      putc(*s, f);
+}
+
+/* A file's totals, as the summary shows them: lines hit and found,
+ * functions, branches, MC/DC conditions, excluded lines and branches. */
+static void put_totals(struct hout *o, const struct cov_file *c) {
+  uint64_t t[10] = {0};
+  for (size_t k = 0; k < c->n_lines; k++)
+    t[0] += c->lines[k].count > 0;
+  t[1] = c->n_lines;
+  for (size_t k = 0; k < c->n_funcs; k++)
+    t[2] += c->funcs[k].count > 0;
+  t[3] = c->n_funcs;
+  for (size_t k = 0; k < c->n_branches; k++)
+    t[4] += c->branches[k].executed && c->branches[k].taken > 0;
+  t[5] = c->n_branches;
+  for (size_t k = 0; k < c->n_mcdc; k++)
+    t[6] += c->mcdc[k].taken > 0;
+  t[7] = c->n_mcdc;
+  t[8] = c->n_excl_lines;
+  t[9] = c->excl_branches;
+  hout_str(o, ", \"t\": [");
+  for (int k = 0; k < 10; k++) {
+    if (k)
+      hout_put(o, ",", 1);
+    hout_u64(o, t[k]);
+  }
+  hout_put(o, "]", 1);
+}
+
+static int has_line(const struct cov_file *c, uint32_t line) {
+  size_t lo = 0, hi = c->n_lines;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (c->lines[mid].line < line)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < c->n_lines && c->lines[lo].line == line;
+}
+
+/* File i's lines each test ran (of the lines it counts), from the store's
+ * tests per line: "tl": [test, lines, test, lines, ...]; per: a counter
+ * per test. */
+static void put_test_lines(struct hout *o, const struct cov_file *c, size_t i,
+                           const struct html_extra *x, size_t *w, uint64_t *per) {
+  memset(per, 0, x->n_tests * sizeof(*per));
+  for (; *w < x->n_who && x->who[*w].file < i; ++*w)
+    ;
+  for (; *w < x->n_who && x->who[*w].file == i; ++*w)
+    if (x->who[*w].count && x->who[*w].test < x->n_tests && has_line(c, x->who[*w].line))
+      per[x->who[*w].test]++;
+  hout_str(o, ", \"tl\": [");
+  for (size_t t = 0, first = 1; t < x->n_tests; t++)
+    if (per[t]) {
+      if (!first)
+        hout_put(o, ",", 1);
+      first = 0;
+      hout_u64(o, t);
+      hout_put(o, ",", 1);
+      hout_u64(o, per[t]);
+    }
+  hout_str(o, "]");
+}
+
+/* The page's index: each file's path and totals (and its differential
+ * categories' counts; with the store's tests per line, the lines each test
+ * ran), all the summary needs. per: x's n_tests counters. */
+static void put_index(struct hout *o, const struct cov_model *m, const struct cov_diff *diff,
+                      const struct html_extra *x, uint64_t *per) {
+  size_t w = 0;
+  for (size_t i = 0; i < m->n_files; i++) {
+    const struct cov_file *c = m->files[i];
+    hout_str(o, i ? ",\n{\"p\": " : "\n{\"p\": ");
+    const char *shown = cov_display(m, c->path);
+    hout_js_string(o, shown, strlen(shown));
+    put_totals(o, c);
+    if (diff && i < diff->n_files && diff->files[i].n) {
+      const struct cov_diff_file *d = &diff->files[i];
+      hout_str(o, ", \"dc\": \"");
+      for (int cat = 1; cat < COV_DIFF_CATEGORIES; cat++)
+        if (d->counts[cat]) {
+          hout_str(o, cov_category_name[cat]);
+          hout_put(o, " ", 1);
+          hout_u64(o, d->counts[cat]);
+          hout_put(o, " ", 1);
+        }
+      hout_str(o, "\"");
+    }
+    if (per)
+      put_test_lines(o, c, i, x, &w, per);
+    hout_str(o, "}");
+  }
+}
+
+/* Branches per line: [line, taken, found, [count or null (not executed), ...]]. */
+static void put_branches(struct hout *o, const struct cov_file *c) {
+  hout_str(o, ", \"b\": [");
+  for (size_t k = 0, first = 1; k < c->n_branches; first = 0) {
+    uint32_t line = c->branches[k].line;
+    uint64_t hit = 0, found = 0;
+    size_t from = k;
+    for (; k < c->n_branches && c->branches[k].line == line; k++) {
+      found++;
+      hit += c->branches[k].executed && c->branches[k].taken > 0;
+    }
+    hout_str(o, first ? "[" : ",[");
+    hout_u64(o, line);
+    hout_put(o, ",", 1);
+    hout_u64(o, hit);
+    hout_put(o, ",", 1);
+    hout_u64(o, found);
+    hout_str(o, ",[");
+    for (size_t j = from; j < k; j++) {
+      if (j > from)
+        hout_put(o, ",", 1);
+      if (c->branches[j].executed)
+        hout_u64(o, c->branches[j].taken);
+      else
+        hout_str(o, "null");
+    }
+    hout_str(o, "]]");
+  }
+  hout_str(o, "]");
+}
+
+/* (Long: one file's view data, member by member: lines, functions, branches, MC/DC, categories,
+ * exclusions, source.) */
+static void put_file(struct hout *o, const struct cov_model *m, size_t i,
+                     const struct cov_diff *diff, const struct html_extra *x, size_t *w,
+                     const struct html_source *src, int inline_chunks) {
+  const struct cov_file *c = m->files[i];
+  /* lines: line, count, line, count, ... (flat: 250,000 of them parse and
+   * sit in the browser as one array) */
+  hout_str(o, "{\"l\": [");
+  for (size_t k = 0; k < c->n_lines; k++) {
+    if (k)
+      hout_put(o, ",", 1);
+    hout_u64(o, c->lines[k].line);
+    hout_put(o, ",", 1);
+    hout_u64(o, c->lines[k].count);
+  }
+  hout_str(o, "], \"f\": [");
+  for (size_t k = 0; k < c->n_funcs; k++) {
+    hout_str(o, k ? ",[" : "[");
+    hout_js_string(o, c->funcs[k].name, strlen(c->funcs[k].name));
+    hout_put(o, ",", 1);
+    hout_u64(o, c->funcs[k].line);
+    hout_put(o, ",", 1);
+    hout_u64(o, c->funcs[k].count);
+    hout_put(o, "]", 1);
+  }
+  hout_str(o, "]");
+  put_branches(o, c);
+  /* MC/DC conditions per line: [line, shown, found]. */
+  if (c->n_mcdc) {
+    hout_str(o, ", \"m\": [");
+    for (size_t k = 0, first = 1; k < c->n_mcdc; first = 0) {
+      uint32_t line = c->mcdc[k].line;
+      uint64_t hit = 0, found = 0;
+      for (; k < c->n_mcdc && c->mcdc[k].line == line; k++) {
+        found++;
+        hit += c->mcdc[k].taken > 0;
+      }
+      hout_tuple(o, !first, line, hit, &found);
+    }
+    hout_str(o, "]");
+  }
+  if (diff && i < diff->n_files && diff->files[i].n) {
+    const struct cov_diff_file *d = &diff->files[i];
+    hout_str(o, ", \"d\": [");
+    for (size_t k = 0; k < d->n; k++) {
+      hout_str(o, k ? ",[" : "[");
+      hout_u64(o, d->lines[k].line);
+      hout_str(o, ",\"");
+      hout_str(o, cov_category_name[d->lines[k].category]);
+      hout_str(o, "\"]");
+    }
+    hout_str(o, "]");
+  }
+  if (c->n_excl_lines) {
+    hout_str(o, ", \"x\": [");
+    for (size_t k = 0; k < c->n_excl_lines; k++) {
+      if (k)
+        hout_put(o, ",", 1);
+      hout_u64(o, c->excl_lines[k]);
+    }
+    hout_str(o, "]");
+  }
+  /* the tests of each line (the store's): line, n, then n test, count pairs */
+  if (x && *w < x->n_who && x->who[*w].file == i) {
+    hout_str(o, ", \"w\": [");
+    for (int first = 1; *w < x->n_who && x->who[*w].file == i; first = 0) {
+      uint32_t line = x->who[*w].line;
+      size_t e = *w;
+      while (e < x->n_who && x->who[e].file == i && x->who[e].line == line)
+        e++;
+      if (!first)
+        hout_put(o, ",", 1);
+      hout_u64(o, line);
+      hout_put(o, ",", 1);
+      hout_u64(o, e - *w);
+      for (; *w < e; ++*w) {
+        hout_put(o, ",", 1);
+        hout_u64(o, x->who[*w].test);
+        hout_put(o, ",", 1);
+        hout_u64(o, x->who[*w].count);
+      }
+    }
+    hout_str(o, "]");
+  }
+  html_source_put(o, src, inline_chunks);
+  hout_str(o, "}");
+}
+
+/* A percentage of found, and as ucov history prints it. */
+static double pc_of(uint64_t hit, uint64_t found) {
+  return found ? 100.0 * (double)hit / (double)found : 0.0;
+}
+
+static void percent(char *out, size_t n, uint64_t hit, uint64_t found) {
+  snprintf(out, n, "%.2f", pc_of(hit, found));
+}
+
+/* The chart's frame: its size and margins, where build i and a percentage go. */
+static const double chart_w = 720, chart_h = 160, chart_left = 40, chart_top = 10, chart_right = 10,
+                    chart_bottom = 20;
+
+static double chart_y(double pc) {
+  return chart_top + (chart_h - chart_top - chart_bottom) * (100 - pc) / 100.0;
+}
+
+/* Coverage per build, oldest first: an inline SVG, a group per build
+ * (data-build, data-percent: its line coverage as ucov history gives it)
+ * holding a point per measure, its revision and time in its hover. */
+static void put_chart(FILE *f, const struct html_extra *x) {
+  static const char *const kind[3] = {"lines", "functions", "branches"};
+  size_t n = x->n_builds;
+  double step = n > 1 ? (chart_w - chart_left - chart_right) / (double)(n - 1) : 0;
+  fprintf(f,
+          "<div id=\"history\"><svg id=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" "
+          "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">",
+          chart_w, chart_h, chart_w, chart_h);
+  for (int p = 0; p <= 100; p += 50)
+    fprintf(f,
+            "<line class=\"grid\" x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\"/>"
+            "<text class=\"axis\" x=\"%.0f\" y=\"%.1f\">%d%%</text>",
+            chart_left, chart_w - chart_right, chart_y(p), chart_y(p), chart_left - 4,
+            chart_y(p) + 4, p);
+  for (int k = 0; k < 3; k++) {
+    fprintf(f, "<polyline class=\"s%d\" points=\"", k);
+    for (size_t i = 0; i < n; i++)
+      fprintf(f, "%s%.1f,%.1f", i ? " " : "", chart_left + step * (double)i,
+              chart_y(pc_of(x->builds[i].hit[k], x->builds[i].found[k])));
+    fputs("\"/>", f);
+  }
+  for (size_t i = 0; i < n; i++) {
+    const struct html_build *b = &x->builds[i];
+    char when[32], pcs[3][32];
+    time_t t = (time_t)b->created;
+    struct tm tm;
+    strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+    for (int k = 0; k < 3; k++)
+      percent(pcs[k], sizeof(pcs[k]), b->hit[k], b->found[k]);
+    fprintf(f,
+            "<g class=\"build\" data-build=\"%" PRId64
+            "\" data-percent=\"%s\"><title>build %" PRId64 " ",
+            b->id, pcs[0], b->id);
+    put_html(f, b->revision && *b->revision ? b->revision : "-");
+    fprintf(f, " %s\nlines %s%%, functions %s%%, branches %s%%</title>", when, pcs[0], pcs[1],
+            pcs[2]);
+    for (int k = 0; k < 3; k++)
+      fprintf(f,
+              "<circle class=\"s%d\" data-kind=\"%s\" data-pc=\"%s\" cx=\"%.1f\" "
+              "cy=\"%.1f\" r=\"3.5\"/>",
+              k, kind[k], pcs[k], chart_left + step * (double)i,
+              chart_y(pc_of(b->hit[k], b->found[k])));
+    fputs("</g>", f);
+  }
+  fputs("</svg><div class=\"legend\"><span class=\"s0\">&#9679; lines</span> <span "
+        "class=\"s1\">&#9679; functions</span> <span class=\"s2\">&#9679; branches</span> "
+        "per build, oldest first</div></div>\n",
+        f);
+}
+
+/* One file's data as files/N.js in the directory files (a descriptor): 0
+ * or -1, said. */
+static int put_file_js(int files, const struct cov_model *m, size_t i, const struct cov_diff *diff,
+                       const struct html_extra *x, size_t *w) {
+  char name[32];
+  snprintf(name, sizeof(name), "%zu.js", i);
+  int fd = openat(files, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
+  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+  if (!f) {
+    diag_at(DIAG_ERROR, name, 0, "%s", strerror(errno));
+    if (fd >= 0)
+      close(fd);
+    return -1;
+  }
+  static struct hout o; /* (64 KiB: not on the stack) */
+  o.f = f;
+  o.n = 0;
+  snprintf(name, sizeof(name), "ucovFile(%zu, ", i);
+  hout_str(&o, name);
+  struct html_source src;
+  char buf[8192];
+  html_source_load(&src, cov_source_path(m, m->files[i]->path, buf, sizeof(buf)));
+  put_file(&o, m, i, diff, x, w, &src, 1);
+  html_source_free(&src);
+  hout_str(&o, ");\n");
+  hout_flush(&o);
+  if (fclose(f)) {
+    diag_at(DIAG_ERROR, name, 0, "write error");
+    return -1;
+  }
+  return 0;
+}
+
+/* (Long: the page's parts in the order they are written, over one set of totals.)
+ * The page into f; files (a directory's descriptor, -1: none): each file's
+ * data there as files/N.js rather than in the page. */
+static int page(const struct cov_model *m, FILE *f, const char *title, const struct cov_diff *diff,
+                const struct html_extra *x, int files) {
+  struct cov_summary all;
+  cov_summary(m, &all);
+  char when[64];
+  time_t now = time(NULL);
+  strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime(&now));
+  char mcdc[160] = "";
+  if (all.mcdc_found)
+    snprintf(mcdc, sizeof(mcdc), " &middot; MC/DC %" PRIu64 "/%" PRIu64, all.mcdc_hit,
+             all.mcdc_found);
+  size_t ml = strlen(mcdc);
+  if (all.lines_excluded || all.branches_excluded)
+    snprintf(mcdc + ml, sizeof(mcdc) - ml,
+             " &middot; excluded %" PRIu64 " lines, %" PRIu64 " branches", all.lines_excluded,
+             all.branches_excluded);
+  fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        "<meta name=\"viewport\" content=\"width=device-width\"><title>",
+        f);
+  put_html(f, title);
+  fprintf(f, "</title><style>%s</style></head><body><header><h1>", html_style);
+  put_html(f, title);
+  fprintf(f,
+          "</h1><div class=\"t\">%zu files &middot; lines %" PRIu64 "/%" PRIu64
+          " &middot; functions %" PRIu64 "/%" PRIu64 " &middot; branches %" PRIu64 "/%" PRIu64
+          "%s &middot; %s &middot; ucov</div></header>\n",
+          m->n_files, all.lines_hit, all.lines_found, all.funcs_hit, all.funcs_found,
+          all.branches_hit, all.branches_found, mcdc, when);
+  if (x && x->n_builds)
+    put_chart(f, x);
+  fprintf(f,
+          "<main></main>\n<script type=\"application/json\" id=\"data\">{\"dir\": %s, "
+          "\"diff\": %s, \"mcdc\": %s, \"excl\": %s, ",
+          files >= 0 ? "true" : "false", diff ? "true" : "false", all.mcdc_found ? "true" : "false",
+          all.lines_excluded || all.branches_excluded ? "true" : "false");
+  static struct hout o; /* (64 KiB: not on the stack) */
+  o.f = f;
+  o.n = 0;
+  if (x && x->n_tests) {
+    hout_str(&o, "\"tests\": [");
+    for (size_t k = 0; k < x->n_tests; k++) {
+      if (k)
+        hout_put(&o, ",", 1);
+      const char *t = x->tests[k] && *x->tests[k] ? x->tests[k] : "(no test name)";
+      hout_js_string(&o, t, strlen(t));
+    }
+    hout_str(&o, "], ");
+  }
+  hout_str(&o, "\"files\": [");
+  uint64_t *per = x && x->n_tests && x->n_who ? calloc(x->n_tests, sizeof(*per)) : NULL;
+  put_index(&o, m, diff, x, per);
+  free(per);
+  hout_str(&o, "\n]}</script>\n");
+  /* Each file's view data in a script of its own, parsed only when the
+   * file is opened: the page opens at once whatever the tree's size. */
+  size_t w = 0;
+  int err = 0;
+  for (size_t i = 0; i < m->n_files; i++) {
+    if (files >= 0) {
+      err |= put_file_js(files, m, i, diff, x, &w);
+      continue;
+    }
+    char head[64];
+    snprintf(head, sizeof(head), "<script type=\"application/json\" id=\"f%zu\">", i);
+    hout_str(&o, head);
+    struct html_source src;
+    char buf[8192];
+    html_source_load(&src, cov_source_path(m, m->files[i]->path, buf, sizeof(buf)));
+    put_file(&o, m, i, diff, x, &w, &src, 0);
+    hout_str(&o, "</script>\n");
+    html_chunks_put(&o, i, &src);
+    html_source_free(&src);
+  }
+  hout_flush(&o);
+  fprintf(f, "<script>%s</script>\n</body></html>\n", html_script);
+  return err || ferror(f) ? -1 : 0;
+}
+
+int html_write(const struct cov_model *m, FILE *f, const char *title, const struct cov_diff *diff,
+               const struct html_extra *x) {
+  return page(m, f, title, diff, x, -1);
+}
+
+int html_write_dir(const struct cov_model *m, const char *dir, const char *title,
+                   const struct cov_diff *diff, const struct html_extra *x) {
+  if (mkdir(dir, 0777) && errno != EEXIST)
+    return diag_at(DIAG_ERROR, dir, 0, "%s", strerror(errno)), -1;
+  int d = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (d < 0)
+    return diag_at(DIAG_ERROR, dir, 0, "%s", strerror(errno)), -1;
+  /* (the names in it are ours: nothing is written through a link there) */
+  int files = mkdirat(d, "files", 0777) && errno != EEXIST
+                  ? -1
+                  : openat(d, "files", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  int fd = openat(d, "index.html", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
+  FILE *f = fd >= 0 && files >= 0 ? fdopen(fd, "w") : NULL;
+  int err = -1;
+  if (!f) {
+    diag_at(DIAG_ERROR, dir, 0, "%s: %s", files < 0 ? "files" : "index.html", strerror(errno));
+    if (fd >= 0)
+      close(fd);
+  } else {
+    err = page(m, f, title, diff, x, files);
+    if (fclose(f) && !err) {
+      diag_at(DIAG_ERROR, dir, 0, "index.html: write error");
+      err = -1;
+    }
+  }
+  if (files >= 0)
+    close(files);
+  close(d);
+  return err;
+}
