@@ -19,12 +19,6 @@
 
 /* ---- strings, deduplicated through an open-addressing index ---- */
 
-struct str_index {
-  uint32_t *slots; /* string index + 1 */
-  size_t n_slots;
-  size_t cap;
-};
-
 uint32_t dw_intern(struct dw_module *m, const char *s) {
   if (!s)
     return DW_NONE;

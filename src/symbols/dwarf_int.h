@@ -26,6 +26,13 @@ struct dw_secs {
   size_t line_n, line_str_n, str_n;
 };
 
+/* The module's strings by hash while it loads (m->index). */
+struct str_index {
+  uint32_t *slots; /* string index + 1 */
+  size_t n_slots;
+  size_t cap;
+};
+
 /* A string of the module, interned: its index (DW_NONE for NULL or no memory). */
 uint32_t dw_intern(struct dw_module *m, const char *s);
 
