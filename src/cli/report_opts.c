@@ -17,8 +17,6 @@
 #include "cli.h"
 #include "diffcov/diff.h"
 #include "readers/readers.h"
-#include "writers/writers.h"
-#include "writers/html.h"
 
 enum {
   O_TITLE = 256,
@@ -55,50 +53,6 @@ enum {
   O_BUILD,
   O_SINCE,
   O_FORMAT = 512 /* O_FORMAT + k: report_formats[k]'s option */
-};
-
-static int fmt_lcov(const struct report_ctx *c, FILE *f) {
-  return c->lcov_format == 2 ? lcov_write2(c->m, f) : lcov_write(c->m, f);
-}
-static int fmt_cobertura(const struct report_ctx *c, FILE *f) {
-  return cobertura_write(c->m, f);
-}
-static int fmt_json(const struct report_ctx *c, FILE *f) {
-  return ucov_json_write(c->m, f, c->diff);
-}
-static int fmt_html(const struct report_ctx *c, FILE *f) {
-  return html_write(c->m, f, c->title, c->diff, c->html);
-}
-static int fmt_json_summary(const struct report_ctx *c, FILE *f) {
-  return json_summary_write(c->m, f, c->diff);
-}
-static int fmt_text(const struct report_ctx *c, FILE *f) {
-  return text_write(c->m, f, c->diff);
-}
-static int fmt_markdown(const struct report_ctx *c, FILE *f) {
-  return markdown_write(c->m, f, c->title, c->html_url, c->diff, 10);
-}
-static int fmt_sonarqube(const struct report_ctx *c, FILE *f) {
-  return sonarqube_write(c->m, f);
-}
-static int fmt_coveralls(const struct report_ctx *c, FILE *f) {
-  return coveralls_write(c->m, f);
-}
-static int fmt_jacoco(const struct report_ctx *c, FILE *f) {
-  return jacoco_write(c->m, f, c->title);
-}
-
-const struct report_format report_formats[REPORT_FORMATS] = {
-    [FMT_LCOV] = {.option = "lcov", .write = fmt_lcov, .merge = 1},
-    [FMT_COBERTURA] = {.option = "cobertura", .write = fmt_cobertura},
-    [FMT_JSON] = {.option = "json", .write = fmt_json, .merge = 1},
-    [FMT_HTML] = {.option = "html", .write = fmt_html},
-    [FMT_JSON_SUMMARY] = {.option = "json-summary", .write = fmt_json_summary},
-    [FMT_TEXT] = {.option = "text", .write = fmt_text},
-    [FMT_MARKDOWN] = {.option = "markdown", .write = fmt_markdown},
-    [FMT_SONARQUBE] = {.option = "sonarqube", .write = fmt_sonarqube},
-    [FMT_COVERALLS] = {.option = "coveralls", .write = fmt_coveralls},
-    [FMT_JACOCO] = {.option = "jacoco", .write = fmt_jacoco},
 };
 
 /* path made absolute and lexically normal (cov_absolute), split into its

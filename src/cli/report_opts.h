@@ -13,43 +13,7 @@
 #include "base/exclude.h"
 #include "readers/inputs.h"
 #include "base/model.h"
-
-struct html_extra;
-
-struct cov_diff;
-
-/* What every writer of a report is given. */
-struct report_ctx {
-  const struct cov_model *m;
-  const struct cov_diff *diff;   /* the differential categories, or NULL */
-  const char *title;             /* --title (html, markdown, jacoco) */
-  int lcov_format;               /* 1 or 2 */
-  const struct html_extra *html; /* what the store adds to the HTML page, or NULL */
-  const char *html_url;          /* where Markdown links its files' views, or NULL */
-};
-
-/* The report formats: --OPTION FILE writes the model with write; merge: ucov
- * merge writes it too (by its -o name's suffix). One row each, in the
- * order reports are written. */
-struct report_format {
-  const char *option;
-  int (*write)(const struct report_ctx *c, FILE *f);
-  int merge;
-};
-enum {
-  FMT_LCOV,
-  FMT_COBERTURA,
-  FMT_JSON,
-  FMT_HTML,
-  FMT_JSON_SUMMARY,
-  FMT_TEXT,
-  FMT_MARKDOWN,
-  FMT_SONARQUBE,
-  FMT_COVERALLS,
-  FMT_JACOCO,
-  REPORT_FORMATS
-};
-extern const struct report_format report_formats[REPORT_FORMATS];
+#include "writers/writers.h"
 
 /* The options of report, merge and push, as given. */
 struct outputs {

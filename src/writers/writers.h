@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The report formats written, one file each (the table that names them for
- * the command line is writers.c's): lcov 1.x and 2.x (lcov_write.c), ucov
- * JSON (ucov_json_write.c), Cobertura, SonarQube, JaCoCo, Coveralls, gcovr's
- * JSON summary, Markdown, the text table, HTML (html.h). Each takes a
- * finished model and writes to a FILE; 0, or -1 (a write error).
+ * The report formats written, one file each, and one interface to them all
+ * (struct report_format, the table report_formats in writers.c): lcov 1.x and 2.x (lcov_write.c),
+ * ucov JSON (ucov_json_write.c), Cobertura, SonarQube, JaCoCo, Coveralls, gcovr's JSON summary,
+ * Markdown, the text table, HTML (html.h). Each takes a finished model and writes to a FILE; 0, or
+ * -1 (a write error).
  */
 #ifndef UCOV_WRITERS_WRITERS_H
 #define UCOV_WRITERS_WRITERS_H
@@ -62,5 +62,44 @@ int json_summary_write(const struct cov_model *m, FILE *f, const struct cov_diff
  * view there (URL#file=PATH&line=N). */
 int markdown_write(const struct cov_model *m, FILE *f, const char *title, const char *url,
                    const struct cov_diff *diff, size_t lowest);
+
+/* --- The one writer interface. --- */
+
+struct html_extra; /* html.h */
+
+/* What every writer of a report is given. */
+struct report_ctx {
+  const struct cov_model *m;
+  const struct cov_diff *diff;   /* the differential categories, or NULL */
+  const char *title;             /* --title (html, markdown, jacoco) */
+  int lcov_format;               /* 1 or 2 */
+  const struct html_extra *html; /* what the store adds to the HTML page, or NULL */
+  const char *html_url;          /* where Markdown links its files' views, or NULL */
+};
+
+/* The report formats: --OPTION FILE writes the model with write; merge: ucov
+ * merge writes it too (by its -o name's suffix). One row each, in the
+ * order reports are written. A new format is its file, its row here and
+ * in report_formats, and its line in the usage texts: each command's
+ * --OPTION follows from the table. */
+struct report_format {
+  const char *option;
+  int (*write)(const struct report_ctx *c, FILE *f);
+  int merge;
+};
+enum {
+  FMT_LCOV,
+  FMT_COBERTURA,
+  FMT_JSON,
+  FMT_HTML,
+  FMT_JSON_SUMMARY,
+  FMT_TEXT,
+  FMT_MARKDOWN,
+  FMT_SONARQUBE,
+  FMT_COVERALLS,
+  FMT_JACOCO,
+  REPORT_FORMATS
+};
+extern const struct report_format report_formats[REPORT_FORMATS];
 
 #endif
