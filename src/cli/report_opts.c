@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,43 +18,6 @@
 #include "cli.h"
 #include "diffcov/diff.h"
 #include "readers/readers.h"
-
-enum {
-  O_TITLE = 256,
-  O_BASELINE,
-  O_BINARY,
-  O_MODULES,
-  O_PREFIX,
-  O_INCLUDE,
-  O_EXCLUDE,
-  O_GCOV,
-  O_LCOV_FORMAT,
-  O_SUMMARY,
-  O_FAIL_LINE,
-  O_FAIL_FUNCTION,
-  O_FAIL_BRANCH,
-  O_FAIL_PATCH,
-  O_NO_MARKERS,
-  O_EXCL_LINES,
-  O_EXCL_BRANCHES,
-  O_EXCL_UNREACHABLE,
-  O_EXCL_THROW,
-  O_EXCL_FUNCTION,
-  O_LINE_RULE,
-  O_ROOT,
-  O_COBERTURA_SPLIT,
-  O_HTML_DIR,
-  O_HTML_URL,
-  O_DIFF,
-  O_STORE,
-  O_TEST,
-  O_SHARD,
-  O_REVISION,
-  O_CONFIG,
-  O_BUILD,
-  O_SINCE,
-  O_FORMAT = 512 /* O_FORMAT + k: report_formats[k]'s option */
-};
 
 /* path made absolute and lexically normal (cov_absolute), split into its
  * n components in place: malloc'd in one block with its text, or NULL. */
@@ -142,222 +106,206 @@ int grow_list(void **list, int n) {
   return 1;
 }
 
-/* The long name of option c. */
-static const char *opt_name(const struct option *opts, int c) {
-  for (; opts->name; opts++)
-    if (opts->val == c)
-      return opts->name;
-  return "?";
+/*
+ * The options of report, merge and push, one row each: most store their
+ * argument (or a flag, or one more list entry) at a place in struct outputs
+ * or struct input_opts; the rest are parsed by a function of their own. A
+ * report-only row is refused by ucov merge, which writes one lcov file.
+ */
+enum act { SET_OUT, SET_IN, ADD_OUT, ADD_IN, FLAG_OUT, CALL };
+struct parse {
+  struct cov_model *m;
+  struct input_opts *in;
+  struct outputs *out;
+  const char **merge_out;
+  int *quiet;
+  const char *usage;
+};
+struct opt_row {
+  const char *name;
+  int has_arg;
+  enum act act;
+  size_t at, count_at; /* where in outputs or input_opts (count_at: a list's count) */
+  int value;           /* FLAG_OUT's */
+  int report_only;
+  int (*call)(struct parse *p, const char *arg, int row);
+};
+
+static int parse_prefix_map(struct parse *p, const char *arg, int row) {
+  (void)row;
+  if (cov_add_prefix_map(p->m, arg) == 0)
+    return 0;
+  UCOV_ERR("--prefix-map wants OLD=NEW, not '%s'\n", arg);
+  return -1;
 }
 
-/* (Long: one case per option, each a line or a few; the checks after them read as the usage
- * says.) */
-int report_parse(int argc, char **argv, const char *usage, struct cov_model *m,
-                 struct input_opts *in, struct outputs *out, const char **merge_out, int *quiet) {
-  static const struct option base_opts[] = {
-      {"title", required_argument, 0, O_TITLE},
-      {"baseline", required_argument, 0, O_BASELINE},
-      {"binary", required_argument, 0, O_BINARY},
-      {"modules", required_argument, 0, O_MODULES},
-      {"prefix-map", required_argument, 0, O_PREFIX},
-      {"include", required_argument, 0, O_INCLUDE},
-      {"exclude", required_argument, 0, O_EXCLUDE},
-      {"gcov-tool", required_argument, 0, O_GCOV},
-      {"lcov-format", required_argument, 0, O_LCOV_FORMAT},
-      {"summary", no_argument, 0, O_SUMMARY},
-      {"fail-under-line", required_argument, 0, O_FAIL_LINE},
-      {"fail-under-function", required_argument, 0, O_FAIL_FUNCTION},
-      {"fail-under-branch", required_argument, 0, O_FAIL_BRANCH},
-      {"fail-under-patch", required_argument, 0, O_FAIL_PATCH},
-      {"no-markers", no_argument, 0, O_NO_MARKERS},
-      {"exclude-lines-by-pattern", required_argument, 0, O_EXCL_LINES},
-      {"exclude-branches-by-pattern", required_argument, 0, O_EXCL_BRANCHES},
-      {"exclude-unreachable-branches", no_argument, 0, O_EXCL_UNREACHABLE},
-      {"exclude-throw-branches", no_argument, 0, O_EXCL_THROW},
-      {"exclude-function", required_argument, 0, O_EXCL_FUNCTION},
-      {"line-rule", required_argument, 0, O_LINE_RULE},
-      {"root", required_argument, 0, O_ROOT},
-      {"cobertura-split", required_argument, 0, O_COBERTURA_SPLIT},
-      {"html-dir", required_argument, 0, O_HTML_DIR},
-      {"html-url", required_argument, 0, O_HTML_URL},
-      {"diff", required_argument, 0, O_DIFF},
-      {"store", required_argument, 0, O_STORE},
-      {"test", required_argument, 0, O_TEST},
-      {"shard", required_argument, 0, O_SHARD},
-      {"revision", required_argument, 0, O_REVISION},
-      {"config", required_argument, 0, O_CONFIG},
-      {"build", required_argument, 0, O_BUILD},
-      {"since", required_argument, 0, O_SINCE},
-      {"output", required_argument, 0, 'o'},
-      {"quiet", no_argument, 0, 'q'},
-      {"help", no_argument, 0, 'h'},
-      {0, 0, 0, 0}};
-  /* the options, then one --OPTION FILE per report format */
-  enum { N_BASE = sizeof(base_opts) / sizeof(base_opts[0]) - 1 };
-  struct option opts[N_BASE + REPORT_FORMATS + 1];
-  memcpy(opts, base_opts, sizeof(base_opts));
-  for (int k = 0; k < REPORT_FORMATS; k++)
-    opts[N_BASE + k] =
-        (struct option){report_formats[k].option, required_argument, 0, O_FORMAT + k};
-  opts[N_BASE + REPORT_FORMATS] = (struct option){0, 0, 0, 0};
-  int c;
-  optind = 1;
-  while ((c = getopt_long(argc, argv, merge_out ? "o:qh" : "qh", opts, NULL)) != -1) {
-    int format = c >= O_FORMAT && c < O_FORMAT + REPORT_FORMATS;
-    if (merge_out &&
-        (format || c == O_TITLE || c == O_COBERTURA_SPLIT || c == O_HTML_DIR || c == O_HTML_URL ||
-         c == O_DIFF || c == O_BASELINE)) { /* (the report's outputs: merge writes one lcov file) */
-      UCOV_ERR("--%s is an option of ucov report\n", opt_name(opts, c));
-      cli_try_help();
-      return -1;
-    }
-    if (format) {
-      out->path[c - O_FORMAT] = optarg;
-      continue;
-    }
-    switch (c) {
-    case O_TITLE:
-      out->title = optarg;
-      break;
-    case O_COBERTURA_SPLIT:
-      out->cobertura_split = optarg;
-      break;
-    case O_HTML_DIR:
-      out->html_dir = optarg;
-      break;
-    case O_HTML_URL:
-      out->html_url = optarg;
-      break;
-    case O_ROOT:
-      out->root = optarg;
-      break;
-    case O_STORE:
-      out->store = optarg;
-      break;
-    case O_SHARD:
-      out->shard = optarg;
-      break;
-    case O_REVISION:
-      out->revision = optarg;
-      break;
-    case O_CONFIG:
-      out->config = optarg;
-      break;
-    case O_BUILD:
-      out->build = optarg;
-      break;
-    case O_SINCE:
-      out->since = optarg;
-      break;
-    case O_TEST:
-      if (!grow_list((void **)&out->tests, out->n_tests))
-        return -1;
-      out->tests[out->n_tests++] = optarg;
-      break;
-    case O_DIFF:
-      out->diff = optarg;
-      break;
-    case O_BASELINE:
-      if (!grow_list((void **)&out->baselines, out->n_baselines))
-        return -1;
-      out->baselines[out->n_baselines++] = optarg;
-      break;
-    case O_BINARY:
-      if (!grow_list((void **)&in->binaries, in->n_binaries))
-        return -1;
-      in->binaries[in->n_binaries++] = optarg;
-      break;
-    case O_MODULES:
-      in->modules = optarg;
-      break;
-    case O_PREFIX:
-      if (cov_add_prefix_map(m, optarg)) {
-        UCOV_ERR("--prefix-map wants OLD=NEW, not '%s'\n", optarg);
-        return -1;
-      }
-      break;
-    case O_INCLUDE:
-      cov_add_include(m, optarg);
-      break;
-    case O_EXCLUDE:
-      cov_add_exclude(m, optarg);
-      break;
-    case O_GCOV:
-      in->gcov_tool = optarg;
-      break;
-    case O_LCOV_FORMAT:
-      if (strcmp(optarg, "1") && strcmp(optarg, "2")) {
-        UCOV_ERR("--lcov-format is 1 or 2, not '%s'\n", optarg);
-        return -1;
-      }
-      out->lcov_format = optarg[0] - '0';
-      break;
-    case O_SUMMARY:
-      out->summary = 1;
-      break;
-    case O_FAIL_LINE:
-    case O_FAIL_FUNCTION:
-    case O_FAIL_BRANCH:
-    case O_FAIL_PATCH: {
-      char *end;
-      double v = strtod(optarg, &end);
-      if (merge_out || end == optarg || *end || !(v >= 0 && v <= 100)) {
-        UCOV_ERR("a --fail-under gate is a percentage from 0 to 100, not '%s'\n", optarg);
-        return -1;
-      }
-      out->fail_under[c - O_FAIL_LINE] = v;
-      break;
-    }
-    case O_NO_MARKERS:
-      out->excl.markers = 0;
-      break;
-    case O_EXCL_LINES:
-      out->excl.line_pattern = optarg;
-      break;
-    case O_EXCL_BRANCHES:
-      out->excl.branch_pattern = optarg;
-      break;
-    case O_EXCL_UNREACHABLE:
-      out->excl.unreachable_branches = 1;
-      break;
-    case O_EXCL_THROW:
-      out->excl.throw_branches = 1;
-      break;
-    case O_EXCL_FUNCTION: {
-      /* gcovr's "/RE/", or RE; several: one alternation */
-      size_t n = strlen(optarg);
-      int slashed = n >= 2 && optarg[0] == '/' && optarg[n - 1] == '/';
-      char *joined = NULL, *prev = out->func_joined;
-      if (asprintf(&joined, "%s%s(%.*s)", prev ? prev : "", prev ? "|" : "",
-                   (int)(slashed ? n - 2 : n), optarg + slashed) < 0) {
-        UCOV_ERR("out of memory\n");
-        return -1;
-      }
-      free(prev);
-      out->excl.function_pattern = out->func_joined = joined;
-      break;
-    }
-    case O_LINE_RULE:
-      if (strcmp(optarg, "lcov") && strcmp(optarg, "gcovr")) {
-        UCOV_ERR("--line-rule is lcov or gcovr, not '%s'\n", optarg);
-        return -1;
-      }
-      out->excl.gcovr_lines = !strcmp(optarg, "gcovr");
-      break;
-    case 'o':
-      *merge_out = optarg;
-      break;
-    case 'q':
-      *quiet = 1;
-      break;
-    case 'h':
-      fputs(usage, stdout);
-      exit(UCOV_EXIT_OK);
-    default:
-      cli_bad_option(argc, argv, opts);
-      return -1;
-    }
+static int parse_include(struct parse *p, const char *arg, int row) {
+  (void)row;
+  cov_add_include(p->m, arg);
+  return 0;
+}
+
+static int parse_exclude(struct parse *p, const char *arg, int row) {
+  (void)row;
+  cov_add_exclude(p->m, arg);
+  return 0;
+}
+
+static int parse_lcov_format(struct parse *p, const char *arg, int row) {
+  (void)row;
+  if (strcmp(arg, "1") && strcmp(arg, "2")) {
+    UCOV_ERR("--lcov-format is 1 or 2, not '%s'\n", arg);
+    return -1;
   }
+  p->out->lcov_format = arg[0] - '0';
+  return 0;
+}
+
+static int parse_fail_under(struct parse *p, const char *arg, int row);
+
+/* gcovr's "/RE/", or RE; several: one alternation */
+static int parse_exclude_function(struct parse *p, const char *arg, int row) {
+  (void)row;
+  size_t n = strlen(arg);
+  int slashed = n >= 2 && arg[0] == '/' && arg[n - 1] == '/';
+  char *joined = NULL, *prev = p->out->func_joined;
+  if (asprintf(&joined, "%s%s(%.*s)", prev ? prev : "", prev ? "|" : "", (int)(slashed ? n - 2 : n),
+               arg + slashed) < 0) {
+    UCOV_ERR("out of memory\n");
+    return -1;
+  }
+  free(prev);
+  p->out->excl.function_pattern = p->out->func_joined = joined;
+  return 0;
+}
+
+static int parse_line_rule(struct parse *p, const char *arg, int row) {
+  (void)row;
+  if (strcmp(arg, "lcov") && strcmp(arg, "gcovr")) {
+    UCOV_ERR("--line-rule is lcov or gcovr, not '%s'\n", arg);
+    return -1;
+  }
+  p->out->excl.gcovr_lines = !strcmp(arg, "gcovr");
+  return 0;
+}
+
+static int parse_output(struct parse *p, const char *arg, int row) {
+  (void)row;
+  if (!p->merge_out) {
+    UCOV_ERR("--output is an option of ucov merge\n");
+    cli_try_help();
+    return -1;
+  }
+  *p->merge_out = arg;
+  return 0;
+}
+
+static int parse_quiet(struct parse *p, const char *arg, int row) {
+  (void)arg, (void)row;
+  *p->quiet = 1;
+  return 0;
+}
+
+static int parse_help(struct parse *p, const char *arg, int row) {
+  (void)arg, (void)row;
+  fputs(p->usage, stdout);
+  exit(UCOV_EXIT_OK);
+}
+
+#define OUT(f) offsetof(struct outputs, f)
+#define IN(f) offsetof(struct input_opts, f)
+static const struct opt_row rows[] = {
+    {"title", 1, SET_OUT, OUT(title), 0, 0, 1, NULL},
+    {"baseline", 1, ADD_OUT, OUT(baselines), OUT(n_baselines), 0, 1, NULL},
+    {"binary", 1, ADD_IN, IN(binaries), IN(n_binaries), 0, 0, NULL},
+    {"modules", 1, SET_IN, IN(modules), 0, 0, 0, NULL},
+    {"prefix-map", 1, CALL, 0, 0, 0, 0, parse_prefix_map},
+    {"include", 1, CALL, 0, 0, 0, 0, parse_include},
+    {"exclude", 1, CALL, 0, 0, 0, 0, parse_exclude},
+    {"gcov-tool", 1, SET_IN, IN(gcov_tool), 0, 0, 0, NULL},
+    {"lcov-format", 1, CALL, 0, 0, 0, 0, parse_lcov_format},
+    {"summary", 0, FLAG_OUT, OUT(summary), 0, 1, 0, NULL},
+    {"fail-under-line", 1, CALL, 0, 0, 0, 0, parse_fail_under},
+    {"fail-under-function", 1, CALL, 0, 0, 1, 0, parse_fail_under},
+    {"fail-under-branch", 1, CALL, 0, 0, 2, 0, parse_fail_under},
+    {"fail-under-patch", 1, CALL, 0, 0, 3, 0, parse_fail_under},
+    {"no-markers", 0, FLAG_OUT, OUT(excl.markers), 0, 0, 0, NULL},
+    {"exclude-lines-by-pattern", 1, SET_OUT, OUT(excl.line_pattern), 0, 0, 0, NULL},
+    {"exclude-branches-by-pattern", 1, SET_OUT, OUT(excl.branch_pattern), 0, 0, 0, NULL},
+    {"exclude-unreachable-branches", 0, FLAG_OUT, OUT(excl.unreachable_branches), 0, 1, 0, NULL},
+    {"exclude-throw-branches", 0, FLAG_OUT, OUT(excl.throw_branches), 0, 1, 0, NULL},
+    {"exclude-function", 1, CALL, 0, 0, 0, 0, parse_exclude_function},
+    {"line-rule", 1, CALL, 0, 0, 0, 0, parse_line_rule},
+    {"root", 1, SET_OUT, OUT(root), 0, 0, 0, NULL},
+    {"cobertura-split", 1, SET_OUT, OUT(cobertura_split), 0, 0, 1, NULL},
+    {"html-dir", 1, SET_OUT, OUT(html_dir), 0, 0, 1, NULL},
+    {"html-url", 1, SET_OUT, OUT(html_url), 0, 0, 1, NULL},
+    {"diff", 1, SET_OUT, OUT(diff), 0, 0, 1, NULL},
+    {"store", 1, SET_OUT, OUT(store), 0, 0, 0, NULL},
+    {"test", 1, ADD_OUT, OUT(tests), OUT(n_tests), 0, 0, NULL},
+    {"shard", 1, SET_OUT, OUT(shard), 0, 0, 0, NULL},
+    {"revision", 1, SET_OUT, OUT(revision), 0, 0, 0, NULL},
+    {"config", 1, SET_OUT, OUT(config), 0, 0, 0, NULL},
+    {"build", 1, SET_OUT, OUT(build), 0, 0, 0, NULL},
+    {"since", 1, SET_OUT, OUT(since), 0, 0, 0, NULL},
+    {"output", 1, CALL, 0, 0, 0, 0, parse_output},
+    {"quiet", 0, CALL, 0, 0, 0, 0, parse_quiet},
+    {"help", 0, CALL, 0, 0, 0, 0, parse_help},
+};
+#undef OUT
+#undef IN
+enum { N_ROWS = sizeof(rows) / sizeof(rows[0]), O_ROW = 256, O_FORMAT = 512 };
+
+static int parse_fail_under(struct parse *p, const char *arg, int row) {
+  char *end;
+  double v = strtod(arg, &end);
+  if (p->merge_out || end == arg || *end || !(v >= 0 && v <= 100)) {
+    UCOV_ERR("a --fail-under gate is a percentage from 0 to 100, not '%s'\n", arg);
+    return -1;
+  }
+  p->out->fail_under[rows[row].value] = v;
+  return 0;
+}
+
+static int row_named(const char *name) {
+  for (int i = 0; i < N_ROWS; i++)
+    if (!strcmp(rows[i].name, name))
+      return i;
+  return -1;
+}
+
+/* One row's option given: 0, or -1 (said). */
+static int apply_row(struct parse *p, int row, const char *arg) {
+  const struct opt_row *r = &rows[row];
+  char *base = r->act == SET_IN || r->act == ADD_IN ? (char *)p->in : (char *)p->out;
+  switch (r->act) {
+  case SET_OUT:
+  case SET_IN:
+    *(const char **)(void *)(base + r->at) = arg;
+    return 0;
+  case ADD_OUT:
+  case ADD_IN: {
+    const char ***list = (const char ***)(void *)(base + r->at);
+    int *n = (int *)(void *)(base + r->count_at);
+    if (!grow_list((void **)list, *n))
+      return -1;
+    (*list)[(*n)++] = arg;
+    return 0;
+  }
+  case FLAG_OUT:
+    *(int *)(void *)(base + r->at) = r->value;
+    return 0;
+  case CALL:
+    return r->call(p, arg, row);
+  }
+  return -1;
+}
+
+/* After the options: the inputs there, the patterns compiled, one output on
+ * standard output at most, --root a directory, the globs anchored. 0 or -1. */
+static int parse_finish(struct parse *p, int argc) {
+  struct outputs *out = p->out;
+  struct cov_model *m = p->m;
   if (optind >= argc && !out->store) {
     UCOV_ERR("no INPUT\n");
     cli_try_help();
@@ -365,8 +313,7 @@ int report_parse(int argc, char **argv, const char *usage, struct cov_model *m,
   }
   if (cov_excl_compile(&out->excl))
     return -1;
-  /* Standard output takes one of them. */
-  int to_stdout = merge_out && *merge_out && !strcmp(*merge_out, "-");
+  int to_stdout = p->merge_out && *p->merge_out && !strcmp(*p->merge_out, "-");
   for (int k = 0; k < REPORT_FORMATS; k++)
     to_stdout += out->path[k] && !strcmp(out->path[k], "-");
   if (to_stdout > 1) {
@@ -379,20 +326,57 @@ int report_parse(int argc, char **argv, const char *usage, struct cov_model *m,
     UCOV_ERR("--root %s: %s\n", out->root, strerror(rerr));
     return -1;
   }
-  if (out->root && cov_set_root(m, out->root)) {
-    UCOV_ERR("out of memory\n");
-    return -1;
-  }
-  char *cwd = m->root ? NULL : getcwd(NULL, 0);
-  int bad = cov_anchor_globs(m, m->root ? m->root : cwd ? cwd : ".");
+  char *cwd = NULL;
+  int bad = out->root && cov_set_root(m, out->root);
+  if (!bad && !m->root)
+    cwd = getcwd(NULL, 0);
+  bad = bad || cov_anchor_globs(m, m->root ? m->root : cwd ? cwd : ".");
   free(cwd);
   if (bad) {
     UCOV_ERR("out of memory\n");
     return -1;
   }
   out->excl.root = m->root;
-  in->progress = !*quiet && isatty(2);
-  return optind;
+  p->in->progress = !*p->quiet && isatty(2);
+  return 0;
+}
+
+int report_parse(int argc, char **argv, const char *usage, struct cov_model *m,
+                 struct input_opts *in, struct outputs *out, const char **merge_out, int *quiet) {
+  struct parse p = {m, in, out, merge_out, quiet, usage};
+  /* the rows, then one --OPTION FILE per report format */
+  struct option opts[N_ROWS + REPORT_FORMATS + 1];
+  for (int i = 0; i < N_ROWS; i++)
+    opts[i] = (struct option){rows[i].name, rows[i].has_arg ? required_argument : no_argument, 0,
+                              O_ROW + i};
+  for (int k = 0; k < REPORT_FORMATS; k++)
+    opts[N_ROWS + k] =
+        (struct option){report_formats[k].option, required_argument, 0, O_FORMAT + k};
+  opts[N_ROWS + REPORT_FORMATS] = (struct option){0, 0, 0, 0};
+  int c;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, merge_out ? "o:qh" : "qh", opts, NULL)) != -1) {
+    int row = c == 'o'   ? row_named("output")
+              : c == 'q' ? row_named("quiet")
+              : c == 'h' ? row_named("help")
+                         : c - O_ROW;
+    int format = c >= O_FORMAT && c < O_FORMAT + REPORT_FORMATS;
+    if (!format && (row < 0 || row >= N_ROWS)) {
+      cli_bad_option(argc, argv, opts);
+      return -1;
+    }
+    if (merge_out && (format || rows[row].report_only)) {
+      UCOV_ERR("--%s is an option of ucov report\n",
+               format ? report_formats[c - O_FORMAT].option : rows[row].name);
+      cli_try_help();
+      return -1;
+    }
+    if (format)
+      out->path[c - O_FORMAT] = optarg;
+    else if (apply_row(&p, row, optarg))
+      return -1;
+  }
+  return parse_finish(&p, argc) ? -1 : optind;
 }
 
 int report_read_inputs(struct cov_model *m, int argc, char **argv, int first,
