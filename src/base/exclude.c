@@ -307,96 +307,79 @@ static uint32_t max_line(const struct cov_file *f) {
   return m;
 }
 
-/* (Long: the exclusion kinds applied to one file in order (markers, patterns, functions,
- * branches, the line rule), over the same source text.) */
-static int exclude_file(struct cov_file *f, const struct cov_excl *x) {
-  int need_source = x->markers || x->have_line_re || x->have_branch_re || x->unreachable_branches ||
-                    x->gcovr_lines;
-  char *src = NULL, *path = NULL;
-  size_t len = 0;
-  uint32_t top = max_line(f);
-  struct scan s = {.x = x, .path = f->path};
-  if (need_source && top) {
-    if (f->path[0] != '/' && x->root && asprintf(&path, "%s/%s", x->root, f->path) < 0)
-      return -1;
-    src = x->source ? x->source(x->source_arg, path ? path : f->path, &len) : NULL;
-    if (!src)
-      src = ucov_read_text(path ? path : f->path, &len);
-  }
-  if (src) {
-    /* flags only for lines that have data, and only as far as the source goes */
-    uint32_t n_src = 1;
-    for (const char *p = src; n_src < top && (p = memchr(p, '\n', (size_t)(src + len - p))); p++)
-      n_src++;
-    s.n_flags = (n_src < top ? n_src : top) + 1;
-    s.flags = calloc(s.n_flags, 1);
-    if (!s.flags) {
-      free(src);
-      free(path);
-      return -1;
-    }
-    /* Line by line where a pattern or --exclude-unreachable-branches looks
-     * at every line; elsewhere from one marker to the next. */
-    int per_line =
-        x->have_line_re || x->have_branch_re || x->unreachable_branches || x->gcovr_lines;
-    char *line = src, *end = src + len;
-    for (uint32_t ln = 1; line <= end && !s.oom; ln++) {
-      if (!per_line || ln >= s.n_flags) {
-        char *hit = x->markers ? memmem(line, (size_t)(end - line), "_EXCL_", 6) : NULL;
-        if (!hit)
-          break;
-        for (char *p = line; (p = memchr(p, '\n', (size_t)(hit - p))); p++, ln++)
-          line = p + 1;
-        if (ln == UINT32_MAX)
-          break;
-      }
-      char *nl = memchr(line, '\n', (size_t)(end - line));
-      if (nl)
-        *nl = 0;
-      if (x->markers && strstr(line, "_EXCL_"))
-        markers(&s, ln, line);
-      if (per_line && ln < s.n_flags) {
-        if (x->have_line_re && match_start(&x->line_re, line))
-          s.flags[ln] |= EX_LINE;
-        if (x->have_branch_re && match_start(&x->branch_re, line))
-          s.flags[ln] |= EX_BRANCH;
-        if (x->unreachable_branches) {
-          int nc = no_code(line);
-          if (nc < 0)
-            s.oom = 1;
-          else if (nc)
-            s.flags[ln] |= NO_CODE;
-        }
-        if (x->gcovr_lines) {
-          int nc = noncode(line);
-          if (nc < 0)
-            s.oom = 1;
-          else if (nc)
-            s.flags[ln] |= NONCODE;
-        }
-      }
-      if (!nl || ln == UINT32_MAX)
-        break;
-      line = nl + 1;
-    }
-    static const char *const word[2] = {"", "BR_"};
-    for (int k = 0; k < 2; k++)
-      for (size_t i = 0; i < s.st[k].n; i++)
-        diag_at(DIAG_WARNING, f->path, s.st[k].v[i].line,
-                "%s_EXCL_%sSTART without a %s_EXCL_%sSTOP: nothing excluded", s.st[k].v[i].header,
-                word[k], s.st[k].v[i].header, word[k]);
-    free(s.st[0].v);
-    free(s.st[1].v);
-  }
-  free(src);
-  free(path);
-  if (s.oom) {
-    free(s.flags);
+/* The source's lines flagged (s->flags) by markers, patterns and the line
+ * rules; an unclosed region said. 0, or -1 (out of memory). */
+static int scan_source(const struct cov_file *f, const struct cov_excl *x, struct scan *s,
+                       char *src, size_t len, uint32_t top) {
+  /* flags only for lines that have data, and only as far as the source goes */
+  uint32_t n_src = 1;
+  for (const char *p = src; n_src < top && (p = memchr(p, '\n', (size_t)(src + len - p))); p++)
+    n_src++;
+  s->n_flags = (n_src < top ? n_src : top) + 1;
+  s->flags = calloc(s->n_flags, 1);
+  if (!s->flags) {
     return -1;
   }
-  /* --exclude-function: the lines of the functions it names */
-  struct range *fr = NULL;
-  size_t n_fr = 0;
+  /* Line by line where a pattern or --exclude-unreachable-branches looks
+   * at every line; elsewhere from one marker to the next. */
+  int per_line = x->have_line_re || x->have_branch_re || x->unreachable_branches || x->gcovr_lines;
+  char *line = src, *end = src + len;
+  for (uint32_t ln = 1; line <= end && !s->oom; ln++) {
+    if (!per_line || ln >= s->n_flags) {
+      char *hit = x->markers ? memmem(line, (size_t)(end - line), "_EXCL_", 6) : NULL;
+      if (!hit)
+        break;
+      for (char *p = line; (p = memchr(p, '\n', (size_t)(hit - p))); p++, ln++)
+        line = p + 1;
+      if (ln == UINT32_MAX)
+        break;
+    }
+    char *nl = memchr(line, '\n', (size_t)(end - line));
+    if (nl)
+      *nl = 0;
+    if (x->markers && strstr(line, "_EXCL_"))
+      markers(s, ln, line);
+    if (per_line && ln < s->n_flags) {
+      if (x->have_line_re && match_start(&x->line_re, line))
+        s->flags[ln] |= EX_LINE;
+      if (x->have_branch_re && match_start(&x->branch_re, line))
+        s->flags[ln] |= EX_BRANCH;
+      if (x->unreachable_branches) {
+        int nc = no_code(line);
+        if (nc < 0)
+          s->oom = 1;
+        else if (nc)
+          s->flags[ln] |= NO_CODE;
+      }
+      if (x->gcovr_lines) {
+        int nc = noncode(line);
+        if (nc < 0)
+          s->oom = 1;
+        else if (nc)
+          s->flags[ln] |= NONCODE;
+      }
+    }
+    if (!nl || ln == UINT32_MAX)
+      break;
+    line = nl + 1;
+  }
+  static const char *const word[2] = {"", "BR_"};
+  for (int k = 0; k < 2; k++)
+    for (size_t i = 0; i < s->st[k].n; i++)
+      diag_at(DIAG_WARNING, f->path, s->st[k].v[i].line,
+              "%s_EXCL_%sSTART without a %s_EXCL_%sSTOP: nothing excluded", s->st[k].v[i].header,
+              word[k], s->st[k].v[i].header, word[k]);
+  free(s->st[0].v);
+  free(s->st[1].v);
+  return 0;
+}
+
+/* --exclude-function: the lines of the functions it names, as ranges
+ * (*fr, malloc'd). 0 or -1. */
+static int function_ranges(const struct cov_file *f, const struct cov_excl *x, struct range **fr,
+                           size_t *n_fr) {
+  *fr = NULL;
+  *n_fr = 0;
   for (size_t i = 0; x->have_func_re && i < f->n_funcs; i++) {
     const struct cov_func *fn = &f->funcs[i];
     if (regexec(&x->func_re, fn->name, 0, NULL, 0) != 0)
@@ -408,17 +391,21 @@ static int exclude_file(struct cov_file *f, const struct cov_excl *x) {
         if (f->funcs[k].line > fn->line && f->funcs[k].line - 1 < to)
           to = f->funcs[k].line - 1;
     }
-    struct range *g = realloc(fr, (n_fr + 1) * sizeof(*fr));
+    struct range *g = realloc(*fr, (*n_fr + 1) * sizeof(**fr));
     if (!g) {
-      free(fr);
-      free(s.flags);
       return -1;
     }
-    fr = g;
-    fr[n_fr++] = (struct range){fn->line, to};
+    *fr = g;
+    (*fr)[(*n_fr)++] = (struct range){fn->line, to};
   }
+  return 0;
+}
+
+/* The flagged lines, branches, conditions and functions taken out of f. 0 or -1. */
+static int apply_flags(struct cov_file *f, const struct cov_excl *x, const struct scan *sc,
+                       const struct range *fr, size_t n_fr) {
 #define IN_FUNC(l) in_ranges(fr, n_fr, (l))
-#define FLAGS(l) (((l) < s.n_flags ? s.flags[l] : 0) | (IN_FUNC(l) ? EX_LINE : 0))
+#define FLAGS(l) (((l) < sc->n_flags ? sc->flags[l] : 0) | (IN_FUNC(l) ? EX_LINE : 0))
   size_t o = 0;
   for (size_t i = 0; i < f->n_lines; i++) {
     if ((FLAGS(f->lines[i].line) & NONCODE) && !f->lines[i].count)
@@ -426,7 +413,6 @@ static int exclude_file(struct cov_file *f, const struct cov_excl *x) {
     if (!(FLAGS(f->lines[i].line) & EX_LINE))
       f->lines[o++] = f->lines[i];
     else if (cov_add_excluded(f, f->lines[i].line)) {
-      free(s.flags);
       return -1; /* (the lines not yet looked at are lost with the report) */
     }
   }
@@ -461,10 +447,37 @@ static int exclude_file(struct cov_file *f, const struct cov_excl *x) {
   f->n_funcs = o;
 #undef FLAGS
 #undef IN_FUNC
+  return 0;
+}
+
+static int exclude_file(struct cov_file *f, const struct cov_excl *x) {
+  int need_source = x->markers || x->have_line_re || x->have_branch_re || x->unreachable_branches ||
+                    x->gcovr_lines;
+  char *src = NULL, *path = NULL;
+  size_t len = 0;
+  uint32_t top = max_line(f);
+  struct scan s = {.x = x, .path = f->path};
+  if (need_source && top) {
+    if (f->path[0] != '/' && x->root && asprintf(&path, "%s/%s", x->root, f->path) < 0)
+      return -1;
+    src = x->source ? x->source(x->source_arg, path ? path : f->path, &len) : NULL;
+    if (!src)
+      src = ucov_read_text(path ? path : f->path, &len);
+  }
+  if (src && scan_source(f, x, &s, src, len, top))
+    s.oom = 1;
+  free(src);
+  free(path);
+  struct range *fr = NULL;
+  size_t n_fr = 0;
+  int r = s.oom ? -1 : function_ranges(f, x, &fr, &n_fr);
+  if (!r)
+    r = apply_flags(f, x, &s, fr, n_fr);
   free(fr);
   free(s.flags);
-  cov_sort_excluded(f);
-  return 0;
+  if (!r)
+    cov_sort_excluded(f);
+  return r;
 }
 
 int cov_exclude(struct cov_model *m, const struct cov_excl *x) {

@@ -259,45 +259,40 @@ static int link_dormant(char **cmd, char **args, int nargs, int verbose) {
   return UCOV_EXIT_OK;
 }
 
-/* (Long: the compiler wrapper's argument scan and command line, in the order the compiler reads
- * them.) */
-int cmd_cc(int argc, char **argv) {
-  struct cc_opts o = {0};
-  if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-    fputs(cc_usage, stdout);
-    return UCOV_EXIT_OK;
-  }
-  /* Response files first (their contents may hold our options too), then
-   * our options out of the line, wherever they are, up to a `--` (dropped):
-   * what follows it goes to the compiler as it is. */
+/*
+ * The command line as given: response files first (their contents may hold
+ * our options too), then our options out of the line, wherever they are, up
+ * to a `--` (dropped): what follows it goes to the compiler as it is. Then
+ * UCOV_ONLY, UCOV_SKIP and UCOV_MODE. The compiler's arguments into *args
+ * (kept until the compiler runs). -1 to go on, else the exit status.
+ */
+static int cc_gather(int argc, char **argv, struct cc_opts *o, char ***args, int *nargs) {
   static char **expanded; /* (kept until the compiler runs) */
   int nexp = 0, cap = 0;
   cc_expand_args(argc - 1, argv + 1, &expanded, &nexp, &cap, 0);
-  static char **args; /* (kept until the compiler runs, as expanded) */
-  args = calloc((size_t)nexp + 1, sizeof(*args));
-  int nargs = 0;
-  if (!args) {
+  *args = calloc((size_t)nexp + 1, sizeof(**args));
+  *nargs = 0;
+  if (!*args) {
     UCOV_ERR("out of memory\n");
     return UCOV_EXIT_FAIL;
   }
   for (int k = 0, ours = 1; k < nexp; k++) {
-    int took = ours ? own_option(expanded, k, nexp, &o) : 0;
-    if (took) {
+    int took = ours ? own_option(expanded, k, nexp, o) : 0;
+    if (took)
       k += took - 1;
-    } else if (ours && !strcmp(expanded[k], "--")) {
+    else if (ours && !strcmp(expanded[k], "--"))
       ours = 0;
-    } else {
-      args[nargs++] = expanded[k];
-    }
+    else
+      (*args)[(*nargs)++] = expanded[k];
   }
-  cc_env_globs("UCOV_ONLY", o.only, &o.n_only);
-  cc_env_globs("UCOV_SKIP", o.skip, &o.n_skip);
+  cc_env_globs("UCOV_ONLY", o->only, &o->n_only);
+  cc_env_globs("UCOV_SKIP", o->skip, &o->n_skip);
   /* Build systems that pass only CC: UCOV_MODE=gcov,trace (commas, colons or blanks). */
   const char *env = getenv("UCOV_MODE");
-  if (env && *env && !any_mode(&o)) {
+  if (env && *env && !any_mode(o)) {
     char *copy = strdup(env), *save = NULL;
     for (char *w = strtok_r(copy, ",: \t", &save); w; w = strtok_r(NULL, ",: \t", &save)) {
-      if (set_mode(&o, w) != 0) {
+      if (set_mode(o, w) != 0) {
         UCOV_ERR("UCOV_MODE: unknown mode '%s' (trace, ext, unique, gcov, pgo)\n", w);
         free(copy);
         return UCOV_EXIT_USAGE;
@@ -305,73 +300,153 @@ int cmd_cc(int argc, char **argv) {
     }
     free(copy);
   }
-  for (int k = 0; k < nargs; k++)
-    if (!strcmp(args[k], "-v"))
-      o.verbose = 1;
+  for (int k = 0; k < *nargs; k++)
+    if (!strcmp((*args)[k], "-v"))
+      o->verbose = 1;
+  return -1;
+}
 
+/* The modes' compile flags (and --coverage at a link) onto out[*n...]: -1
+ * to go on, else the exit status (said). gcc 12 and clang take the same
+ * flags for these modes. */
+static int cc_mode_flags(struct cc_opts *o, const struct cc_job *job, const char *cc0, char **out,
+                         int *n) {
+  if (!o->trace && !o->ext && !o->gcov && !o->unique && !o->pgo)
+    o->trace = 1; /* the default mode */
+  /* --only/--skip, per translation unit: the sources of this command all
+   * selected (instrumented), or none (compiled plain; a link still gets the
+   * runtime). One command mixing both cannot give each its own flags. */
+  if (job->n_sel && job->n_sel < job->n_src) {
+    UCOV_ERR("--only/--skip select %d of the %d sources of one command: compile "
+             "them one per command (-c)\n",
+             job->n_sel, job->n_src);
+    return UCOV_EXIT_USAGE;
+  }
+  if (job->n_src && !job->n_sel)
+    o->trace = o->ext = o->unique = o->gcov = o->pgo = 0; /* compiled as they are */
+  /* Compile flags only where a C or C++ source is compiled: clang calls a
+   * flag unused (an error under -Werror) on assembler input or a link. */
+  int compiles = job->has_source, clang = cc_compiler_is_clang(cc0);
+  /* UNIQUE is exact with clang's trace-pc-guard (an index per edge); gcc has
+   * only trace-pc, which unique mode keys by the PC address. */
+  if (compiles && o->unique && clang)
+    out[(*n)++] = "-fsanitize-coverage=trace-pc-guard,trace-cmp";
+  else if (compiles && (o->trace || o->ext || o->unique))
+    out[(*n)++] = "-fsanitize-coverage=trace-pc,trace-cmp";
+  /* --ext --dormant with clang: entry and exit come from XRay sleds, which
+   * cost a jump or nothing while dormant (the runtime patches them live, as
+   * XRay's does). Given to the compiler proper (-Xclang), so that the driver
+   * does not link XRay's own runtime. gcc keeps -finstrument-functions. */
+  if (compiles && o->ext && o->dormant && clang) {
+    static const char *const xray[] = {"-Xclang", "-fxray-instrument", "-Xclang",
+                                       "-fxray-instruction-threshold=1"};
+    for (size_t k = 0; k < sizeof(xray) / sizeof(xray[0]); k++)
+      out[(*n)++] = (char *)xray[k];
+  } else if (compiles && o->ext) {
+    out[(*n)++] = "-finstrument-functions";
+  }
+  /* Also at a link (gcc then adds -lgcov after libucov.a; ucov defines every
+   * symbol the objects need from it, so no member of libgcov is linked). */
+  if (o->gcov && (compiles || (job->has_input && !job->compile_only)))
+    out[(*n)++] = "--coverage";
+  /* When compiling (alone, or with the link): at a link of objects only the
+   * flag is not needed (and ucov defines __llvm_profile_runtime, which keeps
+   * compiler-rt's runtime out of links that pass it all the same). */
+  if (compiles && o->pgo && !clang) {
+    UCOV_ERR("--pgo needs clang, and the compiler is %s (--cc clang, or UCOV_CC)\n", cc0);
+    return UCOV_EXIT_USAGE;
+  }
+  if (compiles && o->pgo) {
+    out[(*n)++] = "-fprofile-instr-generate";
+    out[(*n)++] = "-fcoverage-mapping";
+  }
+  return -1;
+}
+
+/*
+ * At a link: the runtime's files onto out[*n...], to the linker (-Xlinker
+ * FILE), never to the driver as inputs: gcc names the notes and data files
+ * of a one-source compile-and-link after the output alone (gcc -o p p.c:
+ * p.gcno) only when that source is its one input, and another input makes
+ * them p-p.gcno. 0, or -1 (said).
+ */
+static int cc_link_flags(const struct cc_job *job, int dormant, char **out, int *n) {
+  char *libdir = find_libdir();
+  if (!libdir) {
+    UCOV_ERR("cannot find libucov.a (set UCOV_LIBDIR)\n");
+    return -1;
+  }
+#define LINKER_FILE(name) (out[(*n)++] = "-Xlinker", out[(*n)++] = path_join(libdir, name))
+  if (dormant) { /* the relocations name the hook calls; the module registers its sites */
+    out[(*n)++] = "-Wl,--emit-relocs";
+    out[(*n)++] = "-Wl,--whole-archive";
+    LINKER_FILE("libucov-dormant.a");
+    out[(*n)++] = "-Wl,--no-whole-archive";
+  }
+  if (job->shared) {
+    /* A shared object binds to the process's one runtime: the program's,
+     * when it was linked by ucov cc (which exports it, and comes first in
+     * the lookup order), else libucov.so, which it needs for that. Its own
+     * LLVM profile sections are registered by libucov-dso.a. */
+    out[(*n)++] = "-Wl,--whole-archive";
+    LINKER_FILE("libucov-dso.a");
+    out[(*n)++] = "-Wl,--no-whole-archive";
+    LINKER_FILE("libucov.so");
+    char *rpath = NULL, canon[PATH_MAX];
+    if (asprintf(&rpath, "-Wl,-rpath,%s", realpath(libdir, canon) ? canon : libdir) > 0)
+      out[(*n)++] = rpath;
+    return 0;
+  }
+  out[(*n)++] = "-Wl,--whole-archive";
+  LINKER_FILE("libucov.a");
+  out[(*n)++] = "-Wl,--no-whole-archive";
+#undef LINKER_FILE
+  /* Exported: shared objects and the KCOV shim bind to this runtime. */
+  static const char *const exports[] = {
+      "ucov_*",      "__sanitizer_cov_*", "__cyg_profile_func_*", "__gcov_*",
+      "llvm_gcov_*", "llvm_gcda_*",       "__llvm_profile_*"};
+  for (size_t k = 0; k < sizeof(exports) / sizeof(exports[0]); k++) {
+    char *e = NULL;
+    if (asprintf(&e, "-Wl,--export-dynamic-symbol=%s", exports[k]) > 0)
+      out[(*n)++] = e;
+  }
+  /* Threads inherit the common handle: the program's pthread_create calls
+   * reach the runtime's wrapper, which only a ucov_ name defines. */
+  out[(*n)++] = "-Wl,--wrap=pthread_create";
+  out[(*n)++] = "-Wl,--defsym=__wrap_pthread_create=ucov_pthread_create";
+  out[(*n)++] = "-lpthread";
+  out[(*n)++] = "-ldl";
+  return 0;
+}
+
+int cmd_cc(int argc, char **argv) {
+  struct cc_opts o = {0};
+  if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+    fputs(cc_usage, stdout);
+    return UCOV_EXIT_OK;
+  }
+  static char **args; /* (kept until the compiler runs) */
+  int nargs, rc = cc_gather(argc, argv, &o, &args, &nargs);
+  if (rc >= 0)
+    return rc;
   char *cc[64];
   int ncc = cc_compiler_words(o.cc, cc, 64);
   if (ncc == 0) {
     UCOV_ERR("no compiler (set CC)\n");
     return UCOV_EXIT_USAGE;
   }
-  /* gcc 12 and clang take the same flags for these modes. */
   struct cc_job job = cc_classify(nargs, args, &o);
-
   char **out = calloc((size_t)(ncc + nargs + 40), sizeof(char *));
   int n = 0;
+  if (!out) {
+    UCOV_ERR("out of memory\n");
+    return UCOV_EXIT_FAIL;
+  }
   for (int k = 0; k < ncc; k++)
     out[n++] = cc[k];
-  if (!o.trace && !o.ext && !o.gcov && !o.unique && !o.pgo)
-    o.trace = 1; /* the default mode */
-  /* --only/--skip, per translation unit: the sources of this command all
-   * selected (instrumented), or none (compiled plain; a link still gets the
-   * runtime). One command mixing both cannot give each its own flags. */
-  if (job.n_sel && job.n_sel < job.n_src) {
-    UCOV_ERR("--only/--skip select %d of the %d sources of one command: compile "
-             "them one per command (-c)\n",
-             job.n_sel, job.n_src);
+  if ((rc = cc_mode_flags(&o, &job, cc[0], out, &n)) >= 0) {
     free(out);
-    return UCOV_EXIT_USAGE;
-  }
-  if (job.n_src && !job.n_sel)
-    o.trace = o.ext = o.unique = o.gcov = o.pgo = 0; /* compiled as they are */
-  /* Compile flags only where a C or C++ source is compiled: clang calls a
-   * flag unused (an error under -Werror) on assembler input or a link. */
-  int compiles = job.has_source;
-  /* UNIQUE is exact with clang's trace-pc-guard (an index per edge); gcc has
-   * only trace-pc, which unique mode keys by the PC address. */
-  if (compiles && o.unique && cc_compiler_is_clang(cc[0]))
-    out[n++] = "-fsanitize-coverage=trace-pc-guard,trace-cmp";
-  else if (compiles && (o.trace || o.ext || o.unique))
-    out[n++] = "-fsanitize-coverage=trace-pc,trace-cmp";
-  /* --ext --dormant with clang: entry and exit come from XRay sleds, which
-   * cost a jump or nothing while dormant (the runtime patches them live, as
-   * XRay's does). Given to the compiler proper (-Xclang), so that the driver
-   * does not link XRay's own runtime. gcc keeps -finstrument-functions. */
-  if (compiles && o.ext && o.dormant && cc_compiler_is_clang(cc[0])) {
-    static const char *const xray[] = {"-Xclang", "-fxray-instrument", "-Xclang",
-                                       "-fxray-instruction-threshold=1"};
-    for (size_t k = 0; k < sizeof(xray) / sizeof(xray[0]); k++)
-      out[n++] = (char *)xray[k];
-  } else if (compiles && o.ext) {
-    out[n++] = "-finstrument-functions";
-  }
-  /* Also at a link (gcc then adds -lgcov after libucov.a; ucov defines every
-   * symbol the objects need from it, so no member of libgcov is linked). */
-  if (o.gcov && (compiles || (job.has_input && !job.compile_only)))
-    out[n++] = "--coverage";
-  /* When compiling (alone, or with the link): at a link of objects only the
-   * flag is not needed (and ucov defines __llvm_profile_runtime, which keeps
-   * compiler-rt's runtime out of links that pass it all the same). */
-  if (compiles && o.pgo && !cc_compiler_is_clang(cc[0])) {
-    UCOV_ERR("--pgo needs clang, and the compiler is %s (--cc clang, or UCOV_CC)\n", cc[0]);
-    free(out);
-    return UCOV_EXIT_USAGE;
-  }
-  if (compiles && o.pgo) {
-    out[n++] = "-fprofile-instr-generate";
-    out[n++] = "-fcoverage-mapping";
+    return rc;
   }
   int lang_set = 0;
   for (int k = 0; k < nargs; k++) {
@@ -388,63 +463,14 @@ int cmd_cc(int argc, char **argv) {
   }
   int links = job.has_input && !job.compile_only;
   int dormant = links && o.dormant && (o.trace || o.ext || o.unique);
-  /* The runtime's files go to the linker (-Xlinker FILE), never to the
-   * driver as inputs: gcc names the notes and data files of a one-source
-   * compile-and-link after the output alone (gcc -o p p.c: p.gcno) only when
-   * that source is its one input, and another input makes them p-p.gcno. */
-#define LINKER_FILE(name) (out[n++] = "-Xlinker", out[n++] = path_join(libdir, name))
-  if (links) {
-    char *libdir = find_libdir();
-    if (!libdir) {
-      UCOV_ERR("cannot find libucov.a (set UCOV_LIBDIR)\n");
-      return UCOV_EXIT_FAIL;
-    }
-    if (dormant) { /* the relocations name the hook calls; the module registers its sites */
-      out[n++] = "-Wl,--emit-relocs";
-      out[n++] = "-Wl,--whole-archive";
-      LINKER_FILE("libucov-dormant.a");
-      out[n++] = "-Wl,--no-whole-archive";
-    }
-    if (job.shared) {
-      /* A shared object binds to the process's one runtime: the program's,
-       * when it was linked by ucov cc (which exports it, and comes first in
-       * the lookup order), else libucov.so, which it needs for that. Its own
-       * LLVM profile sections are registered by libucov-dso.a. */
-      out[n++] = "-Wl,--whole-archive";
-      LINKER_FILE("libucov-dso.a");
-      out[n++] = "-Wl,--no-whole-archive";
-      LINKER_FILE("libucov.so");
-      char *rpath = NULL, canon[PATH_MAX];
-      if (asprintf(&rpath, "-Wl,-rpath,%s", realpath(libdir, canon) ? canon : libdir) > 0)
-        out[n++] = rpath;
-    } else {
-      out[n++] = "-Wl,--whole-archive";
-      LINKER_FILE("libucov.a");
-      out[n++] = "-Wl,--no-whole-archive";
-      /* Exported: shared objects and the KCOV shim bind to this runtime. */
-      static const char *const exports[] = {
-          "ucov_*",      "__sanitizer_cov_*", "__cyg_profile_func_*", "__gcov_*",
-          "llvm_gcov_*", "llvm_gcda_*",       "__llvm_profile_*"};
-      for (size_t k = 0; k < sizeof(exports) / sizeof(exports[0]); k++) {
-        char *e = NULL;
-        if (asprintf(&e, "-Wl,--export-dynamic-symbol=%s", exports[k]) > 0)
-          out[n++] = e;
-      }
-      /* Threads inherit the common handle: the program's pthread_create calls
-       * reach the runtime's wrapper, which only a ucov_ name defines. */
-      out[n++] = "-Wl,--wrap=pthread_create";
-      out[n++] = "-Wl,--defsym=__wrap_pthread_create=ucov_pthread_create";
-      out[n++] = "-lpthread";
-      out[n++] = "-ldl";
-    }
-  }
-#undef LINKER_FILE
+  if (links && cc_link_flags(&job, dormant, out, &n))
+    return UCOV_EXIT_FAIL;
   out[n] = NULL;
   if (o.verbose)
     print_command(out);
   if (dormant) {
     /* As if the compiler had been exec'd: the arguments live until the end. */
-    int rc = link_dormant(out, args, nargs, o.verbose);
+    rc = link_dormant(out, args, nargs, o.verbose);
     fflush(NULL);
     _exit(rc);
   }

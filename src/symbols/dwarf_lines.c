@@ -251,13 +251,160 @@ static int v5_table(struct rd *r, const struct dw_secs *d, int dwarf64, const ch
   return 0;
 }
 
-/*
- * Read the line program at offset off: rows into m (each sequence a run for
- * dw_sort_rows), and the unit's file table as interned names in *files.
- * Returns 0 or -1 (malformed).
- */
-/* (Long: DWARF's line-number program: one case per opcode, as the standard lists them, over one
- * state machine.) */
+/* A line program's header as the program needs it. */
+struct lp_header {
+  unsigned version, min_inst, line_range, opcode_base;
+  int dwarf64, line_base;
+  uint8_t std_len[256];
+  const uint8_t *prog; /* the opcodes, up to r.end */
+};
+
+/* The header up to its directory and file tables; r->end set to the unit's
+ * end. 0 or -1. */
+static int lp_header(struct rd *r, struct lp_header *h) {
+  memset(h, 0, sizeof(*h));
+  uint64_t len = rd_n(r, 4);
+  h->dwarf64 = len == 0xffffffff;
+  if (h->dwarf64)
+    len = rd_n(r, 8);
+  if (r->err || len > (uint64_t)(r->end - r->p))
+    return -1;
+  r->end = r->p + len;
+  h->version = (unsigned)rd_n(r, 2);
+  if (h->version < 2 || h->version > 5)
+    return -1;
+  if (h->version >= 5)
+    rd_n(r, 2); /* address size, segment selector size */
+  uint64_t hlen = rd_n(r, h->dwarf64 ? 8 : 4);
+  if (r->err || hlen > (uint64_t)(r->end - r->p))
+    return -1;
+  h->prog = r->p + hlen;
+  h->min_inst = (unsigned)rd_n(r, 1);
+  if (h->version >= 4)
+    rd_n(r, 1); /* maximum operations per instruction (VLIW) */
+  rd_n(r, 1);   /* default_is_stmt */
+  h->line_base = (int8_t)rd_n(r, 1);
+  h->line_range = (unsigned)rd_n(r, 1);
+  h->opcode_base = (unsigned)rd_n(r, 1);
+  for (unsigned i = 1; i < h->opcode_base; i++)
+    h->std_len[i] = (uint8_t)rd_n(r, 1);
+  return r->err || !h->line_range || !h->opcode_base ? -1 : 0;
+}
+
+/* Before DWARF 5: directories 1..n after the compilation directory; files
+ * 1..n (file 0: none). 0 or -1. */
+static int v4_tables(struct rd *r, const char *comp_dir, const char ***dir_paths, uint64_t *n_dirs,
+                     const char ***file_paths, uint64_t **file_dir, uint64_t *nf) {
+  size_t cap = 0, fcap = 0, fdcap = 0;
+  if (UCOV_GROW(*dir_paths, cap, *n_dirs, 16))
+    return -1;
+  (*dir_paths)[(*n_dirs)++] = comp_dir;
+  for (const char *s = rd_str(r); !r->err && s[0]; s = rd_str(r)) {
+    if (UCOV_GROW(*dir_paths, cap, *n_dirs, 16))
+      return -1;
+    (*dir_paths)[(*n_dirs)++] = s;
+  }
+  if (UCOV_GROW(*file_paths, fcap, *nf, 16) || UCOV_GROW(*file_dir, fdcap, *nf, 16))
+    return -1;
+  (*file_paths)[(*nf)++] = NULL;
+  for (const char *s = rd_str(r); !r->err && s[0]; s = rd_str(r)) {
+    if (UCOV_GROW(*file_paths, fcap, *nf, 16) || UCOV_GROW(*file_dir, fdcap, *nf, 16))
+      return -1;
+    (*file_paths)[*nf] = s;
+    (*file_dir)[(*nf)++] = rd_uleb(r);
+    rd_uleb(r); /* mtime */
+    rd_uleb(r); /* length */
+  }
+  return r->err ? -1 : 0;
+}
+
+/* The unit's file table, as interned paths into *files (nf of them). 0 or -1. */
+static int lp_files(struct dw_module *m, struct rd *r, const struct dw_secs *d,
+                    const struct lp_header *h, const char *comp_dir, uint32_t **files,
+                    uint64_t *nf) {
+  const char **dir_paths = NULL, **file_paths = NULL;
+  uint64_t *dir_idx = NULL, *file_dir = NULL, n_dirs = 0;
+  int ret = -1;
+  *nf = 0;
+  if (h->version >= 5) {
+    if (v5_table(r, d, h->dwarf64, &dir_paths, &file_dir, &n_dirs) ||
+        v5_table(r, d, h->dwarf64, &file_paths, &dir_idx, nf))
+      goto out;
+    free(file_dir);
+    file_dir = dir_idx;
+    dir_idx = NULL;
+  } else if (v4_tables(r, comp_dir, &dir_paths, &n_dirs, &file_paths, &file_dir, nf)) {
+    goto out;
+  }
+  if (!(*files = malloc((*nf + 1) * sizeof(**files))))
+    goto out;
+  for (uint64_t i = 0; i < *nf; i++) {
+    const char *dir = file_dir[i] < n_dirs ? dir_paths[file_dir[i]] : NULL;
+    (*files)[i] = file_paths[i] ? join_intern(m, dir, file_paths[i], comp_dir) : DW_NONE;
+  }
+  ret = 0;
+out:
+  free(dir_paths);
+  free(file_paths);
+  free(dir_idx);
+  free(file_dir);
+  return ret;
+}
+
+/* The line-number state machine's registers. */
+struct lp_state {
+  uint64_t addr, file, line, col;
+};
+
+/* One opcode at r: the registers moved; 1 if it emits a row (2: and ends
+ * its sequence), 0 if not, -1 if the program is malformed. */
+static int lp_step(struct rd *r, const struct lp_header *h, struct lp_state *st) {
+  unsigned op = (unsigned)rd_n(r, 1);
+  if (op >= h->opcode_base) {
+    unsigned adj = op - h->opcode_base;
+    st->addr += (adj / h->line_range) * h->min_inst;
+    st->line += (uint64_t)(int64_t)(h->line_base + (int)(adj % h->line_range));
+    return 1;
+  }
+  switch (op) {
+  case 0: {
+    uint64_t n = rd_uleb(r);
+    if (r->err || n == 0 || n > (uint64_t)(r->end - r->p))
+      return -1;
+    const uint8_t *next = r->p + n;
+    unsigned sub = (unsigned)rd_n(r, 1);
+    if (sub == DW_LNE_set_address)
+      st->addr = rd_n(r, (int)(n - 1 > 8 ? 8 : n - 1));
+    r->p = next; /* define_file, set_discriminator, vendor ops: skipped */
+    return sub == DW_LNE_end_sequence ? 2 : 0;
+  }
+  case DW_LNS_copy:
+    return 1;
+  case DW_LNS_advance_pc:
+    st->addr += rd_uleb(r) * h->min_inst;
+    return 0;
+  case DW_LNS_advance_line:
+    st->line += (uint64_t)rd_sleb(r);
+    return 0;
+  case DW_LNS_set_file:
+    st->file = rd_uleb(r);
+    return 0;
+  case DW_LNS_set_column:
+    st->col = rd_uleb(r);
+    return 0;
+  case DW_LNS_const_add_pc:
+    st->addr += ((255 - h->opcode_base) / h->line_range) * h->min_inst;
+    return 0;
+  case DW_LNS_fixed_advance_pc:
+    st->addr += rd_n(r, 2);
+    return 0;
+  default:
+    for (unsigned i = 0; i < h->std_len[op]; i++) /* negate_stmt, basic_block, ... */
+      rd_uleb(r);
+    return 0;
+  }
+}
+
 int dw_read_lines(struct dw_module *m, const struct dw_secs *d, uint64_t off, const char *comp_dir,
                   uint32_t **files, size_t *n_files, size_t *cap_rows, struct dw_run **runs,
                   size_t *n_runs, size_t *cap_runs) {
@@ -266,142 +413,39 @@ int dw_read_lines(struct dw_module *m, const struct dw_secs *d, uint64_t off, co
   if (!d->line || off >= d->line_n)
     return -1;
   struct rd r = {d->line + off, d->line + d->line_n, 0};
-  uint64_t len = rd_n(&r, 4);
-  int dwarf64 = len == 0xffffffff;
-  if (dwarf64)
-    len = rd_n(&r, 8);
-  if (r.err || len > (uint64_t)(r.end - r.p))
+  struct lp_header h;
+  uint64_t nf;
+  if (lp_header(&r, &h) || lp_files(m, &r, d, &h, comp_dir, files, &nf))
     return -1;
-  r.end = r.p + len;
-  unsigned version = (unsigned)rd_n(&r, 2);
-  if (version < 2 || version > 5)
-    return -1;
-  if (version >= 5)
-    rd_n(&r, 2); /* address size, segment selector size */
-  uint64_t hlen = rd_n(&r, dwarf64 ? 8 : 4);
-  if (r.err || hlen > (uint64_t)(r.end - r.p))
-    return -1;
-  const uint8_t *prog = r.p + hlen;
-  unsigned min_inst = (unsigned)rd_n(&r, 1);
-  if (version >= 4)
-    rd_n(&r, 1); /* maximum operations per instruction (VLIW) */
-  int default_stmt = (int)rd_n(&r, 1);
-  (void)default_stmt;
-  int line_base = (int8_t)rd_n(&r, 1);
-  unsigned line_range = (unsigned)rd_n(&r, 1);
-  unsigned opcode_base = (unsigned)rd_n(&r, 1);
-  uint8_t std_len[256] = {0};
-  for (unsigned i = 1; i < opcode_base; i++)
-    std_len[i] = (uint8_t)rd_n(&r, 1);
-  if (r.err || !line_range || !opcode_base)
-    return -1;
-  const char **dir_paths = NULL, **file_paths = NULL;
-  uint64_t *dir_idx = NULL, *file_dir = NULL, n_dirs = 0, nf = 0, unused;
-  int ret = -1;
-  if (version >= 5) {
-    if (v5_table(&r, d, dwarf64, &dir_paths, &file_dir, &n_dirs) ||
-        v5_table(&r, d, dwarf64, &file_paths, &dir_idx, &nf))
-      goto out;
-    free(file_dir);
-    file_dir = dir_idx;
-    dir_idx = NULL;
-  } else {
-    /* Directories 1..n after the compilation directory; files 1..n. */
-    size_t cap = 0, fcap = 0, fdcap = 0;
-    if (UCOV_GROW(dir_paths, cap, n_dirs, 16))
-      goto out;
-    dir_paths[n_dirs++] = comp_dir;
-    for (const char *s = rd_str(&r); !r.err && s[0]; s = rd_str(&r)) {
-      if (UCOV_GROW(dir_paths, cap, n_dirs, 16))
-        goto out;
-      dir_paths[n_dirs++] = s;
-    }
-    if (UCOV_GROW(file_paths, fcap, nf, 16) || UCOV_GROW(file_dir, fdcap, nf, 16))
-      goto out;
-    file_paths[nf++] = NULL; /* file 0: none before DWARF 5 */
-    for (const char *s = rd_str(&r); !r.err && s[0]; s = rd_str(&r)) {
-      if (UCOV_GROW(file_paths, fcap, nf, 16) || UCOV_GROW(file_dir, fdcap, nf, 16))
-        goto out;
-      file_paths[nf] = s;
-      file_dir[nf++] = rd_uleb(&r);
-      rd_uleb(&r); /* mtime */
-      rd_uleb(&r); /* length */
-    }
-    if (r.err)
-      goto out;
-  }
-  (void)unused;
-  *files = malloc((nf + 1) * sizeof(**files));
-  if (!*files)
-    goto out;
-  for (uint64_t i = 0; i < nf; i++) {
-    const char *dir = file_dir[i] < n_dirs ? dir_paths[file_dir[i]] : NULL;
-    (*files)[i] = file_paths[i] ? join_intern(m, dir, file_paths[i], comp_dir) : DW_NONE;
-  }
   *n_files = nf;
-  /* The program. */
-  r.p = prog;
-  uint64_t addr = 0, file = 1, line = 1, col = 0;
+  r.p = h.prog;
+  struct lp_state st = {0, 1, 1, 0};
   size_t seq_start = m->n_rows;
-  int skip_seq = 0, first = 1;
+  int skip_seq = 0, first = 1, ret = -1;
   while (r.p < r.end && !r.err) {
-    unsigned op = (unsigned)rd_n(&r, 1);
-    int emit = 0, end_seq = 0;
-    if (op >= opcode_base) {
-      unsigned adj = op - opcode_base;
-      addr += (adj / line_range) * min_inst;
-      line += (uint64_t)(int64_t)(line_base + (int)(adj % line_range));
-      emit = 1;
-    } else if (op == 0) {
-      uint64_t n = rd_uleb(&r);
-      if (r.err || n == 0 || n > (uint64_t)(r.end - r.p))
-        break;
-      const uint8_t *next = r.p + n;
-      unsigned sub = (unsigned)rd_n(&r, 1);
-      if (sub == DW_LNE_end_sequence) {
-        emit = end_seq = 1;
-      } else if (sub == DW_LNE_set_address) {
-        addr = rd_n(&r, (int)(n - 1 > 8 ? 8 : n - 1));
-      }
-      r.p = next; /* define_file, set_discriminator, vendor ops: skipped */
-    } else if (op == DW_LNS_copy) {
-      emit = 1;
-    } else if (op == DW_LNS_advance_pc) {
-      addr += rd_uleb(&r) * min_inst;
-    } else if (op == DW_LNS_advance_line) {
-      line += (uint64_t)rd_sleb(&r);
-    } else if (op == DW_LNS_set_file) {
-      file = rd_uleb(&r);
-    } else if (op == DW_LNS_set_column) {
-      col = rd_uleb(&r);
-    } else if (op == DW_LNS_const_add_pc) {
-      addr += ((255 - opcode_base) / line_range) * min_inst;
-    } else if (op == DW_LNS_fixed_advance_pc) {
-      addr += rd_n(&r, 2);
-    } else {
-      for (unsigned i = 0; i < std_len[op]; i++) /* negate_stmt, basic_block, ... */
-        rd_uleb(&r);
-    }
+    int emit = lp_step(&r, &h, &st), end_seq = emit == 2;
+    if (emit < 0)
+      break;
     if (!emit)
       continue;
     if (first) {
       /* Code the linker dropped keeps its rows at address 0 (or -1): skipped. */
-      skip_seq = addr == 0 || addr >= 0xffffffff00000000ull;
+      skip_seq = st.addr == 0 || st.addr >= 0xffffffff00000000ull;
       first = 0;
     }
     if (!skip_seq) {
       /* Rows at (or past) the end of their sequence cover no byte: sorted
        * after the end marker they would give the code that follows, which
        * may have no line information, this unit's last line. */
-      while (end_seq && m->n_rows > seq_start && m->rows[m->n_rows - 1].addr >= addr)
+      while (end_seq && m->n_rows > seq_start && m->rows[m->n_rows - 1].addr >= st.addr)
         m->n_rows--;
       if (dw_reserve((void **)&m->rows, cap_rows, m->n_rows, sizeof(*m->rows)))
         goto out;
-      uint32_t id = end_seq ? DW_NONE : file < nf ? (*files)[file] : DW_NONE;
+      uint32_t id = end_seq ? DW_NONE : st.file < nf ? (*files)[st.file] : DW_NONE;
       if (end_seq || id != DW_NONE) /* (a row of no known file is left out) */
         m->rows[m->n_rows++] =
-            (struct dw_row){addr, id, (uint32_t)(line > 0x3fffff ? 0x3fffff : line),
-                            (uint32_t)(col > 1023 ? 1023 : col)};
+            (struct dw_row){st.addr, id, (uint32_t)(st.line > 0x3fffff ? 0x3fffff : st.line),
+                            (uint32_t)(st.col > 1023 ? 1023 : st.col)};
     }
     if (end_seq) {
       if (!skip_seq && m->n_rows > seq_start) {
@@ -410,19 +454,12 @@ int dw_read_lines(struct dw_module *m, const struct dw_secs *d, uint64_t off, co
         (*runs)[(*n_runs)++] = (struct dw_run){seq_start, m->n_rows - seq_start};
       }
       seq_start = m->n_rows;
-      addr = 0;
-      file = 1;
-      line = 1;
-      col = 0;
+      st = (struct lp_state){0, 1, 1, 0};
       first = 1;
     }
   }
   ret = r.err ? -1 : 0;
 out:
-  free(dir_paths);
-  free(file_paths);
-  free(dir_idx);
-  free(file_dir);
   if (ret) {
     free(*files);
     *files = NULL;
