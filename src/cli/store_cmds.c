@@ -391,45 +391,35 @@ static int push_one(struct store *st, const struct cov_model *m, const struct st
   return UCOV_EXIT_OK;
 }
 
-/* (Long: the push's steps in order (options, the tracefiles' test names, reading, one push per
- * name), sharing a dozen locals.) */
-int cmd_push(int argc, char **argv) {
-  struct cov_model m;
-  struct input_opts in = {0};
-  struct outputs out = {.excl = {.markers = 0, .cmd = "ucov push"}};
-  int quiet = 0;
-  cov_init(&m);
-  int first = report_parse(argc, argv, push_usage, &m, &in, &out, NULL, &quiet);
+/* The checks of push's options after report_parse: first, or -1 (said). */
+static int push_checks(int first, int argc, const struct outputs *out) {
   if (first >= 0 && optind >= argc) {
     UCOV_ERR("no INPUT\n");
     cli_try_help();
-    first = -1;
+    return -1;
   }
-  if (first >= 0 && (only_for("ucov report --store", "build", out.build) ||
-                     only_for("ucov report --store", "since", out.since))) {
-    first = -1;
-  }
-  if (first >= 0 && out.n_tests > 1) {
+  if (first >= 0 && (only_for("ucov report --store", "build", out->build) ||
+                     only_for("ucov report --store", "since", out->since)))
+    return -1;
+  if (first >= 0 && out->n_tests > 1) {
     UCOV_ERR("one --test per push\n");
     cli_try_help();
-    first = -1;
+    return -1;
   }
-  int any_output = outputs_any(&out) || out.n_baselines || out.diff;
-  if (first >= 0 && any_output) {
+  if (first >= 0 && (outputs_any(out) || out->n_baselines || out->diff)) {
     UCOV_ERR("push writes no report: the outputs are ucov report's\n");
     cli_try_help();
-    first = -1;
+    return -1;
   }
-  if (first < 0) {
-    report_release(&m, &in, &out);
-    return UCOV_EXIT_USAGE;
-  }
-  /* An lcov tracefile's test names (TN:) are contexts of their own, unless
-   * --test names one for everything. */
-  char **names = NULL;
-  size_t n_names = 0;
-  int *is_lcov = calloc((size_t)(argc - first) + 1, sizeof(*is_lcov));
-  for (int i = first; !out.n_tests && is_lcov && i < argc; i++) {
+  return first;
+}
+
+/* An lcov tracefile's test names (TN:) are contexts of their own, unless
+ * --test names one for everything: the inputs that are tracefiles
+ * (is_lcov[i - first]) and their names, once each (malloc'd). */
+static void push_test_names(char **argv, int first, int argc, int *is_lcov, char ***names,
+                            size_t *n_names) {
+  for (int i = first; is_lcov && i < argc; i++) {
     char **t;
     size_t nt;
     struct stat sb;
@@ -440,38 +430,84 @@ int cmd_push(int argc, char **argv) {
     is_lcov[i - first] = 1;
     for (size_t k = 0; k < nt; k++) {
       size_t j = 0;
-      while (j < n_names && strcmp(names[j], t[k]))
+      while (j < *n_names && strcmp((*names)[j], t[k]))
         j++;
-      if (j < n_names || !*t[k] || !grow_list((void **)&names, (int)n_names)) {
+      if (j < *n_names || !*t[k] || !grow_list((void **)names, (int)*n_names)) {
         free(t[k]);
         continue;
       }
-      names[n_names++] = t[k];
+      (*names)[(*n_names)++] = t[k];
     }
     free(t);
   }
+}
+
+/* With test names: the other inputs, and the tracefiles' records without a
+ * name, into m. The problems reported. */
+static int push_read_unnamed(struct cov_model *m, char **argv, int first, int argc,
+                             const int *is_lcov, const struct input_opts *in) {
   int bad = 0;
+  struct input_session *s = input_session_new(in);
+  for (int i = first; s && i < argc; i++)
+    bad += is_lcov[i - first] ? lcov_read_test(m, argv[i], "") : input_read(s, m, argv[i]);
+  if (s) {
+    bad += input_add_build_notes(s);
+    bad += input_finish(s, m);
+    input_session_free(s);
+  } else {
+    UCOV_ERR("out of memory\n");
+    bad++;
+  }
+  cov_finish(m);
+  return bad;
+}
+
+/* Each test name's records from the tracefiles, a push each (m's path
+ * rules). The exit status. */
+static int push_named(struct store *st, const struct cov_model *m, struct store_push *p, int quiet,
+                      char **names, size_t n_names, char **argv, int first, int argc,
+                      const int *is_lcov) {
+  int status = UCOV_EXIT_OK, bad = 0;
+  for (size_t k = 0; status == UCOV_EXIT_OK && k < n_names; k++) {
+    struct cov_model t;
+    cov_init(&t);
+    t.maps = m->maps, t.n_maps = m->n_maps, t.include = m->include, t.n_include = m->n_include;
+    t.exclude = m->exclude, t.n_exclude = m->n_exclude;
+    for (int i = first; i < argc; i++)
+      if (is_lcov[i - first])
+        bad += lcov_read_test(&t, argv[i], names[k]);
+    cov_finish(&t);
+    p->test = names[k];
+    status = bad ? UCOV_EXIT_FAIL : push_one(st, &t, p, quiet);
+    t.maps = NULL, t.n_maps = t.n_include = t.n_exclude = 0, t.include = t.exclude = NULL;
+    cov_free(&t);
+  }
+  return status;
+}
+
+int cmd_push(int argc, char **argv) {
+  struct cov_model m;
+  struct input_opts in = {0};
+  struct outputs out = {.excl = {.markers = 0, .cmd = "ucov push"}};
+  int quiet = 0;
+  cov_init(&m);
+  int first =
+      push_checks(report_parse(argc, argv, push_usage, &m, &in, &out, NULL, &quiet), argc, &out);
+  if (first < 0) {
+    report_release(&m, &in, &out);
+    return UCOV_EXIT_USAGE;
+  }
+  char **names = NULL;
+  size_t n_names = 0;
+  int *is_lcov = calloc((size_t)(argc - first) + 1, sizeof(*is_lcov));
+  if (!out.n_tests)
+    push_test_names(argv, first, argc, is_lcov, &names, &n_names);
   /* the gcov units read natively: their counters are stored with the lines */
   struct store_units units = {0};
   in.unit = store_units_add, in.unit_arg = &units;
   m.path_seen = store_units_path, m.path_seen_arg = &units;
-  if (!n_names) {
-    bad = report_read_inputs(&m, argc, argv, first, &in, &out.excl, 1);
-  } else {
-    /* the other inputs, and the tracefiles' records without a name */
-    struct input_session *s = input_session_new(&in);
-    for (int i = first; s && i < argc; i++)
-      bad += is_lcov[i - first] ? lcov_read_test(&m, argv[i], "") : input_read(s, &m, argv[i]);
-    if (s) {
-      bad += input_add_build_notes(s);
-      bad += input_finish(s, &m);
-      input_session_free(s);
-    } else {
-      UCOV_ERR("out of memory\n");
-      bad++;
-    }
-    cov_finish(&m);
-  }
+  int bad = !n_names ? report_read_inputs(&m, argc, argv, first, &in, &out.excl, 1)
+                     : push_read_unnamed(&m, argv, first, argc, is_lcov, &in);
   int status = UCOV_EXIT_OK;
   char *ids = NULL;
   struct store *st = NULL;
@@ -501,21 +537,8 @@ int cmd_push(int argc, char **argv) {
   if (status == UCOV_EXIT_OK && (m.n_files || !n_names))
     status = push_one(st, &m, &p, quiet);
   p.units = NULL;
-  /* then each test name's records, a push each */
-  for (size_t k = 0; status == UCOV_EXIT_OK && k < n_names; k++) {
-    struct cov_model t;
-    cov_init(&t);
-    t.maps = m.maps, t.n_maps = m.n_maps, t.include = m.include, t.n_include = m.n_include;
-    t.exclude = m.exclude, t.n_exclude = m.n_exclude;
-    for (int i = first; i < argc; i++)
-      if (is_lcov[i - first])
-        bad += lcov_read_test(&t, argv[i], names[k]);
-    cov_finish(&t);
-    p.test = names[k];
-    status = bad ? UCOV_EXIT_FAIL : push_one(st, &t, &p, quiet);
-    t.maps = NULL, t.n_maps = t.n_include = t.n_exclude = 0, t.include = t.exclude = NULL;
-    cov_free(&t);
-  }
+  if (status == UCOV_EXIT_OK) /* then each test name's records, a push each */
+    status = push_named(st, &m, &p, quiet, names, n_names, argv, first, argc, is_lcov);
   for (size_t k = 0; k < n_names; k++)
     free(names[k]);
   free(names);

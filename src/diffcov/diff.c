@@ -201,124 +201,138 @@ static struct base_use *use_of(struct base_use *uses, size_t n, const struct cov
   return NULL;
 }
 
-/* (Long: the lines matched through the diff, then each line's category, file by file, over the
- * same maps.) */
+/* What categorizing one current model against a baseline through a diff shares. */
+struct dc {
+  struct cov_diff *d;
+  const struct cov_model *cur, *base;
+  const struct udiff *u;
+  int have_base;
+  struct base_use *uses;                 /* per baseline file */
+  const struct ufile **entry;            /* per current file: its diff entry */
+  const struct cov_file **ucur, **ubase; /* per diff entry: its current and baseline files */
+};
+
+/* The category of current line l, from the baseline's line o of file from
+ * (none: -1), which is then taken. */
+static int dc_category(struct dc *x, const struct cov_line *l, const struct cov_file *from,
+                       uint32_t o) {
+  ssize_t bi = from ? base_index(from, o) : -1;
+  if (bi < 0)
+    return l->count ? COV_GNC : COV_UNC;
+  int was = from->lines[bi].count > 0, is = l->count > 0;
+  struct base_use *fu = use_of(x->uses, x->base->n_files, from);
+  if (fu)
+    fu->used[bi] = 1;
+  return was && is ? COV_CBC : was ? COV_LBC : is ? COV_GBC : COV_UBC;
+}
+
+/* Current file i's lines categorized. 0 or -1 (out of memory). */
+static int dc_file(struct dc *x, size_t i) {
+  const struct cov_file *c = x->cur->files[i];
+  const struct ufile *e = x->entry[i];
+  const struct udiff *u = x->u;
+  size_t k = e ? (size_t)(e - u->files) : 0;
+  /* the baseline of this file: the diff's old path, or the same path */
+  const struct cov_file *b = e ? x->ubase[k] : find(x->base, c->path);
+  struct base_use *bu = use_of(x->uses, x->base->n_files, b);
+  if (bu && bu->cur == SIZE_MAX)
+    bu->cur = i;
+  struct cov_diff_file *df = &x->d->files[i];
+  if (!(df->lines = malloc((c->n_lines ? c->n_lines : 1) * sizeof(*df->lines))))
+    return -1;
+  size_t p = 0; /* the inserted lines of this file, in order */
+  while (e && p < u->n_plus && u->plus[p].file < k)
+    p++;
+  for (size_t j = 0; j < c->n_lines; j++) {
+    const struct cov_line *l = &c->lines[j];
+    const struct cov_file *from = b;
+    uint32_t o = e ? old_line(e, l->line) : l->line;
+    if (e && !o) {
+      /* inserted (a line of the patch): moved from a deleted line, or new */
+      x->d->patch_found++;
+      x->d->patch_hit += l->count > 0;
+      while (p < u->n_plus && u->plus[p].file == k && u->plus[p].line < l->line)
+        p++;
+      from = NULL;
+      if (p < u->n_plus && u->plus[p].file == k && u->plus[p].line == l->line &&
+          u->plus[p].match >= 0) {
+        const struct dline *m = &u->minus[u->plus[p].match];
+        from = x->ubase[m->file];
+        o = m->line;
+      }
+    }
+    if (!x->have_base && o)
+      continue; /* unchanged code, and nothing to compare it with */
+    int cat = dc_category(x, l, from, o);
+    df->lines[df->n++] = (struct cov_diff_line){l->line, (uint8_t)cat};
+    df->counts[cat]++;
+  }
+  return 0;
+}
+
+/* Baseline lines no current line took: deleted, or no code there now. */
+static void dc_deleted(struct dc *x) {
+  for (size_t i = 0; i < x->base->n_files; i++) {
+    const struct cov_file *b = x->base->files[i];
+    for (size_t k = 0; k < b->n_lines; k++) {
+      if (x->uses[i].used[k])
+        continue;
+      int cat = b->lines[k].count ? COV_DCB : COV_DUB;
+      if (x->uses[i].cur != SIZE_MAX)
+        x->d->files[x->uses[i].cur].counts[cat]++;
+      else
+        x->d->totals[cat]++; /* a file that is gone */
+    }
+  }
+}
+
 int cov_diff_compute(struct cov_diff *d, const struct cov_model *cur, const struct cov_model *base,
                      const struct udiff *u, const char *root) {
   memset(d, 0, sizeof(*d));
   d->have_patch = u != NULL;
   static const struct cov_model none; /* no baseline: only what the diff inserts is categorized */
-  int have_base = base != NULL;
-  if (!base)
-    base = &none;
+  struct dc x = {d, cur, base ? base : &none, u, base != NULL, NULL, NULL, NULL, NULL};
+  base = x.base;
   char *cwd = NULL;
   if (!root)
     root = cwd = getcwd(NULL, 0);
   if (!root)
     root = ".";
   d->files = calloc(cur->n_files ? cur->n_files : 1, sizeof(*d->files));
-  struct base_use *uses = calloc(base->n_files ? base->n_files : 1, sizeof(*uses));
-  /* per current file: its diff entry */
-  const struct ufile **entry = calloc(cur->n_files ? cur->n_files : 1, sizeof(*entry));
-  /* per diff entry: its current and baseline files */
-  const struct cov_file **ucur = NULL, **ubase = NULL;
+  x.uses = calloc(base->n_files ? base->n_files : 1, sizeof(*x.uses));
+  x.entry = calloc(cur->n_files ? cur->n_files : 1, sizeof(*x.entry));
   if (u) {
-    ucur = calloc(u->n_files ? u->n_files : 1, sizeof(*ucur));
-    ubase = calloc(u->n_files ? u->n_files : 1, sizeof(*ubase));
+    x.ucur = calloc(u->n_files ? u->n_files : 1, sizeof(*x.ucur));
+    x.ubase = calloc(u->n_files ? u->n_files : 1, sizeof(*x.ubase));
   }
-  int err = 0;
-  if (!d->files || !uses || !entry || (u && (!ucur || !ubase)))
-    err = -1;
+  int err = !d->files || !x.uses || !x.entry || (u && (!x.ucur || !x.ubase)) ? -1 : 0;
   d->n_files = d->files ? cur->n_files : 0;
   for (size_t i = 0; !err && i < base->n_files; i++) {
-    uses[i].file = base->files[i];
-    uses[i].cur = SIZE_MAX;
-    if (!(uses[i].used = calloc(base->files[i]->n_lines ? base->files[i]->n_lines : 1, 1)))
+    x.uses[i].file = base->files[i];
+    x.uses[i].cur = SIZE_MAX;
+    if (!(x.uses[i].used = calloc(base->files[i]->n_lines ? base->files[i]->n_lines : 1, 1)))
       err = -1;
   }
-  if (!err && u) {
-    for (size_t k = 0; k < u->n_files; k++) {
-      ucur[k] = resolve(cur, u->files[k].new_path, root);
-      ubase[k] = resolve(base, u->files[k].old_path, root);
-      for (size_t i = 0; ucur[k] && i < cur->n_files; i++)
-        if (cur->files[i] == ucur[k])
-          entry[i] = &u->files[k];
-    }
+  for (size_t k = 0; !err && u && k < u->n_files; k++) {
+    x.ucur[k] = resolve(cur, u->files[k].new_path, root);
+    x.ubase[k] = resolve(base, u->files[k].old_path, root);
+    for (size_t i = 0; x.ucur[k] && i < cur->n_files; i++)
+      if (cur->files[i] == x.ucur[k])
+        x.entry[i] = &u->files[k];
   }
-  for (size_t i = 0; !err && i < cur->n_files; i++) {
-    const struct cov_file *c = cur->files[i];
-    size_t k = entry[i] ? (size_t)(entry[i] - u->files) : 0;
-    /* the baseline of this file: the diff's old path, or the same path */
-    const struct cov_file *b = entry[i] ? ubase[k] : find(base, c->path);
-    struct base_use *bu = use_of(uses, base->n_files, b);
-    if (bu && bu->cur == SIZE_MAX)
-      bu->cur = i;
-    struct cov_diff_file *df = &d->files[i];
-    df->lines = malloc((c->n_lines ? c->n_lines : 1) * sizeof(*df->lines));
-    if (!df->lines) {
-      err = -1;
-      break;
-    }
-    size_t p = 0; /* the inserted lines of this file, in order */
-    while (entry[i] && p < u->n_plus && u->plus[p].file < k)
-      p++;
-    for (size_t j = 0; j < c->n_lines; j++) {
-      const struct cov_line *l = &c->lines[j];
-      const struct cov_file *from = b;
-      uint32_t o = entry[i] ? old_line(entry[i], l->line) : l->line;
-      if (entry[i] && !o) {
-        /* inserted (a line of the patch): moved from a deleted line, or new */
-        d->patch_found++;
-        d->patch_hit += l->count > 0;
-        while (p < u->n_plus && u->plus[p].file == k && u->plus[p].line < l->line)
-          p++;
-        from = NULL;
-        if (p < u->n_plus && u->plus[p].file == k && u->plus[p].line == l->line &&
-            u->plus[p].match >= 0) {
-          const struct dline *m = &u->minus[u->plus[p].match];
-          from = ubase[m->file];
-          o = m->line;
-        }
-      }
-      if (!have_base && o)
-        continue; /* unchanged code, and nothing to compare it with */
-      ssize_t bi = from ? base_index(from, o) : -1;
-      int cat;
-      if (bi >= 0) {
-        int was = from->lines[bi].count > 0, is = l->count > 0;
-        cat = was && is ? COV_CBC : was ? COV_LBC : is ? COV_GBC : COV_UBC;
-        struct base_use *fu = use_of(uses, base->n_files, from);
-        if (fu)
-          fu->used[bi] = 1;
-      } else {
-        cat = l->count ? COV_GNC : COV_UNC;
-      }
-      df->lines[df->n++] = (struct cov_diff_line){l->line, (uint8_t)cat};
-      df->counts[cat]++;
-    }
-  }
-  /* Baseline lines no current line took: deleted, or no code there now. */
-  for (size_t i = 0; !err && i < base->n_files; i++) {
-    const struct cov_file *b = base->files[i];
-    for (size_t k = 0; k < b->n_lines; k++) {
-      if (uses[i].used[k])
-        continue;
-      int cat = b->lines[k].count ? COV_DCB : COV_DUB;
-      if (uses[i].cur != SIZE_MAX)
-        d->files[uses[i].cur].counts[cat]++;
-      else
-        d->totals[cat]++; /* a file that is gone */
-    }
-  }
+  for (size_t i = 0; !err && i < cur->n_files; i++)
+    err = dc_file(&x, i);
+  if (!err)
+    dc_deleted(&x);
   for (size_t i = 0; !err && i < cur->n_files; i++)
     for (int cat = 1; cat < COV_DIFF_CATEGORIES; cat++)
       d->totals[cat] += d->files[i].counts[cat];
-  for (size_t i = 0; uses && i < base->n_files; i++)
-    free(uses[i].used);
-  free(uses);
-  free(entry);
-  free(ucur);
-  free(ubase);
+  for (size_t i = 0; x.uses && i < base->n_files; i++)
+    free(x.uses[i].used);
+  free(x.uses);
+  free(x.entry);
+  free(x.ucur);
+  free(x.ubase);
   free(cwd);
   if (err)
     cov_diff_free(d);

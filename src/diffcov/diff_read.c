@@ -120,141 +120,155 @@ static int parse_range(const char **p, uint32_t *start, uint32_t *n) {
   return 0;
 }
 
-#define BAD(...) (UCOV_ERR(__VA_ARGS__), err = -1)
-/* about the diff, at line ln (0: the whole file) */
-#define BAD_AT(ln, ...) (diag_at(DIAG_ERROR, path, ln, __VA_ARGS__), err = -1)
+/* What reading a diff keeps from line to line. */
+struct ud_read {
+  const char *path;
+  struct udiff *u;
+  struct ufile *cur;
+  uint32_t left_old, left_new, at_old, at_new; /* of the hunk being read */
+  struct hunk *run;                            /* the run of changed lines being read, or NULL */
+  struct hunk last; /* the file's last hunk header's ranges (for their order) */
+  int git;
+};
 
-/* (Long: a unified diff's grammar (headers, hunks, lines), one state across them.) */
+/* Said about the diff at line ln (0: the whole file): -1. */
+#define BAD_AT(ln, ...) (diag_at(DIAG_ERROR, r->path, ln, __VA_ARGS__), -1)
+#define NO_MEMORY() (UCOV_ERR("out of memory"), -1)
+
+/* A line of a hunk's body (line[0] its kind). 0 or -1 (said). */
+static int ud_body(struct ud_read *r, const char *line, size_t n, size_t lineno) {
+  char c = line[0];
+  if (c == '\\')
+    return 0; /* "\ No newline at end of file" */
+  struct udiff *u = r->u;
+  if ((c == '-' && r->left_old) || (c == '+' && r->left_new)) {
+    if (!r->run) {
+      if (UCOV_GROW(r->cur->hunks, r->cur->cap_hunks, r->cur->n_hunks, 8))
+        return NO_MEMORY();
+      r->run = &r->cur->hunks[r->cur->n_hunks++];
+      *r->run = (struct hunk){r->at_old, 0, r->at_new, 0};
+    }
+    if (c == '-')
+      r->run->old_n++;
+    else
+      r->run->new_n++;
+  }
+  uint32_t file = (uint32_t)(r->cur - u->files);
+  if ((c == ' ' || c == 0) && r->left_old && r->left_new) {
+    r->left_old--, r->left_new--, r->at_old++, r->at_new++;
+    r->run = NULL; /* context: the run of changes ends */
+  } else if (c == '-' && r->left_old) {
+    if (add_dline(&u->minus, &u->n_minus, &u->cap_minus, r->at_old++, file, line + 1, n - 1, 1))
+      return NO_MEMORY();
+    r->left_old--;
+  } else if (c == '+' && r->left_new) {
+    if (add_dline(&u->plus, &u->n_plus, &u->cap_plus, r->at_new++, file, line + 1, n - 1, 0))
+      return NO_MEMORY();
+    r->left_new--;
+  } else {
+    return BAD_AT(lineno, "the hunk ends early (%u old and %u new lines still to come)",
+                  r->left_old, r->left_new);
+  }
+  return 0;
+}
+
+/* A new file of the diff. 0 or -1. */
+static int ud_file(struct ud_read *r) {
+  if (UCOV_GROW(r->u->files, r->u->cap_files, r->u->n_files, 16))
+    return NO_MEMORY();
+  r->cur = &r->u->files[r->u->n_files++];
+  memset(r->cur, 0, sizeof(*r->cur));
+  r->last = (struct hunk){0};
+  return 0;
+}
+
+/* A hunk header "@@ -a,b +c,d @@". 0 or -1 (said). */
+static int ud_hunk(struct ud_read *r, const char *line, size_t lineno) {
+  const char *p = line + 4;
+  struct hunk h;
+  if (!r->cur || parse_range(&p, &h.old_start, &h.old_n) || strncmp(p, " +", 2) ||
+      (p += 2, parse_range(&p, &h.new_start, &h.new_n)) || strncmp(p, " @@", 3))
+    return BAD_AT(lineno, "not a hunk header: %.60s", line);
+  /* An empty range starts after the line its number names. */
+  h.old_start += !h.old_n;
+  h.new_start += !h.new_n;
+  if (h.old_start < r->last.old_start + r->last.old_n ||
+      h.new_start < r->last.new_start + r->last.new_n)
+    return BAD_AT(lineno, "hunks out of order");
+  r->last = h;
+  r->left_old = h.old_n, r->left_new = h.new_n;
+  r->at_old = h.old_start, r->at_new = h.new_start;
+  r->run = NULL;
+  return 0;
+}
+
+/* A line between hunks: a file's header lines, or a hunk's. 0 or -1 (said). */
+static int ud_header(struct ud_read *r, const char *line, size_t lineno) {
+  int bad = 0;
+  struct ufile *cur = r->cur;
+  if (!strncmp(line, "diff --git ", 11)) {
+    r->git = 1;
+    /* the paths come with ---/+++ or rename lines (a pure mode change has neither) */
+    return ud_file(r);
+  } else if (!strncmp(line, "--- ", 4)) {
+    if ((!r->git || !cur || r->last.old_start) && ud_file(r))
+      return -1;
+    free(r->cur->old_path);
+    r->cur->old_path = diff_path(line + 4, 1, &bad);
+    r->git = 0; /* the next "---" without "diff --git" starts a file */
+  } else if (!strncmp(line, "+++ ", 4) && cur) {
+    free(cur->new_path);
+    cur->new_path = diff_path(line + 4, 1, &bad);
+  } else if (!strncmp(line, "rename from ", 12) && cur) {
+    free(cur->old_path);
+    cur->old_path = diff_path(line + 12, 0, &bad);
+  } else if (!strncmp(line, "rename to ", 10) && cur) {
+    free(cur->new_path);
+    cur->new_path = diff_path(line + 10, 0, &bad);
+  } else if (!strncmp(line, "@@ -", 4)) {
+    return ud_hunk(r, line, lineno);
+  }
+  return bad ? BAD_AT(lineno, "a malformed path: %.60s", line) : 0;
+}
+
 int udiff_read(const char *path, struct udiff **out) {
   FILE *f = fopen(path, "r");
   if (!f)
     return diag_at(DIAG_ERROR, path, 0, "%s", strerror(errno)), -1;
-  struct udiff *u = calloc(1, sizeof(*u));
+  struct ud_read rd = {.path = path, .u = calloc(1, sizeof(struct udiff))}, *r = &rd;
   char *line = NULL;
   size_t cap = 0, lineno = 0;
   ssize_t n;
-  int err = u ? 0 : BAD("out of memory");
-  struct ufile *cur = NULL;
-  uint32_t left_old = 0, left_new = 0, at_old = 0, at_new = 0; /* of the hunk being read */
-  struct hunk *run = NULL; /* the run of changed lines being read, or NULL */
-  struct hunk last = {0};  /* the file's last hunk header's ranges (for their order) */
-  int git = 0;
+  int err = rd.u ? 0 : NO_MEMORY();
   size_t text_lines = 0; /* lines with something on them (an empty diff has none) */
   while (!err && (n = getline(&line, &cap, f)) >= 0) {
     lineno++;
     if (n && line[n - 1] == '\n')
       line[--n] = 0;
     text_lines += strspn(line, " \t\r") < (size_t)n;
-    if (left_old || left_new) {
-      /* the body of a hunk */
-      char c = line[0];
-      if (c == '\\')
-        continue; /* "\ No newline at end of file" */
-      if ((c == '-' && left_old) || (c == '+' && left_new)) {
-        if (!run) {
-          if (UCOV_GROW(cur->hunks, cur->cap_hunks, cur->n_hunks, 8)) {
-            BAD("out of memory");
-            break;
-          }
-          run = &cur->hunks[cur->n_hunks++];
-          *run = (struct hunk){at_old, 0, at_new, 0};
-        }
-        if (c == '-')
-          run->old_n++;
-        else
-          run->new_n++;
-      }
-      if ((c == ' ' || c == 0) && left_old && left_new) {
-        left_old--, left_new--, at_old++, at_new++;
-        run = NULL; /* context: the run of changes ends */
-      } else if (c == '-' && left_old) {
-        if (add_dline(&u->minus, &u->n_minus, &u->cap_minus, at_old++, (uint32_t)(cur - u->files),
-                      line + 1, (size_t)n - 1, 1))
-          BAD("out of memory");
-        left_old--;
-      } else if (c == '+' && left_new) {
-        if (add_dline(&u->plus, &u->n_plus, &u->cap_plus, at_new++, (uint32_t)(cur - u->files),
-                      line + 1, (size_t)n - 1, 0))
-          BAD("out of memory");
-        left_new--;
-      } else {
-        BAD_AT(lineno, "the hunk ends early (%u old and %u new lines still to come)", left_old,
-               left_new);
-      }
-      continue;
-    }
-    int bad = 0;
-    if (!strncmp(line, "diff --git ", 11)) {
-      git = 1;
-      last = (struct hunk){0};
-      if (UCOV_GROW(u->files, u->cap_files, u->n_files, 16)) {
-        BAD("out of memory");
-        break;
-      }
-      cur = &u->files[u->n_files++];
-      memset(cur, 0, sizeof(*cur));
-      /* the paths come with ---/+++ or rename lines (a pure mode change has neither) */
-    } else if (!strncmp(line, "--- ", 4)) {
-      if (!git || !cur || last.old_start) {
-        if (UCOV_GROW(u->files, u->cap_files, u->n_files, 16)) {
-          BAD("out of memory");
-          break;
-        }
-        cur = &u->files[u->n_files++];
-        memset(cur, 0, sizeof(*cur));
-        last = (struct hunk){0};
-      }
-      free(cur->old_path);
-      cur->old_path = diff_path(line + 4, 1, &bad);
-      git = 0; /* the next "---" without "diff --git" starts a file */
-    } else if (!strncmp(line, "+++ ", 4) && cur) {
-      free(cur->new_path);
-      cur->new_path = diff_path(line + 4, 1, &bad);
-    } else if (!strncmp(line, "rename from ", 12) && cur) {
-      free(cur->old_path);
-      cur->old_path = diff_path(line + 12, 0, &bad);
-    } else if (!strncmp(line, "rename to ", 10) && cur) {
-      free(cur->new_path);
-      cur->new_path = diff_path(line + 10, 0, &bad);
-    } else if (!strncmp(line, "@@ -", 4)) {
-      const char *p = line + 4;
-      struct hunk h;
-      if (!cur || parse_range(&p, &h.old_start, &h.old_n) || strncmp(p, " +", 2) ||
-          (p += 2, parse_range(&p, &h.new_start, &h.new_n)) || strncmp(p, " @@", 3)) {
-        BAD_AT(lineno, "not a hunk header: %.60s", line);
-        break;
-      }
-      /* An empty range starts after the line its number names. */
-      h.old_start += !h.old_n;
-      h.new_start += !h.new_n;
-      if (h.old_start < last.old_start + last.old_n || h.new_start < last.new_start + last.new_n) {
-        BAD_AT(lineno, "hunks out of order");
-        break;
-      }
-      last = h;
-      left_old = h.old_n, left_new = h.new_n;
-      at_old = h.old_start, at_new = h.new_start;
-      run = NULL;
-    }
-    if (bad)
-      BAD_AT(lineno, "a malformed path: %.60s", line);
+    if (rd.left_old || rd.left_new)
+      err = ud_body(r, line, (size_t)n, lineno);
+    else
+      err = ud_header(r, line, lineno);
   }
-  if (!err && (left_old || left_new))
-    BAD_AT(0, "the last hunk is cut short");
-  if (!err && !u->n_files && text_lines)
-    BAD_AT(0, "not a unified diff (no \"diff --git\" or \"---\" and \"+++\" lines)");
+  if (!err && (rd.left_old || rd.left_new))
+    err = BAD_AT(0, "the last hunk is cut short");
+  if (!err && !rd.u->n_files && text_lines)
+    err = BAD_AT(0, "not a unified diff (no \"diff --git\" or \"---\" and \"+++\" lines)");
   if (!err && ferror(f))
-    BAD_AT(0, "%s", strerror(errno));
+    err = BAD_AT(0, "%s", strerror(errno));
   free(line);
   fclose(f);
   if (err) {
-    udiff_free(u);
+    udiff_free(rd.u);
     return -1;
   }
-  match_moves(u);
-  *out = u;
+  match_moves(rd.u);
+  *out = rd.u;
   return 0;
 }
+#undef BAD_AT
+#undef NO_MEMORY
 
 void udiff_touched(const struct udiff *u,
                    void (*cb)(void *arg, const char *old_path, uint32_t line), void *arg) {
