@@ -247,42 +247,94 @@ static int parse_since(const char *v, int64_t *out) {
   return -1;
 }
 
-/* (Long: the report's steps in order (options, the store, inputs, the baseline and diff, the
- * writers, the gates), sharing the model and the options.) */
+/* The checks of report's options after report_parse; --since read into
+ * *since. 0, or -1 (said). */
+static int report_checks(const struct outputs *out, int64_t *since) {
+  if (out->fail_under[3] >= 0 && !out->diff) {
+    UCOV_ERR("--fail-under-patch needs --diff: the patch is the diff's changed lines\n");
+    cli_try_help();
+    return -1;
+  }
+  if (only_for("ucov push", "shard", out->shard) ||
+      only_for("ucov push", "revision", out->revision) ||
+      only_for("ucov push", "config", out->config) ||
+      (!out->store && (only_for("ucov report --store", "build", out->build) ||
+                       only_for("ucov report --store", "test", out->tests) ||
+                       only_for("ucov report --store", "since", out->since))))
+    return -1;
+  if (out->since && parse_since(out->since, since)) {
+    UCOV_ERR("--since wants seconds since the epoch, YYYY-MM-DD[THH:MM[:SS]] or Nd/Nh/Nm, not "
+             "'%s'\n",
+             out->since);
+    cli_try_help();
+    return -1;
+  }
+  return 0;
+}
+
+/* The baseline's inputs into base, through m's path rules; its exclusions
+ * (markers, patterns, the line rule) by its own text: with a diff, the
+ * current sources with the diff undone. The problems reported. */
+static int report_baseline(struct cov_model *base, const struct cov_model *m,
+                           const struct outputs *out, const struct input_opts *in,
+                           const struct udiff *ud) {
+  base->maps = m->maps;
+  base->n_maps = m->n_maps;
+  base->include = m->include;
+  base->n_include = m->n_include;
+  base->exclude = m->exclude;
+  base->n_exclude = m->n_exclude;
+  base->root = m->root;
+  struct cov_excl bx = out->excl;
+  char *cwd = m->root ? NULL : getcwd(NULL, 0);
+  struct old_text ot = {ud, m->root ? m->root : cwd};
+  if (ud) {
+    bx.source = baseline_text;
+    bx.source_arg = &ot;
+  }
+  int bad = report_read_inputs(base, out->n_baselines, out->baselines, 0, in, &bx, 0);
+  free(cwd);
+  base->maps = NULL;
+  base->n_maps = base->n_include = base->n_exclude = 0;
+  base->include = base->exclude = NULL;
+  base->root = NULL;
+  return bad;
+}
+
+/* Every output asked for (or the table and totals on standard output). 0 or -1. */
+static int report_outputs(const struct cov_model *m, const struct outputs *out,
+                          const struct report_ctx *ctx, int quiet) {
+  int err = 0;
+  for (int k = 0; k < REPORT_FORMATS; k++)
+    if (out->path[k])
+      err |= report_write_one(out->path[k], &report_formats[k], ctx);
+  if (out->cobertura_split && cobertura_write_split(m, out->cobertura_split))
+    err = -1;
+  if (out->html_dir && html_write_dir(m, out->html_dir, ctx->title, ctx->diff, ctx->html))
+    err = -1;
+  if (!quiet && !outputs_any(out)) { /* the table, then the totals */
+    if (m->n_files)
+      err |= report_write_one("-", &report_formats[FMT_TEXT], ctx);
+    print_summary(m);
+    if (ctx->diff)
+      print_diff(ctx->diff);
+  }
+  if (out->summary)
+    lcov_summary(m, stderr);
+  return err;
+}
+
 int cmd_report(int argc, char **argv) {
   struct cov_model m, base;
   struct input_opts in = {0};
   struct outputs out = {.fail_under = {-1, -1, -1, -1},
                         .excl = {.markers = 1, .cmd = "ucov report"}};
   int quiet = 0;
+  int64_t since = 0;
   cov_init(&m);
   cov_init(&base);
   int first = report_parse(argc, argv, report_usage, &m, &in, &out, NULL, &quiet);
-  if (first < 0) {
-    report_release(&m, &in, &out);
-    return UCOV_EXIT_USAGE;
-  }
-  int64_t since = 0;
-  if (out.fail_under[3] >= 0 && !out.diff) {
-    UCOV_ERR("--fail-under-patch needs --diff: the patch is the diff's changed lines\n");
-    cli_try_help();
-    report_release(&m, &in, &out);
-    return UCOV_EXIT_USAGE;
-  }
-  if (only_for("ucov push", "shard", out.shard) ||
-      only_for("ucov push", "revision", out.revision) ||
-      only_for("ucov push", "config", out.config) ||
-      (!out.store && (only_for("ucov report --store", "build", out.build) ||
-                      only_for("ucov report --store", "test", out.tests) ||
-                      only_for("ucov report --store", "since", out.since)))) {
-    report_release(&m, &in, &out);
-    return UCOV_EXIT_USAGE;
-  }
-  if (out.since && parse_since(out.since, &since)) {
-    UCOV_ERR("--since wants seconds since the epoch, YYYY-MM-DD[THH:MM[:SS]] or Nd/Nh/Nm, not "
-             "'%s'\n",
-             out.since);
-    cli_try_help();
+  if (first < 0 || report_checks(&out, &since)) {
     report_release(&m, &in, &out);
     return UCOV_EXIT_USAGE;
   }
@@ -305,31 +357,8 @@ int cmd_report(int argc, char **argv) {
     bad += udiff_read(out.diff, &ud) != 0;
     diag_context_end(&then);
   }
-  if (out.n_baselines) {
-    /* The baseline goes through the same path rules. */
-    base.maps = m.maps;
-    base.n_maps = m.n_maps;
-    base.include = m.include;
-    base.n_include = m.n_include;
-    base.exclude = m.exclude;
-    base.n_exclude = m.n_exclude;
-    base.root = m.root;
-    /* Its exclusions (markers, patterns, the line rule) by its own text:
-     * with a diff, the current sources with the diff undone. */
-    struct cov_excl bx = out.excl;
-    char *cwd = m.root ? NULL : getcwd(NULL, 0);
-    struct old_text ot = {ud, m.root ? m.root : cwd};
-    if (ud) {
-      bx.source = baseline_text;
-      bx.source_arg = &ot;
-    }
-    bad += report_read_inputs(&base, out.n_baselines, out.baselines, 0, &in, &bx, 0);
-    free(cwd);
-    base.maps = NULL;
-    base.n_maps = base.n_include = base.n_exclude = 0;
-    base.include = base.exclude = NULL;
-    base.root = NULL;
-  }
+  if (out.n_baselines)
+    bad += report_baseline(&base, &m, &out, &in, ud);
   if (out.n_baselines || ud) {
     if (cov_diff_compute(&diff, &m, out.n_baselines ? &base : NULL, ud, m.root)) {
       UCOV_ERR("out of memory\n");
@@ -350,25 +379,7 @@ int cmd_report(int argc, char **argv) {
                            .lcov_format = out.lcov_format,
                            .html = out.store ? &extra : NULL,
                            .html_url = html_url};
-  int err = 0;
-  for (int k = 0; k < REPORT_FORMATS; k++)
-    if (out.path[k])
-      err |= report_write_one(out.path[k], &report_formats[k], &ctx);
-  if (out.cobertura_split) {
-    if (cobertura_write_split(&m, out.cobertura_split))
-      err = -1;
-  }
-  if (out.html_dir && html_write_dir(&m, out.html_dir, ctx.title, ctx.diff, ctx.html))
-    err = -1;
-  if (!quiet && !outputs_any(&out)) { /* the table, then the totals */
-    if (m.n_files)
-      err |= report_write_one("-", &report_formats[FMT_TEXT], &ctx);
-    print_summary(&m);
-    if (have_diff)
-      print_diff(&diff);
-  }
-  if (out.summary)
-    lcov_summary(&m, stderr);
+  int err = report_outputs(&m, &out, &ctx, quiet);
   int gate = gates(&m, out.fail_under, have_diff && diff.have_patch ? &diff : NULL);
   if (have_diff)
     cov_diff_free(&diff);

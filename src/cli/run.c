@@ -48,9 +48,15 @@ static int link_one(const char *path, const struct stat *st, int type, struct FT
   return 0;
 }
 
-/* (Long: options, then the target's life in order: start, periodic pulls, the exit tree, the
- * push.) */
-int cmd_run(int argc, char **argv) {
+/* ucov run's options. */
+struct run_opts {
+  const char *out, *store;
+  struct store_push meta;
+  double interval;
+};
+
+/* The options: -1 to go on (optind at PROG), else the exit status. */
+static int run_options(int argc, char **argv, struct run_opts *o) {
   static const struct option opts[] = {{"output", required_argument, 0, 'o'},
                                        {"interval", required_argument, 0, 'i'},
                                        {"store", required_argument, 0, 's'},
@@ -60,40 +66,36 @@ int cmd_run(int argc, char **argv) {
                                        {"config", required_argument, 0, 'C'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
-  const char *out = NULL, *store = NULL;
-  struct store_push meta = {0};
-  double interval = 0;
   int c;
   optind = 1;
   while ((c = getopt_long(argc, argv, "+o:i:h", opts, NULL)) != -1) {
+    char *end;
     switch (c) {
     case 'o':
-      out = optarg;
+      o->out = optarg;
       break;
     case 's':
-      store = optarg;
+      o->store = optarg;
       break;
     case 't':
-      meta.test = optarg;
+      o->meta.test = optarg;
       break;
     case 'S':
-      meta.shard = optarg;
+      o->meta.shard = optarg;
       break;
     case 'r':
-      meta.revision = optarg;
+      o->meta.revision = optarg;
       break;
     case 'C':
-      meta.config = optarg;
+      o->meta.config = optarg;
       break;
-    case 'i': {
-      char *end;
-      interval = strtod(optarg, &end);
-      if (*end || interval <= 0) {
+    case 'i':
+      o->interval = strtod(optarg, &end);
+      if (*end || o->interval <= 0) {
         UCOV_ERR("bad interval '%s'\n", optarg);
         return UCOV_EXIT_USAGE;
       }
       break;
-    }
     case 'h':
       fputs(run_usage, stdout);
       return UCOV_EXIT_OK;
@@ -105,47 +107,25 @@ int cmd_run(int argc, char **argv) {
     UCOV_ERR("no PROG to run\n");
     return cli_try_help();
   }
-  if (!store && (meta.test || meta.shard || meta.revision || meta.config)) {
+  if (!o->store && (o->meta.test || o->meta.shard || o->meta.revision || o->meta.config)) {
     UCOV_ERR("--test, --shard, --revision and --config go with --store\n");
     return cli_try_help();
   }
-  char tmpdir[] = "/tmp/ucov-run.XXXXXX";
-  if (!out && store && !(out = mkdtemp(tmpdir))) {
-    UCOV_ERR("a directory for the run: %s\n", strerror(errno));
-    return UCOV_EXIT_FAIL;
-  }
-  if (!out)
-    out = "ucov-out";
-  char dir[PATH_MAX];
-  if (mkdir(out, 0755) != 0 && errno != EEXIST) {
-    UCOV_ERR("%s: %s\n", out, strerror(errno));
-    return UCOV_EXIT_FAIL;
-  }
-  if (!realpath(out, dir)) {
-    UCOV_ERR("%s: %s\n", out, strerror(errno));
-    return UCOV_EXIT_FAIL;
-  }
-  pid_t pid = fork();
-  if (pid < 0) {
-    UCOV_ERR("fork: %s\n", strerror(errno));
-    return UCOV_EXIT_FAIL;
-  }
-  if (pid == 0) {
-    setenv("UCOV_EXIT_DIR", dir, 1);
-    execvp(argv[optind], argv + optind);
-    UCOV_ERR("%s: %s\n", argv[optind], strerror(errno));
-    _exit(127);
-  }
-  int status = 0;
+  return -1;
+}
+
+/* Wait for pid, pulling its objects into dir every `interval` seconds (0:
+ * never). 0 with its wait status, or -1 (said). */
+static int run_wait(pid_t pid, const char *dir, double interval, int *status) {
   struct timespec next;
   clock_gettime(CLOCK_MONOTONIC, &next);
   for (;;) {
-    pid_t w = waitpid(pid, &status, interval > 0 ? WNOHANG : 0);
+    pid_t w = waitpid(pid, status, interval > 0 ? WNOHANG : 0);
     if (w == pid)
-      break;
+      return 0;
     if (w < 0 && errno != EINTR) {
       UCOV_ERR("waitpid: %s\n", strerror(errno));
-      return UCOV_EXIT_FAIL;
+      return -1;
     }
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
@@ -163,20 +143,53 @@ int cmd_run(int argc, char **argv) {
     }
     usleep(20000);
   }
+}
+
+int cmd_run(int argc, char **argv) {
+  struct run_opts o = {0};
+  int rc = run_options(argc, argv, &o);
+  if (rc >= 0)
+    return rc;
+  char tmpdir[] = "/tmp/ucov-run.XXXXXX";
+  if (!o.out && o.store && !(o.out = mkdtemp(tmpdir))) {
+    UCOV_ERR("a directory for the run: %s\n", strerror(errno));
+    return UCOV_EXIT_FAIL;
+  }
+  if (!o.out)
+    o.out = "ucov-out";
+  char dir[PATH_MAX];
+  if ((mkdir(o.out, 0755) != 0 && errno != EEXIST) || !realpath(o.out, dir)) {
+    UCOV_ERR("%s: %s\n", o.out, strerror(errno));
+    return UCOV_EXIT_FAIL;
+  }
+  pid_t pid = fork();
+  if (pid < 0) {
+    UCOV_ERR("fork: %s\n", strerror(errno));
+    return UCOV_EXIT_FAIL;
+  }
+  if (pid == 0) {
+    setenv("UCOV_EXIT_DIR", dir, 1);
+    execvp(argv[optind], argv + optind);
+    UCOV_ERR("%s: %s\n", argv[optind], strerror(errno));
+    _exit(127);
+  }
+  int status = 0;
+  if (run_wait(pid, dir, o.interval, &status))
+    return UCOV_EXIT_FAIL;
   if (ucov_walk(dir, link_one, (void *)dir))
     UCOV_ERR("%s: not walked whole (%s): notes files may be missing\n", dir, strerror(errno));
   int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  if (!store) {
+  if (!o.store) {
     UCOV_ERR("%s exited with status %d; coverage in %s\n", argv[optind], code, dir);
     return code;
   }
   struct store *st = NULL;
   struct input_opts in = {0};
-  int pushed = cli_push_tree(&st, store, dir, &meta, &in, 0);
+  int pushed = cli_push_tree(&st, o.store, dir, &o.meta, &in, 0);
   store_close(st);
   UCOV_ERR("%s exited with status %d%s\n", argv[optind], code,
            pushed ? "; its coverage is NOT in the store" : "");
-  if (out == tmpdir)
+  if (o.out == tmpdir)
     rm_tree(dir);
   return pushed && !code ? UCOV_EXIT_FAIL : code;
 }
