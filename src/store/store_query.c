@@ -98,7 +98,7 @@ static int cmp_chosen(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-static struct cov_file *file_of(struct chosen *c, size_t n, int64_t id) {
+static struct cov_file *file_of(const struct chosen *c, size_t n, int64_t id) {
   struct chosen key = {.id = id};
   struct chosen *hit = bsearch(&key, c, n, sizeof(*c), cmp_chosen);
   return hit ? hit->file : NULL;
@@ -131,7 +131,81 @@ static struct db_stmt *prepare_filtered(struct store *s, const struct store_filt
   return st;
 }
 
-/* (Long: one query built from the filter, then its rows read into the model, file by file.) */
+/* The files whose counts all came from gcov units: solved from the units'
+ * summed counters (a file they do not give keeps its rows, which the caller
+ * reads; the others' ch[i].file become NULL). 0 or -1 (said). */
+static int read_unit_files(struct store *s, const char *where, const struct store_filter *f,
+                           int64_t build, struct cov_model *m, struct chosen *ch, size_t n) {
+  size_t n_take = 0;
+  for (size_t i = 0; i < n; i++)
+    n_take += ch[i].arcs;
+  if (!n_take)
+    return 0;
+  struct cov_file **take = malloc(n_take * sizeof(*take));
+  int *filled = malloc(n_take * sizeof(*filled));
+  size_t k = 0;
+  for (size_t i = 0; take && i < n; i++)
+    if (ch[i].arcs)
+      take[k++] = ch[i].file;
+  int r = !take || !filled ? SAY("out of memory")
+                           : units_read(s, where, f, build, m, take, filled, n_take);
+  for (size_t i = 0; r == 0 && i < n; i++) {
+    struct cov_file **hit =
+        ch[i].arcs ? bsearch(&ch[i].file, take, n_take, sizeof(*take), store_cmp_ptr) : NULL;
+    if (hit && filled[hit - take])
+      ch[i].file = NULL; /* (its rows are not read) */
+  }
+  free(take);
+  free(filled);
+  return r ? -1 : 0;
+}
+
+/* Lines, functions, branches of the chosen contents (sorted), summed by the
+ * engine, into their files. 0, or the engine's failure (negative). */
+static int read_rows(struct store *s, const char *where, const struct store_filter *f,
+                     int64_t build, const struct chosen *ch, size_t n) {
+  const struct db_ops *o = s->db->ops;
+  static const char *const q[] = {
+      "SELECT l.source_id, l.line, SUMSAT(l.count) FROM line_counts l JOIN contexts c ON c.id = "
+      "l.context_id %s GROUP BY l.source_id, l.line",
+      "SELECT l.source_id, l.name, MIN(l.line), SUMSAT(l.count) FROM func_counts l JOIN contexts "
+      "c ON c.id = l.context_id %s GROUP BY l.source_id, l.name",
+      "SELECT l.source_id, l.line, l.block, l.branch, MAX(l.executed), SUMSAT(l.taken) FROM "
+      "branch_counts l JOIN contexts c ON c.id = l.context_id %s GROUP BY l.source_id, l.line, "
+      "l.block, l.branch"};
+  char sql[2048];
+  int r = 0;
+  for (int k = 0; k < 3 && r == 0; k++) {
+    struct db_stmt *st;
+    snprintf(sql, sizeof(sql), q[k], where);
+    if (!(st = o->prepare(s->db, sql)))
+      return -1;
+    bind_filter(s, st, f, 1, build);
+    while ((r = o->step(st)) == 1) {
+      struct cov_file *cf = file_of(ch, n, o->col_int(st, 0));
+      if (!cf)
+        continue;
+      int64_t v;
+      if (k == 0) {
+        v = o->col_int(st, 2);
+        cov_add_line(cf, (uint32_t)o->col_int(st, 1), v < 0 ? 0 : (uint64_t)v);
+      } else if (k == 1) {
+        v = o->col_int(st, 3);
+        const char *name = o->col_text(st, 1);
+        if (name)
+          cov_add_func(cf, name, (uint32_t)o->col_int(st, 2), v < 0 ? 0 : (uint64_t)v);
+      } else {
+        v = o->col_int(st, 5);
+        cov_add_branch(cf, (uint32_t)o->col_int(st, 1), (uint32_t)o->col_int(st, 2),
+                       (uint32_t)o->col_int(st, 3), o->col_int(st, 4) != 0,
+                       v < 0 ? 0 : (uint64_t)v);
+      }
+    }
+    o->finalize(st);
+  }
+  return r;
+}
+
 int store_read(struct store *s, const struct store_filter *f, struct cov_model *m) {
   const struct db_ops *o = s->db->ops;
   /* one content per path: the newest (the highest id) */
@@ -144,9 +218,6 @@ int store_read(struct store *s, const struct store_filter *f, struct cov_model *
       "read", &fw);
   if (!st)
     return -1;
-  const char *where = fw.where;
-  int64_t build = fw.build;
-  char sql[2048];
   struct chosen *ch = NULL;
   size_t n = 0, cap = 0, older = 0;
   int r;
@@ -174,72 +245,12 @@ int store_read(struct store *s, const struct store_filter *f, struct cov_model *
     free(ch);
     return r == -2 ? SAY("out of memory") : store_fail(s, "read");
   }
-  /* the files whose counts all came from gcov units: solved from the
-   * units' summed counters (a file they do not give keeps its rows) */
-  size_t n_take = 0;
-  for (size_t i = 0; i < n; i++)
-    n_take += ch[i].arcs;
-  if (n_take) {
-    struct cov_file **take = malloc(n_take * sizeof(*take));
-    int *filled = malloc(n_take * sizeof(*filled));
-    size_t k = 0;
-    for (size_t i = 0; take && i < n; i++)
-      if (ch[i].arcs)
-        take[k++] = ch[i].file;
-    r = !take || !filled ? SAY("out of memory")
-                         : units_read(s, where, f, build, m, take, filled, n_take);
-    for (size_t i = 0; r == 0 && i < n; i++) {
-      struct cov_file **hit =
-          ch[i].arcs ? bsearch(&ch[i].file, take, n_take, sizeof(*take), store_cmp_ptr) : NULL;
-      if (hit && filled[hit - take])
-        ch[i].file = NULL; /* (its rows are not read) */
-    }
-    free(take);
-    free(filled);
-    if (r) {
-      free(ch);
-      return -1;
-    }
+  if (read_unit_files(s, fw.where, f, fw.build, m, ch, n)) {
+    free(ch);
+    return -1;
   }
   qsort(ch, n, sizeof(*ch), cmp_chosen);
-  /* lines, functions, branches of the chosen contents, summed by the engine */
-  static const char *const q[] = {
-      "SELECT l.source_id, l.line, SUMSAT(l.count) FROM line_counts l JOIN contexts c ON c.id = "
-      "l.context_id %s GROUP BY l.source_id, l.line",
-      "SELECT l.source_id, l.name, MIN(l.line), SUMSAT(l.count) FROM func_counts l JOIN contexts "
-      "c ON c.id = l.context_id %s GROUP BY l.source_id, l.name",
-      "SELECT l.source_id, l.line, l.block, l.branch, MAX(l.executed), SUMSAT(l.taken) FROM "
-      "branch_counts l JOIN contexts c ON c.id = l.context_id %s GROUP BY l.source_id, l.line, "
-      "l.block, l.branch"};
-  for (int k = 0; k < 3 && r == 0; k++) {
-    snprintf(sql, sizeof(sql), q[k], where);
-    if (!(st = o->prepare(s->db, sql))) {
-      r = -1;
-      break;
-    }
-    bind_filter(s, st, f, 1, build);
-    while ((r = o->step(st)) == 1) {
-      struct cov_file *cf = file_of(ch, n, o->col_int(st, 0));
-      if (!cf)
-        continue;
-      int64_t v;
-      if (k == 0) {
-        v = o->col_int(st, 2);
-        cov_add_line(cf, (uint32_t)o->col_int(st, 1), v < 0 ? 0 : (uint64_t)v);
-      } else if (k == 1) {
-        v = o->col_int(st, 3);
-        const char *name = o->col_text(st, 1);
-        if (name)
-          cov_add_func(cf, name, (uint32_t)o->col_int(st, 2), v < 0 ? 0 : (uint64_t)v);
-      } else {
-        v = o->col_int(st, 5);
-        cov_add_branch(cf, (uint32_t)o->col_int(st, 1), (uint32_t)o->col_int(st, 2),
-                       (uint32_t)o->col_int(st, 3), o->col_int(st, 4) != 0,
-                       v < 0 ? 0 : (uint64_t)v);
-      }
-    }
-    o->finalize(st);
-  }
+  r = read_rows(s, fw.where, f, fw.build, ch, n);
   free(ch);
   if (r != 0)
     return store_fail(s, "read");
@@ -376,7 +387,66 @@ int store_history(struct store *s, const char *path,
   return r ? store_fail(s, "history") : 0;
 }
 
-/* (Long: one query built from the lines asked, then its rows grouped by test.) */
+/* The ids of every content path had (its sources) into *ids. 0 or -1. */
+static int path_sources(struct store *s, struct db_stmt *st, const char *path, int64_t **ids,
+                        size_t *n_ids, size_t *cap) {
+  const struct db_ops *o = s->db->ops;
+  char *like = like_suffix(path);
+  int r = like ? 0 : -1;
+  *n_ids = 0;
+  o->reset(st);
+  o->bind_text(st, 1, path);
+  o->bind_text(st, 2, like);
+  while (like && (r = o->step(st)) == 1) {
+    if (*n_ids == *cap) {
+      int64_t *g = realloc(*ids, (*cap = *cap ? 2 * *cap : 16) * sizeof(**ids));
+      if (!g) {
+        r = -1;
+        break;
+      }
+      *ids = g;
+    }
+    (*ids)[(*n_ids)++] = o->col_int(st, 0);
+  }
+  free(like);
+  return r < 0 ? -1 : 0;
+}
+
+/* Each path's sources (every content it had), then its lines against them,
+ * copied into stage_q. 0 or -1. */
+static int stage_lines(struct store *s, const char *const *paths, const uint32_t *lines, size_t n) {
+  const struct db_ops *o = s->db->ops;
+  struct db_stmt *st =
+      o->prepare(s->db, "SELECT id FROM sources WHERE path = $1 OR path LIKE $2 ESCAPE '\\'");
+  int err = !st || o->copy_begin(s->db, "stage_q", 2) ? -1 : 0;
+  const char *prev = NULL;
+  int64_t *ids = NULL;
+  size_t n_ids = 0, cap = 0;
+  for (size_t i = 0; !err && i < n; i++) {
+    /* (COPY is one statement: the ids are looked up between copies) */
+    if ((!prev || strcmp(prev, paths[i])) &&
+        (o->copy_end(s->db) || path_sources(s, st, paths[i], &ids, &n_ids, &cap) ||
+         o->copy_begin(s->db, "stage_q", 2))) {
+      err = -1;
+      break;
+    }
+    prev = paths[i];
+    for (size_t k = 0; k < n_ids; k++) {
+      char a[24], b[24];
+      snprintf(a, sizeof(a), "%" PRId64, ids[k]);
+      snprintf(b, sizeof(b), "%" PRIu32, lines[i]);
+      const char *row[] = {a, b};
+      if (o->copy_row(s->db, row, 2))
+        err = -1;
+    }
+  }
+  if (!err && o->copy_end(s->db))
+    err = -1;
+  o->finalize(st);
+  free(ids);
+  return err;
+}
+
 int store_tests_for(struct store *s, const struct store_filter *f, const char *const *paths,
                     const uint32_t *lines, size_t n,
                     void (*cb)(void *arg, const char *test, uint64_t lines, uint64_t hits),
@@ -391,59 +461,7 @@ int store_tests_for(struct store *s, const struct store_filter *f, const char *c
   if (o->exec(s->db, sql) || o->exec(s->db, "BEGIN") ||
       (!s->pg && o->exec(s->db, "DELETE FROM stage_q")))
     return store_fail(s, "tests-for");
-  int err = 0;
-  /* each path's sources (every content it had), then its lines against them */
-  struct db_stmt *st =
-      o->prepare(s->db, "SELECT id FROM sources WHERE path = $1 OR path LIKE $2 ESCAPE '\\'");
-  if (!st || o->copy_begin(s->db, "stage_q", 2))
-    err = -1;
-  const char *prev = NULL;
-  int64_t *ids = NULL;
-  size_t n_ids = 0, cap = 0;
-  for (size_t i = 0; !err && i < n; i++) {
-    if (!prev || strcmp(prev, paths[i])) {
-      /* (COPY is one statement: the ids are looked up between copies) */
-      if (o->copy_end(s->db)) {
-        err = -1;
-        break;
-      }
-      char *like = like_suffix(paths[i]);
-      n_ids = 0;
-      o->reset(st);
-      o->bind_text(st, 1, paths[i]);
-      o->bind_text(st, 2, like);
-      int r;
-      while (like && (r = o->step(st)) == 1) {
-        if (n_ids == cap) {
-          int64_t *g = realloc(ids, (cap = cap ? 2 * cap : 16) * sizeof(*ids));
-          if (!g) {
-            r = -1;
-            break;
-          }
-          ids = g;
-        }
-        ids[n_ids++] = o->col_int(st, 0);
-      }
-      free(like);
-      if (!like || r < 0 || o->copy_begin(s->db, "stage_q", 2)) {
-        err = -1;
-        break;
-      }
-      prev = paths[i];
-    }
-    for (size_t k = 0; k < n_ids; k++) {
-      char a[24], b[24];
-      snprintf(a, sizeof(a), "%" PRId64, ids[k]);
-      snprintf(b, sizeof(b), "%" PRIu32, lines[i]);
-      const char *row[] = {a, b};
-      if (o->copy_row(s->db, row, 2))
-        err = -1;
-    }
-  }
-  if (!err && o->copy_end(s->db))
-    err = -1;
-  o->finalize(st);
-  free(ids);
+  int err = stage_lines(s, paths, lines, n);
   int64_t build;
   if (!err && filter_sql(s, f, "l", 1, where, sizeof(where), &build)) {
     o->exec(s->db, "ROLLBACK");
@@ -456,7 +474,8 @@ int store_tests_for(struct store *s, const struct store_filter *f, const char *c
              "q.source_id = l.source_id AND q.line = l.line JOIN contexts c ON c.id = "
              "l.context_id %s AND l.count > 0 GROUP BY c.test ORDER BY 2 DESC, 1",
              where);
-    if (!(st = o->prepare(s->db, sql))) {
+    struct db_stmt *st = o->prepare(s->db, sql);
+    if (!st) {
       err = -1;
     } else {
       bind_filter(s, st, f, 1, build);
