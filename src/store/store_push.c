@@ -118,25 +118,15 @@ static void tick(struct tally *t) {
     t->p->progress(t->p->progress_arg, t->done, t->total);
 }
 
-/* (Long: one staging statement per table (files, lines, functions, branches), in order, in one
- * transaction.) */
-static int stage_model(struct store *s, const struct cov_model *m, const struct store_push *p) {
+/* The sources staged: each file's index, path, content hash and whether its
+ * lines derive from stored counters. 0 or -1 (said). */
+static int stage_sources(struct store *s, const struct cov_model *m, const struct store_push *p) {
   const struct db_ops *o = s->db->ops;
-  const char *root = p->root;
-  struct tally t = {p, 0, 0};
-  for (size_t i = 0; i < m->n_files; i++)
-    t.total += m->files[i]->n_lines + m->files[i]->n_funcs + m->files[i]->n_branches;
-  char a[24], b[24], c[24], d[24], e[24];
-  if (!s->pg && o->exec(s->db, "DELETE FROM stage_src; DELETE FROM stage_lines;"
-                               "DELETE FROM stage_funcs; DELETE FROM stage_branches;"
-                               "DELETE FROM stage_arcs"))
-    return store_fail(s, "staging");
-  /* sources */
   if (o->copy_begin(s->db, "stage_src", 4))
     return store_fail(s, "staging sources");
   for (size_t i = 0; i < m->n_files; i++) {
-    char hash[33];
-    if (source_hash(m->files[i]->path, root, hash)) {
+    char a[24], hash[33];
+    if (source_hash(m->files[i]->path, p->root, hash)) {
       o->copy_end(s->db);
       UCOV_ERR("%s: %s: not pushed", m->files[i]->path, strerror(errno));
       return -1;
@@ -150,68 +140,90 @@ static int stage_model(struct store *s, const struct cov_model *m, const struct 
       return store_fail(s, "staging sources");
     }
   }
-  if (o->copy_end(s->db))
-    return store_fail(s, "staging sources");
-  /* lines */
-  if (o->copy_begin(s->db, "stage_lines", 3))
-    return store_fail(s, "staging lines");
+  return o->copy_end(s->db) ? store_fail(s, "staging sources") : 0;
+}
+
+/* One staging table's rows: how many a file has; row k of file f (its
+ * columns after the file's index) into row[1...], numbers printed in num. */
+struct stage_kind {
+  const char *table, *what;
+  int columns;
+  size_t (*count)(const struct cov_file *f);
+  void (*fill)(const struct cov_file *f, size_t k, char num[4][24], const char **row);
+};
+
+static size_t n_lines(const struct cov_file *f) {
+  return f->n_lines;
+}
+static void line_row(const struct cov_file *f, size_t k, char num[4][24], const char **row) {
+  snprintf(num[0], 24, "%" PRIu32, f->lines[k].line);
+  snprintf(num[1], 24, "%" PRId64, clamp(f->lines[k].count));
+  row[1] = num[0], row[2] = num[1];
+}
+static size_t n_funcs(const struct cov_file *f) {
+  return f->n_funcs;
+}
+static void func_row(const struct cov_file *f, size_t k, char num[4][24], const char **row) {
+  snprintf(num[0], 24, "%" PRIu32, f->funcs[k].line);
+  snprintf(num[1], 24, "%" PRId64, clamp(f->funcs[k].count));
+  row[1] = f->funcs[k].name, row[2] = num[0], row[3] = num[1];
+}
+static size_t n_branches(const struct cov_file *f) {
+  return f->n_branches;
+}
+static void branch_row(const struct cov_file *f, size_t k, char num[4][24], const char **row) {
+  const struct cov_branch *x = &f->branches[k];
+  snprintf(num[0], 24, "%" PRIu32, x->line);
+  snprintf(num[1], 24, "%" PRIu32, x->block);
+  snprintf(num[2], 24, "%" PRIu32, x->branch);
+  snprintf(num[3], 24, "%" PRId64, clamp(x->taken));
+  row[1] = num[0], row[2] = num[1], row[3] = num[2], row[4] = x->executed ? "1" : "0";
+  row[5] = num[3];
+}
+
+static const struct stage_kind stage_kinds[] = {
+    {"stage_lines", "staging lines", 3, n_lines, line_row},
+    {"stage_funcs", "staging functions", 4, n_funcs, func_row},
+    {"stage_branches", "staging branches", 6, n_branches, branch_row},
+};
+
+static int stage_rows(struct store *s, const struct cov_model *m, const struct stage_kind *sk,
+                      struct tally *t) {
+  const struct db_ops *o = s->db->ops;
+  if (o->copy_begin(s->db, sk->table, sk->columns))
+    return store_fail(s, sk->what);
   for (size_t i = 0; i < m->n_files; i++) {
     const struct cov_file *f = m->files[i];
-    snprintf(a, sizeof(a), "%zu", i);
-    for (size_t k = 0; k < f->n_lines; k++) {
-      snprintf(b, sizeof(b), "%" PRIu32, f->lines[k].line);
-      snprintf(c, sizeof(c), "%" PRId64, clamp(f->lines[k].count));
-      const char *row[] = {a, b, c};
-      if (o->copy_row(s->db, row, 3)) {
+    char file[24], num[4][24];
+    snprintf(file, sizeof(file), "%zu", i);
+    for (size_t k = 0; k < sk->count(f); k++) {
+      const char *row[6] = {file};
+      sk->fill(f, k, num, row);
+      if (o->copy_row(s->db, row, sk->columns)) {
         o->copy_end(s->db);
-        return store_fail(s, "staging lines");
+        return store_fail(s, sk->what);
       }
-      tick(&t);
+      tick(t);
     }
   }
-  if (o->copy_end(s->db))
-    return store_fail(s, "staging lines");
-  /* functions */
-  if (o->copy_begin(s->db, "stage_funcs", 4))
-    return store_fail(s, "staging functions");
-  for (size_t i = 0; i < m->n_files; i++) {
-    const struct cov_file *f = m->files[i];
-    snprintf(a, sizeof(a), "%zu", i);
-    for (size_t k = 0; k < f->n_funcs; k++) {
-      snprintf(b, sizeof(b), "%" PRIu32, f->funcs[k].line);
-      snprintf(c, sizeof(c), "%" PRId64, clamp(f->funcs[k].count));
-      const char *row[] = {a, f->funcs[k].name, b, c};
-      if (o->copy_row(s->db, row, 4)) {
-        o->copy_end(s->db);
-        return store_fail(s, "staging functions");
-      }
-      tick(&t);
-    }
-  }
-  if (o->copy_end(s->db))
-    return store_fail(s, "staging functions");
-  /* branches */
-  if (o->copy_begin(s->db, "stage_branches", 6))
-    return store_fail(s, "staging branches");
-  for (size_t i = 0; i < m->n_files; i++) {
-    const struct cov_file *f = m->files[i];
-    snprintf(a, sizeof(a), "%zu", i);
-    for (size_t k = 0; k < f->n_branches; k++) {
-      const struct cov_branch *x = &f->branches[k];
-      snprintf(b, sizeof(b), "%" PRIu32, x->line);
-      snprintf(c, sizeof(c), "%" PRIu32, x->block);
-      snprintf(d, sizeof(d), "%" PRIu32, x->branch);
-      snprintf(e, sizeof(e), "%" PRId64, clamp(x->taken));
-      const char *row[] = {a, b, c, d, x->executed ? "1" : "0", e};
-      if (o->copy_row(s->db, row, 6)) {
-        o->copy_end(s->db);
-        return store_fail(s, "staging branches");
-      }
-      tick(&t);
-    }
-  }
-  if (o->copy_end(s->db))
-    return store_fail(s, "staging branches");
+  return o->copy_end(s->db) ? store_fail(s, sk->what) : 0;
+}
+
+/* The model into the staging tables, in order, in the caller's transaction. */
+static int stage_model(struct store *s, const struct cov_model *m, const struct store_push *p) {
+  const struct db_ops *o = s->db->ops;
+  struct tally t = {p, 0, 0};
+  for (size_t i = 0; i < m->n_files; i++)
+    t.total += m->files[i]->n_lines + m->files[i]->n_funcs + m->files[i]->n_branches;
+  if (!s->pg && o->exec(s->db, "DELETE FROM stage_src; DELETE FROM stage_lines;"
+                               "DELETE FROM stage_funcs; DELETE FROM stage_branches;"
+                               "DELETE FROM stage_arcs"))
+    return store_fail(s, "staging");
+  if (stage_sources(s, m, p))
+    return -1;
+  for (size_t k = 0; k < sizeof(stage_kinds) / sizeof(stage_kinds[0]); k++)
+    if (stage_rows(s, m, &stage_kinds[k], &t))
+      return -1;
   if (p->progress)
     p->progress(p->progress_arg, t.total, t.total);
   return 0;
@@ -361,7 +373,51 @@ static int build_partitions(struct store *s, int64_t build) {
   return 0;
 }
 
-/* (Long: the push's transaction in order (build, context, stage, merge, units, partitions).) */
+/* The build (revision, config) made if new: its id. 0 or -1. */
+static int push_build(struct store *s, const char *const bt[2], int64_t now, int64_t *build) {
+  int64_t when[] = {now};
+  return store_run(s,
+                   "INSERT INTO builds (revision, config, created) VALUES ($1, $2, $3) "
+                   "ON CONFLICT (revision, config) DO NOTHING",
+                   bt, 2, when, 1) ||
+                 store_q1(s, "SELECT id FROM builds WHERE revision = $1 AND config = $2", bt, 2,
+                          NULL, 0, build) != 1
+             ? -1
+             : 0;
+}
+
+/* The context (test, shard, host, the hour) made if new: its id. 0 or -1. */
+static int push_context(struct store *s, const char *const ct[3], int64_t now, int64_t *ctx) {
+  int64_t period[] = {now - now % 3600};
+  return store_run(s,
+                   "INSERT INTO contexts (test, shard, host, period) VALUES ($1, $2, $3, $4) "
+                   "ON CONFLICT (test, shard, host, period) DO NOTHING",
+                   ct, 3, period, 1) ||
+                 store_q1(s,
+                          "SELECT id FROM contexts WHERE test = $1 AND shard = $2 AND host = $3 "
+                          "AND period = $4",
+                          ct, 3, period, 1, ctx) != 1
+             ? -1
+             : 0;
+}
+
+/* The programs pushed for the build (a comma-separated list of build-ids,
+ * each once). 0 or -1 (said). */
+static int push_binaries(struct store *s, const char *list, int64_t build) {
+  char *ids = strdup(list ? list : "");
+  int bad = !ids;
+  for (char *save = NULL, *id = ids ? strtok_r(ids, ",", &save) : NULL; !bad && id;
+       id = strtok_r(NULL, ",", &save)) {
+    const char *t[] = {id};
+    bad = store_run(s,
+                    "INSERT INTO build_binaries (build_id, module_id) VALUES ($2, $1) ON CONFLICT "
+                    "(build_id, module_id) DO NOTHING",
+                    t, 1, &build, 1);
+  }
+  free(ids);
+  return bad ? store_fail(s, "build binaries") : 0;
+}
+
 int store_push(struct store *s, const struct cov_model *m, const struct store_push *p) {
   const struct db_ops *o = s->db->ops;
   if (store_ready(s) || stage_tables(s))
@@ -377,35 +433,17 @@ int store_push(struct store *s, const struct cov_model *m, const struct store_pu
   const char *test = q.test ? q.test : "", *shard = q.shard ? q.shard : "",
              *rev = q.revision ? q.revision : "", *cfg = q.config ? q.config : "";
   const char *bt[] = {rev, cfg}, *ct[] = {test, shard, q.host}, *ht[] = {hash};
-  int64_t when[] = {now}, period[] = {now - now % 3600};
   int64_t build = -1, ctx = -1;
   int r = -1;
   if (s->pg) { /* the build and its partitions first, committed on their own */
-    if (store_run(s,
-                  "INSERT INTO builds (revision, config, created) VALUES ($1, $2, $3) "
-                  "ON CONFLICT (revision, config) DO NOTHING",
-                  bt, 2, when, 1) ||
-        store_q1(s, "SELECT id FROM builds WHERE revision = $1 AND config = $2", bt, 2, NULL, 0,
-                 &build) != 1)
+    if (push_build(s, bt, now, &build))
       return store_fail(s, "build");
     if (build_partitions(s, build))
       return -1;
   }
   if (o->exec(s->db, s->pg ? "BEGIN" : "BEGIN IMMEDIATE"))
     return store_fail(s, "begin");
-  if (store_run(s,
-                "INSERT INTO builds (revision, config, created) VALUES ($1, $2, $3) "
-                "ON CONFLICT (revision, config) DO NOTHING",
-                bt, 2, when, 1) ||
-      store_q1(s, "SELECT id FROM builds WHERE revision = $1 AND config = $2", bt, 2, NULL, 0,
-               &build) != 1 ||
-      store_run(s,
-                "INSERT INTO contexts (test, shard, host, period) VALUES ($1, $2, $3, $4) "
-                "ON CONFLICT (test, shard, host, period) DO NOTHING",
-                ct, 3, period, 1) ||
-      store_q1(
-          s, "SELECT id FROM contexts WHERE test = $1 AND shard = $2 AND host = $3 AND period = $4",
-          ct, 3, period, 1, &ctx) != 1) {
+  if (push_build(s, bt, now, &build) || push_context(s, ct, now, &ctx)) {
     store_fail(s, "build and context");
     goto out;
   }
@@ -424,22 +462,8 @@ int store_push(struct store *s, const struct cov_model *m, const struct store_pu
     r = 1;
     goto out;
   }
-  /* the programs pushed for the build (each build-id once) */
-  char *ids = strdup(q.build_ids ? q.build_ids : "");
-  int bad = !ids;
-  for (char *save = NULL, *id = ids ? strtok_r(ids, ",", &save) : NULL; !bad && id;
-       id = strtok_r(NULL, ",", &save)) {
-    const char *t[] = {id};
-    bad = store_run(s,
-                    "INSERT INTO build_binaries (build_id, module_id) VALUES ($2, $1) ON CONFLICT "
-                    "(build_id, module_id) DO NOTHING",
-                    t, 1, &build, 1);
-  }
-  free(ids);
-  if (bad) {
-    store_fail(s, "build binaries");
+  if (push_binaries(s, q.build_ids, build))
     goto out;
-  }
   if (stage_model(s, m, p) || merge_staged(s, build, ctx) ||
       (p->units && units_push(s, p->units, build, ctx)))
     goto out;
