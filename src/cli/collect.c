@@ -347,8 +347,16 @@ static int each_target(pid_t pid, void *arg) {
   return 0;
 }
 
-/* (Long: one case per option, then the rounds' loop.) */
-int cmd_collect(int argc, char **argv) {
+/* collect's options beyond what goes into struct collect. */
+struct collect_opts {
+  struct cli_target t;
+  int all, once;
+  double every;
+  const char *bins[64];
+};
+
+/* The options: -1 to go on, else the exit status. */
+static int collect_options(int argc, char **argv, struct collect *c, struct collect_opts *o) {
   static const struct option opts[] = {CLI_TARGET_OPTIONS,
                                        {"all", no_argument, 0, 'a'},
                                        {"every", required_argument, 0, 'e'},
@@ -362,59 +370,53 @@ int cmd_collect(int argc, char **argv) {
                                        {"quiet", no_argument, 0, 'q'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
-  struct collect c = {0};
-  struct cli_target t = {0};
-  int all = 0, once = 0, ch;
-  double every = 60;
-  const char *bins[64];
-  c.in.binaries = bins;
+  int ch;
   optind = 1;
   while ((ch = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
-    int r = cli_target_option(&t, ch, optarg, CLI_TARGET_ANY);
+    int r = cli_target_option(&o->t, ch, optarg, CLI_TARGET_ANY);
+    char *end;
     if (r < 0)
       return cli_try_help();
     if (r > 0)
       continue;
     switch (ch) {
     case 'a':
-      all = 1;
+      o->all = 1;
       break;
-    case 'e': {
-      char *end;
-      every = strtod(optarg, &end);
-      if (*end || !(every > 0 && every < 1e7)) {
+    case 'e':
+      o->every = strtod(optarg, &end);
+      if (*end || !(o->every > 0 && o->every < 1e7)) {
         UCOV_ERR("--every wants a number of seconds, not '%s'\n", optarg);
         return cli_try_help();
       }
       break;
-    }
     case '1':
-      once = 1;
+      o->once = 1;
       break;
     case 't':
-      c.meta.test = optarg;
+      c->meta.test = optarg;
       break;
     case 'S':
-      c.meta.shard = optarg;
+      c->meta.shard = optarg;
       break;
     case 'r':
-      c.meta.revision = optarg;
+      c->meta.revision = optarg;
       break;
     case 'C':
-      c.meta.config = optarg;
+      c->meta.config = optarg;
       break;
     case 'u':
-      c.url = optarg;
+      c->url = optarg;
       break;
     case 'b':
-      if (c.in.n_binaries == 64) {
+      if (c->in.n_binaries == 64) {
         UCOV_ERR("at most 64 --binary\n");
         return cli_try_help();
       }
-      bins[c.in.n_binaries++] = optarg;
+      o->bins[c->in.n_binaries++] = optarg;
       break;
     case 'q':
-      c.quiet = 1;
+      c->quiet = 1;
       break;
     case 'h':
       fputs(collect_usage, stdout);
@@ -423,46 +425,62 @@ int cmd_collect(int argc, char **argv) {
       return cli_bad_option(argc, argv, opts);
     }
   }
-  if ((t.pid != 0) + (t.serial != NULL) + all != 1 || optind != argc) {
+  if ((o->t.pid != 0) + (o->t.serial != NULL) + o->all != 1 || optind != argc) {
     UCOV_ERR(optind != argc ? "unexpected argument '%s'\n"
                             : "wants one of --pid N, --serial PATH and --all\n",
              optind != argc ? argv[optind] : "");
     return cli_try_help();
   }
+  return -1;
+}
+
+/* One round from the one target: its status; *over when the target is
+ * gone or never answered (said). */
+static int collect_target(struct collect *c, const struct cli_target *t, int *over) {
+  int status = round_one(c, t->pid, t->serial);
+  if (status != UCOV_EXIT_OK && c->rounds == 1 && !c->pushes) {
+    if (t->serial)
+      UCOV_ERR("nothing collected from %s (a ucov target? ucov ls lists them)\n", t->serial);
+    else
+      UCOV_ERR("nothing collected from process %d (a ucov target? ucov ls lists them)\n",
+               (int)t->pid);
+    *over = 1;
+  } else if (t->pid && kill(t->pid, 0) && errno == ESRCH) {
+    if (!c->quiet)
+      UCOV_ERR("process %d is gone: its last counts are in its exit files\n", (int)t->pid);
+    *over = 1;
+  }
+  return status;
+}
+
+int cmd_collect(int argc, char **argv) {
+  struct collect c = {0};
+  struct collect_opts o = {.every = 60};
+  c.in.binaries = o.bins;
+  int status = collect_options(argc, argv, &c, &o);
+  if (status >= 0)
+    return status;
   struct sigaction sa = {.sa_handler = on_stop};
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
-  int status = UCOV_EXIT_OK;
+  status = UCOV_EXIT_OK;
   for (;;) {
-    int last = stopping;
-    if (all) {
+    int last = stopping, over = 0;
+    if (o.all) {
       struct all a = {&c, UCOV_EXIT_OK};
       ucov_ctl_list_targets(each_target, &a);
       status = a.status;
     } else {
-      status = round_one(&c, t.pid, t.serial);
-      if (status != UCOV_EXIT_OK && c.rounds == 1 && !c.pushes) {
-        if (t.serial)
-          UCOV_ERR("nothing collected from %s (a ucov target? ucov ls lists them)\n", t.serial);
-        else
-          UCOV_ERR("nothing collected from process %d (a ucov target? ucov ls lists them)\n",
-                   (int)t.pid);
-        break;
-      }
-      if (t.pid && kill(t.pid, 0) && errno == ESRCH) {
-        if (!c.quiet)
-          UCOV_ERR("process %d is gone: its last counts are in its exit files\n", (int)t.pid);
-        break;
-      }
+      status = collect_target(&c, &o.t, &over);
     }
-    if (once || last)
+    if (over || o.once || last)
       break;
     /* sleep until the next round, or until asked to stop (then one last round) */
-    struct timespec nap = {(time_t)every, (long)((every - (double)(time_t)every) * 1e9)};
+    struct timespec nap = {(time_t)o.every, (long)((o.every - (double)(time_t)o.every) * 1e9)};
     while (!stopping && nanosleep(&nap, &nap) && errno == EINTR)
       ;
   }
-  if (!c.quiet && !once)
+  if (!c.quiet && !o.once)
     UCOV_ERR("%" PRIu64 " rounds, %" PRIu64 " pushes\n", c.rounds, c.pushes);
   store_close(c.st);
   return status;

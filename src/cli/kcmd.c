@@ -46,99 +46,45 @@ static char *join(int argc, char **argv, size_t *len) {
   return s;
 }
 
-/* (Long: options, then one COMMAND request and its answer printed.) */
-static int run_command(int argc, char **argv, int trace) {
-  static const struct option opts[] = {CLI_TARGET_OPTIONS,
-                                       {"output", required_argument, 0, 'o'},
-                                       {"help", no_argument, 0, 'h'},
-                                       {0, 0, 0, 0}};
-  const char *usage = trace ? trace_usage : exec_usage;
-  struct cli_target t = {0};
-  const char *out = NULL;
-  int c;
-  optind = 1;
-  while ((c = getopt_long(argc, argv, trace ? "+s:d:o:h" : "+s:d:h", opts, NULL)) != -1) {
-    int r = cli_target_option(&t, c, optarg, CLI_TARGET_SERIAL);
-    if (r < 0)
-      goto usage;
-    if (r > 0)
-      continue;
-    switch (c) {
-    case 'o':
-      if (!trace) {
-        UCOV_ERR("-o is an option of ucov trace\n");
-        goto usage;
-      }
-      out = optarg;
-      break;
-    case 'h':
-      fputs(usage, stdout);
-      return UCOV_EXIT_OK;
-    default:
-      goto usage;
-    }
-  }
-  if (!t.serial || optind >= argc) {
-    UCOV_ERR("needs --serial PATH and a COMMAND\n");
-    goto usage;
-  }
+/* The COMMAND request's payload (u32 flags, the command line) into *req:
+ * its length, or 0 (said: too long). */
+static size_t command_request(int argc, char **argv, int trace, uint8_t **req) {
   size_t len;
-  char *cmd = join(argc - optind, argv + optind, &len);
-  uint8_t *req = malloc(len + 4);
-  if (!cmd || !req || len > UCOV_PROTO_MAX_REQUEST - 4) {
+  char *cmd = join(argc, argv, &len);
+  *req = malloc(len + 4);
+  if (!cmd || !*req || len > UCOV_PROTO_MAX_REQUEST - 4) {
     UCOV_ERR("the command is too long (at most %d bytes)\n", UCOV_PROTO_MAX_REQUEST - 4);
     free(cmd);
-    free(req);
-    return UCOV_EXIT_USAGE;
+    free(*req);
+    *req = NULL;
+    return 0;
   }
-  uint32_t flags = trace ? UCOV_COMMAND_TRACE : 0;
-  ucov_put32(req, flags);
-  memcpy(req + 4, cmd, len);
+  ucov_put32(*req, trace ? UCOV_COMMAND_TRACE : 0);
+  memcpy(*req + 4, cmd, len);
   free(cmd);
-  struct ucov_ctl ctl;
-  struct ucov_ctl_reply r;
-  char err[512];
-  if (ucov_ctl_open_serial(t.serial, &ctl, err, sizeof(err)) ||
-      ucov_ctl_call(&ctl, UCOV_OP_COMMAND, req, len + 4, &r, err, sizeof(err))) {
-    UCOV_ERR("%s\n", err);
-    free(req);
-    ucov_ctl_close(&ctl);
+  return len + 4;
+}
+
+/* trace: the PCs that follow the answer's text (a KCOV buffer: u64 count,
+ * u64 PCs) printed, and with out written to out/trace.pcs. The status. */
+static int print_trace(const char *label, const uint8_t *buf, size_t blen, const char *out) {
+  uint64_t count = 0;
+  if (blen >= 8)
+    memcpy(&count, buf, 8);
+  if (blen < 8 || count > (blen - 8) / 8) {
+    UCOV_ERR("%s: malformed trace\n", label);
     return UCOV_EXIT_FAIL;
   }
-  free(req);
-  int status = UCOV_EXIT_OK;
-  uint32_t text = 0;
-  if (r.status) {
-    err_target(ctl.label, (char *)r.data);
-    status = UCOV_EXIT_FAIL;
-  } else if (r.len < 4 || (text = ucov_get32(r.data)) > r.len - 4) {
-    UCOV_ERR("%s: malformed answer\n", ctl.label);
-    status = UCOV_EXIT_FAIL;
-  } else {
-    print_text(trace ? stderr : stdout, r.data + 4, text); /* (escaped but for lines) */
-  }
-  /* trace: the buffer follows the text, as a KCOV buffer: u64 count, u64 PCs. */
-  const uint8_t *buf = r.data + 4 + text;
-  size_t blen = status ? 0 : r.len - 4 - text;
-  uint64_t count = 0;
-  if (trace && !status) {
-    if (blen >= 8)
-      memcpy(&count, buf, 8);
-    if (blen < 8 || count > (blen - 8) / 8) {
-      UCOV_ERR("%s: malformed trace\n", ctl.label);
-      status = UCOV_EXIT_FAIL;
-      count = 0;
-    }
-  }
   FILE *pcs = NULL;
-  if (trace && !status && out) {
+  if (out) {
     char *path = NULL;
     mkdir(out, 0755);
     if (asprintf(&path, "%s/trace.pcs", out) > 0)
       pcs = fopen(path, "w");
     if (!pcs) {
       UCOV_ERR("%s: cannot write\n", path ? path : out);
-      status = UCOV_EXIT_FAIL;
+      free(path);
+      return UCOV_EXIT_FAIL;
     }
     free(path);
   }
@@ -149,21 +95,89 @@ static int run_command(int argc, char **argv, int trace) {
     if (pcs)
       fprintf(pcs, "0x%llx\n", (unsigned long long)pc);
   }
-  if (pcs && fclose(pcs) != 0)
-    status = UCOV_EXIT_FAIL;
-  ucov_ctl_reply_free(&r);
-  if (trace && out && !status) {
-    if (ucov_ctl_call(&ctl, UCOV_OP_MODULES, NULL, 0, &r, err, sizeof(err)) || r.status ||
-        write_object_file(out, "modules", r.data, r.len, NULL)) {
-      UCOV_ERR("%s: no module map\n", ctl.label);
+  return pcs && fclose(pcs) != 0 ? UCOV_EXIT_FAIL : UCOV_EXIT_OK;
+}
+
+/* The answer to COMMAND: its text printed, and for trace its PCs (and the
+ * module map into out). The status. */
+static int command_answer(struct ucov_ctl *ctl, struct ucov_ctl_reply *r, int trace,
+                          const char *out) {
+  uint32_t text = 0;
+  if (r->status) {
+    err_target(ctl->label, (char *)r->data);
+    return UCOV_EXIT_FAIL;
+  }
+  if (r->len < 4 || (text = ucov_get32(r->data)) > r->len - 4) {
+    UCOV_ERR("%s: malformed answer\n", ctl->label);
+    return UCOV_EXIT_FAIL;
+  }
+  print_text(trace ? stderr : stdout, r->data + 4, text); /* (escaped but for lines) */
+  if (!trace)
+    return UCOV_EXIT_OK;
+  int status = print_trace(ctl->label, r->data + 4 + text, r->len - 4 - text, out);
+  if (out && !status) {
+    struct ucov_ctl_reply m;
+    char err[512];
+    if (ucov_ctl_call(ctl, UCOV_OP_MODULES, NULL, 0, &m, err, sizeof(err)) || m.status ||
+        write_object_file(out, "modules", m.data, m.len, NULL)) {
+      UCOV_ERR("%s: no module map\n", ctl->label);
       status = UCOV_EXIT_FAIL;
     }
-    ucov_ctl_reply_free(&r);
+    ucov_ctl_reply_free(&m);
   }
+  return status;
+}
+
+static int run_command(int argc, char **argv, int trace) {
+  static const struct option opts[] = {CLI_TARGET_OPTIONS,
+                                       {"output", required_argument, 0, 'o'},
+                                       {"help", no_argument, 0, 'h'},
+                                       {0, 0, 0, 0}};
+  struct cli_target t = {0};
+  const char *out = NULL;
+  int c;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, trace ? "+s:d:o:h" : "+s:d:h", opts, NULL)) != -1) {
+    int r = cli_target_option(&t, c, optarg, CLI_TARGET_SERIAL);
+    if (r < 0)
+      return cli_try_help();
+    if (r > 0)
+      continue;
+    if (c == 'h') {
+      fputs(trace ? trace_usage : exec_usage, stdout);
+      return UCOV_EXIT_OK;
+    }
+    if (c != 'o')
+      return cli_try_help();
+    if (!trace) {
+      UCOV_ERR("-o is an option of ucov trace\n");
+      return cli_try_help();
+    }
+    out = optarg;
+  }
+  if (!t.serial || optind >= argc) {
+    UCOV_ERR("needs --serial PATH and a COMMAND\n");
+    return cli_try_help();
+  }
+  uint8_t *req;
+  size_t len = command_request(argc - optind, argv + optind, trace, &req);
+  if (!len)
+    return UCOV_EXIT_USAGE;
+  struct ucov_ctl ctl;
+  struct ucov_ctl_reply r;
+  char err[512];
+  if (ucov_ctl_open_serial(t.serial, &ctl, err, sizeof(err)) ||
+      ucov_ctl_call(&ctl, UCOV_OP_COMMAND, req, len, &r, err, sizeof(err))) {
+    UCOV_ERR("%s\n", err);
+    free(req);
+    ucov_ctl_close(&ctl);
+    return UCOV_EXIT_FAIL;
+  }
+  free(req);
+  int status = command_answer(&ctl, &r, trace, out);
+  ucov_ctl_reply_free(&r);
   ucov_ctl_close(&ctl);
   return status;
-usage:
-  return cli_try_help();
 }
 
 int cmd_trace(int argc, char **argv) {
