@@ -37,55 +37,11 @@ int input_find_gcno(const char *gcda, char *out, size_t len) {
 
 #define GCOV_BATCH 256
 
-/*
- * One clang .gcda through `llvm-cov gcov -b -t` (which prints gcov's text
- * format: no JSON there), turned into an lcov record for the model. base is
- * the directory relative source names are relative to (the .gcno's).
- */
-/* (Long: llvm-cov gcov's text parsed one line kind at a time into one lcov record.) */
-int input_llvm_gcda(struct cov_model *m, const char *gcda_abs, const char *gcno_abs,
-                    const char *tmp, size_t idx, const char *tool) {
-  char dir[PATH_MAX], link[PATH_MAX + 32], base[PATH_MAX];
-  snprintf(dir, sizeof(dir), "%s/l%zu", tmp, idx);
-  mkdir(dir, 0700);
-  snprintf(link, sizeof(link), "%s/x.gcno", dir);
-  if (symlink(gcno_abs, link))
-    return 1;
-  snprintf(link, sizeof(link), "%s/x.gcda", dir);
-  if (symlink(gcda_abs, link))
-    return 1;
-  snprintf(base, sizeof(base), "%s", gcno_abs);
-  char *slash = strrchr(base, '/');
-  if (slash)
-    *slash = 0;
-  char *out = NULL;
-  size_t len = 0;
-  char gcno_link[PATH_MAX + 32];
-  snprintf(gcno_link, sizeof(gcno_link), "%s/x.gcno", dir);
-  struct path_map map[] = {{.from = link, .to = gcda_abs}, {.from = gcno_link, .to = gcno_abs}};
-  char *argv[] = {(char *)tool, "gcov", "-b", "-c", "-t", link, NULL};
-  /* relative sources: from the .gcno's place */
-  int st = run_capture(argv, base, &out, &len, map, 2);
-  if (st == RUN_TIMEOUT) {
-    UCOV_ERR("%s: llvm-cov gcov ran longer than %d s: killed (UCOV_TOOL_TIMEOUT)\n", gcda_abs,
-             tool_timeout_ms() / 1000);
-    return 1;
-  }
-  if (st) {
-    UCOV_ERR("%s: clang's gcov format: %s gcov does not read it\n", gcda_abs, tool);
-    free(out);
-    return 1;
-  }
-  char info[PATH_MAX + 32];
-  snprintf(info, sizeof(info), "%s/x.info", dir);
-  FILE *w = fopen(info, "w");
-  if (!w) {
-    free(out);
-    return 1;
-  }
-  /* Lines: "COUNT:LINE:SOURCE" (COUNT "-" not code, "#####" never run, a
-   * trailing '*' unexecuted blocks); "function NAME called N ..." before a
-   * function's first line; "branch K taken N" / "branch K never executed". */
+/* llvm-cov gcov's text (out, len; sources relative to base) as lcov records
+ * on w. Lines: "COUNT:LINE:SOURCE" (COUNT "-" not code, "#####" never run,
+ * a trailing '*' unexecuted blocks); "function NAME called N ..." before a
+ * function's first line; "branch K taken N" / "branch K never executed". */
+static void gcov_text_to_lcov(char *out, size_t len, const char *base, FILE *w) {
   int in_file = 0, last_line = 0, branch_no = 0;
   char fn_name[512] = "";
   long long fn_count = 0;
@@ -150,6 +106,54 @@ int input_llvm_gcda(struct cov_model *m, const char *gcda_abs, const char *gcno_
   if (in_file)
     fputs("end_of_record\n", w);
   free(pending);
+}
+
+/*
+ * One clang .gcda through `llvm-cov gcov -b -t` (which prints gcov's text
+ * format: no JSON there), turned into an lcov record for the model. base is
+ * the directory relative source names are relative to (the .gcno's).
+ */
+int input_llvm_gcda(struct cov_model *m, const char *gcda_abs, const char *gcno_abs,
+                    const char *tmp, size_t idx, const char *tool) {
+  char dir[PATH_MAX], link[PATH_MAX + 32], base[PATH_MAX];
+  snprintf(dir, sizeof(dir), "%s/l%zu", tmp, idx);
+  mkdir(dir, 0700);
+  snprintf(link, sizeof(link), "%s/x.gcno", dir);
+  if (symlink(gcno_abs, link))
+    return 1;
+  snprintf(link, sizeof(link), "%s/x.gcda", dir);
+  if (symlink(gcda_abs, link))
+    return 1;
+  snprintf(base, sizeof(base), "%s", gcno_abs);
+  char *slash = strrchr(base, '/');
+  if (slash)
+    *slash = 0;
+  char *out = NULL;
+  size_t len = 0;
+  char gcno_link[PATH_MAX + 32];
+  snprintf(gcno_link, sizeof(gcno_link), "%s/x.gcno", dir);
+  struct path_map map[] = {{.from = link, .to = gcda_abs}, {.from = gcno_link, .to = gcno_abs}};
+  char *argv[] = {(char *)tool, "gcov", "-b", "-c", "-t", link, NULL};
+  /* relative sources: from the .gcno's place */
+  int st = run_capture(argv, base, &out, &len, map, 2);
+  if (st == RUN_TIMEOUT) {
+    UCOV_ERR("%s: llvm-cov gcov ran longer than %d s: killed (UCOV_TOOL_TIMEOUT)\n", gcda_abs,
+             tool_timeout_ms() / 1000);
+    return 1;
+  }
+  if (st) {
+    UCOV_ERR("%s: clang's gcov format: %s gcov does not read it\n", gcda_abs, tool);
+    free(out);
+    return 1;
+  }
+  char info[PATH_MAX + 32];
+  snprintf(info, sizeof(info), "%s/x.info", dir);
+  FILE *w = fopen(info, "w");
+  if (!w) {
+    free(out);
+    return 1;
+  }
+  gcov_text_to_lcov(out, len, base, w);
   free(out);
   if (fclose(w))
     return 1;
@@ -177,9 +181,74 @@ static int read_gcov_stream(struct cov_model *m, const char *out, size_t len) {
   return bad;
 }
 
+/* One batch of .gcda for gcov: its command line, and the paths its
+ * messages name mapped back to the user's (the strings kept in users). */
+struct batch {
+  char **argv;
+  int argc;
+  struct path_map *map;
+  size_t n_map;
+  char **users;
+  size_t n_users;
+};
+
+/* .gcda (or a .gcno alone: a unit that never ran, which gcov takes as "not
+ * executed") number i of the inputs into the batch: gcov wants both files
+ * side by side, so they are linked into a directory of their own under
+ * tmp. The problems reported. */
+static int batch_add(struct input_session *s, struct batch *b, const char *g, size_t i,
+                     const char *tmp) {
+  char gcno[PATH_MAX], gcno_abs[PATH_MAX], dir[64], link[PATH_MAX + 64], abs[PATH_MAX];
+  int notes_only = ucov_ends_with(g, ".gcno");
+  if (notes_only) {
+    snprintf(gcno, sizeof(gcno), "%s", g);
+  } else if (input_find_gcno(g, gcno, sizeof(gcno))) {
+    input_say(s, "%s: no .gcno beside it or at its build path: skipped\n", g);
+    return 1;
+  }
+  if (!realpath(gcno, gcno_abs) || (!notes_only && !realpath(g, abs)))
+    return 0;
+  const char *base = strrchr(gcno, '/');
+  base = base ? base + 1 : gcno;
+  snprintf(dir, sizeof(dir), "%s/%zu", tmp, i);
+  mkdir(dir, 0700);
+  if ((size_t)snprintf(link, sizeof(link), "%s/%s", dir, base) >= sizeof(link))
+    return 0;
+  size_t bl = strlen(link);
+  int ok = symlink(gcno_abs, link) == 0;
+  char *gcno_link = strdup(link);
+  snprintf(link + bl - 5, 6, ".gcda");
+  if (!ok || (!notes_only && symlink(abs, link) != 0) || !gcno_link) {
+    free(gcno_link);
+    return 0;
+  }
+  b->argv[b->argc++] = strdup(link);
+  /* gcov names what it reads: its messages name the user's files. */
+  char *gcda_link = strdup(link), *user_gcno = strdup(gcno);
+  b->users[b->n_users++] = gcno_link;
+  if (user_gcno) {
+    b->users[b->n_users++] = user_gcno;
+    b->map[b->n_map++] = (struct path_map){gcno_link, user_gcno};
+  }
+  if (gcda_link) {
+    b->users[b->n_users++] = gcda_link;
+    b->map[b->n_map++] = (struct path_map){gcda_link, g};
+  }
+  return 0;
+}
+
+static void batch_free(struct batch *b) {
+  for (int i = 4; i < b->argc; i++)
+    free(b->argv[i]);
+  free(b->argv);
+  for (size_t i = 0; i < b->n_users; i++)
+    free(b->users[i]);
+  free(b->users);
+  free(b->map);
+}
+
 /* .gcda through gcov --json-format (--gcov-tool, or a notes format the
  * native reader does not know), in batches of GCOV_BATCH. */
-/* (Long: one batch's steps (links, argv, the run, its output read), sharing the batch's arrays.) */
 int input_gcdas_gcov(struct input_session *s, struct cov_model *m, struct strlist *gcdas) {
   const struct input_opts *o = s->o;
   int bad = 0;
@@ -195,69 +264,26 @@ int input_gcdas_gcov(struct input_session *s, struct cov_model *m, struct strlis
   int cannot_run = 0; /* said once: the batches after it are not tried */
   for (size_t start = 0; start < gcdas->n && !cannot_run; start += GCOV_BATCH) {
     size_t end = start + GCOV_BATCH < gcdas->n ? start + GCOV_BATCH : gcdas->n;
-    char **argv = calloc(end - start + 5, sizeof(*argv));
-    struct path_map *map = calloc(2 * (end - start) + 1, sizeof(*map));
-    /* the strings the map points at: links, and copies of the user's notes paths */
-    char **users = calloc(3 * (end - start) + 1, sizeof(*users));
-    size_t n_users = 0;
-    size_t n_map = 0;
-    if (!argv || !map || !users) {
-      free(argv);
-      free(map);
-      free(users);
+    struct batch b = {calloc(end - start + 5, sizeof(char *)),
+                      0,
+                      calloc(2 * (end - start) + 1, sizeof(struct path_map)),
+                      0,
+                      calloc(3 * (end - start) + 1, sizeof(char *)),
+                      0};
+    if (!b.argv || !b.map || !b.users) {
+      batch_free(&b);
       bad++;
       break;
     }
-    int argc = 0;
-    argv[argc++] = (char *)tool;
-    argv[argc++] = "--json-format";
-    argv[argc++] = "--stdout";
-    argv[argc++] = "--branch-probabilities";
-    for (size_t i = start; i < end; i++) {
-      const char *g = gcdas->v[i];
-      char gcno[PATH_MAX], gcno_abs[PATH_MAX], dir[64], link[PATH_MAX + 64], abs[PATH_MAX];
-      /* a .gcno alone: a unit that never ran (gcov assumes "not executed") */
-      int notes_only = ucov_ends_with(g, ".gcno");
-      if (notes_only) {
-        snprintf(gcno, sizeof(gcno), "%s", g);
-      } else if (input_find_gcno(g, gcno, sizeof(gcno))) {
-        input_say(s, "%s: no .gcno beside it or at its build path: skipped\n", g);
-        bad++;
-        continue;
-      }
-      if (!realpath(gcno, gcno_abs) || (!notes_only && !realpath(g, abs)))
-        continue;
-      /* gcov wants both side by side: links in a directory of their own. */
-      const char *base = strrchr(gcno, '/');
-      base = base ? base + 1 : gcno;
-      snprintf(dir, sizeof(dir), "%s/%zu", tmp, i);
-      mkdir(dir, 0700);
-      if ((size_t)snprintf(link, sizeof(link), "%s/%s", dir, base) >= sizeof(link))
-        continue;
-      size_t bl = strlen(link);
-      int ok = symlink(gcno_abs, link) == 0;
-      char *gcno_link = strdup(link);
-      snprintf(link + bl - 5, 6, ".gcda");
-      if (ok && (notes_only || symlink(abs, link) == 0) && gcno_link) {
-        argv[argc++] = strdup(link);
-        /* gcov names what it reads: its messages name the user's files. */
-        char *gcda_link = strdup(link), *user_gcno = strdup(gcno);
-        users[n_users++] = gcno_link;
-        if (user_gcno) {
-          users[n_users++] = user_gcno;
-          map[n_map++] = (struct path_map){gcno_link, user_gcno};
-        }
-        if (gcda_link) {
-          users[n_users++] = gcda_link;
-          map[n_map++] = (struct path_map){gcda_link, g};
-        }
-      } else {
-        free(gcno_link);
-      }
-    }
+    b.argv[b.argc++] = (char *)tool;
+    b.argv[b.argc++] = "--json-format";
+    b.argv[b.argc++] = "--stdout";
+    b.argv[b.argc++] = "--branch-probabilities";
+    for (size_t i = start; i < end; i++)
+      bad += batch_add(s, &b, gcdas->v[i], i, tmp);
     char *out = NULL;
     size_t len = 0;
-    int st = argc > 4 ? run_capture(argv, tmp, &out, &len, map, n_map) : 0;
+    int st = b.argc > 4 ? run_capture(b.argv, tmp, &out, &len, b.map, b.n_map) : 0;
     if (st == RUN_TIMEOUT)
       input_say(s, "%s ran longer than %d s on %s%s: killed (UCOV_TOOL_TIMEOUT)\n", tool,
                 tool_timeout_ms() / 1000, gcdas->v[start],
@@ -271,13 +297,7 @@ int input_gcdas_gcov(struct input_session *s, struct cov_model *m, struct strlis
     if (out)
       bad += read_gcov_stream(m, out, len);
     free(out);
-    for (int i = 4; i < argc; i++)
-      free(argv[i]);
-    free(argv);
-    for (size_t i = 0; i < n_users; i++)
-      free(users[i]);
-    free(users);
-    free(map);
+    batch_free(&b);
     input_progress(s, ".gcda", end, gcdas->n);
   }
   rm_tree(tmp);

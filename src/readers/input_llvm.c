@@ -94,10 +94,77 @@ static int llvm_cov_major(const char *cov) {
   return major;
 }
 
+/* One pair of LLVM tools (llvm-profdata and llvm-cov with this suffix):
+ * the profiles merged into merged, then exported against the programs and
+ * read into m (argv: room for the longest command). 1 when done (read, or
+ * a tool that ran and said why it failed: not tried again), 0 to try the
+ * next pair, -1 to give up (a tool timed out, said). */
+static int try_tools(struct cov_model *m, const struct prof_group *g, const struct strlist *ok,
+                     const char *suffix, char *merged, char **argv) {
+  char profdata[64], cov[64];
+  snprintf(profdata, sizeof(profdata), "llvm-profdata%s", suffix);
+  snprintf(cov, sizeof(cov), "llvm-cov%s", suffix);
+  int argc = 0;
+  argv[argc++] = profdata;
+  argv[argc++] = "merge";
+  argv[argc++] = "-o";
+  argv[argc++] = merged;
+  for (size_t k = 0; k < ok->n; k++)
+    argv[argc++] = ok->v[k];
+  argv[argc] = NULL;
+  char *out = NULL;
+  size_t len;
+  int st = run_capture(argv, NULL, &out, &len, NULL, 0);
+  free(out);
+  if (st == RUN_TIMEOUT) {
+    UCOV_ERR("%s: %s ran longer than %d s: killed (UCOV_TOOL_TIMEOUT)\n", ok->v[0], profdata,
+             tool_timeout_ms() / 1000);
+    return -1;
+  }
+  if (st)
+    return 0;
+  argc = 0;
+  argv[argc++] = cov;
+  argv[argc++] = "export";
+  argv[argc++] = "-format=text";
+  argv[argc++] = "-skip-expansions"; /* (they repeat whole functions: 50x the size) */
+  argv[argc++] = "-instr-profile";
+  argv[argc++] = merged;
+  argv[argc++] = (char *)g->bins[0];
+  for (int b = 1; b < g->n_bins; b++) {
+    argv[argc++] = "-object";
+    argv[argc++] = (char *)g->bins[b];
+  }
+  argv[argc] = NULL;
+  out = NULL;
+  struct path_map pmap[] = {{.from = merged, .to = "(the merged profiles)"}};
+  st = run_capture(argv, NULL, &out, &len, pmap, 1);
+  if (st == RUN_TIMEOUT) {
+    UCOV_ERR("%s: %s ran longer than %d s: killed (UCOV_TOOL_TIMEOUT)\n", g->bins[0], cov,
+             tool_timeout_ms() / 1000);
+    return -1;
+  }
+  int done = 0;
+  if (st == 0 && out) {
+    struct json_doc doc;
+    size_t used;
+    int major = llvm_cov_major(cov);
+    if (json_parse(&doc, out, len, &used))
+      UCOV_ERR("%s: %s\n", cov, doc.error);
+    else {
+      struct diag_context about = {.file = cov};
+      diag_context_begin(&about);
+      done = llvm_export_read(m, doc.root, major) == 0;
+      diag_context_end(&about);
+    }
+    json_free(&doc);
+  }
+  free(out);
+  return done || st == 0;
+}
+
 /* One program's profiles: `llvm-profdata merge` of them all, then one
  * `llvm-cov export -format=text`, read into the model. */
-/* (Long: the llvm tool pairs tried in order, each a merge then an export, sharing the argument
- * vector.) */
 static int read_profiles(struct cov_model *m, struct prof_group *g) {
   if (!g->n_bins) {
     for (size_t i = 0; i < g->paths.n; i++)
@@ -130,65 +197,10 @@ static int read_profiles(struct cov_model *m, struct prof_group *g) {
     snprintf(merged, sizeof(merged), "%s/merged.profdata", tmp);
   int done = !ok.n;
   for (int i = 0; !done && suffixes[i]; i++) {
-    char profdata[64], cov[64];
-    snprintf(profdata, sizeof(profdata), "llvm-profdata%s", suffixes[i]);
-    snprintf(cov, sizeof(cov), "llvm-cov%s", suffixes[i]);
-    int argc = 0;
-    argv[argc++] = profdata;
-    argv[argc++] = "merge";
-    argv[argc++] = "-o";
-    argv[argc++] = merged;
-    for (size_t k = 0; k < ok.n; k++)
-      argv[argc++] = ok.v[k];
-    argv[argc] = NULL;
-    char *out = NULL;
-    size_t len;
-    int st = run_capture(argv, NULL, &out, &len, NULL, 0);
-    free(out);
-    if (st == RUN_TIMEOUT) {
-      UCOV_ERR("%s: %s ran longer than %d s: killed (UCOV_TOOL_TIMEOUT)\n", ok.v[0], profdata,
-               tool_timeout_ms() / 1000);
+    int r = try_tools(m, g, &ok, suffixes[i], merged, argv);
+    if (r < 0)
       break;
-    }
-    if (st)
-      continue;
-    argc = 0;
-    argv[argc++] = cov;
-    argv[argc++] = "export";
-    argv[argc++] = "-format=text";
-    argv[argc++] = "-skip-expansions"; /* (they repeat whole functions: 50x the size) */
-    argv[argc++] = "-instr-profile";
-    argv[argc++] = merged;
-    argv[argc++] = (char *)g->bins[0];
-    for (int b = 1; b < g->n_bins; b++) {
-      argv[argc++] = "-object";
-      argv[argc++] = (char *)g->bins[b];
-    }
-    argv[argc] = NULL;
-    out = NULL;
-    struct path_map pmap[] = {{.from = merged, .to = "(the merged profiles)"}};
-    st = run_capture(argv, NULL, &out, &len, pmap, 1);
-    if (st == RUN_TIMEOUT) {
-      UCOV_ERR("%s: %s ran longer than %d s: killed (UCOV_TOOL_TIMEOUT)\n", g->bins[0], cov,
-               tool_timeout_ms() / 1000);
-      break;
-    }
-    if (st == 0 && out) {
-      struct json_doc doc;
-      size_t used;
-      int major = llvm_cov_major(cov);
-      if (json_parse(&doc, out, len, &used))
-        UCOV_ERR("%s: %s\n", cov, doc.error);
-      else {
-        struct diag_context about = {.file = cov};
-        diag_context_begin(&about);
-        done = llvm_export_read(m, doc.root, major) == 0;
-        diag_context_end(&about);
-      }
-      json_free(&doc);
-    }
-    free(out);
-    done |= st == 0; /* (a tool that ran and said why it failed: not tried again) */
+    done = r;
   }
   if (!done) {
     UCOV_ERR("%s%s: no llvm-profdata/llvm-cov pair here reads %s with %s\n", ok.v[0],

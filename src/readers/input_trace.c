@@ -273,9 +273,67 @@ static void trace_flush(struct cov_model *m, struct trace_module *t) {
   memset(t->hits, 0, ((size_t)t->n_sites + 1) * sizeof(*t->hits));
 }
 
-/* PCs of one dump: text (hex per line) or a KCOV buffer (.kcov). */
-/* (Long: the modules set up, then one loop over the dump's PCs (text or KCOV buffer), then
- * flushed.) */
+/* The PCs of a dump, one at a time: text (hex per line) or a KCOV buffer. */
+struct pc_reader {
+  FILE *f;
+  const char *path;
+  int kcov;
+  uint64_t words, limit; /* .kcov: words read, and the count word's PCs */
+  char *line;
+  size_t cap;
+  unsigned long lineno;
+};
+
+/* The next PC: 1; 0 for a line that is none (said, the first 3 counted in
+ * *bad); -1 at the end. */
+static int next_pc(struct pc_reader *r, uint64_t *pc, int *bad) {
+  if (r->kcov) {
+    if (fread(pc, 8, 1, r->f) != 1)
+      return -1;
+    if (r->words++ == 0) { /* the count word: PCs after it are stale */
+      r->limit = *pc;
+      return 0;
+    }
+    return r->words - 1 > r->limit ? -1 : 1;
+  }
+  if (getline(&r->line, &r->cap, r->f) < 0)
+    return -1;
+  r->lineno++;
+  char *p = r->line, *end;
+  while (*p == ' ' || *p == '\t')
+    p++;
+  if (!*p || *p == '\n' || *p == '#')
+    return 0;
+  errno = 0;
+  *pc = strtoull(p, &end, 16);
+  if (end == p || errno) {
+    if ((*bad)++ < 3)
+      diag_at(DIAG_ERROR, r->path, r->lineno, "not a hexadecimal PC");
+    return 0;
+  }
+  return 1;
+}
+
+/* Every instrumented module counts, hit or not: the binaries, or the
+ * mapped files that call the hook. */
+static void modules_used(struct input_session *s, const struct modmap *map) {
+  const struct input_opts *o = s->o;
+  for (size_t i = 0; i < s->n_tmods; i++)
+    s->tmods[i].used = 0, s->tmods[i].n_recent = 0;
+  for (int i = 0; !map && i < o->n_binaries; i++) {
+    struct trace_module *t = trace_module(s, o->binaries[i]);
+    if (t)
+      t->used = 1;
+  }
+  for (size_t i = 0; map && i < map->count; i++) {
+    const struct modmap_entry *e = &map->entries[i];
+    struct trace_module *t =
+        e->perms[2] == 'x' && e->path[0] == '/' ? trace_module_q(s, e->path, 1) : NULL;
+    if (t)
+      t->used = 1;
+  }
+}
+
 int input_pcs_read(struct input_session *s, struct cov_model *m, const char *path,
                    const char *modules) {
   const struct input_opts *o = s->o;
@@ -289,63 +347,19 @@ int input_pcs_read(struct input_session *s, struct cov_model *m, const char *pat
     UCOV_ERR("%s: PCs need --binary PROG or --modules MAP\n", path);
     return 1;
   }
-  FILE *f = ucov_fopen_regular(path);
-  if (!f) {
+  struct pc_reader r = {.f = ucov_fopen_regular(path), .path = path};
+  if (!r.f) {
     UCOV_ERR("%s: %s\n", path, ucov_strerror(errno));
     if (have_map)
       modmap_free(&map);
     return 1;
   }
-  for (size_t i = 0; i < s->n_tmods; i++)
-    s->tmods[i].used = 0, s->tmods[i].n_recent = 0;
-  /* Every instrumented module counts, hit or not: the binaries, or the
-   * mapped files that call the hook. */
-  if (!have_map)
-    for (int i = 0; i < o->n_binaries; i++) {
-      struct trace_module *t = trace_module(s, o->binaries[i]);
-      if (t)
-        t->used = 1;
-    }
-  for (size_t i = 0; have_map && i < map.count; i++) {
-    const struct modmap_entry *e = &map.entries[i];
-    struct trace_module *t =
-        e->perms[2] == 'x' && e->path[0] == '/' ? trace_module_q(s, e->path, 1) : NULL;
-    if (t)
-      t->used = 1;
-  }
-  int kcov = ucov_ends_with(path, ".kcov");
-  uint64_t total = 0, unknown = 0, words = 0, limit = 0;
-  char *line = NULL;
-  size_t cap = 0;
-  unsigned long lineno = 0;
-  for (;;) {
-    uint64_t pc;
-    if (kcov) {
-      if (fread(&pc, 8, 1, f) != 1)
-        break;
-      if (words++ == 0) { /* the count word: PCs after it are stale */
-        limit = pc;
-        continue;
-      }
-      if (words - 1 > limit)
-        break;
-    } else {
-      if (getline(&line, &cap, f) < 0)
-        break;
-      lineno++;
-      char *p = line, *end;
-      while (*p == ' ' || *p == '\t')
-        p++;
-      if (!*p || *p == '\n' || *p == '#')
-        continue;
-      errno = 0;
-      pc = strtoull(p, &end, 16);
-      if (end == p || errno) {
-        if (bad++ < 3)
-          diag_at(DIAG_ERROR, path, lineno, "not a hexadecimal PC");
-        continue;
-      }
-    }
+  modules_used(s, have_map ? &map : NULL);
+  r.kcov = ucov_ends_with(path, ".kcov");
+  uint64_t total = 0, unknown = 0, pc;
+  for (int got; (got = next_pc(&r, &pc, &bad)) >= 0;) {
+    if (!got)
+      continue;
     pc = KCOV_RECORD_PC(pc); /* (a kernel's PCs keep their top byte) */
     total++;
     const char *mod = o->n_binaries ? o->binaries[0] : NULL;
@@ -362,8 +376,8 @@ int input_pcs_read(struct input_session *s, struct cov_model *m, const char *pat
     }
     t->used = 1;
   }
-  free(line);
-  fclose(f);
+  free(r.line);
+  fclose(r.f);
   for (size_t i = 0; i < s->n_tmods; i++)
     if (s->tmods[i].ok && s->tmods[i].used)
       trace_flush(m, &s->tmods[i]);
