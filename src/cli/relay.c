@@ -86,7 +86,40 @@ static int forward_reply(int dev, int tty) {
   return 0;
 }
 
-/* (Long: options, then the relay's poll loop between the two ends.) */
+/* The next request on the line into req: whatever comes before its magic
+ * is skipped; a header the device will refuse is passed without its
+ * payload (the device answers it; the payload is then noise). *n its bytes.
+ * 0; 1 if it was cut short (a second without a byte); -1 at the line's end. */
+static int read_request(int tty, uint8_t *req, size_t *n) {
+  static const uint8_t magic[4] = {'U', 'C', 'O', 'V'};
+  unsigned m = 0;
+  while (m < 4) {
+    int b = line_byte(tty, -1);
+    if (b == -2)
+      return -1;
+    if (b < 0)
+      continue;
+    m = b == magic[m] ? m + 1 : b == magic[0];
+  }
+  memcpy(req, magic, 4);
+  size_t want = UCOV_PROTO_HEADER;
+  *n = 4;
+  while (*n < want) {
+    int b = line_byte(tty, 1000);
+    if (b < 0)
+      return 1;
+    req[(*n)++] = (uint8_t)b;
+    if (*n == UCOV_PROTO_HEADER) {
+      struct ucov_frame f;
+      ucov_frame_decode(req, &f);
+      if (ucov_frame_check(&f) != UCOV_ST_OK)
+        break;
+      want += f.length;
+    }
+  }
+  return 0;
+}
+
 int cmd_relay(int argc, char **argv) {
   static const struct option opts[] = {{"dev", required_argument, 0, 'd'},
                                        {"tty", required_argument, 0, 't'},
@@ -126,37 +159,12 @@ int cmd_relay(int argc, char **argv) {
   /* Said once both are open: from here on no request on the line is lost. */
   printf("ucov relay: %s <-> %s: ready\n", tty_path, dev_path);
   fflush(stdout);
-  static const uint8_t magic[4] = {'U', 'C', 'O', 'V'};
   static uint8_t req[UCOV_PROTO_HEADER + UCOV_PROTO_MAX_REQUEST];
   for (;;) {
-    /* The next magic: whatever comes before it is skipped. */
-    unsigned m = 0;
-    while (m < 4) {
-      int b = line_byte(tty, -1);
-      if (b == -2)
-        return UCOV_EXIT_OK; /* the line ended */
-      if (b < 0)
-        continue;
-      m = b == magic[m] ? m + 1 : b == magic[0];
-    }
-    memcpy(req, magic, 4);
-    size_t n = 4, want = UCOV_PROTO_HEADER;
-    int cut = 0;
-    while (n < want) {
-      int b = line_byte(tty, 1000);
-      if (b < 0) {
-        cut = 1;
-        break;
-      }
-      req[n++] = (uint8_t)b;
-      if (n == UCOV_PROTO_HEADER) {
-        struct ucov_frame f;
-        ucov_frame_decode(req, &f);
-        if (ucov_frame_check(&f) != UCOV_ST_OK)
-          break; /* the device answers it: the payload is skipped as noise */
-        want += f.length;
-      }
-    }
+    size_t n;
+    int cut = read_request(tty, req, &n);
+    if (cut < 0)
+      return UCOV_EXIT_OK; /* the line ended */
     struct ucov_frame f;
     ucov_frame_decode(req, &f);
     if (cut) { /* nothing reached the device yet */

@@ -132,7 +132,44 @@ static int symbolize_file(FILE *f, const struct modmap *mods, const char *binary
   return ferror(f) ? -1 : 0;
 }
 
-/* (Long: one case per option, then the input files.) */
+/* --call-sites: the binary's hook call sites, one a line. The exit status. */
+static int print_call_sites(const char *binary) {
+  if (!binary) {
+    UCOV_ERR("--call-sites needs --binary\n");
+    return UCOV_EXIT_USAGE;
+  }
+  uint64_t *v;
+  long n = dw_call_sites(binary, &v);
+  if (n < 0) {
+    if (n == -2)
+      dw_say_no_hook(binary);
+    return UCOV_EXIT_FAIL;
+  }
+  for (long i = 0; i < n; i++)
+    printf("0x%" PRIx64 "\n", v[i]);
+  free(v);
+  return UCOV_EXIT_OK;
+}
+
+/* The PCs of each input file after optind (none: standard input). The exit status. */
+static int symbolize_inputs(int argc, char **argv, const struct modmap *mods, const char *binary) {
+  int status = UCOV_EXIT_OK;
+  if (optind == argc && symbolize_file(stdin, mods, binary) != 0)
+    status = UCOV_EXIT_FAIL;
+  for (int i = optind; i < argc; i++) {
+    FILE *f = fopen(argv[i], "r");
+    if (!f) {
+      UCOV_ERR("%s: %m\n", argv[i]);
+      status = UCOV_EXIT_FAIL;
+      continue;
+    }
+    if (symbolize_file(f, mods, binary) != 0)
+      status = UCOV_EXIT_FAIL;
+    fclose(f);
+  }
+  return status;
+}
+
 int cmd_symbolize(int argc, char **argv) {
   static const struct option opts[] = {{"modules", required_argument, 0, 'm'},
                                        {"binary", required_argument, 0, 'b'},
@@ -172,23 +209,8 @@ int cmd_symbolize(int argc, char **argv) {
     UCOV_ERR("needs --modules or --binary\n");
     return cli_try_help();
   }
-  if (sites) {
-    if (!binary) {
-      UCOV_ERR("--call-sites needs --binary\n");
-      return UCOV_EXIT_USAGE;
-    }
-    uint64_t *v;
-    long n = dw_call_sites(binary, &v);
-    if (n < 0) {
-      if (n == -2)
-        dw_say_no_hook(binary);
-      return UCOV_EXIT_FAIL;
-    }
-    for (long i = 0; i < n; i++)
-      printf("0x%" PRIx64 "\n", v[i]);
-    free(v);
-    return UCOV_EXIT_OK;
-  }
+  if (sites)
+    return print_call_sites(binary);
   struct modmap mods;
   if (modules) {
     FILE *f = fopen(modules, "r");
@@ -207,22 +229,7 @@ int cmd_symbolize(int argc, char **argv) {
       modmap_free(&mods);
     return UCOV_EXIT_FAIL;
   }
-  int status = UCOV_EXIT_OK;
-  if (optind == argc) {
-    if (symbolize_file(stdin, modules ? &mods : NULL, binary) != 0)
-      status = UCOV_EXIT_FAIL;
-  }
-  for (int i = optind; i < argc; i++) {
-    FILE *f = fopen(argv[i], "r");
-    if (!f) {
-      UCOV_ERR("%s: %m\n", argv[i]);
-      status = UCOV_EXIT_FAIL;
-      continue;
-    }
-    if (symbolize_file(f, modules ? &mods : NULL, binary) != 0)
-      status = UCOV_EXIT_FAIL;
-    fclose(f);
-  }
+  int status = symbolize_inputs(argc, argv, modules ? &mods : NULL, binary);
   if (modules)
     modmap_free(&mods);
   modcache_free(&cache);
