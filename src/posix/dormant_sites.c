@@ -94,60 +94,88 @@ static UCOV_NOTRACE void xray_sites(struct dmod *m, size_t nx, uintptr_t lo, uin
 }
 
 /* Read m's table from its file: 0, or -1 with the reason said. */
-UCOV_NOTRACE int ucov_dormant_table_read(struct dmod *m) {
-  struct find_arg a;
-  memset(&a, 0, sizeof(a));
-  a.ehdr = m->ehdr;
-  dl_iterate_phdr(find_cb, &a);
-  if (!a.found) {
+/* The loaded module whose ELF header m registered: its file's name into
+ * a->name, its load bias into m, its executable extent [*lo, *hi) and the
+ * build-id its notes carry in memory. 0, or -1 (said). */
+static UCOV_NOTRACE int loaded_module(struct dmod *m, struct find_arg *a, uintptr_t *lo,
+                                      uintptr_t *hi, const uint8_t **mem_id, size_t *mem_id_len) {
+  memset(a, 0, sizeof(*a));
+  a->ehdr = m->ehdr;
+  dl_iterate_phdr(find_cb, a);
+  if (!a->found) {
     ucov_dormant_say("ucov: dormant sites: no loaded module holds %p", m->ehdr);
     return -1;
   }
-  m->bias = a.info.dlpi_addr;
-  const uint8_t *mem_id = NULL;
-  size_t mem_id_len = 0;
-  uintptr_t lo = UINTPTR_MAX, hi = 0;
-  for (int i = 0; i < a.info.dlpi_phnum; i++) {
-    const ElfW(Phdr) *ph = &a.info.dlpi_phdr[i];
-    if (ph->p_type == PT_NOTE && !mem_id_len)
-      mem_id_len =
-          ucov_elf_note_build_id((const uint8_t *)(m->bias + ph->p_vaddr), ph->p_memsz, &mem_id);
+  m->bias = a->info.dlpi_addr;
+  *mem_id = NULL;
+  *mem_id_len = 0;
+  *lo = UINTPTR_MAX, *hi = 0;
+  for (int i = 0; i < a->info.dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &a->info.dlpi_phdr[i];
+    uintptr_t at = m->bias + ph->p_vaddr;
+    if (ph->p_type == PT_NOTE && !*mem_id_len)
+      *mem_id_len = ucov_elf_note_build_id((const uint8_t *)at, ph->p_memsz, mem_id);
     if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
-      lo = lo < m->bias + ph->p_vaddr ? lo : m->bias + ph->p_vaddr;
-      hi = hi > m->bias + ph->p_vaddr + ph->p_memsz ? hi : m->bias + ph->p_vaddr + ph->p_memsz;
+      *lo = *lo < at ? *lo : at;
+      *hi = *hi > at + ph->p_memsz ? *hi : at + ph->p_memsz;
     }
   }
-  int fd = open(a.name, O_RDONLY | O_CLOEXEC);
+  return 0;
+}
+
+/* The site table of the module's file, which must be the file loaded (the
+ * same build-id): 0 with *th and *raw read; 1 if it has none; -1 if it
+ * cannot be read or is another file (said); -2 if it is damaged. */
+static UCOV_NOTRACE int file_sites(const char *name, const uint8_t *mem_id, size_t mem_id_len,
+                                   struct ucov_sites_header *th, struct ucov_site **raw) {
+  *raw = NULL;
+  int fd = open(name, O_RDONLY | O_CLOEXEC);
   struct stat st;
   if (fd < 0 || fstat(fd, &st) != 0) {
-    ucov_dormant_say("ucov: dormant sites: %s: %s", a.name, strerror(errno));
+    ucov_dormant_say("ucov: dormant sites: %s: %s", name, strerror(errno));
     if (fd >= 0)
       close(fd);
     return -1;
   }
   struct ucov_elf_file f = {.read = pread_at, .arg = &fd, .size = (uint64_t)st.st_size};
   const char *why;
-  int ret = -1, r = ucov_elf_open(&f, &why);
-  struct ucov_site *raw = NULL;
-  struct psite *sites = NULL;
-  uint8_t *mark = NULL;
-  if (r) {
-    ucov_dormant_say("ucov: dormant sites: %s: %s: its code is not traced", a.name, why);
+  if (ucov_elf_open(&f, &why)) {
+    ucov_dormant_say("ucov: dormant sites: %s: %s: its code is not traced", name, why);
     close(fd);
     return -1;
   }
-  struct ucov_sites_header th = {0};
   uint8_t file_id[64];
   size_t file_id_len = ucov_elf_build_id(&f, file_id, sizeof(file_id));
-  int has = ucov_elf_sites(&f, &th, &raw);
+  int has = ucov_elf_sites(&f, th, raw);
+  ucov_elf_close(&f);
+  close(fd);
   if (has == 0 && (file_id_len != mem_id_len || file_id_len > sizeof(file_id) ||
                    (mem_id_len && memcmp(file_id, mem_id, mem_id_len)))) {
     ucov_dormant_say(
         "ucov: dormant sites: %s is not the file this process loaded (its build-id differs): "
         "its code is not traced",
-        a.name);
-    goto out;
+        name);
+    free(*raw);
+    *raw = NULL;
+    return -1;
   }
+  return has < 0 ? -2 : has;
+}
+
+UCOV_NOTRACE int ucov_dormant_table_read(struct dmod *m) {
+  struct find_arg a;
+  uintptr_t lo, hi;
+  const uint8_t *mem_id;
+  size_t mem_id_len;
+  if (loaded_module(m, &a, &lo, &hi, &mem_id, &mem_id_len))
+    return -1;
+  struct ucov_sites_header th = {0};
+  struct ucov_site *raw = NULL;
+  struct psite *sites = NULL;
+  uint8_t *mark = NULL;
+  int ret = -1, has = file_sites(a.name, mem_id, mem_id_len, &th, &raw);
+  if (has == -1)
+    return -1;
   if (has < 0)
     goto bad;
   size_t nraw = has ? 0 : th.count;
@@ -198,8 +226,6 @@ bad:
   ucov_dormant_say("ucov: dormant sites: %s: its %s table is damaged: its code is not traced",
                    a.name, UCOV_SITES_SECTION);
 out:
-  ucov_elf_close(&f);
-  close(fd);
   free(raw);
   free(sites);
   free(mark);

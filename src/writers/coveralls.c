@@ -136,67 +136,48 @@ static void coveralls_git_checkout(FILE *f, const char *dir) {
   fputs("}, ", f);
 }
 
-/* What the CI says about the job, as the Coveralls clients read it:
- * COVERALLS_* first, then the CI's own variables; outside CI, the checkout. */
-/* (Long: one table of the CIs' variables, then each field looked up in it.) */
-static void coveralls_job(FILE *f, const char *dir) {
-  struct ci {
-    const char *detect, *name, *job_id, *number, *commit, *branch;
-  };
-  static const struct ci cis[] = {
-      {.detect = "GITHUB_ACTIONS",
-       .name = "github",
-       .job_id = "GITHUB_RUN_ID",
-       .number = "GITHUB_RUN_NUMBER",
-       .commit = "GITHUB_SHA",
-       .branch = "GITHUB_HEAD_REF"},
-      {.detect = "GITLAB_CI",
-       .name = "gitlab-ci",
-       .job_id = "CI_JOB_ID",
-       .number = "CI_PIPELINE_IID",
-       .commit = "CI_COMMIT_SHA",
-       .branch = "CI_COMMIT_REF_NAME"},
-      {.detect = "JENKINS_URL",
-       .name = "jenkins",
-       .job_id = "BUILD_ID",
-       .number = "BUILD_NUMBER",
-       .commit = "GIT_COMMIT",
-       .branch = "BRANCH_NAME"},
-      {.detect = "TRAVIS",
-       .name = "travis-ci",
-       .job_id = "TRAVIS_JOB_ID",
-       .number = "TRAVIS_BUILD_NUMBER",
-       .commit = "TRAVIS_COMMIT",
-       .branch = "TRAVIS_BRANCH"},
-      {.detect = "CIRCLECI",
-       .name = "circleci",
-       .job_id = "CIRCLE_WORKFLOW_ID",
-       .number = "CIRCLE_BUILD_NUM",
-       .commit = "CIRCLE_SHA1",
-       .branch = "CIRCLE_BRANCH"},
-  };
-  const struct ci *ci = NULL;
-  for (size_t i = 0; i < sizeof(cis) / sizeof(cis[0]) && !ci; i++)
-    if (env(cis[i].detect))
-      ci = &cis[i];
-  const char *token = env("COVERALLS_REPO_TOKEN");
-  if (!token && ci && !strcmp(ci->name, "github"))
-    token = env("GITHUB_TOKEN"); /* as the Coveralls GitHub Action passes it */
-  put_key(f, "repo_token", token);
-  put_key(f, "service_name",
-          env("COVERALLS_SERVICE_NAME") ? env("COVERALLS_SERVICE_NAME")
-          : ci                          ? ci->name
-                                        : NULL);
-  put_key(f, "service_job_id",
-          env("COVERALLS_SERVICE_JOB_ID") ? env("COVERALLS_SERVICE_JOB_ID")
-          : ci                            ? env(ci->job_id)
-                                          : NULL);
-  put_key(f, "service_number",
-          env("COVERALLS_SERVICE_NUMBER") ? env("COVERALLS_SERVICE_NUMBER")
-          : ci                            ? env(ci->number)
-                                          : NULL);
+/* A CI the Coveralls clients know: what says it runs, and where it keeps
+ * the job's fields. */
+struct ci {
+  const char *detect, *name, *job_id, *number, *commit, *branch;
+};
+static const struct ci cis[] = {
+    {.detect = "GITHUB_ACTIONS",
+     .name = "github",
+     .job_id = "GITHUB_RUN_ID",
+     .number = "GITHUB_RUN_NUMBER",
+     .commit = "GITHUB_SHA",
+     .branch = "GITHUB_HEAD_REF"},
+    {.detect = "GITLAB_CI",
+     .name = "gitlab-ci",
+     .job_id = "CI_JOB_ID",
+     .number = "CI_PIPELINE_IID",
+     .commit = "CI_COMMIT_SHA",
+     .branch = "CI_COMMIT_REF_NAME"},
+    {.detect = "JENKINS_URL",
+     .name = "jenkins",
+     .job_id = "BUILD_ID",
+     .number = "BUILD_NUMBER",
+     .commit = "GIT_COMMIT",
+     .branch = "BRANCH_NAME"},
+    {.detect = "TRAVIS",
+     .name = "travis-ci",
+     .job_id = "TRAVIS_JOB_ID",
+     .number = "TRAVIS_BUILD_NUMBER",
+     .commit = "TRAVIS_COMMIT",
+     .branch = "TRAVIS_BRANCH"},
+    {.detect = "CIRCLECI",
+     .name = "circleci",
+     .job_id = "CIRCLE_WORKFLOW_ID",
+     .number = "CIRCLE_BUILD_NUM",
+     .commit = "CIRCLE_SHA1",
+     .branch = "CIRCLE_BRANCH"},
+};
+
+/* The pull request: COVERALLS_PULL_REQUEST, else the CI's (num: room for it). */
+static const char *pull_request(const struct ci *ci, char num[32]) {
   const char *pr = env("COVERALLS_PULL_REQUEST");
-  char num[32] = "";
+  num[0] = 0;
   if (!pr && ci && !strcmp(ci->name, "github") && env("GITHUB_REF") &&
       sscanf(env("GITHUB_REF"), "refs/pull/%31[0-9]/merge", num) == 1)
     pr = num;
@@ -207,11 +188,12 @@ static void coveralls_job(FILE *f, const char *dir) {
   if (!pr && ci && !strcmp(ci->name, "travis-ci") && env("TRAVIS_PULL_REQUEST") &&
       strcmp(env("TRAVIS_PULL_REQUEST"), "false"))
     pr = env("TRAVIS_PULL_REQUEST");
-  put_key(f, "service_pull_request", pr);
-  put_key(f, "flag_name", env("COVERALLS_FLAG_NAME"));
-  const char *par = env("COVERALLS_PARALLEL");
-  if (par && (!strcmp(par, "true") || !strcmp(par, "1")))
-    fputs("\"parallel\": true, ", f);
+  return pr;
+}
+
+/* The "git" block: COVERALLS_GIT_*, else the CI's commit and branch;
+ * outside CI, the checkout at dir. */
+static void coveralls_git(FILE *f, const struct ci *ci, const char *dir) {
   const char *commit = env("COVERALLS_GIT_COMMIT"), *branch = env("COVERALLS_GIT_BRANCH");
   if (!commit && ci)
     commit = env(ci->commit);
@@ -234,6 +216,39 @@ static void coveralls_job(FILE *f, const char *dir) {
     }
     fputs("}, ", f);
   }
+}
+
+/* What the CI says about the job, as the Coveralls clients read it:
+ * COVERALLS_* first, then the CI's own variables; outside CI, the checkout. */
+static void coveralls_job(FILE *f, const char *dir) {
+  const struct ci *ci = NULL;
+  for (size_t i = 0; i < sizeof(cis) / sizeof(cis[0]) && !ci; i++)
+    if (env(cis[i].detect))
+      ci = &cis[i];
+  const char *token = env("COVERALLS_REPO_TOKEN");
+  if (!token && ci && !strcmp(ci->name, "github"))
+    token = env("GITHUB_TOKEN"); /* as the Coveralls GitHub Action passes it */
+  put_key(f, "repo_token", token);
+  put_key(f, "service_name",
+          env("COVERALLS_SERVICE_NAME") ? env("COVERALLS_SERVICE_NAME")
+          : ci                          ? ci->name
+                                        : NULL);
+  put_key(f, "service_job_id",
+          env("COVERALLS_SERVICE_JOB_ID") ? env("COVERALLS_SERVICE_JOB_ID")
+          : ci                            ? env(ci->job_id)
+                                          : NULL);
+  put_key(f, "service_number",
+          env("COVERALLS_SERVICE_NUMBER") ? env("COVERALLS_SERVICE_NUMBER")
+          : ci                            ? env(ci->number)
+                                          : NULL);
+  char num[32];
+  const char *pr = pull_request(ci, num);
+  put_key(f, "service_pull_request", pr);
+  put_key(f, "flag_name", env("COVERALLS_FLAG_NAME"));
+  const char *par = env("COVERALLS_PARALLEL");
+  if (par && (!strcmp(par, "true") || !strcmp(par, "1")))
+    fputs("\"parallel\": true, ", f);
+  coveralls_git(f, ci, dir);
   const char *run_at = env("COVERALLS_RUN_AT");
   char when[40];
   if (!run_at) {

@@ -87,12 +87,9 @@ static int by_coverage(const void *a, const void *b) {
 }
 
 /* (Long: the summary's parts in the order they are written, over one set of totals.) */
-int markdown_write(const struct cov_model *m, FILE *f, const char *title, const char *url,
-                   const struct cov_diff *diff, size_t lowest) {
-  struct cov_summary s;
-  cov_summary(m, &s);
-  fputs("## ", f);
-  md_text(f, title);
+/* The totals table (and the patch's coverage, the exclusions). */
+static void md_totals(FILE *f, const struct cov_summary *sp, const struct cov_diff *diff) {
+  struct cov_summary s = *sp;
   fputs("\n\n| | Coverage | Covered | Total |\n|---|---:|---:|---:|\n", f);
   const char *what[] = {"Lines", "Functions", "Branches", "MC/DC conditions"};
   uint64_t hit[] = {s.lines_hit, s.funcs_hit, s.branches_hit, s.mcdc_hit},
@@ -117,82 +114,101 @@ int markdown_write(const struct cov_model *m, FILE *f, const char *title, const 
   if (s.lines_excluded || s.branches_excluded || s.funcs_excluded)
     fprintf(f, "\nExcluded: %" PRIu64 " lines, %" PRIu64 " functions, %" PRIu64 " branches.\n",
             s.lines_excluded, s.funcs_excluded, s.branches_excluded);
-  if (diff) {
-    int any = 0;
-    for (size_t i = 0; i < diff->n_files && i < m->n_files; i++) {
-      const struct cov_diff_file *d = &diff->files[i];
-      uint64_t changed = 0;
+}
+
+/* The changed files' categories and uncovered new lines. */
+static void md_changed(const struct cov_model *m, FILE *f, const char *url,
+                       const struct cov_diff *diff) {
+  int any = 0;
+  for (size_t i = 0; i < diff->n_files && i < m->n_files; i++) {
+    const struct cov_diff_file *d = &diff->files[i];
+    uint64_t changed = 0;
+    for (int c = 1; c < COV_DIFF_CATEGORIES; c++)
+      if (c != COV_CBC && c != COV_UBC)
+        changed += d->counts[c];
+    if (!changed)
+      continue;
+    if (!any++) {
+      fputs("\n### Changed files\n\n| File |", f);
       for (int c = 1; c < COV_DIFF_CATEGORIES; c++)
-        if (c != COV_CBC && c != COV_UBC)
-          changed += d->counts[c];
-      if (!changed)
-        continue;
-      if (!any++) {
-        fputs("\n### Changed files\n\n| File |", f);
-        for (int c = 1; c < COV_DIFF_CATEGORIES; c++)
-          fprintf(f, " %s |", cov_category_name[c]);
-        fputs(" Uncovered new lines |\n|---|", f);
-        for (int c = 1; c < COV_DIFF_CATEGORIES; c++)
-          fputs("---:|", f);
-        fputs("---|\n", f);
+        fprintf(f, " %s |", cov_category_name[c]);
+      fputs(" Uncovered new lines |\n|---|", f);
+      for (int c = 1; c < COV_DIFF_CATEGORIES; c++)
+        fputs("---:|", f);
+      fputs("---|\n", f);
+    }
+    const char *shown = cov_display(m, m->files[i]->path);
+    fputs("| ", f);
+    md_file(f, url, shown, 0, shown);
+    fputs(" |", f);
+    for (int c = 1; c < COV_DIFF_CATEGORIES; c++)
+      fprintf(f, " %" PRIu64 " |", d->counts[c]);
+    int listed = 0;
+    for (size_t k = 0; k < d->n; k++)
+      if (d->lines[k].category == COV_UNC || d->lines[k].category == COV_LBC) {
+        if (listed < 20) {
+          char num[16];
+          snprintf(num, sizeof(num), "%" PRIu32, d->lines[k].line);
+          fputs(listed ? ", " : " ", f);
+          md_file(f, url, shown, d->lines[k].line, num);
+        }
+        listed++;
       }
-      const char *shown = cov_display(m, m->files[i]->path);
+    if (listed > 20)
+      fprintf(f, " and %d more", listed - 20);
+    fputs(" |\n", f);
+  }
+  if (!any)
+    fputs("\nNo changed lines with code.\n", f);
+}
+
+/* The `lowest` least covered files. 0, or -1 (out of memory). */
+static int md_lowest(const struct cov_model *m, FILE *f, const char *url, size_t lowest) {
+  struct ranked *r = calloc(m->n_files, sizeof(*r));
+  if (!r)
+    return -1;
+  size_t n = 0;
+  for (size_t i = 0; i < m->n_files; i++) {
+    struct cov_summary fs;
+    cov_file_summary(m->files[i], &fs);
+    if (!fs.lines_found)
+      continue;
+    r[n].file = i;
+    r[n].pct = (double)fs.lines_hit / (double)fs.lines_found;
+    r[n].missed = fs.lines_found - fs.lines_hit;
+    n++;
+  }
+  qsort(r, n, sizeof(*r), by_coverage);
+  if (n && r[0].pct < 1.0) {
+    fprintf(f, "\n### Lowest-covered files\n\n| File | Lines | Functions | Branches |\n"
+               "|---|---:|---:|---:|\n");
+    for (size_t k = 0; k < n && k < lowest && r[k].pct < 1.0; k++) {
+      struct cov_summary fs;
+      cov_file_summary(m->files[r[k].file], &fs);
+      const char *shown = cov_display(m, m->files[r[k].file]->path);
       fputs("| ", f);
       md_file(f, url, shown, 0, shown);
       fputs(" |", f);
-      for (int c = 1; c < COV_DIFF_CATEGORIES; c++)
-        fprintf(f, " %" PRIu64 " |", d->counts[c]);
-      int listed = 0;
-      for (size_t k = 0; k < d->n; k++)
-        if (d->lines[k].category == COV_UNC || d->lines[k].category == COV_LBC) {
-          if (listed < 20) {
-            char num[16];
-            snprintf(num, sizeof(num), "%" PRIu32, d->lines[k].line);
-            fputs(listed ? ", " : " ", f);
-            md_file(f, url, shown, d->lines[k].line, num);
-          }
-          listed++;
-        }
-      if (listed > 20)
-        fprintf(f, " and %d more", listed - 20);
-      fputs(" |\n", f);
+      md_cell(f, fs.lines_hit, fs.lines_found);
+      md_cell(f, fs.funcs_hit, fs.funcs_found);
+      md_cell(f, fs.branches_hit, fs.branches_found);
+      fputs("\n", f);
     }
-    if (!any)
-      fputs("\nNo changed lines with code.\n", f);
   }
-  if (lowest && m->n_files) {
-    struct ranked *r = calloc(m->n_files, sizeof(*r));
-    if (!r)
-      return -1;
-    size_t n = 0;
-    for (size_t i = 0; i < m->n_files; i++) {
-      struct cov_summary fs;
-      cov_file_summary(m->files[i], &fs);
-      if (!fs.lines_found)
-        continue;
-      r[n].file = i;
-      r[n].pct = (double)fs.lines_hit / (double)fs.lines_found;
-      r[n].missed = fs.lines_found - fs.lines_hit;
-      n++;
-    }
-    qsort(r, n, sizeof(*r), by_coverage);
-    if (n && r[0].pct < 1.0) {
-      fprintf(f, "\n### Lowest-covered files\n\n| File | Lines | Functions | Branches |\n"
-                 "|---|---:|---:|---:|\n");
-      for (size_t k = 0; k < n && k < lowest && r[k].pct < 1.0; k++) {
-        struct cov_summary fs;
-        cov_file_summary(m->files[r[k].file], &fs);
-        const char *shown = cov_display(m, m->files[r[k].file]->path);
-        fputs("| ", f);
-        md_file(f, url, shown, 0, shown);
-        fputs(" |", f);
-        md_cell(f, fs.lines_hit, fs.lines_found);
-        md_cell(f, fs.funcs_hit, fs.funcs_found);
-        md_cell(f, fs.branches_hit, fs.branches_found);
-        fputs("\n", f);
-      }
-    }
-    free(r);
-  }
+  free(r);
+  return 0;
+}
+
+int markdown_write(const struct cov_model *m, FILE *f, const char *title, const char *url,
+                   const struct cov_diff *diff, size_t lowest) {
+  struct cov_summary s;
+  cov_summary(m, &s);
+  fputs("## ", f);
+  md_text(f, title);
+  md_totals(f, &s, diff);
+  if (diff)
+    md_changed(m, f, url, diff);
+  if (lowest && m->n_files && md_lowest(m, f, url, lowest))
+    return -1;
   return ferror(f) ? -1 : 0;
 }
