@@ -71,6 +71,7 @@ UCOV_NOTRACE void ucov_msg_set(char *msg, size_t len, const char *a, unsigned nu
   msg[i] = 0;
 }
 
+/* (Long: the file's records in order, each checked against the unit before it is used.) */
 UCOV_NOTRACE int ucov_gcda_parse(const uint8_t *buf, size_t len, const struct ucov_gcov_unit *u,
                                  struct ucov_gcda_merge **out, char *msg, size_t msglen) {
   const struct gcov_info *gi = u->info;
@@ -289,6 +290,8 @@ static UCOV_RACY_READS UCOV_NOTRACE int write_topn(struct ucov_writer *o, unsign
   return 0;
 }
 
+/* (Long: gcov's record order (header, summary, then each function's counters by kind), through
+ * one writer.) */
 UCOV_RACY_READS UCOV_NOTRACE int ucov_gcda_write(struct ucov_sink *sink,
                                                  const struct ucov_gcov_unit *u,
                                                  const struct ucov_gcov_summary *sum,

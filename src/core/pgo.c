@@ -273,6 +273,8 @@ UCOV_RACY_READS UCOV_NOTRACE int ucov_pgo_write(struct ucov_sink *sink,
   return ucov_pgo_write_merged(sink, s, reset, 0, 0);
 }
 
+/* (Long: the raw profile's parts in file order (header, build-id, records, counters, bitmaps,
+ * names, vtables, value data), each merged with the old profile's, through one writer.) */
 UCOV_RACY_READS UCOV_NOTRACE int ucov_pgo_write_merged(struct ucov_sink *sink,
                                                        const struct ucov_llvm_sections *s,
                                                        int reset, const uint8_t *old,

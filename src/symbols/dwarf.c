@@ -162,6 +162,48 @@ static int collect(struct cu_ctx *c, Dwarf_Die *parent, struct fn_vec *out, int 
   return 0;
 }
 
+/* The functions into m: the top-level ranges first, sorted, then their
+ * children (each child index moved past them). 0 or -1. */
+static int place_functions(struct dw_module *m, struct fn_vec *top, const struct fn_vec *all) {
+  if (top->n > 1)
+    qsort(top->v, top->n, sizeof(*top->v), cmp_fn);
+  size_t shift = top->n;
+  m->fns = malloc((top->n + all->n + 1) * sizeof(*m->fns));
+  if (!m->fns)
+    return -1;
+  if (top->n) /* (memcpy must not see a NULL array, even empty) */
+    memcpy(m->fns, top->v, top->n * sizeof(*m->fns));
+  if (all->n)
+    memcpy(m->fns + top->n, all->v, all->n * sizeof(*m->fns));
+  m->n_top = top->n;
+  m->n_fns = top->n + all->n;
+  for (size_t i = 0; i < m->n_fns; i++)
+    m->fns[i].first_child += (uint32_t)shift;
+  return 0;
+}
+
+/* The ELF file at path opened for libdw: 0 with *fd and *dw; 1 if it is
+ * ELF without DWARF (closed); -1 if it is no ELF file (said). */
+static int open_dwarf(const char *path, int *fd, Dwarf **dw) {
+  *fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (*fd < 0) {
+    diag_at(DIAG_ERROR, path, 0, "%s", strerror(errno));
+    return -1;
+  }
+  elf_version(EV_CURRENT);
+  if ((*dw = dwarf_begin(*fd, DWARF_C_READ)))
+    return 0;
+  Elf *elf = elf_begin(*fd, ELF_C_READ, NULL);
+  int is_elf = elf && elf_kind(elf) == ELF_K_ELF;
+  if (elf)
+    elf_end(elf);
+  close(*fd);
+  if (is_elf)
+    return 1;
+  diag_at(DIAG_ERROR, path, 0, "not an ELF file");
+  return -1;
+}
+
 static int dw_load_dwarf(struct dw_module *m, const char *path);
 
 int dw_load(struct dw_module *m, const char *path) {
@@ -175,31 +217,16 @@ int dw_load(struct dw_module *m, const char *path) {
   return ret;
 }
 
-/* (Long: the DWARF sections found, then one pass over the compilation units, sharing the
- * section pointers.) */
 static int dw_load_dwarf(struct dw_module *m, const char *path) {
   memset(m, 0, sizeof(*m));
   struct str_index ix = {0};
   m->index = &ix;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    diag_at(DIAG_ERROR, path, 0, "%s", strerror(errno));
-    return -1;
-  }
-  elf_version(EV_CURRENT);
-  Dwarf *dw = dwarf_begin(fd, DWARF_C_READ);
-  if (!dw) {
-    Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
-    int is_elf = elf && elf_kind(elf) == ELF_K_ELF;
-    if (elf)
-      elf_end(elf);
-    close(fd);
-    if (!is_elf) {
-      diag_at(DIAG_ERROR, path, 0, "not an ELF file");
-      return -1;
-    }
+  int fd;
+  Dwarf *dw;
+  int opened = open_dwarf(path, &fd, &dw);
+  if (opened) {
     m->index = NULL;
-    return 0; /* ELF without DWARF: no lines */
+    return opened < 0 ? -1 : 0; /* (an ELF file without DWARF: no lines) */
   }
   size_t cap_rows = 0, skeletons = 0, n_runs = 0, cap_runs = 0, bad_lines = 0;
   struct dw_run *runs = NULL;
@@ -249,28 +276,11 @@ static int dw_load_dwarf(struct dw_module *m, const char *path) {
     ret = -1;
   }
   /* All top-level ranges first, sorted; their children follow. */
-  if (!ret) {
-    if (top.n > 1)
-      qsort(top.v, top.n, sizeof(*top.v), cmp_fn);
-    size_t shift = top.n;
-    m->fns = malloc((top.n + c.all.n + 1) * sizeof(*m->fns));
-    if (!m->fns) {
-      ret = -1;
-    } else {
-      if (top.n) /* (memcpy must not see a NULL array, even empty) */
-        memcpy(m->fns, top.v, top.n * sizeof(*m->fns));
-      if (c.all.n)
-        memcpy(m->fns + top.n, c.all.v, c.all.n * sizeof(*m->fns));
-      m->n_top = top.n;
-      m->n_fns = top.n + c.all.n;
-      for (size_t i = 0; i < m->n_fns; i++)
-        m->fns[i].first_child += (uint32_t)shift;
-    }
-    if (dw_sort_rows(m, runs, n_runs))
-      ret = -1;
-  }
+  if (!ret && (place_functions(m, &top, &c.all) || dw_sort_rows(m, runs, n_runs)))
+    ret = -1;
   if (!ret && bad_lines)
-    UCOV_ERR("%s: %zu line tables not read (malformed or of an unknown form)\n", path, bad_lines);
+    diag_at(DIAG_ERROR, path, 0, "%zu line tables not read (malformed or of an unknown form)",
+            bad_lines);
   free(top.v);
   free(c.all.v);
   free(c.files);

@@ -173,8 +173,51 @@ static void put_branches(struct hout *o, const struct cov_file *c) {
   hout_str(o, "]");
 }
 
-/* (Long: one file's view data, member by member: lines, functions, branches, MC/DC, categories,
- * exclusions, source.) */
+/* MC/DC conditions per line: [line, shown, found]. */
+static void put_mcdc(struct hout *o, const struct cov_file *c) {
+  if (!c->n_mcdc)
+    return;
+  hout_str(o, ", \"m\": [");
+  for (size_t k = 0, first = 1; k < c->n_mcdc; first = 0) {
+    uint32_t line = c->mcdc[k].line;
+    uint64_t hit = 0, found = 0;
+    for (; k < c->n_mcdc && c->mcdc[k].line == line; k++) {
+      found++;
+      hit += c->mcdc[k].taken > 0;
+    }
+    hout_tuple(o, !first, line, hit, &found);
+  }
+  hout_str(o, "]");
+}
+
+/* The tests of each line of file i (the store's, from x->who[*w] on):
+ * line, n, then n test, count pairs. */
+static void put_who(struct hout *o, const struct html_extra *x, size_t i, size_t *w) {
+  if (*w >= x->n_who || x->who[*w].file != i)
+    return;
+  hout_str(o, ", \"w\": [");
+  for (int first = 1; *w < x->n_who && x->who[*w].file == i; first = 0) {
+    uint32_t line = x->who[*w].line;
+    size_t e = *w;
+    while (e < x->n_who && x->who[e].file == i && x->who[e].line == line)
+      e++;
+    if (!first)
+      hout_put(o, ",", 1);
+    hout_u64(o, line);
+    hout_put(o, ",", 1);
+    hout_u64(o, e - *w);
+    for (; *w < e; ++*w) {
+      hout_put(o, ",", 1);
+      hout_u64(o, x->who[*w].test);
+      hout_put(o, ",", 1);
+      hout_u64(o, x->who[*w].count);
+    }
+  }
+  hout_str(o, "]");
+}
+
+/* One file's view data: lines, functions, branches, MC/DC, categories,
+ * exclusions, the tests of its lines, its source. */
 static void put_file(struct hout *o, const struct cov_model *m, size_t i,
                      const struct cov_diff *diff, const struct html_extra *x, size_t *w,
                      const struct html_source *src, int inline_chunks) {
@@ -201,20 +244,7 @@ static void put_file(struct hout *o, const struct cov_model *m, size_t i,
   }
   hout_str(o, "]");
   put_branches(o, c);
-  /* MC/DC conditions per line: [line, shown, found]. */
-  if (c->n_mcdc) {
-    hout_str(o, ", \"m\": [");
-    for (size_t k = 0, first = 1; k < c->n_mcdc; first = 0) {
-      uint32_t line = c->mcdc[k].line;
-      uint64_t hit = 0, found = 0;
-      for (; k < c->n_mcdc && c->mcdc[k].line == line; k++) {
-        found++;
-        hit += c->mcdc[k].taken > 0;
-      }
-      hout_tuple(o, !first, line, hit, &found);
-    }
-    hout_str(o, "]");
-  }
+  put_mcdc(o, c);
   if (diff && i < diff->n_files && diff->files[i].n) {
     const struct cov_diff_file *d = &diff->files[i];
     hout_str(o, ", \"d\": [");
@@ -236,28 +266,8 @@ static void put_file(struct hout *o, const struct cov_model *m, size_t i,
     }
     hout_str(o, "]");
   }
-  /* the tests of each line (the store's): line, n, then n test, count pairs */
-  if (x && *w < x->n_who && x->who[*w].file == i) {
-    hout_str(o, ", \"w\": [");
-    for (int first = 1; *w < x->n_who && x->who[*w].file == i; first = 0) {
-      uint32_t line = x->who[*w].line;
-      size_t e = *w;
-      while (e < x->n_who && x->who[e].file == i && x->who[e].line == line)
-        e++;
-      if (!first)
-        hout_put(o, ",", 1);
-      hout_u64(o, line);
-      hout_put(o, ",", 1);
-      hout_u64(o, e - *w);
-      for (; *w < e; ++*w) {
-        hout_put(o, ",", 1);
-        hout_u64(o, x->who[*w].test);
-        hout_put(o, ",", 1);
-        hout_u64(o, x->who[*w].count);
-      }
-    }
-    hout_str(o, "]");
-  }
+  if (x)
+    put_who(o, x, i, w);
   html_source_put(o, src, inline_chunks);
   hout_str(o, "}");
 }
