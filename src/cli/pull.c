@@ -163,8 +163,7 @@ static int pull_into(struct ucov_ctl *c, const char *name, const char *dir, cons
         UCOV_ERR("object name too long\n");
       return -1;
     }
-    for (int i = 0; i < 8; i++)
-      req[i] = (char)(*token >> (8 * i));
+    ucov_put64((uint8_t *)req, *token);
     memcpy(req + 8, name, nl);
     payload = req;
     plen = 8 + nl;
@@ -176,9 +175,7 @@ static int pull_into(struct ucov_ctl *c, const char *name, const char *dir, cons
   int malformed = 0;
   if (ok && token) { /* the token led the reply: 8 bytes, never 0 */
     uint64_t asked = *token;
-    *token = 0;
-    for (int i = 0; i < 8; i++)
-      *token |= (uint64_t)fo.tok[i] << (8 * i);
+    *token = ucov_get64((const uint8_t *)fo.tok);
     malformed = r.total < 8 || !*token || (asked && *token != asked);
     ok = !malformed;
   }
@@ -201,14 +198,14 @@ static int pull_into(struct ucov_ctl *c, const char *name, const char *dir, cons
     char *en = cli_escaped(name);
     const char *shown = en ? en : "(out of memory)";
     if (malformed) {
-      UCOV_ERR("%s: malformed SNAPSHOT reply (%zu bytes, token %s)\n", shown, r.total,
-               r.total < 8 ? "missing" : "not the one asked for");
+      diag_at(DIAG_ERROR, shown, 0, "malformed SNAPSHOT reply (%zu bytes, token %s)", r.total,
+              r.total < 8 ? "missing" : "not the one asked for");
     } else if (fo.err)
       UCOV_ERR("%s/%s: %s\n", dir, rel, strerror(fo.err));
     else if (st)
       UCOV_ERR("%s\n", err);
     else if (r.status == UCOV_ST_ERRNO && r.len == 4)
-      UCOV_ERR("%s: %s\n", name, strerror((int)ucov_get32(r.data)));
+      diag_at(DIAG_ERROR, name, 0, "%s", strerror((int)ucov_get32(r.data)));
     else if (r.status)
       err_target(shown, (char *)r.data);
     else
@@ -249,7 +246,7 @@ static int pull_open(const struct pull_req *q, struct ucov_ctl *c, char *target,
   target_id(c, target, 32);
   target_instance(c, instance, 32);
   if (mkdir(q->dir, 0755) != 0 && errno != EEXIST) {
-    UCOV_ERR("%s: %s\n", q->dir, strerror(errno));
+    diag_at(DIAG_ERROR, q->dir, 0, "%s", strerror(errno));
     ucov_ctl_close(c);
     return -1;
   }
@@ -298,8 +295,8 @@ static int pull_one(struct pull_run *p, const char *name) {
   if (r == -4) { /* listed, then gone: the rest is pulled (and reset) all the same */
     if (!q->quiet) {
       char *en = cli_escaped(name);
-      UCOV_ERR("%s: gone since it was listed (its code was unloaded): skipped\n",
-               en ? en : "(out of memory)");
+      diag_at(DIAG_ERROR, en ? en : "(out of memory)", 0,
+              "gone since it was listed (its code was unloaded): skipped");
       free(en);
     }
     free(tmp);
@@ -503,7 +500,7 @@ static int pull_xencov(const struct cli_target *t, const char *file, int reset) 
                : ucov_ctl_call_stream(&c, reset ? UCOV_OP_READ_AND_RESET : UCOV_OP_READ, "xencov",
                                       6, -1, &r, pull_to_file, &fo, err, sizeof(err));
   if (fo.fd < 0 || fo.err)
-    UCOV_ERR("%s: %s\n", tmp, strerror(fo.fd < 0 ? errno : fo.err));
+    diag_at(DIAG_ERROR, tmp, 0, "%s", strerror(fo.fd < 0 ? errno : fo.err));
   else if (st)
     UCOV_ERR("%s\n", err);
   else if (r.status)
@@ -511,7 +508,7 @@ static int pull_xencov(const struct cli_target *t, const char *file, int reset) 
   else if (close(fo.fd) == 0 && (fo.fd = -1, rename(tmp, file) == 0))
     ret = UCOV_EXIT_OK;
   else
-    UCOV_ERR("%s: %s\n", file, strerror(errno));
+    diag_at(DIAG_ERROR, file, 0, "%s", strerror(errno));
   if (fo.fd >= 0)
     close(fo.fd);
   if (ret)

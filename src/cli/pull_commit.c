@@ -84,8 +84,7 @@ int write_marker(const char *dir, const char *path, const char *target, const ch
  * forgot), or -1: no answer (all is left for a later recovery). */
 static int commit_outcome(struct ucov_ctl *c, uint64_t token, long n, int quiet) {
   uint8_t req[12];
-  for (int i = 0; i < 8; i++)
-    req[i] = (uint8_t)(token >> (8 * i));
+  ucov_put64(req, token);
   ucov_put32(req + 8, (uint32_t)n);
   struct ucov_ctl_reply r;
   char err[512];
@@ -156,9 +155,9 @@ static int settle(const char *dir, const char *target, const char *instance, uin
       link_notes(dir, names[i]);
   char *m = marker_path(target, token), *a = aside_path(target, token);
   if (failed) {
-    UCOV_ERR("%s: the target committed this pull, but not every object could be published: "
-             "the next `ucov pull` or `ucov pull --recover` into it publishes them\n",
-             dir);
+    diag_at(DIAG_ERROR, dir, 0,
+            "the target committed this pull, but not every object could be published: "
+            "the next `ucov pull` or `ucov pull --recover` into it publishes them");
   } else if (m && a) {
     if (aside) {
       char **kept = calloc((size_t)aside + 1, sizeof(*kept));
@@ -172,13 +171,14 @@ static int settle(const char *dir, const char *target, const char *instance, uin
       }
       free(kept);
       if (!failed)
-        UCOV_ERR("%s: %ld objects of an interrupted pull (target %s, token %" PRIu64
-                 ") are kept aside: whether the target committed them cannot be known (it is "
-                 "gone and left no record of its commits, or forgot). They are in no report until "
-                 "`ucov pull --resolve publish -o %s` (the target died without writing them "
-                 "anywhere else) or `ucov pull --resolve discard -o %s` (its exit files hold "
-                 "them)\n",
-                 dir, aside, target, token, dir, dir);
+        diag_at(DIAG_ERROR, dir, 0,
+                "%ld objects of an interrupted pull (target %s, token %" PRIu64
+                ") are kept aside: whether the target committed them cannot be known (it is "
+                "gone and left no record of its commits, or forgot). They are in no report until "
+                "`ucov pull --resolve publish -o %s` (the target died without writing them "
+                "anywhere else) or `ucov pull --resolve discard -o %s` (its exit files hold "
+                "them)",
+                aside, target, token, dir, dir);
     }
     if (!failed && ucov_at_unlink(dir, m) != 0 && errno != ENOENT) {
       UCOV_ERR("%s/%s: %s: the next `ucov pull` or `ucov pull --recover` into %s finishes it\n",
@@ -396,7 +396,7 @@ int recover_pulls(struct ucov_ctl *c, const char *dir, const char *target, const
   if (!d) { /* (no directory: nothing left there; unreadable: not known) */
     if (errno == ENOENT)
       return 0;
-    UCOV_ERR("%s: %s: its interrupted pulls are not known\n", dir, strerror(errno));
+    diag_at(DIAG_ERROR, dir, 0, "%s: its interrupted pulls are not known", strerror(errno));
     return 1;
   }
   int unfinished = 0;
@@ -425,13 +425,13 @@ int recover_pulls(struct ucov_ctl *c, const char *dir, const char *target, const
       }
       marker_free(&m);
     } else {
-      UCOV_ERR("%s: not a marker of ucov pull: left alone\n", path);
+      diag_at(DIAG_ERROR, path, 0, "not a marker of ucov pull: left alone");
       unfinished++;
     }
     free(path);
   }
   if (errno) { /* (the directory read whole, or not all its markers known) */
-    UCOV_ERR("%s: %s: its interrupted pulls are not all known\n", dir, strerror(errno));
+    diag_at(DIAG_ERROR, dir, 0, "%s: its interrupted pulls are not all known", strerror(errno));
     unfinished++;
   }
   closedir(d);
@@ -444,7 +444,7 @@ int recover_pulls(struct ucov_ctl *c, const char *dir, const char *target, const
 int resolve_aside(const char *dir, int publish_them) {
   DIR *d = opendir(dir);
   if (!d) {
-    UCOV_ERR("%s: %s\n", dir, strerror(errno));
+    diag_at(DIAG_ERROR, dir, 0, "%s", strerror(errno));
     return UCOV_EXIT_FAIL;
   }
   int status = UCOV_EXIT_OK;
@@ -470,7 +470,7 @@ int resolve_aside(const char *dir, int publish_them) {
         status = UCOV_EXIT_FAIL;
       marker_free(&m);
     } else {
-      UCOV_ERR("%s: not a marker of ucov pull: left alone\n", path);
+      diag_at(DIAG_ERROR, path, 0, "not a marker of ucov pull: left alone");
       status = UCOV_EXIT_FAIL;
     }
     free(path);

@@ -26,18 +26,13 @@ static UCOV_NOTRACE int list_entry(const char *name, uint64_t size, void *arg) {
   uint32_t len = 0;
   while (name[len])
     len++;
-  for (int i = 0; i < 8; i++)
-    e[i] = (uint8_t)(size >> (8 * i));
+  ucov_put64(e, size);
   ucov_put32(e + 8, len);
   int err = s->write(s, e, sizeof(e));
   return err ? err : s->write(s, name, len);
 }
 
-static UCOV_NOTRACE uint64_t get64(const char *p) {
-  return (uint64_t)ucov_get32((const uint8_t *)p) | (uint64_t)ucov_get32((const uint8_t *)p + 4)
-                                                        << 32;
-}
-
+/* (Long: one case per request, in the protocol's order of operations.) */
 UCOV_NOTRACE uint32_t ucov_serve(const struct ucov_frame *f, const char *payload,
                                  struct ucov_sink *out, uint8_t errno_out[4]) {
   char name[UCOV_OBJECT_NAME_MAX + 1]; /* (no object has a longer one) */
@@ -68,9 +63,10 @@ UCOV_NOTRACE uint32_t ucov_serve(const struct ucov_frame *f, const char *payload
     break;
   case UCOV_OP_SIZE:
     err = ucov_object_size(name, &size);
-    for (int i = 0; !err && i < 8; i++) {
-      uint8_t b = (uint8_t)(size >> (8 * i));
-      err = out->write(out, &b, 1);
+    if (!err) {
+      uint8_t b[8];
+      ucov_put64(b, size);
+      err = out->write(out, b, sizeof(b));
     }
     break;
   case UCOV_OP_READ:
@@ -90,14 +86,15 @@ UCOV_NOTRACE uint32_t ucov_serve(const struct ucov_frame *f, const char *payload
     err = ucov_port_info(out);
     break;
   case UCOV_OP_SNAPSHOT: {
-    uint64_t token = get64(payload);
+    uint64_t token = ucov_get64((const uint8_t *)payload);
     err = ucov_object_snapshot(name, out, &token); /* the token, then the bytes */
     break;
   }
   case UCOV_OP_COMMIT:
     if (f->length != 12)
       return UCOV_ST_BAD_REQUEST;
-    err = ucov_objects_commit(get64(payload), ucov_get32((const uint8_t *)payload + 8));
+    err = ucov_objects_commit(ucov_get64((const uint8_t *)payload),
+                              ucov_get32((const uint8_t *)payload + 8));
     if (err >= 0) {
       uint8_t b[4];
       ucov_put32(b, (uint32_t)err);

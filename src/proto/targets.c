@@ -123,12 +123,8 @@ long ucov_ctl_parse_list(const struct ucov_ctl_reply *r, struct ucov_ctl_object 
   while (p < end) {
     if (end - p < 12)
       goto bad;
-    uint64_t size = 0;
-    uint32_t len = 0;
-    for (int i = 0; i < 8; i++)
-      size |= (uint64_t)p[i] << (8 * i);
-    for (int i = 0; i < 4; i++)
-      len |= (uint32_t)p[8 + i] << (8 * i);
+    uint64_t size = ucov_get64(p);
+    uint32_t len = ucov_get32(p + 8);
     p += 12;
     if ((size_t)(end - p) < len || len == 0)
       goto bad;

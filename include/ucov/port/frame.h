@@ -68,8 +68,17 @@ static inline void ucov_put32(uint8_t *p, uint32_t v) {
     p[i] = (uint8_t)(v >> (8 * i));
 }
 
+static inline void ucov_put64(uint8_t *p, uint64_t v) {
+  ucov_put32(p, (uint32_t)v);
+  ucov_put32(p + 4, (uint32_t)(v >> 32));
+}
+
 static inline uint32_t ucov_get32(const uint8_t *p) {
   return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t ucov_get64(const uint8_t *p) {
+  return (uint64_t)ucov_get32(p) | (uint64_t)ucov_get32(p + 4) << 32;
 }
 
 const char *ucov_status_str(uint32_t status) UCOV_PORT_API;
