@@ -63,7 +63,8 @@ int pull_to_file(void *arg, const void *data, size_t n) {
   return 0;
 }
 
-int newer_than(const char *dir, const char *name, const struct timespec *t) {
+/* Is dir/name newer than t (NULL: no)? */
+static int newer_than(const char *dir, const char *name, const struct timespec *t) {
   struct stat st;
   return t && ucov_at_lstat(dir, name, &st) == 0 &&
          (st.st_mtim.tv_sec > t->tv_sec ||

@@ -24,8 +24,6 @@ struct file_out {
   int err;        /* a write failed with this errno */
 };
 int pull_to_file(void *arg, const void *data, size_t n);
-/* Is dir/name newer than t (NULL: no)? */
-int newer_than(const char *dir, const char *name, const struct timespec *t);
 /* A new file beneath dir, created exclusively (whatever had its name goes
  * first: a link or a hard link planted there is replaced, not written
  * through), its directories made. A descriptor, or -1. */

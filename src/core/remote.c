@@ -35,22 +35,25 @@ static uint64_t sequence_next = 1; /* under the port lock */
 
 /* The common handle is the task's (struct ucov_task): thread-local where the
  * port has threads, switched with the task where it switches the state, and
- * found from the current task where the port names it (a kernel's). */
+ * found from the current task where the port names it (a kernel's). The
+ * port's calls (remote.h) are the one implementation; the hosted API's
+ * (ucov.h) are them under their public names. */
 UCOV_NOTRACE uint64_t ucov_remote_common(void) {
   return ucov_task_self.common_handle;
 }
 
-UCOV_NOTRACE void ucov_remote_set_common(uint64_t handle) {
+/* (No sanitizer: the shim calls it first in a new thread, before a
+ * sanitizer set the thread up.) */
+UCOV_NOTRACE UCOV_NO_SANITIZER void ucov_remote_set_common(uint64_t handle) {
   ucov_task_self.common_handle = handle;
 }
 
 UCOV_EXPORT UCOV_NOTRACE uint64_t ucov_common_handle(void) {
-  return ucov_task_self.common_handle;
+  return ucov_remote_common();
 }
 
-/* Called first in a new thread, before a sanitizer set it up (the shim). */
 UCOV_EXPORT UCOV_NOTRACE UCOV_NO_SANITIZER void ucov_set_common_handle(uint64_t handle) {
-  ucov_task_self.common_handle = handle;
+  ucov_remote_set_common(handle);
 }
 
 /* kcov.c's kcov_check_handle: bits 32-55 zero; the common handle is COMMON

@@ -151,12 +151,6 @@ static UCOV_NOTRACE int open_in(int pfd, const char *base, int oflags, mode_t mo
   return done(pfd, fd);
 }
 
-UCOV_NOTRACE int ucov_beneath_open(int dirfd, const char *rel, int oflags, mode_t mode, int flags) {
-  const char *base = NULL;
-  int pfd = ucov_beneath_parent(dirfd, rel, flags, &base);
-  return open_in(pfd, base, oflags, mode);
-}
-
 /* dir as given, then rel's directory beneath it. */
 static UCOV_NOTRACE int parent_of(const char *dir, const char *rel, int flags, const char **base) {
   int dfd = open(dir, DIR_FLAGS);

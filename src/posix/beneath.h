@@ -31,11 +31,9 @@
  */
 int ucov_beneath_parent(int dirfd, const char *rel, int flags, const char **base) UCOV_HIDDEN;
 
-/* openat(2) of rel beneath dirfd (O_NOFOLLOW and O_CLOEXEC added). */
-int ucov_beneath_open(int dirfd, const char *rel, int oflags, mode_t mode, int flags) UCOV_HIDDEN;
-
-/* The same from a directory path, opened as given (links in it followed:
- * the caller's choice). -1 with errno. */
+/* openat(2) of rel beneath the directory dir, opened as given (links in
+ * dir itself followed: the caller's choice; O_NOFOLLOW and O_CLOEXEC
+ * added). -1 with errno. */
 int ucov_at_open(const char *dir, const char *rel, int oflags, mode_t mode, int flags) UCOV_HIDDEN;
 /* rename(2) of from to to, both beneath dir (to's directories created). */
 int ucov_at_rename(const char *dir, const char *from, const char *to) UCOV_HIDDEN;

@@ -33,7 +33,12 @@ UCOV_NOTRACE int ucov_dir_is_private(const char *dir) {
          (st.st_mode & 077) == 0;
 }
 
-UCOV_NOTRACE int ucov_control_dir_configured(char *out, size_t len) {
+/*
+ * A configured runtime directory: $UCOV_RUNTIME_DIR, else
+ * $XDG_RUNTIME_DIR/ucov (both read with secure_getenv). 1 with the path in
+ * out, 0 when neither is set, -1 if it does not fit.
+ */
+static UCOV_NOTRACE int ucov_control_dir_configured(char *out, size_t len) {
   /* secure_getenv: a setuid program takes no path from its caller. */
   const char *dir = secure_getenv("UCOV_RUNTIME_DIR");
   int n;

@@ -22,13 +22,6 @@
 int ucov_dir_is_private(const char *dir);
 
 /*
- * A configured runtime directory: $UCOV_RUNTIME_DIR, else
- * $XDG_RUNTIME_DIR/ucov (both read with secure_getenv). 1 with the path in
- * out, 0 when neither is set, -1 if it does not fit.
- */
-int ucov_control_dir_configured(char *out, size_t len);
-
-/*
  * The preferred runtime directory: the configured one, else /tmp/ucov-<euid>;
  * and the socket path of process pid in it, "<dir>/<pid>.sock". 0, or -1 if
  * it does not fit.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * .gcno/.gcda read natively (see gcov_native.h). The computation follows the
+ * .gcno/.gcda read natively (see gcovn.h). The computation follows the
  * compiler's own tool step for step, because its output is the reference
  * users compare with. For gcc's notes, gcov's: arcs solved in the order gcov
  * solves them, a line's blocks and branches collected the way gcov collects
@@ -255,10 +255,6 @@ int gcovn_read_many(struct cov_model *m, const char *gcno, const char *const *gc
 out:
   gcovn_unit_free(&u);
   return said(ret, err);
-}
-
-int gcovn_read(struct cov_model *m, const char *gcno, const char *gcda) {
-  return gcovn_read_many(m, gcno, &gcda, gcda != NULL);
 }
 
 int gcovn_counters(const char *gcno, const char *const *gcdas, size_t n_gcdas,

@@ -10,8 +10,8 @@
  * does, clang's ("408*": gcc 4.8's layout in words) as `llvm-cov gcov -b -c`
  * does. Notes of another gcc version are GCOVN_OTHER: gcov reads those.
  */
-#ifndef UCOV_REPORT_GCOV_NATIVE_H
-#define UCOV_REPORT_GCOV_NATIVE_H
+#ifndef UCOV_READERS_GCOVN_H
+#define UCOV_READERS_GCOVN_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -29,22 +29,21 @@ enum gcovn_kind {
 enum gcovn_kind gcovn_kind(const char *gcno);
 
 /*
- * One compilation unit into the model. gcda NULL: never run (every line,
- * function and branch it has is counted, at 0). Relative source names are
- * relative to the directory the notes name (the compiler's). 0, or -1,
- * said (diag.h; nothing added). So for every call below.
+ * One compilation unit into the model, from the n runs of it (its .gcda
+ * files' counters summed, then solved once: the lines of one run doing all
+ * their work; gcov's line counts of each, summed, need not be). n 0: never
+ * run (every line, function and branch it has is counted, at 0). Relative
+ * source names are relative to the directory the notes name (the
+ * compiler's). 0, or -1, said (diag.h; nothing added). So for every call
+ * below.
  */
-int gcovn_read(struct cov_model *m, const char *gcno, const char *gcda);
-/* The same for several runs of one unit: its .gcda files' counters summed,
- * then solved once (the lines of one run doing all their work; gcov's line
- * counts of each, summed, need not be). */
 int gcovn_read_many(struct cov_model *m, const char *gcno, const char *const *gcdas, size_t n);
 
 /*
  * Does unit gcno name sources by relative paths? How many of its functions
  * are in such sources (at least 1 if only lines name one), with *dir the
  * directory they are relative to (the compiler's, or clang's notes file's
- * own, as gcovn_read takes it; malloc'ed); 0; or -1.
+ * own, as gcovn_read_many takes it; malloc'ed); 0; or -1.
  */
 int gcovn_relative_dir(const char *gcno, char **dir);
 

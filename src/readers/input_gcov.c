@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * .gcda files with their notes, read natively (gcov_native.h): kept until
+ * .gcda files with their notes, read natively (gcovn.h): kept until
  * input_finish, where each unit's runs, whatever inputs they came in, are
  * summed and solved once; notes files no .gcda paired with are units that
  * never ran; and for a push, the notes of the build trees the .gcda paired
@@ -84,7 +84,7 @@ static int other_dirs(const char *a, const char *b) {
 }
 
 /* Is --gcov-tool an llvm-cov (run as `TOOL gcov`, for clang's notes)? */
-int input_is_llvm_cov(const char *tool) {
+static int input_is_llvm_cov(const char *tool) {
   const char *base = tool ? strrchr(tool, '/') : NULL;
   base = base ? base + 1 : tool;
   return base && strncmp(base, "llvm-cov", 8) == 0;
@@ -296,7 +296,8 @@ int input_add_build_notes(struct input_session *s) {
   int bad = 0;
   for (size_t i = 0; i < roots.n; i++)
     if (ucov_walk(roots.v[i], add_notes, s)) {
-      UCOV_ERR("%s: %s: its notes files are not all counted\n", roots.v[i], strerror(errno));
+      diag_at(DIAG_ERROR, roots.v[i], 0, "%s: its notes files are not all counted",
+              strerror(errno));
       bad++;
     }
   strlist_free(&trees);
@@ -321,7 +322,7 @@ int input_gcov_finish(struct input_session *s, struct cov_model *m) {
       continue; /* (seen twice, or read with its .gcda) */
     enum gcovn_kind kind = gcovn_kind(gcno);
     if (kind == GCOVN_BAD) {
-      UCOV_ERR("%s: not a notes file: its never-run unit is not counted\n", gcno);
+      diag_at(DIAG_ERROR, gcno, 0, "not a notes file: its never-run unit is not counted");
       bad++;
     } else if (kind == GCOVN_OTHER ||
                (kind == GCOVN_GCC && o->gcov_tool && !input_is_llvm_cov(o->gcov_tool))) {

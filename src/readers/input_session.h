@@ -13,8 +13,8 @@
  *   input_xen.c        Xen's coverage blobs
  *   subprocess.c       the tools these run
  */
-#ifndef UCOV_REPORT_INPUT_SESSION_H
-#define UCOV_REPORT_INPUT_SESSION_H
+#ifndef UCOV_READERS_INPUT_SESSION_H
+#define UCOV_READERS_INPUT_SESSION_H
 
 #include <stddef.h>
 #include <sys/types.h>
@@ -98,7 +98,6 @@ void input_progress(const struct input_session *s, const char *what, size_t done
 /* input_gcov.c */
 int input_gcdas_read(struct input_session *s, struct cov_model *m, struct strlist *gcdas);
 int input_gcov_finish(struct input_session *s, struct cov_model *m);
-int input_is_llvm_cov(const char *tool);
 
 /* input_gcov_tool.c */
 int input_gcdas_gcov(struct input_session *s, struct cov_model *m, struct strlist *gcdas);

@@ -12,7 +12,8 @@
 
 static const struct cs_arch *const arches[] = {&cs_x86_64, &cs_i386};
 
-int cs_add(struct cs_list *l, uint64_t a) {
+/* Append one address; 0 or -1 out of memory. */
+static int cs_add(struct cs_list *l, uint64_t a) {
   if (UCOV_GROW(l->v, l->cap, l->n, 1024))
     return -1;
   l->v[l->n++] = a;

@@ -8,8 +8,8 @@
  * file per architecture says what differs (its PLT entries, its address
  * width).
  */
-#ifndef UCOV_REPORT_CALLSITES_H
-#define UCOV_REPORT_CALLSITES_H
+#ifndef UCOV_SYMBOLS_CALLSITES_H
+#define UCOV_SYMBOLS_CALLSITES_H
 
 #include <gelf.h>
 #include <stddef.h>
@@ -36,8 +36,5 @@ struct cs_arch {
 };
 
 extern const struct cs_arch cs_x86_64, cs_i386;
-
-/* Append one address; 0 or -1 out of memory. */
-int cs_add(struct cs_list *l, uint64_t a);
 
 #endif

@@ -25,7 +25,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (nf >= 0) {
     struct cov_model m;
     cov_init(&m);
-    if (gcovn_read(&m, notes, cf >= 0 ? counts : NULL) == 0)
+    const char *gcda = counts;
+    if (gcovn_read_many(&m, notes, &gcda, cf >= 0) == 0)
       cov_finish(&m);
     cov_free(&m);
     close(nf);
