@@ -10,8 +10,8 @@
  * UCOV_ERR (util.h) is an error with no file: its text names the file
  * itself, as the messages written before the sink did.
  */
-#ifndef UCOV_REPORT_DIAG_H
-#define UCOV_REPORT_DIAG_H
+#ifndef UCOV_BASE_DIAG_H
+#define UCOV_BASE_DIAG_H
 
 enum diag_severity { DIAG_ERROR, DIAG_WARNING, DIAG_NOTE, DIAG_SEVERITIES };
 

@@ -6,8 +6,8 @@
  * branches. A pass over a finished model, so every kind of input (gcov,
  * LLVM, traces, tracefiles) is excluded alike; it reads each file's source.
  */
-#ifndef UCOV_REPORT_EXCLUDE_H
-#define UCOV_REPORT_EXCLUDE_H
+#ifndef UCOV_BASE_EXCLUDE_H
+#define UCOV_BASE_EXCLUDE_H
 
 #include <regex.h>
 #include <stddef.h>

@@ -3,8 +3,8 @@
  * A small JSON reader (a tree in one arena, freed at once) for gcov's
  * --json-format output and ucov's own JSON, and helpers to write JSON.
  */
-#ifndef UCOV_REPORT_JSON_H
-#define UCOV_REPORT_JSON_H
+#ifndef UCOV_BASE_JSON_H
+#define UCOV_BASE_JSON_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* MD5 (RFC 1321), for the source digests Coveralls wants; not for security. */
-#ifndef UCOV_REPORT_MD5_H
-#define UCOV_REPORT_MD5_H
+#ifndef UCOV_BASE_MD5_H
+#define UCOV_BASE_MD5_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -6,8 +6,8 @@
  * is associative and commutative; cov_finish puts everything in one
  * canonical order (files by path, lines by number, ...).
  */
-#ifndef UCOV_REPORT_MODEL_H
-#define UCOV_REPORT_MODEL_H
+#ifndef UCOV_BASE_MODEL_H
+#define UCOV_BASE_MODEL_H
 
 #include <stddef.h>
 #include <stdint.h>

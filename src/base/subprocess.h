@@ -5,8 +5,8 @@
  * back to the user's, and killed past UCOV_TOOL_TIMEOUT seconds (300); and
  * the private temporary directories they work in.
  */
-#ifndef UCOV_REPORT_SUBPROCESS_H
-#define UCOV_REPORT_SUBPROCESS_H
+#ifndef UCOV_BASE_SUBPROCESS_H
+#define UCOV_BASE_SUBPROCESS_H
 
 #include <stddef.h>
 

@@ -4,8 +4,8 @@
  * string hash (every table of the report side uses these two), its message
  * and file-opening helpers, and one directory walker.
  */
-#ifndef UCOV_REPORT_UTIL_H
-#define UCOV_REPORT_UTIL_H
+#ifndef UCOV_BASE_UTIL_H
+#define UCOV_BASE_UTIL_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -33,6 +33,8 @@ void ucov_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #define UCOV_ERR ucov_err
 /* The same as an expression that is -1: `return SAY("...")`. */
 #define SAY(...) (UCOV_ERR(__VA_ARGS__), -1)
+/* An error about a file (the sink's field, never the text's): -1. */
+#define SAY_AT(file, ...) (diag_at(DIAG_ERROR, (file), 0, __VA_ARGS__), -1)
 
 /*
  * fopen(path, "r") of a regular file only: a FIFO, a device or a socket would

@@ -254,7 +254,7 @@ static int link_dormant(char **cmd, char **args, int nargs, int verbose) {
   else if (verbose)
     diag_at(DIAG_NOTE, NULL, 0,
             "--dormant: %s: %lu sites (%lu calls, %lu tail jumps); %lu conditional "
-            "tail jumps left live, %lu other references to a hook\n",
+            "tail jumps left live, %lu other references to a hook",
             path, ds.sites, ds.calls, ds.jumps, ds.live_jcc, ds.other_refs);
   return UCOV_EXIT_OK;
 }

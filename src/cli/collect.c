@@ -88,7 +88,7 @@ int cli_push_tree(struct store **st, const char *url, const char *dir,
   struct input_session *is = input_session_new(in);
   int bad = 1;
   if (!is) {
-    UCOV_ERR("%s: out of memory\n", dir);
+    diag_at(DIAG_ERROR, dir, 0, "out of memory");
   } else {
     bad = input_read(is, &m, dir);
     bad += input_add_build_notes(is);
@@ -99,7 +99,7 @@ int cli_push_tree(struct store **st, const char *url, const char *dir,
   int r = -1;
   char *ids = NULL;
   if (bad) {
-    UCOV_ERR("%s: %d objects could not be read: not pushed\n", dir, bad);
+    diag_at(DIAG_ERROR, dir, 0, "%d objects could not be read: not pushed", bad);
   } else {
     struct diag_context then = {.after = ": not pushed"};
     diag_context_begin(&then);
@@ -166,7 +166,7 @@ static char *work_dir(const char *what) {
   char *base = collect_base(), *d = NULL;
   if (base && (asprintf(&d, "%s/%s", base, what) < 0 || (mkdir(d, 0700) && errno != EEXIST) ||
                !ucov_dir_is_private(d))) {
-    UCOV_ERR("%s: not a private directory of this user: refused\n", d ? d : base);
+    diag_at(DIAG_ERROR, d ? d : base, 0, "not a private directory of this user: refused");
     free(d);
     d = NULL;
   }
@@ -234,14 +234,15 @@ static int push_round(struct collect *c, const char *work, const char *name) {
   int r = 0, pending = holds(round, ".ucov-pending."),
       aside = pending ? 0 : holds(round, ".ucov-unresolved.");
   if (pending < 0 || aside < 0) {
-    UCOV_ERR("%s: %s: kept for the next round\n", round, strerror(errno));
+    diag_at(DIAG_ERROR, round, 0, "%s: kept for the next round", strerror(errno));
     r = -1;
   } else if (pending) {
     r = 1;
   } else if (aside) {
-    UCOV_ERR("%s: a snapshot whose outcome cannot be known is kept aside there, not pushed "
-             "(`ucov pull --resolve publish|discard -o %s` settles it)\n",
-             round, round);
+    diag_at(DIAG_ERROR, round, 0,
+            "a snapshot whose outcome cannot be known is kept aside there, not pushed "
+            "(`ucov pull --resolve publish|discard -o %s` settles it)",
+            round);
     r = 1;
   } else if (holds_counts(round)) {
     struct store_push meta = c->meta;
@@ -273,7 +274,7 @@ static char *new_round(const char *work, char *name, size_t len) {
     if (errno != EEXIST)
       break;
   }
-  UCOV_ERR("%s: cannot make a round's directory: %s\n", work, strerror(errno));
+  diag_at(DIAG_ERROR, work, 0, "cannot make a round's directory: %s", strerror(errno));
   return NULL;
 }
 

@@ -72,7 +72,7 @@ static int print_trace(const char *label, const uint8_t *buf, size_t blen, const
   if (blen >= 8)
     memcpy(&count, buf, 8);
   if (blen < 8 || count > (blen - 8) / 8) {
-    UCOV_ERR("%s: malformed trace\n", label);
+    diag_at(DIAG_ERROR, label, 0, "malformed trace");
     return UCOV_EXIT_FAIL;
   }
   FILE *pcs = NULL;
@@ -82,7 +82,7 @@ static int print_trace(const char *label, const uint8_t *buf, size_t blen, const
     if (asprintf(&path, "%s/trace.pcs", out) > 0)
       pcs = fopen(path, "w");
     if (!pcs) {
-      UCOV_ERR("%s: cannot write\n", path ? path : out);
+      diag_at(DIAG_ERROR, path ? path : out, 0, "cannot write");
       free(path);
       return UCOV_EXIT_FAIL;
     }
@@ -108,7 +108,7 @@ static int command_answer(struct ucov_ctl *ctl, struct ucov_ctl_reply *r, int tr
     return UCOV_EXIT_FAIL;
   }
   if (r->len < 4 || (text = ucov_get32(r->data)) > r->len - 4) {
-    UCOV_ERR("%s: malformed answer\n", ctl->label);
+    diag_at(DIAG_ERROR, ctl->label, 0, "malformed answer");
     return UCOV_EXIT_FAIL;
   }
   print_text(trace ? stderr : stdout, r->data + 4, text); /* (escaped but for lines) */
@@ -120,7 +120,7 @@ static int command_answer(struct ucov_ctl *ctl, struct ucov_ctl_reply *r, int tr
     char err[512];
     if (ucov_ctl_call(ctl, UCOV_OP_MODULES, NULL, 0, &m, err, sizeof(err)) || m.status ||
         write_object_file(out, "modules", m.data, m.len, NULL)) {
-      UCOV_ERR("%s: no module map\n", ctl->label);
+      diag_at(DIAG_ERROR, ctl->label, 0, "no module map");
       status = UCOV_EXIT_FAIL;
     }
     ucov_ctl_reply_free(&m);

@@ -60,10 +60,11 @@ char *lcov_marker_target(const char *const *objects, size_t n, int warn) {
     target = NULL;
   for (size_t i = 0; warn && i < n; i++)
     if (unit_dir[i] != (size_t)-1 && unit_dir[i] != best)
-      UCOV_ERR("%s: relative source names, compiled in %s: lcov's kernel mode resolves them "
-               "against %s (gcov/kernel/gcov/base.gcno), and will not find them; give it "
-               "--base-directory, or capture that directory alone\n",
-               notes[i], dirs[unit_dir[i]], base);
+      diag_at(DIAG_ERROR, notes[i], 0,
+              "relative source names, compiled in %s: lcov's kernel mode resolves them "
+              "against %s (gcov/kernel/gcov/base.gcno), and will not find them; give it "
+              "--base-directory, or capture that directory alone",
+              dirs[unit_dir[i]], base);
 out:
   for (size_t j = 0; dirs && j < nd; j++)
     free(dirs[j]);

@@ -405,7 +405,7 @@ int cmd_mount(int argc, char **argv) {
   }
   ucov_mount.dir = argv[optind];
   if (!realpath(ucov_mount.dir, ucov_mount.abs_dir)) {
-    UCOV_ERR("%s: %s\n", ucov_mount.dir, strerror(errno));
+    diag_at(DIAG_ERROR, ucov_mount.dir, 0, "%s", strerror(errno));
     return UCOV_EXIT_FAIL;
   }
   char err[256];

@@ -148,12 +148,12 @@ int cmd_relay(int argc, char **argv) {
   if (tty < 0 ||
       (tcgetattr(tty, &t) == 0 && (cfmakeraw(&t), cfsetispeed(&t, B115200),
                                    cfsetospeed(&t, B115200), tcsetattr(tty, TCSANOW, &t) != 0))) {
-    UCOV_ERR("%s: %s\n", tty_path, strerror(errno));
+    diag_at(DIAG_ERROR, tty_path, 0, "%s", strerror(errno));
     return UCOV_EXIT_FAIL;
   }
   int dev = open(dev_path, O_RDWR | O_CLOEXEC);
   if (dev < 0) {
-    UCOV_ERR("%s: %s\n", dev_path, strerror(errno));
+    diag_at(DIAG_ERROR, dev_path, 0, "%s", strerror(errno));
     return UCOV_EXIT_FAIL;
   }
   /* Said once both are open: from here on no request on the line is lost. */
@@ -172,11 +172,11 @@ int cmd_relay(int argc, char **argv) {
       continue;
     }
     if (ucov_write_full(dev, req, n) || forward_reply(dev, tty)) {
-      UCOV_ERR("%s: %s: opened again\n", dev_path, strerror(errno));
+      diag_at(DIAG_ERROR, dev_path, 0, "%s: opened again", strerror(errno));
       close(dev);
       dev = open(dev_path, O_RDWR | O_CLOEXEC);
       if (dev < 0) {
-        UCOV_ERR("%s: %s\n", dev_path, strerror(errno));
+        diag_at(DIAG_ERROR, dev_path, 0, "%s", strerror(errno));
         return UCOV_EXIT_FAIL;
       }
       reply_status(tty, f.op, UCOV_ST_INTERNAL);

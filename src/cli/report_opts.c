@@ -83,7 +83,7 @@ int report_write_one(const char *path, const struct report_format *fmt,
                      const struct report_ctx *c) {
   FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
   if (!f) {
-    UCOV_ERR("%s: %s\n", path, strerror(errno));
+    diag_at(DIAG_ERROR, path, 0, "%s", strerror(errno));
     return -1;
   }
   int err = fmt->write(c, f);
@@ -92,7 +92,7 @@ int report_write_one(const char *path, const struct report_format *fmt,
   else if (f == stdout && fflush(f))
     err = -1;
   if (err)
-    UCOV_ERR("%s: write error\n", path);
+    diag_at(DIAG_ERROR, path, 0, "write error");
   return err;
 }
 

@@ -159,7 +159,7 @@ int cmd_run(int argc, char **argv) {
     o.out = "ucov-out";
   char dir[PATH_MAX];
   if ((mkdir(o.out, 0755) != 0 && errno != EEXIST) || !realpath(o.out, dir)) {
-    UCOV_ERR("%s: %s\n", o.out, strerror(errno));
+    diag_at(DIAG_ERROR, o.out, 0, "%s", strerror(errno));
     return UCOV_EXIT_FAIL;
   }
   pid_t pid = fork();
@@ -170,14 +170,15 @@ int cmd_run(int argc, char **argv) {
   if (pid == 0) {
     setenv("UCOV_EXIT_DIR", dir, 1);
     execvp(argv[optind], argv + optind);
-    UCOV_ERR("%s: %s\n", argv[optind], strerror(errno));
+    diag_at(DIAG_ERROR, argv[optind], 0, "%s", strerror(errno));
     _exit(127);
   }
   int status = 0;
   if (run_wait(pid, dir, o.interval, &status))
     return UCOV_EXIT_FAIL;
   if (ucov_walk(dir, link_one, (void *)dir))
-    UCOV_ERR("%s: not walked whole (%s): notes files may be missing\n", dir, strerror(errno));
+    diag_at(DIAG_ERROR, dir, 0, "not walked whole (%s): notes files may be missing",
+            strerror(errno));
   int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   if (!o.store) {
     UCOV_ERR("%s exited with status %d; coverage in %s\n", argv[optind], code, dir);

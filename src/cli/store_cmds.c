@@ -346,7 +346,7 @@ int cli_run_stamp(char *const *paths, int n, char out[33]) {
     else if (S_ISREG(st.st_mode))
       err = stamp_add(&l, paths[i], &st);
     if (err)
-      UCOV_ERR("%s: %s\n", paths[i], strerror(errno ? errno : ENOMEM));
+      diag_at(DIAG_ERROR, paths[i], 0, "%s", strerror(errno ? errno : ENOMEM));
     qsort(l.v, l.n, sizeof(*l.v), cmp_str);
     md5_update(&c, paths[i], strlen(paths[i]) + 1);
     for (size_t k = 0; k < l.n; k++) {

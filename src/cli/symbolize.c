@@ -48,7 +48,7 @@ static const struct dw_module *dwarf_of(const char *path) {
   const struct dw_module *m = NULL;
   int r = modcache_dwarf(&cache, path, &m);
   if (r == 1 && !m->has_dwarf) /* (said once, when loaded) */
-    UCOV_ERR("%s: no DWARF debug info (build with -g)\n", path);
+    diag_at(DIAG_ERROR, path, 0, "no DWARF debug info (build with -g)");
   return r >= 0 ? m : NULL;
 }
 
@@ -159,7 +159,7 @@ static int symbolize_inputs(int argc, char **argv, const struct modmap *mods, co
   for (int i = optind; i < argc; i++) {
     FILE *f = fopen(argv[i], "r");
     if (!f) {
-      UCOV_ERR("%s: %m\n", argv[i]);
+      diag_at(DIAG_ERROR, argv[i], 0, "%m");
       status = UCOV_EXIT_FAIL;
       continue;
     }
@@ -215,7 +215,7 @@ int cmd_symbolize(int argc, char **argv) {
   if (modules) {
     FILE *f = fopen(modules, "r");
     if (!f) {
-      UCOV_ERR("%s: %m\n", modules);
+      diag_at(DIAG_ERROR, modules, 0, "%m");
       return UCOV_EXIT_FAIL;
     }
     int r = modmap_read(&mods, f, modules);

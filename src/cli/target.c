@@ -114,6 +114,6 @@ char *cli_escaped(const char *s) {
 
 void err_target(const char *what, const char *text) {
   char *e = cli_escaped(text);
-  UCOV_ERR("%s: %s\n", what, e ? e : "(out of memory)");
+  diag_at(DIAG_ERROR, what, 0, "%s", e ? e : "(out of memory)");
   free(e);
 }

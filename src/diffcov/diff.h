@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Differential coverage: each line's category against a baseline. */
-#ifndef UCOV_REPORT_DIFF_H
-#define UCOV_REPORT_DIFF_H
+#ifndef UCOV_DIFFCOV_DIFF_H
+#define UCOV_DIFFCOV_DIFF_H
 
 #include <stddef.h>
 #include <stdint.h>

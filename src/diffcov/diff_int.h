@@ -5,8 +5,8 @@
  * which diff.c uses to rebuild the baseline's text and to give each line
  * its category.
  */
-#ifndef UCOV_REPORT_DIFF_INT_H
-#define UCOV_REPORT_DIFF_INT_H
+#ifndef UCOV_DIFFCOV_DIFF_INT_H
+#define UCOV_DIFFCOV_DIFF_INT_H
 
 #include <stddef.h>
 #include <stdint.h>

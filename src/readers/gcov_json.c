@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* gcov's --json-format output, read (see formats.h). */
+/* gcov's --json-format output, read (see readers.h). */
 #include "readers.h"
 #include "base/util.h"
 

@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Inside the native .gcno/.gcda reader (gcov_native.h): a unit's flow
+ * Inside the native .gcno/.gcda reader (gcovn.h): a unit's flow
  * graph, and the calls between its files:
  *
  *   gcovn_graph.c   the graph's memory (an arena per unit) and small helpers
  *   gcovn_notes.c   reading notes and counts files of gcc's and clang's formats
  *   gcovn_gcc.c     gcc's gcov: arcs solved, lines' blocks, branches and loops
  *   gcovn_llvm.c    clang's llvm-cov gcov: propagation, cycles, lines
- *   gcov_native.c   the lines into the model, and the calls of gcov_native.h
+ *   gcovn.c         the lines into the model, and the calls of gcovn.h
  */
-#ifndef UCOV_REPORT_GCOVN_H
-#define UCOV_REPORT_GCOVN_H
+#ifndef UCOV_READERS_GCOVN_INT_H
+#define UCOV_READERS_GCOVN_INT_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -131,7 +131,7 @@ struct unit {
   char *cur;
   size_t left;
   char *err;     /* a failure's message, composed through the layers: said once, */
-  size_t errlen; /* where the call came in (gcov_native.c) */
+  size_t errlen; /* where the call came in (gcovn.c) */
 };
 
 /* n bytes of the unit's arena (not zeroed: arena0 zeroes), or NULL without memory. */

@@ -137,12 +137,13 @@ int input_llvm_gcda(struct cov_model *m, const char *gcda_abs, const char *gcno_
   /* relative sources: from the .gcno's place */
   int st = run_capture(argv, base, &out, &len, map, 2);
   if (st == RUN_TIMEOUT) {
-    UCOV_ERR("%s: llvm-cov gcov ran longer than %d s: killed (UCOV_TOOL_TIMEOUT)\n", gcda_abs,
-             tool_timeout_ms() / 1000);
+    diag_at(DIAG_ERROR, gcda_abs, 0,
+            "llvm-cov gcov ran longer than %d s: killed (UCOV_TOOL_TIMEOUT)",
+            tool_timeout_ms() / 1000);
     return 1;
   }
   if (st) {
-    UCOV_ERR("%s: clang's gcov format: %s gcov does not read it\n", gcda_abs, tool);
+    diag_at(DIAG_ERROR, gcda_abs, 0, "clang's gcov format: %s gcov does not read it", tool);
     free(out);
     return 1;
   }

@@ -67,7 +67,7 @@ static int profile_suffixes(const char *path, const char *const **out) {
   FILE *f = ucov_fopen_regular(path);
   uint64_t hdr[2] = {0, 0};
   if (!f || fread(hdr, 8, 2, f) != 2) {
-    UCOV_ERR("%s: %s\n", path, f ? "too short for an LLVM profile" : ucov_strerror(errno));
+    diag_at(DIAG_ERROR, path, 0, "%s", f ? "too short for an LLVM profile" : ucov_strerror(errno));
     if (f)
       fclose(f);
     return -1;
@@ -117,8 +117,8 @@ static int try_tools(struct cov_model *m, const struct prof_group *g, const stru
   int st = run_capture(argv, NULL, &out, &len, NULL, 0);
   free(out);
   if (st == RUN_TIMEOUT) {
-    UCOV_ERR("%s: %s ran longer than %d s: killed (UCOV_TOOL_TIMEOUT)\n", ok->v[0], profdata,
-             tool_timeout_ms() / 1000);
+    diag_at(DIAG_ERROR, ok->v[0], 0, "%s ran longer than %d s: killed (UCOV_TOOL_TIMEOUT)",
+            profdata, tool_timeout_ms() / 1000);
     return -1;
   }
   if (st)
@@ -140,8 +140,8 @@ static int try_tools(struct cov_model *m, const struct prof_group *g, const stru
   struct path_map pmap[] = {{.from = merged, .to = "(the merged profiles)"}};
   st = run_capture(argv, NULL, &out, &len, pmap, 1);
   if (st == RUN_TIMEOUT) {
-    UCOV_ERR("%s: %s ran longer than %d s: killed (UCOV_TOOL_TIMEOUT)\n", g->bins[0], cov,
-             tool_timeout_ms() / 1000);
+    diag_at(DIAG_ERROR, g->bins[0], 0, "%s ran longer than %d s: killed (UCOV_TOOL_TIMEOUT)", cov,
+            tool_timeout_ms() / 1000);
     return -1;
   }
   int done = 0;
@@ -150,7 +150,7 @@ static int try_tools(struct cov_model *m, const struct prof_group *g, const stru
     size_t used;
     int major = llvm_cov_major(cov);
     if (json_parse(&doc, out, len, &used))
-      UCOV_ERR("%s: %s\n", cov, doc.error);
+      diag_at(DIAG_ERROR, cov, 0, "%s", doc.error);
     else {
       struct diag_context about = {.file = cov};
       diag_context_begin(&about);
@@ -168,8 +168,8 @@ static int try_tools(struct cov_model *m, const struct prof_group *g, const stru
 static int read_profiles(struct cov_model *m, struct prof_group *g) {
   if (!g->n_bins) {
     for (size_t i = 0; i < g->paths.n; i++)
-      UCOV_ERR("%s: an LLVM profile needs --binary PROG (the instrumented program)\n",
-               g->paths.v[i]);
+      diag_at(DIAG_ERROR, g->paths.v[i], 0,
+              "an LLVM profile needs --binary PROG (the instrumented program)");
     return (int)g->paths.n;
   }
   int bad = 0;

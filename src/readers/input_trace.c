@@ -91,7 +91,7 @@ static struct trace_module *trace_module_q(struct input_session *s, const char *
   t->indirect = hs->indirect;
   t->n_indirect = hs->n_indirect;
   if (!t->dw->has_dwarf)
-    UCOV_ERR("%s: no DWARF debug info (build with -g): its PCs have no lines\n", path);
+    diag_at(DIAG_ERROR, path, 0, "no DWARF debug info (build with -g): its PCs have no lines");
   t->hits = calloc((size_t)t->n_sites + 1, sizeof(*t->hits));
   t->ok = t->hits != NULL;
   return t->ok ? t : NULL;
@@ -264,8 +264,8 @@ static void trace_flush(struct cov_model *m, struct trace_module *t) {
     i = j;
   }
   if (no_line && t->dw->has_dwarf && !t->warned) {
-    UCOV_ERR("%s: %ld of %ld trace-pc call sites have no line information%s\n", t->path, no_line,
-             t->n_sites, no_line == t->n_sites ? " (build with -g)" : "");
+    diag_at(DIAG_ERROR, t->path, 0, "%ld of %ld trace-pc call sites have no line information%s",
+            no_line, t->n_sites, no_line == t->n_sites ? " (build with -g)" : "");
     t->warned = 1;
   }
   free(seen);
@@ -344,12 +344,12 @@ int input_pcs_read(struct input_session *s, struct cov_model *m, const char *pat
       return 1;
     have_map = 1;
   } else if (!o->n_binaries) {
-    UCOV_ERR("%s: PCs need --binary PROG or --modules MAP\n", path);
+    diag_at(DIAG_ERROR, path, 0, "PCs need --binary PROG or --modules MAP");
     return 1;
   }
   struct pc_reader r = {.f = ucov_fopen_regular(path), .path = path};
   if (!r.f) {
-    UCOV_ERR("%s: %s\n", path, ucov_strerror(errno));
+    diag_at(DIAG_ERROR, path, 0, "%s", ucov_strerror(errno));
     if (have_map)
       modmap_free(&map);
     return 1;
@@ -382,9 +382,9 @@ int input_pcs_read(struct input_session *s, struct cov_model *m, const char *pat
     if (s->tmods[i].ok && s->tmods[i].used)
       trace_flush(m, &s->tmods[i]);
   if (unknown)
-    UCOV_ERR("%s: %" PRIu64 " of %" PRIu64 " PCs are no trace-pc call site of %s%s\n", path,
-             unknown, total, have_map ? "their module" : o->binaries[0],
-             have_map ? "" : " (another build? PIE or shared objects need --modules)");
+    diag_at(DIAG_ERROR, path, 0, "%" PRIu64 " of %" PRIu64 " PCs are no trace-pc call site of %s%s",
+            unknown, total, have_map ? "their module" : o->binaries[0],
+            have_map ? "" : " (another build? PIE or shared objects need --modules)");
   if (total && unknown == total)
     bad++;
   if (have_map)

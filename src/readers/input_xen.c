@@ -48,7 +48,7 @@ int input_xencov_read(struct input_session *s, struct cov_model *m, const char *
     fclose(f);
   }
   if (!blob) {
-    UCOV_ERR("%s: %s\n", path, strerror(errno));
+    diag_at(DIAG_ERROR, path, 0, "%s", strerror(errno));
     return 1;
   }
   char tmpl[PATH_MAX];
@@ -61,19 +61,19 @@ int input_xencov_read(struct input_session *s, struct cov_model *m, const char *
     const char *nul = memchr(name, 0, len - off);
     uint32_t size = 0;
     if (!nul || (size_t)(nul - name) >= PATH_MAX - 64 || len - (size_t)(nul + 1 - blob) < 4) {
-      UCOV_ERR("%s: truncated record at byte %zu\n", path, off);
+      diag_at(DIAG_ERROR, path, 0, "truncated record at byte %zu", off);
       bad = 1;
       break;
     }
     memcpy(&size, nul + 1, 4);
     size_t data = (size_t)(nul + 1 - blob) + 4;
     if (size > len - data) {
-      UCOV_ERR("%s: record %s claims %u bytes, %zu remain\n", path, name, size, len - data);
+      diag_at(DIAG_ERROR, path, 0, "record %s claims %u bytes, %zu remain", name, size, len - data);
       bad = 1;
       break;
     }
     if (!xencov_name_ok(name)) {
-      UCOV_ERR("%s: refusing record name '%s'\n", path, name);
+      diag_at(DIAG_ERROR, path, 0, "refusing record name '%s'", name);
       bad = 1;
     } else {
       char out[PATH_MAX + 64];
@@ -90,7 +90,7 @@ int input_xencov_read(struct input_session *s, struct cov_model *m, const char *
       } else {
         if (w)
           fclose(w);
-        UCOV_ERR("%s: record %s: %s\n", path, name, strerror(errno));
+        diag_at(DIAG_ERROR, path, 0, "record %s: %s", name, strerror(errno));
         bad = 1;
       }
     }

@@ -103,7 +103,7 @@ static int profile_module(const char *map_path, const char *profile, char *out, 
 static int read_json_file(struct cov_model *m, const char *path) {
   FILE *f = ucov_fopen_regular(path);
   if (!f) {
-    UCOV_ERR("%s: %s\n", path, ucov_strerror(errno));
+    diag_at(DIAG_ERROR, path, 0, "%s", ucov_strerror(errno));
     return 1;
   }
   char *buf = NULL;
@@ -112,7 +112,7 @@ static int read_json_file(struct cov_model *m, const char *path) {
     if (UCOV_GROW(buf, cap, len + 65536, 1 << 20)) {
       fclose(f);
       free(buf);
-      UCOV_ERR("%s: out of memory\n", path);
+      diag_at(DIAG_ERROR, path, 0, "out of memory");
       return 1;
     }
     r = fread(buf + len, 1, cap - len, f);
@@ -122,7 +122,7 @@ static int read_json_file(struct cov_model *m, const char *path) {
   struct json_doc doc;
   int bad = 0;
   if (json_parse(&doc, buf, len, NULL)) {
-    UCOV_ERR("%s: not JSON: %s\n", path, doc.error);
+    diag_at(DIAG_ERROR, path, 0, "not JSON: %s", doc.error);
     bad = 1;
   } else if (json_get(doc.root, "gcovr/format_version")) {
     struct diag_context about = {.file = path};
@@ -254,7 +254,7 @@ static int batch_prof(struct input_session *s, struct cov_model *m, struct strli
         dir && !o->n_binaries && profile_module(map_path, l->v[i], exe, sizeof(exe)) == 0;
     if (input_prof_add(s, l->v[i], from_map ? exe_list : o->binaries,
                        from_map ? 1 : o->n_binaries)) {
-      UCOV_ERR("%s: out of memory\n", l->v[i]);
+      diag_at(DIAG_ERROR, l->v[i], 0, "out of memory");
       bad++;
     }
   }
@@ -353,7 +353,7 @@ static int walk_entry(const char *path, const struct stat *st, int type, struct 
     return 0;
   }
   if (!S_ISREG(st->st_mode)) { /* a FIFO would block the read, a device never end */
-    UCOV_ERR("%s: not a regular file: skipped\n", path);
+    diag_at(DIAG_ERROR, path, 0, "not a regular file: skipped");
     return 0;
   }
   if (name_is_report(path)) {
@@ -386,16 +386,16 @@ static int read_dir(struct input_session *s, struct cov_model *m, const char *pa
   int walked = ucov_walk(real ? real : path, walk_entry, s);
   free(real);
   if (walked) {
-    UCOV_ERR("%s: not read whole: %s\n", path, strerror(errno));
+    diag_at(DIAG_ERROR, path, 0, "not read whole: %s", strerror(errno));
     bad++;
   }
   for (size_t i = 0; i < s->walk_unsettled.n; i++) {
     const char *mk = s->walk_unsettled.v[i], *b = strrchr(mk, '/');
     int aside = !strncmp(b ? b + 1 : mk, ".ucov-unresolved.", 17);
-    UCOV_ERR("%s: %s: its counts are not in this report (%s)\n", mk,
-             aside ? "an unresolved snapshot, kept aside" : "an interrupted pull",
-             aside ? "ucov pull --resolve publish|discard -o DIR settles it"
-                   : "ucov pull --recover finishes it");
+    diag_at(DIAG_ERROR, mk, 0, "%s: its counts are not in this report (%s)",
+            aside ? "an unresolved snapshot, kept aside" : "an interrupted pull",
+            aside ? "ucov pull --resolve publish|discard -o DIR settles it"
+                  : "ucov pull --recover finishes it");
   }
   strlist_free(&s->walk_unsettled);
   size_t found = 0;
@@ -406,8 +406,8 @@ static int read_dir(struct input_session *s, struct cov_model *m, const char *pa
     found += w->n;
   }
   if (!found && !s->walk_again) {
-    UCOV_ERR("%s: no .gcda, .gcno, .profraw, PC dump or Xen blob inside%s\n", path,
-             s->walk_reports ? " (tracefiles and JSON are inputs only when named as files)" : "");
+    diag_at(DIAG_ERROR, path, 0, "no .gcda, .gcno, .profraw, PC dump or Xen blob inside%s",
+            s->walk_reports ? " (tracefiles and JSON are inputs only when named as files)" : "");
     bad++;
   }
   for (size_t k = 0; k < INPUT_KINDS; k++) {
@@ -421,11 +421,11 @@ static int read_dir(struct input_session *s, struct cov_model *m, const char *pa
 int input_read(struct input_session *s, struct cov_model *m, const char *path) {
   struct stat st;
   if (stat(path, &st)) {
-    UCOV_ERR("%s: %s\n", path, strerror(errno));
+    diag_at(DIAG_ERROR, path, 0, "%s", strerror(errno));
     return 1;
   }
   if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)) {
-    UCOV_ERR("%s: not a regular file: refused\n", path);
+    diag_at(DIAG_ERROR, path, 0, "not a regular file: refused");
     return 1;
   }
   if (read_before(s, &st))
@@ -446,7 +446,7 @@ int input_read(struct input_session *s, struct cov_model *m, const char *path) {
     FILE *f = ucov_fopen_regular(path);
     size_t n = f ? fread(b, 1, sizeof(b), f) : 0;
     if (!f) {
-      UCOV_ERR("%s: %s\n", path, ucov_strerror(errno));
+      diag_at(DIAG_ERROR, path, 0, "%s", ucov_strerror(errno));
       strlist_free(&one);
       return 1;
     }
@@ -463,9 +463,9 @@ int input_read(struct input_session *s, struct cov_model *m, const char *path) {
   strlist_free(&one);
   if (bad >= 0)
     return bad;
-  UCOV_ERR("%s: not a .gcda, LLVM profile, lcov tracefile, ucov/gcov JSON or PC dump: "
-           "skipped\n",
-           path);
+  diag_at(DIAG_ERROR, path, 0,
+          "not a .gcda, LLVM profile, lcov tracefile, ucov/gcov JSON or PC dump: "
+          "skipped");
   return 1;
 }
 

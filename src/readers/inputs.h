@@ -6,7 +6,7 @@
  * are reports: inputs only when named); a file is read by its content. The
  * same file or directory reached twice is read once. .gcda files are read with their .gcno (found
  * beside them, or, in a pulled tree DIR/gcov/<build path>.gcda, at the build path) natively
- * (gcov_native.h; --gcov-tool: through that gcov or llvm-cov); a .gcno no
+ * (gcovn.h; --gcov-tool: through that gcov or llvm-cov); a .gcno no
  * .gcda paired with is a unit that never ran (input_finish). Raw and
  * indexed LLVM profiles are kept until input_finish: one llvm-profdata
  * merge and one llvm-cov export (JSON, llvm_export_read) per program (with
@@ -17,8 +17,8 @@
  * the PCs), against --binary or the module map (--modules, or DIR/modules):
  * every trace-pc call site of a module is a line with code, hit or not.
  */
-#ifndef UCOV_REPORT_INPUTS_H
-#define UCOV_REPORT_INPUTS_H
+#ifndef UCOV_READERS_INPUTS_H
+#define UCOV_READERS_INPUTS_H
 
 #include "base/model.h"
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* lcov tracefiles, read and written (see formats.h). */
+/* lcov tracefiles, read (see readers.h; written: src/writers/lcov_write.c). */
 #include "base/diag.h"
 #include "readers.h"
 #include "base/util.h"

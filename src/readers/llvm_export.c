@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * `llvm-cov export -format=text -skip-expansions` (its JSON) into the model
- * (formats.h): lines as llvm-cov's own line statistics make them from the
+ * (readers.h): lines as llvm-cov's own line statistics make them from the
  * segments (what its lcov export writes), functions at their first region,
  * branches from the functions' lists (constant-folded ones left out) as
  * true/false pairs per line, a macro's at the line that expands it (as the

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* ucov JSON, read and written (docs/formats.md; see formats.h). */
+/* ucov JSON, read (docs/formats.md; see readers.h; written: src/writers/ucov_json_write.c). */
 #include "readers.h"
 #include "base/util.h"
 

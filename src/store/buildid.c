@@ -79,7 +79,7 @@ int store_build_ids(const char **bins, int n_bins, char **inputs, int n_inputs, 
     FILE *f = fopen(path, "r");
     struct modmap mm;
     if (!f && errno != ENOENT && errno != ENOTDIR) { /* there, unreadable: a wrong build */
-      UCOV_ERR("%s: %s", path, strerror(errno));
+      diag_at(DIAG_ERROR, path, 0, "%s", strerror(errno));
       err = -1;
     } else if (f && modmap_read(&mm, f, path) != 0) {
       err = -1;
@@ -95,8 +95,9 @@ int store_build_ids(const char **bins, int n_bins, char **inputs, int n_inputs, 
             continue;
           elf_build_id(bins[b], id, sizeof(id));
           if (id[0] && strcmp(id, me->build_id)) {
-            UCOV_ERR("%s: build-id %s, but the program that ran (%s in %s) is %s", bins[b], id,
-                     me->path, path, me->build_id);
+            diag_at(DIAG_ERROR, bins[b], 0,
+                    "build-id %s, but the program that ran (%s in %s) is %s", id, me->path, path,
+                    me->build_id);
             err = -1;
           }
         }

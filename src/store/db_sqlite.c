@@ -37,19 +37,21 @@ int db_statement_seconds(void) {
 static int untrusted(const char *path, int its_dir) {
   struct stat st;
   if (lstat(path, &st) != 0)
-    return errno == ENOENT ? 0 : (UCOV_ERR("%s: %s", path, strerror(errno)), -1);
+    return errno == ENOENT ? 0 : (diag_at(DIAG_ERROR, path, 0, "%s", strerror(errno)), -1);
   if (!its_dir && !S_ISREG(st.st_mode)) {
-    UCOV_ERR("%s: not a regular file: refused (a coverage store's files are plain files)", path);
+    diag_at(DIAG_ERROR, path, 0,
+            "not a regular file: refused (a coverage store's files are plain files)");
     return -1;
   }
   if (st.st_uid != geteuid()) {
-    UCOV_ERR("%s: owned by uid %u, not by this user (uid %u): the coverage store is refused", path,
-             (unsigned)st.st_uid, (unsigned)geteuid());
+    diag_at(DIAG_ERROR, path, 0,
+            "owned by uid %u, not by this user (uid %u): the coverage store is refused",
+            (unsigned)st.st_uid, (unsigned)geteuid());
     return -1;
   }
   if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(its_dir && (st.st_mode & S_ISVTX))) {
-    UCOV_ERR("%s: writable by group or others: the coverage store is refused (chmod go-w %s)", path,
-             path);
+    diag_at(DIAG_ERROR, path, 0,
+            "writable by group or others: the coverage store is refused (chmod go-w %s)", path);
     return -1;
   }
   return 0;
@@ -259,7 +261,8 @@ static int s_close(struct db *d) {
       (stat(s->path, &now) != 0 || now.st_ino != s->at_open.st_ino ||
        now.st_size != s->at_open.st_size || now.st_mtim.tv_sec != s->at_open.st_mtim.tv_sec ||
        now.st_mtim.tv_nsec != s->at_open.st_mtim.tv_nsec)) {
-    UCOV_ERR("%s: the store changed while it was read (a push): run the command again", s->path);
+    diag_at(DIAG_ERROR, s->path, 0,
+            "the store changed while it was read (a push): run the command again");
     r = -1;
   }
   free(s);
@@ -308,17 +311,18 @@ static int foreign_schema(struct sdb *s, const char *path) {
                          "SELECT type, name FROM sqlite_master WHERE type IN ('trigger', 'view') "
                          "LIMIT 1",
                          -1, &q, NULL) != SQLITE_OK) {
-    UCOV_ERR("%s: %s", path, sqlite3_errmsg(s->h));
+    diag_at(DIAG_ERROR, path, 0, "%s", sqlite3_errmsg(s->h));
     return -1;
   }
   bound(s);
   int rc = sqlite3_step(q), r = 0;
   if (rc == SQLITE_ROW) {
-    UCOV_ERR("%s: holds a %s ucov did not make (\"%s\"): the coverage store is refused", path,
-             (const char *)sqlite3_column_text(q, 0), (const char *)sqlite3_column_text(q, 1));
+    diag_at(DIAG_ERROR, path, 0,
+            "holds a %s ucov did not make (\"%s\"): the coverage store is refused",
+            (const char *)sqlite3_column_text(q, 0), (const char *)sqlite3_column_text(q, 1));
     r = -1;
   } else if (rc != SQLITE_DONE) {
-    UCOV_ERR("%s: %s", path, sqlite3_errmsg(s->h));
+    diag_at(DIAG_ERROR, path, 0, "%s", sqlite3_errmsg(s->h));
     r = -1;
   }
   sqlite3_finalize(q);
@@ -352,7 +356,7 @@ struct db *db_open_sqlite(const char *path, int readonly) {
     flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
   }
   if (!uri || sqlite3_open_v2(uri, &s->h, flags, NULL) != SQLITE_OK) {
-    UCOV_ERR("%s: %s", path, s->h ? sqlite3_errmsg(s->h) : "cannot open");
+    diag_at(DIAG_ERROR, path, 0, "%s", s->h ? sqlite3_errmsg(s->h) : "cannot open");
     sqlite3_close(s->h);
     free(uri);
     free(s);
@@ -365,7 +369,7 @@ struct db *db_open_sqlite(const char *path, int readonly) {
                           sum_step, sum_final);
   if (s_exec(&s->base, "PRAGMA trusted_schema=OFF") || foreign_schema(s, path)) {
     if (s->base.err[0])
-      UCOV_ERR("%s: %s", path, s->base.err);
+      diag_at(DIAG_ERROR, path, 0, "%s", s->base.err);
     s->immutable = 0;
     s_close(&s->base);
     return NULL;
@@ -387,7 +391,7 @@ struct db *db_open_sqlite(const char *path, int readonly) {
     }
   }
   if (rc || s_exec(&s->base, "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON")) {
-    UCOV_ERR("%s: %s", path, s->base.err);
+    diag_at(DIAG_ERROR, path, 0, "%s", s->base.err);
     s_close(&s->base);
     return NULL;
   }
@@ -398,7 +402,8 @@ struct db *db_open_sqlite(const char *path, int readonly) {
 
 struct db *db_open_sqlite(const char *path, int readonly) {
   (void)readonly;
-  UCOV_ERR("%s: ucov was built without SQLite (install libsqlite3-dev and rebuild)", path);
+  diag_at(DIAG_ERROR, path, 0,
+          "ucov was built without SQLite (install libsqlite3-dev and rebuild)");
   return NULL;
 }
 

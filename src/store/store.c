@@ -25,7 +25,7 @@
 #include "base/util.h"
 
 int store_fail(struct store *s, const char *what) {
-  return SAY("%s: %s", what, s->db->ops->error(s->db));
+  return SAY_AT(what, "%s", s->db->ops->error(s->db));
 }
 
 static struct store *open_url(const char *url, int readonly) {
@@ -67,8 +67,8 @@ struct store *store_open_existing(const char *url) {
   int pg = !strncmp(url, "postgresql://", 13) || !strncmp(url, "postgres://", 11);
   int err = pg ? 0 : stat(file, &st) ? errno : !S_ISREG(st.st_mode) ? EISDIR : 0;
   if (err) { /* (SQLite would make an empty file) */
-    UCOV_ERR("%s: no coverage store there (%s; ucov push makes one)", file,
-             err == EISDIR ? "not a file" : strerror(err));
+    diag_at(DIAG_ERROR, file, 0, "no coverage store there (%s; ucov push makes one)",
+            err == EISDIR ? "not a file" : strerror(err));
     return NULL;
   }
   return open_url(url, 1);

@@ -128,7 +128,7 @@ static int stage_sources(struct store *s, const struct cov_model *m, const struc
     char a[24], hash[33];
     if (source_hash(m->files[i]->path, p->root, hash)) {
       o->copy_end(s->db);
-      UCOV_ERR("%s: %s: not pushed", m->files[i]->path, strerror(errno));
+      diag_at(DIAG_ERROR, m->files[i]->path, 0, "%s: not pushed", strerror(errno));
       return -1;
     }
     snprintf(a, sizeof(a), "%zu", i);

@@ -262,13 +262,14 @@ int store_ready(struct store *s) {
   if (v < 0)
     return store_fail(s, "schema");
   if (v == 0 && s->reader)
-    return SAY("%s: no coverage store there (nothing pushed; ucov push makes one)", s->url);
+    return SAY_AT(s->url, "no coverage store there (nothing pushed; ucov push makes one)");
   if (v > SCHEMA_VERSION)
     return SAY("the store's schema is version %" PRId64 ", newer than this ucov's (%d)", v,
                SCHEMA_VERSION);
   if (s->reader) /* a reader changes nothing */
-    return SAY("%s: the store's schema is version %" PRId64 " (this ucov's is %d): `ucov store "
-               "init` or the next push migrates it",
-               s->url, v, SCHEMA_VERSION);
+    return SAY_AT(s->url,
+                  "the store's schema is version %" PRId64 " (this ucov's is %d): `ucov store "
+                  "init` or the next push migrates it",
+                  v, SCHEMA_VERSION);
   return store_init(s);
 }

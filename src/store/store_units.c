@@ -170,7 +170,7 @@ static int push_unit(struct store *s, struct store_unit *x) {
   size_t nl = 0;
   unsigned char *nb = (unsigned char *)ucov_read_text(x->gcno, &nl);
   if (!nb)
-    return SAY("%s: %s: its counters are not stored", x->gcno, strerror(errno ? errno : EIO));
+    return SAY_AT(x->gcno, "%s: its counters are not stored", strerror(errno ? errno : EIO));
   struct md5 c;
   char nh[33], mh[33];
   md5_init(&c);

@@ -8,8 +8,8 @@
  * lookup is a binary search and a walk down that tree, giving the inline
  * chain as `addr2line -f -i` prints it. No library call per address.
  */
-#ifndef UCOV_REPORT_DWARF_H
-#define UCOV_REPORT_DWARF_H
+#ifndef UCOV_SYMBOLS_DWARF_H
+#define UCOV_SYMBOLS_DWARF_H
 
 #include <stddef.h>
 #include <stdint.h>

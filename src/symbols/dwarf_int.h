@@ -4,8 +4,8 @@
  * inline tree, lookups) and dwarf_lines.c (ucov's own reader of the line
  * program). Not for other users: dwarf.h is the interface.
  */
-#ifndef UCOV_REPORT_DWARF_INT_H
-#define UCOV_REPORT_DWARF_INT_H
+#ifndef UCOV_SYMBOLS_DWARF_INT_H
+#define UCOV_SYMBOLS_DWARF_INT_H
 
 #include <gelf.h>
 #include <stddef.h>

@@ -3,8 +3,8 @@
  * Function symbols of an ELF file, loaded once into a sorted array and
  * searched by binary search (no per-address library call).
  */
-#ifndef UCOV_REPORT_ELFSYM_H
-#define UCOV_REPORT_ELFSYM_H
+#ifndef UCOV_SYMBOLS_ELFSYM_H
+#define UCOV_SYMBOLS_ELFSYM_H
 
 #include <gelf.h>
 #include <stddef.h>

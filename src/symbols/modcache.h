@@ -6,8 +6,8 @@
  * inputs of `ucov report` share it; a module that failed to load is not
  * tried again (the first caller said why).
  */
-#ifndef UCOV_REPORT_MODCACHE_H
-#define UCOV_REPORT_MODCACHE_H
+#ifndef UCOV_SYMBOLS_MODCACHE_H
+#define UCOV_SYMBOLS_MODCACHE_H
 
 #include <stddef.h>
 

@@ -3,8 +3,8 @@
  * The module map a target writes (ucov_modules_write): which module, and
  * which ELF address in it, a runtime PC belongs to.
  */
-#ifndef UCOV_REPORT_MODMAP_H
-#define UCOV_REPORT_MODMAP_H
+#ifndef UCOV_SYMBOLS_MODMAP_H
+#define UCOV_SYMBOLS_MODMAP_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Cobertura XML (coverage-04.dtd), written (see formats.h). */
+/* Cobertura XML (coverage-04.dtd), written (see writers.h). */
 #include "writers.h"
 #include "base/util.h"
 

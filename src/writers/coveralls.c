@@ -2,7 +2,7 @@
 /*
  * Coveralls' JSON (docs.coveralls.io/api-reference): the source files with
  * their MD5 digests and line counts, the CI service's job and the git
- * checkout, from the environment or from git (see formats.h).
+ * checkout, from the environment or from git (see writers.h).
  */
 #define _GNU_SOURCE
 #include "writers.h"
@@ -272,7 +272,7 @@ int coveralls_write(const struct cov_model *m, FILE *f) {
     char hex[33], buf[8192];
     uint32_t n_src = 0;
     if (md5_file(cov_source_path(m, c->path, buf, sizeof(buf)), hex, &n_src)) {
-      UCOV_ERR("%s: no source to digest (Coveralls needs it): left out\n", c->path);
+      diag_at(DIAG_ERROR, c->path, 0, "no source to digest (Coveralls needs it): left out");
       continue;
     }
     fputs(first ? "\n  {\"name\": " : ",\n  {\"name\": ", f);
@@ -283,7 +283,7 @@ int coveralls_write(const struct cov_model *m, FILE *f) {
      * the source's end are not the source's: left out, and said) */
     uint32_t top = n_src;
     if (c->n_lines && c->lines[c->n_lines - 1].line > top)
-      UCOV_ERR("%s: coverage past its last line (%" PRIu32 "): left out\n", c->path, n_src);
+      diag_at(DIAG_ERROR, c->path, 0, "coverage past its last line (%" PRIu32 "): left out", n_src);
     size_t k = 0;
     for (uint32_t ln = 1; ln <= top; ln++) {
       while (k < c->n_lines && c->lines[k].line < ln)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The self-contained HTML report, and differential coverage against a baseline. */
-#ifndef UCOV_REPORT_HTML_H
-#define UCOV_REPORT_HTML_H
+#ifndef UCOV_WRITERS_HTML_H
+#define UCOV_WRITERS_HTML_H
 
 #include <stdio.h>
 

@@ -2,8 +2,8 @@
 /* How the HTML page's data is written: a buffered writer of integers and of
  * JSON strings a script element can hold, and each source file cut into
  * chunks of whole lines (html_data.c). */
-#ifndef UCOV_REPORT_HTML_DATA_H
-#define UCOV_REPORT_HTML_DATA_H
+#ifndef UCOV_WRITERS_HTML_DATA_H
+#define UCOV_WRITERS_HTML_DATA_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The HTML page's style and script (html_view.c), which html.c writes in. */
-#ifndef UCOV_REPORT_HTML_VIEW_H
-#define UCOV_REPORT_HTML_VIEW_H
+#ifndef UCOV_WRITERS_HTML_VIEW_H
+#define UCOV_WRITERS_HTML_VIEW_H
 
 extern const char html_style[];
 extern const char html_script[];

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * JaCoCo's XML report (report.dtd), as CI services read it (see formats.h).
+ * JaCoCo's XML report (report.dtd), as CI services read it (see writers.h).
  */
 #define _GNU_SOURCE
 #include "writers.h"

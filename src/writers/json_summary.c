@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gcovr's JSON summary: its keys, plus what was excluded (see formats.h).
+ * gcovr's JSON summary: its keys, plus what was excluded (see writers.h).
  */
 #define _GNU_SOURCE
 #include "writers.h"

@@ -10,7 +10,7 @@
 
 static const char *test_of(const struct cov_file *c) {
   if (c->mixed_tests)
-    UCOV_ERR("%s: records of several test names summed under TN:%s\n", c->path, c->test);
+    diag_at(DIAG_ERROR, c->path, 0, "records of several test names summed under TN:%s", c->test);
   return c->test ? c->test : "";
 }
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A Markdown table for a pull-request comment: a row per file, its missing
- * lines linked, patch coverage (see formats.h).
+ * lines linked, patch coverage (see writers.h).
  */
 #define _GNU_SOURCE
 #include "writers.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * SonarQube's generic test coverage XML (sonar-generic-coverage.xsd; see
- * formats.h).
+ * writers.h).
  */
 #define _GNU_SOURCE
 #include "writers.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The text table (see formats.h): a row per file, as gcovr prints by default. */
+/* The text table (see writers.h): a row per file, as gcovr prints by default. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
