@@ -28,6 +28,33 @@
  * of a Xen blob are read from a temporary tree, a path in it is said as the
  * blob's record ("BLOB: record /path/x.gcda").
  */
+/* A .gcda and its notes, read natively once every input is read. */
+struct pending {
+  char *gcno, *gcda;
+};
+struct pend_list {
+  struct pending *v;
+  size_t n, cap;
+};
+
+/* The gcov family's state (input_session.h): the notes files a .gcda of this
+ * run paired with, and those the inputs held (real paths; sorted by
+ * input_gcov_finish): a .gcno seen in the inputs is a never-run unit only if
+ * no .gcda used it. Of used_gcno, away_gcno: those in another directory than
+ * their .gcda (a pulled or exit tree's units, at their build paths):
+ * input_add_build_notes. */
+struct gcov_state {
+  struct strlist used_gcno, seen_gcno, away_gcno;
+  struct pend_list pend; /* the .gcda to read natively at input_gcov_finish */
+};
+
+/* s's gcov state, made at its first use; NULL without memory (said). */
+static struct gcov_state *gcov_of(struct input_session *s) {
+  if (!s->gcov && !(s->gcov = calloc(1, sizeof(*s->gcov))))
+    UCOV_ERR("out of memory\n");
+  return s->gcov;
+}
+
 static void unalias(const struct input_session *s, const char *msg, char *out, size_t len) {
   const char *alias_tmp = s->alias_tmp, *alias_blob = s->alias_blob;
   size_t tl = alias_tmp ? strlen(alias_tmp) : 0, o = 0;
@@ -170,6 +197,9 @@ int input_gcdas_read(struct input_session *s, struct cov_model *m, struct strlis
   struct pend_list now = {0}; /* (a Xen blob's: read before its directory goes) */
   int bad = 0, llvm_tool = input_is_llvm_cov(o->gcov_tool);
   char tmpl[PATH_MAX] = "", *tmp = NULL;
+  struct gcov_state *gs = gcov_of(s);
+  if (!gs)
+    return (int)gcdas->n;
   for (size_t i = 0; i < gcdas->n; i++) {
     const char *g = gcdas->v[i];
     char gcno[PATH_MAX], gcno_abs[PATH_MAX], abs[PATH_MAX];
@@ -189,9 +219,9 @@ int input_gcdas_read(struct input_session *s, struct cov_model *m, struct strlis
       bad++;
       continue;
     }
-    strlist_add(&s->used_gcno, gcno_abs);
+    strlist_add(&gs->used_gcno, gcno_abs);
     if (other_dirs(gcno_abs, abs))
-      strlist_add(&s->away_gcno, gcno_abs);
+      strlist_add(&gs->away_gcno, gcno_abs);
     enum gcovn_kind kind = gcovn_kind(gcno_abs);
     if (kind == GCOVN_LLVM && llvm_tool) {
       if (!tmp)
@@ -199,7 +229,7 @@ int input_gcdas_read(struct input_session *s, struct cov_model *m, struct strlis
       bad += tmp ? input_llvm_gcda(m, abs, gcno_abs, tmp, i, o->gcov_tool) : 1;
     } else if ((kind == GCOVN_GCC && (!o->gcov_tool || llvm_tool)) ||
                (kind == GCOVN_LLVM && !llvm_tool)) {
-      if (pend_add(s->alias_tmp ? &now : &s->pend, gcno_abs, abs)) {
+      if (pend_add(s->alias_tmp ? &now : &gs->pend, gcno_abs, abs)) {
         input_say(s, "%s: out of memory\n", g);
         bad++;
       }
@@ -225,7 +255,7 @@ static int add_notes(const char *path, const struct stat *st, int type, struct F
   struct input_session *s = arg;
   char abs[PATH_MAX];
   if (type == FTW_F && S_ISREG(st->st_mode) && ucov_ends_with(path, ".gcno") && realpath(path, abs))
-    strlist_add(&s->seen_gcno, abs);
+    strlist_add(&s->gcov->seen_gcno, abs);
   return 0;
 }
 
@@ -269,9 +299,9 @@ static int build_tree_of(char *dir) {
 
 int input_add_build_notes(struct input_session *s) {
   struct strlist trees = {0};
-  for (size_t i = 0; i < s->away_gcno.n; i++) {
+  for (size_t i = 0; s->gcov && i < s->gcov->away_gcno.n; i++) {
     char dir[PATH_MAX];
-    snprintf(dir, sizeof(dir), "%s", s->away_gcno.v[i]);
+    snprintf(dir, sizeof(dir), "%s", s->gcov->away_gcno.v[i]);
     char *slash = strrchr(dir, '/');
     if (!slash || slash == dir)
       continue;
@@ -308,9 +338,12 @@ int input_add_build_notes(struct input_session *s) {
 /* The .gcda kept for the end, and the notes files no .gcda paired with. */
 int input_gcov_finish(struct input_session *s, struct cov_model *m) {
   const struct input_opts *o = s->o;
-  int bad = read_pending(s, m, &s->pend);
+  struct gcov_state *gs = s->gcov;
+  if (!gs)
+    return 0; /* (no .gcda or .gcno among the inputs) */
+  int bad = read_pending(s, m, &gs->pend);
   struct strlist via_gcov = {0};
-  struct strlist *seen = &s->seen_gcno, *used = &s->used_gcno;
+  struct strlist *seen = &gs->seen_gcno, *used = &gs->used_gcno;
   if (seen->n > 1)
     qsort(seen->v, seen->n, sizeof(char *), strlist_cmp);
   if (used->n > 1)
@@ -334,8 +367,34 @@ int input_gcov_finish(struct input_session *s, struct cov_model *m) {
   if (via_gcov.n)
     bad += input_gcdas_gcov(s, m, &via_gcov);
   strlist_free(&via_gcov);
-  strlist_free(&s->seen_gcno);
-  strlist_free(&s->used_gcno);
-  strlist_free(&s->away_gcno);
+  strlist_free(&gs->seen_gcno);
+  strlist_free(&gs->used_gcno);
+  strlist_free(&gs->away_gcno);
   return bad;
+}
+
+int input_gcno_seen(struct input_session *s, const char *path) {
+  struct gcov_state *gs = gcov_of(s);
+  char abs[PATH_MAX];
+  if (!gs)
+    return 1;
+  if (realpath(path, abs))
+    strlist_add(&gs->seen_gcno, abs);
+  return 0;
+}
+
+void input_gcov_free(struct input_session *s) {
+  struct gcov_state *gs = s->gcov;
+  if (!gs)
+    return;
+  strlist_free(&gs->used_gcno);
+  strlist_free(&gs->seen_gcno);
+  strlist_free(&gs->away_gcno);
+  for (size_t i = 0; i < gs->pend.n; i++) {
+    free(gs->pend.v[i].gcno);
+    free(gs->pend.v[i].gcda);
+  }
+  free(gs->pend.v);
+  free(gs);
+  s->gcov = NULL;
 }

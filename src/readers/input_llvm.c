@@ -22,6 +22,20 @@
 #include "base/subprocess.h"
 #include "base/util.h"
 
+/* One program's LLVM profiles (input_llvm.c). */
+struct prof_group {
+  char *key; /* the program and its shared objects, a line each */
+  const char **bins;
+  int n_bins;
+  struct strlist paths;
+};
+
+/* The LLVM family's state (input_session.h): the profiles, by program. */
+struct prof_state {
+  struct prof_group *v;
+  size_t n, cap;
+};
+
 /*
  * The profiles the inputs held, by program: each kept until every input is
  * read (input_finish), then all of one program's merged once and exported
@@ -37,23 +51,28 @@ int input_prof_add(struct input_session *s, const char *path, const char *const 
   key[0] = 0;
   for (int b = 0; b < n_bins; b++)
     strcat(strcat(key, bins[b]), "\n");
+  if (!s->prof && !(s->prof = calloc(1, sizeof(*s->prof)))) {
+    free(key);
+    return -1;
+  }
+  struct prof_state *ps = s->prof;
   size_t g = 0;
-  while (g < s->n_prof && strcmp(s->prof[g].key, key) != 0)
+  while (g < ps->n && strcmp(ps->v[g].key, key) != 0)
     g++;
-  if (g == s->n_prof) {
+  if (g == ps->n) {
     const char **copy = calloc((size_t)n_bins + 1, sizeof(*copy));
-    if (!copy || UCOV_GROW(s->prof, s->cap_prof, s->n_prof, 4)) {
+    if (!copy || UCOV_GROW(ps->v, ps->cap, ps->n, 4)) {
       free(copy);
       free(key);
       return -1;
     }
     for (int b = 0; b < n_bins; b++)
       copy[b] = strdup(bins[b]);
-    s->prof[s->n_prof++] = (struct prof_group){key, copy, n_bins, {0}};
+    ps->v[ps->n++] = (struct prof_group){key, copy, n_bins, {0}};
   } else {
     free(key);
   }
-  strlist_add(&s->prof[g].paths, path);
+  strlist_add(&ps->v[g].paths, path);
   return 0;
 }
 
@@ -214,11 +233,12 @@ static int read_profiles(struct cov_model *m, struct prof_group *g) {
   return bad;
 }
 
-/* Every program's profiles read (m NULL: only forgotten). */
-int input_profiles_read(struct input_session *s, struct cov_model *m) {
+/* Every program's profiles read (m NULL: only forgotten), and the state freed. */
+static int profiles_done(struct input_session *s, struct cov_model *m) {
+  struct prof_state *ps = s->prof;
   int bad = 0;
-  for (size_t g = 0; g < s->n_prof; g++) {
-    struct prof_group *p = &s->prof[g];
+  for (size_t g = 0; ps && g < ps->n; g++) {
+    struct prof_group *p = &ps->v[g];
     if (m)
       bad += read_profiles(m, p);
     for (int b = 0; b < p->n_bins; b++)
@@ -227,8 +247,17 @@ int input_profiles_read(struct input_session *s, struct cov_model *m) {
     free(p->key);
     strlist_free(&p->paths);
   }
-  free(s->prof);
+  if (ps)
+    free(ps->v);
+  free(ps);
   s->prof = NULL;
-  s->n_prof = s->cap_prof = 0;
   return bad;
+}
+
+int input_profiles_read(struct input_session *s, struct cov_model *m) {
+  return profiles_done(s, m);
+}
+
+void input_profiles_free(struct input_session *s) {
+  profiles_done(s, NULL);
 }

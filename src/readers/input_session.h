@@ -33,24 +33,12 @@ void strlist_add(struct strlist *l, const char *s);
 void strlist_free(struct strlist *l);
 int strlist_cmp(const void *a, const void *b); /* qsort of the strings */
 
-/* A .gcda and its notes, read natively once every input is read. */
-struct pending {
-  char *gcno, *gcda;
-};
-struct pend_list {
-  struct pending *v;
-  size_t n, cap;
-};
-
-/* One program's LLVM profiles (input_llvm.c). */
-struct prof_group {
-  char *key; /* the program and its shared objects, a line each */
-  const char **bins;
-  int n_bins;
-  struct strlist paths;
-};
-
-struct trace_module; /* input_trace.c */
+/* Each family of input kinds keeps its own state, defined and owned by its
+ * file: made at its first use, finished and freed through the kinds table
+ * (inputs.c). */
+struct gcov_state;  /* input_gcov.c: notes files seen and used, .gcda kept for the end */
+struct prof_state;  /* input_llvm.c: the LLVM profiles, by program */
+struct trace_state; /* input_trace.c: the traced modules and what their traces counted */
 
 /* A file or directory by identity. */
 struct ident {
@@ -68,18 +56,9 @@ struct input_session {
    * power of two. */
   struct ident *ids;
   size_t n_ids, cap_ids;
-  /* The notes files a .gcda of this run paired with, and those the inputs
-   * held (real paths; sorted by input_finish): a .gcno seen in the inputs
-   * is a never-run unit only if no .gcda used it. Of used_gcno, away_gcno:
-   * those in another directory than their .gcda (a pulled or exit tree's
-   * units, at their build paths): input_add_build_notes. */
-  struct strlist used_gcno, seen_gcno, away_gcno;
-  struct pend_list pend;   /* the .gcda to read natively at input_finish */
-  struct prof_group *prof; /* the LLVM profiles, by program */
-  size_t n_prof, cap_prof;
-  struct trace_module *tmods; /* traced modules: what their traces counted */
-  size_t n_tmods;
-  struct modcache mods; /* modules' call sites and DWARF, loaded once */
+  struct gcov_state *gcov; /* (NULL until a kind of its family needs it) */
+  struct prof_state *prof;
+  struct trace_state *trace;
   /* While a Xen blob's records are read from a temporary tree, a path in
    * that tree is said as the blob's record ("BLOB: record /path/x.gcda"). */
   const char *alias_tmp, *alias_blob;
@@ -95,9 +74,11 @@ void input_say(const struct input_session *s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void input_progress(const struct input_session *s, const char *what, size_t done, size_t total);
 
-/* input_gcov.c */
+/* input_gcov.c; input_gcno_seen: a notes file the inputs hold. */
 int input_gcdas_read(struct input_session *s, struct cov_model *m, struct strlist *gcdas);
+int input_gcno_seen(struct input_session *s, const char *path);
 int input_gcov_finish(struct input_session *s, struct cov_model *m);
+void input_gcov_free(struct input_session *s);
 
 /* input_gcov_tool.c */
 int input_gcdas_gcov(struct input_session *s, struct cov_model *m, struct strlist *gcdas);
@@ -108,6 +89,7 @@ int input_find_gcno(const char *gcda, char *out, size_t len);
 /* input_llvm.c */
 int input_prof_add(struct input_session *s, const char *path, const char *const *bins, int n_bins);
 int input_profiles_read(struct input_session *s, struct cov_model *m);
+void input_profiles_free(struct input_session *s);
 
 /* input_trace.c */
 struct modmap;

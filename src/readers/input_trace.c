@@ -59,27 +59,45 @@ struct trace_module {
   int ok, used, warned;
 };
 
+/* The trace family's state (input_session.h): the traced modules, and the
+ * modules' call sites and DWARF, loaded once. */
+struct trace_state {
+  struct trace_module *v;
+  size_t n;
+  struct modcache mods;
+};
+
+/* s's trace state, made at its first use; NULL without memory (said). */
+static struct trace_state *trace_of(struct input_session *s) {
+  if (!s->trace && !(s->trace = calloc(1, sizeof(*s->trace))))
+    UCOV_ERR("out of memory\n");
+  return s->trace;
+}
+
 /* A module's call sites and DWARF, loaded once; quiet: a module without the
  * hook (libc, the vdso) is left out without a word. */
 static struct trace_module *trace_module_q(struct input_session *s, const char *path, int quiet) {
-  for (size_t i = 0; i < s->n_tmods; i++)
-    if (strcmp(s->tmods[i].path, path) == 0)
-      return s->tmods[i].ok ? &s->tmods[i] : NULL;
-  struct trace_module *v = realloc(s->tmods, (s->n_tmods + 1) * sizeof(*v));
+  struct trace_state *ts = trace_of(s);
+  if (!ts)
+    return NULL;
+  for (size_t i = 0; i < ts->n; i++)
+    if (strcmp(ts->v[i].path, path) == 0)
+      return ts->v[i].ok ? &ts->v[i] : NULL;
+  struct trace_module *v = realloc(ts->v, (ts->n + 1) * sizeof(*v));
   if (!v)
     return NULL;
-  s->tmods = v;
-  struct trace_module *t = &s->tmods[s->n_tmods++];
+  ts->v = v;
+  struct trace_module *t = &ts->v[ts->n++];
   memset(t, 0, sizeof(*t));
   t->path = strdup(path);
   const struct dw_hook_sites *hs;
-  int st = modcache_sites(&s->mods, path, &hs);
+  int st = modcache_sites(&ts->mods, path, &hs);
   if (st < 0) {
     if (st == -3 && !quiet)
       dw_say_no_hook(path);
     return NULL;
   }
-  if (modcache_dwarf(&s->mods, path, &t->dw) < 0)
+  if (modcache_dwarf(&ts->mods, path, &t->dw) < 0)
     return NULL;
   t->sites = hs->at;
   t->tail = hs->tail;
@@ -318,8 +336,9 @@ static int next_pc(struct pc_reader *r, uint64_t *pc, int *bad) {
  * mapped files that call the hook. */
 static void modules_used(struct input_session *s, const struct modmap *map) {
   const struct input_opts *o = s->o;
-  for (size_t i = 0; i < s->n_tmods; i++)
-    s->tmods[i].used = 0, s->tmods[i].n_recent = 0;
+  struct trace_state *ts = s->trace;
+  for (size_t i = 0; i < ts->n; i++)
+    ts->v[i].used = 0, ts->v[i].n_recent = 0;
   for (int i = 0; !map && i < o->n_binaries; i++) {
     struct trace_module *t = trace_module(s, o->binaries[i]);
     if (t)
@@ -347,7 +366,8 @@ int input_pcs_read(struct input_session *s, struct cov_model *m, const char *pat
     diag_at(DIAG_ERROR, path, 0, "PCs need --binary PROG or --modules MAP");
     return 1;
   }
-  struct pc_reader r = {.f = ucov_fopen_regular(path), .path = path};
+  struct trace_state *ts = trace_of(s);
+  struct pc_reader r = {.f = ts ? ucov_fopen_regular(path) : NULL, .path = path};
   if (!r.f) {
     diag_at(DIAG_ERROR, path, 0, "%s", ucov_strerror(errno));
     if (have_map)
@@ -378,9 +398,9 @@ int input_pcs_read(struct input_session *s, struct cov_model *m, const char *pat
   }
   free(r.line);
   fclose(r.f);
-  for (size_t i = 0; i < s->n_tmods; i++)
-    if (s->tmods[i].ok && s->tmods[i].used)
-      trace_flush(m, &s->tmods[i]);
+  for (size_t i = 0; i < ts->n; i++)
+    if (ts->v[i].ok && ts->v[i].used)
+      trace_flush(m, &ts->v[i]);
   if (unknown)
     diag_at(DIAG_ERROR, path, 0, "%" PRIu64 " of %" PRIu64 " PCs are no trace-pc call site of %s%s",
             unknown, total, have_map ? "their module" : o->binaries[0],
@@ -394,13 +414,16 @@ int input_pcs_read(struct input_session *s, struct cov_model *m, const char *pat
 
 /* The traced modules forgotten, their sites and DWARF freed. */
 void input_trace_free(struct input_session *s) {
-  for (size_t i = 0; i < s->n_tmods; i++) {
-    struct trace_module *t = &s->tmods[i];
+  struct trace_state *ts = s->trace;
+  if (!ts)
+    return;
+  for (size_t i = 0; i < ts->n; i++) {
+    struct trace_module *t = &ts->v[i];
     free(t->hits);
     free(t->path);
   }
-  free(s->tmods);
-  s->tmods = NULL;
-  s->n_tmods = 0;
-  modcache_free(&s->mods);
+  free(ts->v);
+  modcache_free(&ts->mods);
+  free(ts);
+  s->trace = NULL;
 }

@@ -303,12 +303,10 @@ static int batch_gcno(struct input_session *s, struct cov_model *m, struct strli
                       const char *dir) {
   (void)m;
   (void)dir;
-  for (size_t i = 0; i < l->n; i++) {
-    char abs[PATH_MAX];
-    if (realpath(l->v[i], abs))
-      strlist_add(&s->seen_gcno, abs);
-  }
-  return 0;
+  int bad = 0;
+  for (size_t i = 0; i < l->n; i++)
+    bad += input_gcno_seen(s, l->v[i]);
+  return bad;
 }
 
 static int batch_xencov(struct input_session *s, struct cov_model *m, struct strlist *l,
@@ -321,23 +319,41 @@ static int batch_xencov(struct input_session *s, struct cov_model *m, struct str
 }
 
 /*
- * The kinds, in the order a directory's files are read. named: a file in a
- * directory by its name (NULL: never picked from a directory); looks: a file
- * given alone, by its first bytes or name (NULL: by name only); rank: the
- * order looks are tried in for a file alone (a Xen blob first, by its magic;
- * 0: not tried). Designated: a row says what it has.
+ * The input kinds: the one interface every reader has. In the order a
+ * directory's files are read; named: a file in a directory by its name
+ * (NULL: never picked from a directory); looks: a file given alone, by its
+ * first bytes or name (NULL: by name only); rank: the order looks are tried
+ * in for a file alone (a Xen blob first, by its magic; 0: not tried); read:
+ * a batch of files; finish: what the kind kept for the end, read once every
+ * input is (input_finish, in the table's order); release: the kind's state
+ * freed. A family of kinds sharing one state (.gcda and .gcno) finishes and
+ * releases it in one row. Designated: a row says what it has.
  */
 static const struct input_kind {
   int (*named)(const char *path, const char *base);
   int (*looks)(const struct head *h);
   unsigned rank;
   int (*read)(struct input_session *s, struct cov_model *m, struct strlist *l, const char *dir);
+  int (*finish)(struct input_session *s, struct cov_model *m);
+  void (*release)(struct input_session *s);
 } kinds[INPUT_KINDS] = {
-    {.named = name_is_gcda, .read = batch_gcda}, /* (also alone, by name) */
-    {.named = name_is_prof, .looks = head_is_prof, .rank = 2, .read = batch_prof},
+    {.named = name_is_gcda, /* (also alone, by name) */
+     .read = batch_gcda,
+     .finish = input_gcov_finish,
+     .release = input_gcov_free},
+    {.named = name_is_prof,
+     .looks = head_is_prof,
+     .rank = 2,
+     .read = batch_prof,
+     .finish = input_profiles_read,
+     .release = input_profiles_free},
     {.looks = head_is_lcov, .rank = 4, .read = batch_lcov},
     {.looks = head_is_json, .rank = 3, .read = batch_json},
-    {.named = name_is_pcs, .looks = head_is_pcs, .rank = 5, .read = batch_pcs},
+    {.named = name_is_pcs,
+     .looks = head_is_pcs,
+     .rank = 5,
+     .read = batch_pcs,
+     .release = input_trace_free},
     {.named = name_is_xencov, .looks = head_is_xencov, .rank = 1, .read = batch_xencov},
     {.named = name_is_gcno, .read = batch_gcno}, /* (also alone, by name) */
 };
@@ -477,8 +493,10 @@ struct input_session *input_session_new(const struct input_opts *o) {
 }
 
 int input_finish(struct input_session *s, struct cov_model *m) {
-  int bad = input_gcov_finish(s, m);
-  bad += input_profiles_read(s, m);
+  int bad = 0;
+  for (size_t k = 0; k < INPUT_KINDS; k++)
+    if (kinds[k].finish)
+      bad += kinds[k].finish(s, m);
   free(s->ids);
   s->ids = NULL, s->n_ids = s->cap_ids = 0;
   return bad;
@@ -487,16 +505,9 @@ int input_finish(struct input_session *s, struct cov_model *m) {
 void input_session_free(struct input_session *s) {
   if (!s)
     return;
-  strlist_free(&s->used_gcno);
-  strlist_free(&s->seen_gcno);
-  strlist_free(&s->away_gcno);
-  for (size_t i = 0; i < s->pend.n; i++) {
-    free(s->pend.v[i].gcno);
-    free(s->pend.v[i].gcda);
-  }
-  free(s->pend.v);
-  input_profiles_read(s, NULL);
-  input_trace_free(s);
+  for (size_t k = 0; k < INPUT_KINDS; k++)
+    if (kinds[k].release)
+      kinds[k].release(s);
   free(s->ids);
   free(s);
 }
