@@ -3,15 +3,14 @@
 # layers below it only, and of the libraries only its own. From the bottom:
 #  - src/base (the model and its path policy, exclusions, diagnostics,
 #    utilities, JSON, tools run): nothing of the project's; libc;
-#  - src/symbols (ELF, DWARF, call sites, module maps and their cache):
-#    base, ucov/dormant.h; elfutils;
+#  - src/symbols (ELF, DWARF, call sites, build-ids, module maps and their
+#    cache): base, ucov/dormant.h; elfutils;
 #  - src/diffcov (differential coverage): base;
 #  - src/readers (every input kind, every report format read): base,
 #    symbols, ucov/kcov.h;
 #  - src/writers (every report format written, the HTML page): base,
 #    diffcov;
-#  - src/store: base, symbols, readers, writers; SQLite, libpq, libelf (the
-#    build-ids of a push's programs);
+#  - src/store: base, symbols, readers, writers; SQLite, libpq;
 #  - src/proto: its own, ucov/port/frame.h and ucov/port/compiler.h; libc;
 #  - src/cli: everything of the host side, src/posix/beneath.h and
 #    src/posix/elf_file.h of the runtime, include/ucov/ and ucov/port/frame.h.
@@ -42,7 +41,7 @@ host_layer(symbols "^base/[a-z0-9_]+\\.h$|^ucov/dormant\\.h$" "${no_db}")
 host_layer(diffcov "^base/[a-z0-9_]+\\.h$" "${no_db}|gelf|libelf|elfutils|dwarf")
 host_layer(readers "^(base|symbols)/[a-z0-9_]+\\.h$|^ucov/kcov\\.h$" "${no_db}")
 host_layer(writers "^(base|diffcov)/[a-z0-9_]+\\.h$" "${no_db}|gelf|libelf|elfutils|dwarf")
-host_layer(store "^(base|symbols|readers|writers)/[a-z0-9_]+\\.h$" "fuse|elfutils|dwarf")
+host_layer(store "^(base|symbols|readers|writers)/[a-z0-9_]+\\.h$" "fuse|gelf|libelf|elfutils|dwarf")
 host_layer(proto "^ucov/port/(frame|compiler)\\.h$" "${no_db}|gelf|libelf|elfutils")
 host_layer(cli
   "^(base|symbols|diffcov|readers|writers|store|proto)/[a-z0-9_]+\\.h$|^posix/(beneath|elf_file)\\.h$|^ucov/[a-z0-9_]+\\.h$|^ucov/port/frame\\.h$"

@@ -12,44 +12,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "symbols/buildid.h"
 #include "symbols/modmap.h"
-
-/* The GNU build-id of an ELF file as hex, or "" (none, or not ELF). */
-static void elf_build_id(const char *path, char *out, size_t n) {
-  out[0] = 0;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return;
-  elf_version(EV_CURRENT);
-  Elf *e = elf_begin(fd, ELF_C_READ, NULL);
-  for (Elf_Scn *scn = NULL; e && !out[0] && (scn = elf_nextscn(e, scn));) {
-    GElf_Shdr sh;
-    if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-      continue;
-    Elf_Data *d = elf_getdata(scn, NULL);
-    GElf_Nhdr nh;
-    size_t off = 0, name_off, desc_off;
-    while (d && (off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
-      if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-          !memcmp((char *)d->d_buf + name_off, "GNU", 4) && 2 * nh.n_descsz < n) {
-        const unsigned char *id = (const unsigned char *)d->d_buf + desc_off;
-        for (size_t i = 0; i < nh.n_descsz; i++)
-          snprintf(out + 2 * i, 3, "%02x", id[i]);
-        break;
-      }
-    }
-  }
-  if (e)
-    elf_end(e);
-  close(fd);
-}
 
 static int cmp_str(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
@@ -68,7 +37,7 @@ int store_build_ids(const char **bins, int n_bins, char **inputs, int n_inputs, 
     UCOV_ERR("out of memory");
   for (int i = 0; !err && i < n_bins; i++) {
     char id[130];
-    elf_build_id(bins[i], id, sizeof(id));
+    elf_build_id_hex(bins[i], id, sizeof(id));
     if (id[0] && !(ids[n++] = strdup(id)))
       err = -1;
   }
@@ -93,7 +62,7 @@ int store_build_ids(const char **bins, int n_bins, char **inputs, int n_inputs, 
           char id[130];
           if (strcmp(base_name(bins[b]), base_name(me->path)))
             continue;
-          elf_build_id(bins[b], id, sizeof(id));
+          elf_build_id_hex(bins[b], id, sizeof(id));
           if (id[0] && strcmp(id, me->build_id)) {
             diag_at(DIAG_ERROR, bins[b], 0,
                     "build-id %s, but the program that ran (%s in %s) is %s", id, me->path, path,
