@@ -2,6 +2,7 @@
 /* The coverage model: files, lines, functions, branches; adding, filtering, paths (see model.h). */
 #define _GNU_SOURCE
 #include "model.h"
+#include "demangle.h"
 #include "util.h"
 
 #include <fnmatch.h>
@@ -455,8 +456,10 @@ void cov_sort_excluded(struct cov_file *f) {
   f->n_excl_lines = o;
 }
 
-static void finish_file(struct cov_file *f) {
+static void finish_file(struct cov_file *f, int demangle) {
   size_t o = 0;
+  if (demangle)
+    cov_demangle_funcs(f);
   sort(f->lines, f->n_lines, sizeof(*f->lines), cmp_line);
   for (size_t i = 0; i < f->n_lines; i++) {
     if (o && f->lines[o - 1].line == f->lines[i].line)
@@ -509,7 +512,7 @@ static void finish_file(struct cov_file *f) {
 
 void cov_finish(struct cov_model *m) {
   for (size_t i = 0; i < m->n_files; i++)
-    finish_file(m->files[i]);
+    finish_file(m->files[i], !m->no_demangle);
   sort(m->files, m->n_files, sizeof(*m->files), cmp_file);
   index_rebuild(m, m->n_slots ? m->n_slots : 64);
 }

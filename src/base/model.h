@@ -95,6 +95,11 @@ struct cov_model {
   int reading_unit;
   void (*path_seen)(void *arg, const char *raw, const char *path);
   void *path_seen_arg;
+  /* --no-demangle: C++ function names as the compiler wrote them (else
+   * cov_finish demangles them, and the variants of one constructor or
+   * destructor, C1/C2, D0/D1/D2, become one function, as gcovr and llvm-cov
+   * show them). */
+  int no_demangle;
 };
 
 struct cov_summary {

@@ -32,7 +32,8 @@ static const char merge_usage[] =
     "\n"
     "  -o, --output FILE\n"
     "  --lcov-format 1|2    the tracefile's form: lcov 1.x (default) or 2.x records\n"
-    "  --binary, --prefix-map, --include, --exclude, --gcov-tool, the exclusions\n"
+    "  --binary, --prefix-map, --include, --exclude, --gcov-tool, --no-demangle, the\n"
+    "  exclusions\n"
     "  (--no-markers, --exclude-*-by-pattern, --exclude-*-branches): as for ucov report\n"
     "  -q, --quiet\n"
     "  -h, --help\n";

@@ -87,6 +87,9 @@ static const char report_usage[] =
     "  --exclude GLOB       drop source paths matching GLOB (repeatable, the same)\n"
     "  --gcov-tool TOOL     read .gcda through this gcov (default: ucov reads\n"
     "                       GCC 12-15 notes itself)\n"
+    "  --no-demangle        C++ function names as the compiler wrote them (default:\n"
+    "                       demangled, a constructor's or destructor's variants one\n"
+    "                       function)\n"
     "\n"
     "From a coverage store (ucov push; docs/store.md), with or without INPUTs:\n"
     "  --store URL          a store: a SQLite file (sqlite:PATH or a path; default\n"
@@ -285,6 +288,7 @@ static int report_baseline(struct cov_model *base, const struct cov_model *m,
   base->exclude = m->exclude;
   base->n_exclude = m->n_exclude;
   base->root = m->root;
+  base->no_demangle = m->no_demangle;
   struct cov_excl bx = out->excl;
   char *cwd = m->root ? NULL : getcwd(NULL, 0);
   struct old_text ot = {ud, m->root ? m->root : cwd};

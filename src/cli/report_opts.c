@@ -230,6 +230,7 @@ static const struct opt_row rows[] = {
     {"fail-under-branch", 1, CALL, 0, 0, 2, 0, parse_fail_under},
     {"fail-under-patch", 1, CALL, 0, 0, 3, 0, parse_fail_under},
     {"no-markers", 0, FLAG_OUT, OUT(excl.markers), 0, 0, 0, NULL},
+    {"no-demangle", 0, FLAG_OUT, OUT(no_demangle), 0, 1, 0, NULL},
     {"exclude-lines-by-pattern", 1, SET_OUT, OUT(excl.line_pattern), 0, 0, 0, NULL},
     {"exclude-branches-by-pattern", 1, SET_OUT, OUT(excl.branch_pattern), 0, 0, 0, NULL},
     {"exclude-unreachable-branches", 0, FLAG_OUT, OUT(excl.unreachable_branches), 0, 1, 0, NULL},
@@ -337,6 +338,7 @@ static int parse_finish(struct parse *p, int argc) {
     return -1;
   }
   out->excl.root = m->root;
+  m->no_demangle = out->no_demangle;
   p->in->progress = !*p->quiet && isatty(2);
   return 0;
 }

@@ -295,8 +295,8 @@ static const char push_usage[] =
     "  --shard S            the shard, machine or job they are from\n"
     "  --revision R         the sources' revision (a commit)\n"
     "  --config C           the build's configuration (debug, asan, ...), if several\n"
-    "  --binary, --modules, --prefix-map, --include, --exclude, --gcov-tool: as for\n"
-    "  ucov report\n"
+    "  --binary, --modules, --prefix-map, --include, --exclude, --gcov-tool,\n"
+    "  --no-demangle: as for ucov report\n"
     "  -q, --quiet\n"
     "  -h, --help\n";
 
@@ -472,7 +472,7 @@ static int push_named(struct store *st, const struct cov_model *m, struct store_
     struct cov_model t;
     cov_init(&t);
     t.maps = m->maps, t.n_maps = m->n_maps, t.include = m->include, t.n_include = m->n_include;
-    t.exclude = m->exclude, t.n_exclude = m->n_exclude;
+    t.exclude = m->exclude, t.n_exclude = m->n_exclude, t.no_demangle = m->no_demangle;
     for (int i = first; i < argc; i++)
       if (is_lcov[i - first])
         bad += lcov_read_test(&t, argv[i], names[k]);
