@@ -8,6 +8,7 @@ have() { command -v "$1" >/dev/null 2>&1; }
 have cmake || need+=(cmake)
 have ninja || need+=(ninja-build)
 have gcc || need+=(gcc libc6-dev)
+have g++ || need+=(g++) # C++ projects (ucov c++; clang++ uses its libstdc++ too)
 have clang || need+=(clang)
 have objdump && have nm && have readelf || need+=(binutils)
 # More clangs for the LLVM profile tests: raw profile v8 (clang 14 to 17) and

@@ -3,7 +3,8 @@
  * ucov cc: a compiler wrapper in the spirit of afl-cc. It adds the
  * instrumentation flags that the wrapped compiler (gcc or clang) needs for the
  * chosen modes and, when the command links, the ucov runtime; then it execs
- * the compiler. CC (or UCOV_CC) chooses the compiler.
+ * the compiler. CC (or UCOV_CC) chooses the compiler; ucov c++, a C++
+ * source or a link of C++ objects its C++ driver (CXX, UCOV_CXX).
  */
 #define _GNU_SOURCE
 #include <fnmatch.h>
@@ -25,8 +26,11 @@ static const char cc_usage[] =
     "usage: ucov cc [--trace] [--ext] [--unique] [--gcov] [--pgo] [--dormant] [--only GLOB]\n"
     "               [--skip GLOB] [--cc COMPILER] [--] COMPILER-ARGS...\n"
     "\n"
-    "Compile and link C code with ucov instrumentation. Use it as CC:\n"
-    "  CC=\"ucov cc --trace\" make\n"
+    "Compile and link C and C++ code with ucov instrumentation. Use it as CC, and\n"
+    "ucov c++ (the same options) as CXX:\n"
+    "  CC=\"ucov cc --trace\" CXX=\"ucov c++ --trace\" make\n"
+    "C++ sources, or a link of objects compiled from C++, run the C++ driver of the\n"
+    "compiler (g++ for gcc, clang++ for clang), as ucov c++ always does.\n"
     "\n"
     "modes (ucov's own options, anywhere on the line up to a `--`, never passed to the\n"
     "compiler; they combine; --trace is the default):\n"
@@ -67,6 +71,8 @@ static const char cc_usage[] =
     "\n"
     "environment:\n"
     "  UCOV_CC     the compiler to run (a command line) without --cc; else CC; else cc\n"
+    "  UCOV_CXX    the C++ compiler (ucov c++, C++ sources and links); else CXX; else\n"
+    "              the C compiler's C++ driver (gcc-12: g++-12, clang: clang++, cc: c++)\n"
     "  UCOV_LIBDIR where libucov.a is (default: found next to this ucov)\n"
     "  UCOV_MODE   modes when no option names one: trace, ext, unique, gcov, pgo\n"
     "              (commas between them), for builds that pass only CC\n"
@@ -419,8 +425,9 @@ static int cc_link_flags(const struct cc_job *job, int dormant, char **out, int 
   return 0;
 }
 
-int cmd_cc(int argc, char **argv) {
-  struct cc_opts o = {0};
+/* ucov cc (cxx 0) and ucov c++ (cxx 1). */
+static int run_cc(int argc, char **argv, int cxx) {
+  struct cc_opts o = {.cxx = cxx};
   if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
     fputs(cc_usage, stdout);
     return UCOV_EXIT_OK;
@@ -429,13 +436,16 @@ int cmd_cc(int argc, char **argv) {
   int nargs, rc = cc_gather(argc, argv, &o, &args, &nargs);
   if (rc >= 0)
     return rc;
+  /* C++ sources, a link of C++ objects or ucov c++: the C++ driver, which
+   * links the C++ runtime (the C driver leaves it out and the link fails). */
+  struct cc_job job = cc_classify(nargs, args, &o);
   char *cc[64];
-  int ncc = cc_compiler_words(o.cc, cc, 64);
+  int ncc =
+      o.cxx || job.cxx ? cc_cxx_compiler_words(o.cc, cc, 64) : cc_compiler_words(o.cc, cc, 64);
   if (ncc == 0) {
-    UCOV_ERR("no compiler (set CC)\n");
+    UCOV_ERR(o.cxx ? "no compiler (set CXX)\n" : "no compiler (set CC)\n");
     return UCOV_EXIT_USAGE;
   }
-  struct cc_job job = cc_classify(nargs, args, &o);
   char **out = calloc((size_t)(ncc + nargs + 40), sizeof(char *));
   int n = 0;
   if (!out) {
@@ -477,4 +487,12 @@ int cmd_cc(int argc, char **argv) {
   execvp(out[0], out);
   UCOV_ERR("cannot run %s: %m\n", out[0]);
   return UCOV_EXIT_FAIL;
+}
+
+int cmd_cc(int argc, char **argv) {
+  return run_cc(argc, argv, 0);
+}
+
+int cmd_cxx(int argc, char **argv) {
+  return run_cc(argc, argv, 1);
 }

@@ -9,6 +9,7 @@
 
 struct cc_opts {
   int trace, ext, gcov, unique, pgo, verbose, dormant;
+  int cxx;                         /* ucov c++: the C++ driver compiles and links */
   const char *cc;                  /* --cc COMPILER */
   const char *only[64], *skip[64]; /* --only/--skip GLOBs (and UCOV_ONLY/UCOV_SKIP) */
   int n_only, n_skip;
@@ -20,6 +21,8 @@ struct cc_job {
   int n_src, n_sel; /* C or C++ sources, and those --only/--skip select */
   int has_source;   /* a C or C++ source among the inputs: this command compiles */
   int preprocesses; /* a source or .S file: the preprocessor runs (-idirafter is used) */
+  int cxx;          /* a C++ source, or at a link an object compiled from C++ */
+  int objects;      /* inputs that are neither sources nor assembly (objects, archives) */
 };
 
 /* UCOV_ONLY / UCOV_SKIP: colon-separated globs, added to the options'. */
@@ -33,6 +36,10 @@ struct cc_job cc_classify(int argc, char **argv, const struct cc_opts *o);
 /* The compiler command: --cc, else UCOV_CC, else CC unless it is ucov
  * itself, else cc; split on blanks into out (max words). */
 int cc_compiler_words(const char *opt, char **out, int max);
+/* The same for C++ (ucov c++, or a C++ source or link): UCOV_CXX, else CXX
+ * unless it is ucov itself, else the C compiler's C++ driver (gcc-12:
+ * g++-12, clang: clang++, cc: c++). */
+int cc_cxx_compiler_words(const char *opt, char **out, int max);
 /* gcc or clang? By name, else by what the compiler says it is. */
 int cc_compiler_is_clang(const char *cc);
 

@@ -4,11 +4,15 @@
  * inputs and what the command does, --only and --skip, which compiler.
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <fnmatch.h>
+#include <gelf.h>
+#include <libelf.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cc.h"
 #include "cli.h"
@@ -66,6 +70,53 @@ int cc_takes_separate_value(const char *a) {
 
 /* Kinds of input, by -x LANG or else by the file name's extension. */
 enum input_kind { INPUT_OTHER, INPUT_SOURCE, INPUT_PREPROCESSED, INPUT_ASM_CPP };
+
+/* Is -x LANG, or a source's name, C++? */
+static int lang_is_cxx(const char *lang) {
+  return !strcmp(lang, "c++") || !strcmp(lang, "objective-c++") ||
+         !strcmp(lang, "c++-cpp-output") || !strcmp(lang, "c++-header");
+}
+
+static int name_is_cxx(const char *a) {
+  static const char *const ext[] = {".cc", ".cp", ".cxx", ".cpp", ".c++", ".C", ".ii", ".mm"};
+  const char *dot = strrchr(a, '.');
+  for (size_t i = 0; dot && i < sizeof(ext) / sizeof(ext[0]); i++)
+    if (strcmp(dot, ext[i]) == 0)
+      return 1;
+  return 0;
+}
+
+/* Was the object or archive member at path compiled from C++? Its symbol
+ * table names the C++ runtime (__gxx_personality_v0, __cxa_*) or a mangled
+ * name it needs from elsewhere (_Z...). */
+static int object_is_cxx(const char *path) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return 0;
+  elf_version(EV_CURRENT);
+  Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+  int cxx = 0;
+  for (Elf_Scn *scn = NULL; e && elf_kind(e) == ELF_K_ELF && !cxx && (scn = elf_nextscn(e, scn));) {
+    GElf_Shdr sh;
+    Elf_Data *d;
+    if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !(d = elf_getdata(scn, NULL)))
+      continue;
+    size_t n = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+    for (size_t i = 0; i < n && !cxx; i++) {
+      GElf_Sym sym;
+      const char *name;
+      if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx != SHN_UNDEF ||
+          !(name = elf_strptr(e, sh.sh_link, sym.st_name)))
+        continue;
+      cxx = !strncmp(name, "_Z", 2) || !strcmp(name, "__gxx_personality_v0") ||
+            !strncmp(name, "__cxa_", 6);
+    }
+  }
+  if (e)
+    elf_end(e);
+  close(fd);
+  return cxx;
+}
 
 static enum input_kind kind_of_lang(const char *lang) {
   static const char *const src[] = {"c", "c++", "objective-c", "objective-c++"};
@@ -190,6 +241,10 @@ struct cc_job cc_classify(int argc, char **argv, const struct cc_opts *o) {
     if (a[0] != '-' || a[1] == 0) {
       enum input_kind k = input_kind(lang, a);
       j.has_input = 1;
+      if (is_source_kind(k))
+        j.cxx |= lang && strcmp(lang, "none") ? lang_is_cxx(lang) : name_is_cxx(a);
+      else if (k == INPUT_OTHER && (lang == NULL || !strcmp(lang, "none")))
+        j.objects++;
       j.preprocesses |= k == INPUT_SOURCE || k == INPUT_ASM_CPP;
       if (is_source_kind(k)) {
         j.has_source = 1;
@@ -211,6 +266,17 @@ struct cc_job cc_classify(int argc, char **argv, const struct cc_opts *o) {
       j.compile_only = 1;
     else if (!strcmp(a, "-shared"))
       j.shared = 1;
+  }
+  /* At a link of objects only: C++ if one of them was compiled from C++
+   * (the C driver would leave out libstdc++ and the link fail). */
+  for (int i = 0; !j.cxx && !j.has_source && !j.compile_only && j.objects && i < argc; i++) {
+    const char *a = argv[i], *dot = strrchr(a, '.');
+    if (a[0] == '-' && a[1]) {
+      i += cc_takes_separate_value(a);
+      continue;
+    }
+    if (dot && (!strcmp(dot, ".o") || !strcmp(dot, ".a") || !strcmp(dot, ".lo")))
+      j.cxx = object_is_cxx(a);
   }
   return j;
 }
@@ -244,6 +310,53 @@ int cc_compiler_words(const char *opt, char **out, int max) {
     }
   }
   return split_words(cc && *cc ? cc : "cc", out, max);
+}
+
+/* The C++ driver beside a C compiler's name: gcc-12 -> g++-12, clang-16 ->
+ * clang++-16, cc -> c++; a name already C++ (g++, clang++, c++) as it is. */
+static void cxx_driver(const char *c, char *out, size_t n) {
+  const char *base = strrchr(c, '/');
+  size_t dir = base ? (size_t)(base + 1 - c) : 0;
+  base = base ? base + 1 : c;
+  const char *at;
+  if (strstr(base, "++"))
+    snprintf(out, n, "%s", c);
+  else if (!strcmp(base, "afl-cc") || !strcmp(base, "afl-gcc-fast"))
+    snprintf(out, n, "%.*s%s", (int)dir, c, base[4] == 'c' ? "afl-c++" : "afl-g++-fast");
+  else if (!strncmp(base, "afl-", 4)) /* afl-clang-fast, afl-clang-lto: ...++ */
+    snprintf(out, n, "%s++", c);
+  else if ((at = strstr(base, "clang")))
+    snprintf(out, n, "%.*sclang++%s", (int)(at - c), c, at + 5);
+  else if ((at = strstr(base, "gcc")))
+    snprintf(out, n, "%.*sg++%s", (int)(at - c), c, at + 3);
+  else if (!strcmp(base, "cc"))
+    snprintf(out, n, "%.*sc++", (int)dir, c);
+  else
+    snprintf(out, n, "%s", c); /* (a wrapper that picks by itself: afl-clang-fast) */
+}
+
+int cc_cxx_compiler_words(const char *opt, char **out, int max) {
+  const char *cxx = opt && *opt ? NULL : getenv("UCOV_CXX");
+  if (!opt || !*opt) {
+    if (!cxx || !*cxx)
+      cxx = getenv("CXX");
+    char first[4096];
+    if (cxx && *cxx) {
+      size_t k = strspn(cxx, " \t");
+      snprintf(first, sizeof(first), "%.*s", (int)strcspn(cxx + k, " \t"), cxx + k);
+      if (is_ucov(first))
+        cxx = NULL; /* CXX="ucov c++" exported to us: don't recurse */
+    }
+    if (cxx && *cxx)
+      return split_words(cxx, out, max);
+  }
+  int n = cc_compiler_words(opt, out, max);
+  if (n > 0) {
+    char d[4096];
+    cxx_driver(out[0], d, sizeof(d));
+    out[0] = strdup(d);
+  }
+  return n;
 }
 
 /* gcc or clang? By name, else by what the compiler says it is. */

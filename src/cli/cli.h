@@ -25,6 +25,7 @@ struct option;
 int cli_bad_option(int argc, char **argv, const struct option *opts);
 
 int cmd_cc(int argc, char **argv);
+int cmd_cxx(int argc, char **argv); /* ucov c++ */
 int cmd_symbolize(int argc, char **argv);
 int cmd_ls(int argc, char **argv);
 int cmd_pull(int argc, char **argv);
