@@ -288,7 +288,8 @@ static int batch_pcs(struct input_session *s, struct cov_model *m, struct strlis
   const char *modules = s->o->modules;
   if (dir && !modules) {
     snprintf(map, sizeof(map), "%s/modules", dir);
-    modules = access(map, R_OK) == 0 ? map : NULL;
+    struct stat st; /* (a folder named modules is no module map) */
+    modules = stat(map, &st) == 0 && S_ISREG(st.st_mode) && access(map, R_OK) == 0 ? map : NULL;
   }
   int bad = 0;
   for (size_t i = 0; i < l->n; i++)

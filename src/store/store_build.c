@@ -45,9 +45,12 @@ int store_build_ids(const char **bins, int n_bins, char **inputs, int n_inputs, 
     char *path;
     if (asprintf(&path, "%s/modules", inputs[i]) < 0)
       continue;
-    FILE *f = fopen(path, "r");
+    /* (a directory or other file named modules is no module map: a source
+     * tree's folder) */
+    FILE *f = ucov_fopen_regular(path);
     struct modmap mm;
-    if (!f && errno != ENOENT && errno != ENOTDIR) { /* there, unreadable: a wrong build */
+    if (!f && errno != ENOENT && errno != ENOTDIR && errno != EISDIR &&
+        errno != UCOV_ENOTREG) { /* there, unreadable: a wrong build */
       diag_at(DIAG_ERROR, path, 0, "%s", strerror(errno));
       err = -1;
     } else if (f && modmap_read(&mm, f, path) != 0) {
