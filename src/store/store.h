@@ -115,6 +115,9 @@ int store_build_ids(const char **bins, int n_bins, char **inputs, int n_inputs, 
 int store_who(struct store *s, const struct store_filter *f, const char *file, uint32_t line,
               void (*cb)(void *arg, const char *path, const char *test, uint64_t count), void *arg);
 
+/* Every source path the store knows, once each, in order, to cb. 0 or -1. */
+int store_paths(struct store *s, void (*cb)(void *arg, const char *path), void *arg);
+
 /*
  * Test selection: the tests whose counts (that pass the filter) ran any of
  * the n lines (paths[i] a path or its ending, lines[i]), with how many of

@@ -318,6 +318,21 @@ int store_who(struct store *s, const struct store_filter *f, const char *file, u
   return r ? store_fail(s, "who") : 0;
 }
 
+int store_paths(struct store *s, void (*cb)(void *arg, const char *path), void *arg) {
+  const struct db_ops *o = s->db->ops;
+  if (store_ready(s))
+    return -1;
+  struct db_stmt *st = o->prepare(s->db, "SELECT DISTINCT path FROM sources ORDER BY path");
+  if (!st)
+    return store_fail(s, "paths");
+  int r;
+  while ((r = o->step(st)) == 1)
+    if (o->col_text(st, 0))
+      cb(arg, o->col_text(st, 0));
+  o->finalize(st);
+  return r ? store_fail(s, "paths") : 0;
+}
+
 int store_line_tests(struct store *s, const struct store_filter *f,
                      void (*cb)(void *arg, const char *path, uint32_t line, const char *test,
                                 uint64_t count),

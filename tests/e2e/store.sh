@@ -61,6 +61,22 @@ engine() { # engine NAME URL
     [ "$want" = "$got" ] || { bad=1; echo "who httpreq.c:$line ($fn): want '$want', got '$got'" >&2; }
   done < <(awk -F'[:,]' -v f="SF:$D/httpreq.c" '$0==f{p=1} /^end_of_record/{p=0} p&&/^FN:/{print $2","$3}' all.info)
   [ $bad = 0 ] && pass "$name: who" || fail "$name: who"
+  # who of a file the store does not know: an error naming the nearest known
+  # paths; a known line no test ran: nothing, status 0
+  "$UCOV" who "elsewhere/httpreq.c:3" --store "$url" >who.out 2>who.err
+  [ $? = 1 ] && [ ! -s who.out ] && grep -q 'no source of that path' who.err &&
+    grep -q "^  $D/httpreq.c$" who.err && pass "$name: who of an unknown file: status 1, nearest paths" ||
+    fail "$name: who of an unknown file: $(cat who.err)"
+  "$UCOV" who "httpreq.c:999999" --store "$url" >who.out 2>who.err &&
+    [ ! -s who.out ] && pass "$name: who of a line no test ran: nothing, status 0" ||
+    fail "$name: who of a line no test ran: $(cat who.err)"
+  # a tree holding a folder named modules (a source tree's): no module map,
+  # and no failure (it was "./modules: Is a directory")
+  # (a store of its own: the checks below count this store's pushes)
+  rm -rf withdir withdir.db && cp -r r0 withdir && rm -f withdir/modules && mkdir -p withdir/modules
+  "$UCOV" push withdir --store withdir.db --test tdir -q 2>push.err && "$UCOV" report withdir -q --lcov wd.info &&
+    pass "$name: push of a tree with a folder named modules" ||
+    fail "$name: push of a tree with a folder named modules: $(cat push.err)"
   # a second build (revision): --build selects it, history lists both
   "$UCOV" push r0 --store "$url" --test t0 --revision rev2 -q
   "$UCOV" report --store "$url" --build rev2 --lcov rev2.info && "$UCOV" merge r0 -o r0.info &&
