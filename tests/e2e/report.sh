@@ -392,16 +392,22 @@ cd .. || exit 1
 # lcov 2.x tracefiles (tests/data/lcov2.info: TN, VER, FNL/FNA with aliases,
 # an exception branch, MCDC; functions and a line's blocks in lcov 2's order,
 # their numbers compared as text): read whole, and written back byte for
-# byte by `ucov merge --lcov-format 2`, directly and through ucov JSON.
+# byte by `ucov merge --lcov-format 2 --no-demangle` (the compiler's names,
+# each constructor variant an alias), directly and through ucov JSON.
 L2=$SRC/tests/data/lcov2.info
-"$UCOV" merge "$L2" -o l2.info --lcov-format 2 2>l2.err && cmp -s "$L2" l2.info && [ ! -s l2.err ] &&
+"$UCOV" merge --no-demangle "$L2" -o l2.info --lcov-format 2 2>l2.err && cmp -s "$L2" l2.info && [ ! -s l2.err ] &&
   pass "lcov 2 round trip" || fail "lcov 2 round trip: $(diff "$L2" l2.info | head -5; head -2 l2.err)"
-"$UCOV" merge "$L2" -o l2.json && "$UCOV" merge l2.json -o l2j.info --lcov-format 2 &&
+"$UCOV" merge --no-demangle "$L2" -o l2.json && "$UCOV" merge --no-demangle l2.json -o l2j.info --lcov-format 2 &&
   cmp -s "$L2" l2j.info && pass "lcov 2 through ucov JSON" || fail "lcov 2 through ucov JSON: $(diff "$L2" l2j.info | head -5)"
-"$UCOV" report "$L2" >l2.sum && grep -q '^functions: *75.00% (3 of 4)' l2.sum &&
+# Demangled (the default), A's two constructor variants are one function.
+"$UCOV" report --no-demangle "$L2" >l2raw.sum && grep -q '^functions: *75.00% (3 of 4)' l2raw.sum &&
+  "$UCOV" merge "$L2" -o - --lcov-format 2 | grep -q '^FNA:0,2,A::A()$' &&
+  pass "lcov 2: --no-demangle keeps the variants, the default merges them" ||
+  fail "lcov 2 variants: $(cat l2raw.sum)"
+"$UCOV" report "$L2" >l2.sum && grep -q '^functions: *100.00% (3 of 3)' l2.sum &&
   grep -q '^MC/DC: *75.00% (3 of 4)' l2.sum && pass "lcov 2 summary" || fail "lcov 2 summary: $(cat l2.sum)"
 "$UCOV" merge "$L2" -o l2v1.info && grep -q '^TN:unit_tests$' l2v1.info &&
-  grep -q '^FNDA:2,_ZN1AC2Ev$' l2v1.info && grep -q '^BRDA:5,0,2,0$' l2v1.info &&
+  grep -q '^FNDA:2,A::A()$' l2v1.info && grep -q '^BRDA:5,0,2,0$' l2v1.info &&
   ! grep -q '^MCDC\|^FNL' l2v1.info && pass "lcov 2 into lcov 1 records" || fail "lcov 2 into lcov 1 records"
 # Summed twice: every count doubles, MC/DC's too.
 cp "$L2" l2copy.info && "$UCOV" merge "$L2" l2copy.info -o l2x2.info --lcov-format 2 && grep -q '^MCDC:7,2,t,2,1,b, c$' l2x2.info &&
