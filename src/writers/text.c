@@ -35,42 +35,77 @@ static void missing(const struct cov_file *c, FILE *f) {
   }
 }
 
-static void row(FILE *f, int w, const char *name, uint64_t lh, uint64_t lf, uint64_t fh,
-                uint64_t ff, uint64_t bh, uint64_t bf) {
-  char a[16], b[16], c[16], la[48], fa[48], ba[48];
-  snprintf(la, sizeof(la), "%s %" PRIu64 "/%" PRIu64, pct(a, sizeof(a), lh, lf), lh, lf);
-  snprintf(fa, sizeof(fa), "%s %" PRIu64 "/%" PRIu64, pct(b, sizeof(b), fh, ff), fh, ff);
-  snprintf(ba, sizeof(ba), "%s %" PRIu64 "/%" PRIu64, pct(c, sizeof(c), bh, bf), bh, bf);
-  fprintf(f, "%-*s  %20s  %17s  %20s", w, name, la, fa, ba);
+/* A row's three cells: "85.71% 6/7" of lines, functions, branches. */
+struct cells {
+  char v[3][64];
+};
+
+static void cells_of(struct cells *c, const struct cov_summary *s) {
+  const uint64_t hit[3] = {s->lines_hit, s->funcs_hit, s->branches_hit},
+                 found[3] = {s->lines_found, s->funcs_found, s->branches_found};
+  for (int k = 0; k < 3; k++) {
+    char p[16];
+    snprintf(c->v[k], sizeof(c->v[k]), "%s %" PRIu64 "/%" PRIu64,
+             pct(p, sizeof(p), hit[k], found[k]), hit[k], found[k]);
+  }
+}
+
+/* The columns' widths: the file names' (at most 60: a longer name is on a
+ * line of its own, its figures under it) and each figure's widest, so that
+ * no row shifts the columns after it. */
+struct widths {
+  int name, col[3];
+};
+
+static void row(FILE *f, const struct widths *w, const char *name, const struct cells *c) {
+  if ((int)strlen(name) > w->name) {
+    fprintf(f, "%s\n", name);
+    name = "";
+  }
+  fprintf(f, "%-*s  %*s  %*s  %*s", w->name, name, w->col[0], c->v[0], w->col[1], c->v[1],
+          w->col[2], c->v[2]);
+}
+
+static void widen(struct widths *w, const struct cells *c) {
+  for (int k = 0; k < 3; k++)
+    if ((int)strlen(c->v[k]) > w->col[k])
+      w->col[k] = (int)strlen(c->v[k]);
 }
 
 int text_write(const struct cov_model *m, FILE *f, const struct cov_diff *d) {
-  int w = 4;
+  struct widths w = {4, {20, 17, 20}};
+  struct cov_summary t = {0};
+  struct cells c;
   for (size_t i = 0; i < m->n_files; i++) {
     int l = (int)strlen(cov_display(m, m->files[i]->path));
-    if (l > w)
-      w = l < 60 ? l : 60;
-  }
-  fprintf(f, "%-*s  %20s  %17s  %20s  %s\n", w, "File", "Lines", "Functions", "Branches",
-          "Missing");
-  struct cov_summary t = {0};
-  for (size_t i = 0; i < m->n_files; i++) {
-    const struct cov_file *c = m->files[i];
+    if (l > w.name)
+      w.name = l < 60 ? l : 60;
     struct cov_summary s;
-    cov_file_summary(c, &s);
-    row(f, w, cov_display(m, c->path), s.lines_hit, s.lines_found, s.funcs_hit, s.funcs_found,
-        s.branches_hit, s.branches_found);
-    if (s.lines_hit < s.lines_found) {
-      fputs("  ", f);
-      missing(c, f);
-    }
-    fputc('\n', f);
+    cov_file_summary(m->files[i], &s);
+    cells_of(&c, &s);
+    widen(&w, &c);
     t.lines_hit += s.lines_hit, t.lines_found += s.lines_found;
     t.funcs_hit += s.funcs_hit, t.funcs_found += s.funcs_found;
     t.branches_hit += s.branches_hit, t.branches_found += s.branches_found;
   }
-  row(f, w, "TOTAL", t.lines_hit, t.lines_found, t.funcs_hit, t.funcs_found, t.branches_hit,
-      t.branches_found);
+  struct cells total;
+  cells_of(&total, &t);
+  widen(&w, &total);
+  fprintf(f, "%-*s  %*s  %*s  %*s  %s\n", w.name, "File", w.col[0], "Lines", w.col[1], "Functions",
+          w.col[2], "Branches", "Missing");
+  for (size_t i = 0; i < m->n_files; i++) {
+    const struct cov_file *cf = m->files[i];
+    struct cov_summary s;
+    cov_file_summary(cf, &s);
+    cells_of(&c, &s);
+    row(f, &w, cov_display(m, cf->path), &c);
+    if (s.lines_hit < s.lines_found) {
+      fputs("  ", f);
+      missing(cf, f);
+    }
+    fputc('\n', f);
+  }
+  row(f, &w, "TOTAL", &total);
   fputc('\n', f);
   if (d && d->have_patch) {
     char a[16];

@@ -88,6 +88,49 @@ static void test_summary(const struct cov_model *m) {
   free(text);
 }
 
+/* A path longer than the name column goes on its own line and counts
+ * wider than a column widen it: every row's figures start at the header's
+ * columns. */
+static void test_text_columns(void) {
+  struct cov_model m;
+  cov_init(&m);
+  char long_path[128];
+  snprintf(long_path, sizeof(long_path), "/src/%s/deep.c",
+           "a-directory-name-long-enough-to-pass-the-sixty-column-limit-by-far");
+  struct cov_file *f = cov_file(&m, long_path, NULL);
+  cov_add_line(f, 1, 1);
+  f = cov_file(&m, "/src/b.c", NULL);
+  for (uint32_t l = 1; l <= 3; l++)
+    cov_add_line(f, l, 123456789012ull);
+  cov_finish(&m);
+  struct report_ctx c = {.m = &m};
+  char *text = written(&report_formats[FMT_TEXT], &c);
+  CHECK(text != NULL);
+  if (text) {
+    const char *header = text, *lines_col = strstr(text, "Lines");
+    size_t col = lines_col ? (size_t)(lines_col - header) + strlen("Lines") : 0;
+    int rows = 0;
+    for (char *l = strtok(text, "\n"); l; l = strtok(NULL, "\n")) {
+      if (strstr(l, "deep.c")) {
+        CHECK(!strchr(l, '%')); /* the long name alone on its line */
+        continue;
+      }
+      const char *p = strchr(l, '%');
+      if (!strncmp(l, "File", 4) || !p)
+        continue;
+      p = strchr(p, '/'); /* the Lines cell: "100.00% 3/3" */
+      while (p && (*++p >= '0' && *p <= '9'))
+        ;
+      /* the Lines cell ends where the header's "Lines" ends */
+      CHECK_EQ(p ? (size_t)(p - l) : 0, col);
+      rows++;
+    }
+    CHECK_EQ(rows, 3); /* deep.c's figures, b.c, TOTAL */
+  }
+  free(text);
+  cov_free(&m);
+}
+
 int main(void) {
   struct cov_model m;
   model(&m);
@@ -95,5 +138,6 @@ int main(void) {
   test_lcov(&m);
   test_summary(&m);
   cov_free(&m);
+  test_text_columns();
   return check_report("test_writers");
 }
