@@ -270,20 +270,27 @@ static int dc_file(struct dc *x, size_t i) {
   return 0;
 }
 
-/* Baseline lines no current line took: deleted, or no code there now. */
-static void dc_deleted(struct dc *x) {
+/* Baseline lines no current line took: deleted, or no code there now.
+ * 0 or -1 (out of memory). */
+static int dc_deleted(struct dc *x) {
   for (size_t i = 0; i < x->base->n_files; i++) {
     const struct cov_file *b = x->base->files[i];
     for (size_t k = 0; k < b->n_lines; k++) {
       if (x->uses[i].used[k])
         continue;
       int cat = b->lines[k].count ? COV_DCB : COV_DUB;
-      if (x->uses[i].cur != SIZE_MAX)
-        x->d->files[x->uses[i].cur].counts[cat]++;
-      else
+      if (x->uses[i].cur == SIZE_MAX) {
         x->d->totals[cat]++; /* a file that is gone */
+        continue;
+      }
+      struct cov_diff_file *df = &x->d->files[x->uses[i].cur];
+      df->counts[cat]++;
+      if (UCOV_GROW(df->gone, df->cap_gone, df->n_gone, 16))
+        return -1;
+      df->gone[df->n_gone++] = (struct cov_diff_line){b->lines[k].line, (uint8_t)cat};
     }
   }
+  return 0;
 }
 
 int cov_diff_compute(struct cov_diff *d, const struct cov_model *cur, const struct cov_model *base,
@@ -323,7 +330,7 @@ int cov_diff_compute(struct cov_diff *d, const struct cov_model *cur, const stru
   for (size_t i = 0; !err && i < cur->n_files; i++)
     err = dc_file(&x, i);
   if (!err)
-    dc_deleted(&x);
+    err = dc_deleted(&x);
   for (size_t i = 0; !err && i < cur->n_files; i++)
     for (int cat = 1; cat < COV_DIFF_CATEGORIES; cat++)
       d->totals[cat] += d->files[i].counts[cat];
@@ -341,7 +348,7 @@ int cov_diff_compute(struct cov_diff *d, const struct cov_model *cur, const stru
 
 void cov_diff_free(struct cov_diff *d) {
   for (size_t i = 0; i < d->n_files; i++)
-    free(d->files[i].lines);
+    free(d->files[i].lines), free(d->files[i].gone);
   free(d->files);
   memset(d, 0, sizeof(*d));
 }

@@ -40,6 +40,10 @@ struct cov_diff_file {
   struct cov_diff_line *lines; /* current lines (deleted ones are only counted) */
   size_t n;
   uint64_t counts[COV_DIFF_CATEGORIES];
+  /* The baseline's lines of this file that are gone (DCB, DUB), by their
+   * line numbers in the baseline, in order. */
+  struct cov_diff_line *gone;
+  size_t n_gone, cap_gone;
 };
 
 /* Aligned with the current model's files (both finished). */

@@ -9,6 +9,28 @@
 #include "base/json.h"
 #include "base/util.h"
 
+/* A file's differential categories: "diff": {CATEGORY: [lines], ...} (DCB
+ * and DUB: the baseline's lines that are gone, by its numbers). */
+static void put_diff(FILE *f, const struct cov_diff_file *df) {
+  fputs(", \"diff\": {", f);
+  int first = 1;
+  for (int cat = 1; cat < COV_DIFF_CATEGORIES; cat++) {
+    if (!df->counts[cat])
+      continue;
+    fprintf(f, "%s\"%s\": [", first ? "" : ", ", cov_category_name[cat]);
+    first = 0;
+    int any = 0;
+    int gone = cat == COV_DCB || cat == COV_DUB;
+    for (size_t k = 0; k < (gone ? df->n_gone : df->n); k++) {
+      const struct cov_diff_line *l = gone ? &df->gone[k] : &df->lines[k];
+      if (l->category == cat)
+        fprintf(f, "%s%" PRIu32, any++ ? ", " : "", l->line);
+    }
+    fputs("]", f);
+  }
+  fputs("}", f);
+}
+
 int ucov_json_write(const struct cov_model *m, FILE *f, const struct cov_diff *diff) {
   fputs("{\"format\": \"ucov-coverage\", \"version\": 1, \"files\": [", f);
   for (size_t i = 0; i < m->n_files; i++) {
@@ -66,22 +88,8 @@ int ucov_json_write(const struct cov_model *m, FILE *f, const struct cov_diff *d
       fprintf(f, "], \"branches\": %" PRIu64 ", \"functions\": %" PRIu64 "}", c->excl_branches,
               c->excl_funcs);
     }
-    if (diff && i < diff->n_files) {
-      fputs(", \"diff\": {", f);
-      int first = 1;
-      for (int cat = 1; cat < COV_DIFF_CATEGORIES; cat++) {
-        if (!diff->files[i].counts[cat])
-          continue;
-        fprintf(f, "%s\"%s\": [", first ? "" : ", ", cov_category_name[cat]);
-        first = 0;
-        int any = 0;
-        for (size_t k = 0; k < diff->files[i].n; k++)
-          if (diff->files[i].lines[k].category == cat)
-            fprintf(f, "%s%" PRIu32, any++ ? ", " : "", diff->files[i].lines[k].line);
-        fputs("]", f);
-      }
-      fputs("}", f);
-    }
+    if (diff && i < diff->n_files)
+      put_diff(f, &diff->files[i]);
     fputs("}", f);
   }
   fputs("\n]}\n", f);

@@ -37,6 +37,17 @@ grep -q '^rename from lib.c' d.diff && pass "the diff has a rename" || fail "the
 "$UCOV" report cur --baseline base --diff d.diff >sum.txt
 grep -q 'GNC 4 UNC 1 GBC 1 LBC 1 CBC 5 UBC 2 DCB 2 DUB 3' sum.txt && pass "category totals" ||
   fail "category totals: $(tail -1 sum.txt)"
+# ucov JSON lists as many lines per category as the totals count (DCB and DUB:
+# the baseline's lines that are gone; they were [] with counts of 2 and 3)
+python3 - j.json <<'PY' && pass "JSON diff: a line per counted category entry" || fail "JSON diff lines vs totals"
+import json, sys
+n = {}
+for f in json.load(open(sys.argv[1]))["files"]:
+    for c, ls in f.get("diff", {}).items():
+        n[c] = n.get(c, 0) + len(ls)
+want = {"GNC": 4, "UNC": 1, "GBC": 1, "LBC": 1, "CBC": 5, "UBC": 2, "DCB": 2, "DUB": 3}
+sys.exit(0 if all(n.get(c, 0) == k for c, k in want.items()) else print(n) or 1)
+PY
 # line NUMBER of a text in the current prog.c
 line_of() { grep -nF -- "$1" repo/prog.c | tail -1 | cut -d: -f1; }
 python3 - j.json "$(line_of 'static int helper(int x) {')" "$(line_of 'if (x > 5)')" "$(line_of 'return x - 5;')" \
@@ -44,7 +55,7 @@ python3 - j.json "$(line_of 'static int helper(int x) {')" "$(line_of 'if (x > 5
   "$(line_of 'int v = helper(argc) + fresh(argc);')" "$(line_of 'printf(')" <<'PY' &&
 import json, sys
 files = {f["path"].rsplit("/", 1)[-1]: f for f in json.load(open(sys.argv[1]))["files"]}
-cat = {l: c for c, ls in files["prog.c"]["diff"].items() for l in ls}
+cat = {l: c for c, ls in files["prog.c"]["diff"].items() if c not in ("DCB", "DUB") for l in ls}
 helper, ifx, ret5, ret1, fresh, _, if100, v, printf = (int(a) if a else 0 for a in sys.argv[2:])
 want = {helper: "CBC", ifx: "CBC", ret5: "GBC", ret1: "LBC",  # moved: its old lines
         fresh: "GNC", if100: "GNC", if100 + 1: "UNC", v: "GNC", printf: "CBC"}
@@ -145,7 +156,7 @@ C
   python3 - mk.json <<'PY' && pass "markers per revision: line categories" || fail "markers per revision: line categories"
 import json, sys
 f = json.load(open(sys.argv[1]))["files"][0]
-cat = {l: c for c, ls in f["diff"].items() for l in ls}
+cat = {l: c for c, ls in f["diff"].items() if c not in ("DCB", "DUB") for l in ls}  # (those: baseline lines)
 # h (lines 1-2) and main's return (12) are new; f (4-7) unchanged; g (9) excluded in both
 assert {l for l, c in cat.items() if c in ("GNC", "UNC")} == {1, 2, 12}, cat
 assert 9 not in cat and 4 in cat and cat[4] == "CBC", cat
