@@ -173,4 +173,10 @@ int object_name_is_safe(const char *name);
 /* The directory holding the running ucov executable (no trailing slash). */
 const char *cli_self_dir(void);
 
+/* ucov who of FILE: 0 if a source the store knows is FILE or ends with
+ * "/FILE"; else 1, said with the known paths nearest to it (who_paths.c);
+ * -1 if the store cannot be read. */
+struct store;
+int cli_who_unknown(struct store *s, const char *file);
+
 #endif
