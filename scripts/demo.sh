@@ -12,7 +12,7 @@ out=build/demo/example
 mkdir -p "$out"
 
 echo "== build: only the parser is instrumented"
-CC=${CC:-gcc} "$UCOV" cc --trace -v -O1 -fno-inline -g -c examples/demo/httpreq.c -o "$out/httpreq.o"
+CC=${CC:-gcc} "$UCOV" cc --trace --show-command -O1 -fno-inline -g -c examples/demo/httpreq.c -o "$out/httpreq.o"
 ${CC:-gcc} -O1 -g -Iinclude -c examples/demo/trace_one.c -o "$out/trace_one.o"
 CC=${CC:-gcc} "$UCOV" cc "$out/trace_one.o" "$out/httpreq.o" -o "$out/trace_one"
 

@@ -58,6 +58,8 @@ static const char cc_usage[] =
     "  --only GLOB instrument only sources matching GLOB (repeatable; as given, absolute,\n"
     "              or the base name for a glob without '/'); others compile plain\n"
     "  --skip GLOB do not instrument sources matching GLOB (repeatable)\n"
+    "  --show-command  print the command ucov runs (as -v does, without the compiler's\n"
+    "              own -v output)\n"
     "  --cc COMPILER  the compiler to run (gcc, clang, clang-16, a path), kept in CC so that\n"
     "              a build's later steps use it too (else UCOV_CC, CC, cc)\n"
     "  -h, --help  this text\n"
@@ -196,6 +198,10 @@ static int own_option(char **args, int k, int nargs, struct cc_opts *o) {
     return 1;
   if (!strcmp(a, "--dormant")) {
     o->dormant = 1;
+    return 1;
+  }
+  if (!strcmp(a, "--show-command")) {
+    o->show = 1;
     return 1;
   }
   for (size_t i = 0; i < sizeof(valued) / sizeof(valued[0]); i++) {
@@ -476,7 +482,7 @@ static int run_cc(int argc, char **argv, int cxx) {
   if (links && cc_link_flags(&job, dormant, out, &n))
     return UCOV_EXIT_FAIL;
   out[n] = NULL;
-  if (o.verbose)
+  if (o.verbose || o.show)
     print_command(out);
   if (dormant) {
     /* As if the compiler had been exec'd: the arguments live until the end. */

@@ -10,6 +10,7 @@
 struct cc_opts {
   int trace, ext, gcov, unique, pgo, verbose, dormant;
   int cxx;                         /* ucov c++: the C++ driver compiles and links */
+  int show;                        /* --show-command: the command printed */
   const char *cc;                  /* --cc COMPILER */
   const char *only[64], *skip[64]; /* --only/--skip GLOBs (and UCOV_ONLY/UCOV_SKIP) */
   int n_only, n_skip;

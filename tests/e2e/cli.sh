@@ -30,6 +30,10 @@ for mode in -E -S -c -M; do
 done
 CC="gcc -m64" "$UCOV" cc -v "${SANFLAGS[@]}" m.c -o m 2>cmd.txt && grep -q '^gcc -m64 .*libucov.a' cmd.txt && ./m &&
   pass "CC with arguments, linking adds the runtime" || fail "CC with arguments, linking adds the runtime"
+# --show-command: the one command ucov runs, not the compiler's -v output
+CC=gcc "$UCOV" cc --show-command -c m.c -o m.o 2>show.txt && [ "$(wc -l <show.txt)" = 1 ] &&
+  grep -q '^gcc .*-fsanitize-coverage=trace-pc,trace-cmp' show.txt && ! grep -q 'COLLECT_GCC' show.txt &&
+  pass "--show-command prints the command alone" || fail "--show-command: $(head -3 show.txt)"
 
 REQ='GET /index.html HTTP/1.1\r\nHost: example\r\nX-Ucov-Magic: 0xdeadbeef\r\nContent-Length: 0\r\n\r\n'
 for cc in gcc clang; do
