@@ -390,10 +390,10 @@ static int page(const struct cov_model *m, FILE *f, const char *title, const str
     snprintf(mcdc, sizeof(mcdc), " &middot; MC/DC %" PRIu64 "/%" PRIu64, all.mcdc_hit,
              all.mcdc_found);
   size_t ml = strlen(mcdc);
-  if (all.lines_excluded || all.branches_excluded)
+  if (all.lines_excluded || all.branches_excluded || all.funcs_excluded)
     snprintf(mcdc + ml, sizeof(mcdc) - ml,
-             " &middot; excluded %" PRIu64 " lines, %" PRIu64 " branches", all.lines_excluded,
-             all.branches_excluded);
+             " &middot; excluded %" PRIu64 " lines, %" PRIu64 " functions, %" PRIu64 " branches",
+             all.lines_excluded, all.funcs_excluded, all.branches_excluded);
   fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         "<meta name=\"viewport\" content=\"width=device-width\"><title>",
         f);

@@ -161,8 +161,12 @@ if command -v objdump >/dev/null; then
   cd ../g || exit 1
 fi
 
-# HTML: the excluded lines marked, the counts shown (headless Chromium).
+# HTML: the excluded lines marked, the counts shown (headless Chromium); the
+# page's header counts what the text summary counts, functions included.
 "$UCOV" report uj.json --html x.html --title excl
+want=$("$UCOV" report uj.json | sed -n 's/^excluded: *\([0-9]*\) lines, \([0-9]*\) functions, \([0-9]*\) branches$/excluded \1 lines, \2 functions, \3 branches/p')
+[ -n "$want" ] && grep -q "&middot; $want" x.html && pass "HTML header: the excluded counts of the summary ($want)" ||
+  fail "HTML header excluded counts: want '$want', got '$(grep -o 'excluded [^&]*' x.html | head -1)'"
 if command -v chromium >/dev/null; then
   timeout 60 chromium --headless=new --no-sandbox --disable-gpu --user-data-dir="$WORK/chr" \
     --virtual-time-budget=3000 --dump-dom "file://$PWD/x.html#f=0" >dom.html 2>/dev/null
