@@ -5,10 +5,11 @@
 # CC="ucov cc --gcov" CXX="ucov c++ --gcov"; every output names functions
 # demangled, a constructor's variants one function, and --no-demangle gives
 # the compiler's names back.
-# Usage: cxx.sh UCOV SRCDIR WORKDIR
+# Usage: cxx.sh UCOV SRCDIR WORKDIR [SANITIZE]
 set -u
-UCOV=$1 SRC=$2 WORK=$3
+UCOV=$1 SRC=$2 WORK=$3 SAN=${4:-}
 . "$SRC/tests/lib.sh"
+sanflags "$SAN"
 rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
 command -v g++ >/dev/null || { fail "g++ is not installed (scripts/deps.sh installs it)"; finish cxx; }
 cat >a.cpp <<'CPP'
@@ -32,7 +33,7 @@ int main() {
 CPP
 fns() { grep '^FN:' "$1" | cut -d, -f2- | sort; }
 # 1. ucov c++ compiles and links through g++
-"$UCOV" c++ --gcov a.cpp -o a 2>err.txt && ./a >/dev/null &&
+"$UCOV" c++ --gcov "${SANFLAGS[@]}" a.cpp -o a 2>err.txt && ./a >/dev/null &&
   pass "ucov c++ --gcov builds and runs a C++ program" || fail "ucov c++ --gcov: $(cat err.txt)"
 "$UCOV" report . --lcov a.info 2>/dev/null
 want=$(printf '%s\n' 'A::A()' 'A::~A()' 'int twice<int>(int)' 'main' 'ns::add(int, int)')
@@ -52,13 +53,13 @@ grep -q '^FN:3,_ZN2ns3addEii$' raw.info && grep -q '_ZN1AC2Ev' raw.info &&
   pass "merge keeps demangled input names" || fail "merge"
 # 2. ucov cc: a C++ source, and a link of C++ objects, go to the C++ driver
 rm -f ./*.gcda
-"$UCOV" cc --gcov a.cpp -o b 2>err.txt && ./b >/dev/null && pass "ucov cc: a C++ source links" ||
+"$UCOV" cc --gcov "${SANFLAGS[@]}" a.cpp -o b 2>err.txt && ./b >/dev/null && pass "ucov cc: a C++ source links" ||
   fail "ucov cc a.cpp: $(cat err.txt)"
-"$UCOV" c++ --gcov -c a.cpp -o a.o && "$UCOV" cc --gcov a.o -o c 2>err.txt && ./c >/dev/null &&
+"$UCOV" c++ --gcov "${SANFLAGS[@]}" -c a.cpp -o a.o && "$UCOV" cc --gcov "${SANFLAGS[@]}" a.o -o c 2>err.txt && ./c >/dev/null &&
   pass "ucov cc: a link of C++ objects links" || fail "ucov cc a.o: $(cat err.txt)"
 printf 'int c_only(void) { return 7; }\nint main(void) { return c_only() - 7; }\n' >c.c
 # (-v: the first line is the command ucov runs)
-"$UCOV" cc --gcov -v c.c -o cprog 2>v.txt && ./cprog && head -1 v.txt | grep -q '^cc ' &&
+"$UCOV" cc --gcov -v "${SANFLAGS[@]}" c.c -o cprog 2>v.txt && ./cprog && head -1 v.txt | grep -q '^cc ' &&
   pass "ucov cc: C stays with the C driver" || fail "ucov cc c.c: $(head -1 v.txt)"
 # 3. a CMake project: a C library and a C++ test
 if command -v cmake >/dev/null; then
@@ -81,7 +82,8 @@ bool check(const std::string &what, int got, int want) { return what.size() && g
 }
 int main() { return t::check("sq", calc_sq(3), 9) ? 0 : 1; }
 CPP
-  if CC="$UCOV cc --gcov" CXX="$UCOV c++ --gcov" cmake -S proj -B proj/build >cmake.txt 2>&1 &&
+  if CFLAGS="${SANFLAGS[*]}" CXXFLAGS="${SANFLAGS[*]}" LDFLAGS="${SANFLAGS[*]}" \
+    CC="$UCOV cc --gcov" CXX="$UCOV c++ --gcov" cmake -S proj -B proj/build >cmake.txt 2>&1 &&
     cmake --build proj/build >>cmake.txt 2>&1 && proj/build/calc_test; then
     pass "CMake: CC=\"ucov cc --gcov\" CXX=\"ucov c++ --gcov\" builds a C and C++ project"
     "$UCOV" report proj/build --lcov p.info 2>/dev/null
@@ -95,7 +97,7 @@ fi
 # 4. clang: ucov c++ --cc clang drives clang++; --pgo's functions demangled too
 if command -v clang++ >/dev/null; then
   rm -f ./*.gcda ./*.gcno
-  "$UCOV" c++ --cc clang --pgo a.cpp -o p 2>err.txt && LLVM_PROFILE_FILE=p.profraw ./p >/dev/null &&
+  "$UCOV" c++ --cc clang --pgo "${SANFLAGS[@]}" a.cpp -o p 2>err.txt && LLVM_PROFILE_FILE=p.profraw ./p >/dev/null &&
     pass "ucov c++ --cc clang --pgo builds" || fail "clang++ --pgo: $(cat err.txt)"
   "$UCOV" report p.profraw --binary p --lcov pgo.info 2>err.txt
   grep -q '^FN:[0-9]*,ns::add(int, int)$' pgo.info && pass "--pgo: llvm-cov's names demangled" ||
