@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,8 @@
 #include "writers/writers.h"
 #include "readers/inputs.h"
 #include "base/model.h"
+#include "base/subprocess.h"
+#include "proto/client.h"
 #include "report_opts.h"
 #include "report_store.h"
 #include "store/store.h"
@@ -77,6 +80,9 @@ static const char report_usage[] =
     "                       (git diff -U0 BASE): lines matched through it, moved\n"
     "                       blocks to their old lines; without --baseline, the\n"
     "                       coverage of the lines it inserts (GNC, UNC)\n"
+    "  --diff-base REF      the diff from the merge base of REF and HEAD, by git in\n"
+    "                       the sources' work tree (--root, else here), committed\n"
+    "                       and not: as diff-cover's --compare-branch (no diff file)\n"
     "  --binary PROG        the instrumented program of LLVM profiles and PC dumps\n"
     "                       (repeatable)\n"
     "  --modules MAP        the module map of the traced process, for PC dumps\n"
@@ -250,10 +256,65 @@ static int parse_since(const char *v, int64_t *out) {
   return -1;
 }
 
+/*
+ * --diff-base REF: the diff of the sources (the work tree at dir: --root,
+ * else here) from their merge base with REF, as diff-cover's
+ * --compare-branch takes it, committed and not (git merge-base REF HEAD,
+ * then git diff -U0 --relative BASE), into a temporary file whose path goes
+ * to out. 0, or -1 (said: not a git work tree, no such REF).
+ */
+static int git_diff_base(const char *ref, const char *dir, char *out, size_t len) {
+  const char *where = dir ? dir : ".";
+  char *top[] = {"git", "-C", (char *)where, "rev-parse", "--is-inside-work-tree", NULL};
+  char *text = NULL, *base = NULL;
+  size_t n = 0;
+  int st = run_capture(top, NULL, &text, &n, NULL, 0);
+  int in_tree = st == 0 && text && !strncmp(text, "true", 4);
+  free(text);
+  if (!in_tree) {
+    UCOV_ERR("--diff-base %s: %s is not in a git work tree\n", ref, where);
+    return -1;
+  }
+  char *mb[] = {"git", "-C", (char *)where, "merge-base", (char *)ref, "HEAD", NULL};
+  if (run_capture(mb, NULL, &base, &n, NULL, 0) != 0 || !base || !n) {
+    UCOV_ERR("--diff-base %s: no merge base of %s and HEAD in %s\n", ref, ref, where);
+    free(base);
+    return -1;
+  }
+  base[strcspn(base, "\n")] = 0;
+  char *diff[] = {"git",           "-C",         (char *)where, "diff", "-U0", "--no-color",
+                  "--no-ext-diff", "--relative", base,          NULL};
+  text = NULL;
+  st = run_capture(diff, NULL, &text, &n, NULL, 0);
+  free(base);
+  int fd = -1, r = -1;
+  if (st != 0) {
+    UCOV_ERR("--diff-base %s: git diff failed (exit %d)\n", ref, st);
+  } else if (snprintf(out, len, "%s/ucov-diff-base.XXXXXX",
+                      getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp") >= (int)len ||
+             (fd = mkstemp(out)) < 0) {
+    UCOV_ERR("--diff-base: a temporary file: %s\n", strerror(errno));
+    out[0] = 0;
+  } else {
+    r = n && ucov_write_full(fd, text, n) ? -1 : 0;
+    if (close(fd) || r) {
+      UCOV_ERR("%s: %s\n", out, strerror(errno));
+      r = -1;
+    }
+  }
+  free(text);
+  return r;
+}
+
 /* The checks of report's options after report_parse; --since read into
  * *since. 0, or -1 (said). */
 static int report_checks(const struct outputs *out, int64_t *since) {
-  if (out->fail_under[3] >= 0 && !out->diff) {
+  if (out->diff && out->diff_base) {
+    UCOV_ERR("--diff and --diff-base: one of them\n");
+    cli_try_help();
+    return -1;
+  }
+  if (out->fail_under[3] >= 0 && !out->diff && !out->diff_base) {
     UCOV_ERR("--fail-under-patch needs --diff: the patch is the diff's changed lines\n");
     cli_try_help();
     return -1;
@@ -355,12 +416,19 @@ int cmd_report(int argc, char **argv) {
   struct cov_diff diff = {0};
   int have_diff = 0;
   struct udiff *ud = NULL;
+  char diff_tmp[PATH_MAX] = "";
+  if (out.diff_base && git_diff_base(out.diff_base, m.root, diff_tmp, sizeof(diff_tmp)))
+    bad++;
+  else if (out.diff_base)
+    out.diff = diff_tmp;
   if (out.diff) {
     struct diag_context then = {.after = " (no differential categories)"};
     diag_context_begin(&then);
     bad += udiff_read(out.diff, &ud) != 0;
     diag_context_end(&then);
   }
+  if (diff_tmp[0])
+    unlink(diff_tmp);
   if (out.n_baselines)
     bad += report_baseline(&base, &m, &out, &in, ud);
   if (out.n_baselines || ud) {

@@ -242,6 +242,7 @@ static const struct opt_row rows[] = {
     {"html-dir", 1, SET_OUT, OUT(html_dir), 0, 0, 1, NULL},
     {"html-url", 1, SET_OUT, OUT(html_url), 0, 0, 1, NULL},
     {"diff", 1, SET_OUT, OUT(diff), 0, 0, 1, NULL},
+    {"diff-base", 1, SET_OUT, OUT(diff_base), 0, 0, 1, NULL},
     {"store", 1, SET_OUT, OUT(store), 0, 0, 0, NULL},
     {"test", 1, ADD_OUT, OUT(tests), OUT(n_tests), 0, 0, NULL},
     {"shard", 1, SET_OUT, OUT(shard), 0, 0, 0, NULL},

@@ -31,8 +31,9 @@ struct outputs {
   int n_baselines;
   int lcov_format; /* 1 or 2 */
   int summary;
-  int no_demangle;      /* --no-demangle: C++ names as the compiler wrote them */
-  double fail_under[4]; /* lines, functions, branches, patch: percent (negative: no gate) */
+  int no_demangle;       /* --no-demangle: C++ names as the compiler wrote them */
+  const char *diff_base; /* --diff-base REF: the diff from REF's merge base, by git */
+  double fail_under[4];  /* lines, functions, branches, patch: percent (negative: no gate) */
   struct cov_excl excl;
 };
 

@@ -407,7 +407,7 @@ static int push_checks(int first, int argc, const struct outputs *out) {
     cli_try_help();
     return -1;
   }
-  if (first >= 0 && (outputs_any(out) || out->n_baselines || out->diff)) {
+  if (first >= 0 && (outputs_any(out) || out->n_baselines || out->diff || out->diff_base)) {
     UCOV_ERR("push writes no report: the outputs are ucov report's\n");
     cli_try_help();
     return -1;

@@ -95,6 +95,18 @@ d, hit, found = json.load(open(sys.argv[1])), int(sys.argv[2]), int(sys.argv[3])
 assert (d["total_num_lines"], d["total_num_violations"]) == (found, found - hit), (d, hit, found)
 PY
 fi
+# --diff-base REF: the same patch from git itself (the work tree against its
+# merge base with HEAD: the uncommitted change), with no diff file; a tree
+# that is no git work tree is an error.
+"$UCOV" report cur --root repo --diff-base HEAD --json-summary pb.json >/dev/null 2>pb.err &&
+  read -r bh bf < <(python3 -c "import json; d = json.load(open('pb.json')); print(d['patch_covered'], d['patch_total'])") &&
+  [ "$bh $bf" = "$ph $pf" ] && pass "--diff-base HEAD: the patch of the diff file ($ph of $pf)" ||
+  fail "--diff-base HEAD: $(cat pb.err) ${bh:-} ${bf:-}"
+nogit=$(mktemp -d)
+"$UCOV" report cur --root "$nogit" --diff-base HEAD >/dev/null 2>nb.err
+[ $? = 1 ] && grep -q 'is not in a git work tree' nb.err && pass "--diff-base outside a git work tree: an error" ||
+  fail "--diff-base outside a git work tree: $(cat nb.err)"
+rmdir "$nogit"
 pct=$(python3 -c "print($ph * 100 / $pf)")
 "$UCOV" report -q cur --diff d3.diff --fail-under-patch "$(python3 -c "print(round($pct + 1, 2))")" 2>gp.err
 [ $? = 32 ] && grep -q "patch coverage .* ($ph of $pf) is below --fail-under-patch" gp.err && pass "--fail-under-patch above" ||
