@@ -296,19 +296,23 @@ static int is_ucov(const char *word) {
   return strcmp(base, "ucov") == 0;
 }
 
+/* The build's compiler variable (CC, CXX), unless it is unset, empty or ucov
+ * itself (CC="ucov cc" exported to us: no recursion): NULL then. */
+static const char *build_compiler(const char *var) {
+  const char *c = getenv(var);
+  char first[4096];
+  if (!c || !*c)
+    return NULL;
+  size_t k = strspn(c, " \t");
+  snprintf(first, sizeof(first), "%.*s", (int)strcspn(c + k, " \t"), c + k);
+  return is_ucov(first) ? NULL : c;
+}
+
 /* The compiler command: --cc, else UCOV_CC, else CC unless it is ucov itself, else cc. */
 int cc_compiler_words(const char *opt, char **out, int max) {
   const char *cc = opt && *opt ? opt : getenv("UCOV_CC");
-  if (!cc || !*cc) {
-    cc = getenv("CC");
-    char first[4096];
-    if (cc && *cc) {
-      size_t k = strspn(cc, " \t");
-      snprintf(first, sizeof(first), "%.*s", (int)strcspn(cc + k, " \t"), cc + k);
-      if (is_ucov(first))
-        cc = NULL; /* CC="ucov cc" exported to us: don't recurse */
-    }
-  }
+  if (!cc || !*cc)
+    cc = build_compiler("CC");
   return split_words(cc && *cc ? cc : "cc", out, max);
 }
 
@@ -336,17 +340,10 @@ static void cxx_driver(const char *c, char *out, size_t n) {
 }
 
 int cc_cxx_compiler_words(const char *opt, char **out, int max) {
-  const char *cxx = opt && *opt ? NULL : getenv("UCOV_CXX");
   if (!opt || !*opt) {
+    const char *cxx = getenv("UCOV_CXX");
     if (!cxx || !*cxx)
-      cxx = getenv("CXX");
-    char first[4096];
-    if (cxx && *cxx) {
-      size_t k = strspn(cxx, " \t");
-      snprintf(first, sizeof(first), "%.*s", (int)strcspn(cxx + k, " \t"), cxx + k);
-      if (is_ucov(first))
-        cxx = NULL; /* CXX="ucov c++" exported to us: don't recurse */
-    }
+      cxx = build_compiler("CXX");
     if (cxx && *cxx)
       return split_words(cxx, out, max);
   }
