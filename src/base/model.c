@@ -21,6 +21,7 @@ static void free_file(struct cov_file *f) {
   for (size_t i = 0; i < f->n_mcdc; i++)
     free(f->mcdc[i].expr);
   free(f->mcdc);
+  free(f->regions);
   free(f->excl_lines);
   free(f->test);
   free(f->version);
@@ -507,6 +508,7 @@ static void finish_file(struct cov_file *f, int demangle) {
     }
   }
   f->n_mcdc = o;
+  cov_finish_regions(f);
   cov_sort_excluded(f);
 }
 
@@ -535,6 +537,11 @@ int cov_merge_file(struct cov_file *d, const struct cov_file *s) {
     if (cov_add_mcdc(d, c->line, c->group_size, c->sense, c->taken, c->index, c->expr))
       return -1;
   }
+  for (size_t k = 0; k < s->n_regions; k++) {
+    const struct cov_region *r = &s->regions[k];
+    if (cov_add_region(d, r->line, r->col, r->inst, r->index, r->count))
+      return -1;
+  }
   if (cov_set_test(d, s->test) || cov_set_version(d, s->version))
     return -1;
   d->mixed_tests |= s->mixed_tests;
@@ -553,42 +560,4 @@ int cov_merge(struct cov_model *dst, const struct cov_model *src) {
       return -1;
   }
   return 0;
-}
-
-void cov_file_summary(const struct cov_file *f, struct cov_summary *s) {
-  memset(s, 0, sizeof(*s));
-  s->lines_found = f->n_lines;
-  for (size_t i = 0; i < f->n_lines; i++)
-    s->lines_hit += f->lines[i].count > 0;
-  s->funcs_found = f->n_funcs;
-  for (size_t i = 0; i < f->n_funcs; i++)
-    s->funcs_hit += f->funcs[i].count > 0;
-  s->branches_found = f->n_branches;
-  for (size_t i = 0; i < f->n_branches; i++)
-    s->branches_hit += f->branches[i].executed && f->branches[i].taken > 0;
-  s->mcdc_found = f->n_mcdc;
-  for (size_t i = 0; i < f->n_mcdc; i++)
-    s->mcdc_hit += f->mcdc[i].taken > 0;
-  s->lines_excluded = f->n_excl_lines;
-  s->branches_excluded = f->excl_branches;
-  s->funcs_excluded = f->excl_funcs;
-}
-
-void cov_summary(const struct cov_model *m, struct cov_summary *s) {
-  memset(s, 0, sizeof(*s));
-  for (size_t i = 0; i < m->n_files; i++) {
-    struct cov_summary f;
-    cov_file_summary(m->files[i], &f);
-    s->lines_found += f.lines_found;
-    s->lines_hit += f.lines_hit;
-    s->funcs_found += f.funcs_found;
-    s->funcs_hit += f.funcs_hit;
-    s->branches_found += f.branches_found;
-    s->branches_hit += f.branches_hit;
-    s->mcdc_found += f.mcdc_found;
-    s->mcdc_hit += f.mcdc_hit;
-    s->lines_excluded += f.lines_excluded;
-    s->branches_excluded += f.branches_excluded;
-    s->funcs_excluded += f.funcs_excluded;
-  }
 }

@@ -44,6 +44,19 @@ struct cov_mcdc {
   char *expr;
 };
 
+/*
+ * One LLVM code region of one instance of a function (llvm-cov's regions):
+ * the instance (a hash of its mangled name) of the function that starts at
+ * line:col, the region's place among that instance's code regions, and its
+ * count. A file's regions, as llvm-cov report counts them, are per function
+ * start (an instantiation group: a template's instances, a static function
+ * in several objects) the most any one instance has and covers.
+ */
+struct cov_region {
+  uint32_t line, col, inst, index;
+  uint64_t count;
+};
+
 struct cov_file {
   char *path;
   struct cov_line *lines;
@@ -54,6 +67,8 @@ struct cov_file {
   size_t n_branches, cap_branches;
   struct cov_mcdc *mcdc;
   size_t n_mcdc, cap_mcdc;
+  struct cov_region *regions;
+  size_t n_regions, cap_regions;
   char *test;      /* lcov's TN of the records read for it (NULL: none) */
   int mixed_tests; /* records under several test names were summed */
   char *version;   /* lcov 2's VER: the source file's version */
@@ -107,6 +122,7 @@ struct cov_summary {
   uint64_t funcs_found, funcs_hit;
   uint64_t branches_found, branches_hit;
   uint64_t mcdc_found, mcdc_hit;
+  uint64_t regions_found, regions_hit;
   uint64_t lines_excluded, branches_excluded, funcs_excluded;
 };
 
@@ -157,6 +173,14 @@ int cov_add_branch_e(struct cov_file *f, uint32_t line, uint32_t block, uint32_t
                      int executed, uint64_t taken, int exception);
 int cov_add_mcdc(struct cov_file *f, uint32_t line, uint32_t group_size, int sense, uint64_t taken,
                  uint32_t index, const char *expr);
+/* A code region (struct cov_region); counts of the same one add. */
+int cov_add_region(struct cov_file *f, uint32_t line, uint32_t col, uint32_t inst, uint32_t index,
+                   uint64_t count);
+/* The instance id of a function's (mangled) name. */
+uint32_t cov_region_inst(const char *name);
+/* Sort and coalesce a file's regions (cov_finish does it). */
+void cov_finish_regions(struct cov_file *f);
+
 /* The test name a record of the file was read under (lcov's TN); several
  * different names mark the file mixed. 0 or -1 without memory. */
 int cov_set_test(struct cov_file *f, const char *test);

@@ -206,6 +206,8 @@ static void print_summary(const struct cov_model *m) {
   summary_line("branches:", s.branches_hit, s.branches_found);
   if (s.mcdc_found)
     summary_line("MC/DC:", s.mcdc_hit, s.mcdc_found);
+  if (s.regions_found)
+    summary_line("regions:", s.regions_hit, s.regions_found);
   if (s.lines_excluded || s.branches_excluded || s.funcs_excluded)
     printf("excluded:  %" PRIu64 " lines, %" PRIu64 " functions, %" PRIu64 " branches\n",
            s.lines_excluded, s.funcs_excluded, s.branches_excluded);

@@ -239,6 +239,42 @@ static void function_mcdc(struct cov_model *m, const struct json *fn) {
   }
 }
 
+/*
+ * A function's code regions, as llvm-cov report counts them: every code
+ * region of it (those of the macros it expands too), in the file of its main
+ * view (the first of its files that is no expansion's), at its start there.
+ */
+static int function_regions(struct cov_model *m, const struct json *fn) {
+  const struct json *names = json_get(fn, "filenames"), *regions = json_get(fn, "regions");
+  const char *name = json_str(json_get(fn, "name"));
+  size_t nf = names && names->type == JSON_ARRAY ? names->len : 0;
+  if (!name || !nf || !regions || regions->type != JSON_ARRAY)
+    return 0;
+  unsigned char *expanded = calloc(nf, 1);
+  if (!expanded)
+    return -1;
+  for (const struct json *r = regions->first; r; r = r->next)
+    if (u(r, 7) == 1 && u(r, 6) < nf)
+      expanded[u(r, 6)] = 1;
+  size_t main = 0;
+  while (main < nf && expanded[main])
+    main++;
+  free(expanded);
+  const struct json *start = regions->first;
+  while (start && u(start, 5) != main)
+    start = start->next;
+  const char *file = main < nf ? json_str(nth(names, main)) : NULL;
+  struct cov_file *f = start && file ? cov_file(m, file, NULL) : NULL;
+  if (!f)
+    return 0;
+  uint32_t inst = cov_region_inst(name), index = 0;
+  for (const struct json *r = regions->first; r; r = r->next)
+    if (u(r, 7) == 0 &&
+        cov_add_region(f, (uint32_t)u(start, 0), (uint32_t)u(start, 1), inst, index++, u(r, 4)))
+      return -1;
+  return 0;
+}
+
 int llvm_export_read(struct cov_model *m, const struct json *root, int llvm_major) {
   const char *type = json_str(json_get(root, "type"));
   const struct json *data = json_get(root, "data");
@@ -265,6 +301,8 @@ int llvm_export_read(struct cov_model *m, const struct json *root, int llvm_majo
         cov_add_func_end(f, name, (uint32_t)u(r0, 0), (uint32_t)u(r0, 2),
                          json_u64(json_get(fn, "count")));
       function_mcdc(m, fn);
+      if (function_regions(m, fn))
+        return SAY("out of memory");
     }
   }
   return 0;

@@ -39,7 +39,7 @@ static int read_lines_funcs(struct cov_file *f, const struct json *fj, size_t id
   return 0;
 }
 
-/* A file's "branches" and "mcdc" into f. 0, or -1 (said). */
+/* A file's "branches", "mcdc" and "regions" into f. 0, or -1 (said). */
 static int read_branches(struct cov_file *f, const struct json *fj, size_t idx, const char *path) {
   const struct json *a;
   a = json_get(fj, "branches");
@@ -71,6 +71,17 @@ static int read_branches(struct cov_file *f, const struct json *fj, size_t idx, 
                  idx, path);
     cov_add_mcdc(f, (uint32_t)ln, (uint32_t)group, sense[0] == 't', taken, (uint32_t)index,
                  json_str(v->next->next->next->next->next));
+  }
+  a = json_get(fj, "regions");
+  for (const struct json *e = a && a->type == JSON_ARRAY ? a->first : NULL; e; e = e->next) {
+    uint64_t v[5];
+    const struct json *x = e->type == JSON_ARRAY && e->len == 5 ? e->first : NULL;
+    for (int k = 0; k < 5; k++, x = x ? x->next : NULL)
+      if (!x || number(x, k == 4 ? UINT64_MAX : UINT32_MAX, &v[k]))
+        return SAY("files[%zu] (%s): a region is not [line, column, instance, index, count]", idx,
+                   path);
+    if (cov_add_region(f, (uint32_t)v[0], (uint32_t)v[1], (uint32_t)v[2], (uint32_t)v[3], v[4]))
+      return SAY("out of memory");
   }
   return 0;
 }

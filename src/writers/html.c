@@ -50,9 +50,10 @@ static void put_html(FILE *f, const char *s) {
 }
 
 /* A file's totals, as the summary shows them: lines hit and found,
- * functions, branches, MC/DC conditions, excluded lines and branches. */
+ * functions, branches, MC/DC conditions, excluded lines and branches,
+ * LLVM code regions. */
 static void put_totals(struct hout *o, const struct cov_file *c) {
-  uint64_t t[10] = {0};
+  uint64_t t[12] = {0};
   for (size_t k = 0; k < c->n_lines; k++)
     t[0] += c->lines[k].count > 0;
   t[1] = c->n_lines;
@@ -67,8 +68,12 @@ static void put_totals(struct hout *o, const struct cov_file *c) {
   t[7] = c->n_mcdc;
   t[8] = c->n_excl_lines;
   t[9] = c->excl_branches;
+  struct cov_summary s;
+  cov_file_summary(c, &s);
+  t[10] = s.regions_hit;
+  t[11] = s.regions_found;
   hout_str(o, ", \"t\": [");
-  for (int k = 0; k < 10; k++) {
+  for (int k = 0; k < 12; k++) {
     if (k)
       hout_put(o, ",", 1);
     hout_u64(o, t[k]);
@@ -375,6 +380,24 @@ static int put_file_js(int files, const struct cov_model *m, size_t i, const str
   return 0;
 }
 
+/* The header's totals after lines, functions and branches: MC/DC, regions,
+ * what was excluded (into buf, "" when none). */
+static void header_extra(char *buf, size_t len, const struct cov_summary *all) {
+  size_t ml = 0;
+  buf[0] = 0;
+  if (all->mcdc_found)
+    snprintf(buf, len, " &middot; MC/DC %" PRIu64 "/%" PRIu64, all->mcdc_hit, all->mcdc_found);
+  ml = strlen(buf);
+  if (all->regions_found)
+    snprintf(buf + ml, len - ml, " &middot; regions %" PRIu64 "/%" PRIu64, all->regions_hit,
+             all->regions_found);
+  ml = strlen(buf);
+  if (all->lines_excluded || all->branches_excluded || all->funcs_excluded)
+    snprintf(buf + ml, len - ml,
+             " &middot; excluded %" PRIu64 " lines, %" PRIu64 " functions, %" PRIu64 " branches",
+             all->lines_excluded, all->funcs_excluded, all->branches_excluded);
+}
+
 /* (Long: the page's parts in the order they are written, over one set of totals.)
  * The page into f; files (a directory's descriptor, -1: none): each file's
  * data there as files/N.js rather than in the page. */
@@ -385,15 +408,8 @@ static int page(const struct cov_model *m, FILE *f, const char *title, const str
   char when[64];
   time_t now = time(NULL);
   strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime(&now));
-  char mcdc[160] = "";
-  if (all.mcdc_found)
-    snprintf(mcdc, sizeof(mcdc), " &middot; MC/DC %" PRIu64 "/%" PRIu64, all.mcdc_hit,
-             all.mcdc_found);
-  size_t ml = strlen(mcdc);
-  if (all.lines_excluded || all.branches_excluded || all.funcs_excluded)
-    snprintf(mcdc + ml, sizeof(mcdc) - ml,
-             " &middot; excluded %" PRIu64 " lines, %" PRIu64 " functions, %" PRIu64 " branches",
-             all.lines_excluded, all.funcs_excluded, all.branches_excluded);
+  char mcdc[240];
+  header_extra(mcdc, sizeof(mcdc), &all);
   fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         "<meta name=\"viewport\" content=\"width=device-width\"><title>",
         f);
@@ -410,8 +426,9 @@ static int page(const struct cov_model *m, FILE *f, const char *title, const str
     put_chart(f, x);
   fprintf(f,
           "<main></main>\n<script type=\"application/json\" id=\"data\">{\"dir\": %s, "
-          "\"diff\": %s, \"mcdc\": %s, \"excl\": %s, ",
+          "\"diff\": %s, \"mcdc\": %s, \"reg\": %s, \"excl\": %s, ",
           files >= 0 ? "true" : "false", diff ? "true" : "false", all.mcdc_found ? "true" : "false",
+          all.regions_found ? "true" : "false",
           all.lines_excluded || all.branches_excluded ? "true" : "false");
   static struct hout o; /* (64 KiB: not on the stack) */
   o.f = f;

@@ -43,6 +43,12 @@ static void summary_keys(FILE *f, const struct cov_summary *s, const char *dflt)
             s->mcdc_found, s->mcdc_hit);
     percent(f, s->mcdc_hit, s->mcdc_found, dflt);
   }
+  if (s->regions_found) { /* (llvm-cov's code regions; gcovr has none) */
+    fprintf(
+        f, ", \"region_total\": %" PRIu64 ", \"region_covered\": %" PRIu64 ", \"region_percent\": ",
+        s->regions_found, s->regions_hit);
+    percent(f, s->regions_hit, s->regions_found, dflt);
+  }
   fprintf(f,
           ", \"line_excluded\": %" PRIu64 ", \"function_excluded\": %" PRIu64
           ", \"branch_excluded\": %" PRIu64,

@@ -91,11 +91,12 @@ static int by_coverage(const void *a, const void *b) {
 static void md_totals(FILE *f, const struct cov_summary *sp, const struct cov_diff *diff) {
   struct cov_summary s = *sp;
   fputs("\n\n| | Coverage | Covered | Total |\n|---|---:|---:|---:|\n", f);
-  const char *what[] = {"Lines", "Functions", "Branches", "MC/DC conditions"};
-  uint64_t hit[] = {s.lines_hit, s.funcs_hit, s.branches_hit, s.mcdc_hit},
-           found[] = {s.lines_found, s.funcs_found, s.branches_found, s.mcdc_found};
-  for (int k = 0; k < 4; k++) {
-    if (k == 3 && !found[k])
+  const char *what[] = {"Lines", "Functions", "Branches", "MC/DC conditions", "Regions"};
+  uint64_t hit[] = {s.lines_hit, s.funcs_hit, s.branches_hit, s.mcdc_hit, s.regions_hit},
+           found[] = {s.lines_found, s.funcs_found, s.branches_found, s.mcdc_found,
+                      s.regions_found};
+  for (int k = 0; k < 5; k++) {
+    if (k >= 3 && !found[k])
       continue;
     if (found[k])
       fprintf(f, "| %s | %.1f%% | %" PRIu64 " | %" PRIu64 " |\n", what[k],
@@ -163,7 +164,8 @@ static void md_changed(const struct cov_model *m, FILE *f, const char *url,
 }
 
 /* The `lowest` least covered files. 0, or -1 (out of memory). */
-static int md_lowest(const struct cov_model *m, FILE *f, const char *url, size_t lowest) {
+static int md_lowest(const struct cov_model *m, FILE *f, const char *url, size_t lowest,
+                     int regions) {
   struct ranked *r = calloc(m->n_files, sizeof(*r));
   if (!r)
     return -1;
@@ -180,8 +182,10 @@ static int md_lowest(const struct cov_model *m, FILE *f, const char *url, size_t
   }
   qsort(r, n, sizeof(*r), by_coverage);
   if (n && r[0].pct < 1.0) {
-    fprintf(f, "\n### Lowest-covered files\n\n| File | Lines | Functions | Branches |\n"
-               "|---|---:|---:|---:|\n");
+    fprintf(f,
+            "\n### Lowest-covered files\n\n| File | Lines | Functions | Branches |%s\n"
+            "|---|---:|---:|---:|%s\n",
+            regions ? " Regions |" : "", regions ? "---:|" : "");
     for (size_t k = 0; k < n && k < lowest && r[k].pct < 1.0; k++) {
       struct cov_summary fs;
       cov_file_summary(m->files[r[k].file], &fs);
@@ -192,6 +196,8 @@ static int md_lowest(const struct cov_model *m, FILE *f, const char *url, size_t
       md_cell(f, fs.lines_hit, fs.lines_found);
       md_cell(f, fs.funcs_hit, fs.funcs_found);
       md_cell(f, fs.branches_hit, fs.branches_found);
+      if (regions)
+        md_cell(f, fs.regions_hit, fs.regions_found);
       fputs("\n", f);
     }
   }
@@ -208,7 +214,7 @@ int markdown_write(const struct cov_model *m, FILE *f, const char *title, const 
   md_totals(f, &s, diff);
   if (diff)
     md_changed(m, f, url, diff);
-  if (lowest && m->n_files && md_lowest(m, f, url, lowest))
+  if (lowest && m->n_files && md_lowest(m, f, url, lowest, s.regions_found > 0))
     return -1;
   return ferror(f) ? -1 : 0;
 }

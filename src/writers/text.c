@@ -35,15 +35,16 @@ static void missing(const struct cov_file *c, FILE *f) {
   }
 }
 
-/* A row's three cells: "85.71% 6/7" of lines, functions, branches. */
+/* A row's cells: "85.71% 6/7" of lines, functions, branches, and LLVM's
+ * code regions (a fourth column only when some file has regions). */
 struct cells {
-  char v[3][64];
+  char v[4][64];
 };
 
 static void cells_of(struct cells *c, const struct cov_summary *s) {
-  const uint64_t hit[3] = {s->lines_hit, s->funcs_hit, s->branches_hit},
-                 found[3] = {s->lines_found, s->funcs_found, s->branches_found};
-  for (int k = 0; k < 3; k++) {
+  const uint64_t hit[4] = {s->lines_hit, s->funcs_hit, s->branches_hit, s->regions_hit},
+                 found[4] = {s->lines_found, s->funcs_found, s->branches_found, s->regions_found};
+  for (int k = 0; k < 4; k++) {
     char p[16];
     snprintf(c->v[k], sizeof(c->v[k]), "%s %" PRIu64 "/%" PRIu64,
              pct(p, sizeof(p), hit[k], found[k]), hit[k], found[k]);
@@ -54,7 +55,7 @@ static void cells_of(struct cells *c, const struct cov_summary *s) {
  * line of its own, its figures under it) and each figure's widest, so that
  * no row shifts the columns after it. */
 struct widths {
-  int name, col[3];
+  int name, col[4], n;
 };
 
 static void row(FILE *f, const struct widths *w, const char *name, const struct cells *c) {
@@ -62,18 +63,19 @@ static void row(FILE *f, const struct widths *w, const char *name, const struct 
     fprintf(f, "%s\n", name);
     name = "";
   }
-  fprintf(f, "%-*s  %*s  %*s  %*s", w->name, name, w->col[0], c->v[0], w->col[1], c->v[1],
-          w->col[2], c->v[2]);
+  fprintf(f, "%-*s", w->name, name);
+  for (int k = 0; k < w->n; k++)
+    fprintf(f, "  %*s", w->col[k], c->v[k]);
 }
 
 static void widen(struct widths *w, const struct cells *c) {
-  for (int k = 0; k < 3; k++)
+  for (int k = 0; k < 4; k++)
     if ((int)strlen(c->v[k]) > w->col[k])
       w->col[k] = (int)strlen(c->v[k]);
 }
 
 int text_write(const struct cov_model *m, FILE *f, const struct cov_diff *d) {
-  struct widths w = {4, {20, 17, 20}};
+  struct widths w = {4, {20, 17, 20, 20}, 3};
   struct cov_summary t = {0};
   struct cells c;
   for (size_t i = 0; i < m->n_files; i++) {
@@ -87,12 +89,18 @@ int text_write(const struct cov_model *m, FILE *f, const struct cov_diff *d) {
     t.lines_hit += s.lines_hit, t.lines_found += s.lines_found;
     t.funcs_hit += s.funcs_hit, t.funcs_found += s.funcs_found;
     t.branches_hit += s.branches_hit, t.branches_found += s.branches_found;
+    t.regions_hit += s.regions_hit, t.regions_found += s.regions_found;
   }
+  if (t.regions_found)
+    w.n = 4;
   struct cells total;
   cells_of(&total, &t);
   widen(&w, &total);
-  fprintf(f, "%-*s  %*s  %*s  %*s  %s\n", w.name, "File", w.col[0], "Lines", w.col[1], "Functions",
-          w.col[2], "Branches", "Missing");
+  static const char *const head[4] = {"Lines", "Functions", "Branches", "Regions"};
+  fprintf(f, "%-*s", w.name, "File");
+  for (int k = 0; k < w.n; k++)
+    fprintf(f, "  %*s", w.col[k], head[k]);
+  fputs("  Missing\n", f);
   for (size_t i = 0; i < m->n_files; i++) {
     const struct cov_file *cf = m->files[i];
     struct cov_summary s;

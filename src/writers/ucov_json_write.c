@@ -73,6 +73,15 @@ int ucov_json_write(const struct cov_model *m, FILE *f, const struct cov_diff *d
       }
       fputs("]", f);
     }
+    if (c->n_regions) {
+      fputs(", \"regions\": [", f);
+      for (size_t k = 0; k < c->n_regions; k++) {
+        const struct cov_region *r = &c->regions[k];
+        fprintf(f, "%s[%" PRIu32 ", %" PRIu32 ", %" PRIu32 ", %" PRIu32 ", %" PRIu64 "]",
+                k ? ", " : "", r->line, r->col, r->inst, r->index, r->count);
+      }
+      fputs("]", f);
+    }
     if (c->test && *c->test) {
       fputs(", \"test\": ", f);
       json_put_string(f, c->test);
