@@ -114,7 +114,42 @@ struct walk {
   size_t cap;
   int (*fn)(const char *path, const struct stat *st, int type, struct FTW *ftw, void *arg);
   void *arg;
+  /* ucov_walk_links: links followed, and the directories entered (an
+   * open-addressing set of device and inode; 0 0: a free slot). */
+  int follow;
+  struct walk_dir {
+    dev_t dev;
+    ino_t ino;
+  } * seen;
+  size_t n_seen, n_slots;
 };
+
+/* Whether a directory was entered before (else it is now). -1 without memory. */
+static int walk_seen(struct walk *w, const struct stat *st) {
+  if (2 * (w->n_seen + 1) > w->n_slots) {
+    size_t n = w->n_slots ? 2 * w->n_slots : 64;
+    struct walk_dir *t = calloc(n, sizeof(*t)), *old = w->seen;
+    if (!t)
+      return -1;
+    w->seen = t;
+    w->n_slots = n;
+    for (size_t i = 0; old && i < n / 2; i++)
+      if (old[i].dev || old[i].ino) {
+        size_t k = (size_t)(old[i].ino * 0x9e3779b97f4a7c15ull) & (n - 1);
+        while (t[k].dev || t[k].ino)
+          k = (k + 1) & (n - 1);
+        t[k] = old[i];
+      }
+    free(old);
+  }
+  size_t k = (size_t)(st->st_ino * 0x9e3779b97f4a7c15ull) & (w->n_slots - 1);
+  for (; w->seen[k].dev || w->seen[k].ino; k = (k + 1) & (w->n_slots - 1))
+    if (w->seen[k].dev == st->st_dev && w->seen[k].ino == st->st_ino)
+      return 1;
+  w->seen[k] = (struct walk_dir){st->st_dev, st->st_ino};
+  w->n_seen++;
+  return 0;
+}
 
 static int walk_below(struct walk *w, int fd, size_t len, int level) {
   DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
@@ -154,11 +189,21 @@ static int walk_below(struct walk *w, int fd, size_t len, int level) {
       r = -1;
       break;
     }
+    struct stat to; /* (a dangling link stays a link) */
+    if (w->follow && S_ISLNK(st.st_mode) && fstatat(dirfd(d), e->d_name, &to, 0) == 0)
+      st = to;
     int type = S_ISDIR(st.st_mode) ? FTW_D : S_ISLNK(st.st_mode) ? FTW_SL : FTW_F;
-    r = w->fn(w->path, &st, type, &f, w->arg);
-    if (!r && type == FTW_D) /* (entered by descriptor: no link taken on the way) */
+    int seen = type == FTW_D && w->follow ? walk_seen(w, &st) : 0;
+    if (seen < 0) {
+      errno = ENOMEM;
+      r = -1;
+      break;
+    }
+    r = seen ? 0 : w->fn(w->path, &st, type, &f, w->arg);
+    if (!r && !seen && type == FTW_D) /* (by descriptor: no link taken but those followed) */
       r = walk_below(w,
-                     openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC),
+                     openat(dirfd(d), e->d_name,
+                            O_RDONLY | O_DIRECTORY | O_CLOEXEC | (w->follow ? 0 : O_NOFOLLOW)),
                      len + 1 + n, level + 1);
     w->path[len] = 0;
     if (r)
@@ -170,11 +215,11 @@ static int walk_below(struct walk *w, int fd, size_t len, int level) {
   return r;
 }
 
-int ucov_walk(const char *root,
-              int (*fn)(const char *path, const struct stat *st, int type, struct FTW *ftw,
-                        void *arg),
-              void *arg) {
-  struct walk w = {.fn = fn, .arg = arg};
+static int walk(const char *root,
+                int (*fn)(const char *path, const struct stat *st, int type, struct FTW *ftw,
+                          void *arg),
+                void *arg, int follow) {
+  struct walk w = {.fn = fn, .arg = arg, .follow = follow};
   size_t len = strlen(root);
   struct stat st;
   if (UCOV_GROW(w.path, w.cap, len + 1, 256)) {
@@ -185,16 +230,33 @@ int ucov_walk(const char *root,
   while (len > 1 && w.path[len - 1] == '/')
     w.path[--len] = 0;
   int r = -1;
-  if (lstat(w.path, &st) == 0) {
+  if ((follow ? stat(w.path, &st) : lstat(w.path, &st)) == 0 &&
+      (!follow || !S_ISDIR(st.st_mode) || walk_seen(&w, &st) == 0)) {
     int type = S_ISDIR(st.st_mode) ? FTW_D : S_ISLNK(st.st_mode) ? FTW_SL : FTW_F;
     const char *slash = strrchr(w.path, '/');
     struct FTW f = {.base = slash && slash[1] ? (int)(slash + 1 - w.path) : 0, .level = 0};
     r = fn(w.path, &st, type, &f, arg);
     if (!r && type == FTW_D)
-      r = walk_below(&w, open(w.path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), len, 0);
+      r = walk_below(
+          &w, open(w.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW)), len, 0);
   }
   int err = errno;
   free(w.path);
+  free(w.seen);
   errno = err;
   return r;
+}
+
+int ucov_walk(const char *root,
+              int (*fn)(const char *path, const struct stat *st, int type, struct FTW *ftw,
+                        void *arg),
+              void *arg) {
+  return walk(root, fn, arg, 0);
+}
+
+int ucov_walk_links(const char *root,
+                    int (*fn)(const char *path, const struct stat *st, int type, struct FTW *ftw,
+                              void *arg),
+                    void *arg) {
+  return walk(root, fn, arg, 1);
 }

@@ -80,5 +80,13 @@ int ucov_walk(const char *root,
               int (*fn)(const char *path, const struct stat *st, int type, struct FTW *ftw,
                         void *arg),
               void *arg);
+/* The same, links followed (gcovr's walk): a link to a directory is walked
+ * as a directory (by the link's path), a link to a file is a file, a
+ * dangling link is FTW_SL; each real directory is entered once (a second
+ * way to it, or a loop, is passed over). */
+int ucov_walk_links(const char *root,
+                    int (*fn)(const char *path, const struct stat *st, int type, struct FTW *ftw,
+                              void *arg),
+                    void *arg);
 
 #endif

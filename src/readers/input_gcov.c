@@ -325,7 +325,7 @@ int input_add_build_notes(struct input_session *s) {
   }
   int bad = 0;
   for (size_t i = 0; i < roots.n; i++)
-    if (ucov_walk(roots.v[i], add_notes, s)) {
+    if (ucov_walk_links(roots.v[i], add_notes, s)) {
       diag_at(DIAG_ERROR, roots.v[i], 0, "%s: its notes files are not all counted",
               strerror(errno));
       bad++;

@@ -396,11 +396,12 @@ int strlist_cmp(const void *a, const void *b) {
 static int read_dir(struct input_session *s, struct cov_model *m, const char *path) {
   int bad = 0;
   s->walk_reports = s->walk_again = 0;
-  /* A directory named through a link is walked where it is (links inside
-   * are not followed). */
+  /* A directory named through a link is walked where it is; links inside
+   * are followed, as gcovr does, each real directory walked once (and each
+   * file read once: read_before). */
   struct stat lst;
   char *real = lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) ? realpath(path, NULL) : NULL;
-  int walked = ucov_walk(real ? real : path, walk_entry, s);
+  int walked = ucov_walk_links(real ? real : path, walk_entry, s);
   free(real);
   if (walked) {
     diag_at(DIAG_ERROR, path, 0, "not read whole: %s", strerror(errno));
