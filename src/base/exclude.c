@@ -79,6 +79,38 @@ static char *python_ere(const char *p) {
   return o;
 }
 
+/* --exclude-pattern-prefix: "(PREFIX)_EXCL_(LINE|START|STOP)" and the same
+ * with _EXCL_BR_, as gcovr builds them. 0, or -1 (said). */
+static int compile_markers(struct cov_excl *x) {
+  char *ere = python_ere(x->marker_prefix), *full[2] = {NULL, NULL};
+  for (int k = 0; ere && k < 2; k++)
+    if (asprintf(&full[k], "(%s)_EXCL_%s(LINE|START|STOP)", ere, k ? "BR_" : "") < 0)
+      full[k] = NULL;
+  free(ere);
+  if (!full[0] || !full[1]) {
+    free(full[0]);
+    free(full[1]);
+    UCOV_ERR("out of memory");
+    return -1;
+  }
+  int rc = regcomp(&x->marker_re[0], full[0], REG_EXTENDED), k = 0;
+  if (!rc && (rc = regcomp(&x->marker_re[1], full[1], REG_EXTENDED)) != 0)
+    k = 1;
+  free(full[0]);
+  free(full[1]);
+  if (rc) {
+    char why[128];
+    regerror(rc, &x->marker_re[k], why, sizeof(why));
+    if (k)
+      regfree(&x->marker_re[0]);
+    UCOV_ERR("--exclude-pattern-prefix '%s' is not a regular expression (ERE): %s",
+             x->marker_prefix, why);
+    return -1;
+  }
+  x->have_marker_re = 1;
+  return 0;
+}
+
 int cov_excl_compile(struct cov_excl *x) {
   const char *pat[3] = {x->line_pattern, x->branch_pattern, x->function_pattern};
   const char *opt[3] = {"--exclude-lines-by-pattern", "--exclude-branches-by-pattern",
@@ -113,7 +145,7 @@ int cov_excl_compile(struct cov_excl *x) {
     }
     *have[k] = 1;
   }
-  return 0;
+  return x->marker_prefix && !x->have_marker_re ? compile_markers(x) : 0;
 }
 
 void cov_excl_free(struct cov_excl *x) {
@@ -123,12 +155,16 @@ void cov_excl_free(struct cov_excl *x) {
     regfree(&x->branch_re);
   if (x->have_func_re)
     regfree(&x->func_re);
-  x->have_line_re = x->have_branch_re = x->have_func_re = 0;
+  if (x->have_marker_re) {
+    regfree(&x->marker_re[0]);
+    regfree(&x->marker_re[1]);
+  }
+  x->have_line_re = x->have_branch_re = x->have_func_re = x->have_marker_re = 0;
 }
 
 int cov_excl_active(const struct cov_excl *x) {
   return x->markers || x->unreachable_branches || x->throw_branches || x->line_pattern ||
-         x->branch_pattern || x->gcovr_lines || x->function_pattern;
+         x->branch_pattern || x->gcovr_lines || x->function_pattern || x->function_lines;
 }
 
 /* Whether an ERE matches the line from its first character on (Python's re.match). */
@@ -197,7 +233,7 @@ static int noncode(const char *text) {
 struct marker_stack {
   struct mark {
     uint32_t line;
-    char header[6];
+    char header[32];
   } * v;
   size_t n, cap;
 };
@@ -247,9 +283,33 @@ static void marker(struct scan *s, uint32_t ln, const char *header, int kind, co
   }
 }
 
+/* The markers of a custom prefix (--exclude-pattern-prefix), left to right,
+ * as gcovr's findall finds them: the header is the prefix's match, the flag
+ * the last group's. */
+static void prefixed_markers(struct scan *s, uint32_t ln, const char *text) {
+  for (int kind = 0; kind < 2; kind++) {
+    const regex_t *re = &s->x->marker_re[kind];
+    regmatch_t m[16];
+    size_t last = re->re_nsub < 16 ? re->re_nsub : 0;
+    for (const char *p = text;
+         last && *p && !regexec(re, p, last + 1, m, p == text ? 0 : REG_NOTBOL);) {
+      char header[32], flag[8];
+      int hl = (int)(m[1].rm_eo - m[1].rm_so), fl = (int)(m[last].rm_eo - m[last].rm_so);
+      snprintf(header, sizeof(header), "%.*s", hl, p + m[1].rm_so);
+      snprintf(flag, sizeof(flag), "%.*s", fl, p + m[last].rm_so);
+      marker(s, ln, header, kind, flag);
+      p += m[0].rm_eo > 0 ? m[0].rm_eo : 1;
+    }
+  }
+}
+
 /* Every marker of a line, left to right, as a regex findall would find them. */
 static void markers(struct scan *s, uint32_t ln, const char *text) {
   static const char *const flags[] = {"LINE", "START", "STOP"};
+  if (s->x->have_marker_re) {
+    prefixed_markers(s, ln, text);
+    return;
+  }
   for (int kind = 0; kind < 2; kind++) {
     const char *p = text;
     while ((p = strstr(p, "_EXCL_"))) {
@@ -401,6 +461,19 @@ static int function_ranges(const struct cov_file *f, const struct cov_excl *x, s
   return 0;
 }
 
+/* Whether a function of f starts on line l (its functions sorted by line). */
+static int starts_function(const struct cov_file *f, uint32_t l) {
+  size_t lo = 0, hi = f->n_funcs;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (f->funcs[mid].line < l)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < f->n_funcs && f->funcs[lo].line == l;
+}
+
 /* The flagged lines, branches, conditions and functions taken out of f. 0 or -1. */
 static int apply_flags(struct cov_file *f, const struct cov_excl *x, const struct scan *sc,
                        const struct range *fr, size_t n_fr) {
@@ -410,6 +483,8 @@ static int apply_flags(struct cov_file *f, const struct cov_excl *x, const struc
   for (size_t i = 0; i < f->n_lines; i++) {
     if ((FLAGS(f->lines[i].line) & NONCODE) && !f->lines[i].count)
       continue; /* --line-rule gcovr: never run, and no code there */
+    if (x->function_lines && starts_function(f, f->lines[i].line))
+      continue; /* --exclude-function-lines: no code there */
     if (!(FLAGS(f->lines[i].line) & EX_LINE))
       f->lines[o++] = f->lines[i];
     else if (cov_add_excluded(f, f->lines[i].line)) {

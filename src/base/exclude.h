@@ -26,6 +26,12 @@ struct cov_excl {
    * branches (from their first line to their last: the next function's
    * start when the input does not say) */
   const char *function_pattern;
+  /* --exclude-function-lines: the line each function starts on has no code
+   * (gcovr's: taken out, not counted as excluded) */
+  int function_lines;
+  /* --exclude-pattern-prefix: the markers' prefix, a regular expression
+   * (gcovr's; NULL: [GL]COVR?) */
+  const char *marker_prefix;
   const char *root; /* what relative source paths are relative to (NULL: here) */
   /* The text of a source at the model's revision, when it is not the file on
    * disk (a baseline's, rebuilt from the diff): malloc'd, NUL-terminated, or
@@ -34,8 +40,8 @@ struct cov_excl {
   void *source_arg;
   const char *cmd; /* who warns: "ucov report" */
   /* compiled by cov_excl_compile */
-  regex_t line_re, branch_re, func_re;
-  int have_line_re, have_branch_re, have_func_re;
+  regex_t line_re, branch_re, func_re, marker_re[2];
+  int have_line_re, have_branch_re, have_func_re, have_marker_re;
 };
 
 /* Compile the patterns. 0, or -1 with msg saying which one is not an ERE. */

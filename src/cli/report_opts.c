@@ -236,6 +236,8 @@ static const struct opt_row rows[] = {
     {"exclude-unreachable-branches", 0, FLAG_OUT, OUT(excl.unreachable_branches), 0, 1, 0, NULL},
     {"exclude-throw-branches", 0, FLAG_OUT, OUT(excl.throw_branches), 0, 1, 0, NULL},
     {"exclude-function", 1, CALL, 0, 0, 0, 0, parse_exclude_function},
+    {"exclude-function-lines", 0, FLAG_OUT, OUT(excl.function_lines), 0, 1, 0, NULL},
+    {"exclude-pattern-prefix", 1, SET_OUT, OUT(excl.marker_prefix), 0, 0, 0, NULL},
     {"line-rule", 1, CALL, 0, 0, 0, 0, parse_line_rule},
     {"root", 1, SET_OUT, OUT(root), 0, 0, 0, NULL},
     {"cobertura-split", 1, SET_OUT, OUT(cobertura_split), 0, 0, 1, NULL},
