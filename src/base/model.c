@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* The coverage model: files, lines, functions, branches; adding, filtering, paths (see model.h). */
+/* The coverage model: files, lines, functions, branches; adding, finishing, merging (see
+ * model.h; path rules: model_paths.c, regions and sums: model_regions.c). */
 #define _GNU_SOURCE
 #include "model.h"
 #include "demangle.h"
+#include "model_int.h"
 #include "util.h"
 
-#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,158 +51,13 @@ void cov_free(struct cov_model *m) {
   free(m->exclude);
   free(m->root);
   free(m->cwd);
+  cov_free_rejected(m);
   cov_init(m);
 }
 
 /* Grow an array to hold one more element. */
 static int grow(void **arr, size_t *cap, size_t n, size_t elem) {
   return ucov_grow(arr, cap, n, elem, 8);
-}
-
-int cov_add_prefix_map(struct cov_model *m, const char *rule) {
-  const char *eq = strchr(rule, '=');
-  if (!eq || eq == rule)
-    return -1;
-  struct cov_rule *r = realloc(m->maps, (m->n_maps + 1) * sizeof(*r));
-  if (!r)
-    return -1;
-  m->maps = r;
-  r[m->n_maps].from = strndup(rule, (size_t)(eq - rule));
-  r[m->n_maps].to = strdup(eq + 1);
-  m->n_maps++;
-  return 0;
-}
-
-static void add_glob(char ***list, size_t *n, const char *glob) {
-  char **l = realloc(*list, (*n + 1) * sizeof(*l));
-  if (!l)
-    return;
-  *list = l;
-  l[(*n)++] = strdup(glob);
-}
-
-void cov_add_include(struct cov_model *m, const char *glob) {
-  add_glob(&m->include, &m->n_include, glob);
-}
-
-void cov_add_exclude(struct cov_model *m, const char *glob) {
-  add_glob(&m->exclude, &m->n_exclude, glob);
-}
-
-static void normalize(char *p);
-
-static int anchor(char **glob, const char *base) {
-  char *g = *glob, *a;
-  if (!g || g[0] == '/' || g[0] == '*' || g[0] == '?' || g[0] == '[')
-    return 0;
-  if (asprintf(&a, "%s/%s", base, g) < 0)
-    return -1;
-  size_t n = strlen(a);
-  int slash = a[n - 1] == '/';
-  normalize(a);
-  if (slash) /* (normalizing took that slash off: there is room for it) */
-    strcat(a, "/");
-  free(g);
-  *glob = a;
-  return 0;
-}
-
-int cov_anchor_globs(struct cov_model *m, const char *base) {
-  for (size_t i = 0; i < m->n_include; i++)
-    if (anchor(&m->include[i], base))
-      return -1;
-  for (size_t i = 0; i < m->n_exclude; i++)
-    if (anchor(&m->exclude[i], base))
-      return -1;
-  return 0;
-}
-
-/* Lexical normalization in place: "//" and "/./" collapse, "x/.." goes. */
-static void normalize(char *p) {
-  int abs = p[0] == '/';
-  char *seg[4096];
-  int n = 0;
-  char *save, *tok = strtok_r(p, "/", &save);
-  char buf[8192];
-  size_t o = 0;
-  for (; tok && n < 4096; tok = strtok_r(NULL, "/", &save)) {
-    if (strcmp(tok, ".") == 0)
-      continue;
-    if (strcmp(tok, "..") == 0 && n > 0 && strcmp(seg[n - 1], "..") != 0) {
-      n--;
-      continue;
-    }
-    if (strcmp(tok, "..") == 0 && abs)
-      continue;
-    seg[n++] = tok;
-  }
-  if (abs)
-    buf[o++] = '/';
-  for (int i = 0; i < n && o < sizeof(buf) - 1; i++) {
-    size_t l = strlen(seg[i]);
-    if (o + l + 2 > sizeof(buf))
-      break;
-    memcpy(buf + o, seg[i], l);
-    o += l;
-    if (i + 1 < n)
-      buf[o++] = '/';
-  }
-  if (o == 0)
-    buf[o++] = '.';
-  buf[o] = 0;
-  strcpy(p, buf);
-}
-
-char *cov_absolute(const char *path) {
-  char *abs = NULL;
-  if (path[0] == '/') {
-    abs = strdup(path);
-  } else {
-    char *cwd = getcwd(NULL, 0);
-    if (cwd && asprintf(&abs, "%s/%s", cwd, path) < 0)
-      abs = NULL;
-    free(cwd);
-  }
-  if (abs)
-    normalize(abs);
-  return abs;
-}
-
-int cov_set_root(struct cov_model *m, const char *dir) {
-  char *abs = cov_absolute(dir);
-  if (!abs)
-    return -1;
-  size_t n = strlen(abs);
-  while (n > 1 && abs[n - 1] == '/')
-    abs[--n] = 0;
-  free(m->root);
-  m->root = abs;
-  return 0;
-}
-
-const char *cov_display(const struct cov_model *m, const char *path) {
-  if (!m->root)
-    return path;
-  size_t n = strlen(m->root);
-  if (n == 1) /* root "/" */
-    return path[0] == '/' && path[1] ? path + 1 : path;
-  if (strncmp(path, m->root, n) == 0 && path[n] == '/' && path[n + 1])
-    return path + n + 1;
-  return path;
-}
-
-const char *cov_source_path(const struct cov_model *m, const char *path, char *buf, size_t len) {
-  if (path[0] == '/' || !m->root)
-    return path;
-  int w = snprintf(buf, len, "%s/%s", m->root, path);
-  return w > 0 && (size_t)w < len ? buf : path;
-}
-
-static int matches(char **globs, size_t n, const char *path) {
-  for (size_t i = 0; i < n; i++)
-    if (fnmatch(globs[i], path, 0) == 0)
-      return 1;
-  return 0;
 }
 
 static uint64_t hash_str(const char *s) {
@@ -246,7 +102,7 @@ struct cov_file *cov_file(struct cov_model *m, const char *path, const char *dir
     snprintf(p, sizeof(p), "%s/%s", dir, path);
   else
     snprintf(p, sizeof(p), "%s", path);
-  normalize(p);
+  cov_normalize(p);
   int seen = m->path_seen && m->reading_unit;
   char *raw = seen ? strdup(p) : NULL;
   struct cov_file *f = find_file(m, p, 1);
@@ -278,20 +134,18 @@ static struct cov_file *find_file(struct cov_model *m, char *p, int add) {
       } else {
         strcpy(p, q);
       }
-      normalize(p);
+      cov_normalize(p);
       break;
     }
   }
-  if ((m->n_include && !matches(m->include, m->n_include, p)) ||
-      matches(m->exclude, m->n_exclude, p) || (m->root && !beneath(p, m->root)))
-    return NULL;
   if (m->n_slots < 2 * (m->n_files + 1) && index_rebuild(m, m->n_slots ? m->n_slots * 2 : 64))
     return NULL;
   size_t s = hash_str(p) & (m->n_slots - 1);
   for (; m->slots[s]; s = (s + 1) & (m->n_slots - 1))
     if (strcmp(m->files[m->slots[s] - 1]->path, p) == 0)
-      return m->files[m->slots[s] - 1];
-  if (!add || grow((void **)&m->files, &m->cap_files, m->n_files, sizeof(*m->files)))
+      return m->files[m->slots[s] - 1]; /* (kept by the path rules when added) */
+  if ((m->root && !beneath(p, m->root)) || !cov_path_kept(m, p) || !add ||
+      grow((void **)&m->files, &m->cap_files, m->n_files, sizeof(*m->files)))
     return NULL;
   struct cov_file *f = calloc(1, sizeof(*f));
   if (!f || !(f->path = strdup(p))) {
@@ -307,7 +161,7 @@ struct cov_file *cov_file_there(struct cov_model *m, const char *path) {
   char p[PATH_BUF];
   if (path[0] != '/' || (size_t)snprintf(p, sizeof(p), "%s", path) >= sizeof(p))
     return NULL;
-  normalize(p);
+  cov_normalize(p);
   return find_file(m, p, 0);
 }
 

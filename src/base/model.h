@@ -97,6 +97,9 @@ struct cov_model {
   size_t n_maps;
   char **include, **exclude;
   size_t n_include, n_exclude;
+  /* The paths the globs left out (a set: rslots index rejected + 1). */
+  char **rejected;
+  size_t n_rejected, cap_rejected, *rslots, n_rslots;
   /* --root: the directory output paths are relative to (absolute, no
    * trailing slash; NULL: paths as they are). Sources outside it are left
    * out (as gcovr -r does). */
