@@ -294,9 +294,55 @@ static double chart_y(double pc) {
   return chart_top + (chart_h - chart_top - chart_bottom) * (100 - pc) / 100.0;
 }
 
+/* One measure's line: a polyline per run of builds that have the measure
+ * (a build without branches, 0/0, has no point there and breaks the line). */
+static void chart_series(FILE *f, const struct html_extra *x, int k, double step) {
+  int open = 0;
+  for (size_t i = 0; i < x->n_builds; i++) {
+    const struct html_build *b = &x->builds[i];
+    if (!b->found[k]) {
+      if (open)
+        fputs("\"/>", f);
+      open = 0;
+      continue;
+    }
+    if (!open)
+      fprintf(f, "<polyline class=\"s%d\" points=\"", k);
+    fprintf(f, "%s%.1f,%.1f", open ? " " : "", chart_left + step * (double)i,
+            chart_y(pc_of(b->hit[k], b->found[k])));
+    open = 1;
+  }
+  if (open)
+    fputs("\"/>", f);
+}
+
+/* The x axis: under about eight builds (the first, the last, evenly between),
+ * each build's revision (its first 12 characters), else its date. */
+static void chart_axis(FILE *f, const struct html_extra *x, double step) {
+  size_t n = x->n_builds, every = n > 8 ? (n + 7) / 8 : 1;
+  for (size_t i = 0; i < n; i++) {
+    if (i + 1 < n && (i % every || (i && n - 1 - i < (every + 1) / 2)))
+      continue; /* (one too near the last gives way to it) */
+    const struct html_build *b = &x->builds[i];
+    char label[16];
+    if (b->revision && *b->revision) {
+      snprintf(label, sizeof(label), "%.12s", b->revision);
+    } else {
+      time_t t = (time_t)b->created;
+      struct tm tm;
+      strftime(label, sizeof(label), "%Y-%m-%d", gmtime_r(&t, &tm));
+    }
+    fprintf(f, "<text class=\"axis x\" text-anchor=\"middle\" x=\"%.1f\" y=\"%.0f\">",
+            chart_left + step * (double)i, chart_h - 5);
+    put_html(f, label);
+    fputs("</text>", f);
+  }
+}
+
 /* Coverage per build, oldest first: an inline SVG, a group per build
  * (data-build, data-percent: its line coverage as ucov history gives it)
- * holding a point per measure, its revision and time in its hover. */
+ * holding a point per measure it has, its revision and time in its hover,
+ * and the builds named along the x axis. */
 static void put_chart(FILE *f, const struct html_extra *x) {
   static const char *const kind[3] = {"lines", "functions", "branches"};
   size_t n = x->n_builds;
@@ -311,13 +357,9 @@ static void put_chart(FILE *f, const struct html_extra *x) {
             "<text class=\"axis\" x=\"%.0f\" y=\"%.1f\">%d%%</text>",
             chart_left, chart_w - chart_right, chart_y(p), chart_y(p), chart_left - 4,
             chart_y(p) + 4, p);
-  for (int k = 0; k < 3; k++) {
-    fprintf(f, "<polyline class=\"s%d\" points=\"", k);
-    for (size_t i = 0; i < n; i++)
-      fprintf(f, "%s%.1f,%.1f", i ? " " : "", chart_left + step * (double)i,
-              chart_y(pc_of(x->builds[i].hit[k], x->builds[i].found[k])));
-    fputs("\"/>", f);
-  }
+  for (int k = 0; k < 3; k++)
+    chart_series(f, x, k, step);
+  chart_axis(f, x, step);
   for (size_t i = 0; i < n; i++) {
     const struct html_build *b = &x->builds[i];
     char when[32], pcs[3][32];
@@ -325,7 +367,10 @@ static void put_chart(FILE *f, const struct html_extra *x) {
     struct tm tm;
     strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
     for (int k = 0; k < 3; k++)
-      percent(pcs[k], sizeof(pcs[k]), b->hit[k], b->found[k]);
+      if (b->found[k])
+        percent(pcs[k], sizeof(pcs[k]), b->hit[k], b->found[k]);
+      else
+        snprintf(pcs[k], sizeof(pcs[k]), "-");
     fprintf(f,
             "<g class=\"build\" data-build=\"%" PRId64
             "\" data-percent=\"%s\"><title>build %" PRId64 " ",
@@ -334,16 +379,17 @@ static void put_chart(FILE *f, const struct html_extra *x) {
     fprintf(f, " %s\nlines %s%%, functions %s%%, branches %s%%</title>", when, pcs[0], pcs[1],
             pcs[2]);
     for (int k = 0; k < 3; k++)
-      fprintf(f,
-              "<circle class=\"s%d\" data-kind=\"%s\" data-pc=\"%s\" cx=\"%.1f\" "
-              "cy=\"%.1f\" r=\"3.5\"/>",
-              k, kind[k], pcs[k], chart_left + step * (double)i,
-              chart_y(pc_of(b->hit[k], b->found[k])));
+      if (b->found[k])
+        fprintf(f,
+                "<circle class=\"s%d\" data-kind=\"%s\" data-pc=\"%s\" cx=\"%.1f\" "
+                "cy=\"%.1f\" r=\"3.5\"/>",
+                k, kind[k], pcs[k], chart_left + step * (double)i,
+                chart_y(pc_of(b->hit[k], b->found[k])));
     fputs("</g>", f);
   }
   fputs("</svg><div class=\"legend\"><span class=\"s0\">&#9679; lines</span> <span "
         "class=\"s1\">&#9679; functions</span> <span class=\"s2\">&#9679; branches</span> "
-        "per build, oldest first</div></div>\n",
+        "per build, oldest first (a build without one has no point)</div></div>\n",
         f);
 }
 
