@@ -4,7 +4,10 @@
 # (data-tests) exactly as ucov who gives them for that line, and its line
 # number (data-line); &test=NAME shows one test's hits alone; the chart has
 # a point group per build of ucov history, with its line coverage
-# (data-percent) and its revision and time in the hover.
+# (data-percent) and its revision and time in the hover; a Tests column
+# counts each line's tests as ucov who does; &test=NAME's header is that
+# test's alone; a build without branches has no branch point, and the axis
+# names the builds.
 # Usage: htmlstore.sh UCOV SRCDIR WORKDIR
 set -u
 UCOV=$1 SRC=$2 WORK=$3
@@ -109,4 +112,57 @@ PY
 [ "$(wc -l <hist.txt)" = 2 ] && cmp -s hist.txt chart.txt && grep -q '<svg id="chart"' summary.dom &&
   pass "the chart: one point group per build of ucov history, its percentage" ||
   fail "the chart: history '$(tr '\n' ' ' <hist.txt)', chart '$(tr '\n' ' ' <chart.txt)'"
+# the tests column: each row's count of tests is ucov who's, their names
+# and counts in its hover
+python3 - file.dom >who.rows <<'PY'
+import html, re, sys
+dom = open(sys.argv[1]).read()
+for m in re.finditer(r'<tr id="L(\d+)"[^>]*>.*?<td class="who"([^>]*)>([^<]*)</td>', dom, re.S):
+    a = dict(re.findall(r'(title|data-n)="([^"]*)"', m.group(2)))
+    print(m.group(1), m.group(3) or 0, html.unescape(a.get("title", "")).replace("\n", ","), sep="|")
+PY
+bad=0
+while IFS="|" read -r line n title; do
+  want=$("$UCOV" who "cls.c:$line" --store "$url" | awk -F'\t' '{printf "%s%s: %s", s, $1, $2; s=","}')
+  wn=$("$UCOV" who "cls.c:$line" --store "$url" | grep -c .)
+  [ "$n" = "$wn" ] && [ "$title" = "$want" ] || {
+    bad=$((bad + 1))
+    echo "line $line: tests column '$n' '$title', who $wn '$want'" >&2
+  }
+done <who.rows
+[ "$(wc -l <who.rows)" -ge 14 ] && [ $bad = 0 ] && grep -q '^2|3|neg: 3,pos: 3,zero: 2$' who.rows &&
+  pass "the tests column: each line's count of tests and their names, as ucov who" ||
+  fail "the tests column: $bad of $(wc -l <who.rows) rows differ from ucov who"
+# &test=zero: the header gives that test's lines, and no all-tests functions
+hd=$(grep -o '<div class="t">.*</div></header>' zsum.dom)
+grep -q "test <b>zero</b>: lines $lh/$lf" <<<"$hd" && ! grep -q 'functions [0-9]' <<<"$hd" &&
+  pass "&test=zero: the header gives its lines alone ($lh/$lf)" || fail "&test=zero header: $hd"
+# the chart of builds with and without branches: a build with none (0/0)
+# has no branch point, the branch line breaks there, builds named on the axis
+mkdir -p "$WORK/c/flat" "$WORK/c/cls" && cd "$WORK/c" || exit 1
+printf 'int main(void) { return 0; }\n' >flat/flat.c
+(cd flat && gcc --coverage -O0 flat.c -o flat) && (cd cls && gcc --coverage -O0 "$WORK/b/cls.c" -o cls) ||
+  fail "chart builds"
+c_url=$WORK/c.db
+for r in r1 r2 r3; do
+  d=cls && [ $r = r2 ] && d=flat
+  rm -f ./*/*.gcda
+  (cd $d && if [ $d = flat ]; then ./flat; else ./cls 1 -1; fi)
+  "$UCOV" push $d --store "$c_url" --test t --revision "$r" -q || fail "chart push $r"
+done
+"$UCOV" report --store "$c_url" --html "$WORK/c.html" 2>/dev/null
+headless --dump-dom "file://$WORK/c.html" >"$WORK/c.dom"
+python3 - "$WORK/c.dom" <<'PY' && pass "the chart: a build without branches has no branch point, its axis names r1 r2 r3" || fail "the chart of a build without branches"
+import re, sys
+dom = open(sys.argv[1]).read()
+groups = re.findall(r'<g class="build"[^>]*>(.*?)</g>', dom, re.S)
+assert len(groups) == 3, len(groups)
+kinds = [re.findall(r'data-kind="(\w+)"', g) for g in groups]
+assert kinds[1] == ["lines", "functions"] and kinds[0] == kinds[2] == ["lines", "functions", "branches"], kinds
+assert "branches -%" in groups[1], groups[1][:200]
+assert len(re.findall(r'<polyline class="s2"', dom)) == 2, "branch line not broken"
+assert len(re.findall(r'<polyline class="s0"', dom)) == 1
+labels = re.findall(r'<text class="axis x"[^>]*>([^<]*)</text>', dom)
+assert labels == ["r1", "r2", "r3"], labels
+PY
 finish htmlstore
