@@ -21,6 +21,12 @@ done
 have lcov && have genhtml || need+=(lcov)
 have gcovr || need+=(gcovr)
 have diff-cover || need+=(diff-cover) # the patch coverage oracle
+# lcov 2.x and gcovr 7.x are Debian 13's (tests/fetch_tool.sh unpacks them,
+# nothing installed): their dependencies are Debian 12's.
+for p in libcapture-tiny-perl libdatetime-perl libtimedate-perl libjson-perl libperlio-gzip-perl \
+  python3-colorlog python3-tomli python3-jinja2 python3-lxml python3-pygments; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || need+=("$p")
+done
 have xmllint || need+=(libxml2-utils)
 # Headless Chromium opens the HTML report in the tests.
 have chromium || need+=(chromium)

@@ -51,26 +51,10 @@ fi
 
 # Another suite: the machine's Debian source with that suite, in a private
 # apt directory (the system's sources and lists stay as they are).
+# shellcheck source=tests/apt_suite.sh
+. "$(dirname "$0")/../apt_suite.sh"
 A=$ROOT/apt-$SUITE
-rm -rf "$A/parts" && mkdir -p "$A/parts" "$A/lists/partial" "$A/cache/archives/partial" || die "cannot make $A"
-if [ -f /etc/apt/sources.list.d/debian.sources ]; then
-  # deb822: the stanza whose Suites has the release's main suite.
-  awk -v suite="$SUITE" 'BEGIN { RS = ""; ORS = "\n\n" }
-    /(^|\n)Types:[^\n]*deb/ && /(^|\n)Suites:[ \t]*bookworm([ \t]|\n|$)/ && !done {
-      gsub(/(^|\n)Suites:[^\n]*/, "\nSuites: " suite); sub(/^\n/, ""); print; done = 1 }' \
-    /etc/apt/sources.list.d/debian.sources >"$A/parts/debian.sources"
-fi
-if [ ! -s "$A/parts/debian.sources" ]; then
-  # one-line form: the first "deb URI bookworm main" line.
-  awk -v suite="$SUITE" '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i == "bookworm") {
-      $i = suite; print; exit } }' /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null \
-    >"$A/parts/debian.list"
-  [ -s "$A/parts/debian.list" ] || die "no Debian bookworm source in the machine's apt configuration"
-  rm -f "$A/parts/debian.sources"
-fi
-APT=(-o Dir::Etc::sourcelist=/dev/null -o "Dir::Etc::sourceparts=$A/parts" -o "Dir::State::Lists=$A/lists"
-  -o "Dir::Cache=$A/cache" -o APT::Sandbox::User=root)
-apt-get "${APT[@]}" update >"$A/update.log" 2>&1 || die "apt-get update for $SUITE: $(tail -2 "$A/update.log")"
+apt_suite "$SUITE" "$A" || die "no apt source for $SUITE"
 # The newest linux-headers-<version>-amd64 of the suite (not cloud, not rt).
 pkg=$(apt-cache "${APT[@]}" search --names-only '^linux-headers-[0-9].*-amd64$' 2>/dev/null |
   awk '{print $1}' | grep -v -e cloud -e rt-amd64 | sort -V | tail -1)
