@@ -111,6 +111,8 @@ struct cov_file *cov_file(struct cov_model *m, const char *path, const char *dir
       m->path_seen(m->path_seen_arg, raw, f ? f->path : NULL);
     free(raw);
   }
+  if (f)
+    f->unit = m->unit;
   if (f && m->reading_unit)
     f->from_units = 1;
   else if (f)
@@ -192,7 +194,7 @@ int cov_add_branch_e(struct cov_file *f, uint32_t line, uint32_t block, uint32_t
   if (grow((void **)&f->branches, &f->cap_branches, f->n_branches, sizeof(*f->branches)))
     return -1;
   f->branches[f->n_branches++] =
-      (struct cov_branch){line, block, branch, executed != 0, taken, exception != 0};
+      (struct cov_branch){line, block, branch, executed != 0, taken, exception != 0, f->unit};
   return 0;
 }
 
@@ -338,6 +340,7 @@ static void finish_file(struct cov_file *f, int demangle) {
   f->n_funcs = o;
   sort(f->funcs, f->n_funcs, sizeof(*f->funcs), cmp_func_line);
   o = 0;
+  cov_finish_blocks(f); /* (without memory: summed by index, as without units) */
   sort(f->branches, f->n_branches, sizeof(*f->branches), cmp_branch);
   for (size_t i = 0; i < f->n_branches; i++) {
     struct cov_branch *b = &f->branches[i];

@@ -31,6 +31,7 @@ struct cov_branch {
   int executed;
   uint64_t taken;
   int exception;
+  uint32_t unit; /* the unit it was read in, until cov_finish (unit_blocks; 0: none) */
 };
 
 /* One MC/DC condition outcome (lcov 2's MCDC record): in the decision on
@@ -81,6 +82,7 @@ struct cov_file {
    * reading_unit was set (a store keeps their counters and derives these
    * lines from the sums), and anything else. */
   unsigned from_units : 1, from_other : 1;
+  uint32_t unit; /* the model's unit when cov_file last gave it out */
 };
 
 struct cov_rule {
@@ -118,6 +120,11 @@ struct cov_model {
    * destructor, C1/C2, D0/D1/D2, become one function, as gcovr and llvm-cov
    * show them). */
   int no_demangle;
+  /* --lcov-format 2: branches kept in blocks as lcov 2 keeps them
+   * (model_blocks.c): each unit read (cov_begin_unit) is merged into the
+   * others' blocks line by line, at cov_finish. unit: the current one. */
+  int unit_blocks;
+  uint32_t unit;
 };
 
 struct cov_summary {
@@ -192,6 +199,13 @@ int cov_set_version(struct cov_file *f, const char *version);
 int cov_add_excluded(struct cov_file *f, uint32_t line);
 /* The excluded lines in order, once each. */
 void cov_sort_excluded(struct cov_file *f);
+
+/* A unit (a .gcda, a gcov JSON document) begins: its branches are one
+ * unit's (with unit_blocks; nothing otherwise). */
+void cov_begin_unit(struct cov_model *m);
+/* lcov 2's blocks of a file's branches read in units (cov_finish does it).
+ * 0, or -1 without memory (the branches as they were). */
+int cov_finish_blocks(struct cov_file *f);
 
 /* Sort and coalesce: one entry per line, function, branch; files by path. */
 void cov_finish(struct cov_model *m);

@@ -342,6 +342,7 @@ static int parse_finish(struct parse *p, int argc) {
   }
   out->excl.root = m->root;
   m->no_demangle = out->no_demangle;
+  m->unit_blocks = out->lcov_format == 2;
   p->in->progress = !*p->quiet && isatty(2);
   return 0;
 }

@@ -31,6 +31,7 @@ int gcov_json_read(struct cov_model *m, const struct json *root) {
   if (!files || files->type != JSON_ARRAY || !json_get(root, "gcc_version"))
     return SAY("not gcov JSON (no \"gcc_version\" and \"files\")");
   const char *cwd = json_str(json_get(root, "current_working_directory"));
+  cov_begin_unit(m); /* (one gcov run: one unit, as lcov 2 captures it) */
   for (const struct json *fj = files->first; fj; fj = fj->next) {
     const char *path = json_str(json_get(fj, "file"));
     if (!path)

@@ -128,6 +128,7 @@ static int read_unit(struct cov_model *m, const char *gcno, const char *const *g
       return -1;
     }
   m->reading_unit = o->unit != NULL;
+  cov_begin_unit(m);
   struct unaliasing un = {.sink = {.emit = unalias_emit}, .s = s};
   un.outer = diag_sink_set(&un.sink);
   int r = gcovn_read_many(m, gcno, gcdas, n);

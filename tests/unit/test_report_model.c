@@ -255,9 +255,54 @@ static void test_old_text(void) {
   CHECK_EQ(system(cmd), 0);
 }
 
+/* lcov 2's blocks: a unit's instances add up by index; across units a block
+ * joins one of its size, else is a new block; exception marks must agree. */
+static void test_unit_blocks(void) {
+  struct cov_model m;
+  cov_init(&m);
+  m.unit_blocks = 1;
+  cov_begin_unit(&m); /* unit 1: two instances on line 5, 2 branches */
+  struct cov_file *f = cov_file(&m, "/p/a.c", NULL);
+  CHECK(f != NULL);
+  cov_add_branch_e(f, 5, 0, 0, 1, 1, 0);
+  cov_add_branch_e(f, 5, 0, 1, 1, 0, 0);
+  cov_add_branch_e(f, 5, 0, 0, 1, 2, 0);
+  cov_begin_unit(&m); /* unit 2: 4 branches there (exception edges) */
+  f = cov_file(&m, "/p/a.c", NULL);
+  for (uint32_t k = 0; k < 4; k++)
+    cov_add_branch_e(f, 5, 0, k, 1, k, k & 1);
+  cov_begin_unit(&m); /* unit 3: 2 branches, 1 an exception where unit 1's is none */
+  f = cov_file(&m, "/p/a.c", NULL);
+  cov_add_branch_e(f, 5, 0, 0, 0, 0, 0);
+  cov_add_branch_e(f, 5, 0, 1, 1, 7, 1);
+  cov_finish(&m);
+  f = m.files[0];
+  CHECK_EQ(f->n_branches, 6);
+  /* block 0: units 1 and 3 (3+0, 0+7, no exception); block 1: unit 2 */
+  CHECK(f->branches[0].block == 0 && f->branches[0].taken == 3 && f->branches[0].executed);
+  CHECK(f->branches[1].block == 0 && f->branches[1].taken == 7 && !f->branches[1].exception);
+  CHECK(f->branches[2].block == 1 && f->branches[5].block == 1 && f->branches[5].branch == 3);
+  CHECK(f->branches[3].exception && f->branches[5].exception && !f->branches[4].exception);
+  for (size_t k = 0; k < f->n_branches; k++)
+    CHECK_EQ(f->branches[k].unit, 0);
+  cov_free(&m);
+  /* without unit_blocks: by index, one block of 4 */
+  cov_init(&m);
+  cov_begin_unit(&m);
+  f = cov_file(&m, "/p/a.c", NULL);
+  cov_add_branch_e(f, 5, 0, 0, 1, 1, 0);
+  for (uint32_t k = 0; k < 4; k++)
+    cov_add_branch_e(f, 5, 0, k, 1, k, 0);
+  cov_finish(&m);
+  CHECK_EQ(m.files[0]->n_branches, 4);
+  CHECK_EQ(m.files[0]->branches[0].taken, 1);
+  cov_free(&m);
+}
+
 int main(void) {
   test_json();
   test_model();
+  test_unit_blocks();
   test_old_text();
   return check_report("test_report_model");
 }
