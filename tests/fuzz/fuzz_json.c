@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* JSON parsed, then read as each JSON format ucov takes: ucov's, gcov's,
- * gcovr's and llvm-cov's export (as clang 14 and 19 write it). */
+/* JSON parsed, then read as each JSON format ucov takes: ucov's, gcov's
+ * (also into lcov 2's branch blocks), gcovr's and llvm-cov's export (as
+ * clang 14 and 19 write it). */
 #include <stdio.h>
 
 #include "fuzz.h"
@@ -12,10 +13,11 @@
 static void one(const struct json *root, int which) {
   struct cov_model m;
   cov_init(&m);
-  int r = which == 0   ? ucov_json_read(&m, root)
-          : which == 1 ? gcov_json_read(&m, root)
-          : which == 2 ? gcovr_json_read(&m, root)
-                       : llvm_export_read(&m, root, which == 3 ? 14 : 19);
+  m.unit_blocks = which == 5;
+  int r = which == 0                 ? ucov_json_read(&m, root)
+          : which == 1 || which == 5 ? gcov_json_read(&m, root)
+          : which == 2               ? gcovr_json_read(&m, root)
+                                     : llvm_export_read(&m, root, which == 3 ? 14 : 19);
   if (r == 0)
     cov_finish(&m);
   cov_free(&m);
@@ -26,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   struct json_doc doc = {0};
   size_t used = 0;
   if (json_parse(&doc, (const char *)data, size, &used) == 0)
-    for (int which = 0; which < 5; which++)
+    for (int which = 0; which < 6; which++)
       one(doc.root, which);
   json_free(&doc);
   return 0;
