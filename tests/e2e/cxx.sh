@@ -2,7 +2,8 @@
 # C++ beside C: ucov c++ drives g++ (clang++ with --cc clang) for compile and
 # link; ucov cc takes C++ sources and links of C++ objects to the C++ driver;
 # a CMake project with a C library and a C++ test builds with
-# CC="ucov cc --gcov" CXX="ucov c++ --gcov"; every output names functions
+# CC="ucov cc --gcov" CXX="ucov c++ --gcov" (and --trace, and clang's
+# --pgo, its profile's functions demangled); every output names functions
 # demangled, a constructor's variants one function, and --no-demangle gives
 # the compiler's names back.
 # Usage: cxx.sh UCOV SRCDIR WORKDIR [SANITIZE]
@@ -93,7 +94,30 @@ CPP
   else
     fail "CMake build: $(tail -5 cmake.txt)"
   fi
+  # the same project under --trace, and under --pgo (clang's: --cc clang)
+  if CFLAGS="${SANFLAGS[*]}" CXXFLAGS="${SANFLAGS[*]}" LDFLAGS="${SANFLAGS[*]}" \
+    CC="$UCOV cc --trace" CXX="$UCOV c++ --trace" cmake -S proj -B proj/trace >tcmake.txt 2>&1 &&
+    cmake --build proj/trace >>tcmake.txt 2>&1 && proj/trace/calc_test &&
+    nm proj/trace/calc_test | grep -q ' U __sanitizer_cov_trace_pc\| T __sanitizer_cov_trace_pc'; then
+    pass "CMake: CC=\"ucov cc --trace\" CXX=\"ucov c++ --trace\" builds it, traced"
+  else
+    fail "CMake --trace build: $(tail -5 tcmake.txt)"
+  fi
+  if command -v clang >/dev/null && command -v clang++ >/dev/null; then
+    if CFLAGS="${SANFLAGS[*]}" CXXFLAGS="${SANFLAGS[*]}" LDFLAGS="${SANFLAGS[*]}" \
+      CC="$UCOV cc --cc clang --pgo" CXX="$UCOV c++ --cc clang --pgo" cmake -S proj -B proj/pgo >pcmake.txt 2>&1 &&
+      cmake --build proj/pgo >>pcmake.txt 2>&1 && (cd proj/pgo && LLVM_PROFILE_FILE=p.profraw ./calc_test) &&
+      "$UCOV" report proj/pgo/p.profraw --binary proj/pgo/calc_test --lcov pp.info 2>/dev/null &&
+      grep -q '^FN:[0-9]*,t::check(std::__cxx11::basic_string<char' pp.info && grep -q '^FNDA:1,calc_sq$' pp.info; then
+      pass "CMake: CC/CXX ucov --cc clang --pgo builds it; its profile's functions demangled"
+    else
+      fail "CMake --pgo build: $(tail -5 pcmake.txt) $(fns pp.info 2>/dev/null | tr '\n' ';')"
+    fi
+  fi
 fi
+"$UCOV" report . --html a.html 2>/dev/null
+grep -q 'ns::add(int, int)' a.html && ! grep -q '_ZN2ns3addEii' a.html && pass "HTML: names demangled" ||
+  fail "HTML names"
 # 4. clang: ucov c++ --cc clang drives clang++; --pgo's functions demangled too
 if command -v clang++ >/dev/null; then
   rm -f ./*.gcda ./*.gcno
