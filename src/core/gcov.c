@@ -208,6 +208,7 @@ static UCOV_NOTRACE void dump_all(int at_exit) {
 
 UCOV_EXPORT UCOV_NOTRACE void __gcov_init(struct gcov_info *info) {
   ucov_port_lock();
+  ucov_port_unit_source(UCOV_UNIT_FROM_GCC, info, 0);
   unit_register(info);
   ucov_port_unlock();
 }

@@ -132,6 +132,7 @@ UCOV_EXPORT UCOV_NOTRACE void llvm_gcov_init(void (*writeout)(void), void (*rese
   if (!writeout)
     return;
   ucov_port_lock();
+  ucov_port_unit_source(UCOV_UNIT_FROM_CLANG, (void *)writeout, (void *)reset);
   capture_failed = 0;
   writeout(); /* calls back llvm_gcda_*: the module describes itself */
   capturing = 0;

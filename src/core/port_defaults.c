@@ -74,6 +74,12 @@ UCOV_WEAK UCOV_NOTRACE void ucov_port_exit_drain(void) {}
 
 UCOV_WEAK UCOV_NOTRACE void ucov_port_object_added(void) {}
 
+UCOV_WEAK UCOV_NOTRACE void ucov_port_unit_source(int kind, void *a, void *b) {
+  (void)kind;
+  (void)a;
+  (void)b;
+}
+
 UCOV_WEAK UCOV_NOTRACE int ucov_port_trace_live(int live) {
   (void)live;
   return 0;

@@ -215,6 +215,9 @@ static UCOV_NOTRACE void dump_tree(const char *dir, const struct ucov_units_dump
 }
 
 UCOV_NOTRACE void ucov_port_gcov_dump(int at_exit) {
+  if (ucov_posix_counters_borrowed())
+    return; /* a forked child's counts are in the counters it shares: not its to write */
+  ucov_posix_counters_written();
   const char *tree = secure_getenv("UCOV_EXIT_DIR");
   int in_tree = tree && *tree;
   struct ucov_units_dump d;
@@ -247,7 +250,7 @@ UCOV_EXPORT UCOV_NOTRACE void ucov_dso_unload(const void *anchor) {
   if (!base)
     return;
   ucov_port_lock();
-  int write = !ucov_gcov_exited();
+  int write = !ucov_gcov_exited() && !ucov_posix_counters_borrowed();
   const char *tree = secure_getenv("UCOV_EXIT_DIR");
   int in_tree = tree && *tree;
   struct ucov_units_dump d;

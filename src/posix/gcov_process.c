@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "posix.h"
 #include "ucov/port/compiler.h"
 
 void __gcov_dump(void);
@@ -26,8 +27,8 @@ int __gcov_execve(const char *path, char *const argv[], char *const envp[]);
 
 UCOV_EXPORT UCOV_NOTRACE pid_t __gcov_fork(void) {
   pid_t pid = fork();
-  if (pid == 0)
-    __gcov_reset();
+  if (pid == 0 && !ucov_posix_counters_borrowed())
+    __gcov_reset(); /* (shared counters are the parent's too: never reset by a child) */
   return pid;
 }
 

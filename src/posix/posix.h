@@ -33,6 +33,13 @@ void ucov_control_fork_child(void) UCOV_HIDDEN;
  */
 int ucov_posix_runtime_active(void) UCOV_HIDDEN;
 
+/* Is this process a forked child of one whose profile counters it shares
+ * (shared_counters.c)? Then its counts are that process's: it writes no
+ * exit file and never resets them. */
+int ucov_posix_counters_borrowed(void) UCOV_HIDDEN;
+/* The owner of shared counters writes its counts: its keeper will not. */
+void ucov_posix_counters_written(void) UCOV_HIDDEN;
+
 /* The exit files of one kind were written (1: gcov's .gcda, 2: LLVM
  * profiles): the commit record says so, for recoveries after the process. */
 #define UCOV_POSIX_EXITED_GCOV 1u

@@ -168,6 +168,15 @@ void ucov_port_exit_drain(void);
  * held. Default: nothing. */
 void ucov_port_object_added(void);
 
+/* How a unit came (before the registry has it; lock held): gcc's
+ * __gcov_init(a) (kind UCOV_UNIT_FROM_GCC), or clang's llvm_gcov_init(a, b)
+ * (UCOV_UNIT_FROM_CLANG: writeout, reset). A port that registers the same
+ * units again in another process (a copy of this one) keeps them. Default:
+ * nothing. */
+#define UCOV_UNIT_FROM_GCC 1
+#define UCOV_UNIT_FROM_CLANG 2
+void ucov_port_unit_source(int kind, void *a, void *b);
+
 /*
  * Tracing starts in the target (live = 1: the first device was enabled, by
  * ENABLE, UNIQUE_ENABLE or REMOTE_ENABLE; called before that enable returns)

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * POSIX port: profile counters shared across fork (ucov cc --shared-counters,
+ * on by itself for AFL++'s compilers and libFuzzer). ucov cc compiles with
+ * -fdata-sections and links with ucov-counters.ld, which gathers every gcov
+ * counter array (gcc's .bss.__gcov0.*, clang's .bss.__llvm_gcov_ctr*) into
+ * the page-aligned section ucov_counters. Before any constructor runs, those
+ * pages are mapped shared (a memfd), so a forked child counts into the
+ * memory of the process that started, the owner: a fuzzer's forkserver holds
+ * every execution's counts, a child killed for a timeout or a crash
+ * included, and nothing is written per execution. Only the owner writes
+ * exit files and resets on fork; its children write none (their counts are
+ * its).
+ *
+ * A fuzzer stops its forkserver with SIGKILL (AFL++'s own SIGTERM handler
+ * leaves by _exit too): no exit code runs in it. So the owner forks, before
+ * any constructor, a keeper that shares the counters and sleeps; the owner
+ * tells it each unit it registers (their descriptions are the same static
+ * data at the same addresses in both). When the owner dies without having
+ * written its exit files, the keeper registers those units and writes them,
+ * as the owner's exit would have.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "posix.h"
+#include "ucov/port/port.h"
+#include "ucov/port/units.h"
+
+/* (defined by ucov-counters.ld) */
+extern char __ucov_counters_start[] __attribute__((weak, visibility("hidden")));
+extern char __ucov_counters_end[] __attribute__((weak, visibility("hidden")));
+
+void __gcov_init(void *info);
+void llvm_gcov_init(void (*writeout)(void), void (*reset)(void));
+
+/* What the owner tells its keeper, in a shared page of its own. */
+#define KEEP_UNITS 4000
+struct keep {
+  volatile uint32_t written; /* the owner wrote its exit files */
+  volatile uint32_t n;       /* units[0..n) */
+  struct {
+    uint32_t kind;
+    void *a, *b;
+  } units[KEEP_UNITS];
+};
+
+static pid_t owner; /* the process that mapped the counters (0: not shared) */
+static struct keep *keep;
+static int replaying; /* the keeper registers the owner's units */
+
+/* A shared mapping of n bytes at want (NULL: anywhere) holding what is there
+ * now; its address, or NULL. */
+static UCOV_NOTRACE void *map_shared(void *want, size_t n) {
+  int fd = memfd_create("ucov-counters", MFD_CLOEXEC);
+  void *copy = MAP_FAILED, *at = NULL;
+  if (fd >= 0 && ftruncate(fd, (off_t)n) == 0)
+    copy = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (copy != MAP_FAILED && want) {
+    memcpy(copy, want, n); /* (counts of code run before: none, or a constructor's) */
+    at = mmap(want, n, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
+    at = at == MAP_FAILED ? NULL : at;
+    munmap(copy, n);
+  } else if (copy != MAP_FAILED) {
+    at = copy;
+  }
+  if (fd >= 0)
+    close(fd);
+  return at;
+}
+
+/* The keeper: asleep until the owner dies, then its exit files if it wrote
+ * none. Never returns. */
+static UCOV_NOTRACE __attribute__((noreturn)) void keeper(pid_t parent) {
+  /* (no descriptor of the owner's held open: a fuzzer sees its pipes close) */
+  int null = open("/dev/null", O_RDWR);
+  if (null >= 0) {
+    dup2(null, 0);
+    dup2(null, 1);
+  }
+  close_range(3, ~0U, 0);
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGUSR1);
+  sigprocmask(SIG_BLOCK, &set, NULL);
+  prctl(PR_SET_PDEATHSIG, SIGUSR1);
+  if (getppid() == parent) {
+    int sig;
+    sigwait(&set, &sig);
+  }
+  while (getppid() == parent) /* (its thread that forked ended, not the owner) */
+    usleep(100000);
+  if (!keep->written) {
+    uint32_t n = keep->n;
+    owner = getpid(); /* the counts are its to write now */
+    replaying = 1;    /* (what it registers is not told again) */
+    for (uint32_t i = 0; i < n && i < KEEP_UNITS; i++)
+      if (keep->units[i].kind == UCOV_UNIT_FROM_GCC)
+        __gcov_init(keep->units[i].a);
+      else
+        llvm_gcov_init((void (*)(void))keep->units[i].a, (void (*)(void))keep->units[i].b);
+    ucov_gcov_exit();
+    ucov_gcov_exit_llvm();
+  }
+  _exit(0);
+}
+
+static UCOV_NOTRACE void share_counters(void) {
+  char *start = __ucov_counters_start, *stop = __ucov_counters_end;
+  long page = sysconf(_SC_PAGESIZE);
+  if (owner || !start || stop <= start || page <= 0 || (uintptr_t)start % (uintptr_t)page ||
+      (uintptr_t)(stop - start) % (uintptr_t)page)
+    return; /* (not linked with ucov-counters.ld, or already shared) */
+  int saved = errno;
+  size_t keep_bytes = (sizeof(struct keep) + (size_t)page - 1) / (size_t)page * (size_t)page;
+  keep = map_shared(NULL, keep_bytes);
+  if (keep && map_shared(start, (size_t)(stop - start)) == start) {
+    owner = getpid();
+    pid_t k = fork(); /* (no other thread yet) */
+    if (k == 0)
+      keeper(owner);
+  } else {
+    ucov_port_log("ucov: profile counters not shared across fork (kept private)");
+  }
+  errno = saved;
+}
+
+/* Before every constructor of the program (AFL++ starts its forkserver in
+ * one); libucov.so, which cannot have a .preinit_array, at its constructor. */
+#ifdef UCOV_STATIC_RUNTIME
+__attribute__((section(".preinit_array"),
+               used)) static void (*const ucov_share_early)(void) = share_counters;
+#endif
+__attribute__((constructor(101))) static UCOV_NOTRACE void ucov_share_ctor(void) {
+  share_counters();
+}
+
+UCOV_NOTRACE int ucov_posix_counters_borrowed(void) {
+  return owner && getpid() != owner;
+}
+
+UCOV_NOTRACE void ucov_posix_counters_written(void) {
+  if (owner && getpid() == owner)
+    keep->written = 1;
+}
+
+UCOV_NOTRACE void ucov_port_unit_source(int kind, void *a, void *b) {
+  if (!owner || replaying || getpid() != owner || keep->n >= KEEP_UNITS)
+    return;
+  keep->units[keep->n].kind = (uint32_t)kind;
+  keep->units[keep->n].a = a;
+  keep->units[keep->n].b = b;
+  __atomic_store_n(&keep->n, keep->n + 1, __ATOMIC_RELEASE);
+}
