@@ -47,6 +47,11 @@ static const char cc_usage[] =
     "              compiler-rt: .gcda at exit as they write them, and live over the\n"
     "              control socket (ucov ls/pull/reset). Threaded programs get atomic\n"
     "              counters from -pthread, as with gcc itself.\n"
+    "  --shared-counters  with --gcov: the counters in pages shared across fork, so a\n"
+    "              forked child (a fuzzer's execution) counts into its parent's objects,\n"
+    "              killed or not, and writes no file; on by itself for AFL++'s\n"
+    "              compilers (--cc afl-clang-fast, ...) and -fsanitize=fuzzer\n"
+    "              (--no-shared-counters: off)\n"
     "  --dormant   with --trace, --ext or --unique (x86-64): every hook call is a NOP\n"
     "              while no KCOV device of the process is enabled, and a call again\n"
     "              from the first enable to the last disable. Links keep their\n"
@@ -202,6 +207,10 @@ static int own_option(char **args, int k, int nargs, struct cc_opts *o) {
   }
   if (!strcmp(a, "--show-command")) {
     o->show = 1;
+    return 1;
+  }
+  if (!strcmp(a, "--shared-counters") || !strcmp(a, "--no-shared-counters")) {
+    o->shared_counters = a[2] != 'n';
     return 1;
   }
   for (size_t i = 0; i < sizeof(valued) / sizeof(valued[0]); i++) {
@@ -361,6 +370,8 @@ static int cc_mode_flags(struct cc_opts *o, const struct cc_job *job, const char
    * symbol the objects need from it, so no member of libgcov is linked). */
   if (o->gcov && (compiles || (job->has_input && !job->compile_only)))
     out[(*n)++] = "--coverage";
+  if (o->gcov && o->shared && compiles) /* (each counter array in a section of its own) */
+    out[(*n)++] = "-fdata-sections";
   /* When compiling (alone, or with the link): at a link of objects only the
    * flag is not needed (and ucov defines __llvm_profile_runtime, which keeps
    * compiler-rt's runtime out of links that pass it all the same). */
@@ -382,7 +393,8 @@ static int cc_mode_flags(struct cc_opts *o, const struct cc_job *job, const char
  * p.gcno) only when that source is its one input, and another input makes
  * them p-p.gcno. 0, or -1 (said).
  */
-static int cc_link_flags(const struct cc_job *job, int dormant, char **out, int *n) {
+static int cc_link_flags(const struct cc_job *job, int dormant, const struct cc_opts *o, char **out,
+                         int *n) {
   char *libdir = find_libdir();
   if (!libdir) {
     UCOV_ERR("cannot find libucov.a (set UCOV_LIBDIR)\n");
@@ -410,8 +422,13 @@ static int cc_link_flags(const struct cc_job *job, int dormant, char **out, int 
     return 0;
   }
   out[(*n)++] = "-Wl,--whole-archive";
-  LINKER_FILE("libucov.a");
+  LINKER_FILE(o->own_sancov ? "libucov-weakhooks.a" : "libucov.a");
   out[(*n)++] = "-Wl,--no-whole-archive";
+  if (o->shared) { /* the counter arrays in whole pages, shared across fork */
+    out[(*n)++] = "-Xlinker";
+    out[(*n)++] = "-T";
+    LINKER_FILE("ucov-counters.ld");
+  }
 #undef LINKER_FILE
   /* Exported: shared objects and the KCOV shim bind to this runtime. */
   static const char *const exports[] = {
@@ -431,9 +448,24 @@ static int cc_link_flags(const struct cc_job *job, int dormant, char **out, int 
   return 0;
 }
 
+/* Does the program bring its own sanitizer-coverage runtime: AFL++'s
+ * compilers (afl-cc, afl-clang-fast, ...: afl-compiler-rt, a forkserver) or
+ * libFuzzer (-fsanitize=fuzzer)? Then its counters are shared across fork
+ * by default, and the runtime it links has weak hooks. */
+static int own_sancov_runtime(const char *cc0, char **args, int nargs) {
+  const char *base = strrchr(cc0, '/');
+  if (!strncmp(base ? base + 1 : cc0, "afl-", 4))
+    return 1;
+  for (int k = 0; k < nargs; k++)
+    if (!strncmp(args[k], "-fsanitize=", 11) && strstr(args[k], "fuzzer") &&
+        !strstr(args[k], "fuzzer-no-link"))
+      return 1;
+  return 0;
+}
+
 /* ucov cc (cxx 0) and ucov c++ (cxx 1). */
 static int run_cc(int argc, char **argv, int cxx) {
-  struct cc_opts o = {.cxx = cxx};
+  struct cc_opts o = {.cxx = cxx, .shared_counters = -1};
   if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
     fputs(cc_usage, stdout);
     return UCOV_EXIT_OK;
@@ -460,6 +492,8 @@ static int run_cc(int argc, char **argv, int cxx) {
   }
   for (int k = 0; k < ncc; k++)
     out[n++] = cc[k];
+  o.own_sancov = own_sancov_runtime(cc[0], args, nargs);
+  o.shared = o.gcov && (o.shared_counters >= 0 ? o.shared_counters : o.own_sancov);
   if ((rc = cc_mode_flags(&o, &job, cc[0], out, &n)) >= 0) {
     free(out);
     return rc;
@@ -479,7 +513,7 @@ static int run_cc(int argc, char **argv, int cxx) {
   }
   int links = job.has_input && !job.compile_only;
   int dormant = links && o.dormant && (o.trace || o.ext || o.unique);
-  if (links && cc_link_flags(&job, dormant, out, &n))
+  if (links && cc_link_flags(&job, dormant, &o, out, &n))
     return UCOV_EXIT_FAIL;
   out[n] = NULL;
   if (o.verbose || o.show)

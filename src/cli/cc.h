@@ -9,9 +9,13 @@
 
 struct cc_opts {
   int trace, ext, gcov, unique, pgo, verbose, dormant;
-  int cxx;                         /* ucov c++: the C++ driver compiles and links */
-  int show;                        /* --show-command: the command printed */
-  const char *cc;                  /* --cc COMPILER */
+  int cxx;        /* ucov c++: the C++ driver compiles and links */
+  int show;       /* --show-command: the command printed */
+  const char *cc; /* --cc COMPILER */
+  /* --shared-counters (1), --no-shared-counters (0), else -1: on for AFL++'s
+   * compilers and -fsanitize=fuzzer. shared: what was decided. */
+  int shared_counters, shared;
+  int own_sancov; /* the program brings its own sanitizer-coverage runtime (AFL++, libFuzzer) */
   const char *only[64], *skip[64]; /* --only/--skip GLOBs (and UCOV_ONLY/UCOV_SKIP) */
   int n_only, n_skip;
 };
