@@ -21,6 +21,7 @@ done
 have lcov && have genhtml || need+=(lcov)
 have gcovr || need+=(gcovr)
 have diff-cover || need+=(diff-cover) # the patch coverage oracle
+have afl-fuzz && have afl-clang-fast || need+=(afl++) # tests/e2e/afl.sh's fuzzer
 # lcov 2.x and gcovr 7.x are Debian 13's (tests/fetch_tool.sh unpacks them,
 # nothing installed): their dependencies are Debian 12's.
 for p in libcapture-tiny-perl libdatetime-perl libtimedate-perl libjson-perl libperlio-gzip-perl \

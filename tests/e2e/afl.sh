@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# An AFL++ campaign's exact source coverage, live: a target built with
+# `ucov cc --cc afl-clang-fast --gcov` (its gcov counters shared across
+# fork, the default with AFL++'s compilers) fuzzed by afl-fuzz in forkserver
+# mode and in persistent mode (__AFL_LOOP), each for a bounded time:
+# - while it runs, `ucov ls/pull --pid <forkserver>` shows the campaign's
+#   counts growing, and no .gcda is written per execution;
+# - when afl-fuzz stops (it SIGKILLs the forkserver), the counts are written
+#   all the same (the runtime's keeper process);
+# - exact: the harness ran as many times as the target logged executions,
+#   children killed for a crash or a timeout included: afl-fuzz's
+#   execs_done, or one more (the execution it had started when it stopped,
+#   which it leaves out of its count; a plain afl-clang-fast build logs the
+#   same);
+# - every line of the harness that a replay of queue/, crashes/ and hangs/
+#   through a plain --coverage build covers is covered in ucov's counts.
+# Usage: afl.sh UCOV SRCDIR WORKDIR
+set -u
+UCOV=$1 SRC=$2 WORK=$3
+. "$SRC/tests/lib.sh"
+rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
+command -v afl-fuzz >/dev/null && command -v afl-clang-fast >/dev/null || {
+  fail "afl-fuzz and afl-clang-fast (Debian's afl++; scripts/deps.sh installs it)"
+  finish afl
+  exit 1
+}
+export AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_UI=1 AFL_NO_AFFINITY=1 \
+  AFL_SKIP_CRASHES=1
+T=$SRC/tests/e2e/afl/target.c
+# (the plain build, for the replays)
+mkdir -p plain && (cd plain && gcc --coverage -O0 "$T" -o target) || fail "plain --coverage build"
+# count INFO FUNC: the function's count in an lcov file
+count() { awk -F'[:,]' -v f="$2" '$1 == "FNDA" && $3 == f {print $2}' "$1"; }
+# covered INFO: "LINE" per covered line of target.c's harness (above main,
+# whose lines differ with -DPERSISTENT)
+main_line=$(grep -n '^int main' "$T" | cut -d: -f1)
+covered() {
+  awk -F'[:,]' -v m="$main_line" '/^SF:/{p = $2 ~ /target\.c$/} p && /^DA:/ && $3 > 0 && $2 < m {print $2}' "$1" |
+    sort -n
+}
+
+for mode in forkserver persistent; do
+  mkdir -p "$mode/in" && cd "$mode" || exit 1
+  # (a crashing seed: its runs in the dry run and after crash, AFL_SKIP_CRASHES)
+  printf 'hello' >in/a && printf 'FUY!' >in/b && printf 'HAN!' >in/c && printf 'FUZ!' >in/d
+  flags=() && [ $mode = persistent ] && flags=(-DPERSISTENT)
+  "$UCOV" cc --cc afl-clang-fast --gcov -O0 "${flags[@]}" "$T" -o target >cc.log 2>&1 ||
+    fail "$mode: ucov cc --cc afl-clang-fast --gcov: $(tail -2 cc.log)"
+  TARGET_LOG=$PWD/runs.log afl-fuzz -i in -o out -t 100 -V 12 -- ./target >afl.log 2>&1 &
+  afl=$!
+  fs=
+  for _ in $(seq 100); do
+    fs=$(pgrep -P $afl -x target | head -1)
+    [ -n "$fs" ] && "$UCOV" ls --pid "$fs" 2>/dev/null | grep -q 'target\.gcda' && break
+    sleep 0.1
+  done
+  sleep 2
+  # (pulled beside the build directory, which the final report reads)
+  "$UCOV" pull --pid "$fs" -o ../$mode-p1 >/dev/null 2>&1 && sleep 2 &&
+    "$UCOV" pull --pid "$fs" -o ../$mode-p2 >/dev/null 2>&1 &&
+    "$UCOV" report ../$mode-p1 --lcov p1.info 2>/dev/null && "$UCOV" report ../$mode-p2 --lcov p2.info 2>/dev/null
+  a=$(count p1.info one) b=$(count p2.info one)
+  [ -n "$a" ] && [ -n "$b" ] && [ "$a" -gt 0 ] && [ "$b" -gt "$a" ] && ! compgen -G '*.gcda' >/dev/null &&
+    pass "$mode: live pulls from the forkserver: the harness at $a, then $b; no .gcda written per execution" ||
+    fail "$mode: live pulls from forkserver '$fs': '$a' then '$b'; $(ls)"
+  wait $afl
+  for _ in $(seq 100); do compgen -G '*.gcda' >/dev/null && break; sleep 0.1; done
+  "$UCOV" report . --lcov final.info 2>/dev/null
+  h=$(count final.info one) runs=$(wc -l <runs.log)
+  e=$(awk '$1 == "execs_done" {print $3}' out/default/fuzzer_stats)
+  c=$(awk '$1 == "saved_crashes" {print $3}' out/default/fuzzer_stats)
+  t=$(awk '$1 == "saved_hangs" {print $3}' out/default/fuzzer_stats)
+  [ -n "$h" ] && [ "$h" = "$runs" ] && [ "$((h - e))" -ge 0 ] && [ "$((h - e))" -le 1 ] &&
+    pass "$mode: after afl-fuzz stopped: the harness ran $h times, every logged execution (execs_done $e; $c crashes, $t hangs saved)" ||
+    fail "$mode: harness '$h', logged $runs, execs_done $e"
+  crashed=$(grep -c '^FUZ!$' runs.log)
+  [ "$crashed" -gt 0 ] && pass "$mode: $crashed executions crashed (killed by SIGABRT), counted above" ||
+    fail "$mode: no execution crashed"
+  # replay of what afl-fuzz kept, through the plain --coverage build
+  rm -f ../plain/*.gcda
+  for f in out/default/queue/id* out/default/crashes/id* out/default/hangs/id*; do
+    [ -f "$f" ] && (cd ../plain && timeout 1 ./target <"$OLDPWD/$f" >/dev/null 2>&1)
+  done 2>/dev/null # (the crashes abort)
+  "$UCOV" report ../plain --lcov replay.info 2>/dev/null
+  missing=$(comm -23 <(covered replay.info) <(covered final.info) | tr '\n' ' ')
+  [ -s replay.info ] && [ -z "$missing" ] &&
+    pass "$mode: every line the replay of queue/, crashes/ and hangs/ covers is covered ($(covered final.info | wc -l) lines)" ||
+    fail "$mode: lines the replay covers and ucov does not: $missing"
+  cd .. || exit 1
+done
+finish afl
