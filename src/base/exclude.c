@@ -496,6 +496,8 @@ static int apply_flags(struct cov_file *f, const struct cov_excl *x, const struc
   for (size_t i = 0; i < f->n_branches; i++) {
     const struct cov_branch *b = &f->branches[i];
     int fl = FLAGS(b->line);
+    if (x->function_lines && starts_function(f, b->line))
+      continue; /* --exclude-function-lines: no code there, so no branch */
     if ((fl & (EX_LINE | EX_BRANCH | NO_CODE)) || (x->throw_branches && b->exception))
       f->excl_branches++;
     else

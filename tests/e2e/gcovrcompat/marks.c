@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static int twice(int v) { return 2 * v; }
+static int twice(int v) { return v > 0 ? 2 * v : -v; }
 
 static int clamp(int v, int lo, int hi)
 {
