@@ -47,7 +47,7 @@ static const char cc_usage[] =
     "              compiler-rt: .gcda at exit as they write them, and live over the\n"
     "              control socket (ucov ls/pull/reset). Threaded programs get atomic\n"
     "              counters from -pthread, as with gcc itself.\n"
-    "  --shared-counters  with --gcov: the counters in pages shared across fork, so a\n"
+    "  --shared-counters  with --gcov or --pgo: the counters in pages shared across fork, so a\n"
     "              forked child (a fuzzer's execution) counts into its parent's objects,\n"
     "              killed or not, and writes no file; on by itself for AFL++'s\n"
     "              compilers (--cc afl-clang-fast, ...) and -fsanitize=fuzzer\n"
@@ -424,10 +424,15 @@ static int cc_link_flags(const struct cc_job *job, int dormant, const struct cc_
   out[(*n)++] = "-Wl,--whole-archive";
   LINKER_FILE(o->own_sancov ? "libucov-weakhooks.a" : "libucov.a");
   out[(*n)++] = "-Wl,--no-whole-archive";
-  if (o->shared) { /* the counter arrays in whole pages, shared across fork */
+  if (o->shared && o->gcov) { /* the counter arrays in whole pages, shared across fork */
     out[(*n)++] = "-Xlinker";
     out[(*n)++] = "-T";
     LINKER_FILE("ucov-counters.ld");
+  }
+  if (o->shared && o->pgo) { /* clang's profile counters the same */
+    out[(*n)++] = "-Xlinker";
+    out[(*n)++] = "-T";
+    LINKER_FILE("ucov-prf-counters.ld");
   }
 #undef LINKER_FILE
   /* Exported: shared objects and the KCOV shim bind to this runtime. */
@@ -493,7 +498,7 @@ static int run_cc(int argc, char **argv, int cxx) {
   for (int k = 0; k < ncc; k++)
     out[n++] = cc[k];
   o.own_sancov = own_sancov_runtime(cc[0], args, nargs);
-  o.shared = o.gcov && (o.shared_counters >= 0 ? o.shared_counters : o.own_sancov);
+  o.shared = (o.gcov || o.pgo) && (o.shared_counters >= 0 ? o.shared_counters : o.own_sancov);
   if ((rc = cc_mode_flags(&o, &job, cc[0], out, &n)) >= 0) {
     free(out);
     return rc;

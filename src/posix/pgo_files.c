@@ -445,6 +445,9 @@ UCOV_NOTRACE void ucov_pgo_module_unload(uintptr_t base) {
 /* At exit, unless __llvm_profile_dump already wrote. The baseline moves, so a
  * live read racing with the exit counts nothing twice. */
 static UCOV_NOTRACE void pgo_write_at_exit(void) {
+  if (ucov_posix_counters_borrowed())
+    return; /* a forked child's counts are in the counters it shares: not its to write */
+  ucov_posix_counters_written();
   if (!pgo_dumped)
     pgo_write(1);
   pgo_exited = 1;
@@ -461,6 +464,11 @@ static UCOV_NOTRACE void pgo_write_at_exit(void) {
   }
 }
 
+UCOV_NOTRACE void ucov_posix_pgo_exit(void) {
+  pthread_once(&own_once, find_own);
+  pgo_write_at_exit();
+}
+
 /* compiler-rt's public API, for programs that call it. */
 int __llvm_profile_write_file(void);
 int __llvm_profile_dump(void);
@@ -468,6 +476,8 @@ void __llvm_profile_reset_counters(void);
 void __llvm_profile_set_filename(const char *name);
 
 UCOV_EXPORT UCOV_NOTRACE int __llvm_profile_write_file(void) {
+  if (ucov_posix_counters_borrowed())
+    return 0; /* (the owner writes these counts) */
   pthread_once(&own_once, find_own);
   return pgo_dumped ? -1 : pgo_write(0);
 }

@@ -39,6 +39,8 @@ int ucov_posix_runtime_active(void) UCOV_HIDDEN;
 int ucov_posix_counters_borrowed(void) UCOV_HIDDEN;
 /* The owner of shared counters writes its counts: its keeper will not. */
 void ucov_posix_counters_written(void) UCOV_HIDDEN;
+/* The LLVM profiles' exit write (pgo_files.c), for the keeper. */
+void ucov_posix_pgo_exit(void) UCOV_HIDDEN;
 
 /* The exit files of one kind were written (1: gcov's .gcda, 2: LLVM
  * profiles): the commit record says so, for recoveries after the process. */

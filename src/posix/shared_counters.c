@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * POSIX port: profile counters shared across fork (ucov cc --shared-counters,
- * on by itself for AFL++'s compilers and libFuzzer). ucov cc compiles with
- * -fdata-sections and links with ucov-counters.ld, which gathers every gcov
- * counter array (gcc's .bss.__gcov0.*, clang's .bss.__llvm_gcov_ctr*) into
- * the page-aligned section ucov_counters. Before any constructor runs, those
+ * on by itself for AFL++'s compilers and libFuzzer). With --gcov, ucov cc
+ * compiles with -fdata-sections and links with ucov-counters.ld, which
+ * gathers every gcov counter array (gcc's .bss.__gcov0.*, clang's
+ * .bss.__llvm_gcov_ctr*) into the page-aligned section ucov_counters; with
+ * --pgo, ucov-prf-counters.ld puts clang's __llvm_prf_cnts (and MC/DC
+ * bitmaps) on pages of their own. Before any constructor runs, those
  * pages are mapped shared (a memfd), so a forked child counts into the
  * memory of the process that started, the owner: a fuzzer's forkserver holds
  * every execution's counts, a child killed for a timeout or a crash
@@ -35,9 +37,11 @@
 #include "ucov/port/port.h"
 #include "ucov/port/units.h"
 
-/* (defined by ucov-counters.ld) */
+/* (defined by ucov-counters.ld, and by ucov-prf-counters.ld for --pgo) */
 extern char __ucov_counters_start[] __attribute__((weak, visibility("hidden")));
 extern char __ucov_counters_end[] __attribute__((weak, visibility("hidden")));
+extern char __ucov_prf_start[] __attribute__((weak, visibility("hidden")));
+extern char __ucov_prf_end[] __attribute__((weak, visibility("hidden")));
 
 void __gcov_init(void *info);
 void llvm_gcov_init(void (*writeout)(void), void (*reset)(void));
@@ -109,20 +113,29 @@ static UCOV_NOTRACE __attribute__((noreturn)) void keeper(pid_t parent) {
         llvm_gcov_init((void (*)(void))keep->units[i].a, (void (*)(void))keep->units[i].b);
     ucov_gcov_exit();
     ucov_gcov_exit_llvm();
+    ucov_posix_pgo_exit();
   }
   _exit(0);
 }
 
+/* Whether [start, stop) is whole pages (and there). */
+static UCOV_NOTRACE int whole_pages(const char *start, const char *stop, long page) {
+  return start && stop > start && page > 0 && !((uintptr_t)start % (uintptr_t)page) &&
+         !((uintptr_t)(stop - start) % (uintptr_t)page);
+}
+
 static UCOV_NOTRACE void share_counters(void) {
-  char *start = __ucov_counters_start, *stop = __ucov_counters_end;
+  char *gcov = __ucov_counters_start, *gcov_end = __ucov_counters_end;
+  char *prf = __ucov_prf_start, *prf_end = __ucov_prf_end;
   long page = sysconf(_SC_PAGESIZE);
-  if (owner || !start || stop <= start || page <= 0 || (uintptr_t)start % (uintptr_t)page ||
-      (uintptr_t)(stop - start) % (uintptr_t)page)
-    return; /* (not linked with ucov-counters.ld, or already shared) */
+  int g = whole_pages(gcov, gcov_end, page), p = whole_pages(prf, prf_end, page);
+  if (owner || (!g && !p))
+    return; /* (not linked with the scripts, or already shared) */
   int saved = errno;
   size_t keep_bytes = (sizeof(struct keep) + (size_t)page - 1) / (size_t)page * (size_t)page;
   keep = map_shared(NULL, keep_bytes);
-  if (keep && map_shared(start, (size_t)(stop - start)) == start) {
+  if (keep && (!g || map_shared(gcov, (size_t)(gcov_end - gcov)) == gcov) &&
+      (!p || map_shared(prf, (size_t)(prf_end - prf)) == prf)) {
     owner = getpid();
     pid_t k = fork(); /* (no other thread yet) */
     if (k == 0)
@@ -136,8 +149,19 @@ static UCOV_NOTRACE void share_counters(void) {
 /* Before every constructor of the program (AFL++ starts its forkserver in
  * one); libucov.so, which cannot have a .preinit_array, at its constructor. */
 #ifdef UCOV_STATIC_RUNTIME
+/* (glibc passes a .preinit_array entry argc, argv and the environment, and
+ * sets environ only later, in libc's own initializer, which the keeper
+ * never reaches: it takes the environment here, for its LLVM_PROFILE_FILE
+ * and UCOV_EXIT_DIR) */
+static UCOV_NOTRACE void share_early(int argc, char **argv, char **envp) {
+  (void)argc;
+  (void)argv;
+  if (!environ)
+    environ = envp;
+  share_counters();
+}
 __attribute__((section(".preinit_array"),
-               used)) static void (*const ucov_share_early)(void) = share_counters;
+               used)) static void (*const ucov_share_early)(int, char **, char **) = share_early;
 #endif
 __attribute__((constructor(101))) static UCOV_NOTRACE void ucov_share_ctor(void) {
   share_counters();

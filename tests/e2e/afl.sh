@@ -2,7 +2,9 @@
 # An AFL++ campaign's exact source coverage, live: a target built with
 # `ucov cc --cc afl-clang-fast --gcov` (its gcov counters shared across
 # fork, the default with AFL++'s compilers) fuzzed by afl-fuzz in forkserver
-# mode and in persistent mode (__AFL_LOOP), each for a bounded time:
+# mode and in persistent mode (__AFL_LOOP), and one built with --pgo
+# (clang's profile counters, shared the same way) in forkserver mode, each
+# for a bounded time:
 # - while it runs, `ucov ls/pull --pid <forkserver>` shows the campaign's
 #   counts growing, and no .gcda is written per execution;
 # - when afl-fuzz stops (it SIGKILLs the forkserver), the counts are written
@@ -30,7 +32,7 @@ T=$SRC/tests/e2e/afl/target.c
 # (the plain build, for the replays)
 mkdir -p plain && (cd plain && gcc --coverage -O0 "$T" -o target) || fail "plain --coverage build"
 # count INFO FUNC: the function's count in an lcov file
-count() { awk -F'[:,]' -v f="$2" '$1 == "FNDA" && $3 == f {print $2}' "$1"; }
+count() { awk -F'[:,]' -v f="$2" '$1 == "FNDA" && $NF == f {print $2}' "$1"; } # (clang: FILE:FUNC)
 # covered INFO: "LINE" per covered line of target.c's harness (above main,
 # whose lines differ with -DPERSISTENT)
 main_line=$(grep -n '^int main' "$T" | cut -d: -f1)
@@ -39,19 +41,21 @@ covered() {
     sort -n
 }
 
-for mode in forkserver persistent; do
+for mode in forkserver persistent pgo; do
   mkdir -p "$mode/in" && cd "$mode" || exit 1
   # (a crashing seed: its runs in the dry run and after crash, AFL_SKIP_CRASHES)
   printf 'hello' >in/a && printf 'FUY!' >in/b && printf 'HAN!' >in/c && printf 'FUZ!' >in/d
-  flags=() && [ $mode = persistent ] && flags=(-DPERSISTENT)
-  "$UCOV" cc --cc afl-clang-fast --gcov -O0 "${flags[@]}" "$T" -o target >cc.log 2>&1 ||
-    fail "$mode: ucov cc --cc afl-clang-fast --gcov: $(tail -2 cc.log)"
-  TARGET_LOG=$PWD/runs.log afl-fuzz -i in -o out -t 100 -V 12 -- ./target >afl.log 2>&1 &
+  flags=(--gcov) && [ $mode = persistent ] && flags=(--gcov -DPERSISTENT)
+  [ $mode = pgo ] && flags=(--pgo)
+  "$UCOV" cc --cc afl-clang-fast "${flags[@]}" -O0 "$T" -o target >cc.log 2>&1 ||
+    fail "$mode: ucov cc --cc afl-clang-fast ${flags[*]}: $(tail -2 cc.log)"
+  LLVM_PROFILE_FILE=$PWD/target.profraw TARGET_LOG=$PWD/runs.log \
+    afl-fuzz -i in -o out -t 100 -V 12 -- ./target >afl.log 2>&1 &
   afl=$!
   fs=
   for _ in $(seq 100); do
     fs=$(pgrep -P $afl -x target | head -1)
-    [ -n "$fs" ] && "$UCOV" ls --pid "$fs" 2>/dev/null | grep -q 'target\.gcda' && break
+    [ -n "$fs" ] && "$UCOV" ls --pid "$fs" 2>/dev/null | grep -q 'target\.gcda\|profraw' && break
     sleep 0.1
   done
   sleep 2
@@ -61,11 +65,16 @@ for mode in forkserver persistent; do
     "$UCOV" report ../$mode-p1 --lcov p1.info 2>/dev/null && "$UCOV" report ../$mode-p2 --lcov p2.info 2>/dev/null
   a=$(count p1.info one) b=$(count p2.info one)
   [ -n "$a" ] && [ -n "$b" ] && [ "$a" -gt 0 ] && [ "$b" -gt "$a" ] && ! compgen -G '*.gcda' >/dev/null &&
+    ! [ -s target.profraw ] &&
     pass "$mode: live pulls from the forkserver: the harness at $a, then $b; no .gcda written per execution" ||
     fail "$mode: live pulls from forkserver '$fs': '$a' then '$b'; $(ls)"
   wait $afl
-  for _ in $(seq 100); do compgen -G '*.gcda' >/dev/null && break; sleep 0.1; done
-  "$UCOV" report . --lcov final.info 2>/dev/null
+  for _ in $(seq 100); do pgrep -x target >/dev/null || break; sleep 0.1; done # (the keeper)
+  if [ $mode = pgo ]; then
+    "$UCOV" report target.profraw --binary ./target --lcov final.info 2>/dev/null
+  else
+    "$UCOV" report . --lcov final.info 2>/dev/null
+  fi
   h=$(count final.info one) runs=$(wc -l <runs.log)
   e=$(awk '$1 == "execs_done" {print $3}' out/default/fuzzer_stats)
   c=$(awk '$1 == "saved_crashes" {print $3}' out/default/fuzzer_stats)
