@@ -47,7 +47,7 @@ stat() { tr ' ' '\n' <<<"$1" | grep . | sort -n | awk '{v[NR] = $1} END {print v
 {
   echo "# Fuzzing: afl-fuzz executions per second"
   echo
-  echo "$(date -u +%F), $(uname -r), $(nproc) cores, $(afl-fuzz -h 2>&1 | head -1 | sed 's/\x1b\[[0-9;]*m//g');"
+  echo "$(date -u +%F), $(uname -r), $(nproc) cores, AFL++ $(afl-fuzz -h 2>&1 | grep -o 'afl-fuzz++[0-9.a-z]*' | head -1 | cut -c11-);"
   echo "tests/e2e/afl/target.c at -O2, $secs s per campaign, $rounds rounds interleaved"
   echo "(bench/fuzz_run.sh). Wall-time rates: they vary by some 15% on this machine."
   echo

@@ -519,5 +519,8 @@ UCOV_NOTRACE void ucov_control_fork_child(void) {
   ucov_control_socket_forget();
   __atomic_store_n(&control_started_thread, 0, __ATOMIC_RELEASE);
   control_started = 0;
-  control_start(200);
+  /* A child sharing its parent's counters (a fuzzer's execution) has no
+   * counts of its own to serve: no server, and no thread made per fork. */
+  if (!ucov_posix_counters_borrowed())
+    control_start(200);
 }
