@@ -37,7 +37,8 @@ static const char who_usage[] =
     "usage: ucov who FILE:LINE [--store URL] [--build B]\n"
     "\n"
     "The tests whose counts in the store ran that line, with their hits, most\n"
-    "first. FILE is a source path or its ending (src/a.c).\n"
+    "first, and when each first reached it (its earliest push that counted the\n"
+    "line, UTC; - when not known). FILE is a source path or its ending (src/a.c).\n"
     "\n"
     "  --store URL          the store (default $UCOV_STORE, else ./ucov.db)\n"
     "  --build B            only this build's counts (number, revision or\n"
@@ -131,12 +132,18 @@ int cmd_store(int argc, char **argv) {
 
 /* Test names, revisions and paths come from whoever pushed: escaped (a TAB
  * or a newline in one would forge a column or a row), as ls does. */
-static void print_who(void *arg, const char *path, const char *test, uint64_t count) {
+static void print_who(void *arg, const char *path, const char *test, uint64_t count,
+                      int64_t first) {
   (void)arg;
   print_escaped(stdout, test && *test ? test : "(no test name)");
   printf("\t%" PRIu64 "\t", count);
   print_escaped(stdout, path);
-  putchar('\n');
+  char when[32] = "-";
+  time_t t = (time_t)first;
+  struct tm tm;
+  if (first > 0 && gmtime_r(&t, &tm))
+    strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  printf("\t%s\n", when);
 }
 
 int cmd_who(int argc, char **argv) {

@@ -111,9 +111,13 @@ int store_read(struct store *s, const struct store_filter *f, struct cov_model *
 int store_build_ids(const char **bins, int n_bins, char **inputs, int n_inputs, char **out);
 
 /* The tests that ran FILE (a path or its ending) at LINE, most hits first
- * (f: a build, tests, a time; NULL: everything). */
+ * (f: a build, tests, a time; NULL: everything), each with the time of its
+ * earliest push that counted the line (first: seconds since the epoch; 0:
+ * not known, counts pushed before ucov kept it). */
 int store_who(struct store *s, const struct store_filter *f, const char *file, uint32_t line,
-              void (*cb)(void *arg, const char *path, const char *test, uint64_t count), void *arg);
+              void (*cb)(void *arg, const char *path, const char *test, uint64_t count,
+                         int64_t first),
+              void *arg);
 
 /* Every source path the store knows, once each, in order, to cb. 0 or -1. */
 int store_paths(struct store *s, void (*cb)(void *arg, const char *path), void *arg);

@@ -231,9 +231,9 @@ static int stage_model(struct store *s, const struct cov_model *m, const struct 
 
 /* Staged rows into the count tables: sources first, then each table in key
  * order (concurrent pushers take row locks in one order: no deadlock). */
-static int merge_staged(struct store *s, int64_t build, int64_t ctx) {
-  char sql[1024], upd[256];
-  const int64_t ids[] = {build, ctx};
+static int merge_staged(struct store *s, int64_t build, int64_t ctx, int64_t now) {
+  char sql[1280], upd[256];
+  const int64_t ids[] = {build, ctx}, line_ids[] = {build, ctx, now};
   if (store_run(
           s,
           "INSERT INTO sources (path, hash) SELECT DISTINCT path, hash FROM stage_src WHERE true "
@@ -241,15 +241,19 @@ static int merge_staged(struct store *s, int64_t build, int64_t ctx) {
           NULL, 0, NULL, 0))
     return store_fail(s, "sources");
   snprintf(upd, sizeof(upd), store_sat, "line_counts", "count");
-  snprintf(sql, sizeof(sql),
-           "INSERT INTO line_counts (build_id, context_id, source_id, line, count, arcs) "
-           "SELECT $1, $2, s.id, l.line, l.count, t.arcs FROM stage_lines l JOIN stage_src t ON "
-           "t.idx = l.idx JOIN sources s ON s.path = t.path AND s.hash = t.hash WHERE true "
-           "ORDER BY s.id, l.line ON CONFLICT (build_id, context_id, source_id, line) DO UPDATE "
-           "SET count = %s, arcs = CASE WHEN line_counts.arcs < excluded.arcs THEN "
-           "line_counts.arcs ELSE excluded.arcs END",
-           upd);
-  if (store_run(s, sql, NULL, 0, ids, 2))
+  /* first_at: the earliest push that counted the line (as pushes come in any
+   * order, the least) */
+  snprintf(
+      sql, sizeof(sql),
+      "INSERT INTO line_counts (build_id, context_id, source_id, line, count, arcs, "
+      "first_at) SELECT $1, $2, s.id, l.line, l.count, t.arcs, CASE WHEN l.count > 0 THEN CAST("
+      "$3 AS BIGINT) END FROM stage_lines l JOIN stage_src t ON "
+      "t.idx = l.idx JOIN sources s ON s.path = t.path AND s.hash = t.hash WHERE true "
+      "ORDER BY s.id, l.line ON CONFLICT (build_id, context_id, source_id, line) DO UPDATE "
+      "SET count = %s, arcs = CASE WHEN line_counts.arcs < excluded.arcs THEN "
+      "line_counts.arcs ELSE excluded.arcs END, %s",
+      upd, STORE_FIRST_AT);
+  if (store_run(s, sql, NULL, 0, line_ids, 3))
     return store_fail(s, "line counts");
   snprintf(upd, sizeof(upd), store_sat, "func_counts", "count");
   snprintf(sql, sizeof(sql),
@@ -284,9 +288,9 @@ int store_move_counts(struct store *s, int64_t from, int64_t to) {
     const char *table, *cols, *key, *upd;
   } t[] = {
       {.table = "line_counts",
-       .cols = "context_id, source_id, line, count",
+       .cols = "context_id, source_id, line, count, first_at",
        .key = "context_id, source_id, line",
-       .upd = "count = %s"},
+       .upd = "count = %s, " STORE_FIRST_AT},
       {.table = "func_counts",
        .cols = "context_id, source_id, name, line, count",
        .key = "context_id, source_id, name",
@@ -299,7 +303,7 @@ int store_move_counts(struct store *s, int64_t from, int64_t to) {
   };
   const int64_t ids[] = {to, from};
   for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-    char sat_sql[256], upd[512], sql[1536];
+    char sat_sql[256], upd[768], sql[1792];
     snprintf(sat_sql, sizeof(sat_sql), store_sat, t[i].table, i == 2 ? "taken" : "count");
     snprintf(upd, sizeof(upd), t[i].upd, sat_sql);
     snprintf(sql, sizeof(sql),
@@ -464,7 +468,7 @@ int store_push(struct store *s, const struct cov_model *m, const struct store_pu
   }
   if (push_binaries(s, q.build_ids, build))
     goto out;
-  if (stage_model(s, m, p) || merge_staged(s, build, ctx) ||
+  if (stage_model(s, m, p) || merge_staged(s, build, ctx, now) ||
       (p->units && units_push(s, p->units, build, ctx)))
     goto out;
   if (o->exec(s->db, "COMMIT")) {

@@ -280,7 +280,8 @@ static char *like_suffix(const char *s) {
 }
 
 int store_who(struct store *s, const struct store_filter *f, const char *file, uint32_t line,
-              void (*cb)(void *arg, const char *path, const char *test, uint64_t count),
+              void (*cb)(void *arg, const char *path, const char *test, uint64_t count,
+                         int64_t first),
               void *arg) {
   const struct db_ops *o = s->db->ops;
   static const struct store_filter all;
@@ -293,7 +294,8 @@ int store_who(struct store *s, const struct store_filter *f, const char *file, u
   if (filter_sql(s, f, "l", 4, where, sizeof(where), &build))
     return -1;
   snprintf(sql, sizeof(sql),
-           "SELECT s.path, c.test, SUMSAT(l.count) FROM line_counts l JOIN sources s ON s.id = "
+           "SELECT s.path, c.test, SUMSAT(l.count), MIN(l.first_at) FROM line_counts l JOIN "
+           "sources s ON s.id = "
            "l.source_id JOIN contexts c ON c.id = l.context_id %s AND (s.path = $1 OR s.path LIKE "
            "$2 ESCAPE '\\') AND l.line = $3 AND l.count > 0 GROUP BY s.path, c.test ORDER BY 3 "
            "DESC, 2, 1",
@@ -310,8 +312,8 @@ int store_who(struct store *s, const struct store_filter *f, const char *file, u
   bind_filter(s, st, f, 4, build);
   int r;
   while ((r = o->step(st)) == 1) {
-    int64_t v = o->col_int(st, 2);
-    cb(arg, o->col_text(st, 0), o->col_text(st, 1), v < 0 ? 0 : (uint64_t)v);
+    int64_t v = o->col_int(st, 2), first = o->col_int(st, 3); /* (NULL: 0) */
+    cb(arg, o->col_text(st, 0), o->col_text(st, 1), v < 0 ? 0 : (uint64_t)v, first < 0 ? 0 : first);
   }
   o->finalize(st);
   free(like);

@@ -20,7 +20,7 @@
 #include "base/md5.h"
 #include "base/util.h"
 
-#define SCHEMA_VERSION 3
+#define SCHEMA_VERSION 4
 
 /* ---- the schema ---- */
 
@@ -50,7 +50,7 @@ static const char schema_sqlite[] =
     " context_id BIGINT NOT NULL, at BIGINT NOT NULL);"
     "CREATE TABLE IF NOT EXISTS line_counts (build_id BIGINT NOT NULL, context_id BIGINT NOT NULL,"
     " source_id BIGINT NOT NULL, line BIGINT NOT NULL, count BIGINT NOT NULL,"
-    " arcs INTEGER NOT NULL DEFAULT 0,"
+    " arcs INTEGER NOT NULL DEFAULT 0, first_at BIGINT,"
     " PRIMARY KEY (build_id, context_id, source_id, line)) WITHOUT ROWID;"
     "CREATE TABLE IF NOT EXISTS func_counts (build_id BIGINT NOT NULL, context_id BIGINT NOT NULL,"
     " source_id BIGINT NOT NULL, name TEXT NOT NULL, line BIGINT NOT NULL, count BIGINT NOT NULL,"
@@ -88,7 +88,7 @@ static const char schema_pg[] =
     " context_id BIGINT NOT NULL, at BIGINT NOT NULL);"
     "CREATE TABLE IF NOT EXISTS line_counts (build_id BIGINT NOT NULL, context_id BIGINT NOT NULL,"
     " source_id BIGINT NOT NULL, line BIGINT NOT NULL, count BIGINT NOT NULL,"
-    " arcs INTEGER NOT NULL DEFAULT 0,"
+    " arcs INTEGER NOT NULL DEFAULT 0, first_at BIGINT,"
     " PRIMARY KEY (build_id, context_id, source_id, line)) PARTITION BY LIST (build_id);"
     "CREATE TABLE IF NOT EXISTS func_counts (build_id BIGINT NOT NULL, context_id BIGINT NOT NULL,"
     " source_id BIGINT NOT NULL, name TEXT NOT NULL, line BIGINT NOT NULL, count BIGINT NOT NULL,"
@@ -229,11 +229,6 @@ int store_init(struct store *s) {
     return SAY("the store's schema is version %" PRId64 ", newer than this ucov's (%d)", v,
                SCHEMA_VERSION);
   }
-  if (v == 1 && migrate_v1(s)) {
-    int r = store_fail(s, "migrating the store from schema 1");
-    o->exec(s->db, "ROLLBACK");
-    return r;
-  }
   /* 2 to 3: the units' tables (made below), and the line rows' arcs flag:
    * none of their counts came with stored counters */
   if ((v == 1 || v == 2) &&
@@ -242,8 +237,20 @@ int store_init(struct store *s) {
     o->exec(s->db, "ROLLBACK");
     return r;
   }
+  /* 3 to 4: when each line was first counted (NULL: before this column) */
+  if (v >= 1 && v <= 3 && o->exec(s->db, "ALTER TABLE line_counts ADD COLUMN first_at BIGINT")) {
+    int r = store_fail(s, "migrating the store from schema 3");
+    o->exec(s->db, "ROLLBACK");
+    return r;
+  }
+  /* (the columns first: moving schema 1's counts writes them) */
+  if (v == 1 && migrate_v1(s)) {
+    int r = store_fail(s, "migrating the store from schema 1");
+    o->exec(s->db, "ROLLBACK");
+    return r;
+  }
   if (o->exec(s->db, s->pg ? schema_pg : schema_sqlite) ||
-      o->exec(s->db, "INSERT INTO ucov_meta VALUES ('schema', '3') ON CONFLICT (key) DO "
+      o->exec(s->db, "INSERT INTO ucov_meta VALUES ('schema', '4') ON CONFLICT (key) DO "
                      "UPDATE SET value = excluded.value")) {
     int r = store_fail(s, "schema");
     o->exec(s->db, "ROLLBACK");

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Which campaign first reached a line, and when: `ucov who` gives each test
+# the time of its earliest push that counted the line. Two campaigns push
+# a second apart, in turn, reaching different lines: a line only one reached
+# has its push time; a line both reached has each's own first push, and the
+# earlier is the campaign that reached it first; a push of a line already
+# counted keeps the earlier time.
+# Usage: firstseen.sh UCOV SRCDIR WORKDIR [SANITIZE]
+set -u
+UCOV=$1 SRC=$2 WORK=$3
+. "$SRC/tests/lib.sh"
+sanflags "${4:-}"
+rm -rf "$WORK" && mkdir -p "$WORK/b" && cd "$WORK/b" || exit 1
+cat >p.c <<'C'
+#include <stdlib.h>
+int main(int argc, char **argv) {
+  int v = argc > 1 ? atoi(argv[1]) : 0;
+  if (v == 1)
+    return 1; /* line 5: campaign a, first */
+  if (v == 2)
+    return 2; /* line 7: b first, then a */
+  return 0;
+}
+C
+"$UCOV" cc --gcov "${SANFLAGS[@]}" p.c -o p || fail "build"
+db=$WORK/s.db
+# push K NAME ARG: one run of p, pushed as that test; the seconds before and
+# after the push in t.K
+push() {
+  rm -f ./*.gcda
+  ./p "$3"
+  date +%s >"$WORK/t.$1"
+  "$UCOV" push . --store "$db" --test "$2" --revision r1 -q || fail "push $2 $3"
+  date +%s >>"$WORK/t.$1"
+  sleep 1.1
+}
+# within FIRST K: FIRST is the time of push K
+within() { [ -n "$1" ] && [ "$1" -ge "$(head -1 "$WORK/t.$2")" ] && [ "$1" -le "$(tail -1 "$WORK/t.$2")" ]; }
+push 1 a 1
+push 2 b 2
+push 3 a 2
+push 4 a 1
+# first TEST LINE: who's fourth column for that test, in seconds since the epoch
+first() {
+  local iso
+  iso=$("$UCOV" who "p.c:$2" --store "$db" | awk -F'\t' -v t="$1" '$1 == t {print $4}')
+  [ -n "$iso" ] && [ "$iso" != - ] && date -u -d "$iso" +%s
+}
+f5=$(first a 5) f7a=$(first a 7) f7b=$(first b 7)
+within "$f5" 1 && [ -z "$(first b 5)" ] &&
+  pass "a line one campaign reached: its first push's time, the second push's not" ||
+  fail "line 5: a first at '$f5', pushed at $(tr '\n' - <"$WORK/t.1") (and again later)"
+within "$f7b" 2 && within "$f7a" 3 && [ "$f7b" -lt "$f7a" ] &&
+  pass "a line both reached: each its own first push; b reached it first" ||
+  fail "line 7: b at '$f7b', a at '$f7a'"
+"$UCOV" who "p.c:5" --store "$db" | cut -f4 | grep -qE '^[0-9]+-[0-9]+-[0-9]+T[0-9]+:[0-9]+:[0-9]+Z$' &&
+  [ "$("$UCOV" who "p.c:5" --store "$db" | awk -F'\t' '{print NF}')" = 4 ] &&
+  pass "who: test, hits, path, first (UTC)" || fail "who's columns: $("$UCOV" who "p.c:5" --store "$db")"
+finish firstseen
