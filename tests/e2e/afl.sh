@@ -26,6 +26,8 @@ command -v afl-fuzz >/dev/null && command -v afl-clang-fast >/dev/null || {
   finish afl
   exit 1
 }
+# (the targets are not sanitized; afl-fuzz refuses an ASAN_OPTIONS without symbolize=0)
+unset ASAN_OPTIONS UBSAN_OPTIONS MSAN_OPTIONS
 export AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_UI=1 AFL_NO_AFFINITY=1 \
   AFL_SKIP_CRASHES=1
 T=$SRC/tests/e2e/afl/target.c
