@@ -46,13 +46,16 @@ static const char who_usage[] =
     "  -h, --help\n";
 
 static const char history_usage[] =
-    "usage: ucov history [--store URL] [--path P]\n"
+    "usage: ucov history [--store URL] [--path P | --test NAME]\n"
     "\n"
     "Line coverage per build, oldest first: build, revision, when, lines hit,\n"
-    "lines found, percentage.\n"
+    "lines found, percentage. With --test, that test's (a fuzzing campaign's)\n"
+    "reach over time: each push that first counted lines (UTC), the lines\n"
+    "reached so far, and how many were new.\n"
     "\n"
     "  --store URL          the store (default $UCOV_STORE, else ./ucov.db)\n"
     "  --path P             only source paths containing P\n"
+    "  --test NAME          one test's reach over time\n"
     "  -h, --help\n";
 
 static const char tests_for_usage[] =
@@ -71,13 +74,14 @@ static const char tests_for_usage[] =
 
 /* --store URL, --path P, --build B and -h: the operands' index, or -1 (a
  * usage error said). path, build: NULL where the command has no such option. */
+static const char *history_test; /* ucov history --test NAME */
+
 static int parse(int argc, char **argv, const char *usage, const char **store, const char **path,
                  const char **build) {
-  static const struct option opts[] = {{"store", required_argument, 0, 's'},
-                                       {"path", required_argument, 0, 'p'},
-                                       {"build", required_argument, 0, 'b'},
-                                       {"help", no_argument, 0, 'h'},
-                                       {0, 0, 0, 0}};
+  static const struct option opts[] = {
+      {"store", required_argument, 0, 's'}, {"path", required_argument, 0, 'p'},
+      {"build", required_argument, 0, 'b'}, {"test", required_argument, 0, 't'},
+      {"help", no_argument, 0, 'h'},        {0, 0, 0, 0}};
   int c;
   optind = 1;
   while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -98,6 +102,13 @@ static int parse(int argc, char **argv, const char *usage, const char **store, c
         return cli_try_help(), -1;
       }
       *build = optarg;
+      break;
+    case 't':
+      if (usage != history_usage) {
+        UCOV_ERR("--test is an option of ucov history here\n");
+        return cli_try_help(), -1;
+      }
+      history_test = optarg;
       break;
     case 'h':
       fputs(usage, stdout);
@@ -181,17 +192,30 @@ static void print_history(void *arg, int64_t build, const char *revision, int64_
          found ? 100.0 * (double)hit / (double)found : 0.0);
 }
 
+static void print_reach(void *arg, int64_t at, uint64_t lines) {
+  uint64_t *sum = arg;
+  char when[32];
+  time_t t = (time_t)at;
+  struct tm tm;
+  strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+  *sum += lines;
+  printf("%s\t%" PRIu64 "\t%" PRIu64 "\n", when, *sum, lines);
+}
+
 int cmd_history(int argc, char **argv) {
   const char *url = NULL, *path = NULL;
   int i = parse(argc, argv, history_usage, &url, &path, NULL);
   if (i < 0)
     return UCOV_EXIT_USAGE;
-  if (i != argc) {
-    UCOV_ERR("unexpected argument '%s'\n", argv[i]);
+  if (i != argc || (path && history_test)) {
+    UCOV_ERR(i != argc ? "unexpected argument '%s'\n" : "--path or --test, not both\n",
+             argv[i < argc ? i : 0]);
     return cli_try_help();
   }
   struct store *s = store_open_existing(url);
-  if (!s || store_history(s, path, print_history, NULL)) {
+  uint64_t sum = 0;
+  if (!s || (history_test ? store_reach(s, history_test, print_reach, &sum)
+                          : store_history(s, path, print_history, NULL))) {
     store_close(s);
     return UCOV_EXIT_FAIL;
   }

@@ -360,6 +360,29 @@ int store_line_tests(struct store *s, const struct store_filter *f,
   return r ? store_fail(s, "tests per line") : 0;
 }
 
+int store_reach(struct store *s, const char *test,
+                void (*cb)(void *arg, int64_t at, uint64_t lines), void *arg) {
+  const struct db_ops *o = s->db->ops;
+  const char *const v[] = {test};
+  if (store_ready(s))
+    return -1;
+  int there = store_q1(s, "SELECT 1 FROM contexts WHERE test = $1 LIMIT 1", v, 1, NULL, 0, NULL);
+  if (there <= 0)
+    return there < 0 ? store_fail(s, "tests") : SAY("no test '%s' in the store", test);
+  struct db_stmt *st = o->prepare(
+      s->db, "SELECT f, COUNT(*) FROM (SELECT l.source_id, l.line, MIN(l.first_at) AS f FROM "
+             "line_counts l JOIN contexts c ON c.id = l.context_id WHERE c.test = $1 AND "
+             "l.first_at IS NOT NULL GROUP BY l.source_id, l.line) t GROUP BY f ORDER BY f");
+  if (!st)
+    return store_fail(s, "reach");
+  o->bind_text(st, 1, test);
+  int r;
+  while ((r = o->step(st)) == 1)
+    cb(arg, o->col_int(st, 0), (uint64_t)o->col_int(st, 1));
+  o->finalize(st);
+  return r ? store_fail(s, "reach") : 0;
+}
+
 int store_history(struct store *s, const char *path,
                   void (*cb)(void *arg, int64_t build, const char *revision, int64_t created,
                              uint64_t found, uint64_t hit),

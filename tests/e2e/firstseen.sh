@@ -4,7 +4,8 @@
 # a second apart, in turn, reaching different lines: a line only one reached
 # has its push time; a line both reached has each's own first push, and the
 # earlier is the campaign that reached it first; a push of a line already
-# counted keeps the earlier time.
+# counted keeps the earlier time; `ucov history --test` draws a campaign's
+# reach over time from those times.
 # Usage: firstseen.sh UCOV SRCDIR WORKDIR [SANITIZE]
 set -u
 UCOV=$1 SRC=$2 WORK=$3
@@ -56,4 +57,18 @@ within "$f7b" 2 && within "$f7a" 3 && [ "$f7b" -lt "$f7a" ] &&
 "$UCOV" who "p.c:5" --store "$db" | cut -f4 | grep -qE '^[0-9]+-[0-9]+-[0-9]+T[0-9]+:[0-9]+:[0-9]+Z$' &&
   [ "$("$UCOV" who "p.c:5" --store "$db" | awk -F'\t' '{print NF}')" = 4 ] &&
   pass "who: test, hits, path, first (UTC)" || fail "who's columns: $("$UCOV" who "p.c:5" --store "$db")"
+# history --test: campaign a's reach over time, a row per push that first
+# counted lines (push 4 counted none new)
+"$UCOV" history --store "$db" --test a >reach.txt 2>reach.err
+t1=$(date -u -d "$(sed -n 1p reach.txt | cut -f1)" +%s 2>/dev/null)
+t2=$(date -u -d "$(sed -n 2p reach.txt | cut -f1)" +%s 2>/dev/null)
+read -r _ c1 n1 < <(sed -n 1p reach.txt)
+read -r _ c2 n2 < <(sed -n 2p reach.txt)
+[ "$(wc -l <reach.txt)" = 2 ] && within "$t1" 1 && within "$t2" 3 && [ "$c1" = "$n1" ] &&
+  [ "$c2" = $((c1 + n2)) ] && [ "$n2" -ge 1 ] &&
+  pass "history --test a: its reach over time, pushes 1 and 3 ($(tr '\t\n' ' ;' <reach.txt))" ||
+  fail "history --test a: $(cat reach.txt reach.err)"
+"$UCOV" history --store "$db" --test nosuch >/dev/null 2>err.txt
+[ $? = 1 ] && grep -q "no test 'nosuch' in the store" err.txt && pass "history --test of a test not there: an error" ||
+  fail "history --test nosuch: $(cat err.txt)"
 finish firstseen
