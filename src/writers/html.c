@@ -53,25 +53,11 @@ static void put_html(FILE *f, const char *s) {
  * functions, branches, MC/DC conditions, excluded lines and branches,
  * LLVM code regions. */
 static void put_totals(struct hout *o, const struct cov_file *c) {
-  uint64_t t[12] = {0};
-  for (size_t k = 0; k < c->n_lines; k++)
-    t[0] += c->lines[k].count > 0;
-  t[1] = c->n_lines;
-  for (size_t k = 0; k < c->n_funcs; k++)
-    t[2] += c->funcs[k].count > 0;
-  t[3] = c->n_funcs;
-  for (size_t k = 0; k < c->n_branches; k++)
-    t[4] += c->branches[k].executed && c->branches[k].taken > 0;
-  t[5] = c->n_branches;
-  for (size_t k = 0; k < c->n_mcdc; k++)
-    t[6] += c->mcdc[k].taken > 0;
-  t[7] = c->n_mcdc;
-  t[8] = c->n_excl_lines;
-  t[9] = c->excl_branches;
   struct cov_summary s;
   cov_file_summary(c, &s);
-  t[10] = s.regions_hit;
-  t[11] = s.regions_found;
+  const uint64_t t[12] = {s.lines_hit,      s.lines_found,       s.funcs_hit,   s.funcs_found,
+                          s.branches_hit,   s.branches_found,    s.mcdc_hit,    s.mcdc_found,
+                          s.lines_excluded, s.branches_excluded, s.regions_hit, s.regions_found};
   hout_str(o, ", \"t\": [");
   for (int k = 0; k < 12; k++) {
     if (k)
