@@ -19,6 +19,9 @@ die() {
 # shellcheck source=tests/apt_suite.sh
 . "$(dirname "$0")/apt_suite.sh"
 mkdir -p "$CACHE" || die "cannot make $CACHE"
+# One fetch at a time per cache: tests run in parallel, and apt-get holds a
+# lock on the lists while two fetches would share the download directory.
+exec 9>"$CACHE/.fetch.lock" && flock -w 1800 9 || die "cannot lock $CACHE/.fetch.lock"
 A=$CACHE/apt-$SUITE
 apt_suite "$SUITE" "$A" || die "no apt source for $SUITE"
 ver=$(apt-cache "${APT[@]}" show "$PKG" 2>/dev/null | sed -n 's/^Version: //p' | sort -V | tail -1)

@@ -20,6 +20,8 @@ die() {
   exit 1
 }
 mkdir -p "$ROOT" || die "cannot make $ROOT"
+# One fetch at a time per cache (kernel tests may run in parallel).
+exec 9>"$ROOT/.fetch.lock" && flock -w 1800 9 || die "cannot lock $ROOT/.fetch.lock"
 
 # image_of KVER PKGVER DIR: DIR/vmlinuz from linux-image-KVER=PKGVER (the
 # signed package, or the unsigned one), with the apt options in APT.
