@@ -6,7 +6,7 @@
  * and a test; nothing here allocates, locks or makes a system call.
  */
 #include "ucov/port/hooks.h"
-#include "record.h"
+#include "trace_hooks.h"
 
 #ifndef UCOV_TASK_HEADER /* (else the port's: ucov/port/task.h) */
 UCOV_TASK_STORAGE struct ucov_task ucov_task_self;
@@ -48,40 +48,11 @@ UCOV_NOTRACE void ucov_task_stop(struct ucov_task *t) {
  * before symbolizing, as with KCOV.
  */
 UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_pc(void) {
-  struct ucov_task *t = &ucov_task_self;
-  uintptr_t hot = t->hot;
-  /* No hint: as in a bare KCOV hook, the record path falls through and the
-   * not-tracing path takes one branch (bench/RESULTS.md measured both ways). */
-  if (!hot)
-    return;
-  uint64_t pc = (uint64_t)(uintptr_t)__builtin_return_address(0);
-  if (UCOV_LIKELY(!(hot & UCOV_TASK_HOT_BITS))) {
-    trace_append_word((uint64_t *)hot, t->size, pc); /* plain TRACE_PC */
-    return;
-  }
-  /* UNIQUE: the bitmap is the buffer's start, which hot holds. */
-  if (hot & UCOV_TASK_UNIQUE) {
-    uint64_t *bitmap = (uint64_t *)(hot & ~UCOV_TASK_HOT_BITS);
-    trace_append_unique(t, bitmap, pc_key(pc, t->bitmap_mask), pc, 1);
-  } else if (hot & UCOV_TASK_EXT) {
-    trace_append_word(t->area, t->size, KCOV_RECORD_TAGGED(pc, KCOV_RECORD_NORMAL_TAG));
-  }
-  /* CMP mode: no PC records */
+  trace_hook_pc(RET_PC());
 }
 
 /* Guard indices: 1, 2, ... in order of first hit, process-wide, never reused. */
-static uint32_t guard_next;
-
-/* The guard's index, assigned on its first hit under tracing (0: not yet). */
-static UCOV_ALWAYS_INLINE uint32_t guard_index(uint32_t *guard) {
-  uint32_t idx = UCOV_LOAD(guard);
-  if (UCOV_LIKELY(idx))
-    return idx;
-  uint32_t fresh = __atomic_add_fetch(&guard_next, 1, __ATOMIC_RELAXED), expected = 0;
-  if (__atomic_compare_exchange_n(guard, &expected, fresh, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-    return fresh;
-  return expected; /* another thread assigned it first */
-}
+uint32_t ucov_trace_guard_next;
 
 /*
  * clang's trace-pc-guard (ucov cc --unique): one guard per edge. In UNIQUE
@@ -89,20 +60,7 @@ static UCOV_ALWAYS_INLINE uint32_t guard_index(uint32_t *guard) {
  * map. In plain PC mode the hook appends like trace_pc.
  */
 UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_pc_guard(uint32_t *guard) {
-  struct ucov_task *t = &ucov_task_self;
-  uintptr_t hot = t->hot;
-  if (!hot) /* no hint, as in __sanitizer_cov_trace_pc */
-    return;
-  uint64_t pc = (uint64_t)(uintptr_t)__builtin_return_address(0);
-  if (UCOV_LIKELY(!(hot & UCOV_TASK_HOT_BITS))) {
-    trace_append_word((uint64_t *)hot, t->size, pc);
-    return;
-  }
-  if (hot & UCOV_TASK_UNIQUE) {
-    uint64_t *bitmap = (uint64_t *)(hot & ~UCOV_TASK_HOT_BITS);
-    trace_append_unique(t, bitmap, guard_index(guard) - 1, pc, 0);
-  } else if (hot & UCOV_TASK_EXT)
-    trace_append_word(t->area, t->size, KCOV_RECORD_TAGGED(pc, KCOV_RECORD_NORMAL_TAG));
+  trace_hook_pc_guard(guard, RET_PC());
 }
 
 /* Guards are numbered lazily on first hit (above), so that only edges that ran

@@ -1,34 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Trace path, CMP mode: comparison operands for fuzzers.
- *
- * Each record is 4 words {type, arg1, arg2, pc}; type bit 0 is KCOV_CMP_CONST
- * (arg1 is the compile-time constant), bits 1-2 are log2 of the operand size.
- * Word 0 of the area counts records, not words, as in Linux.
+ * Each record is 4 words (trace_append_cmp in trace_hooks.h).
  */
 #include "ucov/port/hooks.h"
-#include "record.h"
-
-static UCOV_ALWAYS_INLINE void trace_append_cmp(uint64_t type, uint64_t arg1, uint64_t arg2,
-                                                uint64_t pc) {
-  struct ucov_task *t = &ucov_task_self;
-  if (UCOV_LIKELY(!(t->hot & UCOV_TASK_CMP)))
-    return;
-  uint64_t *area = t->area;
-  uint64_t count = UCOV_LOAD(&area[0]);
-  uint64_t start = 1 + count * KCOV_WORDS_PER_CMP;
-  /* Same order and reasoning as trace_append_word(): count, barrier, record. */
-  if (UCOV_LIKELY(start + KCOV_WORDS_PER_CMP <= t->size)) {
-    UCOV_STORE(&area[0], count + 1);
-    UCOV_SIGNAL_FENCE();
-    UCOV_STORE(&area[start], type);
-    UCOV_STORE(&area[start + 1], arg1);
-    UCOV_STORE(&area[start + 2], arg2);
-    UCOV_STORE(&area[start + 3], pc);
-  }
-}
-
-#define RET_PC() ((uint64_t)(uintptr_t)__builtin_return_address(0))
+#include "trace_hooks.h"
 
 #define DEFINE_CMP(bytes, log2, type)                                                              \
   UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_cmp##bytes(type a, type b) {                 \
@@ -62,33 +38,9 @@ UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_cmpd(double a, double b) {
 }
 #endif
 
-/*
- * cases[0] = number of case values, cases[1] = operand width in bits, values
- * from cases[2]. One CONST record per case value, as Linux writes them.
- */
+/* One CONST record per case value (trace_hook_switch). */
 UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_switch(uint64_t val, uint64_t *cases) {
-  if (UCOV_LIKELY(!(ucov_task_self.hot & UCOV_TASK_CMP)))
-    return;
-  uint64_t type;
-  switch (cases[1]) {
-  case 8:
-    type = KCOV_CMP_SIZE(0);
-    break;
-  case 16:
-    type = KCOV_CMP_SIZE(1);
-    break;
-  case 32:
-    type = KCOV_CMP_SIZE(2);
-    break;
-  case 64:
-    type = KCOV_CMP_SIZE(3);
-    break;
-  default:
-    return;
-  }
-  uint64_t pc = RET_PC();
-  for (uint64_t i = 0; i < cases[0]; i++)
-    trace_append_cmp(type | KCOV_CMP_CONST, cases[i + 2], val, pc);
+  trace_hook_switch(val, cases, RET_PC());
 }
 
 /*
