@@ -23,7 +23,8 @@
 #include "dormant_link.h"
 
 static const char cc_usage[] =
-    "usage: ucov cc [--trace] [--ext] [--unique] [--gcov] [--pgo] [--dormant] [--only GLOB]\n"
+    "usage: ucov cc [--trace] [--ext] [--unique] [--gcov] [--pgo] [--afl] [--dormant] [--only "
+    "GLOB]\n"
     "               [--skip GLOB] [--cc COMPILER] [--] COMPILER-ARGS...\n"
     "\n"
     "Compile and link C and C++ code with ucov instrumentation. Use it as CC, and\n"
@@ -47,6 +48,12 @@ static const char cc_usage[] =
     "              compiler-rt: .gcda at exit as they write them, and live over the\n"
     "              control socket (ucov ls/pull/reset). Threaded programs get atomic\n"
     "              counters from -pthread, as with gcc itself.\n"
+    "  --afl       a --trace build that afl-fuzz drives without AFL++'s compiler: the\n"
+    "              runtime is the fork server of AFL++'s protocol (map size, cmplog:\n"
+    "              afl-fuzz -c 0) and fills its edge map (clang: trace-pc-guard; gcc:\n"
+    "              hashed trace-pc edges) and comparison log (trace-cmp); KCOV devices\n"
+    "              and, with --gcov or --pgo, the campaign's live counters as in any\n"
+    "              build (counters shared across fork by default)\n"
     "  --shared-counters  with --gcov or --pgo: the counters in pages shared across fork, so a\n"
     "              forked child (a fuzzer's execution) counts into its parent's objects,\n"
     "              killed or not, and writes no file; on by itself for AFL++'s\n"
@@ -81,7 +88,7 @@ static const char cc_usage[] =
     "  UCOV_CXX    the C++ compiler (ucov c++, C++ sources and links); else CXX; else\n"
     "              the C compiler's C++ driver (gcc-12: g++-12, clang: clang++, cc: c++)\n"
     "  UCOV_LIBDIR where libucov.a is (default: found next to this ucov)\n"
-    "  UCOV_MODE   modes when no option names one: trace, ext, unique, gcov, pgo\n"
+    "  UCOV_MODE   modes when no option names one: trace, ext, unique, gcov, pgo, afl\n"
     "              (commas between them), for builds that pass only CC\n"
     "  UCOV_ONLY, UCOV_SKIP  colon-separated globs, as --only and --skip\n";
 
@@ -156,6 +163,7 @@ static const struct {
     {.name = "gcov", .flag = offsetof(struct cc_opts, gcov)},
     {.name = "unique", .flag = offsetof(struct cc_opts, unique)},
     {.name = "pgo", .flag = offsetof(struct cc_opts, pgo)},
+    {.name = "afl", .flag = offsetof(struct cc_opts, afl)},
 };
 #define N_MODES (sizeof(modes) / sizeof(modes[0]))
 
@@ -314,7 +322,7 @@ static int cc_gather(int argc, char **argv, struct cc_opts *o, char ***args, int
     char *copy = strdup(env), *save = NULL;
     for (char *w = strtok_r(copy, ",: \t", &save); w; w = strtok_r(NULL, ",: \t", &save)) {
       if (set_mode(o, w) != 0) {
-        UCOV_ERR("UCOV_MODE: unknown mode '%s' (trace, ext, unique, gcov, pgo)\n", w);
+        UCOV_ERR("UCOV_MODE: unknown mode '%s' (trace, ext, unique, gcov, pgo, afl)\n", w);
         free(copy);
         return UCOV_EXIT_USAGE;
       }
@@ -332,8 +340,12 @@ static int cc_gather(int argc, char **argv, struct cc_opts *o, char ***args, int
  * flags for these modes. */
 static int cc_mode_flags(struct cc_opts *o, const struct cc_job *job, const char *cc0, char **out,
                          int *n) {
-  if (!o->trace && !o->ext && !o->gcov && !o->unique && !o->pgo)
+  if (!o->trace && !o->ext && !o->gcov && !o->unique && !o->pgo && !o->afl)
     o->trace = 1; /* the default mode */
+  if (o->afl && o->dormant) {
+    UCOV_ERR("--afl and --dormant: afl-fuzz needs its edges from every execution\n");
+    return UCOV_EXIT_USAGE;
+  }
   /* --only/--skip, per translation unit: the sources of this command all
    * selected (instrumented), or none (compiled plain; a link still gets the
    * runtime). One command mixing both cannot give each its own flags. */
@@ -344,16 +356,20 @@ static int cc_mode_flags(struct cc_opts *o, const struct cc_job *job, const char
     return UCOV_EXIT_USAGE;
   }
   if (job->n_src && !job->n_sel)
-    o->trace = o->ext = o->unique = o->gcov = o->pgo = 0; /* compiled as they are */
+    o->trace = o->ext = o->unique = o->gcov = o->pgo = o->afl = 0; /* compiled as they are */
   /* Compile flags only where a C or C++ source is compiled: clang calls a
    * flag unused (an error under -Werror) on assembler input or a link. */
   int compiles = job->has_source, clang = cc_compiler_is_clang(cc0);
   /* UNIQUE is exact with clang's trace-pc-guard (an index per edge); gcc has
    * only trace-pc, which unique mode keys by the PC address. */
-  if (compiles && o->unique && clang)
+  if (compiles && (o->unique || o->afl) && clang)
     out[(*n)++] = "-fsanitize-coverage=trace-pc-guard,trace-cmp";
-  else if (compiles && (o->trace || o->ext || o->unique))
+  else if (compiles && (o->trace || o->ext || o->unique || o->afl))
     out[(*n)++] = "-fsanitize-coverage=trace-pc,trace-cmp";
+  if (compiles && o->afl) { /* what afl-cc defines, which fuzzing targets test */
+    out[(*n)++] = "-D__AFL_COMPILER=1";
+    out[(*n)++] = "-DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION=1";
+  }
   /* --ext --dormant with clang: entry and exit come from XRay sleds, which
    * cost a jump or nothing while dormant (the runtime patches them live, as
    * XRay's does). Given to the compiler proper (-Xclang), so that the driver
@@ -422,7 +438,9 @@ static int cc_link_flags(const struct cc_job *job, int dormant, const struct cc_
     return 0;
   }
   out[(*n)++] = "-Wl,--whole-archive";
-  LINKER_FILE(o->own_sancov ? "libucov-weakhooks.a" : "libucov.a");
+  if (o->afl) /* its hooks and fork server, before the weak ones */
+    LINKER_FILE("libucov-afl.a");
+  LINKER_FILE(o->own_sancov || o->afl ? "libucov-weakhooks.a" : "libucov.a");
   out[(*n)++] = "-Wl,--no-whole-archive";
   if (o->shared && o->gcov) { /* the counter arrays in whole pages, shared across fork */
     out[(*n)++] = "-Xlinker";
@@ -498,7 +516,15 @@ static int run_cc(int argc, char **argv, int cxx) {
   for (int k = 0; k < ncc; k++)
     out[n++] = cc[k];
   o.own_sancov = own_sancov_runtime(cc[0], args, nargs);
-  o.shared = (o.gcov || o.pgo) && (o.shared_counters >= 0 ? o.shared_counters : o.own_sancov);
+  if (o.afl && o.own_sancov) {
+    UCOV_ERR("--afl makes the fork server and the maps itself: compile with gcc or clang, "
+             "not with %s\n",
+             cc[0]);
+    free(out);
+    return UCOV_EXIT_USAGE;
+  }
+  o.shared =
+      (o.gcov || o.pgo) && (o.shared_counters >= 0 ? o.shared_counters : o.own_sancov || o.afl);
   if ((rc = cc_mode_flags(&o, &job, cc[0], out, &n)) >= 0) {
     free(out);
     return rc;

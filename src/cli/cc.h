@@ -8,7 +8,7 @@
 #define UCOV_CLI_CC_H
 
 struct cc_opts {
-  int trace, ext, gcov, unique, pgo, verbose, dormant;
+  int trace, ext, gcov, unique, pgo, afl, verbose, dormant;
   int cxx;        /* ucov c++: the C++ driver compiles and links */
   int show;       /* --show-command: the command printed */
   const char *cc; /* --cc COMPILER */

@@ -421,10 +421,14 @@ static UCOV_NOTRACE void *control_main(void *arg) {
   }
 }
 
+int ucov_posix_fork_server;
+
 /* Start the server once per process. Port lock held. */
 static UCOV_NOTRACE void control_start(unsigned delay_ms) {
   if (control_started || !ucov_posix_runtime_active())
     return;
+  if (ucov_posix_fork_server && getpid() != ucov_posix_fork_server)
+    return; /* an execution of a fork server, which serves */
   control_started = 1;
   const char *off = secure_getenv("UCOV_CONTROL");
   if (off && !strcmp(off, "0"))
@@ -450,6 +454,12 @@ static UCOV_NOTRACE void control_start(unsigned delay_ms) {
     __atomic_store_n(&control_started_thread, 1, __ATOMIC_RELEASE);
   pthread_attr_destroy(&attr);
   pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+UCOV_NOTRACE void ucov_posix_control_start_now(void) {
+  ucov_port_lock();
+  control_start(0);
+  ucov_port_unlock();
 }
 
 UCOV_NOTRACE void ucov_port_object_added(void) {

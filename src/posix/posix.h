@@ -39,6 +39,12 @@ int ucov_posix_runtime_active(void) UCOV_HIDDEN;
 int ucov_posix_counters_borrowed(void) UCOV_HIDDEN;
 /* The owner of shared counters writes its counts: its keeper will not. */
 void ucov_posix_counters_written(void) UCOV_HIDDEN;
+/* A fork server (AFL++'s forkserver, afl.c): its pid, 0 if none. Its
+ * children are executions: they start no control server of their own (the
+ * fork server serves), and it starts its own before its first fork. */
+extern int ucov_posix_fork_server UCOV_HIDDEN;
+void ucov_posix_control_start_now(void) UCOV_HIDDEN;
+
 /* The LLVM profiles' exit write (pgo_files.c), for the keeper. */
 void ucov_posix_pgo_exit(void) UCOV_HIDDEN;
 

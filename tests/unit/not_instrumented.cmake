@@ -16,6 +16,9 @@ function(check_no_hook_relocations flag file)
 endfunction()
 
 check_no_hook_relocations(-r ${LIB}) # the archive's objects
+if(AFL)
+  check_no_hook_relocations(-r ${AFL}) # libucov-afl.a (ucov cc --afl)
+endif()
 foreach(so ${SHARED} ${SHIM})
   check_no_hook_relocations(-R ${so}) # PLT slots of the shared objects
 endforeach()

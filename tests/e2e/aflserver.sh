@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# ucov cc --afl: a target that afl-fuzz drives with no AFL++ compiler, gcc's
+# and clang's. Checked:
+# - a KCOV device of the process records exactly what a plain trace build's
+#   does (gcc: --trace; clang: --unique, the same trace-pc-guard code): PCs
+#   and comparison operands;
+# - afl-showmap sees the edge map: inputs that stop at different stages of
+#   the target's chain of magic values give different maps;
+# - afl-fuzz takes the handshake (the map size the target asks for) and,
+#   with cmplog from the same binary (-c 0), reaches the planted crash
+#   behind three magic values within the campaign's bound; the crash it saved
+#   aborts a plain build; without cmplog it does not get there;
+# - with --gcov (counters shared across fork, the default), live pulls from
+#   the fork server grow while it runs, and after afl-fuzz stops the harness
+#   ran exactly once per logged execution (execs_done, or one more: see
+#   afl.sh), crashes and timeouts included.
+# Usage: aflserver.sh UCOV SRCDIR WORKDIR
+set -u
+UCOV=$1 SRC=$2 WORK=$3
+. "$SRC/tests/lib.sh"
+rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
+command -v afl-fuzz >/dev/null && command -v afl-showmap >/dev/null || {
+  fail "afl-fuzz and afl-showmap (Debian's afl++; scripts/deps.sh installs it)"
+  finish aflserver
+  exit 1
+}
+unset ASAN_OPTIONS UBSAN_OPTIONS MSAN_OPTIONS
+export AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_UI=1 AFL_NO_AFFINITY=1
+M=$SRC/tests/e2e/aflserver/magic.c
+printf 'AAAAAAAAAAAAAAAA' >stage0 && printf 'CUFLAAAAAAAAAAAA' >stage1 &&
+  printf 'CUFL\x88\x77\x66\x55\x44\x33\x22\x11AAAA' >stage2 && printf 'CUFL\x88\x77\x66\x55\x44\x33\x22\x11\xef\xbe\xed\xfe' >crash
+
+for cc in gcc clang; do
+  ref=--trace && [ $cc = clang ] && ref=--unique
+  "$UCOV" cc --afl --cc $cc -O2 "$M" -o afl-$cc >cc.log 2>&1 && "$UCOV" cc $ref --cc $cc -O2 "$M" -o ref-$cc >>cc.log 2>&1 ||
+    fail "$cc: ucov cc --afl: $(tail -3 cc.log)"
+  # KCOV in the --afl build
+  for m in pc cmp; do
+    a=$(SELF_TRACE=$m ./afl-$cc <stage2) r=$(SELF_TRACE=$m ./ref-$cc <stage2)
+    n=$(echo "$a" | sed -n "s/^$m records: //p")
+    [ -n "$n" ] && [ "$n" -gt 0 ] && [ "$a" = "$r" ] &&
+      pass "$cc: a KCOV device of the --afl build: $n ${m^^} records, equal to the $ref build's" ||
+      fail "$cc: $m records of the --afl build '$a', of the $ref build '$r'"
+  done
+  # the edge map
+  for s in 0 1 2; do afl-showmap -q -o map$s-$cc -- ./afl-$cc <stage$s; done
+  [ -s map0-$cc ] && ! cmp -s map0-$cc map1-$cc && ! cmp -s map1-$cc map2-$cc && ! cmp -s map0-$cc map2-$cc &&
+    pass "$cc: afl-showmap: the three stages give three edge maps ($(wc -l <map0-$cc), $(wc -l <map1-$cc), $(wc -l <map2-$cc) edges)" ||
+    fail "$cc: afl-showmap maps: $(cat map0-$cc map1-$cc map2-$cc | tr '\n' ' ')"
+  # a campaign with cmplog: the planted crash
+  mkdir -p in-$cc && cp stage0 in-$cc/seed
+  AFL_BENCH_UNTIL_CRASH=1 timeout 150 afl-fuzz -i in-$cc -o out-$cc -c 0 -V 60 -- ./afl-$cc >fuzz-$cc.log 2>&1
+  crash=$(compgen -G "out-$cc/default/crashes/id*" | head -1)
+  t=$(awk '$1 == "run_time" {print $3}' out-$cc/default/fuzzer_stats 2>/dev/null)
+  size=$(sed -n 's/.*Target map size: \([0-9]*\).*/\1/p' fuzz-$cc.log | head -1)
+  [ -n "$crash" ] && grep -q "cmplog forkserver" fuzz-$cc.log && [ "$(sh -c '"$1" <"$2" >/dev/null 2>&1; echo $?' _ ./ref-$cc "$crash" 2>/dev/null)" = 134 ] &&
+    pass "$cc: afl-fuzz -c 0 reached the planted crash in ${t}s (map size $size); the input aborts the target" ||
+    fail "$cc: no crash in the cmplog campaign ($(grep -E 'execs_done|saved_crashes' out-$cc/default/fuzzer_stats 2>/dev/null | tr -s ' ' | tr '\n' ' '); $(tail -3 fuzz-$cc.log))"
+  if [ $cc = gcc ]; then
+    [ "$size" = 65536 ] && pass "gcc: the handshake asks for the hashed edges' map (65536 bytes)" ||
+      fail "gcc: map size '$size'"
+  else
+    [ -n "$size" ] && [ $((size % 64)) -eq 0 ] && [ "$size" -lt 65536 ] &&
+      pass "clang: the handshake asks for a map of its guards ($size bytes)" || fail "clang: map size '$size'"
+    # without cmplog, the same bound gets nowhere near it
+    mkdir -p in-plain && cp stage0 in-plain/seed
+    AFL_BENCH_UNTIL_CRASH=1 timeout 60 afl-fuzz -i in-plain -o out-plain -V 8 -- ./afl-$cc >fuzz-plain.log 2>&1
+    e=$(awk '$1 == "execs_done" {print $3}' out-plain/default/fuzzer_stats 2>/dev/null)
+    [ -n "$e" ] && [ "$e" -gt 1000 ] && ! compgen -G 'out-plain/default/crashes/id*' >/dev/null &&
+      pass "clang: without cmplog, $e executions found no crash: cmplog found it" ||
+      fail "clang: the campaign without cmplog: '$e' executions; $(ls out-plain/default/crashes 2>&1)"
+  fi
+done
+
+# --afl --gcov: the campaign's counts, live and exact
+T=$SRC/tests/e2e/afl/target.c
+mkdir -p exact/in && cd exact || exit 1
+printf 'hello' >in/a && printf 'FUY!' >in/b && printf 'HAN!' >in/c && printf 'FUZ!' >in/d
+"$UCOV" cc --afl --gcov --cc gcc -O0 "$T" -o target >cc.log 2>&1 || fail "ucov cc --afl --gcov: $(tail -2 cc.log)"
+AFL_SKIP_CRASHES=1 TARGET_LOG=$PWD/runs.log afl-fuzz -i in -o out -t 100 -V 10 -- ./target >afl.log 2>&1 &
+afl=$!
+fs=
+for _ in $(seq 100); do
+  fs=$(pgrep -P $afl -x target | head -1)
+  [ -n "$fs" ] && "$UCOV" ls --pid "$fs" 2>/dev/null | grep -q 'target\.gcda' && break
+  sleep 0.1
+done
+sleep 2
+count() { awk -F'[:,]' -v f="$2" '$1 == "FNDA" && $NF == f {print $2}' "$1"; }
+"$UCOV" pull --pid "$fs" -o ../p1 >/dev/null 2>&1 && sleep 2 && "$UCOV" pull --pid "$fs" -o ../p2 >/dev/null 2>&1 &&
+  "$UCOV" report ../p1 --lcov p1.info 2>/dev/null && "$UCOV" report ../p2 --lcov p2.info 2>/dev/null
+a=$(count p1.info one) b=$(count p2.info one)
+[ -n "$a" ] && [ -n "$b" ] && [ "$a" -gt 0 ] && [ "$b" -gt "$a" ] && ! compgen -G '*.gcda' >/dev/null &&
+  pass "--afl --gcov: live pulls from the fork server: the harness at $a, then $b; no .gcda per execution" ||
+  fail "--afl --gcov: live pulls from '$fs': '$a' then '$b'; $(ls)"
+wait $afl
+for _ in $(seq 100); do pgrep -x target >/dev/null || break; sleep 0.1; done # (the keeper)
+"$UCOV" report . --lcov final.info 2>/dev/null
+h=$(count final.info one) runs=$(wc -l <runs.log)
+e=$(awk '$1 == "execs_done" {print $3}' out/default/fuzzer_stats)
+c=$(awk '$1 == "saved_crashes" {print $3}' out/default/fuzzer_stats)
+[ -n "$h" ] && [ "$h" = "$runs" ] && [ "$((h - e))" -ge 0 ] && [ "$((h - e))" -le 1 ] && grep -q '^FUZ!$' runs.log &&
+  pass "--afl --gcov: after afl-fuzz stopped: the harness ran $h times, every logged execution (execs_done $e; $c crashes saved)" ||
+  fail "--afl --gcov: harness '$h', logged $runs, execs_done $e"
+cd .. || exit 1
+finish aflserver
