@@ -369,6 +369,8 @@ static int cc_mode_flags(struct cc_opts *o, const struct cc_job *job, const char
   if (compiles && o->afl) { /* what afl-cc defines, which fuzzing targets test */
     out[(*n)++] = "-D__AFL_COMPILER=1";
     out[(*n)++] = "-DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION=1";
+    out[(*n)++] = "-include"; /* __AFL_LOOP, __AFL_INIT, __AFL_FUZZ_* */
+    out[(*n)++] = path_join(find_includedir(), "ucov/afl.h");
   }
   /* --ext --dormant with clang: entry and exit come from XRay sleds, which
    * cost a jump or nothing while dormant (the runtime patches them live, as
@@ -507,7 +509,7 @@ static int run_cc(int argc, char **argv, int cxx) {
     UCOV_ERR(o.cxx ? "no compiler (set CXX)\n" : "no compiler (set CC)\n");
     return UCOV_EXIT_USAGE;
   }
-  char **out = calloc((size_t)(ncc + nargs + 40), sizeof(char *));
+  char **out = calloc((size_t)(ncc + nargs + 64), sizeof(char *));
   int n = 0;
   if (!out) {
     UCOV_ERR("out of memory\n");

@@ -22,8 +22,10 @@
 #define UCOV_AFL_OPT_ENABLED 0x80000001u
 #define UCOV_AFL_OPT_MAPSIZE 0x40000000u
 #define UCOV_AFL_OPT_NEWCMPLOG 0x02000000u
+#define UCOV_AFL_OPT_SHDMEM_FUZZ 0x01000000u
 #define UCOV_AFL_OPT_ERROR 0xf800008fu
 #define UCOV_AFL_SET_ERROR(e) (((e)&0xffffu) << 8)
+#define UCOV_AFL_ERROR_SHM_OPEN 4u
 #define UCOV_AFL_ERROR_SHMAT 8u
 /* The map size in the option word: (size - 1) << 1, for 2 .. 2^23 bytes. */
 #define UCOV_AFL_MAP_MAX (1u << 23)
@@ -63,6 +65,13 @@ extern uint8_t *ucov_afl_area UCOV_HIDDEN;
 extern uint32_t ucov_afl_pc_mask UCOV_HIDDEN;
 /* The comparison log, under afl-fuzz's cmplog (-c); else NULL. */
 extern struct ucov_afl_cmp_map *ucov_afl_cmp UCOV_HIDDEN;
+/* What the program calls (include/ucov/afl.h's macros), AFL++'s names. */
+UCOV_EXPORT void __afl_manual_init(void);
+UCOV_EXPORT int __afl_persistent_loop(unsigned int max);
+
+/* Persistent mode: the previous location of gcc's hashed edges, per
+ * thread, forgotten between inputs (afl_hooks.c). */
+void ucov_afl_forget_prev(void) UCOV_HIDDEN;
 /* Guards are numbered below this (the map's size once attached). */
 extern uint32_t ucov_afl_guard_limit UCOV_HIDDEN;
 

@@ -28,6 +28,10 @@ static UCOV_ALWAYS_INLINE uint32_t afl_hash16(uint64_t pc) {
  * previous one halved so that A->B and B->A differ. Per thread. */
 static UCOV_THREAD_LOCAL uint32_t afl_prev;
 
+UCOV_NOTRACE void ucov_afl_forget_prev(void) {
+  afl_prev = 0;
+}
+
 UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_pc(void) {
   uint64_t pc = RET_PC();
   uint32_t cur = afl_hash16(pc) & UCOV_LOAD(&ucov_afl_pc_mask);

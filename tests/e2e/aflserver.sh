@@ -10,10 +10,13 @@
 #   with cmplog from the same binary (-c 0), reaches the planted crash
 #   behind three magic values within the campaign's bound; the crash it saved
 #   aborts a plain build; without cmplog it does not get there;
-# - with --gcov (counters shared across fork, the default), live pulls from
-#   the fork server grow while it runs, and after afl-fuzz stops the harness
-#   ran exactly once per logged execution (execs_done, or one more: see
-#   afl.sh), crashes and timeouts included.
+# - the same with the target in the form AFL++'s docs recommend: deferred
+#   fork server, persistent mode, input in shared memory (include/ucov/afl.h);
+# - with --gcov (counters shared across fork, the default), in forkserver
+#   mode (gcc) and persistent mode (clang), live pulls from the fork server
+#   grow while it runs, and after afl-fuzz stops the harness ran exactly
+#   once per logged execution (execs_done, or one more: see afl.sh),
+#   crashes and timeouts included.
 # Usage: aflserver.sh UCOV SRCDIR WORKDIR
 set -u
 UCOV=$1 SRC=$2 WORK=$3
@@ -72,35 +75,52 @@ for cc in gcc clang; do
   fi
 done
 
+# the form AFL++'s docs recommend: __AFL_INIT, __AFL_LOOP, shared memory
+"$UCOV" cc --afl --cc clang -O2 -DSHMEM "$M" -o shmem >cc.log 2>&1 || fail "-DSHMEM: ucov cc --afl: $(tail -3 cc.log)"
+mkdir -p in-shmem && cp stage0 in-shmem/seed
+[ "$(printf CUFLAAAAAAAAAAAA | ./shmem; echo $?)" = 0 ] || fail "-DSHMEM: the target alone on stdin"
+AFL_BENCH_UNTIL_CRASH=1 timeout 150 afl-fuzz -i in-shmem -o out-shmem -c 0 -V 60 -- ./shmem >fuzz-shmem.log 2>&1
+crash=$(compgen -G "out-shmem/default/crashes/id*" | head -1)
+modes=$(grep -c -e 'Persistent mode binary detected' -e 'Deferred forkserver binary detected' \
+  -e 'Using SHARED MEMORY FUZZING' fuzz-shmem.log)
+[ -n "$crash" ] && [ "$modes" -ge 3 ] && [ "$(sh -c '"$1" <"$2" >/dev/null 2>&1; echo $?' _ ./ref-clang "$crash" 2>/dev/null)" = 134 ] &&
+  pass "deferred, persistent, shared-memory input: afl-fuzz took all three and reached the crash" ||
+  fail "-DSHMEM campaign: crash '$crash', modes seen $modes; $(tail -3 fuzz-shmem.log)"
+
 # --afl --gcov: the campaign's counts, live and exact
 T=$SRC/tests/e2e/afl/target.c
-mkdir -p exact/in && cd exact || exit 1
-printf 'hello' >in/a && printf 'FUY!' >in/b && printf 'HAN!' >in/c && printf 'FUZ!' >in/d
-"$UCOV" cc --afl --gcov --cc gcc -O0 "$T" -o target >cc.log 2>&1 || fail "ucov cc --afl --gcov: $(tail -2 cc.log)"
-AFL_SKIP_CRASHES=1 TARGET_LOG=$PWD/runs.log afl-fuzz -i in -o out -t 100 -V 10 -- ./target >afl.log 2>&1 &
-afl=$!
-fs=
-for _ in $(seq 100); do
-  fs=$(pgrep -P $afl -x target | head -1)
-  [ -n "$fs" ] && "$UCOV" ls --pid "$fs" 2>/dev/null | grep -q 'target\.gcda' && break
-  sleep 0.1
-done
-sleep 2
 count() { awk -F'[:,]' -v f="$2" '$1 == "FNDA" && $NF == f {print $2}' "$1"; }
-"$UCOV" pull --pid "$fs" -o ../p1 >/dev/null 2>&1 && sleep 2 && "$UCOV" pull --pid "$fs" -o ../p2 >/dev/null 2>&1 &&
-  "$UCOV" report ../p1 --lcov p1.info 2>/dev/null && "$UCOV" report ../p2 --lcov p2.info 2>/dev/null
-a=$(count p1.info one) b=$(count p2.info one)
-[ -n "$a" ] && [ -n "$b" ] && [ "$a" -gt 0 ] && [ "$b" -gt "$a" ] && ! compgen -G '*.gcda' >/dev/null &&
-  pass "--afl --gcov: live pulls from the fork server: the harness at $a, then $b; no .gcda per execution" ||
-  fail "--afl --gcov: live pulls from '$fs': '$a' then '$b'; $(ls)"
-wait $afl
-for _ in $(seq 100); do pgrep -x target >/dev/null || break; sleep 0.1; done # (the keeper)
-"$UCOV" report . --lcov final.info 2>/dev/null
-h=$(count final.info one) runs=$(wc -l <runs.log)
-e=$(awk '$1 == "execs_done" {print $3}' out/default/fuzzer_stats)
-c=$(awk '$1 == "saved_crashes" {print $3}' out/default/fuzzer_stats)
-[ -n "$h" ] && [ "$h" = "$runs" ] && [ "$((h - e))" -ge 0 ] && [ "$((h - e))" -le 1 ] && grep -q '^FUZ!$' runs.log &&
-  pass "--afl --gcov: after afl-fuzz stopped: the harness ran $h times, every logged execution (execs_done $e; $c crashes saved)" ||
-  fail "--afl --gcov: harness '$h', logged $runs, execs_done $e"
-cd .. || exit 1
+for mode in forkserver persistent; do
+  cc=gcc flags=() && [ $mode = persistent ] && cc=clang flags=(-DPERSISTENT)
+  mkdir -p exact-$mode/in && cd exact-$mode || exit 1
+  printf 'hello' >in/a && printf 'FUY!' >in/b && printf 'HAN!' >in/c && printf 'FUZ!' >in/d
+  "$UCOV" cc --afl --gcov --cc $cc "${flags[@]}" -O0 "$T" -o target >cc.log 2>&1 ||
+    fail "$mode: ucov cc --afl --gcov: $(tail -2 cc.log)"
+  AFL_SKIP_CRASHES=1 TARGET_LOG=$PWD/runs.log afl-fuzz -i in -o out -t 100 -V 10 -- ./target >afl.log 2>&1 &
+  afl=$!
+  fs=
+  for _ in $(seq 100); do
+    fs=$(pgrep -P $afl -x target | head -1)
+    [ -n "$fs" ] && "$UCOV" ls --pid "$fs" 2>/dev/null | grep -q 'target\.gcda' && break
+    sleep 0.1
+  done
+  sleep 2
+  "$UCOV" pull --pid "$fs" -o ../$mode-p1 >/dev/null 2>&1 && sleep 2 &&
+    "$UCOV" pull --pid "$fs" -o ../$mode-p2 >/dev/null 2>&1 &&
+    "$UCOV" report ../$mode-p1 --lcov p1.info 2>/dev/null && "$UCOV" report ../$mode-p2 --lcov p2.info 2>/dev/null
+  a=$(count p1.info one) b=$(count p2.info one)
+  [ -n "$a" ] && [ -n "$b" ] && [ "$a" -gt 0 ] && [ "$b" -gt "$a" ] && ! compgen -G '*.gcda' >/dev/null &&
+    pass "$mode --afl --gcov: live pulls from the fork server: the harness at $a, then $b; no .gcda per execution" ||
+    fail "$mode --afl --gcov: live pulls from '$fs': '$a' then '$b'; $(ls)"
+  wait $afl
+  for _ in $(seq 100); do pgrep -x target >/dev/null || break; sleep 0.1; done # (the keeper)
+  "$UCOV" report . --lcov final.info 2>/dev/null
+  h=$(count final.info one) runs=$(wc -l <runs.log)
+  e=$(awk '$1 == "execs_done" {print $3}' out/default/fuzzer_stats)
+  c=$(awk '$1 == "saved_crashes" {print $3}' out/default/fuzzer_stats)
+  [ -n "$h" ] && [ "$h" = "$runs" ] && [ "$((h - e))" -ge 0 ] && [ "$((h - e))" -le 1 ] && grep -q '^FUZ!$' runs.log &&
+    pass "$mode --afl --gcov: after afl-fuzz stopped: the harness ran $h times, every logged execution (execs_done $e; $c crashes saved)" ||
+    fail "$mode --afl --gcov: harness '$h', logged $runs, execs_done $e"
+  cd .. || exit 1
+done
 finish aflserver

@@ -6,7 +6,9 @@
  * passed is a branch of its own. With SELF_TRACE=pc or cmp the program
  * traces its own check through a KCOV device of the process (ucov's API)
  * and prints its records: PCs as offsets from check, comparisons as type
- * and operands.
+ * and operands. With -DSHMEM it is the form AFL++'s docs recommend: a
+ * deferred fork server (__AFL_INIT), persistent mode (__AFL_LOOP) and the
+ * input in shared memory (__AFL_FUZZ_TESTCASE_BUF).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -67,6 +69,17 @@ static int self_trace(const char *mode, const uint8_t *d, size_t n) {
   return 0;
 }
 
+#ifdef SHMEM
+__AFL_FUZZ_INIT();
+
+int main(void) {
+  __AFL_INIT();
+  const uint8_t *buf = __AFL_FUZZ_TESTCASE_BUF;
+  while (__AFL_LOOP(10000))
+    check(buf, __AFL_FUZZ_TESTCASE_LEN);
+  return 0;
+}
+#else
 int main(void) {
   uint8_t buf[256];
   ssize_t n = read(0, buf, sizeof buf);
@@ -75,3 +88,4 @@ int main(void) {
     return self_trace(mode, buf, n > 0 ? (size_t)n : 0);
   return check(buf, n > 0 ? (size_t)n : 0) == 42;
 }
+#endif
