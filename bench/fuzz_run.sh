@@ -4,7 +4,9 @@
 # mode: AFL++ alone (afl-clang-fast), with gcov counters kept by libgcov
 # (afl-clang-fast --coverage: each execution's child writes the .gcda at its
 # exit) and with ucov's (ucov cc --cc afl-clang-fast --gcov: counters shared
-# with the forkserver, nothing written per execution). Each campaign runs
+# with the forkserver, nothing written per execution); and ucov's own fork
+# server and maps with no AFL++ compiler (ucov cc --afl, clang's guards and
+# gcc's hashed edges), against AFL++ alone. Each campaign runs
 # SECONDS (default 10), the builds interleaved, ROUNDS times (default 3);
 # minimum and median of execs_done / run time per build, and ucov's median
 # as a ratio of libgcov's and of AFL++ alone. Writes RESULTS-fuzz.md.
@@ -19,7 +21,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
 export AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_UI=1 AFL_NO_AFFINITY=1
-builds=(afl libgcov ucov)
+builds=(afl libgcov ucov ucov-afl ucov-afl-gcc)
 for mode in forkserver persistent; do
   d=() && [ $mode = persistent ] && d=(-DPERSISTENT)
   for b in "${builds[@]}"; do
@@ -28,6 +30,8 @@ for mode in forkserver persistent; do
     afl) (cd "$mode-$b" && afl-clang-fast -O2 "${d[@]}" "$T" -o target) ;;
     libgcov) (cd "$mode-$b" && afl-clang-fast -O2 --coverage "${d[@]}" "$T" -o target) ;;
     ucov) (cd "$mode-$b" && "$UCOV" cc --cc afl-clang-fast --gcov -O2 "${d[@]}" "$T" -o target) ;;
+    ucov-afl) (cd "$mode-$b" && "$UCOV" cc --afl --cc clang -O2 "${d[@]}" "$T" -o target) ;;
+    ucov-afl-gcc) (cd "$mode-$b" && "$UCOV" cc --afl --cc gcc -O2 "${d[@]}" "$T" -o target) ;;
     esac >/dev/null 2>&1
   done
 done
@@ -61,9 +65,15 @@ stat() { tr ' ' '\n' <<<"$1" | grep . | sort -n | awk '{v[NR] = $1} END {print v
     done
     echo "| $mode | ucov / libgcov (medians) | | $(awk -v a="${med[ucov]}" -v b="${med[libgcov]}" 'BEGIN {printf "%.2f", a / b}') |"
     echo "| $mode | ucov / AFL++ alone (medians) | | $(awk -v a="${med[ucov]}" -v b="${med[afl]}" 'BEGIN {printf "%.2f", a / b}') |"
+    for b in ucov-afl ucov-afl-gcc; do
+      echo "| $mode | $b / AFL++ alone (medians) | | $(awk -v a="${med[$b]}" -v b="${med[afl]}" 'BEGIN {printf "%.2f", a / b}') |"
+    done
   done
   echo
   echo "libgcov's children write the .gcda at each execution's exit (and lose the counts of"
   echo "those killed); ucov's count into the forkserver's shared counters and write nothing."
+  echo "ucov-afl and ucov-afl-gcc are trace builds of ucov cc --afl (clang, gcc): ucov's"
+  echo "fork server, whose process also serves the control socket, and hooks that are calls"
+  echo "(AFL++'s own instrumentation is inline)."
 } >"$here/RESULTS-fuzz.md"
 cat "$here/RESULTS-fuzz.md"
