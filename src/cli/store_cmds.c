@@ -50,8 +50,9 @@ static const char history_usage[] =
     "\n"
     "Line coverage per build, oldest first: build, revision, when, lines hit,\n"
     "lines found, percentage. With --test, that test's (a fuzzing campaign's)\n"
-    "reach over time: each push that first counted lines (UTC), the lines\n"
-    "reached so far, and how many were new.\n"
+    "reach over time: each push that first counted lines, functions or branches\n"
+    "(UTC), the lines reached so far, how many were new, the functions and the\n"
+    "branches reached so far.\n"
     "\n"
     "  --store URL          the store (default $UCOV_STORE, else ./ucov.db)\n"
     "  --path P             only source paths containing P\n"
@@ -192,14 +193,17 @@ static void print_history(void *arg, int64_t build, const char *revision, int64_
          found ? 100.0 * (double)hit / (double)found : 0.0);
 }
 
-static void print_reach(void *arg, int64_t at, uint64_t lines) {
+/* time, then lines so far, lines new then, functions so far, branches so far */
+static void print_reach(void *arg, const struct store_reach_point *p) {
   uint64_t *sum = arg;
   char when[32];
-  time_t t = (time_t)at;
+  time_t t = (time_t)p->at;
   struct tm tm;
   strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
-  *sum += lines;
-  printf("%s\t%" PRIu64 "\t%" PRIu64 "\n", when, *sum, lines);
+  for (int k = 0; k < 3; k++)
+    sum[k] += p->n[k];
+  printf("%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n", when, sum[0], p->n[0], sum[1],
+         sum[2]);
 }
 
 int cmd_history(int argc, char **argv) {
@@ -213,8 +217,8 @@ int cmd_history(int argc, char **argv) {
     return cli_try_help();
   }
   struct store *s = store_open_existing(url);
-  uint64_t sum = 0;
-  if (!s || (history_test ? store_reach(s, history_test, print_reach, &sum)
+  uint64_t sum[3] = {0};
+  if (!s || (history_test ? store_reach(s, history_test, print_reach, sum)
                           : store_history(s, path, print_history, NULL))) {
     store_close(s);
     return UCOV_EXIT_FAIL;

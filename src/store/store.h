@@ -139,11 +139,16 @@ int store_line_tests(struct store *s, const struct store_filter *f,
                                 uint64_t count),
                      void *arg);
 
-/* A test's (a campaign's) reach over time, from the lines' first pushes
- * (first_at): each time it first counted lines, how many (oldest first). An
- * unknown test is an error (said). 0 or -1. */
+/* A test's (a campaign's) reach over time, from the first pushes that
+ * counted each line, function and branch (first_at): at each such time, how
+ * many of each were first counted then (n: lines, functions, branches). */
+struct store_reach_point {
+  int64_t at;
+  uint64_t n[3];
+};
+/* The points, oldest first, to cb. An unknown test is an error (said). 0 or -1. */
 int store_reach(struct store *s, const char *test,
-                void (*cb)(void *arg, int64_t at, uint64_t lines), void *arg);
+                void (*cb)(void *arg, const struct store_reach_point *p), void *arg);
 
 /* Line totals per build, oldest first (path: only files whose path contains it). */
 int store_history(struct store *s, const char *path,

@@ -24,10 +24,11 @@ struct store {
 /* An upsert's saturating sum, a printf template: %1$s the table, %2$s the
  * column (2^63-1 at most, as SUMSAT). */
 extern const char store_sat[];
-/* A line row's first_at on conflict: the earlier of the two (NULL: none). */
-#define STORE_FIRST_AT                                                                             \
-  "first_at = CASE WHEN line_counts.first_at IS NULL OR excluded.first_at < "                      \
-  "line_counts.first_at THEN excluded.first_at ELSE line_counts.first_at END"
+/* A count row's first_at on conflict (table t): the earlier of the two (NULL: none). */
+#define STORE_FIRST_AT_OF(t)                                                                       \
+  "first_at = CASE WHEN " t ".first_at IS NULL OR excluded.first_at < " t                          \
+  ".first_at THEN excluded.first_at ELSE " t ".first_at END"
+#define STORE_FIRST_AT STORE_FIRST_AT_OF("line_counts")
 
 /* msg = what, and the engine's last error; -1. */
 int store_fail(struct store *s, const char *what);

@@ -233,7 +233,7 @@ static int stage_model(struct store *s, const struct cov_model *m, const struct 
  * order (concurrent pushers take row locks in one order: no deadlock). */
 static int merge_staged(struct store *s, int64_t build, int64_t ctx, int64_t now) {
   char sql[1280], upd[256];
-  const int64_t ids[] = {build, ctx}, line_ids[] = {build, ctx, now};
+  const int64_t line_ids[] = {build, ctx, now};
   if (store_run(
           s,
           "INSERT INTO sources (path, hash) SELECT DISTINCT path, hash FROM stage_src WHERE true "
@@ -257,25 +257,27 @@ static int merge_staged(struct store *s, int64_t build, int64_t ctx, int64_t now
     return store_fail(s, "line counts");
   snprintf(upd, sizeof(upd), store_sat, "func_counts", "count");
   snprintf(sql, sizeof(sql),
-           "INSERT INTO func_counts (build_id, context_id, source_id, name, line, count) "
-           "SELECT $1, $2, s.id, f.name, f.line, f.count FROM stage_funcs f JOIN stage_src t ON "
+           "INSERT INTO func_counts (build_id, context_id, source_id, name, line, count, "
+           "first_at) SELECT $1, $2, s.id, f.name, f.line, f.count, CASE WHEN f.count > 0 THEN "
+           "CAST($3 AS BIGINT) END FROM stage_funcs f JOIN stage_src t ON "
            "t.idx = f.idx JOIN sources s ON s.path = t.path AND s.hash = t.hash WHERE true "
            "ORDER BY s.id, f.name ON CONFLICT (build_id, context_id, source_id, name) DO UPDATE "
-           "SET count = %s",
-           upd);
-  if (store_run(s, sql, NULL, 0, ids, 2))
+           "SET count = %s, %s",
+           upd, STORE_FIRST_AT_OF("func_counts"));
+  if (store_run(s, sql, NULL, 0, line_ids, 3))
     return store_fail(s, "function counts");
   snprintf(upd, sizeof(upd), store_sat, "branch_counts", "taken");
   snprintf(sql, sizeof(sql),
            "INSERT INTO branch_counts (build_id, context_id, source_id, line, block, branch, "
-           "executed, taken) SELECT $1, $2, s.id, b.line, b.block, b.branch, b.executed, b.taken "
+           "executed, taken, first_at) SELECT $1, $2, s.id, b.line, b.block, b.branch, "
+           "b.executed, b.taken, CASE WHEN b.taken > 0 THEN CAST($3 AS BIGINT) END "
            "FROM stage_branches b JOIN stage_src t ON t.idx = b.idx JOIN sources s ON s.path = "
            "t.path AND s.hash = t.hash WHERE true ORDER BY s.id, b.line, b.block, b.branch "
            "ON CONFLICT (build_id, context_id, source_id, line, block, branch) DO UPDATE "
            "SET executed = CASE WHEN branch_counts.executed > excluded.executed THEN "
-           "branch_counts.executed ELSE excluded.executed END, taken = %s",
-           upd);
-  if (store_run(s, sql, NULL, 0, ids, 2))
+           "branch_counts.executed ELSE excluded.executed END, taken = %s, %s",
+           upd, STORE_FIRST_AT_OF("branch_counts"));
+  if (store_run(s, sql, NULL, 0, line_ids, 3))
     return store_fail(s, "branch counts");
   return 0;
 }
@@ -292,14 +294,15 @@ int store_move_counts(struct store *s, int64_t from, int64_t to) {
        .key = "context_id, source_id, line",
        .upd = "count = %s, " STORE_FIRST_AT},
       {.table = "func_counts",
-       .cols = "context_id, source_id, name, line, count",
+       .cols = "context_id, source_id, name, line, count, first_at",
        .key = "context_id, source_id, name",
-       .upd = "count = %s"},
+       .upd = "count = %s, " STORE_FIRST_AT_OF("func_counts")},
       {.table = "branch_counts",
-       .cols = "context_id, source_id, line, block, branch, executed, taken",
+       .cols = "context_id, source_id, line, block, branch, executed, taken, first_at",
        .key = "context_id, source_id, line, block, branch",
        .upd = "executed = CASE WHEN branch_counts.executed > excluded.executed THEN "
-              "branch_counts.executed ELSE excluded.executed END, taken = %s"},
+              "branch_counts.executed ELSE excluded.executed END, taken = %s, " STORE_FIRST_AT_OF(
+                  "branch_counts")},
   };
   const int64_t ids[] = {to, from};
   for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {

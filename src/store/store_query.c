@@ -360,8 +360,25 @@ int store_line_tests(struct store *s, const struct store_filter *f,
   return r ? store_fail(s, "tests per line") : 0;
 }
 
+static int by_time(const void *a, const void *b) {
+  const struct store_reach_point *x = a, *y = b;
+  return x->at < y->at ? -1 : x->at > y->at;
+}
+
 int store_reach(struct store *s, const char *test,
-                void (*cb)(void *arg, int64_t at, uint64_t lines), void *arg) {
+                void (*cb)(void *arg, const struct store_reach_point *p), void *arg) {
+  /* each line, function and branch once (its key), at its least first_at */
+  static const char *const sql[3] = {
+      "SELECT f, COUNT(*) FROM (SELECT l.source_id, l.line, MIN(l.first_at) AS f FROM "
+      "line_counts l JOIN contexts c ON c.id = l.context_id WHERE c.test = $1 AND "
+      "l.first_at IS NOT NULL GROUP BY l.source_id, l.line) t GROUP BY f ORDER BY f",
+      "SELECT f, COUNT(*) FROM (SELECT l.source_id, l.name, MIN(l.first_at) AS f FROM "
+      "func_counts l JOIN contexts c ON c.id = l.context_id WHERE c.test = $1 AND "
+      "l.first_at IS NOT NULL GROUP BY l.source_id, l.name) t GROUP BY f ORDER BY f",
+      "SELECT f, COUNT(*) FROM (SELECT l.source_id, l.line, l.block, l.branch, MIN(l.first_at) "
+      "AS f FROM branch_counts l JOIN contexts c ON c.id = l.context_id WHERE c.test = $1 AND "
+      "l.first_at IS NOT NULL GROUP BY l.source_id, l.line, l.block, l.branch) t GROUP BY f "
+      "ORDER BY f"};
   const struct db_ops *o = s->db->ops;
   const char *const v[] = {test};
   if (store_ready(s))
@@ -369,18 +386,47 @@ int store_reach(struct store *s, const char *test,
   int there = store_q1(s, "SELECT 1 FROM contexts WHERE test = $1 LIMIT 1", v, 1, NULL, 0, NULL);
   if (there <= 0)
     return there < 0 ? store_fail(s, "tests") : SAY("no test '%s' in the store", test);
-  struct db_stmt *st = o->prepare(
-      s->db, "SELECT f, COUNT(*) FROM (SELECT l.source_id, l.line, MIN(l.first_at) AS f FROM "
-             "line_counts l JOIN contexts c ON c.id = l.context_id WHERE c.test = $1 AND "
-             "l.first_at IS NOT NULL GROUP BY l.source_id, l.line) t GROUP BY f ORDER BY f");
-  if (!st)
-    return store_fail(s, "reach");
-  o->bind_text(st, 1, test);
-  int r;
-  while ((r = o->step(st)) == 1)
-    cb(arg, o->col_int(st, 0), (uint64_t)o->col_int(st, 1));
-  o->finalize(st);
-  return r ? store_fail(s, "reach") : 0;
+  struct store_reach_point *pts = NULL;
+  size_t n = 0, cap = 0;
+  int r = 0;
+  for (int k = 0; k < 3 && !r; k++) {
+    struct db_stmt *st = o->prepare(s->db, sql[k]);
+    if (!st) {
+      r = -1;
+      break;
+    }
+    o->bind_text(st, 1, test);
+    while ((r = o->step(st)) == 1) {
+      if (n == cap) {
+        size_t c = cap ? 2 * cap : 64;
+        struct store_reach_point *p = realloc(pts, c * sizeof(*p));
+        if (!p) {
+          r = -2;
+          break;
+        }
+        pts = p, cap = c;
+      }
+      int64_t count = o->col_int(st, 1);
+      pts[n] = (struct store_reach_point){.at = o->col_int(st, 0)};
+      pts[n++].n[k] = count > 0 ? (uint64_t)count : 0;
+    }
+    o->finalize(st);
+  }
+  if (r) {
+    free(pts);
+    return r == -2 ? SAY("out of memory") : store_fail(s, "reach");
+  }
+  /* one point per time, the kinds summed (oldest first) */
+  qsort(pts, n, sizeof(*pts), by_time);
+  for (size_t i = 0; i < n;) {
+    struct store_reach_point p = pts[i];
+    for (i++; i < n && pts[i].at == p.at; i++)
+      for (int k = 0; k < 3; k++)
+        p.n[k] += pts[i].n[k];
+    cb(arg, &p);
+  }
+  free(pts);
+  return 0;
 }
 
 int store_history(struct store *s, const char *path,

@@ -5,7 +5,8 @@
 # has its push time; a line both reached has each's own first push, and the
 # earlier is the campaign that reached it first; a push of a line already
 # counted keeps the earlier time; `ucov history --test` draws a campaign's
-# reach over time from those times.
+# reach over time from those times: lines, functions and branches (schema
+# 5; a schema 4 store is migrated).
 # Usage: firstseen.sh UCOV SRCDIR WORKDIR [SANITIZE]
 set -u
 UCOV=$1 SRC=$2 WORK=$3
@@ -58,17 +59,46 @@ within "$f7b" 2 && within "$f7a" 3 && [ "$f7b" -lt "$f7a" ] &&
   [ "$("$UCOV" who "p.c:5" --store "$db" | awk -F'\t' '{print NF}')" = 4 ] &&
   pass "who: test, hits, path, first (UTC)" || fail "who's columns: $("$UCOV" who "p.c:5" --store "$db")"
 # history --test: campaign a's reach over time, a row per push that first
-# counted lines (push 4 counted none new)
+# counted lines, functions or branches (push 4 counted none new): lines so
+# far, new, functions so far, branches so far
 "$UCOV" history --store "$db" --test a >reach.txt 2>reach.err
 t1=$(date -u -d "$(sed -n 1p reach.txt | cut -f1)" +%s 2>/dev/null)
 t2=$(date -u -d "$(sed -n 2p reach.txt | cut -f1)" +%s 2>/dev/null)
-read -r _ c1 n1 < <(sed -n 1p reach.txt)
-read -r _ c2 n2 < <(sed -n 2p reach.txt)
+read -r _ c1 n1 fn1 br1 < <(sed -n 1p reach.txt)
+read -r _ c2 n2 fn2 br2 < <(sed -n 2p reach.txt)
 [ "$(wc -l <reach.txt)" = 2 ] && within "$t1" 1 && within "$t2" 3 && [ "$c1" = "$n1" ] &&
   [ "$c2" = $((c1 + n2)) ] && [ "$n2" -ge 1 ] &&
   pass "history --test a: its reach over time, pushes 1 and 3 ($(tr '\t\n' ' ;' <reach.txt))" ||
   fail "history --test a: $(cat reach.txt reach.err)"
+# functions and branches so far, as the store's own report of campaign a
+# gives them at the end (main from the first push; branches grow)
+"$UCOV" report --store "$db" --test a --lcov a.info 2>/dev/null
+fa=$(awk -F: '$1 == "FNH" {f += $2} $1 == "BRH" {b += $2} END {print f, b}' a.info 2>/dev/null)
+[ "$fn1" = 1 ] && [ "$fn2" = 1 ] && [ -n "$br1" ] && [ "$br1" -ge 1 ] && [ -n "$br2" ] && [ "$br2" -gt "$br1" ] &&
+  [ "$fa" = "$fn2 $br2" ] &&
+  pass "history --test a: functions so far $fn1, $fn2; branches so far $br1, $br2 (the report's: $fa)" ||
+  fail "history --test a: functions '$fn1' '$fn2', branches '$br1' '$br2'; the report's '$fa'"
 "$UCOV" history --store "$db" --test nosuch >/dev/null 2>err.txt
 [ $? = 1 ] && grep -q "no test 'nosuch' in the store" err.txt && pass "history --test of a test not there: an error" ||
   fail "history --test nosuch: $(cat err.txt)"
+# a store of schema 4 (no first_at on functions and branches) is migrated
+# by the next push: its old rows have no time, the new push's have
+cp "$db" "$WORK/v4.db"
+python3 - "$WORK/v4.db" <<'PY' || fail "making a schema 4 store"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.executescript("""
+ALTER TABLE func_counts DROP COLUMN first_at;
+ALTER TABLE branch_counts DROP COLUMN first_at;
+UPDATE ucov_meta SET value = '4' WHERE key = 'schema';
+""")
+db.commit()
+PY
+rm -f ./*.gcda && { ./p 2; "$UCOV" push . --store "$WORK/v4.db" --test c --revision r1 -q 2>v4.err; }
+"$UCOV" history --store "$WORK/v4.db" --test c >v4.txt 2>>v4.err
+v=$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT value FROM ucov_meta WHERE key=\"schema\"").fetchone()[0])' "$WORK/v4.db")
+read -r _ _ _ fc bc <v4.txt
+[ "$v" = 5 ] && [ "$(wc -l <v4.txt)" = 1 ] && [ "$fc" = 1 ] && [ "$bc" -ge 1 ] &&
+  pass "a schema 4 store migrated to 5 by a push: functions and branches get their times ($(tr '\t' ' ' <v4.txt))" ||
+  fail "schema 4 migration: version '$v'; $(cat v4.txt v4.err)"
 finish firstseen
