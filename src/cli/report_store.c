@@ -3,7 +3,8 @@
  * What the store adds to an HTML page (ucov report --store URL --html): the
  * tests that ran each line, as ucov who gives them, and the coverage of
  * every build, oldest first (lines as ucov history counts them; functions
- * and branches from the build's own report).
+ * and branches from the build's own report); for a report of one test, its
+ * reach over time (ucov history --test) of the report's totals.
  */
 #define _GNU_SOURCE
 #include "report_store.h"
@@ -151,6 +152,29 @@ static void one_build(void *arg, int64_t build, const char *revision, int64_t cr
       .id = build, .created = created, .revision = rev, .found = {found}, .hit = {hit}};
 }
 
+/* A campaign's reach: each point its counts so far; found: the report's. */
+struct reach {
+  struct html_build *v;
+  size_t n, cap;
+  uint64_t sum[3], found[3];
+  int oom;
+};
+
+static void one_reach(void *arg, const struct store_reach_point *p) {
+  struct reach *r = arg;
+  if (UCOV_GROW(r->v, r->cap, r->n, 16)) {
+    r->oom = 1;
+    return;
+  }
+  struct html_build *b = &r->v[r->n++];
+  *b = (struct html_build){.id = (int64_t)r->n, .created = p->at};
+  for (int k = 0; k < 3; k++) {
+    r->sum[k] += p->n[k];
+    b->hit[k] = r->sum[k];
+    b->found[k] = r->found[k];
+  }
+}
+
 /* Each build's functions and branches, from its own report. */
 static int build_totals(struct store *s, struct builds *b) {
   for (size_t i = 0; i < b->n; i++) {
@@ -198,7 +222,18 @@ int report_store_html(const char *url, const struct store_filter *f, struct cov_
     r = store_history(s, NULL, one_build, &b);
   if (!r && !b.oom)
     r = build_totals(s, &b);
-  if (!r && (g.oom || b.oom)) {
+  /* one test (a campaign): its reach over time, of this report's totals */
+  struct reach rc = {0};
+  if (!r && f->n_tests == 1) {
+    struct cov_summary sum;
+    cov_summary(m, &sum);
+    rc.found[0] = sum.lines_found, rc.found[1] = sum.funcs_found;
+    rc.found[2] = sum.branches_found;
+    r = store_reach(s, f->tests[0], one_reach, &rc);
+    if (!r && !rc.oom && !(x->campaign = strdup(f->tests[0])))
+      rc.oom = 1;
+  }
+  if (!r && (g.oom || b.oom || rc.oom)) {
     UCOV_ERR("out of memory");
     r = -1;
   }
@@ -211,6 +246,8 @@ int report_store_html(const char *url, const struct store_filter *f, struct cov_
   x->who = g.who;
   x->builds = b.v;
   x->n_builds = b.n;
+  x->reach = rc.v;
+  x->n_reach = rc.n;
   return r;
 }
 
@@ -222,5 +259,7 @@ void report_store_html_free(struct html_extra *x) {
   for (size_t i = 0; i < x->n_builds; i++)
     free((char *)x->builds[i].revision);
   free((void *)x->builds);
+  free((void *)x->reach);
+  free((char *)x->campaign);
   memset(x, 0, sizeof(*x));
 }

@@ -26,6 +26,7 @@
  * dark, from the system's setting).
  */
 #include "html.h"
+#include "html_chart.h"
 #include "html_data.h"
 #include "html_view.h"
 #include "base/util.h"
@@ -39,7 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static void put_html(FILE *f, const char *s) {
+void html_put_text(FILE *f, const char *s) {
   for (; *s; s++)
     if (*s == '<')
       fputs("&lt;", f);
@@ -263,122 +264,6 @@ static void put_file(struct hout *o, const struct cov_model *m, size_t i,
   hout_str(o, "}");
 }
 
-/* A percentage of found, and as ucov history prints it. */
-static double pc_of(uint64_t hit, uint64_t found) {
-  return found ? 100.0 * (double)hit / (double)found : 0.0;
-}
-
-static void percent(char *out, size_t n, uint64_t hit, uint64_t found) {
-  snprintf(out, n, "%.2f", pc_of(hit, found));
-}
-
-/* The chart's frame: its size and margins, where build i and a percentage go. */
-static const double chart_w = 720, chart_h = 160, chart_left = 40, chart_top = 10, chart_right = 10,
-                    chart_bottom = 20;
-
-static double chart_y(double pc) {
-  return chart_top + (chart_h - chart_top - chart_bottom) * (100 - pc) / 100.0;
-}
-
-/* One measure's line: a polyline per run of builds that have the measure
- * (a build without branches, 0/0, has no point there and breaks the line). */
-static void chart_series(FILE *f, const struct html_extra *x, int k, double step) {
-  int open = 0;
-  for (size_t i = 0; i < x->n_builds; i++) {
-    const struct html_build *b = &x->builds[i];
-    if (!b->found[k]) {
-      if (open)
-        fputs("\"/>", f);
-      open = 0;
-      continue;
-    }
-    if (!open)
-      fprintf(f, "<polyline class=\"s%d\" points=\"", k);
-    fprintf(f, "%s%.1f,%.1f", open ? " " : "", chart_left + step * (double)i,
-            chart_y(pc_of(b->hit[k], b->found[k])));
-    open = 1;
-  }
-  if (open)
-    fputs("\"/>", f);
-}
-
-/* The x axis: under about eight builds (the first, the last, evenly between),
- * each build's revision (its first 12 characters), else its date. */
-static void chart_axis(FILE *f, const struct html_extra *x, double step) {
-  size_t n = x->n_builds, every = n > 8 ? (n + 7) / 8 : 1;
-  for (size_t i = 0; i < n; i++) {
-    if (i + 1 < n && (i % every || (i && n - 1 - i < (every + 1) / 2)))
-      continue; /* (one too near the last gives way to it) */
-    const struct html_build *b = &x->builds[i];
-    char label[16];
-    if (b->revision && *b->revision) {
-      snprintf(label, sizeof(label), "%.12s", b->revision);
-    } else {
-      time_t t = (time_t)b->created;
-      struct tm tm;
-      strftime(label, sizeof(label), "%Y-%m-%d", gmtime_r(&t, &tm));
-    }
-    fprintf(f, "<text class=\"axis x\" text-anchor=\"middle\" x=\"%.1f\" y=\"%.0f\">",
-            chart_left + step * (double)i, chart_h - 5);
-    put_html(f, label);
-    fputs("</text>", f);
-  }
-}
-
-/* Coverage per build, oldest first: an inline SVG, a group per build
- * (data-build, data-percent: its line coverage as ucov history gives it)
- * holding a point per measure it has, its revision and time in its hover,
- * and the builds named along the x axis. */
-static void put_chart(FILE *f, const struct html_extra *x) {
-  static const char *const kind[3] = {"lines", "functions", "branches"};
-  size_t n = x->n_builds;
-  double step = n > 1 ? (chart_w - chart_left - chart_right) / (double)(n - 1) : 0;
-  fprintf(f,
-          "<div id=\"history\"><svg id=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" "
-          "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">",
-          chart_w, chart_h, chart_w, chart_h);
-  for (int p = 0; p <= 100; p += 50)
-    fprintf(f,
-            "<line class=\"grid\" x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\"/>"
-            "<text class=\"axis\" x=\"%.0f\" y=\"%.1f\">%d%%</text>",
-            chart_left, chart_w - chart_right, chart_y(p), chart_y(p), chart_left - 4,
-            chart_y(p) + 4, p);
-  for (int k = 0; k < 3; k++)
-    chart_series(f, x, k, step);
-  chart_axis(f, x, step);
-  for (size_t i = 0; i < n; i++) {
-    const struct html_build *b = &x->builds[i];
-    char when[32], pcs[3][32];
-    time_t t = (time_t)b->created;
-    struct tm tm;
-    strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
-    for (int k = 0; k < 3; k++)
-      if (b->found[k])
-        percent(pcs[k], sizeof(pcs[k]), b->hit[k], b->found[k]);
-      else
-        snprintf(pcs[k], sizeof(pcs[k]), "-");
-    fprintf(f,
-            "<g class=\"build\" data-build=\"%" PRId64
-            "\" data-percent=\"%s\"><title>build %" PRId64 " ",
-            b->id, pcs[0], b->id);
-    put_html(f, b->revision && *b->revision ? b->revision : "-");
-    fprintf(f, " %s\nlines %s%%, functions %s%%, branches %s%%</title>", when, pcs[0], pcs[1],
-            pcs[2]);
-    for (int k = 0; k < 3; k++)
-      if (b->found[k])
-        fprintf(f,
-                "<circle class=\"s%d\" data-kind=\"%s\" data-pc=\"%s\" cx=\"%.1f\" "
-                "cy=\"%.1f\" r=\"3.5\"/>",
-                k, kind[k], pcs[k], chart_left + step * (double)i,
-                chart_y(pc_of(b->hit[k], b->found[k])));
-    fputs("</g>", f);
-  }
-  fputs("</svg><div class=\"legend\"><span class=\"s0\">&#9679; lines</span> <span "
-        "class=\"s1\">&#9679; functions</span> <span class=\"s2\">&#9679; branches</span> "
-        "per build, oldest first (a build without one has no point)</div></div>\n",
-        f);
-}
-
 /* One file's data as files/N.js in the directory files (a descriptor): 0
  * or -1, said. */
 static int put_file_js(int files, const struct cov_model *m, size_t i, const struct cov_diff *diff,
@@ -445,9 +330,9 @@ static int page(const struct cov_model *m, FILE *f, const char *title, const str
   fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         "<meta name=\"viewport\" content=\"width=device-width\"><title>",
         f);
-  put_html(f, title);
+  html_put_text(f, title);
   fprintf(f, "</title><style>%s</style></head><body><header><h1>", html_style);
-  put_html(f, title);
+  html_put_text(f, title);
   fprintf(f,
           "</h1><div class=\"t\">%zu files &middot; lines %" PRIu64 "/%" PRIu64
           " &middot; functions %" PRIu64 "/%" PRIu64 " &middot; branches %" PRIu64 "/%" PRIu64
@@ -455,7 +340,19 @@ static int page(const struct cov_model *m, FILE *f, const char *title, const str
           m->n_files, all.lines_hit, all.lines_found, all.funcs_hit, all.funcs_found,
           all.branches_hit, all.branches_found, mcdc, when);
   if (x && x->n_builds)
-    put_chart(f, x);
+    html_put_chart(f, &(struct html_chart){.id = "chart",
+                                           .group = "build",
+                                           .v = x->builds,
+                                           .n = x->n_builds,
+                                           .legend = "per build, oldest first (a build without "
+                                                     "one has no point)"});
+  if (x && x->campaign)
+    html_put_chart(f, &(struct html_chart){.id = "campaign",
+                                           .group = "reach",
+                                           .v = x->reach,
+                                           .n = x->n_reach,
+                                           .by_time = 1,
+                                           .name = x->campaign});
   fprintf(f,
           "<main></main>\n<script type=\"application/json\" id=\"data\">{\"dir\": %s, "
           "\"diff\": %s, \"mcdc\": %s, \"reg\": %s, \"excl\": %s, ",

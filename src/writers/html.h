@@ -36,6 +36,11 @@ struct html_extra {
   size_t n_who;
   const struct html_build *builds; /* oldest first */
   size_t n_builds;
+  /* a report of one test: its name and its reach over time (ucov history
+   * --test), each point's hit so far and found this report's totals */
+  const char *campaign;
+  const struct html_build *reach;
+  size_t n_reach;
 };
 
 /* The HTML report of a finished model (diff: NULL, or its categories; x:

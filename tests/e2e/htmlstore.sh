@@ -7,7 +7,8 @@
 # (data-percent) and its revision and time in the hover; a Tests column
 # counts each line's tests as ucov who does; &test=NAME's header is that
 # test's alone; a build without branches has no branch point, and the axis
-# names the builds.
+# names the builds; a report of one test (a campaign) also draws its reach
+# over time, point by point as ucov history --test gives it.
 # Usage: htmlstore.sh UCOV SRCDIR WORKDIR
 set -u
 UCOV=$1 SRC=$2 WORK=$3
@@ -164,5 +165,35 @@ assert len(re.findall(r'<polyline class="s2"', dom)) == 2, "branch line not brok
 assert len(re.findall(r'<polyline class="s0"', dom)) == 1
 labels = re.findall(r'<text class="axis x"[^>]*>([^<]*)</text>', dom)
 assert labels == ["r1", "r2", "r3"], labels
+PY
+# a campaign's curve: a report of one test draws its reach over time, a
+# point per row of ucov history --test (lines, functions, branches so far)
+cd "$WORK/b" || exit 1
+k_url=$WORK/k.db
+for args in "1" "1 0" "1 0 -1"; do
+  rm -f ./*.gcda
+  # shellcheck disable=SC2086 # (the arguments, split)
+  ./cls $args
+  "$UCOV" push . --store "$k_url" --test camp --revision r1 -q || fail "campaign push"
+  sleep 1.1
+done
+"$UCOV" history --store "$k_url" --test camp >k.hist 2>/dev/null
+"$UCOV" report --store "$k_url" --test camp --html "$WORK/k.html" --lcov k.info 2>/dev/null
+headless --dump-dom "file://$WORK/k.html" >"$WORK/k.dom"
+lf=$(awk -F: '/^LF:/ {print $2}' k.info)
+python3 - "$WORK/k.dom" k.hist "$lf" <<'PY' && pass "a campaign's chart: a point per row of history --test, its lines, functions and branches so far" || fail "the campaign's chart: $(tr '\t\n' ' ;' <k.hist)"
+import calendar, re, sys, time
+dom = open(sys.argv[1]).read()
+rows = [l.split("\t") for l in open(sys.argv[2]).read().splitlines()]
+lf = int(sys.argv[3])
+pts = re.findall(r'<g class="reach" data-at="(\d+)" data-lines="(\d+)" data-functions="(\d+)" '
+                 r'data-branches="(\d+)" data-percent="([\d.]+)">', dom)
+assert '<svg id="campaign"' in dom and "reached by campaign <b>camp</b>" in dom
+assert len(rows) == 3 and len(pts) == 3, (rows, pts)
+for r, p in zip(rows, pts):
+    at = calendar.timegm(time.strptime(r[0], "%Y-%m-%dT%H:%M:%SZ"))
+    assert int(p[0]) == at and p[1] == r[1] and p[2] == r[3] and p[3] == r[4], (r, p)
+    assert abs(float(p[4]) - 100.0 * int(r[1]) / lf) < 0.01, (p, lf)
+assert int(pts[0][1]) < int(pts[1][1]) < int(pts[2][1])
 PY
 finish htmlstore
