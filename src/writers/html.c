@@ -339,20 +339,8 @@ static int page(const struct cov_model *m, FILE *f, const char *title, const str
           "%s &middot; %s &middot; ucov</div></header>\n",
           m->n_files, all.lines_hit, all.lines_found, all.funcs_hit, all.funcs_found,
           all.branches_hit, all.branches_found, mcdc, when);
-  if (x && x->n_builds)
-    html_put_chart(f, &(struct html_chart){.id = "chart",
-                                           .group = "build",
-                                           .v = x->builds,
-                                           .n = x->n_builds,
-                                           .legend = "per build, oldest first (a build without "
-                                                     "one has no point)"});
-  if (x && x->campaign)
-    html_put_chart(f, &(struct html_chart){.id = "campaign",
-                                           .group = "reach",
-                                           .v = x->reach,
-                                           .n = x->n_reach,
-                                           .by_time = 1,
-                                           .name = x->campaign});
+  if (x)
+    html_put_charts(f, x);
   fprintf(f,
           "<main></main>\n<script type=\"application/json\" id=\"data\">{\"dir\": %s, "
           "\"diff\": %s, \"mcdc\": %s, \"reg\": %s, \"excl\": %s, ",

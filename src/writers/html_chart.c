@@ -157,3 +157,20 @@ void html_put_chart(FILE *f, const struct html_chart *c) {
   }
   fputs("</div></div>\n", f);
 }
+
+void html_put_charts(FILE *f, const struct html_extra *x) {
+  if (x->n_builds)
+    html_put_chart(f, &(struct html_chart){.id = "chart",
+                                           .group = "build",
+                                           .v = x->builds,
+                                           .n = x->n_builds,
+                                           .legend = "per build, oldest first (a build without "
+                                                     "one has no point)"});
+  if (x->campaign)
+    html_put_chart(f, &(struct html_chart){.id = "campaign",
+                                           .group = "reach",
+                                           .v = x->reach,
+                                           .n = x->n_reach,
+                                           .by_time = 1,
+                                           .name = x->campaign});
+}

@@ -24,6 +24,8 @@ struct html_chart {
 /* One chart: an inline SVG, a group per point holding a circle per measure
  * it has, the points named along the x axis. */
 void html_put_chart(FILE *f, const struct html_chart *c);
+/* The charts of what the store adds: its builds', and a campaign's. */
+void html_put_charts(FILE *f, const struct html_extra *x);
 /* s with < and & escaped (html.c). */
 void html_put_text(FILE *f, const char *s);
 
