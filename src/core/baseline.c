@@ -47,6 +47,7 @@ UCOV_NOTRACE void ucov_baseline_commit(struct ucov_baseline *b) {
   b->pending = old;
   b->pending_token = 0;
   b->gen++;
+  ucov_port_baseline_moved(b);
 }
 
 UCOV_NOTRACE void ucov_baseline_free(struct ucov_baseline *b) {

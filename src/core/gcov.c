@@ -68,6 +68,7 @@ static UCOV_NOTRACE void unit_register(const struct gcov_info *info) {
   ucov_gcov_group_join(units, u);
   u->next = units;
   units = u;
+  ucov_port_unit_baseline(&u->base);
   ucov_port_object_added();
 }
 

@@ -134,10 +134,13 @@ UCOV_EXPORT UCOV_NOTRACE void llvm_gcov_init(void (*writeout)(void), void (*rese
   ucov_port_lock();
   ucov_port_unit_source(UCOV_UNIT_FROM_CLANG, (void *)writeout, (void *)reset);
   capture_failed = 0;
+  struct ucov_llvm_unit *before = units;
   writeout(); /* calls back llvm_gcda_*: the module describes itself */
   capturing = 0;
   if (capture_failed)
     ucov_port_log("ucov: gcov: out of memory: a clang unit is not registered");
+  else if (units != before)
+    ucov_port_unit_baseline(&units->base);
   ucov_port_unlock();
 }
 

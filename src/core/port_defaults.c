@@ -80,6 +80,14 @@ UCOV_WEAK UCOV_NOTRACE void ucov_port_unit_source(int kind, void *a, void *b) {
   (void)b;
 }
 
+UCOV_WEAK UCOV_NOTRACE void ucov_port_unit_baseline(struct ucov_baseline *b) {
+  (void)b;
+}
+
+UCOV_WEAK UCOV_NOTRACE void ucov_port_baseline_moved(const struct ucov_baseline *b) {
+  (void)b;
+}
+
 UCOV_WEAK UCOV_NOTRACE int ucov_port_trace_live(int live) {
   (void)live;
   return 0;

@@ -21,6 +21,15 @@
  * data at the same addresses in both). When the owner dies without having
  * written its exit files, the keeper registers those units and writes them,
  * as the owner's exit would have.
+ *
+ * Resets: a read is live minus the unit's baseline, which a reset moves
+ * (core/baseline.h), in the owner's private memory. So each time a gcov
+ * unit's baseline moves, the owner copies it into shared pages made before
+ * the keeper (two buffers per unit, the one written then published by a
+ * generation count: a copy cut short by SIGKILL is never used), and the
+ * keeper starts each unit it registers from the last published baseline:
+ * its exit files hold what no reset took (ucov collect's rounds), not
+ * everything since the start.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -33,6 +42,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "core/baseline.h"
 #include "posix.h"
 #include "ucov/port/port.h"
 #include "ucov/port/units.h"
@@ -54,12 +64,21 @@ struct keep {
   struct {
     uint32_t kind;
     void *a, *b;
+    /* its last baseline: gen published copies (0: none; buffer gen & 1),
+     * n counters at bases + off (two buffers, 0: none yet) */
+    uint64_t gen, n, off;
   } units[KEEP_UNITS];
+  uint64_t used; /* bytes of bases given out */
 };
 
 static pid_t owner; /* the process that mapped the counters (0: not shared) */
 static struct keep *keep;
-static int replaying; /* the keeper registers the owner's units */
+static uint64_t *bases;    /* the published baselines (shared) */
+static size_t bases_bytes; /* their pages: twice the counters' */
+static int replaying;      /* the keeper registers the owner's units */
+static uint32_t replay_i;  /* the unit it registers */
+/* each unit's baseline in this process (the owner's, or the keeper's own) */
+static struct ucov_baseline *unit_base[KEEP_UNITS];
 
 /* A shared mapping of n bytes at want (NULL: anywhere) holding what is there
  * now; its address, or NULL. */
@@ -79,6 +98,22 @@ static UCOV_NOTRACE void *map_shared(void *want, size_t n) {
   if (fd >= 0)
     close(fd);
   return at;
+}
+
+/* The keeper: unit i starts from the owner's last published baseline. */
+static UCOV_NOTRACE void take_baseline(uint32_t i) {
+  struct ucov_baseline *b = unit_base[i];
+  uint64_t gen = __atomic_load_n(&keep->units[i].gen, __ATOMIC_ACQUIRE);
+  if (!b || !gen || keep->units[i].n != b->n || !b->n)
+    return;
+  uint64_t *base = ucov_port_alloc(b->n * sizeof(*base));
+  if (!base)
+    return; /* (then from the start: more, never less) */
+  memcpy(base, (char *)bases + keep->units[i].off + (gen & 1) * b->n * sizeof(*base),
+         b->n * sizeof(*base));
+  ucov_port_free(b->base);
+  b->base = base;
+  b->gen++;
 }
 
 /* The keeper: asleep until the owner dies, then its exit files if it wrote
@@ -106,11 +141,14 @@ static UCOV_NOTRACE __attribute__((noreturn)) void keeper(pid_t parent) {
     uint32_t n = keep->n;
     owner = getpid(); /* the counts are its to write now */
     replaying = 1;    /* (what it registers is not told again) */
-    for (uint32_t i = 0; i < n && i < KEEP_UNITS; i++)
+    for (uint32_t i = 0; i < n && i < KEEP_UNITS; i++) {
+      replay_i = i;
       if (keep->units[i].kind == UCOV_UNIT_FROM_GCC)
         __gcov_init(keep->units[i].a);
       else
         llvm_gcov_init((void (*)(void))keep->units[i].a, (void (*)(void))keep->units[i].b);
+      take_baseline(i);
+    }
     ucov_gcov_exit();
     ucov_gcov_exit_llvm();
     ucov_posix_pgo_exit();
@@ -134,7 +172,11 @@ static UCOV_NOTRACE void share_counters(void) {
   int saved = errno;
   size_t keep_bytes = (sizeof(struct keep) + (size_t)page - 1) / (size_t)page * (size_t)page;
   keep = map_shared(NULL, keep_bytes);
-  if (keep && (!g || map_shared(gcov, (size_t)(gcov_end - gcov)) == gcov) &&
+  /* (a unit's baseline is at most its counters: twice the section, and a
+   * word a unit, holds two of each; pages are used only when written) */
+  bases_bytes = g ? 2 * (size_t)(gcov_end - gcov) + 8 * KEEP_UNITS : 0;
+  bases = bases_bytes ? map_shared(NULL, bases_bytes) : NULL;
+  if (keep && (!g || bases) && (!g || map_shared(gcov, (size_t)(gcov_end - gcov)) == gcov) &&
       (!p || map_shared(prf, (size_t)(prf_end - prf)) == prf)) {
     owner = getpid();
     pid_t k = fork(); /* (no other thread yet) */
@@ -183,4 +225,38 @@ UCOV_NOTRACE void ucov_port_unit_source(int kind, void *a, void *b) {
   keep->units[keep->n].a = a;
   keep->units[keep->n].b = b;
   __atomic_store_n(&keep->n, keep->n + 1, __ATOMIC_RELEASE);
+}
+
+UCOV_NOTRACE void ucov_port_unit_baseline(struct ucov_baseline *b) {
+  if (!owner)
+    return;
+  if (replaying) {
+    if (replay_i < KEEP_UNITS)
+      unit_base[replay_i] = b;
+  } else if (getpid() == owner && keep->n && keep->n <= KEEP_UNITS) {
+    unit_base[keep->n - 1] = b;
+  }
+}
+
+/* The owner: a unit's baseline moved; published for the keeper (the buffer
+ * it does not read, then the generation that names it). */
+UCOV_NOTRACE void ucov_port_baseline_moved(const struct ucov_baseline *b) {
+  if (!owner || replaying || getpid() != owner || !b->base || !b->n)
+    return;
+  uint32_t n = keep->n < KEEP_UNITS ? keep->n : KEEP_UNITS, i = 0;
+  while (i < n && unit_base[i] != b)
+    i++;
+  if (i == n)
+    return; /* (not a unit the keeper registers) */
+  uint64_t bytes = b->n * sizeof(uint64_t);
+  if (!keep->units[i].off) { /* (offset 0 means none: the first unit starts at 8) */
+    if (keep->used + 8 + 2 * bytes > bases_bytes)
+      return; /* (cannot happen: a unit's baseline is its counters) */
+    keep->units[i].off = keep->used + 8;
+    keep->units[i].n = b->n;
+    keep->used += 8 + 2 * bytes;
+  }
+  uint64_t gen = keep->units[i].gen + 1;
+  memcpy((char *)bases + keep->units[i].off + (gen & 1) * bytes, b->base, bytes);
+  __atomic_store_n(&keep->units[i].gen, gen, __ATOMIC_RELEASE);
 }

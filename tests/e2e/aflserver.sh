@@ -14,9 +14,12 @@
 #   fork server, persistent mode, input in shared memory (include/ucov/afl.h);
 # - with --gcov (counters shared across fork, the default), in forkserver
 #   mode (gcc) and persistent mode (clang), live pulls from the fork server
-#   grow while it runs, and after afl-fuzz stops the harness ran exactly
-#   once per logged execution (execs_done, or one more: see afl.sh),
-#   crashes and timeouts included.
+#   grow while it runs; then `ucov collect --every 1` moves its counts into
+#   a store, round after round (each round resets what it took); afl-fuzz
+#   stops the fork server with SIGKILL, and the keeper writes what no round
+#   took: the store's harness count plus the .gcda's is exactly one per
+#   logged execution (execs_done, or one more: see afl.sh), crashes and
+#   timeouts included.
 # Usage: aflserver.sh UCOV SRCDIR WORKDIR
 set -u
 UCOV=$1 SRC=$2 WORK=$3
@@ -112,15 +115,22 @@ for mode in forkserver persistent; do
   [ -n "$a" ] && [ -n "$b" ] && [ "$a" -gt 0 ] && [ "$b" -gt "$a" ] && ! compgen -G '*.gcda' >/dev/null &&
     pass "$mode --afl --gcov: live pulls from the fork server: the harness at $a, then $b; no .gcda per execution" ||
     fail "$mode --afl --gcov: live pulls from '$fs': '$a' then '$b'; $(ls)"
+  # (after the pulls, whose counts a round would reset between them)
+  "$UCOV" collect --pid "$fs" --every 1 --test camp --store "$PWD/k.db" -q 2>collect.err &
+  col=$!
   wait $afl
+  wait $col # (it ends when the fork server is gone)
   for _ in $(seq 100); do pgrep -x target >/dev/null || break; sleep 0.1; done # (the keeper)
   "$UCOV" report . --lcov final.info 2>/dev/null
-  h=$(count final.info one) runs=$(wc -l <runs.log)
+  "$UCOV" report --store "$PWD/k.db" --lcov store.info 2>/dev/null
+  hf=$(count final.info one) hs=$(count store.info one) runs=$(wc -l <runs.log)
+  h=$((${hs:-0} + ${hf:-0}))
   e=$(awk '$1 == "execs_done" {print $3}' out/default/fuzzer_stats)
   c=$(awk '$1 == "saved_crashes" {print $3}' out/default/fuzzer_stats)
-  [ -n "$h" ] && [ "$h" = "$runs" ] && [ "$((h - e))" -ge 0 ] && [ "$((h - e))" -le 1 ] && grep -q '^FUZ!$' runs.log &&
-    pass "$mode --afl --gcov: after afl-fuzz stopped: the harness ran $h times, every logged execution (execs_done $e; $c crashes saved)" ||
-    fail "$mode --afl --gcov: harness '$h', logged $runs, execs_done $e"
+  [ -n "$hs" ] && [ -n "$hf" ] && [ "$hs" -gt 0 ] && [ "$hf" -gt 0 ] && [ "$h" = "$runs" ] &&
+    [ "$((h - e))" -ge 0 ] && [ "$((h - e))" -le 1 ] && grep -q '^FUZ!$' runs.log &&
+    pass "$mode --afl --gcov: after afl-fuzz stopped: the harness ran $h times, every logged execution: $hs collected into the store, $hf in the keeper's .gcda (execs_done $e; $c crashes saved)" ||
+    fail "$mode --afl --gcov: harness $hs in the store + $hf in the .gcda, logged $runs, execs_done $e; $(cat collect.err)"
   cd .. || exit 1
 done
 finish aflserver

@@ -177,6 +177,14 @@ void ucov_port_object_added(void);
 #define UCOV_UNIT_FROM_CLANG 2
 void ucov_port_unit_source(int kind, void *a, void *b);
 
+/* The unit just told (ucov_port_unit_source) registered, with this reset
+ * baseline (none when it was there already); and a baseline moved (a
+ * reset committed). A port that writes the units from another process
+ * keeps the moves there. Lock held. Default: nothing. */
+struct ucov_baseline;
+void ucov_port_unit_baseline(struct ucov_baseline *b);
+void ucov_port_baseline_moved(const struct ucov_baseline *b);
+
 /*
  * Tracing starts in the target (live = 1: the first device was enabled, by
  * ENABLE, UNIQUE_ENABLE or REMOTE_ENABLE; called before that enable returns)
