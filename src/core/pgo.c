@@ -368,6 +368,8 @@ UCOV_RACY_READS UCOV_NOTRACE int ucov_pgo_write_merged(struct ucov_sink *sink,
   }
   err = write_values(&o, s, &l, reset, ov.values, ov.end);
   ucov_w_flush(&o);
+  if (reset == PGO_RESET)
+    ucov_port_pgo_baseline_moved(s);
   return err ? err : o.err;
 }
 
@@ -405,6 +407,7 @@ UCOV_RACY_READS UCOV_NOTRACE int ucov_pgo_reset(const struct ucov_llvm_sections 
       }
     }
   }
+  ucov_port_pgo_baseline_moved(s);
   return 0;
 }
 
@@ -460,4 +463,5 @@ UCOV_RACY_READS UCOV_NOTRACE void ucov_pgo_commit(const struct ucov_llvm_section
   }
   c->pending_token = 0;
   c->gen++;
+  ucov_port_pgo_baseline_moved(s);
 }

@@ -88,6 +88,10 @@ UCOV_WEAK UCOV_NOTRACE void ucov_port_baseline_moved(const struct ucov_baseline 
   (void)b;
 }
 
+UCOV_WEAK UCOV_NOTRACE void ucov_port_pgo_baseline_moved(const struct ucov_llvm_sections *s) {
+  (void)s;
+}
+
 UCOV_WEAK UCOV_NOTRACE int ucov_port_trace_live(int live) {
   (void)live;
   return 0;

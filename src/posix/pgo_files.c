@@ -466,6 +466,9 @@ static UCOV_NOTRACE void pgo_write_at_exit(void) {
 
 UCOV_NOTRACE void ucov_posix_pgo_exit(void) {
   pthread_once(&own_once, find_own);
+  unsigned n = __atomic_load_n(&n_modules, __ATOMIC_ACQUIRE);
+  for (unsigned i = 0; i < n; i++) /* (the owner's resets) */
+    ucov_posix_keeper_pgo_base(&modules[i].s);
   pgo_write_at_exit();
 }
 

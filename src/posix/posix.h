@@ -45,6 +45,10 @@ void ucov_posix_counters_written(void) UCOV_HIDDEN;
 extern int ucov_posix_fork_server UCOV_HIDDEN;
 void ucov_posix_control_start_now(void) UCOV_HIDDEN;
 
+/* The keeper, before it writes an LLVM profile: the owner's last reset of
+ * its counters (shared_counters.c). */
+struct ucov_llvm_sections;
+void ucov_posix_keeper_pgo_base(const struct ucov_llvm_sections *s) UCOV_HIDDEN;
 /* The LLVM profiles' exit write (pgo_files.c), for the keeper. */
 void ucov_posix_pgo_exit(void) UCOV_HIDDEN;
 

@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include "core/baseline.h"
+#include "core/pgo.h"
 #include "posix.h"
 #include "ucov/port/port.h"
 #include "ucov/port/units.h"
@@ -58,6 +59,7 @@ void llvm_gcov_init(void (*writeout)(void), void (*reset)(void));
 
 /* What the owner tells its keeper, in a shared page of its own. */
 #define KEEP_UNITS 4000
+#define KEEP_PGO 64
 struct keep {
   volatile uint32_t written; /* the owner wrote its exit files */
   volatile uint32_t n;       /* units[0..n) */
@@ -69,14 +71,20 @@ struct keep {
     uint64_t gen, n, off;
   } units[KEEP_UNITS];
   uint64_t used; /* bytes of bases given out */
+  /* an LLVM profile's counters' baseline: at pgo_bases + cnts (its
+   * counters' offset in the shared section) + gen & 1 sections */
+  struct {
+    uint64_t cnts, n, gen;
+  } pgo[KEEP_PGO];
 };
 
 static pid_t owner; /* the process that mapped the counters (0: not shared) */
 static struct keep *keep;
-static uint64_t *bases;    /* the published baselines (shared) */
-static size_t bases_bytes; /* their pages: twice the counters' */
-static int replaying;      /* the keeper registers the owner's units */
-static uint32_t replay_i;  /* the unit it registers */
+static uint64_t *bases;     /* the published baselines (shared) */
+static size_t bases_bytes;  /* their pages: twice the counters' */
+static uint64_t *pgo_bases; /* the same for LLVM profiles: two copies of the section */
+static int replaying;       /* the keeper registers the owner's units */
+static uint32_t replay_i;   /* the unit it registers */
 /* each unit's baseline in this process (the owner's, or the keeper's own) */
 static struct ucov_baseline *unit_base[KEEP_UNITS];
 
@@ -176,7 +184,9 @@ static UCOV_NOTRACE void share_counters(void) {
    * word a unit, holds two of each; pages are used only when written) */
   bases_bytes = g ? 2 * (size_t)(gcov_end - gcov) + 8 * KEEP_UNITS : 0;
   bases = bases_bytes ? map_shared(NULL, bases_bytes) : NULL;
-  if (keep && (!g || bases) && (!g || map_shared(gcov, (size_t)(gcov_end - gcov)) == gcov) &&
+  pgo_bases = p ? map_shared(NULL, 2 * (size_t)(prf_end - prf)) : NULL;
+  if (keep && (!g || bases) && (!p || pgo_bases) &&
+      (!g || map_shared(gcov, (size_t)(gcov_end - gcov)) == gcov) &&
       (!p || map_shared(prf, (size_t)(prf_end - prf)) == prf)) {
     owner = getpid();
     pid_t k = fork(); /* (no other thread yet) */
@@ -259,4 +269,64 @@ UCOV_NOTRACE void ucov_port_baseline_moved(const struct ucov_baseline *b) {
   uint64_t gen = keep->units[i].gen + 1;
   memcpy((char *)bases + keep->units[i].off + (gen & 1) * bytes, b->base, bytes);
   __atomic_store_n(&keep->units[i].gen, gen, __ATOMIC_RELEASE);
+}
+
+/* The profile's entry for counters at offset off of the shared section
+ * (made when add), or NULL. */
+static UCOV_NOTRACE uint32_t pgo_entry(uint64_t off, uint64_t n, int add) {
+  for (uint32_t i = 0; i < KEEP_PGO; i++)
+    if (keep->pgo[i].n && keep->pgo[i].cnts == off)
+      return keep->pgo[i].n == n ? i : KEEP_PGO;
+  for (uint32_t i = 0; add && i < KEEP_PGO; i++)
+    if (!keep->pgo[i].n) {
+      keep->pgo[i].cnts = off;
+      keep->pgo[i].n = n;
+      return i;
+    }
+  return KEEP_PGO;
+}
+
+/* Where s's counters are in the shared section, or -1 (not there). */
+static UCOV_NOTRACE int64_t pgo_offset(const struct ucov_llvm_sections *s) {
+  const char *c = (const char *)s->cnts, *e = (const char *)s->cnts_end;
+  if (!pgo_bases || c < __ucov_prf_start || e > __ucov_prf_end || e <= c)
+    return -1;
+  return c - __ucov_prf_start;
+}
+
+/* The owner: an LLVM profile's counters' baseline moved; published as a
+ * gcov unit's is. */
+UCOV_NOTRACE void ucov_port_pgo_baseline_moved(const struct ucov_llvm_sections *s) {
+  const struct ucov_pgo_state *c = ucov_pgo_state_of(s);
+  int64_t off = pgo_offset(s);
+  uint64_t n = (uint64_t)(s->cnts_end - s->cnts);
+  if (!owner || replaying || getpid() != owner || off < 0 || !c->base_cnts)
+    return;
+  uint32_t i = pgo_entry((uint64_t)off, n, 1);
+  if (i == KEEP_PGO)
+    return;
+  size_t section = (size_t)(__ucov_prf_end - __ucov_prf_start);
+  uint64_t gen = keep->pgo[i].gen + 1;
+  memcpy((char *)pgo_bases + (gen & 1) * section + off, c->base_cnts, n * sizeof(uint64_t));
+  __atomic_store_n(&keep->pgo[i].gen, gen, __ATOMIC_RELEASE);
+}
+
+/* The keeper, before it writes s's profile: its counters' baseline, the
+ * owner's last published one. */
+UCOV_NOTRACE void ucov_posix_keeper_pgo_base(const struct ucov_llvm_sections *s) {
+  int64_t off = pgo_offset(s);
+  uint64_t n = (uint64_t)(s->cnts_end - s->cnts);
+  if (!replaying || off < 0)
+    return;
+  uint32_t i = pgo_entry((uint64_t)off, n, 0);
+  uint64_t gen = i < KEEP_PGO ? __atomic_load_n(&keep->pgo[i].gen, __ATOMIC_ACQUIRE) : 0;
+  struct ucov_pgo_state *c = ucov_pgo_state_of(s);
+  uint64_t *base = gen ? ucov_port_alloc(n * sizeof(*base)) : NULL;
+  if (!base)
+    return;
+  size_t section = (size_t)(__ucov_prf_end - __ucov_prf_start);
+  memcpy(base, (char *)pgo_bases + (gen & 1) * section + off, n * sizeof(*base));
+  ucov_port_free(c->base_cnts);
+  c->base_cnts = base;
+  c->gen++;
 }

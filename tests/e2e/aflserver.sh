@@ -13,11 +13,12 @@
 # - the same with the target in the form AFL++'s docs recommend: deferred
 #   fork server, persistent mode, input in shared memory (include/ucov/afl.h);
 # - with --gcov (counters shared across fork, the default), in forkserver
-#   mode (gcc) and persistent mode (clang), live pulls from the fork server
+#   mode (gcc) and persistent mode (clang), and with --pgo (clang's LLVM
+#   profile, forkserver mode), live pulls from the fork server
 #   grow while it runs; then `ucov collect --every 1` moves its counts into
 #   a store, round after round (each round resets what it took); afl-fuzz
 #   stops the fork server with SIGKILL, and the keeper writes what no round
-#   took: the store's harness count plus the .gcda's is exactly one per
+#   took: the store's harness count plus the .gcda's (.profraw's) is exactly one per
 #   logged execution (execs_done, or one more: see afl.sh), crashes and
 #   timeouts included.
 # Usage: aflserver.sh UCOV SRCDIR WORKDIR
@@ -93,35 +94,45 @@ modes=$(grep -c -e 'Persistent mode binary detected' -e 'Deferred forkserver bin
 # --afl --gcov: the campaign's counts, live and exact
 T=$SRC/tests/e2e/afl/target.c
 count() { awk -F'[:,]' -v f="$2" '$1 == "FNDA" && $NF == f {print $2}' "$1"; }
-for mode in forkserver persistent; do
-  cc=gcc flags=() && [ $mode = persistent ] && cc=clang flags=(-DPERSISTENT)
+for mode in forkserver persistent pgo; do
+  # forkserver: gcc's gcov; persistent: clang's gcov; pgo: clang's LLVM profile
+  cc=gcc prof=--gcov obj='target\.gcda' what=.gcda flags=()
+  [ $mode = persistent ] && cc=clang flags=(-DPERSISTENT)
+  [ $mode = pgo ] && cc=clang prof=--pgo obj='target\.profraw' what=.profraw
   mkdir -p exact-$mode/in && cd exact-$mode || exit 1
   printf 'hello' >in/a && printf 'FUY!' >in/b && printf 'HAN!' >in/c && printf 'FUZ!' >in/d
-  "$UCOV" cc --afl --gcov --cc $cc "${flags[@]}" -O0 "$T" -o target >cc.log 2>&1 ||
-    fail "$mode: ucov cc --afl --gcov: $(tail -2 cc.log)"
-  AFL_SKIP_CRASHES=1 TARGET_LOG=$PWD/runs.log afl-fuzz -i in -o out -t 100 -V 10 -- ./target >afl.log 2>&1 &
+  "$UCOV" cc --afl $prof --cc $cc "${flags[@]}" -O0 "$T" -o target >cc.log 2>&1 ||
+    fail "$mode: ucov cc --afl $prof: $(tail -2 cc.log)"
+  LLVM_PROFILE_FILE=$PWD/target.profraw AFL_SKIP_CRASHES=1 TARGET_LOG=$PWD/runs.log \
+    afl-fuzz -i in -o out -t 100 -V 10 -- ./target >afl.log 2>&1 &
   afl=$!
   fs=
   for _ in $(seq 100); do
     fs=$(pgrep -P $afl -x target | head -1)
-    [ -n "$fs" ] && "$UCOV" ls --pid "$fs" 2>/dev/null | grep -q 'target\.gcda' && break
+    [ -n "$fs" ] && "$UCOV" ls --pid "$fs" 2>/dev/null | grep -q "$obj" && break
     sleep 0.1
   done
   sleep 2
   "$UCOV" pull --pid "$fs" -o ../$mode-p1 >/dev/null 2>&1 && sleep 2 &&
     "$UCOV" pull --pid "$fs" -o ../$mode-p2 >/dev/null 2>&1 &&
-    "$UCOV" report ../$mode-p1 --lcov p1.info 2>/dev/null && "$UCOV" report ../$mode-p2 --lcov p2.info 2>/dev/null
+    "$UCOV" report ../$mode-p1 --binary ./target --lcov p1.info 2>/dev/null &&
+    "$UCOV" report ../$mode-p2 --binary ./target --lcov p2.info 2>/dev/null
   a=$(count p1.info one) b=$(count p2.info one)
   [ -n "$a" ] && [ -n "$b" ] && [ "$a" -gt 0 ] && [ "$b" -gt "$a" ] && ! compgen -G '*.gcda' >/dev/null &&
-    pass "$mode --afl --gcov: live pulls from the fork server: the harness at $a, then $b; no .gcda per execution" ||
-    fail "$mode --afl --gcov: live pulls from '$fs': '$a' then '$b'; $(ls)"
+    ! [ -s target.profraw ] &&
+    pass "$mode --afl $prof: live pulls from the fork server: the harness at $a, then $b; no $what per execution" ||
+    fail "$mode --afl $prof: live pulls from '$fs': '$a' then '$b'; $(ls)"
   # (after the pulls, whose counts a round would reset between them)
-  "$UCOV" collect --pid "$fs" --every 1 --test camp --store "$PWD/k.db" -q 2>collect.err &
+  "$UCOV" collect --pid "$fs" --every 1 --test camp --binary ./target --store "$PWD/k.db" -q 2>collect.err &
   col=$!
   wait $afl
   wait $col # (it ends when the fork server is gone)
   for _ in $(seq 100); do pgrep -x target >/dev/null || break; sleep 0.1; done # (the keeper)
-  "$UCOV" report . --lcov final.info 2>/dev/null
+  if [ $mode = pgo ]; then
+    "$UCOV" report target.profraw --binary ./target --lcov final.info 2>/dev/null
+  else
+    "$UCOV" report . --lcov final.info 2>/dev/null
+  fi
   "$UCOV" report --store "$PWD/k.db" --lcov store.info 2>/dev/null
   hf=$(count final.info one) hs=$(count store.info one) runs=$(wc -l <runs.log)
   h=$((${hs:-0} + ${hf:-0}))
@@ -129,8 +140,8 @@ for mode in forkserver persistent; do
   c=$(awk '$1 == "saved_crashes" {print $3}' out/default/fuzzer_stats)
   [ -n "$hs" ] && [ -n "$hf" ] && [ "$hs" -gt 0 ] && [ "$hf" -gt 0 ] && [ "$h" = "$runs" ] &&
     [ "$((h - e))" -ge 0 ] && [ "$((h - e))" -le 1 ] && grep -q '^FUZ!$' runs.log &&
-    pass "$mode --afl --gcov: after afl-fuzz stopped: the harness ran $h times, every logged execution: $hs collected into the store, $hf in the keeper's .gcda (execs_done $e; $c crashes saved)" ||
-    fail "$mode --afl --gcov: harness $hs in the store + $hf in the .gcda, logged $runs, execs_done $e; $(cat collect.err)"
+    pass "$mode --afl $prof: after afl-fuzz stopped: the harness ran $h times, every logged execution: $hs collected into the store, $hf in the keeper's $what (execs_done $e; $c crashes saved)" ||
+    fail "$mode --afl $prof: harness $hs in the store + $hf in the $what, logged $runs, execs_done $e; $(cat collect.err)"
   cd .. || exit 1
 done
 finish aflserver

@@ -184,6 +184,10 @@ void ucov_port_unit_source(int kind, void *a, void *b);
 struct ucov_baseline;
 void ucov_port_unit_baseline(struct ucov_baseline *b);
 void ucov_port_baseline_moved(const struct ucov_baseline *b);
+/* The same for an LLVM profile: its counters' baseline moved (s->state's
+ * base_cnts). Lock held. Default: nothing. */
+struct ucov_llvm_sections;
+void ucov_port_pgo_baseline_moved(const struct ucov_llvm_sections *s);
 
 /*
  * Tracing starts in the target (live = 1: the first device was enabled, by
