@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/shm.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -83,10 +84,20 @@ static UCOV_NOTRACE void say(const char *what) {
   (void)!write(2, "\n", 1);
 }
 
-/* Tell afl-fuzz why the fork server cannot start (it prints the reason). */
+/* Are afl-fuzz's pipes there (not descriptors of the program's own)? */
+static UCOV_NOTRACE int under_afl(void) {
+  struct stat a, b;
+  return fstat(UCOV_AFL_FD_CTL, &a) == 0 && fstat(UCOV_AFL_FD_ST, &b) == 0 && S_ISFIFO(a.st_mode) &&
+         S_ISFIFO(b.st_mode);
+}
+
+/* Tell afl-fuzz why the fork server cannot start (it prints the reason)
+ * and end; run alone, say it and go on with the private maps. */
 static UCOV_NOTRACE void fail(uint32_t error, const char *what) {
   uint32_t word = UCOV_AFL_OPT_ERROR | UCOV_AFL_SET_ERROR(error);
   say(what);
+  if (!under_afl())
+    return;
   (void)!write(UCOV_AFL_FD_ST, &word, 4);
   _exit(1);
 }
@@ -189,7 +200,7 @@ static UCOV_NOTRACE uint32_t attach_maps(void) {
   void *area = attach("__AFL_SHM_ID", size, &small);
   if (area == (void *)-1)
     fail(UCOV_AFL_ERROR_SHMAT, "cannot attach __AFL_SHM_ID");
-  if (area) {
+  if (area && area != (void *)-1) {
     UCOV_STORE(&ucov_afl_area, (uint8_t *)area);
     area_size = size;
     UCOV_STORE(&ucov_afl_guard_limit, size);
@@ -201,7 +212,7 @@ static UCOV_NOTRACE uint32_t attach_maps(void) {
   void *cmp = attach("__AFL_CMPLOG_SHM_ID", sizeof(struct ucov_afl_cmp_map), &small);
   if (cmp == (void *)-1 || small)
     fail(UCOV_AFL_ERROR_SHMAT, "cannot attach __AFL_CMPLOG_SHM_ID");
-  if (cmp)
+  if (cmp && cmp != (void *)-1)
     UCOV_STORE(&ucov_afl_cmp, (struct ucov_afl_cmp_map *)cmp);
   return size;
 }
@@ -215,7 +226,7 @@ static UCOV_NOTRACE void start(void) {
   started = 1;
   uint32_t size = attach_maps();
   persistent = getenv("__AFL_PERSISTENT") != NULL;
-  if (fcntl(UCOV_AFL_FD_ST, F_GETFD) < 0 || fcntl(UCOV_AFL_FD_CTL, F_GETFD) < 0)
+  if (!under_afl())
     return; /* not under afl-fuzz: run once */
   int shmem = &__afl_sharedmem_fuzzing && __afl_sharedmem_fuzzing;
   uint32_t hello = UCOV_AFL_OPT_ENABLED | UCOV_AFL_OPT_NEWCMPLOG | UCOV_AFL_OPT_MAPSIZE |
@@ -230,8 +241,10 @@ static UCOV_NOTRACE void start(void) {
         (UCOV_AFL_OPT_ENABLED | UCOV_AFL_OPT_SHDMEM_FUZZ)) {
       int small;
       uint8_t *in = attach("__AFL_SHM_FUZZ_ID", 5, &small);
-      if (!in || in == (void *)-1)
+      if (!in || in == (void *)-1) {
         fail(UCOV_AFL_ERROR_SHM_OPEN, "cannot attach __AFL_SHM_FUZZ_ID");
+        _exit(1); /* (afl-fuzz writes the inputs there: none would come) */
+      }
       __afl_fuzz_len = (unsigned int *)(void *)in;
       __afl_fuzz_ptr = in + 4;
     }

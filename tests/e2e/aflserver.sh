@@ -49,6 +49,14 @@ for cc in gcc clang; do
       pass "$cc: a KCOV device of the --afl build: $n ${m^^} records, equal to the $ref build's" ||
       fail "$cc: $m records of the --afl build '$a', of the $ref build '$r'"
   done
+  # afl-fuzz's variables that name no map, and no afl-fuzz: said, and the program runs
+  if [ $cc = gcc ]; then
+    out=$(__AFL_SHM_ID=999999999 __AFL_CMPLOG_SHM_ID=x SELF_TRACE=pc ./afl-$cc <stage1 2>bad.err)
+    grep -q '^ucov: afl: cannot attach __AFL_SHM_ID$' bad.err && grep -q '__AFL_CMPLOG_SHM_ID' bad.err &&
+      [ "$out" = "$(SELF_TRACE=pc ./afl-$cc <stage1)" ] &&
+      pass "gcc: maps that cannot be attached, run alone: said, and the program runs as it would" ||
+      fail "gcc: bad map ids: '$out'; $(cat bad.err)"
+  fi
   # the edge map
   for s in 0 1 2; do afl-showmap -q -o map$s-$cc -- ./afl-$cc <stage$s; done
   [ -s map0-$cc ] && ! cmp -s map0-$cc map1-$cc && ! cmp -s map1-$cc map2-$cc && ! cmp -s map0-$cc map2-$cc &&
