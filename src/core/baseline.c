@@ -3,6 +3,7 @@
 #include "baseline.h"
 
 #include "ucov/port/port.h"
+#include "ucov/port/units.h"
 
 static UCOV_NOTRACE int ready(uint64_t **p, uint64_t n) {
   if (!*p && n && !(*p = ucov_port_alloc(n * sizeof(uint64_t))))
@@ -54,4 +55,23 @@ UCOV_NOTRACE void ucov_baseline_free(struct ucov_baseline *b) {
   ucov_port_free(b->base);
   ucov_port_free(b->pending);
   b->base = b->pending = 0;
+}
+
+UCOV_NOTRACE uint64_t ucov_baseline_count(const struct ucov_baseline *b) {
+  return b->n;
+}
+
+UCOV_NOTRACE const uint64_t *ucov_baseline_values(const struct ucov_baseline *b) {
+  return b->base;
+}
+
+UCOV_NOTRACE int ucov_baseline_set(struct ucov_baseline *b, const uint64_t *v, uint64_t n) {
+  if (n != b->n)
+    return -UCOV_EINVAL;
+  if (ready(&b->base, b->n))
+    return -UCOV_ENOMEM;
+  for (uint64_t i = 0; i < n; i++)
+    b->base[i] = v[i];
+  b->gen++;
+  return 0;
 }

@@ -24,9 +24,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "afl.h"
-#include "core/trace_hooks.h"
 #include "posix.h"
+#include "ucov/port/afl.h"
 
 static uint8_t private_area[UCOV_AFL_MAP_MAX]; /* (pages touched only where counted) */
 uint8_t *ucov_afl_area = private_area;
@@ -48,7 +47,7 @@ static int persistent; /* afl-fuzz found the persistent signature: __AFL_PERSIST
  * 64-byte lines as afl-fuzz rounds it; a build without guards (gcc's
  * trace-pc) hashes PCs into UCOV_AFL_PC_MAP. */
 static UCOV_NOTRACE uint32_t map_size(void) {
-  uint32_t guards = UCOV_LOAD(&ucov_trace_guard_next);
+  uint32_t guards = ucov_afl_guards();
   if (!guards)
     return UCOV_AFL_PC_MAP;
   uint64_t size = ((uint64_t)guards + 1 + 63) / 64 * 64;

@@ -42,10 +42,9 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "core/baseline.h"
-#include "core/pgo.h"
 #include "posix.h"
 #include "ucov/port/port.h"
+#include "ucov/port/pgo.h"
 #include "ucov/port/units.h"
 
 /* (defined by ucov-counters.ld, and by ucov-prf-counters.ld for --pgo) */
@@ -112,16 +111,13 @@ static UCOV_NOTRACE void *map_shared(void *want, size_t n) {
 static UCOV_NOTRACE void take_baseline(uint32_t i) {
   struct ucov_baseline *b = unit_base[i];
   uint64_t gen = __atomic_load_n(&keep->units[i].gen, __ATOMIC_ACQUIRE);
-  if (!b || !gen || keep->units[i].n != b->n || !b->n)
+  uint64_t n = b ? ucov_baseline_count(b) : 0;
+  if (!gen || !n || keep->units[i].n != n)
     return;
-  uint64_t *base = ucov_port_alloc(b->n * sizeof(*base));
-  if (!base)
-    return; /* (then from the start: more, never less) */
-  memcpy(base, (char *)bases + keep->units[i].off + (gen & 1) * b->n * sizeof(*base),
-         b->n * sizeof(*base));
-  ucov_port_free(b->base);
-  b->base = base;
-  b->gen++;
+  /* (out of memory: then from the start, more and never less) */
+  (void)ucov_baseline_set(
+      b, (const uint64_t *)((char *)bases + keep->units[i].off + (gen & 1) * n * sizeof(uint64_t)),
+      n);
 }
 
 /* The keeper: asleep until the owner dies, then its exit files if it wrote
@@ -251,23 +247,25 @@ UCOV_NOTRACE void ucov_port_unit_baseline(struct ucov_baseline *b) {
 /* The owner: a unit's baseline moved; published for the keeper (the buffer
  * it does not read, then the generation that names it). */
 UCOV_NOTRACE void ucov_port_baseline_moved(const struct ucov_baseline *b) {
-  if (!owner || replaying || getpid() != owner || !b->base || !b->n)
+  const uint64_t *v = ucov_baseline_values(b);
+  uint64_t n = ucov_baseline_count(b);
+  if (!owner || replaying || getpid() != owner || !v || !n)
     return;
-  uint32_t n = keep->n < KEEP_UNITS ? keep->n : KEEP_UNITS, i = 0;
-  while (i < n && unit_base[i] != b)
+  uint32_t units = keep->n < KEEP_UNITS ? keep->n : KEEP_UNITS, i = 0;
+  while (i < units && unit_base[i] != b)
     i++;
-  if (i == n)
+  if (i == units)
     return; /* (not a unit the keeper registers) */
-  uint64_t bytes = b->n * sizeof(uint64_t);
+  uint64_t bytes = n * sizeof(uint64_t);
   if (!keep->units[i].off) { /* (offset 0 means none: the first unit starts at 8) */
     if (keep->used + 8 + 2 * bytes > bases_bytes)
       return; /* (cannot happen: a unit's baseline is its counters) */
     keep->units[i].off = keep->used + 8;
-    keep->units[i].n = b->n;
+    keep->units[i].n = n;
     keep->used += 8 + 2 * bytes;
   }
   uint64_t gen = keep->units[i].gen + 1;
-  memcpy((char *)bases + keep->units[i].off + (gen & 1) * bytes, b->base, bytes);
+  memcpy((char *)bases + keep->units[i].off + (gen & 1) * bytes, v, bytes);
   __atomic_store_n(&keep->units[i].gen, gen, __ATOMIC_RELEASE);
 }
 
@@ -297,10 +295,10 @@ static UCOV_NOTRACE int64_t pgo_offset(const struct ucov_llvm_sections *s) {
 /* The owner: an LLVM profile's counters' baseline moved; published as a
  * gcov unit's is. */
 UCOV_NOTRACE void ucov_port_pgo_baseline_moved(const struct ucov_llvm_sections *s) {
-  const struct ucov_pgo_state *c = ucov_pgo_state_of(s);
+  const struct ucov_pgo_state *c = s->state; /* (this port gives each module its own) */
   int64_t off = pgo_offset(s);
   uint64_t n = (uint64_t)(s->cnts_end - s->cnts);
-  if (!owner || replaying || getpid() != owner || off < 0 || !c->base_cnts)
+  if (!owner || replaying || getpid() != owner || off < 0 || !c || !c->base_cnts)
     return;
   uint32_t i = pgo_entry((uint64_t)off, n, 1);
   if (i == KEEP_PGO)
@@ -320,7 +318,9 @@ UCOV_NOTRACE void ucov_posix_keeper_pgo_base(const struct ucov_llvm_sections *s)
     return;
   uint32_t i = pgo_entry((uint64_t)off, n, 0);
   uint64_t gen = i < KEEP_PGO ? __atomic_load_n(&keep->pgo[i].gen, __ATOMIC_ACQUIRE) : 0;
-  struct ucov_pgo_state *c = ucov_pgo_state_of(s);
+  struct ucov_pgo_state *c = s->state;
+  if (!c)
+    return;
   uint64_t *base = gen ? ucov_port_alloc(n * sizeof(*base)) : NULL;
   if (!base)
     return;

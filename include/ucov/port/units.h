@@ -96,4 +96,17 @@ void ucov_gcov_exit_llvm(void) UCOV_PORT_API;
  */
 int ucov_gcov_dump_in_place(void) UCOV_PORT_API;
 
+/*
+ * A unit's reset baseline as ucov_port_unit_baseline and
+ * ucov_port_baseline_moved hand it over, for a port that keeps it for
+ * another process (a keeper that writes the units' files): how many
+ * counters, and their values at the last reset (NULL: never reset).
+ */
+struct ucov_baseline;
+uint64_t ucov_baseline_count(const struct ucov_baseline *b) UCOV_PORT_API;
+const uint64_t *ucov_baseline_values(const struct ucov_baseline *b) UCOV_PORT_API;
+/* b's values become v[0..n) (n: its count), as if a reset had put them
+ * there. 0, -UCOV_EINVAL (another count) or -UCOV_ENOMEM. */
+int ucov_baseline_set(struct ucov_baseline *b, const uint64_t *v, uint64_t n) UCOV_PORT_API;
+
 #endif

@@ -8,8 +8,8 @@
  * KCOV device of the process (trace_hooks.h). No allocation, lock or
  * system call: memory writes into maps mapped before main.
  */
-#include "afl.h"
-#include "core/trace_hooks.h"
+#include "trace_hooks.h"
+#include "ucov/port/afl.h"
 #include "ucov/port/hooks.h"
 
 /* One more hit on an edge: AFL++'s never-zero counter (255 + 1 is 1). */
@@ -30,6 +30,10 @@ static UCOV_THREAD_LOCAL uint32_t afl_prev;
 
 UCOV_NOTRACE void ucov_afl_forget_prev(void) {
   afl_prev = 0;
+}
+
+UCOV_NOTRACE uint32_t ucov_afl_guards(void) {
+  return UCOV_LOAD(&ucov_trace_guard_next);
 }
 
 UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_pc(void) {

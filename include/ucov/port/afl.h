@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * libucov-afl.a (ucov cc --afl): AFL++'s side of a target, in ucov's
- * runtime. afl.c attaches afl-fuzz's maps and runs the fork server;
- * afl_hooks.c is the hooks, which fill the maps and record for KCOV as
- * libucov.a's do. The layouts are AFL++'s (4.x: include/config.h,
- * types.h and cmplog.h of its source), written out here from their
- * definitions; docs/formats.md has them.
+ * runtime. The core's src/core/trace_afl.c is the hooks, which fill the
+ * maps and record for KCOV as libucov.a's do; the POSIX port's
+ * src/posix/afl.c attaches afl-fuzz's maps and runs the fork server. The
+ * layouts are AFL++'s (4.x: include/config.h, types.h and cmplog.h of its
+ * source), written out here from their definitions; docs/formats.md has
+ * them.
  */
-#ifndef UCOV_POSIX_AFL_H
-#define UCOV_POSIX_AFL_H
+#ifndef UCOV_PORT_AFL_H
+#define UCOV_PORT_AFL_H
 
 #include <stdint.h>
 
@@ -59,20 +60,23 @@ struct ucov_afl_cmp_map {
 };
 
 /* The edge map the hooks count into: afl-fuzz's once attached, else a
- * private one of UCOV_AFL_MAP_MAX bytes (never NULL). */
-extern uint8_t *ucov_afl_area UCOV_HIDDEN;
-/* The mask of hashed PC edges: within the map. */
-extern uint32_t ucov_afl_pc_mask UCOV_HIDDEN;
-/* The comparison log, under afl-fuzz's cmplog (-c); else NULL. */
-extern struct ucov_afl_cmp_map *ucov_afl_cmp UCOV_HIDDEN;
-/* What the program calls (include/ucov/afl.h's macros), AFL++'s names. */
+ * private one of UCOV_AFL_MAP_MAX bytes (never NULL). The port's. */
+extern uint8_t *ucov_afl_area;
+/* The mask of hashed PC edges: within the map. The port's. */
+extern uint32_t ucov_afl_pc_mask;
+/* The comparison log, under afl-fuzz's cmplog (-c); else NULL. The port's. */
+extern struct ucov_afl_cmp_map *ucov_afl_cmp;
+/* What the program calls (include/ucov/afl.h's macros), AFL++'s names: the port's. */
 UCOV_EXPORT void __afl_manual_init(void);
 UCOV_EXPORT int __afl_persistent_loop(unsigned int max);
 
-/* Persistent mode: the previous location of gcc's hashed edges, per
- * thread, forgotten between inputs (afl_hooks.c). */
-void ucov_afl_forget_prev(void) UCOV_HIDDEN;
-/* Guards are numbered below this (the map's size once attached). */
-extern uint32_t ucov_afl_guard_limit UCOV_HIDDEN;
+/* Guards are numbered below this (the map's size once attached). The port's. */
+extern uint32_t ucov_afl_guard_limit;
+
+/* The core's calls: the guards numbered so far (the map's size follows),
+ * and, in persistent mode, the previous location of gcc's hashed edges
+ * forgotten between inputs (per thread). */
+uint32_t ucov_afl_guards(void) UCOV_PORT_API;
+void ucov_afl_forget_prev(void) UCOV_PORT_API;
 
 #endif
