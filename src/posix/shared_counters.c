@@ -107,17 +107,33 @@ static UCOV_NOTRACE void *map_shared(void *want, size_t n) {
   return at;
 }
 
+/* A baseline copied for the keeper, double-buffered: the owner writes the
+ * buffer the keeper does not read (slot0 + stride * the next generation's
+ * parity), then publishes that generation; a copy cut short by SIGKILL is
+ * never read. */
+static UCOV_NOTRACE void publish(uint64_t *gen, void *slot0, size_t stride, const uint64_t *v,
+                                 uint64_t n) {
+  uint64_t g = *gen + 1;
+  memcpy((char *)slot0 + (g & 1) * stride, v, n * sizeof(*v));
+  __atomic_store_n(gen, g, __ATOMIC_RELEASE);
+}
+
+/* The keeper: the copy last published there, or NULL (none). */
+static UCOV_NOTRACE const uint64_t *published(const uint64_t *gen, const void *slot0,
+                                              size_t stride) {
+  uint64_t g = __atomic_load_n(gen, __ATOMIC_ACQUIRE);
+  return g ? (const uint64_t *)(const void *)((const char *)slot0 + (g & 1) * stride) : NULL;
+}
+
 /* The keeper: unit i starts from the owner's last published baseline. */
 static UCOV_NOTRACE void take_baseline(uint32_t i) {
   struct ucov_baseline *b = unit_base[i];
-  uint64_t gen = __atomic_load_n(&keep->units[i].gen, __ATOMIC_ACQUIRE);
   uint64_t n = b ? ucov_baseline_count(b) : 0;
-  if (!gen || !n || keep->units[i].n != n)
+  const uint64_t *v =
+      published(&keep->units[i].gen, (char *)bases + keep->units[i].off, n * sizeof(uint64_t));
+  if (!v || !n || keep->units[i].n != n)
     return;
-  /* (out of memory: then from the start, more and never less) */
-  (void)ucov_baseline_set(
-      b, (const uint64_t *)((char *)bases + keep->units[i].off + (gen & 1) * n * sizeof(uint64_t)),
-      n);
+  (void)ucov_baseline_set(b, v, n); /* (out of memory: then from the start, more and never less) */
 }
 
 /* The keeper: asleep until the owner dies, then its exit files if it wrote
@@ -244,8 +260,7 @@ UCOV_NOTRACE void ucov_port_unit_baseline(struct ucov_baseline *b) {
   }
 }
 
-/* The owner: a unit's baseline moved; published for the keeper (the buffer
- * it does not read, then the generation that names it). */
+/* The owner: a unit's baseline moved; published for the keeper. */
 UCOV_NOTRACE void ucov_port_baseline_moved(const struct ucov_baseline *b) {
   const uint64_t *v = ucov_baseline_values(b);
   uint64_t n = ucov_baseline_count(b);
@@ -264,13 +279,11 @@ UCOV_NOTRACE void ucov_port_baseline_moved(const struct ucov_baseline *b) {
     keep->units[i].n = n;
     keep->used += 8 + 2 * bytes;
   }
-  uint64_t gen = keep->units[i].gen + 1;
-  memcpy((char *)bases + keep->units[i].off + (gen & 1) * bytes, v, bytes);
-  __atomic_store_n(&keep->units[i].gen, gen, __ATOMIC_RELEASE);
+  publish(&keep->units[i].gen, (char *)bases + keep->units[i].off, bytes, v, n);
 }
 
 /* The profile's entry for counters at offset off of the shared section
- * (made when add), or NULL. */
+ * (made when add), or KEEP_PGO: none. */
 static UCOV_NOTRACE uint32_t pgo_entry(uint64_t off, uint64_t n, int add) {
   for (uint32_t i = 0; i < KEEP_PGO; i++)
     if (keep->pgo[i].n && keep->pgo[i].cnts == off)
@@ -303,10 +316,8 @@ UCOV_NOTRACE void ucov_port_pgo_baseline_moved(const struct ucov_llvm_sections *
   uint32_t i = pgo_entry((uint64_t)off, n, 1);
   if (i == KEEP_PGO)
     return;
-  size_t section = (size_t)(__ucov_prf_end - __ucov_prf_start);
-  uint64_t gen = keep->pgo[i].gen + 1;
-  memcpy((char *)pgo_bases + (gen & 1) * section + off, c->base_cnts, n * sizeof(uint64_t));
-  __atomic_store_n(&keep->pgo[i].gen, gen, __ATOMIC_RELEASE);
+  publish(&keep->pgo[i].gen, (char *)pgo_bases + off, (size_t)(__ucov_prf_end - __ucov_prf_start),
+          c->base_cnts, n);
 }
 
 /* The keeper, before it writes s's profile: its counters' baseline, the
@@ -317,15 +328,14 @@ UCOV_NOTRACE void ucov_posix_keeper_pgo_base(const struct ucov_llvm_sections *s)
   if (!replaying || off < 0)
     return;
   uint32_t i = pgo_entry((uint64_t)off, n, 0);
-  uint64_t gen = i < KEEP_PGO ? __atomic_load_n(&keep->pgo[i].gen, __ATOMIC_ACQUIRE) : 0;
+  const uint64_t *v = i < KEEP_PGO ? published(&keep->pgo[i].gen, (char *)pgo_bases + off,
+                                               (size_t)(__ucov_prf_end - __ucov_prf_start))
+                                   : NULL;
   struct ucov_pgo_state *c = s->state;
-  if (!c)
-    return;
-  uint64_t *base = gen ? ucov_port_alloc(n * sizeof(*base)) : NULL;
+  uint64_t *base = v && c ? ucov_port_alloc(n * sizeof(*base)) : NULL;
   if (!base)
     return;
-  size_t section = (size_t)(__ucov_prf_end - __ucov_prf_start);
-  memcpy(base, (char *)pgo_bases + (gen & 1) * section + off, n * sizeof(*base));
+  memcpy(base, v, n * sizeof(*base));
   ucov_port_free(c->base_cnts);
   c->base_cnts = base;
   c->gen++;
