@@ -31,8 +31,7 @@ static uint8_t private_area[UCOV_AFL_MAP_MAX]; /* (pages touched only where coun
 uint8_t *ucov_afl_area = private_area;
 uint32_t ucov_afl_pc_mask = UCOV_AFL_PC_MAP - 1;
 struct ucov_afl_cmp_map *ucov_afl_cmp;
-uint32_t ucov_afl_guard_limit = UCOV_AFL_MAP_MAX;
-static uint32_t area_size = UCOV_AFL_MAP_MAX; /* (what the hooks may count into) */
+uint32_t ucov_afl_guard_limit = UCOV_AFL_MAP_MAX; /* (also the size of ucov_afl_area) */
 
 /* The test case in shared memory (__AFL_FUZZ_TESTCASE_BUF): its length,
  * then its bytes; the program's __AFL_FUZZ_INIT() defines the flag. */
@@ -78,8 +77,7 @@ static UCOV_NOTRACE void *attach(const char *var, size_t min, int *small) {
 static UCOV_NOTRACE void say(const char *what) {
   static const char head[] = "ucov: afl: ";
   (void)!write(2, head, sizeof head - 1);
-  for (const char *p = what; *p; p++)
-    (void)!write(2, p, 1);
+  (void)!write(2, what, strlen(what));
   (void)!write(2, "\n", 1);
 }
 
@@ -101,15 +99,10 @@ static UCOV_NOTRACE void fail(uint32_t error, const char *what) {
   _exit(1);
 }
 
+/* 0, -2 (a signal came: the caller looks at it) or -1. */
 static UCOV_NOTRACE int read4(int fd, uint32_t *v) {
-  for (;;) {
-    ssize_t n = read(fd, v, 4);
-    if (n == 4)
-      return 0;
-    if (n < 0 && errno == EINTR)
-      return -2; /* (a signal: the caller looks at it) */
-    return -1;
-  }
+  ssize_t n = read(fd, v, 4);
+  return n == 4 ? 0 : n < 0 && errno == EINTR ? -2 : -1;
 }
 
 static UCOV_NOTRACE int write4(uint32_t v) {
@@ -201,7 +194,6 @@ static UCOV_NOTRACE uint32_t attach_maps(void) {
     fail(UCOV_AFL_ERROR_SHMAT, "cannot attach __AFL_SHM_ID");
   if (area && area != (void *)-1) {
     UCOV_STORE(&ucov_afl_area, (uint8_t *)area);
-    area_size = size;
     UCOV_STORE(&ucov_afl_guard_limit, size);
     uint32_t pc = 1;
     while (pc * 2 <= size && pc * 2 <= UCOV_AFL_PC_MAP)
@@ -270,7 +262,7 @@ UCOV_EXPORT UCOV_NOTRACE int __afl_persistent_loop(unsigned int max) {
     first = 0;
     left = max;
     if (persistent) {
-      memset(UCOV_LOAD(&ucov_afl_area), 0, area_size);
+      memset(UCOV_LOAD(&ucov_afl_area), 0, UCOV_LOAD(&ucov_afl_guard_limit));
       ucov_afl_forget_prev();
     }
     return 1;

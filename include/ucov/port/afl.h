@@ -70,7 +70,8 @@ extern struct ucov_afl_cmp_map *ucov_afl_cmp;
 UCOV_EXPORT void __afl_manual_init(void);
 UCOV_EXPORT int __afl_persistent_loop(unsigned int max);
 
-/* Guards are numbered below this (the map's size once attached). The port's. */
+/* The size of ucov_afl_area (afl-fuzz's map once attached): guards are
+ * numbered below it. The port's. */
 extern uint32_t ucov_afl_guard_limit;
 
 /* The core's calls: the guards numbered so far (the map's size follows),
