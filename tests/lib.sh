@@ -32,6 +32,27 @@ fnda() { sed -n "s/^FNDA:\([0-9]*\),\([a-z_]*\.c:\)\?$2\$/\1/p" "$1" | head -1; 
 # counted INFO FUNC: the function ran (a count above 0).
 counted() { local n; n=$(fnda "$1" "$2"); [ -n "$n" ] && [ "$n" -gt 0 ]; }
 # wait_sock PATH: until a socket is there (5 s at most).
+# An AFL++ campaign's live pulls (afl.sh, aflserver.sh): afl_live_pulls UCOV
+# AFL_PID OBJECT_RE TO finds the fork server of afl-fuzz AFL_PID (./target)
+# once it serves an object matching OBJECT_RE (its pid in fs), pulls it twice,
+# two seconds apart, into TO-p1 and TO-p2, and reports them (./target as the
+# binary) to p1.info and p2.info.
+afl_live_pulls() {
+  local tool=$1 afl=$2 obj=$3 to=$4
+  fs=
+  for _ in $(seq 100); do
+    fs=$(pgrep -P "$afl" -x target | head -1)
+    [ -n "$fs" ] && "$tool" ls --pid "$fs" 2>/dev/null | grep -q "$obj" && break
+    sleep 0.1
+  done
+  sleep 2
+  "$tool" pull --pid "$fs" -o "$to-p1" >/dev/null 2>&1 && sleep 2 &&
+    "$tool" pull --pid "$fs" -o "$to-p2" >/dev/null 2>&1 &&
+    "$tool" report "$to-p1" --binary ./target --lcov p1.info 2>/dev/null &&
+    "$tool" report "$to-p2" --binary ./target --lcov p2.info 2>/dev/null
+}
+# afl_wait_keeper: the campaign's keeper (./target) has written and gone.
+afl_wait_keeper() { for _ in $(seq 100); do pgrep -x target >/dev/null || break; sleep 0.1; done; }
 wait_sock() { for _ in $(seq 250); do [ -S "$1" ] && return 0; sleep 0.02; done; return 1; }
 # target_start EXITDIR CMD...: a ucov target in the background, its exit
 # files in EXITDIR (UCOV_EXIT_DIR), reading a pipe that target_stop closes

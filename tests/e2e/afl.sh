@@ -33,8 +33,6 @@ export AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_UI=1 AF
 T=$SRC/tests/e2e/afl/target.c
 # (the plain build, for the replays)
 mkdir -p plain && (cd plain && gcc --coverage -O0 "$T" -o target) || fail "plain --coverage build"
-# count INFO FUNC: the function's count in an lcov file
-count() { awk -F'[:,]' -v f="$2" '$1 == "FNDA" && $NF == f {print $2}' "$1"; } # (clang: FILE:FUNC)
 # covered INFO: "LINE" per covered line of target.c's harness (above main,
 # whose lines differ with -DPERSISTENT)
 main_line=$(grep -n '^int main' "$T" | cut -d: -f1)
@@ -54,30 +52,21 @@ for mode in forkserver persistent pgo; do
   LLVM_PROFILE_FILE=$PWD/target.profraw TARGET_LOG=$PWD/runs.log \
     afl-fuzz -i in -o out -t 100 -V 12 -- ./target >afl.log 2>&1 &
   afl=$!
-  fs=
-  for _ in $(seq 100); do
-    fs=$(pgrep -P $afl -x target | head -1)
-    [ -n "$fs" ] && "$UCOV" ls --pid "$fs" 2>/dev/null | grep -q 'target\.gcda\|profraw' && break
-    sleep 0.1
-  done
-  sleep 2
   # (pulled beside the build directory, which the final report reads)
-  "$UCOV" pull --pid "$fs" -o ../$mode-p1 >/dev/null 2>&1 && sleep 2 &&
-    "$UCOV" pull --pid "$fs" -o ../$mode-p2 >/dev/null 2>&1 &&
-    "$UCOV" report ../$mode-p1 --lcov p1.info 2>/dev/null && "$UCOV" report ../$mode-p2 --lcov p2.info 2>/dev/null
-  a=$(count p1.info one) b=$(count p2.info one)
+  afl_live_pulls "$UCOV" $afl 'target\.gcda\|profraw' ../$mode
+  a=$(fnda p1.info one) b=$(fnda p2.info one)
   [ -n "$a" ] && [ -n "$b" ] && [ "$a" -gt 0 ] && [ "$b" -gt "$a" ] && ! compgen -G '*.gcda' >/dev/null &&
     ! [ -s target.profraw ] &&
     pass "$mode: live pulls from the forkserver: the harness at $a, then $b; no .gcda written per execution" ||
     fail "$mode: live pulls from forkserver '$fs': '$a' then '$b'; $(ls)"
   wait $afl
-  for _ in $(seq 100); do pgrep -x target >/dev/null || break; sleep 0.1; done # (the keeper)
+  afl_wait_keeper
   if [ $mode = pgo ]; then
     "$UCOV" report target.profraw --binary ./target --lcov final.info 2>/dev/null
   else
     "$UCOV" report . --lcov final.info 2>/dev/null
   fi
-  h=$(count final.info one) runs=$(wc -l <runs.log)
+  h=$(fnda final.info one) runs=$(wc -l <runs.log)
   e=$(awk '$1 == "execs_done" {print $3}' out/default/fuzzer_stats)
   c=$(awk '$1 == "saved_crashes" {print $3}' out/default/fuzzer_stats)
   t=$(awk '$1 == "saved_hangs" {print $3}' out/default/fuzzer_stats)

@@ -101,7 +101,6 @@ modes=$(grep -c -e 'Persistent mode binary detected' -e 'Deferred forkserver bin
 
 # --afl --gcov: the campaign's counts, live and exact
 T=$SRC/tests/e2e/afl/target.c
-count() { awk -F'[:,]' -v f="$2" '$1 == "FNDA" && $NF == f {print $2}' "$1"; }
 for mode in forkserver persistent pgo; do
   # forkserver: gcc's gcov; persistent: clang's gcov; pgo: clang's LLVM profile
   cc=gcc prof=--gcov obj='target\.gcda' what=.gcda flags=()
@@ -114,18 +113,8 @@ for mode in forkserver persistent pgo; do
   LLVM_PROFILE_FILE=$PWD/target.profraw AFL_SKIP_CRASHES=1 TARGET_LOG=$PWD/runs.log \
     afl-fuzz -i in -o out -t 100 -V 10 -- ./target >afl.log 2>&1 &
   afl=$!
-  fs=
-  for _ in $(seq 100); do
-    fs=$(pgrep -P $afl -x target | head -1)
-    [ -n "$fs" ] && "$UCOV" ls --pid "$fs" 2>/dev/null | grep -q "$obj" && break
-    sleep 0.1
-  done
-  sleep 2
-  "$UCOV" pull --pid "$fs" -o ../$mode-p1 >/dev/null 2>&1 && sleep 2 &&
-    "$UCOV" pull --pid "$fs" -o ../$mode-p2 >/dev/null 2>&1 &&
-    "$UCOV" report ../$mode-p1 --binary ./target --lcov p1.info 2>/dev/null &&
-    "$UCOV" report ../$mode-p2 --binary ./target --lcov p2.info 2>/dev/null
-  a=$(count p1.info one) b=$(count p2.info one)
+  afl_live_pulls "$UCOV" $afl "$obj" ../$mode
+  a=$(fnda p1.info one) b=$(fnda p2.info one)
   [ -n "$a" ] && [ -n "$b" ] && [ "$a" -gt 0 ] && [ "$b" -gt "$a" ] && ! compgen -G '*.gcda' >/dev/null &&
     ! [ -s target.profraw ] &&
     pass "$mode --afl $prof: live pulls from the fork server: the harness at $a, then $b; no $what per execution" ||
@@ -135,14 +124,14 @@ for mode in forkserver persistent pgo; do
   col=$!
   wait $afl
   wait $col # (it ends when the fork server is gone)
-  for _ in $(seq 100); do pgrep -x target >/dev/null || break; sleep 0.1; done # (the keeper)
+  afl_wait_keeper
   if [ $mode = pgo ]; then
     "$UCOV" report target.profraw --binary ./target --lcov final.info 2>/dev/null
   else
     "$UCOV" report . --lcov final.info 2>/dev/null
   fi
   "$UCOV" report --store "$PWD/k.db" --lcov store.info 2>/dev/null
-  hf=$(count final.info one) hs=$(count store.info one) runs=$(wc -l <runs.log)
+  hf=$(fnda final.info one) hs=$(fnda store.info one) runs=$(wc -l <runs.log)
   h=$((${hs:-0} + ${hf:-0}))
   e=$(awk '$1 == "execs_done" {print $3}' out/default/fuzzer_stats)
   c=$(awk '$1 == "saved_crashes" {print $3}' out/default/fuzzer_stats)
