@@ -48,7 +48,10 @@ UCOV_NOTRACE void ucov_task_stop(struct ucov_task *t) {
  * before symbolizing, as with KCOV.
  */
 UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_pc(void) {
-  trace_hook_pc(RET_PC());
+  struct ucov_task *t = &ucov_task_self;
+  uintptr_t hot = t->hot;
+  if (hot) /* (the PC taken only then) */
+    trace_pc_hot(t, hot, RET_PC());
 }
 
 /* Guard indices: 1, 2, ... in order of first hit, process-wide, never reused. */
@@ -60,7 +63,10 @@ uint32_t ucov_trace_guard_next;
  * map. In plain PC mode the hook appends like trace_pc.
  */
 UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_pc_guard(uint32_t *guard) {
-  trace_hook_pc_guard(guard, RET_PC());
+  struct ucov_task *t = &ucov_task_self;
+  uintptr_t hot = t->hot;
+  if (hot) /* (the PC taken only then) */
+    trace_pc_guard_hot(t, hot, guard, RET_PC());
 }
 
 /* Guards are numbered lazily on first hit (above), so that only edges that ran

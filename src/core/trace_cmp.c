@@ -38,9 +38,11 @@ UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_cmpd(double a, double b) {
 }
 #endif
 
-/* One CONST record per case value (trace_hook_switch). */
+/* One CONST record per case value (trace_switch_cmp). */
 UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_switch(uint64_t val, uint64_t *cases) {
-  trace_hook_switch(val, cases, RET_PC());
+  if (UCOV_LIKELY(!trace_cmp_on()))
+    return; /* (the PC taken only past this) */
+  trace_switch_cmp(val, cases, RET_PC());
 }
 
 /*

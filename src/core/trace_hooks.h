@@ -17,14 +17,10 @@
 /* The last guard index given out (trace.c): 1, 2, ... */
 extern uint32_t ucov_trace_guard_next UCOV_HIDDEN;
 
-/* __sanitizer_cov_trace_pc: a PC record, as the task's mode says. */
-static UCOV_ALWAYS_INLINE void trace_hook_pc(uint64_t pc) {
-  struct ucov_task *t = &ucov_task_self;
-  uintptr_t hot = t->hot;
-  /* No hint: as in a bare KCOV hook, the record path falls through and the
-   * not-tracing path takes one branch (bench/RESULTS.md measured both ways). */
-  if (!hot)
-    return;
+/* A PC record of a task that traces (hot: its t->hot, not 0), as its mode
+ * says. A hook tests hot before it takes the PC: the not-tracing path is one
+ * thread-local load and a test. */
+static UCOV_ALWAYS_INLINE void trace_pc_hot(struct ucov_task *t, uintptr_t hot, uint64_t pc) {
   if (UCOV_LIKELY(!(hot & UCOV_TASK_HOT_BITS))) {
     trace_append_word((uint64_t *)hot, t->size, pc); /* plain TRACE_PC */
     return;
@@ -39,6 +35,16 @@ static UCOV_ALWAYS_INLINE void trace_hook_pc(uint64_t pc) {
   /* CMP mode: no PC records */
 }
 
+/* __sanitizer_cov_trace_pc, given the PC. No hint on the test: as in a bare
+ * KCOV hook, the record path falls through and the not-tracing path takes
+ * one branch (bench/RESULTS.md measured both ways). */
+static UCOV_ALWAYS_INLINE void trace_hook_pc(uint64_t pc) {
+  struct ucov_task *t = &ucov_task_self;
+  uintptr_t hot = t->hot;
+  if (hot)
+    trace_pc_hot(t, hot, pc);
+}
+
 /* The guard's index, assigned on its first hit under tracing (0: not yet),
  * unless the guards were numbered when their module started. */
 static UCOV_ALWAYS_INLINE uint32_t guard_index(uint32_t *guard) {
@@ -51,12 +57,9 @@ static UCOV_ALWAYS_INLINE uint32_t guard_index(uint32_t *guard) {
   return expected; /* another thread assigned it first */
 }
 
-/* __sanitizer_cov_trace_pc_guard: as trace_pc; UNIQUE keyed by the guard. */
-static UCOV_ALWAYS_INLINE void trace_hook_pc_guard(uint32_t *guard, uint64_t pc) {
-  struct ucov_task *t = &ucov_task_self;
-  uintptr_t hot = t->hot;
-  if (!hot) /* no hint, as in trace_hook_pc */
-    return;
+/* trace_pc_hot for a guard: UNIQUE keyed by the guard. */
+static UCOV_ALWAYS_INLINE void trace_pc_guard_hot(struct ucov_task *t, uintptr_t hot,
+                                                  uint32_t *guard, uint64_t pc) {
   if (UCOV_LIKELY(!(hot & UCOV_TASK_HOT_BITS))) {
     trace_append_word((uint64_t *)hot, t->size, pc);
     return;
@@ -66,6 +69,14 @@ static UCOV_ALWAYS_INLINE void trace_hook_pc_guard(uint32_t *guard, uint64_t pc)
     trace_append_unique(t, bitmap, guard_index(guard) - 1, pc, 0);
   } else if (hot & UCOV_TASK_EXT)
     trace_append_word(t->area, t->size, KCOV_RECORD_TAGGED(pc, KCOV_RECORD_NORMAL_TAG));
+}
+
+/* __sanitizer_cov_trace_pc_guard, given the PC. */
+static UCOV_ALWAYS_INLINE void trace_hook_pc_guard(uint32_t *guard, uint64_t pc) {
+  struct ucov_task *t = &ucov_task_self;
+  uintptr_t hot = t->hot;
+  if (hot)
+    trace_pc_guard_hot(t, hot, guard, pc);
 }
 
 /*
@@ -93,13 +104,11 @@ static UCOV_ALWAYS_INLINE void trace_append_cmp(uint64_t type, uint64_t arg1, ui
 }
 
 /*
- * __sanitizer_cov_trace_switch: cases[0] = number of case values, cases[1] =
- * operand width in bits, values from cases[2]. One CONST record per case
- * value, as Linux writes them.
+ * __sanitizer_cov_trace_switch of a task in CMP mode: cases[0] = number of
+ * case values, cases[1] = operand width in bits, values from cases[2]. One
+ * CONST record per case value, as Linux writes them.
  */
-static UCOV_ALWAYS_INLINE void trace_hook_switch(uint64_t val, const uint64_t *cases, uint64_t pc) {
-  if (UCOV_LIKELY(!(ucov_task_self.hot & UCOV_TASK_CMP)))
-    return;
+static UCOV_ALWAYS_INLINE void trace_switch_cmp(uint64_t val, const uint64_t *cases, uint64_t pc) {
   uint64_t type;
   switch (cases[1]) {
   case 8:
@@ -119,6 +128,17 @@ static UCOV_ALWAYS_INLINE void trace_hook_switch(uint64_t val, const uint64_t *c
   }
   for (uint64_t i = 0; i < cases[0]; i++)
     trace_append_cmp(type | KCOV_CMP_CONST, cases[i + 2], val, pc);
+}
+
+/* Is the calling task in CMP mode? (A hook tests this before it takes the PC.) */
+static UCOV_ALWAYS_INLINE int trace_cmp_on(void) {
+  return (ucov_task_self.hot & UCOV_TASK_CMP) != 0;
+}
+
+/* __sanitizer_cov_trace_switch, given the PC. */
+static UCOV_ALWAYS_INLINE void trace_hook_switch(uint64_t val, const uint64_t *cases, uint64_t pc) {
+  if (UCOV_UNLIKELY(trace_cmp_on()))
+    trace_switch_cmp(val, cases, pc);
 }
 
 #endif
