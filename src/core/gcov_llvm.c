@@ -4,14 +4,8 @@
 
 #include "gcov.h"
 #include "objects.h"
+#include "ucov/port/hooks.h"
 #include "ucov/port/port.h"
-
-void llvm_gcov_init(void (*writeout)(void), void (*reset)(void));
-void llvm_gcda_start_file(const char *orig_filename, uint32_t version, uint32_t checksum);
-void llvm_gcda_emit_function(uint32_t ident, uint32_t func_checksum, uint32_t cfg_checksum);
-void llvm_gcda_emit_arcs(uint32_t num_counters, uint64_t *counters);
-void llvm_gcda_summary_info(void);
-void llvm_gcda_end_file(void);
 
 static struct ucov_llvm_unit *units;
 static struct ucov_llvm_unit *capturing; /* the unit a writeout call is describing */

@@ -96,10 +96,6 @@ uint64_t ucov_vp_index(const struct ucov_vp_node *n) UCOV_HIDDEN;
 /* Nodes taken so far (at most ucov_vp_nodes()). */
 uint64_t ucov_vp_used(void) UCOV_HIDDEN;
 
-/* compiler-rt's entry points, which clang's value-profiling code calls. */
-void __llvm_profile_instrument_target(uint64_t value, void *data, uint32_t site);
-void __llvm_profile_instrument_target_value(uint64_t value, void *data, uint32_t site,
-                                            uint64_t count);
-void __llvm_profile_instrument_memop(uint64_t size, void *data, uint32_t site);
+/* (compiler-rt's value profiling entry points: ucov/port/hooks.h) */
 
 #endif

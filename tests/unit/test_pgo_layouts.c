@@ -15,6 +15,7 @@
 #include "../check.h"
 #include "core/pgo.h"
 #include "posix/memsink.h"
+#include "ucov/port/hooks.h"
 #include "ucov/port/port.h"
 
 struct rec8 {

@@ -50,4 +50,19 @@ void __gcov_merge_topn(gcov_type *counters, unsigned n);
 void __gcov_merge_ior(gcov_type *counters, unsigned n);
 void __gcov_merge_time_profile(gcov_type *counters, unsigned n);
 
+/* compiler-rt's gcov entry points (clang's --coverage): each unit's
+ * __llvm_gcov_init calls llvm_gcov_init, whose writeout calls the rest. */
+void llvm_gcov_init(void (*writeout)(void), void (*reset)(void));
+void llvm_gcda_start_file(const char *orig_filename, uint32_t version, uint32_t checksum);
+void llvm_gcda_emit_function(uint32_t ident, uint32_t func_checksum, uint32_t cfg_checksum);
+void llvm_gcda_emit_arcs(uint32_t num_counters, uint64_t *counters);
+void llvm_gcda_summary_info(void);
+void llvm_gcda_end_file(void);
+
+/* compiler-rt's value profiler (clang's -fprofile-instr-generate) */
+void __llvm_profile_instrument_target(uint64_t value, void *data, uint32_t site);
+void __llvm_profile_instrument_target_value(uint64_t value, void *data, uint32_t site,
+                                            uint64_t count);
+void __llvm_profile_instrument_memop(uint64_t size, void *data, uint32_t site);
+
 #endif
