@@ -35,6 +35,13 @@ EXPORT_SYMBOL(__gcov_merge_add);
 EXPORT_SYMBOL(__gcov_merge_topn);
 EXPORT_SYMBOL(__gcov_merge_ior);
 EXPORT_SYMBOL(__gcov_merge_time_profile);
+/* clang's (its units' __llvm_gcov_init, called here as a module comes) */
+EXPORT_SYMBOL(llvm_gcov_init);
+EXPORT_SYMBOL(llvm_gcda_start_file);
+EXPORT_SYMBOL(llvm_gcda_emit_function);
+EXPORT_SYMBOL(llvm_gcda_emit_arcs);
+EXPORT_SYMBOL(llvm_gcda_summary_info);
+EXPORT_SYMBOL(llvm_gcda_end_file);
 
 /* The gcov_info of every __gcov_.<function> in mod's symbols, once each, into
  * *infos (kmalloc'ed). Their count, or -ENOMEM. Called as mod comes: its
@@ -79,9 +86,42 @@ static int module_units(struct module *mod, const struct gcov_info ***infos) {
   return n;
 }
 
+/*
+ * clang's units: each object's __llvm_gcov_init (a local function, the
+ * constructor a stock kernel does not run), called as mod comes; it hands
+ * llvm_gcov_init the unit's writeout, which describes the unit to the core.
+ */
+static void clang_units_add(struct module *mod) {
+  unsigned long fns[64];
+  struct mod_kallsyms *ks;
+  unsigned int i;
+  int n = 0, k;
+
+  rcu_read_lock_sched();
+  ks = rcu_dereference_sched(mod->kallsyms);
+  for (i = 0; ks && i < ks->num_symtab; i++) {
+    const Elf_Sym *sym = &ks->symtab[i];
+
+    if (ELF_ST_TYPE(sym->st_info) != STT_FUNC ||
+        strcmp(ks->strtab + sym->st_name, "__llvm_gcov_init") || !within_module(sym->st_value, mod))
+      continue;
+    if (n == ARRAY_SIZE(fns)) {
+      pr_err("ucov: %s: more than %zu clang gcov units: the rest are not served\n", mod->name,
+             ARRAY_SIZE(fns));
+      break;
+    }
+    fns[n++] = sym->st_value;
+  }
+  rcu_read_unlock_sched();
+  for (k = 0; k < n; k++)
+    ((void (*)(void))fns[k])();
+}
+
 static void units_add(struct module *mod) {
   const struct gcov_info **infos;
   int n = module_units(mod, &infos), i;
+
+  clang_units_add(mod);
 
   if (n < 0) {
     pr_err("ucov: %s: out of memory: its gcov units are not served\n", mod->name);
@@ -116,6 +156,7 @@ static DEFINE_MUTEX(gcov_tree_mutex);
 static char **gcov_names; /* the object names the files' i_private point at */
 static int gcov_n_names, gcov_cap_names;
 
+/* An object's file: i_private is its name; each open reads one snapshot. */
 static int gcda_open(struct inode *inode, struct file *f) {
   struct ucov_buf_sink *s = kzalloc(sizeof(*s), GFP_KERNEL);
   int err;
@@ -134,7 +175,7 @@ static int gcda_open(struct inode *inode, struct file *f) {
   return 0;
 }
 
-static ssize_t gcda_read(struct file *f, char __user *buf, size_t n, loff_t *pos) {
+ssize_t linux_snapshot_read(struct file *f, char __user *buf, size_t n, loff_t *pos) {
   struct ucov_buf_sink *s = f->private_data;
 
   return simple_read_from_buffer(buf, n, pos, s->buf, s->len);
@@ -147,7 +188,7 @@ static ssize_t gcda_write(struct file *f, const char __user *buf, size_t n, loff
   return err ? err : (ssize_t)n;
 }
 
-static int gcda_release(struct inode *inode, struct file *f) {
+int linux_snapshot_release(struct inode *inode, struct file *f) {
   struct ucov_buf_sink *s = f->private_data;
 
   ucov_port_free(s->buf);
@@ -155,12 +196,12 @@ static int gcda_release(struct inode *inode, struct file *f) {
   return 0;
 }
 
-static const struct file_operations gcda_fops = {
+const struct file_operations linux_object_fops = {
     .owner = THIS_MODULE,
     .open = gcda_open,
-    .read = gcda_read,
+    .read = linux_snapshot_read,
     .write = gcda_write,
-    .release = gcda_release,
+    .release = linux_snapshot_release,
     .llseek = default_llseek,
 };
 
@@ -172,13 +213,13 @@ static ssize_t reset_write(struct file *f, const char __user *buf, size_t n, lof
 }
 
 /* Reads are empty, so that cp -a copies the tree (lcov's kernel mode). */
-static ssize_t reset_read(struct file *f, char __user *buf, size_t n, loff_t *pos) {
+ssize_t linux_empty_read(struct file *f, char __user *buf, size_t n, loff_t *pos) {
   return 0;
 }
 
 static const struct file_operations reset_fops = {
     .owner = THIS_MODULE,
-    .read = reset_read,
+    .read = linux_empty_read,
     .write = reset_write,
     .llseek = noop_llseek,
 };
@@ -241,7 +282,7 @@ static int tree_add(const char *name, uint64_t size, void *arg) {
     dir = tree_dir(gcov_dir, path, base - path);
   if (dir) {
     gcov_names[gcov_n_names++] = keep;
-    debugfs_create_file(base, 0600, dir, keep, &gcda_fops);
+    debugfs_create_file(base, 0600, dir, keep, &linux_object_fops);
     debugfs_create_symlink(notes, dir, link);
     keep = NULL;
   }
@@ -367,7 +408,9 @@ static int on_module(struct notifier_block *nb, unsigned long state, void *data)
   if (state == MODULE_STATE_COMING) {
     mod_text_add(mod);
     units_add(mod);
+    linux_pgo_module(mod, 1);
   } else if (state == MODULE_STATE_GOING) {
+    linux_pgo_module(mod, 0);
     units_remove(mod);
     mod_text_remove(mod);
   } else
@@ -382,6 +425,7 @@ static struct notifier_block module_nb = {
 
 int linux_gcov_init(void) {
   gcov_tree_rebuild();
+  linux_pgo_init();
   return register_module_notifier(&module_nb);
 }
 
@@ -390,6 +434,7 @@ void linux_gcov_exit(void) {
   int i;
 
   unregister_module_notifier(&module_nb);
+  linux_pgo_exit();
   list_for_each_entry_safe(mt, next, &mod_texts, link) kfree(mt); /* modules without ucov's hooks */
   debugfs_remove_recursive(gcov_dir);
   for (i = 0; i < gcov_n_names; i++)

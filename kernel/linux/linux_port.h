@@ -8,7 +8,9 @@
 #ifndef UCOV_LINUX_PORT_H
 #define UCOV_LINUX_PORT_H
 
+#include <linux/fs.h>
 #include <linux/list.h>
+#include <linux/module.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/workqueue.h>
@@ -55,6 +57,18 @@ int linux_kcov_init(void);
 void linux_kcov_exit(void);
 int linux_gcov_init(void);
 void linux_gcov_exit(void);
+/* gcov_debugfs.c: the files of one object (i_private: its name; a write
+ * resets it); a snapshot's read and release; a file whose reads are empty. */
+extern const struct file_operations linux_object_fops;
+ssize_t linux_snapshot_read(struct file *f, char __user *buf, size_t n, loff_t *pos);
+int linux_snapshot_release(struct inode *inode, struct file *f);
+ssize_t linux_empty_read(struct file *f, char __user *buf, size_t n, loff_t *pos);
+
+/* pgo_debugfs.c: a module's LLVM profile as it comes or goes (the module
+ * notifier's, gcov_debugfs.c), and /sys/kernel/debug/pgo. */
+void linux_pgo_module(struct module *mod, int coming);
+void linux_pgo_init(void);
+void linux_pgo_exit(void);
 int linux_proto_init(void);
 void linux_proto_exit(void);
 

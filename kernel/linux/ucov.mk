@@ -4,7 +4,8 @@
 #   UCOV_TRACE := y    # -fsanitize-coverage=trace-pc,trace-cmp: /sys/kernel/debug/kcov
 #   UCOV_GCOV := y     # gcov counters: /sys/kernel/debug/gcov/<build path>/x.gcda
 #   (UCOV_EXT := y     # also -finstrument-functions: ENTRY/EXIT records, KCOV_TRACE_PC_EXT)
-#   (UCOV_PGO := y     # clang's PGO counters: refused with the reason, see docs/porting.md)
+#   (UCOV_PGO := y     # clang's PGO counters: /sys/kernel/debug/pgo/<module>.profraw;
+#                      # a kernel configured for clang, LLVM=1: docs/porting.md)
 #   include $(UCOV_DIR)/kernel/linux/ucov.mk
 # built with `make -C $KDIR M=$PWD UCOV_DIR=<the ucov tree>`, after
 # `make -C <the ucov tree>/kernel/linux KDIR=$KDIR` (ucov.ko, whose
@@ -23,19 +24,31 @@ KBUILD_EXTRA_SYMBOLS += $(UCOV_SYMVERS)
 ifeq ($(UCOV_TRACE),y)
 ccflags-y += -fsanitize-coverage=trace-pc,trace-cmp -include $(UCOV_DIR)/kernel/linux/ucov_kcov.h
 endif
-# gcov: units in a section, not registered by constructors (a stock kernel
-# runs none); counters updated atomically (modules run on every CPU at once).
+# gcov: gcc's units in a section, not registered by constructors (a stock
+# kernel runs none); clang's are found by their __llvm_gcov_init functions
+# (gcov_debugfs.c). Counters updated atomically (modules run on every CPU).
 ifeq ($(UCOV_GCOV),y)
+ifeq ($(CONFIG_CC_IS_CLANG),y)
+ccflags-y += --coverage -fprofile-update=atomic
+else
 ccflags-y += --coverage -fprofile-info-section=ucov_gcov_info -fprofile-update=atomic
 endif
-# Clang's PGO counters (pgo/profraw) need a module built with clang, which
-# kbuild refuses against headers configured for gcc (Debian's): see
-# docs/porting.md, "A Linux module".
+endif
+# Clang's PGO counters (pgo/profraw): a module built with clang, so a kernel
+# configured for clang. Clang puts each function's record and counters in a
+# section group of its own, which a module's link keeps apart; the link of
+# the module's objects (kbuild's, and for a module of one object the same
+# link kbuild makes under LTO) joins them into one section each, between
+# symbols ucov.ko finds (ucov_pgo.lds).
 ifeq ($(UCOV_PGO),y)
 ifneq ($(CONFIG_CC_IS_CLANG),y)
-$(error ucov.mk: UCOV_PGO needs a kernel configured for clang (CONFIG_CC_IS_CLANG); these headers are for $(CONFIG_CC_VERSION_TEXT))
+$(error ucov.mk: UCOV_PGO needs a kernel configured for clang (CONFIG_CC_IS_CLANG, make LLVM=1); these headers are for $(CONFIG_CC_VERSION_TEXT))
 endif
-$(error ucov.mk: UCOV_PGO: ucov.ko serves no pgo/ files yet (docs/porting.md))
+ccflags-y += -fprofile-instr-generate -fprofile-update=atomic
+ldflags-y += --force-group-allocation -T $(UCOV_DIR)/kernel/linux/ucov_pgo.lds
+ifndef CONFIG_LTO_CLANG
+cmd_ld_single_m = $(if $(is-single-obj-m), ; $(LD) $(ld_flags) -r -o $(tmp-target) $@; mv $(tmp-target) $@)
+endif
 endif
 ifeq ($(UCOV_EXT),y)
 ccflags-y += -fsanitize-coverage=trace-pc -finstrument-functions

@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ucov.ko's LLVM profile side: each module built with clang's
+ * -fprofile-instr-generate (UCOV_PGO, ucov.mk) registered as it comes and
+ * forgotten as it goes, and the files of the Clang PGO kernel documents under
+ * /sys/kernel/debug/pgo:
+ *
+ *   profraw           every module's raw profile, one after the other (as
+ *                     llvm-profdata reads several in one file)
+ *   vmlinux.profraw   the same (the name of the series' later versions)
+ *   <module>.profraw  one module's (a write to it resets it)
+ *   reset             a write resets every profile; reads are empty
+ *
+ * A module's sections are found by the symbols ucov_pgo.lds put around them
+ * at its link (CONFIG_KALLSYMS_ALL keeps them in its symbol table). The
+ * counters are the module's own, read live minus a reset baseline by the
+ * core's writer (pgo.c): the same objects `ucov pull --dev /dev/ucov` reads.
+ */
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "compat.h"
+#include "linux_port.h"
+#include "ucov/port/hooks.h"
+#include "ucov/port/pgo.h"
+#include "ucov/port/port.h"
+#include "ucov/port/sink.h"
+
+/* The value profiler's entry points, for modules whose code calls them (no
+ * value profiling is set up here: they drop what they are given). */
+EXPORT_SYMBOL(__llvm_profile_instrument_target);
+EXPORT_SYMBOL(__llvm_profile_instrument_target_value);
+EXPORT_SYMBOL(__llvm_profile_instrument_memop);
+
+/* Modules with a profile, by index (the object registry's, stable while the
+ * module stays: a slot is reused only after its module went). Port lock. */
+#define PGO_MODULES 64
+static struct pgo_module {
+  struct module *mod; /* NULL: a free slot */
+  struct ucov_llvm_sections s;
+  struct ucov_pgo_state state;
+  char name[MODULE_NAME_LEN];
+} pgo_modules[PGO_MODULES];
+static unsigned int n_slots; /* slots ever used */
+
+int ucov_port_llvm_sections(unsigned i, struct ucov_llvm_sections *s) {
+  if (i >= n_slots)
+    return -1;
+  if (!pgo_modules[i].mod)
+    return 1;
+  *s = pgo_modules[i].s;
+  return 0;
+}
+
+/* The address of mod's symbol `name`, 0 if it has none. */
+static unsigned long mod_symbol(struct module *mod, const char *name) {
+  struct mod_kallsyms *ks;
+  unsigned long addr = 0;
+  unsigned int i;
+
+  rcu_read_lock_sched();
+  ks = rcu_dereference_sched(mod->kallsyms);
+  for (i = 0; ks && i < ks->num_symtab && !addr; i++)
+    if (!strcmp(ks->strtab + ks->symtab[i].st_name, name) &&
+        within_module(ks->symtab[i].st_value, mod))
+      addr = ks->symtab[i].st_value;
+  rcu_read_unlock_sched();
+  return addr;
+}
+
+/* A section's bounds by its two symbols: 0, or -1 if they are not a range. */
+static int bounds(struct module *mod, const char *sec, void *begin, void *end) {
+  char b[40], e[40];
+  unsigned long x, y;
+
+  snprintf(b, sizeof(b), "__ucov_prf_%s", sec);
+  snprintf(e, sizeof(e), "__ucov_prf_%s_end", sec);
+  x = mod_symbol(mod, b);
+  y = mod_symbol(mod, e);
+  if (!x && !y)
+    y = x; /* no such section: empty */
+  else if (!x || !y || y < x)
+    return -1;
+  *(unsigned long *)begin = x;
+  *(unsigned long *)end = y;
+  return 0;
+}
+
+static void state_free(struct ucov_pgo_state *c) {
+  ucov_port_free(c->base_cnts);
+  ucov_port_free(c->pending_cnts);
+  ucov_port_free(c->pending_bits);
+  ucov_port_free(c->pending_vp);
+  memset(c, 0, sizeof(*c));
+}
+
+static void pgo_add(struct module *mod) {
+  struct ucov_llvm_sections s = {0};
+  struct ucov_pgo_layout l;
+  struct pgo_module *m = NULL;
+  unsigned int i;
+  int err;
+
+  if (!mod_symbol(mod, "__ucov_prf_data"))
+    return; /* not built with UCOV_PGO */
+  if (bounds(mod, "data", &s.data, &s.data_end) || bounds(mod, "cnts", &s.cnts, &s.cnts_end) ||
+      bounds(mod, "bits", &s.bits, &s.bits_end) || bounds(mod, "names", &s.names, &s.names_end) ||
+      bounds(mod, "vnds", &s.vnds, &s.vnds_end) || s.data == s.data_end) {
+    pr_err("ucov: %s: its __llvm_prf sections are not whole (was it linked with ucov_pgo.lds?): no "
+           "LLVM profile\n",
+           mod->name);
+    return;
+  }
+  ucov_port_lock();
+  for (i = 0; i < PGO_MODULES && !m; i++)
+    if (!pgo_modules[i].mod)
+      m = &pgo_modules[i];
+  if (!m) {
+    ucov_port_unlock();
+    pr_err("ucov: %s: more than %d modules with an LLVM profile: no profile\n", mod->name,
+           PGO_MODULES);
+    return;
+  }
+  memset(&m->state, 0, sizeof(m->state));
+  strscpy(m->name, mod->name, sizeof(m->name));
+  s.name = m->name;
+  s.state = &m->state;
+  m->s = s;
+  err = ucov_pgo_prepare(&m->s, &l);
+  if (err) {
+    state_free(&m->state);
+    ucov_port_unlock();
+    pr_err("ucov: %s: %s: no LLVM profile\n", mod->name,
+           err == -UCOV_EOPNOTSUPP ? "this raw profile version or variant is not supported"
+                                   : "the __llvm_prf_data records do not match their counters");
+    return;
+  }
+  m->mod = mod;
+  if (m - pgo_modules >= n_slots)
+    n_slots = m - pgo_modules + 1;
+  ucov_port_object_added();
+  ucov_port_unlock();
+}
+
+/* Before mod's memory goes (a read in progress holds the port lock). */
+static void pgo_remove(struct module *mod) {
+  unsigned int i;
+
+  ucov_port_lock();
+  for (i = 0; i < n_slots; i++)
+    if (pgo_modules[i].mod == mod) {
+      state_free(&pgo_modules[i].state);
+      pgo_modules[i].mod = NULL;
+    }
+  ucov_port_unlock();
+}
+
+/* profraw: one snapshot per open, of every module one after the other. */
+static int profraw_open(struct inode *inode, struct file *f) {
+  struct ucov_buf_sink *s = kzalloc(sizeof(*s), GFP_KERNEL);
+  unsigned int i;
+  int err = 0;
+
+  if (!s)
+    return -ENOMEM;
+  ucov_buf_sink_init(s);
+  ucov_port_lock();
+  for (i = 0; i < n_slots && !err; i++)
+    if (pgo_modules[i].mod)
+      err = ucov_pgo_write(&s->sink, &pgo_modules[i].s, 0);
+  ucov_port_unlock();
+  if (err) {
+    ucov_port_free(s->buf);
+    kfree(s);
+    return err;
+  }
+  f->private_data = s;
+  return 0;
+}
+
+static const struct file_operations profraw_fops = {
+    .owner = THIS_MODULE,
+    .open = profraw_open,
+    .read = linux_snapshot_read,
+    .release = linux_snapshot_release,
+    .llseek = default_llseek,
+};
+
+/* pgo/reset: any write resets every profile (each counter's baseline moves
+ * to its value now: the module's counters themselves are not written). */
+static ssize_t reset_write(struct file *f, const char __user *buf, size_t n, loff_t *pos) {
+  unsigned int i;
+  int err = 0;
+
+  ucov_port_lock();
+  for (i = 0; i < n_slots && !err; i++)
+    if (pgo_modules[i].mod)
+      err = ucov_pgo_reset(&pgo_modules[i].s);
+  ucov_port_unlock();
+  return err ? err : (ssize_t)n;
+}
+
+static const struct file_operations reset_fops = {
+    .owner = THIS_MODULE,
+    .read = linux_empty_read,
+    .write = reset_write,
+    .llseek = noop_llseek,
+};
+
+/* The pgo directory, made again whenever a module with a profile comes or
+ * goes (debugfs_remove_recursive waits for the files' readers). */
+static struct dentry *pgo_dir;
+static DEFINE_MUTEX(pgo_tree_mutex);
+/* the files' i_private: their objects' names, "pgo/<module>.profraw" */
+static char pgo_names[PGO_MODULES][MODULE_NAME_LEN + 12];
+
+static void pgo_tree_rebuild(void) {
+  unsigned int i, n;
+
+  mutex_lock(&pgo_tree_mutex);
+  debugfs_remove_recursive(pgo_dir);
+  pgo_dir = debugfs_create_dir("pgo", NULL);
+  if (!IS_ERR_OR_NULL(pgo_dir)) {
+    debugfs_create_file("profraw", 0600, pgo_dir, NULL, &profraw_fops);
+    debugfs_create_file("vmlinux.profraw", 0600, pgo_dir, NULL, &profraw_fops);
+    debugfs_create_file("reset", 0600, pgo_dir, NULL, &reset_fops);
+    ucov_port_lock();
+    for (i = n = 0; i < n_slots; i++)
+      if (pgo_modules[i].mod)
+        snprintf(pgo_names[n++], sizeof(pgo_names[0]), "pgo/%s.profraw", pgo_modules[i].name);
+    ucov_port_unlock();
+    for (i = 0; i < n; i++)
+      debugfs_create_file(pgo_names[i] + 4, 0600, pgo_dir, pgo_names[i], &linux_object_fops);
+  }
+  mutex_unlock(&pgo_tree_mutex);
+}
+
+void linux_pgo_module(struct module *mod, int coming) {
+  if (coming)
+    pgo_add(mod);
+  else
+    pgo_remove(mod);
+  pgo_tree_rebuild();
+}
+
+void linux_pgo_init(void) {
+  pgo_tree_rebuild();
+}
+
+void linux_pgo_exit(void) {
+  unsigned int i;
+
+  debugfs_remove_recursive(pgo_dir);
+  for (i = 0; i < n_slots; i++)
+    state_free(&pgo_modules[i].state);
+}
