@@ -64,6 +64,13 @@ if [ "$(uname -m)" = x86_64 ]; then
   # them) generate BTF for modules with pahole.
   have pahole || need+=(dwarves)
   [ -f /usr/lib/x86_64-linux-gnu/libc.a ] || need+=(libc6-dev)
+  # tests/kernel/clang.sh builds Debian's own kernel source with LLVM=-19
+  # (clang 19 and lld 19) once, and caches it.
+  [ -f /usr/src/linux-source-6.1.tar.xz ] || need+=(linux-source-6.1)
+  have ld.lld-19 || need+=(lld-19)
+  have flex && have bison && have bc || need+=(flex bison bc)
+  [ -f /usr/include/openssl/ssl.h ] || need+=(libssl-dev)
+  have xz || need+=(xz-utils)
 fi
 have python3 || need+=(python3)
 # tests/e2e/recovery.sh and remote.sh inject faults and delays with strace.

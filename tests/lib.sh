@@ -88,6 +88,15 @@ fault_setup() {
   CC=gcc "$UCOV" cc --gcov -O1 -pthread -fprofile-update=atomic "${SANFLAGS[@]}" \
     "$SRC/tests/integration/gcov_hammer.c" -o hammer || exit 1
 }
+# guest_ucov UCOV IR: the ucov command into an initramfs tree IR, with the
+# libraries it loads, where it finds them.
+guest_ucov() {
+  local lib
+  cp "$1" "$2/bin/ucov" || return 1
+  for lib in $(ldd "$1" | grep -o '/[^ ]*'); do
+    mkdir -p "$2$(dirname "$lib")" && cp -L "$lib" "$2$lib" || return 1
+  done
+}
 finish() {
   echo "$1: $checks checks, $fails failed"
   [ "$fails" -eq 0 ]

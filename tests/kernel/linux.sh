@@ -58,7 +58,7 @@ make -s -C tree/kernel/linux KDIR="$KDIR" UCOV_SRC="$SRC" >build.log 2>&1 &&
   pass "ucov.ko, the demo module and the contexts' module build" || { fail "modules: $(grep -m3 -i 'error\|warning' build.log)"; finish linux; exit 1; }
 ! grep -qi 'warning' build.log && pass "the modules build without warnings" || fail "module build warnings: $(grep -m3 -i warning build.log)"
 [ "$(objdump -dr tree/examples/linux-module/ucov_demo.ko | grep -c '__sanitizer_cov_trace_pc')" -gt 20 ] &&
-  [ "$(objdump -dr tree/kernel/linux/ucov.ko | grep -c 'call.*__sanitizer_cov')" = 0 ] && pass "the demo module is instrumented, ucov.ko is not" ||
+  [ "$(objdump -dr tree/kernel/linux/ucov.ko | grep -c 'R_X86_64_[A-Z0-9]*[[:space:]]*__sanitizer_cov')" = 0 ] && pass "the demo module is instrumented, ucov.ko is not" ||
   fail "the demo module is instrumented, ucov.ko is not"
 
 # The initramfs.
@@ -82,10 +82,7 @@ printf '%s\n' "${EXPRS3[@]}" >ir/exprs3.txt
 echo "${UCOV_STRESS_SECONDS:-30}" >ir/stress_seconds
 echo "${UCOV_FUZZ_SECONDS:-30}" >ir/fuzz_seconds
 # The ucov command, with the libraries it loads, where it finds them.
-cp "$UCOV" ir/bin/ucov || fail "ucov into the initramfs"
-for lib in $(ldd "$UCOV" | grep -o '/[^ ]*'); do
-  mkdir -p "ir$(dirname "$lib")" && cp -L "$lib" "ir$lib"
-done
+guest_ucov "$UCOV" ir || fail "ucov into the initramfs"
 cat >ir/init <<'INIT'
 #!/bin/busybox sh
 /bin/busybox --install -s /bin
