@@ -90,6 +90,7 @@ static int module_units(struct module *mod, const struct gcov_info ***infos) {
  * clang's units: each object's __llvm_gcov_init (a local function, the
  * constructor a stock kernel does not run), called as mod comes; it hands
  * llvm_gcov_init the unit's writeout, which describes the unit to the core.
+ * A kernel with CONFIG_CONSTRUCTORS runs them itself, after this notifier.
  */
 static void clang_units_add(struct module *mod) {
   unsigned long fns[64];
@@ -97,6 +98,8 @@ static void clang_units_add(struct module *mod) {
   unsigned int i;
   int n = 0, k;
 
+  if (IS_ENABLED(CONFIG_CONSTRUCTORS))
+    return;
   rcu_read_lock_sched();
   ks = rcu_dereference_sched(mod->kallsyms);
   for (i = 0; ks && i < ks->num_symtab; i++) {
