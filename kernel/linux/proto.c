@@ -46,6 +46,7 @@ static int proto_open(struct inode *inode, struct file *f) {
 static int proto_release(struct inode *inode, struct file *f) {
   struct proto_file *p = f->private_data;
 
+  ucov_serve_end();
   kvfree(p->out);
   kvfree(p);
   return 0;

@@ -42,12 +42,15 @@ UCOV_NOTRACE void ucov_counts_end(struct ucov_baseline *b, enum ucov_take how, u
   b->pending_gen = b->gen;
 }
 
+uint64_t ucov_baseline_moves;
+
 UCOV_NOTRACE void ucov_baseline_commit(struct ucov_baseline *b) {
   uint64_t *old = b->base;
   b->base = b->pending;
   b->pending = old;
   b->pending_token = 0;
   b->gen++;
+  ucov_baseline_moves++;
   ucov_port_baseline_moved(b);
 }
 
@@ -73,5 +76,6 @@ UCOV_NOTRACE int ucov_baseline_set(struct ucov_baseline *b, const uint64_t *v, u
   for (uint64_t i = 0; i < n; i++)
     b->base[i] = v[i];
   b->gen++;
+  ucov_baseline_moves++;
   return 0;
 }

@@ -75,4 +75,8 @@ static inline UCOV_NOTRACE int ucov_baseline_stale(const struct ucov_baseline *b
 
 void ucov_baseline_free(struct ucov_baseline *b) UCOV_HIDDEN;
 
+/* How many times any unit's baseline moved (lock held): what was measured
+ * against the baselines holds while it stays. */
+extern uint64_t ucov_baseline_moves UCOV_HIDDEN;
+
 #endif

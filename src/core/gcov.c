@@ -38,8 +38,9 @@ static UCOV_NOTRACE void unit_register(const struct gcov_info *info) {
   const struct gcov_info_tail *tail = gcov_info_tail(info, nc);
   if (!tail->n_functions)
     return;
-  for (struct ucov_gcov_unit *u = units; u; u = u->next)
-    if (u->info == info)
+  struct ucov_gcov_unit *head = ucov_gcov_unit_named(units, info->filename);
+  for (struct ucov_group *g = head ? &head->grp : 0; g; g = g->twin)
+    if (UCOV_UNIT_OF(g, struct ucov_gcov_unit, grp)->info == info)
       return; /* both a constructor and the section */
   struct ucov_gcov_unit *u = ucov_port_alloc(sizeof(*u));
   if (!u) {
@@ -68,6 +69,7 @@ static UCOV_NOTRACE void unit_register(const struct gcov_info *info) {
   ucov_gcov_group_join(units, u);
   u->next = units;
   units = u;
+  ucov_gcov_run_max_forget();
   ucov_port_unit_baseline(&u->base);
   ucov_port_object_added();
 }
@@ -194,6 +196,23 @@ UCOV_NOTRACE gcov_type ucov_gcov_run_max(void) {
   return m.max;
 }
 
+static gcov_type run_max_kept;
+static int run_max_valid;
+static uint64_t run_max_moves; /* ucov_baseline_moves when it was measured */
+
+UCOV_NOTRACE gcov_type ucov_gcov_run_max_kept(void) {
+  if (!run_max_valid || run_max_moves != ucov_baseline_moves) {
+    run_max_kept = ucov_gcov_run_max();
+    run_max_moves = ucov_baseline_moves;
+    run_max_valid = 1;
+  }
+  return run_max_kept;
+}
+
+UCOV_NOTRACE void ucov_gcov_run_max_forget(void) {
+  run_max_valid = 0;
+}
+
 /* ---- dumps ---- */
 
 /* Dump every unit through the port, once until the next reset. Lock held. */
@@ -216,6 +235,7 @@ UCOV_EXPORT UCOV_NOTRACE void __gcov_init(struct gcov_info *info) {
 
 /* Forget a unit (its module goes away). Lock held. */
 UCOV_NOTRACE void ucov_gcov_unit_remove(struct ucov_gcov_unit *u) {
+  ucov_gcov_run_max_forget();
   for (struct ucov_gcov_unit **p = &units; *p; p = &(*p)->next)
     if (*p == u) {
       ucov_gcov_group_leave(units, u);

@@ -47,6 +47,16 @@ struct ucov_gcov_unit *ucov_gcov_units(void) UCOV_HIDDEN;
 /* The largest arcs counter of this run (live minus baseline), over all units. */
 gcov_type ucov_gcov_run_max(void) UCOV_HIDDEN;
 
+/*
+ * The same, for the live reads of one session (a client's connection, a
+ * listing): measured at the session's first read and kept, as libgcov
+ * measures it once per dump, so that reading N units costs N, not N times
+ * N. Forgotten when the session ends, when units come or go and whenever a
+ * baseline moves (ucov_gcov_run_max_forget).
+ */
+gcov_type ucov_gcov_run_max_kept(void) UCOV_HIDDEN;
+void ucov_gcov_run_max_forget(void) UCOV_HIDDEN;
+
 /* Flags of ucov_gcov_write(). */
 #define UCOV_GCOV_RESET 1u /* move the baseline to the values written */
 
@@ -119,6 +129,11 @@ void ucov_gcov_group_join(struct ucov_gcov_unit *list, struct ucov_gcov_unit *u)
 
 /* Take u (still in list) out of its group. */
 void ucov_gcov_group_leave(struct ucov_gcov_unit *list, struct ucov_gcov_unit *u) UCOV_HIDDEN;
+
+/* The primary unit of the group whose .gcda path is filename, or NULL
+ * (through the index of primaries; a walk of list if it is off). */
+struct ucov_gcov_unit *ucov_gcov_unit_named(struct ucov_gcov_unit *list,
+                                            const char *filename) UCOV_HIDDEN;
 
 /* u's module goes away: its counts kept (ucov_group_retire); *gone: the
  * unit the caller removes now, or NULL. */

@@ -12,7 +12,16 @@ static struct ucov_llvm_unit *capturing; /* the unit a writeout call is describi
 static int capture_failed;
 
 /* The primary of the group of a unit named name (hash), or NULL. */
+static UCOV_NOTRACE const char *llvm_name_of(const struct ucov_group *g) {
+  return UCOV_UNIT_OF(g, struct ucov_llvm_unit, grp)->filename;
+}
+
+static struct ucov_group_index llvm_index = {.name_of = llvm_name_of};
+
 static UCOV_NOTRACE struct ucov_llvm_unit *head_named(const char *name, uint32_t hash) {
+  struct ucov_group *g;
+  if (ucov_group_index_get(&llvm_index, name, hash, &g) == 0)
+    return g ? UCOV_UNIT_OF(g, struct ucov_llvm_unit, grp) : 0;
   for (struct ucov_llvm_unit *h = units; h; h = h->next)
     if (h->grp.primary && h->grp.name_hash == hash && ucov_str_eq(h->filename, name))
       return h;
@@ -27,7 +36,7 @@ static UCOV_NOTRACE struct ucov_group *head_of(struct ucov_llvm_unit *u) {
 UCOV_NOTRACE void ucov_llvm_unit_remove(struct ucov_llvm_unit *u) {
   for (struct ucov_llvm_unit **p = &units; *p; p = &(*p)->next)
     if (*p == u) {
-      ucov_group_leave(head_of(u), &u->grp);
+      ucov_group_leave_indexed(&llvm_index, head_of(u), &u->grp);
       *p = u->next;
       ucov_port_free(u->fns);
       ucov_baseline_free(&u->base);
@@ -117,6 +126,10 @@ UCOV_NOTRACE int ucov_llvm_group_reset(struct ucov_llvm_unit *head) {
   return ucov_group_reset(&head->grp, member_reset);
 }
 
+UCOV_NOTRACE struct ucov_llvm_unit *ucov_llvm_unit_named(const char *filename) {
+  return head_named(filename, ucov_group_hash(filename));
+}
+
 UCOV_NOTRACE struct ucov_llvm_unit *ucov_llvm_units(void) {
   return units;
 }
@@ -152,7 +165,7 @@ UCOV_EXPORT UCOV_NOTRACE void llvm_gcda_start_file(const char *orig_filename, ui
   u->grp.base = &u->base;
   u->grp.name_hash = ucov_group_hash(orig_filename);
   struct ucov_llvm_unit *head = head_named(orig_filename, u->grp.name_hash);
-  ucov_group_join(head ? &head->grp : 0, &u->grp);
+  ucov_group_join_indexed(&llvm_index, head ? &head->grp : 0, &u->grp);
   u->next = units;
   units = u;
   ucov_port_object_added();

@@ -40,6 +40,9 @@ struct ucov_llvm_unit {
 /* The registered clang units, newest first. Lock held. */
 struct ucov_llvm_unit *ucov_llvm_units(void) UCOV_HIDDEN;
 
+/* The primary unit of the group whose .gcda path is filename, or NULL. */
+struct ucov_llvm_unit *ucov_llvm_unit_named(const char *filename) UCOV_HIDDEN;
+
 /* Forget a clang unit whose module goes away. Lock held. */
 void ucov_llvm_unit_remove(struct ucov_llvm_unit *u) UCOV_HIDDEN;
 

@@ -45,6 +45,100 @@ UCOV_NOTRACE void ucov_group_leave(struct ucov_group *head, struct ucov_group *g
     }
 }
 
+/* -- the index of primaries -- */
+
+static UCOV_NOTRACE int index_grow(struct ucov_group_index *ix) {
+  uint32_t cap = ix->cap ? 2 * ix->cap : 256, live = 0;
+  for (uint32_t i = 0; i < ix->cap; i++)
+    live += ix->slot[i] && ix->slot[i] != UCOV_GROUP_GONE;
+  while (live >= cap / 2 && cap < (1u << 30))
+    cap *= 2; /* (removed entries are dropped: a table of them need not grow) */
+  if (live >= cap / 2)
+    return -1;
+  struct ucov_group **slot = ucov_port_alloc((size_t)cap * sizeof(*slot));
+  if (!slot)
+    return -1;
+  for (uint32_t i = 0; i < ix->cap; i++) {
+    struct ucov_group *g = ix->slot[i];
+    if (!g || g == UCOV_GROUP_GONE)
+      continue;
+    uint32_t j = g->name_hash & (cap - 1);
+    while (slot[j])
+      j = (j + 1) & (cap - 1);
+    slot[j] = g;
+  }
+  ucov_port_free(ix->slot);
+  ix->slot = slot;
+  ix->cap = cap;
+  ix->used = live;
+  return 0;
+}
+
+/* Turned off for want of memory: the callers walk their lists from now on. */
+static UCOV_NOTRACE void index_off(struct ucov_group_index *ix) {
+  ucov_port_free(ix->slot);
+  ix->slot = 0;
+  ix->cap = ix->used = 0;
+  ix->off = 1;
+}
+
+UCOV_NOTRACE void ucov_group_index_put(struct ucov_group_index *ix, struct ucov_group *g) {
+  if (ix->off)
+    return;
+  if ((uint64_t)(ix->used + 1) * 4 > (uint64_t)ix->cap * 3 && index_grow(ix)) {
+    index_off(ix);
+    return;
+  }
+  uint32_t j = g->name_hash & (ix->cap - 1);
+  while (ix->slot[j] && ix->slot[j] != UCOV_GROUP_GONE)
+    j = (j + 1) & (ix->cap - 1);
+  ix->used += !ix->slot[j];
+  ix->slot[j] = g;
+}
+
+UCOV_NOTRACE void ucov_group_index_drop(struct ucov_group_index *ix, struct ucov_group *g) {
+  if (ix->off || !ix->cap)
+    return;
+  for (uint32_t j = g->name_hash & (ix->cap - 1); ix->slot[j]; j = (j + 1) & (ix->cap - 1))
+    if (ix->slot[j] == g) {
+      ix->slot[j] = UCOV_GROUP_GONE;
+      return;
+    }
+}
+
+UCOV_NOTRACE int ucov_group_index_get(const struct ucov_group_index *ix, const char *name,
+                                      uint32_t hash, struct ucov_group **out) {
+  *out = 0;
+  if (ix->off)
+    return -1;
+  for (uint32_t j = hash & (ix->cap - 1); ix->cap && ix->slot[j]; j = (j + 1) & (ix->cap - 1)) {
+    struct ucov_group *g = ix->slot[j];
+    if (g != UCOV_GROUP_GONE && g->name_hash == hash && ucov_str_eq(ix->name_of(g), name)) {
+      *out = g;
+      return 0;
+    }
+  }
+  return 0;
+}
+
+UCOV_NOTRACE void ucov_group_join_indexed(struct ucov_group_index *ix, struct ucov_group *head,
+                                          struct ucov_group *g) {
+  ucov_group_join(head, g);
+  if (g->primary)
+    ucov_group_index_put(ix, g);
+}
+
+UCOV_NOTRACE void ucov_group_leave_indexed(struct ucov_group_index *ix, struct ucov_group *head,
+                                           struct ucov_group *g) {
+  int was_primary = g->primary;
+  ucov_group_leave(head, g);
+  if (was_primary) {
+    ucov_group_index_drop(ix, g);
+    if (g->twin)
+      ucov_group_index_put(ix, g->twin); /* its group's primary now */
+  }
+}
+
 UCOV_NOTRACE int ucov_group_retire(struct ucov_group *head, struct ucov_group *u,
                                    const struct ucov_group_kind *k, struct ucov_group **gone) {
   *gone = 0;
@@ -174,13 +268,27 @@ UCOV_NOTRACE void ucov_group_absorb(struct ucov_group *g, const struct ucov_grou
 
 /* ------------------------------------------------------------ gcc units */
 
+static UCOV_NOTRACE const char *gcc_name_of(const struct ucov_group *g) {
+  return UCOV_UNIT_OF(g, struct ucov_gcov_unit, grp)->info->filename;
+}
+
+static struct ucov_group_index gcc_index = {.name_of = gcc_name_of};
+
 /* The primary of the group of units named name (hash) in list, or NULL. */
 static UCOV_NOTRACE struct ucov_gcov_unit *head_named(struct ucov_gcov_unit *list, const char *name,
                                                       uint32_t hash) {
+  struct ucov_group *g;
+  if (ucov_group_index_get(&gcc_index, name, hash, &g) == 0)
+    return g ? UCOV_UNIT_OF(g, struct ucov_gcov_unit, grp) : 0;
   for (struct ucov_gcov_unit *h = list; h; h = h->next)
     if (h->grp.primary && h->grp.name_hash == hash && ucov_str_eq(h->info->filename, name))
       return h;
   return 0;
+}
+
+UCOV_NOTRACE struct ucov_gcov_unit *ucov_gcov_unit_named(struct ucov_gcov_unit *list,
+                                                         const char *filename) {
+  return head_named(list, filename, ucov_group_hash(filename));
 }
 
 static UCOV_NOTRACE struct ucov_gcov_unit *head_of(struct ucov_gcov_unit *list,
@@ -194,11 +302,11 @@ UCOV_NOTRACE void ucov_gcov_group_join(struct ucov_gcov_unit *list, struct ucov_
   u->grp.base = &u->base;
   u->grp.name_hash = ucov_group_hash(u->info->filename);
   struct ucov_gcov_unit *head = head_named(list, u->info->filename, u->grp.name_hash);
-  ucov_group_join(head ? &head->grp : 0, &u->grp);
+  ucov_group_join_indexed(&gcc_index, head ? &head->grp : 0, &u->grp);
 }
 
 UCOV_NOTRACE void ucov_gcov_group_leave(struct ucov_gcov_unit *list, struct ucov_gcov_unit *u) {
-  ucov_group_leave(&head_of(list, u)->grp, &u->grp);
+  ucov_group_leave_indexed(&gcc_index, &head_of(list, u)->grp, &u->grp);
 }
 
 static UCOV_NOTRACE size_t align8(size_t n) {

@@ -47,6 +47,32 @@ void ucov_group_join(struct ucov_group *head, struct ucov_group *g) UCOV_HIDDEN;
 void ucov_group_leave(struct ucov_group *head, struct ucov_group *g) UCOV_HIDDEN;
 
 /*
+ * Group primaries by name hash, so that a new unit finds its group, and the
+ * registry an object by name, without a walk of every unit: open addressing
+ * with linear probing, grown at three quarters full. Each kind keeps its own
+ * (gcc's units, clang's). If memory for it runs out the index turns off and
+ * ucov_group_index_get answers -1: the caller walks its list, as before.
+ * name_of gives a member's .gcda path.
+ */
+struct ucov_group_index {
+  struct ucov_group **slot; /* NULL: empty; UCOV_GROUP_GONE: a removed entry */
+  uint32_t cap, used;       /* used: entries and removed ones */
+  uint8_t off;
+  const char *(*name_of)(const struct ucov_group *g);
+};
+#define UCOV_GROUP_GONE ((struct ucov_group *)1)
+void ucov_group_index_put(struct ucov_group_index *ix, struct ucov_group *g) UCOV_HIDDEN;
+void ucov_group_index_drop(struct ucov_group_index *ix, struct ucov_group *g) UCOV_HIDDEN;
+/* The primary named name (hash) in *out (NULL: none): 0, or -1 if the index is off. */
+int ucov_group_index_get(const struct ucov_group_index *ix, const char *name, uint32_t hash,
+                         struct ucov_group **out) UCOV_HIDDEN;
+/* g joins (head NULL: starts) or leaves its group, the index kept. */
+void ucov_group_join_indexed(struct ucov_group_index *ix, struct ucov_group *head,
+                             struct ucov_group *g) UCOV_HIDDEN;
+void ucov_group_leave_indexed(struct ucov_group_index *ix, struct ucov_group *head,
+                              struct ucov_group *g) UCOV_HIDDEN;
+
+/*
  * The group as one .gcda: fn writes member m into out, merged over prev (the
  * members before it, as one file; prev_len 0 for none), its counters taken
  * through c. how: READ, RESET (each member snapshotted, all committed once

@@ -41,6 +41,10 @@ struct obj {
  */
 struct kind {
   int (*next)(struct obj *o);
+  /* The object named name without a walk of every object: 1 (o at it, as
+   * next() would leave it), 0 (no object of this kind has that name); NULL
+   * for a kind that has few objects (find walks them). */
+  int (*seek)(struct obj *o, const char *name);
   int (*read)(struct obj *o, struct ucov_sink *sink, int reset);
   int (*reset)(struct obj *o);
   int (*snapshot)(struct obj *o, struct ucov_sink *sink, uint64_t token);

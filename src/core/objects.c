@@ -101,9 +101,34 @@ static UCOV_NOTRACE int gcc_next(struct obj *o) {
   return u != 0;
 }
 
-/* A live read: one run, and sum_max of what is being read program-wide. */
+/* The .gcda paths whose object name is name ("gcov" + an absolute path,
+ * "gcov/" + a relative one: both are tried), each to fn until it finds. */
+static UCOV_NOTRACE int gcov_seek(struct obj *o, const char *name,
+                                  int (*fn)(struct obj *o, const char *filename)) {
+  if (name[0] != 'g' || name[1] != 'c' || name[2] != 'o' || name[3] != 'v' || name[4] != '/')
+    return 0;
+  if (fn(o, name + 4) || fn(o, name + 5))
+    return ucov_str_eq(o->name, name);
+  return 0;
+}
+
+static UCOV_NOTRACE int gcc_at(struct obj *o, const char *filename) {
+  struct ucov_gcov_unit *u = ucov_gcov_unit_named(ucov_gcov_units(), filename);
+  if (!u || ucov_gcov_object_name(u, o->name, sizeof(o->name)))
+    return 0;
+  o->u.gcc = u;
+  o->started = 1;
+  return 1;
+}
+
+static UCOV_NOTRACE int gcc_seek(struct obj *o, const char *name) {
+  return gcov_seek(o, name, gcc_at);
+}
+
+/* A live read: one run, and sum_max of what is being read program-wide (once
+ * per session: ucov_gcov_run_max_kept). */
 static UCOV_NOTRACE int gcc_read(struct obj *o, struct ucov_sink *sink, int reset) {
-  struct ucov_gcov_summary sum = {1, ucov_gcov_run_max()};
+  struct ucov_gcov_summary sum = {1, ucov_gcov_run_max_kept()};
   return ucov_gcov_group_write(sink, o->u.gcc, &sum, reset ? UCOV_TAKE_RESET : UCOV_TAKE_READ, 0);
 }
 
@@ -112,7 +137,7 @@ static UCOV_NOTRACE int gcc_reset(struct obj *o) {
 }
 
 static UCOV_NOTRACE int gcc_snapshot(struct obj *o, struct ucov_sink *sink, uint64_t token) {
-  struct ucov_gcov_summary sum = {1, ucov_gcov_run_max()};
+  struct ucov_gcov_summary sum = {1, ucov_gcov_run_max_kept()};
   return ucov_gcov_group_write(sink, o->u.gcc, &sum, UCOV_TAKE_SNAPSHOT, token);
 }
 
@@ -125,6 +150,7 @@ static UCOV_NOTRACE void gcc_commit(struct obj *o) {
 }
 
 static const struct kind gcc_kind = {.next = gcc_next,
+                                     .seek = gcc_seek,
                                      .read = gcc_read,
                                      .reset = gcc_reset,
                                      .snapshot = gcc_snapshot,
@@ -140,6 +166,19 @@ static UCOV_NOTRACE int llvm_next(struct obj *o) {
     u = u->next;
   o->u.llvm = u;
   return u != 0;
+}
+
+static UCOV_NOTRACE int llvm_at(struct obj *o, const char *filename) {
+  struct ucov_llvm_unit *u = ucov_llvm_unit_named(filename);
+  if (!u || ucov_llvm_object_name(u, o->name, sizeof(o->name)))
+    return 0;
+  o->u.llvm = u;
+  o->started = 1;
+  return 1;
+}
+
+static UCOV_NOTRACE int llvm_seek(struct obj *o, const char *name) {
+  return gcov_seek(o, name, llvm_at);
 }
 
 static UCOV_NOTRACE int llvm_read(struct obj *o, struct ucov_sink *sink, int reset) {
@@ -163,6 +202,7 @@ static UCOV_NOTRACE void llvm_commit(struct obj *o) {
 }
 
 static const struct kind llvm_kind = {.next = llvm_next,
+                                      .seek = llvm_seek,
                                       .read = llvm_read,
                                       .reset = llvm_reset,
                                       .snapshot = llvm_snapshot,
@@ -306,13 +346,22 @@ static const struct kind *const kinds[] = {&modules_kind, &xencov_kind, &pgo_kin
                                            &gcc_kind,     &llvm_kind,   &ucov_trace_kind};
 #define N_KINDS (sizeof(kinds) / sizeof(kinds[0]))
 
-/* Find the object named name into o: 1, or 0 if there is none. Lock held. */
+/* Find the object named name into o: 1, or 0 if there is none. Lock held.
+ * The kinds with many objects (units) are sought, the others walked. */
 static UCOV_NOTRACE int find(const char *name, struct obj *o) {
   o->listing = 0;
-  for (unsigned k = 0; k < N_KINDS; k++)
-    for (o->k = kinds[k], o->started = 0; o->k->next(o); o->started = 1)
+  for (unsigned k = 0; k < N_KINDS; k++) {
+    o->k = kinds[k];
+    o->started = 0;
+    if (o->k->seek) {
+      if (o->k->seek(o, name))
+        return 1;
+      continue;
+    }
+    for (; o->k->next(o); o->started = 1)
       if (ucov_str_eq(o->name, name))
         return 1;
+  }
   return 0;
 }
 
@@ -326,6 +375,7 @@ UCOV_NOTRACE int ucov_objects_list(int (*fn)(const char *name, uint64_t size, vo
     return -UCOV_ESHUTDOWN;
   }
   o.listing = 1;
+  ucov_gcov_run_max_forget(); /* measured once for the listing */
   for (unsigned k = 0; k < N_KINDS && !ret; k++)
     for (o.k = kinds[k], o.started = 0; !ret && o.k->next(&o); o.started = 1) {
       struct ucov_count_sink count;

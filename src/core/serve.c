@@ -4,8 +4,15 @@
  * objects, the module map, and INFO and COMMAND through the port.
  */
 #include "ucov/port/frame.h"
+#include "gcov.h"
 #include "objects.h"
 #include "ucov/port/port.h"
+
+UCOV_NOTRACE void ucov_serve_end(void) {
+  ucov_port_lock();
+  ucov_gcov_run_max_forget();
+  ucov_port_unlock();
+}
 
 static UCOV_NOTRACE uint32_t status_of(int err) {
   switch (err) {
@@ -204,4 +211,5 @@ UCOV_NOTRACE void ucov_serve_transport(void) {
   else
     send_error(f.op, st);
   ucov_port_free(out.buf);
+  ucov_serve_end(); /* (a line has no sessions: each request is one) */
 }

@@ -133,6 +133,7 @@ static UCOV_NOTRACE int serve_remote_enable(struct conn *c, const struct ucov_fr
 /* The client is gone: its handles go, sections for them are discarded. */
 UCOV_NOTRACE void ucov_control_conn_release(struct conn *c) {
   struct ucov_device *dev = c->dev;
+  ucov_serve_end();
   if (dev) {
     ucov_port_lock();
     ucov_remote_unregister(dev);

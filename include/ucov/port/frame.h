@@ -104,6 +104,16 @@ uint32_t ucov_serve(const struct ucov_frame *f, const char *payload, struct ucov
                     uint8_t errno_out[4]) UCOV_PORT_API;
 
 /*
+ * A client's session (its connection, its open file) ended. The reads of one
+ * session share what is measured program-wide once (a gcov summary's run
+ * maximum, as libgcov measures it once per dump), so that reading every
+ * object costs linear time; a port that serves several requests per client
+ * calls this when the client goes. (Without it the measure is taken again
+ * at each listing and whenever counts are reset.)
+ */
+void ucov_serve_end(void) UCOV_PORT_API;
+
+/*
  * Serve one request from the port's byte transport (ucov_port_transport_read
  * and _write: a kernel's serial line), as docs/protocol.md says for serial
  * lines: bytes that are not a frame get one BAD_MAGIC reply and are skipped to
