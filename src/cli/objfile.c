@@ -100,6 +100,17 @@ void link_notes(const char *dir, const char *name) {
   free(link);
 }
 
+int sync_tree(const char *dir) {
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  int r = syncfs(fd);
+  int saved = errno;
+  close(fd);
+  errno = saved;
+  return r;
+}
+
 int publish(const char *tmp, const char *dir, const char *name, const struct timespec *unless_newer,
             int durable) {
   if (newer_than(dir, name, unless_newer)) {

@@ -44,7 +44,7 @@ static const char pull_usage[] =
     "  -d, --dev PATH a target behind a frame device (ucov.ko's /dev/ucov)\n"
     "  -o, --output DIR\n"
     "  -r, --reset    reset each object to exactly what was read, in two phases:\n"
-    "                 snapshots are written to disk (fsync) before the target\n"
+    "                 snapshots are written to disk (syncfs) before the target\n"
     "                 moves its baselines, so a pull that dies or fails loses no\n"
     "                 count; an interrupted pull is finished by the next one into DIR\n"
     "      --in-place the target writes its .gcda files where its exit would (build\n"
@@ -140,7 +140,8 @@ usage:
 
 /*
  * Pull one object into dir/rel (a temporary file, created exclusively): READ,
- * or SNAPSHOT under *token (durably: fsync). 0, or -1 with a message
+ * or SNAPSHOT under *token (made durable with the others before the commit:
+ * sync_tree). 0, or -1 with a message
  * printed (unless quiet); -4, nothing said, if the target has no such object
  * and gone_ok (an object listed a moment ago whose code was unloaded since).
  */
@@ -180,8 +181,6 @@ static int pull_into(struct ucov_ctl *c, const char *name, const char *dir, cons
     ok = !malformed;
   }
   int saved = errno;
-  if (ok && token && fsync(fo.fd) != 0)
-    ok = 0, saved = errno;
   if (close(fo.fd) != 0 && ok)
     ok = 0, saved = errno;
   if (ok) {
@@ -341,7 +340,8 @@ static int pull_finish_reset(struct pull_run *p, int status) {
     p->pulled = 0;
   } else if (p->n_snapped) {
     char *m = marker_path(p->target, p->token);
-    if (!m ||
+    /* Every snapshot on disk, then the marker naming them, then the commit. */
+    if (!m || sync_tree(q->dir) != 0 ||
         write_marker(q->dir, m, p->target, p->instance, p->token, p->snapped, p->n_snapped) != 0) {
       UCOV_ERR("%s/%s: %s\n", q->dir, m ? m : "", strerror(errno));
       status = UCOV_EXIT_FAIL;

@@ -34,6 +34,10 @@ int create_beneath(const char *dir, const char *rel);
  * durable: the rename is fsynced. 0, or -1 (said). */
 int publish(const char *tmp, const char *dir, const char *name, const struct timespec *unless_newer,
             int durable);
+/* Everything written beneath dir (and on its file system) made durable at
+ * once (syncfs): one call for the files of a whole pull, not an fsync each.
+ * 0, or -1 with errno. */
+int sync_tree(const char *dir);
 /*
  * The kernel docs' names, as a mount shows them and `cp -a` of it copies them:
  * pgo/profraw and an empty pgo/reset beside LLVM profiles; beside gcov data

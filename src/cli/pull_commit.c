@@ -142,7 +142,7 @@ static int settle(const char *dir, const char *target, const char *instance, uin
       free(tmp);
       continue;
     }
-    if (fate[i] == FATE_PUBLISH && have && publish(tmp, dir, names[i], NULL, 1))
+    if (fate[i] == FATE_PUBLISH && have && publish(tmp, dir, names[i], NULL, 0))
       failed = 1;
     else if (fate[i] == FATE_DROP && have && ucov_at_unlink(dir, tmp) == 0)
       dropped++;
@@ -180,7 +180,12 @@ static int settle(const char *dir, const char *target, const char *instance, uin
                 "them)",
                 aside, target, token, dir, dir);
     }
-    if (!failed && ucov_at_unlink(dir, m) != 0 && errno != ENOENT) {
+    /* The renames durable (all at once) before the marker that lists them goes. */
+    if (!failed && sync_tree(dir) != 0) {
+      UCOV_ERR("%s: %s: the next `ucov pull` or `ucov pull --recover` into %s finishes it\n", dir,
+               strerror(errno), dir);
+      failed = 1;
+    } else if (!failed && ucov_at_unlink(dir, m) != 0 && errno != ENOENT) {
       UCOV_ERR("%s/%s: %s: the next `ucov pull` or `ucov pull --recover` into %s finishes it\n",
                dir, m, strerror(errno), dir);
       failed = 1;

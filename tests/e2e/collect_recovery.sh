@@ -46,7 +46,7 @@ strace -f -qq -o calls.txt env UCOV_COLLECT_DIR="$WORK/probe" \
 target_stop
 [ "$(total probe.db exit0)" = "$(want 0)" ] && pass "an undisturbed collect adds up" || fail "an undisturbed collect adds up"
 mapfile -t calls < <(awk '{ sub(/\(.*/, "", $2); print $2 }' calls.txt | grep -E \
-  '^(openat|openat2|close|read|write|pread64|pwrite64|renameat2?|fsync|fdatasync|unlink|unlinkat|symlinkat|mkdir|mkdirat|newfstatat|sendto|recvfrom|poll|getdents64|connect|linkat|fcntl|ftruncate|lseek)$' |
+  '^(openat|openat2|close|read|write|pread64|pwrite64|renameat2?|fsync|fdatasync|syncfs|unlink|unlinkat|symlinkat|mkdir|mkdirat|newfstatat|sendto|recvfrom|poll|getdents64|connect|linkat|fcntl|ftruncate|lseek)$' |
   sort | uniq -c | awk '{ print $2 " " $1 }')
 [ ${#calls[@]} -gt 12 ] && pass "the collect's system calls were listed (${#calls[@]})" || fail "the collect's system calls were listed (${#calls[@]})"
 

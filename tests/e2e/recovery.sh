@@ -30,7 +30,7 @@ start exit0
 strace -f -qq -o calls.txt "$UCOV" pull --pid $pid --reset -o probe 2>/dev/null
 target_stop
 mapfile -t calls < <(awk '{ sub(/\(.*/, "", $2); print $2 }' calls.txt | grep -E \
-  '^(openat|openat2|close|read|write|pread64|rename|renameat2?|fsync|fdatasync|unlink|unlinkat|symlink|symlinkat|mkdir|mkdirat|newfstatat|sendto|sendmsg|recvfrom|poll|getdents64|connect|linkat|link)$' |
+  '^(openat|openat2|close|read|write|pread64|rename|renameat2?|fsync|fdatasync|syncfs|unlink|unlinkat|symlink|symlinkat|mkdir|mkdirat|newfstatat|sendto|sendmsg|recvfrom|poll|getdents64|connect|linkat|link)$' |
   sort | uniq -c | awk '{ print $2 " " $1 }')
 [ ${#calls[@]} -gt 8 ] && pass "the pull's system calls were listed (${#calls[@]})" || fail "the pull's system calls were listed (${#calls[@]})"
 
