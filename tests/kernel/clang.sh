@@ -252,6 +252,10 @@ common=$(wc -l <both.txt)
 [ "$common" -gt 30 ] && ! awk '$2 != $3' both.txt | grep -q . && [ "$(wc -l <k-lines.txt)" = "$common" ] &&
   pass "parser.c line counts, module vs userspace: $common lines" ||
   fail "parser.c line counts: $common common of $(wc -l <k-lines.txt), differing: $(awk '$2 != $3' both.txt | head -4 | tr '\n' ' ')"
+# lcov's kernel mode over the guest's cp -a of its gcov directory: the same.
+lcov -q --capture --gcov-tool "$WORK/llvm-gcov" --rc lcov_gcov_dir="$WORK/out/gcovcopy" -o km.info >lcov-km.out 2>&1 &&
+  lines_of km.info | cmp -s - k-lines.txt && pass "lcov's kernel mode (through llvm-cov gcov) over cp -a of gcov/: the same counts" ||
+  fail "lcov's kernel mode over the copy: $(grep -v WARNING lcov-km.out | tail -3)"
 (cd "$(dirname "${g:-.}")" && $LLVM_COV gcov -o . parser.gcda >../llvm-cov.out 2>&1) && grep -q 'Lines executed' "$(dirname "${g:-.}")/../llvm-cov.out" &&
   pass "llvm-cov gcov reads the module's records" || fail "llvm-cov gcov: $(head -3 "$(dirname "${g:-.}")/../llvm-cov.out" 2>/dev/null)"
 
