@@ -152,46 +152,44 @@ static int fs_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t o
   fill(buf, "..", NULL, 0, 0);
   const char *rel = strcmp(path, "/") == 0 ? "" : path + 1;
   size_t len = strlen(rel);
-  int pgo = 0, gcov = 0;
-  /* Each direct child once: names are sorted by nobody, so look back. */
-  char **seen = calloc((size_t)ucov_mount.n_objs * 2 + 2, sizeof(char *));
-  size_t n_seen = 0;
-  for (long k = 0; k < ucov_mount.n_objs && seen; k++) {
+  int pgo = ucov_mount.any_profraw, gcov = ucov_mount.any_gcda;
+  /* The objects beneath rel are one run of the sorted list, and the names of
+   * one child directory one run within it: each child once, by looking at
+   * the one before. */
+  char *prefix = NULL;
+  if (asprintf(&prefix, "%s%s", rel, len ? "/" : "") < 0)
+    return -ENOMEM;
+  size_t plen = strlen(prefix);
+  char prev[4096] = "";
+  for (long k = mount_lower_bound(prefix);
+       k < ucov_mount.n_objs && strncmp(ucov_mount.objs[k].name, prefix, plen) == 0; k++) {
     const char *n = ucov_mount.objs[k].name;
-    pgo |= objname_is_profraw(n);
-    gcov |= objname_is_gcda(n);
-    if (len && (strncmp(n, rel, len) != 0 || n[len] != '/'))
-      continue;
-    const char *child = n + (len ? len + 1 : 0);
+    const char *child = n + plen;
     const char *slash = strchr(child, '/');
     char name[4096];
     snprintf(name, sizeof(name), "%.*s", (int)(slash ? slash - child : (long)strlen(child)), child);
-    char link[4096] = "";
+    if (strcmp(name, prev) == 0)
+      continue;
+    snprintf(prev, sizeof(prev), "%s", name);
+    fill(buf, name, NULL, 0, 0);
+    /* a unit's .gcno link beside it, unless an object has that name */
     char *notes = !slash ? objname_notes(n) : NULL;
-    if (notes && access(notes, F_OK) == 0)
+    if (notes && access(notes, F_OK) == 0) {
+      char link[4096], *full = NULL;
       snprintf(link, sizeof(link), "%.*s.gcno", (int)(strlen(name) - 5), name);
-    free(notes);
-    for (int pass = 0; pass < 2; pass++) {
-      const char *e = pass ? link : name;
-      if (!e[0])
-        continue;
-      size_t j = 0;
-      while (j < n_seen && strcmp(seen[j], e) != 0)
-        j++;
-      if (j < n_seen)
-        continue;
-      seen[n_seen++] = strdup(e);
-      fill(buf, e, NULL, 0, 0);
+      if (asprintf(&full, "%s%s", prefix, link) >= 0 && mount_find(full) < 0)
+        fill(buf, link, NULL, 0, 0);
+      free(full);
     }
+    free(notes);
   }
-  int have_kernel = 0;  /* a real build path under /kernel already lists it */
-  int have_vmlinux = 0; /* (a module's profile of that name: listed as itself) */
-  for (size_t j = 0; j < n_seen; j++) {
-    have_kernel |= strcmp(seen[j], "kernel") == 0;
-    have_vmlinux |= strcmp(seen[j], "vmlinux.profraw") == 0;
-    free(seen[j]);
-  }
-  free(seen);
+  free(prefix);
+  /* a real build path under /kernel already lists it; a module's profile
+   * named vmlinux.profraw is listed as itself */
+  long kk = mount_lower_bound("gcov/kernel/");
+  int have_kernel =
+      kk < ucov_mount.n_objs && strncmp(ucov_mount.objs[kk].name, "gcov/kernel/", 12) == 0;
+  int have_vmlinux = mount_find("pgo/vmlinux.profraw") >= 0;
   if (!len)
     fill(buf, "reset", NULL, 0, 0);
   if (pgo && strcmp(rel, "pgo") == 0) {

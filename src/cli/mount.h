@@ -15,10 +15,11 @@ struct mount_state {
   pid_t pid;
   unsigned long long start; /* the target's start time: a restarted pid is another process */
   struct ucov_ctl ctl;
-  pthread_mutex_t lock; /* one request at a time on the connection */
-  int gone;             /* the target went away: set by the watcher and by failed calls */
-  struct ucov_ctl_object *objs;
+  pthread_mutex_t lock;         /* one request at a time on the connection */
+  int gone;                     /* the target went away: set by the watcher and by failed calls */
+  struct ucov_ctl_object *objs; /* sorted by name (strcmp) */
   long n_objs;
+  int any_gcda, any_profraw; /* of the objects */
   time_t listed;
   const char *dir;
   char abs_dir[4096];
@@ -53,6 +54,11 @@ int mount_refresh(void);
 int mount_resettable(const char *name);
 /* What a FUSE path is; *obj: the object (K_OBJECT) or the .gcda of a .gcno link. */
 enum mount_kind mount_classify(const char *path, long *obj);
+/* The first object whose name is at least key (binary search of the sorted
+ * list): n_objs if none. */
+long mount_lower_bound(const char *key);
+/* The object named name, or -1. */
+long mount_find(const char *name);
 /* Reset every object whose name starts with prefix ("gcov/", "pgo/"). */
 int mount_reset_prefixed(const char *prefix);
 /* pgo/profraw: every module's raw profile, one after the other (llvm-profdata

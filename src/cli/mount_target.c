@@ -78,7 +78,30 @@ int mount_call(uint16_t op, const char *name, struct ucov_ctl_reply *r) {
   }
 }
 
-/* The object list, read again when a second old. */
+static int by_name(const void *a, const void *b) {
+  return strcmp(((const struct ucov_ctl_object *)a)->name,
+                ((const struct ucov_ctl_object *)b)->name);
+}
+
+long mount_lower_bound(const char *key) {
+  long lo = 0, hi = ucov_mount.n_objs;
+  while (lo < hi) {
+    long mid = lo + (hi - lo) / 2;
+    if (strcmp(ucov_mount.objs[mid].name, key) < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+long mount_find(const char *name) {
+  long i = mount_lower_bound(name);
+  return i < ucov_mount.n_objs && strcmp(ucov_mount.objs[i].name, name) == 0 ? i : -1;
+}
+
+/* The object list, read again when a second old, sorted: every path is then
+ * found by binary search, not by a walk of every object. */
 int mount_refresh(void) {
   time_t now = time(NULL);
   if (ucov_mount.objs && now == ucov_mount.listed)
@@ -92,9 +115,15 @@ int mount_refresh(void) {
   ucov_ctl_reply_free(&r);
   if (n < 0)
     return -EIO;
+  qsort(objs, (size_t)n, sizeof(*objs), by_name);
   ucov_ctl_objects_free(ucov_mount.objs, ucov_mount.n_objs);
   ucov_mount.objs = objs;
   ucov_mount.n_objs = n;
+  ucov_mount.any_gcda = ucov_mount.any_profraw = 0;
+  for (long i = 0; i < n; i++) {
+    ucov_mount.any_gcda |= objname_is_gcda(objs[i].name);
+    ucov_mount.any_profraw |= objname_is_profraw(objs[i].name);
+  }
   ucov_mount.listed = now;
   return 0;
 }
@@ -115,21 +144,31 @@ enum mount_kind mount_classify(const char *path, long *obj) {
   size_t len = strlen(rel);
   if (strcmp(rel, "reset") == 0)
     return K_RESET;
-  int pgo = 0, gcov = 0;
-  for (long i = 0; i < ucov_mount.n_objs; i++) {
-    const char *n = ucov_mount.objs[i].name;
-    pgo |= objname_is_profraw(n);
-    gcov |= objname_is_gcda(n);
-    if (strcmp(n, rel) == 0) {
-      *obj = i;
-      return K_OBJECT;
-    }
-    if (strncmp(n, rel, len) == 0 && n[len] == '/')
-      return K_DIR;
-    /* rel is gcov/<path>.gcno, the link beside n = gcov/<path>.gcda */
-    if (ucov_ends_with(rel, ".gcno") && strlen(n) == len && strncmp(n, rel, len - 5) == 0 &&
-        objname_is_gcda(n)) {
-      char *notes = objname_notes(n);
+  int pgo = ucov_mount.any_profraw, gcov = ucov_mount.any_gcda;
+  long i = mount_find(rel);
+  if (i >= 0) {
+    *obj = i;
+    return K_OBJECT;
+  }
+  /* a directory: some object's name starts with rel/ */
+  char *dir = NULL;
+  if (asprintf(&dir, "%s/", rel) < 0)
+    return K_NONE;
+  i = mount_lower_bound(dir);
+  int is_dir = i < ucov_mount.n_objs && strncmp(ucov_mount.objs[i].name, dir, len + 1) == 0;
+  free(dir);
+  if (is_dir)
+    return K_DIR;
+  /* rel is gcov/<path>.gcno, the link beside the object gcov/<path>.gcda */
+  if (ucov_ends_with(rel, ".gcno") && len > 5) {
+    char *gcda = strdup(rel);
+    if (!gcda)
+      return K_NONE;
+    memcpy(gcda + len - 5, ".gcda", 5);
+    i = mount_find(gcda);
+    free(gcda);
+    if (i >= 0 && objname_is_gcda(ucov_mount.objs[i].name)) {
+      char *notes = objname_notes(ucov_mount.objs[i].name);
       int here = notes && access(notes, F_OK) == 0;
       free(notes);
       if (here) {

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The control plane grows linearly with the number of objects: a live target
 # of N gcov units (bench/many_units.c, linked with this build's runtime), for
-# N = 1,000 and 8,000 in turn, round by round; `ucov ls`, `ucov pull` and
-# `ucov pull --reset` of each. Each result is checked (every unit listed and
+# N = 1,000 and 8,000 in turn, round by round; `ucov ls`, `ucov pull`,
+# `ucov pull --reset` and (with FUSE) cp -a of `ucov mount` of each. Each result is checked (every unit listed and
 # pulled, the counts, a reset's zeroes), and the time of the larger against
 # the smaller, the best of three rounds each: 8 times the units must cost at
 # most 24 times the time (linear: about 8; the quadratic listing and pulls
@@ -62,6 +62,28 @@ for round in 1 2 3; do
     [ "$round" = 1 ] && cp -r "R$n" "first-R$n"
   done
 done
+# ucov mount: cp -a of the whole mount (each file listed, sized, read).
+if [ -c /dev/fuse ] && command -v fusermount3 >/dev/null && ! "$UCOV" mount --help 2>&1 | grep -q 'built without FUSE'; then
+  for round in 1 2 3; do
+    for n in $SMALL $LARGE; do
+      mkdir -p "mnt$n" && "$UCOV" mount --pid "${pid[$n]}" -f "mnt$n" 2>"mount$n.err" &
+      m=$!
+      for _ in $(seq 200); do [ -e "mnt$n/modules" ] && break; sleep 0.05; done
+      rm -rf "copy$n"
+      keep "mount $n" "$(us cp -a "mnt$n/." "copy$n/")"
+      fusermount3 -u "mnt$n"
+      wait $m
+    done
+  done
+  for n in $SMALL $LARGE; do
+    [ "$(find "copy$n" -name 'u*.gcda' | wc -l)" = "$n" ] && pass "cp -a of the mount copies all $n units" ||
+      fail "cp -a of the mount copies $(find "copy$n" -name 'u*.gcda' | wc -l) of $n units ($(head -2 "mount$n.err"))"
+  done
+  whats="ls pull reset mount"
+else
+  echo "mount checks skipped: no FUSE"
+  whats="ls pull reset"
+fi
 [ ! -s failures.txt ] && pass "every command ran" || fail "commands failed: $(head -3 failures.txt)"
 for n in $SMALL $LARGE; do
   [ "$(grep -c "/g$n/u[0-9]*\.gcda" "ls-$n.txt")" = "$n" ] && pass "ucov ls lists all $n units" ||
@@ -94,7 +116,7 @@ PY
 [ "$(cat counts.txt)" = "[5, 6, 7, 8] [5, 6, 7, 8] [0, 0, 0, 0]" ] &&
   pass "counts: unit 12's arcs pulled, pulled with a reset, then zeroes" ||
   fail "counts: $(cat counts.txt)"
-for what in ls pull reset; do
+for what in $whats; do
   s=${best["$what $SMALL"]} l=${best["$what $LARGE"]}
   ratio=$(awk -v a="$s" -v b="$l" 'BEGIN { printf "%.1f", b / (a > 0 ? a : 1) }')
   awk -v r="$ratio" 'BEGIN { exit !(r <= 24) }' &&
