@@ -25,7 +25,6 @@
 
 #include "compat.h"
 #include "linux_port.h"
-#include "ucov/port/hooks.h"
 #include "ucov/port/pgo.h"
 #include "ucov/port/port.h"
 #include "ucov/port/sink.h"

@@ -96,6 +96,6 @@ uint64_t ucov_vp_index(const struct ucov_vp_node *n) UCOV_HIDDEN;
 /* Nodes taken so far (at most ucov_vp_nodes()). */
 uint64_t ucov_vp_used(void) UCOV_HIDDEN;
 
-/* (compiler-rt's value profiling entry points: ucov/port/hooks.h) */
+/* (compiler-rt's value profiling entry points: ucov/port/pgo.h) */
 
 #endif

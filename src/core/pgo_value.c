@@ -19,7 +19,6 @@
  * writer walking it concurrently sees a consistent prefix.
  */
 #include "pgo.h"
-#include "ucov/port/hooks.h"
 
 static uint32_t values_off;   /* offset of Values in a data record; 0: not set up */
 static uint32_t max_per_site; /* values kept per site */

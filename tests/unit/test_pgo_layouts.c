@@ -15,7 +15,6 @@
 #include "../check.h"
 #include "core/pgo.h"
 #include "posix/memsink.h"
-#include "ucov/port/hooks.h"
 #include "ucov/port/port.h"
 
 struct rec8 {

@@ -59,10 +59,4 @@ void llvm_gcda_emit_arcs(uint32_t num_counters, uint64_t *counters);
 void llvm_gcda_summary_info(void);
 void llvm_gcda_end_file(void);
 
-/* compiler-rt's value profiler (clang's -fprofile-instr-generate) */
-void __llvm_profile_instrument_target(uint64_t value, void *data, uint32_t site);
-void __llvm_profile_instrument_target_value(uint64_t value, void *data, uint32_t site,
-                                            uint64_t count);
-void __llvm_profile_instrument_memop(uint64_t size, void *data, uint32_t site);
-
 #endif

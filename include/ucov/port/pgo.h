@@ -127,6 +127,13 @@ int ucov_pgo_reset(const struct ucov_llvm_sections *s) UCOV_PORT_API;
 void ucov_vp_setup(const struct ucov_llvm_sections *s, const struct ucov_pgo_layout *l,
                    uint32_t max_per_site) UCOV_PORT_API;
 
+/* compiler-rt's value profiler entry points, which clang's value-profiling
+ * code calls (a port that exports them names them here). */
+void __llvm_profile_instrument_target(uint64_t value, void *data, uint32_t site);
+void __llvm_profile_instrument_target_value(uint64_t value, void *data, uint32_t site,
+                                            uint64_t count);
+void __llvm_profile_instrument_memop(uint64_t size, void *data, uint32_t site);
+
 /* Values dropped so far for want of a value node. */
 uint64_t ucov_vp_dropped(void) UCOV_PORT_API;
 
