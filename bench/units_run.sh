@@ -42,6 +42,7 @@ declare -A stopped
 timed() {
   local u=$1 n=$2 what=$3
   shift 3
+  [ -z "${stopped[$u]:-}" ] || return 0
   local t0 t1 kib
   t0=$(date +%s%N)
   if timeout "$LIMIT" /usr/bin/time -f '%M' -o "$work/rss" "$@" >/dev/null 2>&1; then
@@ -61,8 +62,16 @@ for n in "${sizes[@]}"; do
     "$work/mu$u" "$n" "$work/g$n" <"$work/hold-$u-$n" >"$work/ready-$u-$n" &
     exec {fd}>"$work/hold-$u-$n"
     hold[$u]=$fd
-    for _ in $(seq 6000); do grep -q ready "$work/ready-$u-$n" && break; sleep 0.05; done
     pid[$u]=$!
+    t0=$(date +%s)
+    until grep -q ready "$work/ready-$u-$n"; do
+      if [ $(($(date +%s) - t0)) -gt "$LIMIT" ]; then
+        echo "$u $n start stopped 0" >>"$raw"
+        stopped[$u]=$n
+        break
+      fi
+      sleep 0.05
+    done
   done
   for _ in $(seq "$rounds"); do
     for u in "${!ucovs[@]}"; do
@@ -99,7 +108,7 @@ section=$work/section
       grep -q "^$u $n " "$raw" || continue
       row="| ${names[$u]} | $n"
       for what in ls pull reset; do
-        if grep -q "^$u $n $what stopped" "$raw"; then
+        if grep -q "^$u $n \($what\|start\) stopped" "$raw"; then
           row="$row | stopped"
           continue
         fi
