@@ -159,8 +159,7 @@ static DEFINE_MUTEX(gcov_tree_mutex);
 static char **gcov_names; /* the object names the files' i_private point at */
 static int gcov_n_names, gcov_cap_names;
 
-/* An object's file: i_private is its name; each open reads one snapshot. */
-static int gcda_open(struct inode *inode, struct file *f) {
+int linux_snapshot_open(struct file *f, int (*fill)(struct ucov_sink *sink, void *arg), void *arg) {
   struct ucov_buf_sink *s = kzalloc(sizeof(*s), GFP_KERNEL);
   int err;
 
@@ -168,7 +167,7 @@ static int gcda_open(struct inode *inode, struct file *f) {
     return -ENOMEM;
   ucov_buf_sink_init(s);
   /* One snapshot per open: what the reader sees stays whole. */
-  err = ucov_object_read(inode->i_private, &s->sink, 0);
+  err = fill(&s->sink, arg);
   if (err) {
     ucov_port_free(s->buf);
     kfree(s);
@@ -176,6 +175,15 @@ static int gcda_open(struct inode *inode, struct file *f) {
   }
   f->private_data = s;
   return 0;
+}
+
+static int object_fill(struct ucov_sink *sink, void *name) {
+  return ucov_object_read(name, sink, 0);
+}
+
+/* An object's file: i_private is its name. */
+static int gcda_open(struct inode *inode, struct file *f) {
+  return linux_snapshot_open(f, object_fill, inode->i_private);
 }
 
 ssize_t linux_snapshot_read(struct file *f, char __user *buf, size_t n, loff_t *pos) {

@@ -58,8 +58,11 @@ void linux_kcov_exit(void);
 int linux_gcov_init(void);
 void linux_gcov_exit(void);
 /* gcov_debugfs.c: the files of one object (i_private: its name; a write
- * resets it); a snapshot's read and release; a file whose reads are empty. */
+ * resets it); a snapshot file's open (fill writes the snapshot: 0 or a
+ * negative errno), read and release; a file whose reads are empty. */
+struct ucov_sink;
 extern const struct file_operations linux_object_fops;
+int linux_snapshot_open(struct file *f, int (*fill)(struct ucov_sink *sink, void *arg), void *arg);
 ssize_t linux_snapshot_read(struct file *f, char __user *buf, size_t n, loff_t *pos);
 int linux_snapshot_release(struct inode *inode, struct file *f);
 ssize_t linux_empty_read(struct file *f, char __user *buf, size_t n, loff_t *pos);

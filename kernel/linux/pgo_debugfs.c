@@ -20,7 +20,6 @@
 #include <linux/fs.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
-#include <linux/slab.h>
 #include <linux/string.h>
 
 #include "compat.h"
@@ -158,27 +157,21 @@ static void pgo_remove(struct module *mod) {
   ucov_port_unlock();
 }
 
-/* profraw: one snapshot per open, of every module one after the other. */
-static int profraw_open(struct inode *inode, struct file *f) {
-  struct ucov_buf_sink *s = kzalloc(sizeof(*s), GFP_KERNEL);
+/* profraw: every module's profile, one after the other. */
+static int profraw_fill(struct ucov_sink *sink, void *arg) {
   unsigned int i;
   int err = 0;
 
-  if (!s)
-    return -ENOMEM;
-  ucov_buf_sink_init(s);
   ucov_port_lock();
   for (i = 0; i < n_slots && !err; i++)
     if (pgo_modules[i].mod)
-      err = ucov_pgo_write(&s->sink, &pgo_modules[i].s, 0);
+      err = ucov_pgo_write(sink, &pgo_modules[i].s, 0);
   ucov_port_unlock();
-  if (err) {
-    ucov_port_free(s->buf);
-    kfree(s);
-    return err;
-  }
-  f->private_data = s;
-  return 0;
+  return err;
+}
+
+static int profraw_open(struct inode *inode, struct file *f) {
+  return linux_snapshot_open(f, profraw_fill, NULL);
 }
 
 static const struct file_operations profraw_fops = {
