@@ -43,6 +43,24 @@ EXPORT_SYMBOL(llvm_gcda_emit_arcs);
 EXPORT_SYMBOL(llvm_gcda_summary_info);
 EXPORT_SYMBOL(llvm_gcda_end_file);
 
+int linux_mod_symbols(struct module *mod, const char *name, unsigned long *addrs, int max) {
+  struct mod_kallsyms *ks;
+  unsigned int i;
+  int n = 0;
+
+  rcu_read_lock_sched();
+  ks = rcu_dereference_sched(mod->kallsyms);
+  for (i = 0; ks && i < ks->num_symtab && n <= max; i++)
+    if (!strcmp(ks->strtab + ks->symtab[i].st_name, name) &&
+        within_module(ks->symtab[i].st_value, mod)) {
+      if (n < max)
+        addrs[n] = ks->symtab[i].st_value;
+      n++;
+    }
+  rcu_read_unlock_sched();
+  return n;
+}
+
 /* The gcov_info of every __gcov_.<function> in mod's symbols, once each, into
  * *infos (kmalloc'ed). Their count, or -ENOMEM. Called as mod comes: its
  * symbol table is the loader's and does not change under us. */
@@ -94,28 +112,16 @@ static int module_units(struct module *mod, const struct gcov_info ***infos) {
  */
 static void clang_units_add(struct module *mod) {
   unsigned long fns[64];
-  struct mod_kallsyms *ks;
-  unsigned int i;
-  int n = 0, k;
+  int n, k;
 
   if (IS_ENABLED(CONFIG_CONSTRUCTORS))
     return;
-  rcu_read_lock_sched();
-  ks = rcu_dereference_sched(mod->kallsyms);
-  for (i = 0; ks && i < ks->num_symtab; i++) {
-    const Elf_Sym *sym = &ks->symtab[i];
-
-    if (ELF_ST_TYPE(sym->st_info) != STT_FUNC ||
-        strcmp(ks->strtab + sym->st_name, "__llvm_gcov_init") || !within_module(sym->st_value, mod))
-      continue;
-    if (n == ARRAY_SIZE(fns)) {
-      pr_err("ucov: %s: more than %zu clang gcov units: the rest are not served\n", mod->name,
-             ARRAY_SIZE(fns));
-      break;
-    }
-    fns[n++] = sym->st_value;
+  n = linux_mod_symbols(mod, "__llvm_gcov_init", fns, ARRAY_SIZE(fns));
+  if (n > (int)ARRAY_SIZE(fns)) {
+    pr_err("ucov: %s: more than %zu clang gcov units: the rest are not served\n", mod->name,
+           ARRAY_SIZE(fns));
+    n = ARRAY_SIZE(fns);
   }
-  rcu_read_unlock_sched();
   for (k = 0; k < n; k++)
     ((void (*)(void))fns[k])();
 }

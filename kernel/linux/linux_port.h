@@ -63,6 +63,10 @@ void linux_gcov_exit(void);
 struct ucov_sink;
 extern const struct file_operations linux_object_fops;
 int linux_snapshot_open(struct file *f, int (*fill)(struct ucov_sink *sink, void *arg), void *arg);
+/* The addresses of mod's symbols named name (in its full symbol table,
+ * CONFIG_KALLSYMS_ALL's), the first max of them into addrs: how many there
+ * are, up to max + 1 (more than max). */
+int linux_mod_symbols(struct module *mod, const char *name, unsigned long *addrs, int max);
 ssize_t linux_snapshot_read(struct file *f, char __user *buf, size_t n, loff_t *pos);
 int linux_snapshot_release(struct inode *inode, struct file *f);
 ssize_t linux_empty_read(struct file *f, char __user *buf, size_t n, loff_t *pos);

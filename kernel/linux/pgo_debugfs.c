@@ -56,17 +56,9 @@ int ucov_port_llvm_sections(unsigned i, struct ucov_llvm_sections *s) {
 
 /* The address of mod's symbol `name`, 0 if it has none. */
 static unsigned long mod_symbol(struct module *mod, const char *name) {
-  struct mod_kallsyms *ks;
   unsigned long addr = 0;
-  unsigned int i;
 
-  rcu_read_lock_sched();
-  ks = rcu_dereference_sched(mod->kallsyms);
-  for (i = 0; ks && i < ks->num_symtab && !addr; i++)
-    if (!strcmp(ks->strtab + ks->symtab[i].st_name, name) &&
-        within_module(ks->symtab[i].st_value, mod))
-      addr = ks->symtab[i].st_value;
-  rcu_read_unlock_sched();
+  linux_mod_symbols(mod, name, &addr, 1);
   return addr;
 }
 
