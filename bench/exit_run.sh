@@ -10,18 +10,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 units=${1:-300}
 shift || true
-ucovs=() names=()
-for a in "$@"; do
-  case $a in
-  *=*) names+=("${a%%=*}") ucovs+=("${a#*=}") ;;
-  *) names+=("$a") ucovs+=("$a") ;;
-  esac
-done
-if [ ${#ucovs[@]} -eq 0 ]; then
-  cmake -S "$root" -B "$root/build/bench" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF >/dev/null
-  cmake --build "$root/build/bench" -j 2 >/dev/null
-  ucovs=("$root/build/bench/ucov") names=("this build")
-fi
+# shellcheck source=bench/ucov_builds.sh
+. "$here/ucov_builds.sh"
+bench_ucovs "$root" "$@"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"

@@ -9,18 +9,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 rounds=${1:-15}
 shift || true
-ucovs=() names=()
-for a in "$@"; do
-  case $a in
-  *=*) names+=("${a%%=*}") ucovs+=("${a#*=}") ;;
-  *) names+=("$a") ucovs+=("$a") ;;
-  esac
-done
-[ ${#ucovs[@]} -gt 0 ] || { ucovs=("$root/build/bench/ucov"); names=("this build"); }
-if [ ! -x "$root/build/bench/ucov" ]; then
-  cmake -S "$root" -B "$root/build/bench" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF >/dev/null
-  cmake --build "$root/build/bench" -j 2 >/dev/null
-fi
+# shellcheck source=bench/ucov_builds.sh
+. "$here/ucov_builds.sh"
+bench_ucovs "$root" "$@"
 work=$(mktemp -d)
 trap 'rm -rf "$work"; kill $(jobs -p) 2>/dev/null || true' EXIT
 export UCOV_RUNTIME_DIR=$work/rt

@@ -28,3 +28,23 @@ lua_objects() {
   done | xargs -d '\n' -P 2 -I{} sh -c '{}'
   echo "$stamp" >"$out/.done"
 }
+
+# bench_ucovs ROOT [[NAME=]UCOV...]: the ucov commands a benchmark compares,
+# into the arrays ucovs and names, each given as NAME=PATH or PATH (another
+# checkout's build is the anchor); none given: this tree's, built (Release,
+# no tests) into ROOT/build/bench and brought up to date.
+bench_ucovs() {
+  local root=$1 a
+  shift
+  ucovs=() names=()
+  for a in "$@"; do
+    case $a in
+    *=*) names+=("${a%%=*}") ucovs+=("${a#*=}") ;;
+    *) names+=("$a") ucovs+=("$a") ;;
+    esac
+  done
+  [ ${#ucovs[@]} -eq 0 ] || return 0
+  cmake -S "$root" -B "$root/build/bench" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF >/dev/null
+  cmake --build "$root/build/bench" -j 2 >/dev/null
+  ucovs=("$root/build/bench/ucov") names=("this build")
+}

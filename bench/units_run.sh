@@ -15,18 +15,9 @@ root=$(cd "$here/.." && pwd)
 rounds=${1:-3}
 shift || true
 LIMIT=${LIMIT:-120}
-ucovs=() names=()
-for a in "$@"; do
-  case $a in
-  *=*) names+=("${a%%=*}") ucovs+=("${a#*=}") ;;
-  *) names+=("$a") ucovs+=("$a") ;;
-  esac
-done
-[ ${#ucovs[@]} -gt 0 ] || { ucovs=("$root/build/bench/ucov"); names=("this build"); }
-if [ ! -x "$root/build/bench/ucov" ]; then
-  cmake -S "$root" -B "$root/build/bench" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF >/dev/null
-  cmake --build "$root/build/bench" -j 2 >/dev/null
-fi
+# shellcheck source=bench/ucov_builds.sh
+. "$here/ucov_builds.sh"
+bench_ucovs "$root" "$@"
 read -r -a sizes <<<"${SIZES:-1000 4000 20000 100000}"
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
