@@ -23,6 +23,12 @@ gcc -O1 --coverage -fprofile-info-section=many_units_info "${SANFLAGS[@]}" -I"$S
     finish scale
     exit 1
   }
+# The pulled trees go to a tmpfs where there is one: the disk's own time to
+# create thousands of files varies several times over between runs (0.5 to
+# 4 s for 20,000 here), which is not what is measured.
+OUT=$(mktemp -d -p /dev/shm ucov-scale.XXXXXX 2>/dev/null) || OUT=$WORK/out
+mkdir -p "$OUT"
+trap 'rm -rf "$OUT"' EXIT
 SMALL=1000 LARGE=8000
 declare -A pid hold
 for n in $SMALL $LARGE; do
@@ -54,12 +60,12 @@ for round in 1 2 3; do
     p=${pid[$n]}
     keep "ls $n" "$(us "$UCOV" ls --pid "$p")"
     [ "$round" = 1 ] && cp last.out "ls-$n.txt"
-    rm -rf "P$n"
-    keep "pull $n" "$(us "$UCOV" pull --pid "$p" -o "P$n")"
-    [ "$round" = 1 ] && cp -r "P$n" "first-P$n"
-    rm -rf "R$n"
-    keep "reset $n" "$(us "$UCOV" pull --reset --pid "$p" -o "R$n")"
-    [ "$round" = 1 ] && cp -r "R$n" "first-R$n"
+    rm -rf "$OUT/P$n"
+    keep "pull $n" "$(us "$UCOV" pull --pid "$p" -o "$OUT/P$n")"
+    [ "$round" = 1 ] && cp -r "$OUT/P$n" "$OUT/first-P$n"
+    rm -rf "$OUT/R$n"
+    keep "reset $n" "$(us "$UCOV" pull --reset --pid "$p" -o "$OUT/R$n")"
+    [ "$round" = 1 ] && cp -r "$OUT/R$n" "$OUT/first-R$n"
   done
 done
 # ucov mount: cp -a of the whole mount (each file listed, sized, read).
@@ -69,15 +75,15 @@ if [ -c /dev/fuse ] && command -v fusermount3 >/dev/null && ! "$UCOV" mount --he
       mkdir -p "mnt$n" && "$UCOV" mount --pid "${pid[$n]}" -f "mnt$n" 2>"mount$n.err" &
       m=$!
       for _ in $(seq 200); do [ -e "mnt$n/modules" ] && break; sleep 0.05; done
-      rm -rf "copy$n"
-      keep "mount $n" "$(us cp -a "mnt$n/." "copy$n/")"
+      rm -rf "$OUT/copy$n"
+      keep "mount $n" "$(us cp -a "mnt$n/." "$OUT/copy$n/")"
       fusermount3 -u "mnt$n"
       wait $m
     done
   done
   for n in $SMALL $LARGE; do
-    [ "$(find "copy$n" -name 'u*.gcda' | wc -l)" = "$n" ] && pass "cp -a of the mount copies all $n units" ||
-      fail "cp -a of the mount copies $(find "copy$n" -name 'u*.gcda' | wc -l) of $n units ($(head -2 "mount$n.err"))"
+    [ "$(find "$OUT/copy$n" -name 'u*.gcda' | wc -l)" = "$n" ] && pass "cp -a of the mount copies all $n units" ||
+      fail "cp -a of the mount copies $(find "$OUT/copy$n" -name 'u*.gcda' | wc -l) of $n units ($(head -2 "mount$n.err"))"
   done
   whats="ls pull reset mount"
 else
@@ -88,16 +94,16 @@ fi
 for n in $SMALL $LARGE; do
   [ "$(grep -c "/g$n/u[0-9]*\.gcda" "ls-$n.txt")" = "$n" ] && pass "ucov ls lists all $n units" ||
     fail "ucov ls lists $(grep -c "/g$n/u[0-9]*\.gcda" "ls-$n.txt") of $n units"
-  [ "$(find "P$n" -name 'u*.gcda' | wc -l)" = "$n" ] && [ "$(find "R$n" -name 'u*.gcda' | wc -l)" = "$n" ] &&
-    pass "ucov pull and pull --reset bring all $n units" || fail "pulled $(find "P$n" -name 'u*.gcda' | wc -l) of $n units"
+  [ "$(find "$OUT/P$n" -name 'u*.gcda' | wc -l)" = "$n" ] && [ "$(find "$OUT/R$n" -name 'u*.gcda' | wc -l)" = "$n" ] &&
+    pass "ucov pull and pull --reset bring all $n units" || fail "pulled $(find "$OUT/P$n" -name 'u*.gcda' | wc -l) of $n units"
 done
 # The counts: unit i's arcs are i % 7 + 0..3 (many_units.c): the first pull
 # and the first pull --reset hold them; the last pull, after the resets, zeroes.
 # gcov's own reader takes a pulled unit.
-gcov-dump-12 "$(find P$LARGE -name u0000012.gcda)" >dump12.txt 2>&1 && grep -q 'COUNTERS arcs 4 counts' dump12.txt &&
+gcov-dump-12 "$(find "$OUT/P$LARGE" -name u0000012.gcda)" >dump12.txt 2>&1 && grep -q 'COUNTERS arcs 4 counts' dump12.txt &&
   pass "gcov-dump reads a pulled unit" || fail "gcov-dump reads a pulled unit: $(head -3 dump12.txt)"
-python3 - "$(find first-P$LARGE -name u0000012.gcda)" "$(find first-R$LARGE -name u0000012.gcda)" \
-  "$(find P$LARGE -name u0000012.gcda)" >counts.txt <<'PY'
+python3 - "$(find "$OUT/first-P$LARGE" -name u0000012.gcda)" "$(find "$OUT/first-R$LARGE" -name u0000012.gcda)" \
+  "$(find "$OUT/P$LARGE" -name u0000012.gcda)" >counts.txt <<'PY'
 import struct, sys
 def arcs(path):
     b = open(path, "rb").read()
