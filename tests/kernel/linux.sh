@@ -51,10 +51,11 @@ pass "the $SUITE kernel $kver: headers and image"
 mkdir -p tree/kernel tree/examples
 mkdir -p tree/tests/kernel
 cp -r "$SRC/kernel/linux" tree/kernel/ && cp -r "$SRC/examples/linux-module" "$SRC/examples/baremetal" tree/examples/ &&
-  cp -r "$SRC/tests/kernel/ctx" tree/tests/kernel/
+  cp -r "$SRC/tests/kernel/ctx" "$SRC/tests/kernel/many" tree/tests/kernel/
 make -s -C tree/kernel/linux KDIR="$KDIR" UCOV_SRC="$SRC" >build.log 2>&1 &&
   make -s -C tree/examples/linux-module KDIR="$KDIR" UCOV_DIR="$WORK/tree" >>build.log 2>&1 &&
   make -s -C tree/tests/kernel/ctx KDIR="$KDIR" UCOV_DIR="$WORK/tree" >>build.log 2>&1 &&
+  make -s -C tree/tests/kernel/many KDIR="$KDIR" UCOV_DIR="$WORK/tree" >>build.log 2>&1 &&
   pass "ucov.ko, the demo module and the contexts' module build" || { fail "modules: $(grep -m3 -i 'error\|warning' build.log)"; finish linux; exit 1; }
 ! grep -qi 'warning' build.log && pass "the modules build without warnings" || fail "module build warnings: $(grep -m3 -i warning build.log)"
 [ "$(objdump -dr tree/examples/linux-module/ucov_demo.ko | grep -c '__sanitizer_cov_trace_pc')" -gt 20 ] &&
@@ -62,12 +63,13 @@ make -s -C tree/kernel/linux KDIR="$KDIR" UCOV_SRC="$SRC" >build.log 2>&1 &&
   fail "the demo module is instrumented, ucov.ko is not"
 
 # The initramfs.
-for p in kcov_pc kcov_cmp kcov_stress kcov_hold kcov_modes kcov_remote kcov_exit kcov_ctx kcov_fuzz kcov_errno; do
+for p in kcov_pc kcov_cmp kcov_stress kcov_hold kcov_modes kcov_remote kcov_exit kcov_ctx kcov_fuzz kcov_errno timed; do
   gcc -static -O1 -pthread -I"$SRC/include" "$SRC/tests/kernel/$p.c" -o $p || { fail "$p"; finish linux; exit 1; }
 done
 mkdir -p ir/bin ir/proc ir/sys ir/dev ir/tmp
-cp /bin/busybox ir/bin/busybox && cp kcov_pc kcov_cmp kcov_stress kcov_hold kcov_modes kcov_remote kcov_exit kcov_ctx kcov_fuzz kcov_errno ir/bin/ &&
-  cp tree/kernel/linux/ucov.ko tree/examples/linux-module/ucov_demo.ko tree/tests/kernel/ctx/ucov_ctx.ko ir/ &&
+cp /bin/busybox ir/bin/busybox && cp kcov_pc kcov_cmp kcov_stress kcov_hold kcov_modes kcov_remote kcov_exit kcov_ctx kcov_fuzz kcov_errno timed ir/bin/ &&
+  cp tree/kernel/linux/ucov.ko tree/examples/linux-module/ucov_demo.ko tree/tests/kernel/ctx/ucov_ctx.ko \
+    tree/tests/kernel/many/ucov_many.ko ir/ &&
   cp "$SRC/tests/kernel/gather_on_test.sh" ir/ &&
   printf '#!/bin/sh\nexec /bin/sh "$@"\n' >ir/bin/bash && chmod +x ir/bin/bash
 # The gcov workload: each expression evaluated once, in the guest and here.
@@ -81,6 +83,8 @@ EXPRS3=("((2))*3-4%3")
 printf '%s\n' "${EXPRS3[@]}" >ir/exprs3.txt
 echo "${UCOV_STRESS_SECONDS:-30}" >ir/stress_seconds
 echo "${UCOV_FUZZ_SECONDS:-30}" >ir/fuzz_seconds
+many_small=${UCOV_MANY_UNITS:-500}
+echo "$many_small $((8 * many_small))" >ir/many_sizes
 # The ucov command, with the libraries it loads, where it finds them.
 guest_ucov "$UCOV" ir || fail "ucov into the initramfs"
 cat >ir/init <<'INIT'
@@ -147,6 +151,18 @@ sed 's/^/UCOV-GUEST relay-err /' /tmp/relay.err
 echo UCOV-TAR-BEGIN
 tar czf - -C /tmp gcov.tar.gz gcovcopy P1 P2 | base64
 echo UCOV-TAR-END
+# At scale: /dev/ucov serving SMALL and then 8 times as many gcov units
+# (tests/kernel/many); each command's fastest of 3 runs, in microseconds.
+for n in $(cat /many_sizes); do
+  insmod /ucov_many.ko units=$n && say "insmod many $n ok"
+  say "many $n ls $(/bin/timed 3 ucov ls --dev /dev/ucov)"
+  say "many $n pull $(/bin/timed 3 ucov pull --dev /dev/ucov -o /tmp/M$n-%d)"
+  say "many $n reset $(/bin/timed 3 ucov pull --dev /dev/ucov --reset -o /tmp/R$n-%d)"
+  say "many $n pulled $(ls /tmp/M$n-0/gcov/ucov-many | grep -c '\.gcda$') $(ls /tmp/R$n-2/gcov/ucov-many | grep -c '\.gcda$')"
+  say "many $n u00006 $(od -An -tx1 -v /tmp/M$n-0/gcov/ucov-many/u00006.gcda | tr -d ' \n')"
+  rm -rf /tmp/M$n-* /tmp/R$n-*
+  rmmod ucov_many && say "rmmod many $n ok"
+done
 # Tasks that exit with their device enabled: disabled and freed as they end
 # (ucov.ko's unload at the end needs their references gone).
 n_exit=0
@@ -241,6 +257,26 @@ for what in "insmod ucov ok" "insmod demo ok" "kcov file ok" "demo reads 12" "kc
   "rmmod demo ok" "units after rmmod 0" "rmmod ucov while held refused" "hold exit 0" \
   "rmmod ucov ok" "fuzz ok" "vmalloc left 0" "done"; do
   guest "$what" && pass "guest: $what" || fail "guest: $what ($(grep -m3 'UCOV-GUEST .*-err \|Oops\|BUG' console.log))"
+done
+
+# /dev/ucov at scale: every unit pulled and its counts, and 8 times the units
+# costs at most 24 times the time (linear: 8; a walk of every object for each
+# one: 64), the fastest of 3 runs of each, the guest's clock.
+read -r many_small many_big <ir/many_sizes
+for n in "$many_small" "$many_big"; do
+  guest "insmod many $n ok" && guest "rmmod many $n ok" && guest "many $n pulled $n $n" &&
+    pass "/dev/ucov serves and pulls $n units" ||
+    fail "/dev/ucov with $n units: $(grep "UCOV-GUEST .*many $n" console.log | head -5 | tr '\n' ' ')"
+  # unit 6's counters, 6 to 9 (u64, low word first), in its pulled .gcda
+  grep -q "UCOV-GUEST many $n u00006 .*0600000000000000070000000000000008000000000000000900000000000000" console.log &&
+    pass "a pulled unit's counts, $n units" || fail "a pulled unit's counts, $n units: $(grep "many $n u00006" console.log)"
+done
+for what in ls pull reset; do
+  a=$(sed -n "s/^UCOV-GUEST many $many_small $what \([0-9][0-9]*\)$/\1/p" console.log)
+  b=$(sed -n "s/^UCOV-GUEST many $many_big $what \([0-9][0-9]*\)$/\1/p" console.log)
+  [ -n "$a" ] && [ -n "$b" ] && [ "$b" -le $((24 * a)) ] &&
+    pass "/dev/ucov $what: $many_small units ${a} us, $many_big units ${b} us" ||
+    fail "/dev/ucov $what grows faster than the units: $many_small units ${a:-?} us, $many_big units ${b:-?} us"
 done
 
 # EXT: as many ENTRY as EXIT records, and NORMAL ones; UNIQUE: a second
