@@ -3,6 +3,8 @@
 # an unprivileged user when the test runs as root), listening only on a Unix
 # socket in that directory, stopped by pg_stop. Source it, then:
 #   pg_start || skip;  "$UCOV" ... --store "$PGURL";  pg_stop
+# PG_MAX_CONNECTIONS (default 64) and PG_FSYNC (default off: tests need no
+# durability across a crash of the machine) configure the server.
 PG_BIN=
 pg_find() {
   local d
@@ -27,7 +29,7 @@ pg_start() {
   pg_as "$PG_BIN/initdb" -D "$PG_DIR/data" -U ucov --auth=trust -E UTF8 >"$PG_DIR/initdb.log" 2>&1 ||
     { cat "$PG_DIR/initdb.log" >&2; return 1; }
   pg_as "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/server.log" -w \
-    -o "-c listen_addresses= -c unix_socket_directories=$PG_DIR -c max_connections=64 -c fsync=off" \
+    -o "-c listen_addresses= -c unix_socket_directories=$PG_DIR -c max_connections=${PG_MAX_CONNECTIONS:-64} -c fsync=${PG_FSYNC:-off}" \
     start >/dev/null 2>&1 || { cat "$PG_DIR/server.log" >&2; return 1; }
   PGURL="postgresql:///postgres?host=$PG_DIR&user=ucov"
   export PGURL
