@@ -4,8 +4,8 @@
 # a live target of N gcov units (many_units.c: one small function each,
 # registered as N translation units would be, linked with that ucov's
 # runtime), N = 1,000, 4,000, 20,000 and 100,000; then `ucov ls`, `ucov
-# pull` and `ucov pull --reset` of it, each build and size in turn, round by
-# round. Wall time of the whole command; the client's peak RSS; the target's
+# pull`, `ucov pull --reset` and `ucov collect --once` (into a new SQLite
+# store) of it, each build and size in turn, round by round. Wall time of the whole command; the client's peak RSS; the target's
 # peak RSS after all rounds. A command that runs past LIMIT seconds (default
 # 120) is stopped and said so, and that build is not run at larger sizes.
 # Writes its section of RESULTS-pull.md.
@@ -47,6 +47,12 @@ timed() {
 }
 for n in "${sizes[@]}"; do
   declare -A pid=() hold=()
+  # each unit's notes: this file's own (a collect pushes the units it pulls)
+  python3 -c 'import os, sys
+d, n = sys.argv[1], int(sys.argv[2])
+os.makedirs(d, exist_ok=True)
+for i in range(n):
+    os.symlink(sys.argv[3], f"{d}/u{i:07d}.gcno")' "$work/g$n" "$n" "$work/mu.gcno"
   for u in "${!ucovs[@]}"; do
     [ -z "${stopped[$u]:-}" ] || continue
     mkfifo "$work/hold-$u-$n"
@@ -73,6 +79,8 @@ for n in "${sizes[@]}"; do
       rm -rf "$work/out"
       timed "$u" "$n" reset "${ucovs[$u]}" pull --reset --pid "$p" -o "$work/out"
       rm -rf "$work/out"
+      timed "$u" "$n" collect "${ucovs[$u]}" collect --pid "$p" --once --store "$work/s.db" --test t
+      rm -f "$work/s.db"*
     done
   done
   for u in "${!pid[@]}"; do
@@ -92,13 +100,13 @@ section=$work/section
   echo "whole command, minimum and median; the client's peak RSS (median) and the target's after"
   echo "all rounds. \"stopped\": past ${LIMIT} s."
   echo
-  echo "| build | units | ls ms | pull ms | pull --reset ms | client MiB | target MiB |"
-  echo "|---|---:|---:|---:|---:|---:|---:|"
+  echo "| build | units | ls ms | pull ms | pull --reset ms | collect --once ms | client MiB | target MiB |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|"
   for u in "${!ucovs[@]}"; do
     for n in "${sizes[@]}"; do
       grep -q "^$u $n " "$raw" || continue
       row="| ${names[$u]} | $n"
-      for what in ls pull reset; do
+      for what in ls pull reset collect; do
         if grep -q "^$u $n \($what\|start\) stopped" "$raw"; then
           row="$row | stopped"
           continue
