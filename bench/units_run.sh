@@ -126,6 +126,32 @@ section=$work/section
       echo "$row"
     done
   done
+  # The slope: k in time ~ units^k between successive sizes, from the minimums
+  # (1.0: linear; 2.0: quadratic).
+  echo
+  echo "Slope k (time grows as units^k) between successive sizes, from the minimums:"
+  echo
+  printf '%s\n' "${names[@]}" >"$work/names"
+  python3 - "$raw" "$work/names" <<'PY'
+import math, sys
+t = {}
+for l in open(sys.argv[1]):
+    u, n, what, us = l.split()[:4]
+    if what in ("ls", "pull", "reset", "collect") and us != "stopped":
+        k = (int(u), what, int(n))
+        t[k] = min(t.get(k, float("inf")), int(us))
+names = open(sys.argv[2]).read().splitlines()
+print("| build | units | ls | pull | pull --reset | collect --once |")
+print("|---|---|---:|---:|---:|---:|")
+for u, name in enumerate(names):
+    sizes = sorted({k[2] for k in t if k[0] == u})
+    for a, b in zip(sizes, sizes[1:]):
+        row = [f"{name}", f"{a:,} to {b:,}"]
+        for what in ("ls", "pull", "reset", "collect"):
+            x, y = t.get((u, what, a)), t.get((u, what, b))
+            row.append(f"{math.log(y / x) / math.log(b / a):.2f}" if x and y else "-")
+        print("| " + " | ".join(row) + " |")
+PY
   echo "<!-- /units_run.sh -->"
 } >"$section"
 # Replace this script's section of RESULTS-pull.md (or append it).
