@@ -100,6 +100,9 @@ awk '{print $1}' /proc/loadavg >>"$work/load.txt"
 rm -rf "$out" && mkdir -p "$out/gcovr"
 limited "lcov-capture-$units" lcov -q --capture --rc lcov_branch_coverage=1 -d "$tree" -o "$out/cap.info"
 if [ -s "$out/cap.info" ]; then
+  # (lcov writes as it goes: stopped, its tracefile holds the units it reached,
+  # and genhtml is timed on those)
+  echo "capunits-$units $(grep '^SF:' "$out/cap.info" | grep -vc '/include/linux/gen_') 0" >>"$raw"
   limited "genhtml-$units" genhtml -q --rc lcov_branch_coverage=1 -o "$out/genhtml" "$out/cap.info"
 else
   echo "genhtml-$units notrun 0" >>"$raw"
@@ -184,8 +187,13 @@ out += ["", f"## The peers on the {full:,}-unit tree", "",
         "Branch records on for lcov, as ucov writes them.", "",
         "| tool | s | peak MiB | vs ucov (`report --html-dir`) |", "|---|---:|---:|---:|"]
 ref = statistics.median(t[f"htmldir-{full}"]) if t.get(f"htmldir-{full}") else None
+cap = t.get(f"capunits-{full}")
 for name, what in ((f"lcov-capture-{full}", "lcov --capture"), (f"genhtml-{full}", "genhtml"),
                    (f"gcovr-{full}", "gcovr --html-details")):
+    if cap and cap[0] < full and name.startswith("lcov-capture"):
+        what += f" (it reached {cap[0]:,.0f} of {full:,} units)"
+    if cap and cap[0] < full and name.startswith("genhtml"):
+        what += f" (on those {cap[0]:,.0f} units only)"
     if name in stopped:
         s = stopped[name]
         why = {"stopped": f"did not finish in {limit} s", "failed": "failed",
