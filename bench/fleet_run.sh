@@ -69,9 +69,14 @@ url="postgresql:///fleet?host=$PG_DIR&user=ucov"
 psql=("$PG_BIN/psql" -h "$PG_DIR" -U ucov -d fleet -q -A -t -F $'\t')
 [ "$(id -u)" = 0 ] && psql=(setpriv --reuid=nobody --regid=nogroup --clear-groups -- "${psql[@]}")
 loads=$(awk '{print $1}' /proc/loadavg)
+# The server's CPU time: the postmaster's own and its reaped backends' (ticks).
+pm=$(head -1 "$PG_DIR/data/postmaster.pid")
+pm_cpu() { awk '{print $14 + $15 + $16 + $17}' "/proc/$pm/stat"; }
+cpu0=$(pm_cpu)
 python3 "$here/fleet_load.py" "$UCOV" "$url" "$work" "$ncoll" "$per" "$total" "$kill" \
   "$work"/snaps/s{1,2,3,4} -- "${psql[@]}" >"$work/fleet.json"
 loads="$loads $(awk '{print $1}' /proc/loadavg)"
+server_cpu=$(awk -v a="$cpu0" -v b="$(pm_cpu)" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.1f", (b - a) / hz }')
 # The store's sums, beside the expected ones.
 sums_sql="SELECT 'L', s.path, l.line, '', '', SUM(l.count) FROM line_counts l JOIN sources s ON s.id = l.source_id GROUP BY s.path, l.line
 UNION ALL SELECT 'F', s.path, 0, f.name, '', SUM(f.count) FROM func_counts f JOIN sources s ON s.id = f.source_id GROUP BY s.path, f.name
@@ -87,7 +92,7 @@ PY
 done
 bytes_cfg=$("${psql[@]}" -c "SHOW fsync")
 python3 - "$work/fleet.json" "$work/store-sums.tsv" "$work"/exp{1,2,3,4}.tsv "${rows[*]}" \
-  "$src_lines" "$loads" "$bytes_cfg" "$("${psql[@]}" -c 'SHOW server_version')" \
+  "$src_lines" "$loads" "$bytes_cfg" "$server_cpu" "$("${psql[@]}" -c 'SHOW server_version')" \
   >"$here/RESULTS-fleet.md" <<'PY'
 import datetime, json, statistics, sys
 fleet = json.load(open(sys.argv[1]))
@@ -100,7 +105,8 @@ def sums(p):
 store = sums(sys.argv[2])
 exp1 = [sums(p) for p in sys.argv[3:7]]
 rows = [int(x) for x in sys.argv[7].split()]
-src_lines, loads, fsync, version = int(sys.argv[8]), sys.argv[9].split(), sys.argv[10], sys.argv[11]
+src_lines, loads, fsync = int(sys.argv[8]), sys.argv[9].split(), sys.argv[10]
+server_cpu, version = float(sys.argv[11]), sys.argv[12]
 jobs, n, per, total = fleet["jobs"], fleet["collectors"], fleet["per"], fleet["total"]
 mult = [sum(1 for j in jobs if j["snap"] == s) for s in range(4)]
 want = {}
@@ -151,9 +157,14 @@ out = ["# A fleet of collectors into one PostgreSQL store", "",
        f"of its {len(store):,} sums (every line, function, branch and unit counter, over all contexts) "
        "equals the sum of the pushes made (each snapshot pushed alone into a SQLite store of its own, "
        f"times the jobs that pushed it). {len(killed)} pushes were killed (SIGKILL, at a random moment "
-       f"within 1.5 times the median latency) and retried from the same files; {len(once)} of them had "
-       "committed before the kill, and their retries were counted once. "
-       f"Failed attempts other than the kills: {fleet['failed_attempts']}.", "",
+       f"within 1.5 times the median latency) and retried from the same files; {len(once)} of the kills "
+       "came after the push's commit (its retry then says \"counted once\"): a kill rarely lands between "
+       "the commit and the process's exit, which tests/e2e/collect_recovery.sh covers by killing at "
+       f"every system call. Failed attempts other than the kills: {fleet['failed_attempts']}.", "",
+       f"The server's CPU time (the postmaster and its backends, autovacuum included): {server_cpu:,.0f} s "
+       f"over the {max(j['end'] for j in jobs):,.0f} s of the run, {server_cpu / max(j['end'] for j in jobs):.2f} "
+       f"cores on average, {server_cpu / total * 1000:.0f} ms per push, "
+       f"{server_cpu / sum(rows[j['snap']] for j in jobs) * 1e6:.1f} us per pushed count row.", "",
        "Latency: one `ucov push` process, start to exit (reading the snapshot and the notes included), "
        "of pushes not killed.", "",
        "## As the store grows", "",
