@@ -295,6 +295,8 @@ int gcovn_read_notes(struct unit *u, const unsigned char *buf, size_t len) {
       }
       if (rec.bad)
         return gcovn_say(u, "%s", "a truncated function record");
+      if (fn->start_line >= MAX_LINE || fn->end_line >= MAX_LINE)
+        return gcovn_say(u, "%s", "a function's lines past 16M");
       if (!fn->name && !(fn->name = strdup("")))
         return gcovn_say(u, "%s", "out of memory");
     } else if (fn && tag == TAG_BLOCKS) {
