@@ -23,9 +23,9 @@ python3 "$SRC/bench/gen_kernel_tree.py" "$WORK/k" 300 3 >lines.txt 2>gen.err &&
 T=k/trees/0
 "$UCOV" report -q "$T" --lcov u.info 2>u.err && pass "ucov reads the tree" || fail "ucov reads the tree: $(head -3 u.err)"
 lcov -q --capture --rc lcov_branch_coverage=1 -d "$T" -o l.info >l.err 2>&1 || fail "lcov --capture: $(grep -v redefined l.err | head -3)"
-# Every line lcov found, with lcov's count: the relative and the absolute names alike.
-python3 - u.info l.info >cmp.txt <<'PY'
-import sys
+# A tracefile's lines: (file, line) -> count, summed over its records of one
+# file (lcov writes one a unit).
+cat >lines.py <<'PY'
 def lines(p):
     d, sf = {}, None
     for l in open(p):
@@ -33,8 +33,14 @@ def lines(p):
             sf = l[3:].strip()
         elif l.startswith("DA:"):
             n, c = l[3:].split(",")[:2]
-            d[(sf, int(n))] = d.get((sf, int(n)), 0) + int(c)  # (lcov: a record per unit)
+            d[(sf, int(n))] = d.get((sf, int(n)), 0) + int(c)
     return d
+PY
+# Every line lcov found, with lcov's count: the relative and the absolute names alike.
+python3 - u.info l.info >cmp.txt <<'PY'
+import sys
+sys.path.insert(0, ".")
+from lines import lines
 u, l = lines(sys.argv[1]), lines(sys.argv[2])
 bad = [k for k in l if u.get(k) != l[k]] + [k for k in u if k not in l]
 files = {k[0] for k in l}
@@ -60,15 +66,8 @@ g() { sed -n "s/^$1: .*(\([0-9]*\) out of \([0-9]*\))/\1\/\2/p" g.txt; }
 for k in 1 2; do "$UCOV" report -q "k/trees/$k" --lcov "u$k.info"; done
 python3 - m.info u.info u1.info u2.info >merge.txt <<'PY'
 import sys
-def lines(p):
-    d, sf = {}, None
-    for l in open(p):
-        if l.startswith("SF:"):
-            sf = l[3:].strip()
-        elif l.startswith("DA:"):
-            n, c = l[3:].split(",")[:2]
-            d[(sf, int(n))] = int(c)
-    return d
+sys.path.insert(0, ".")
+from lines import lines
 m, runs = lines(sys.argv[1]), [lines(p) for p in sys.argv[2:]]
 differ = sum(1 for k in m if len({r[k] for r in runs}) > 1)
 bad = [k for k in m if any(k not in r for r in runs) or m[k] != sum(r[k] for r in runs)]
