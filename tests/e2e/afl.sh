@@ -9,7 +9,7 @@
 #   counts growing, and no .gcda is written per execution;
 # - when afl-fuzz stops (it SIGKILLs the forkserver), the counts are written
 #   all the same (the runtime's keeper process);
-# - exact: the harness ran as many times as the target logged executions,
+# - exact: the harness (ran() in target.c) ran as many times as the target logged executions,
 #   children killed for a crash or a timeout included: afl-fuzz's
 #   execs_done, or one more (the execution it had started when it stopped,
 #   which it leaves out of its count; a plain afl-clang-fast build logs the
@@ -54,7 +54,7 @@ for mode in forkserver persistent pgo; do
   afl=$!
   # (pulled beside the build directory, which the final report reads)
   afl_live_pulls "$UCOV" $afl 'target\.gcda\|profraw' ../$mode
-  a=$(fnda p1.info one) b=$(fnda p2.info one)
+  a=$(fnda p1.info ran) b=$(fnda p2.info ran)
   [ -n "$a" ] && [ -n "$b" ] && [ "$a" -gt 0 ] && [ "$b" -gt "$a" ] && ! compgen -G '*.gcda' >/dev/null &&
     ! [ -s target.profraw ] &&
     pass "$mode: live pulls from the forkserver: the harness at $a, then $b; no .gcda written per execution" ||
@@ -66,7 +66,7 @@ for mode in forkserver persistent pgo; do
   else
     "$UCOV" report . --lcov final.info 2>/dev/null
   fi
-  h=$(fnda final.info one) runs=$(wc -l <runs.log)
+  h=$(fnda final.info ran) runs=$(wc -l <runs.log)
   e=$(awk '$1 == "execs_done" {print $3}' out/default/fuzzer_stats)
   c=$(awk '$1 == "saved_crashes" {print $3}' out/default/fuzzer_stats)
   t=$(awk '$1 == "saved_hangs" {print $3}' out/default/fuzzer_stats)

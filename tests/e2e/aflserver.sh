@@ -114,7 +114,7 @@ for mode in forkserver persistent pgo; do
     afl-fuzz -i in -o out -t 100 -V 10 -- ./target >afl.log 2>&1 &
   afl=$!
   afl_live_pulls "$UCOV" $afl "$obj" ../$mode
-  a=$(fnda p1.info one) b=$(fnda p2.info one)
+  a=$(fnda p1.info ran) b=$(fnda p2.info ran)
   [ -n "$a" ] && [ -n "$b" ] && [ "$a" -gt 0 ] && [ "$b" -gt "$a" ] && ! compgen -G '*.gcda' >/dev/null &&
     ! [ -s target.profraw ] &&
     pass "$mode --afl $prof: live pulls from the fork server: the harness at $a, then $b; no $what per execution" ||
@@ -131,7 +131,7 @@ for mode in forkserver persistent pgo; do
     "$UCOV" report . --lcov final.info 2>/dev/null
   fi
   "$UCOV" report --store "$PWD/k.db" --lcov store.info 2>/dev/null
-  hf=$(fnda final.info one) hs=$(fnda store.info one) runs=$(wc -l <runs.log)
+  hf=$(fnda final.info ran) hs=$(fnda store.info ran) runs=$(wc -l <runs.log)
   h=$((${hs:-0} + ${hf:-0}))
   e=$(awk '$1 == "execs_done" {print $3}' out/default/fuzzer_stats)
   c=$(awk '$1 == "saved_crashes" {print $3}' out/default/fuzzer_stats)

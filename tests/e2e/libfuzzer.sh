@@ -38,7 +38,7 @@ for mode in one fork jobs; do
     "$UCOV" pull --pid $pid -o ../one-p1 >/dev/null 2>&1 && sleep 1 &&
       "$UCOV" pull --pid $pid -o ../one-p2 >/dev/null 2>&1 &&
       "$UCOV" report ../one-p1 --lcov p1.info 2>/dev/null && "$UCOV" report ../one-p2 --lcov p2.info 2>/dev/null
-    a=$(count p1.info LLVMFuzzerTestOneInput) b=$(count p2.info LLVMFuzzerTestOneInput)
+    a=$(count p1.info ran) b=$(count p2.info ran)
     [ -n "$a" ] && [ -n "$b" ] && [ "$a" -gt 0 ] && [ "$b" -gt "$a" ] &&
       pass "one process: live pulls: the harness at $a, then $b" || fail "one process: live pulls '$a', '$b'"
     wait $pid
@@ -48,7 +48,7 @@ for mode in one fork jobs; do
   esac
   settle fz
   "$UCOV" report . --lcov final.info 2>/dev/null
-  h=$(count final.info LLVMFuzzerTestOneInput) runs=$(wc -l <runs.log) crashed=$(grep -c '^c$' runs.log)
+  h=$(count final.info ran) runs=$(wc -l <runs.log) crashed=$(grep -c '^c$' runs.log)
   [ -n "$h" ] && [ "$h" = "$runs" ] && { [ "$crashed" -gt 0 ] || [ $mode = one ]; } &&
     pass "$mode: the harness ran $h times, every logged run ($crashed of them crashing)" ||
     fail "$mode: harness '$h', logged $runs runs ($crashed crashing)"
