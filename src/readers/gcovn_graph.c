@@ -21,15 +21,22 @@
 void *gcovn_arena(struct unit *u, size_t n) {
   n = (n + 15) & ~(size_t)15;
   if (n > u->left) {
-    /* chunks of 2 MiB, doubling to 32, on huge pages where the kernel has
-     * them: touching 30 MiB of small pages was half of reading SQLite */
-    size_t chunk = (size_t)2 << (u->chunks.n < 4 ? u->chunks.n : 4) << 20;
+    /* Chunks of 64 KiB, 256 KiB and 1 MiB, then of 2 MiB doubling to 32 on
+     * huge pages where the kernel has them: touching 30 MiB of small pages
+     * was half of reading SQLite, and a huge page for a small unit (most of
+     * a kernel's) was half of reading 20,000 of them (the kernel zeroes
+     * 2 MiB at the first touch) */
+    size_t k = u->chunks.n;
+    size_t chunk = k < 3 ? (size_t)64 << 10 << (2 * k) : (size_t)2 << (k < 7 ? k - 3 : 4) << 20;
     size_t size = n > chunk ? n : chunk;
+    int huge = chunk >= ((size_t)2 << 20);
     void *b = NULL;
-    if (posix_memalign(&b, (size_t)2 << 20, size))
+    if (!huge)
+      b = malloc(size);
+    else if (posix_memalign(&b, (size_t)2 << 20, size))
       b = NULL;
 #ifdef MADV_HUGEPAGE
-    if (b)
+    if (b && huge)
       madvise(b, size, MADV_HUGEPAGE);
 #endif
     if (!b || UCOV_GROW(u->chunks.v, u->chunks.cap, u->chunks.n, 64)) {
