@@ -89,11 +89,12 @@ int write_object_file(const char *dir, const char *name, const void *data, size_
 void link_notes(const char *dir, const char *name) {
   char *notes = objname_notes(name), *link = objname_notes_link(name);
   struct stat st;
-  if (notes && link && access(notes, R_OK) == 0) {
-    int had = ucov_at_lstat(dir, link, &st) == 0;
+  /* (made first, as in a new DIR; else replaced where a link was) */
+  if (notes && link && access(notes, R_OK) == 0 && ucov_at_symlink(notes, dir, link) != 0) {
+    int had = errno == EEXIST && ucov_at_lstat(dir, link, &st) == 0;
     if (had && !S_ISLNK(st.st_mode))
       UCOV_ERR("%s/%s: not a link: left as it is\n", dir, link);
-    else if ((had && ucov_at_unlink(dir, link) != 0) || ucov_at_symlink(notes, dir, link) != 0)
+    else if (!had || ucov_at_unlink(dir, link) != 0 || ucov_at_symlink(notes, dir, link) != 0)
       UCOV_ERR("%s/%s: %s\n", dir, link, strerror(errno));
   }
   free(notes);

@@ -371,6 +371,7 @@ static int pull_attempt(const struct pull_req *q, int *dropped) {
   int r = pull_open(q, &c, target, instance, &status);
   if (r)
     return r > 0 ? status : UCOV_EXIT_FAIL;
+  ucov_at_hold(q->dir); /* (DIR and its last directories opened once: a few, for every object) */
   struct ucov_ctl_object *objs = NULL;
   long n = 0;
   if (q->n_names == 0 && (n = cli_list_objects(&c, &objs, q->quiet)) < 0) {
@@ -405,6 +406,7 @@ static int pull_attempt(const struct pull_req *q, int *dropped) {
     UCOV_ERR("pulled %ld objects (%" PRIu64 " bytes) from %s into %s\n", p.pulled, p.bytes, c.label,
              q->dir);
   ucov_ctl_close(&c);
+  ucov_at_release();
   *dropped = p.dropped;
   return status;
 }

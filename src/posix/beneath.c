@@ -105,7 +105,9 @@ static UCOV_NOTRACE int walk(int dirfd, const char *rel, size_t len, int flags) 
   return cur;
 }
 
-UCOV_NOTRACE int ucov_beneath_parent(int dirfd, const char *rel, int flags, const char **base) {
+/* rel checked (check_rel) and split: *base its last component, *plen the
+ * length of what comes before it. 0, or -1 with errno. */
+static UCOV_NOTRACE int split(const char *rel, const char **base, size_t *plen) {
   if (check_rel(rel))
     return -1;
   size_t len = strlen(rel);
@@ -117,7 +119,14 @@ UCOV_NOTRACE int ucov_beneath_parent(int dirfd, const char *rel, int flags, cons
     return -1;
   }
   *base = b;
-  size_t plen = (size_t)(b - rel);
+  *plen = (size_t)(b - rel);
+  return 0;
+}
+
+UCOV_NOTRACE int ucov_beneath_parent(int dirfd, const char *rel, int flags, const char **base) {
+  size_t plen;
+  if (split(rel, base, &plen))
+    return -1;
   if (!plen)
     return openat(dirfd, ".", DIR_FLAGS);
   char parent[PATH_MAX];
@@ -133,15 +142,104 @@ UCOV_NOTRACE int ucov_beneath_parent(int dirfd, const char *rel, int flags, cons
   return walk(dirfd, parent, plen, flags);
 }
 
-/* Close fd keeping errno; pass r through. */
-static UCOV_NOTRACE int done(int fd, int r) {
-  int saved = errno;
+/*
+ * A held directory (ucov_at_hold) stays open, and so do the last directories
+ * resolved beneath it, each under the part of a name that led to it: a pull
+ * of thousands of objects into a few directories then opens each directory
+ * once, not three times per object. A descriptor lent out (parent_of) is
+ * never the one replaced while in use (put). Held by one thread at a time
+ * (a pull's); the runtime never holds, and then nothing here is used.
+ */
+#define HELD_PARENTS 4
+static struct {
+  int holding, dfd;
+  char dir[PATH_MAX];
+  struct {
+    int open, fd, lent;
+    unsigned long used;
+    size_t len;
+    char parent[PATH_MAX];
+  } p[HELD_PARENTS];
+  unsigned long clock;
+} held; /* (zero: nothing held; in .bss, untouched in the runtime) */
+
+UCOV_NOTRACE int ucov_at_hold(const char *dir) {
+  ucov_at_release();
+  if (strlen(dir) >= sizeof(held.dir)) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  int fd = open(dir, DIR_FLAGS);
+  if (fd < 0)
+    return -1;
+  strcpy(held.dir, dir);
+  held.dfd = fd;
+  held.holding = 1;
+  return 0;
+}
+
+UCOV_NOTRACE void ucov_at_release(void) {
+  for (int i = 0; i < HELD_PARENTS; i++) {
+    if (held.p[i].open)
+      close(held.p[i].fd);
+    held.p[i].open = held.p[i].lent = 0;
+  }
+  if (held.holding)
+    close(held.dfd);
+  held.holding = 0;
+}
+
+/* rel's directory beneath the held directory: a held descriptor, lent
+ * (put gives it back), or a new one. */
+static UCOV_NOTRACE int held_parent(const char *rel, int flags, const char **base) {
+  size_t plen;
+  if (split(rel, base, &plen))
+    return -1;
+  for (int i = 0; i < HELD_PARENTS; i++)
+    if (held.p[i].open && held.p[i].len == plen && !memcmp(held.p[i].parent, rel, plen)) {
+      held.p[i].lent++;
+      held.p[i].used = ++held.clock;
+      return held.p[i].fd;
+    }
+  int slot = -1; /* a free one, else the least recently used not lent */
+  for (int i = 0; i < HELD_PARENTS && (slot < 0 || held.p[slot].open); i++)
+    if (!held.p[i].lent && (slot < 0 || !held.p[i].open || held.p[i].used < held.p[slot].used))
+      slot = i;
+  int fd = ucov_beneath_parent(held.dfd, rel, flags, base);
+  if (fd < 0 || slot < 0 || plen >= sizeof(held.p[0].parent))
+    return fd; /* (not kept: closed when put) */
+  if (held.p[slot].open)
+    close(held.p[slot].fd);
+  held.p[slot].open = 1;
+  held.p[slot].fd = fd;
+  held.p[slot].lent = 1;
+  held.p[slot].used = ++held.clock;
+  held.p[slot].len = plen;
+  memcpy(held.p[slot].parent, rel, plen);
+  return fd;
+}
+
+/* Give back a directory descriptor from parent_of: closed unless held. */
+static UCOV_NOTRACE void put(int fd) {
+  if (fd < 0 || (held.holding && fd == held.dfd))
+    return;
+  for (int i = 0; i < HELD_PARENTS; i++)
+    if (held.p[i].open && held.p[i].fd == fd) {
+      held.p[i].lent--;
+      return;
+    }
   close(fd);
+}
+
+/* Give back pfd keeping errno; pass r through. */
+static UCOV_NOTRACE int done(int pfd, int r) {
+  int saved = errno;
+  put(pfd);
   errno = saved;
   return r;
 }
 
-/* openat of base in the directory pfd (closed): the descriptor or -1. */
+/* openat of base in the directory pfd (given back): the descriptor or -1. */
 static UCOV_NOTRACE int open_in(int pfd, const char *base, int oflags, mode_t mode) {
   if (pfd < 0)
     return -1;
@@ -151,16 +249,23 @@ static UCOV_NOTRACE int open_in(int pfd, const char *base, int oflags, mode_t mo
   return done(pfd, fd);
 }
 
-/* dir as given, then rel's directory beneath it. */
+/* dir as given (or held), then rel's directory beneath it. */
 static UCOV_NOTRACE int parent_of(const char *dir, const char *rel, int flags, const char **base) {
-  int dfd = open(dir, DIR_FLAGS);
+  int is_held = held.holding && strcmp(dir, held.dir) == 0;
+  int dfd = is_held ? held.dfd : open(dir, DIR_FLAGS);
   if (dfd < 0)
     return -1;
   if (!strchr(rel, '/') && check_rel(rel) == 0 && strcmp(rel, ".") != 0) {
     *base = rel; /* directly in dir: dir is its directory */
     return dfd;
   }
-  return done(dfd, ucov_beneath_parent(dfd, rel, flags, base));
+  if (is_held)
+    return held_parent(rel, flags, base);
+  int saved, fd = ucov_beneath_parent(dfd, rel, flags, base);
+  saved = errno;
+  close(dfd);
+  errno = saved;
+  return fd;
 }
 
 UCOV_NOTRACE int ucov_at_open(const char *dir, const char *rel, int oflags, mode_t mode,
@@ -208,9 +313,7 @@ UCOV_NOTRACE ssize_t ucov_at_readlink(const char *dir, const char *rel, char *bu
   if (pfd < 0)
     return -1;
   ssize_t n = readlinkat(pfd, b, buf, len);
-  int saved = errno;
-  close(pfd);
-  errno = saved;
+  done(pfd, 0);
   return n;
 }
 

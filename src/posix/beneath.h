@@ -51,6 +51,14 @@ int ucov_at_fsync_parent(const char *dir, const char *rel) UCOV_HIDDEN;
 int ucov_at_link(const char *fromdir, const char *from, const char *todir,
                  const char *to) UCOV_HIDDEN;
 
+/* Hold the directory dir open until ucov_at_release (or the next hold),
+ * with the last few directories resolved beneath it: the calls above with
+ * that dir (the same string) then open neither again. For a run of calls
+ * into one tree that nobody else changes meanwhile (a pull); one thread's.
+ * 0, or -1 with errno (nothing held: the calls open as before). */
+int ucov_at_hold(const char *dir) UCOV_HIDDEN;
+void ucov_at_release(void) UCOV_HIDDEN;
+
 /* Replace name beneath dir (its directories created) with len bytes of
  * data: written to "<name>.tmp<pid>", created anew, then renamed over it, so
  * a failed write leaves the old file whole. 0, or -1 with errno. */

@@ -8,6 +8,7 @@
  * Usage: test_beneath WORKDIR
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +21,7 @@
 static char root[1024], dir[1100], outside[1100];
 
 static int exists(const char *base, const char *rel) {
-  char p[2400];
+  char p[4200];
   struct stat st;
   snprintf(p, sizeof(p), "%s/%s", base, rel);
   return lstat(p, &st) == 0;
@@ -35,26 +36,36 @@ static int write_at(const char *rel, int flags) {
   return 0;
 }
 
-int main(int argc, char **argv) {
-  if (argc != 2)
-    return 2;
-  snprintf(root, sizeof(root), "%s", argv[1]);
-  snprintf(dir, sizeof(dir), "%s/dir", root);
-  snprintf(outside, sizeof(outside), "%s/outside", root);
-  char cmd[8000];
-  snprintf(cmd, sizeof(cmd), "rm -rf '%s' && mkdir -p '%s/sub' '%s' && touch '%s/victim'", root,
-           dir, outside, outside);
+/* A fresh tree: dir/sub with links out of it, dir/file, outside/victim;
+ * victim's path into cmd. 0, or -1. */
+static int setup(char *cmd, size_t len) {
+  snprintf(cmd, len, "rm -rf '%s' && mkdir -p '%s/sub' '%s' && touch '%s/victim'", root, dir,
+           outside, outside);
   if (system(cmd) != 0)
-    return 2;
+    return -1;
   char p[2400];
   snprintf(p, sizeof(p), "%s/sub/link", dir); /* a link to a directory outside */
   CHECK(symlink(outside, p) == 0);
   snprintf(p, sizeof(p), "%s/sub/flink", dir); /* a link to a file outside */
-  snprintf(cmd, sizeof(cmd), "%s/victim", outside);
+  snprintf(cmd, len, "%s/victim", outside);
   CHECK(symlink(cmd, p) == 0);
   snprintf(p, sizeof(p), "%s/file", dir);
   CHECK(close(open(p, O_WRONLY | O_CREAT, 0644)) == 0);
+  return 0;
+}
 
+static int open_fds(void) {
+  int n = 0;
+  DIR *d = opendir("/proc/self/fd");
+  for (struct dirent *e; d && (e = readdir(d));)
+    n += e->d_name[0] != '.';
+  if (d)
+    closedir(d);
+  return n - 1; /* (the listing's own) */
+}
+
+static void checks(const char *cmd) {
+  char p[2400];
   /* Plain use: directories made beneath, the file written. */
   CHECK(write_at("a/b/c/f.gcda", UCOV_BENEATH_MKDIR) == 0);
   CHECK(exists(dir, "a/b/c/f.gcda"));
@@ -99,7 +110,52 @@ int main(int argc, char **argv) {
   CHECK(ucov_at_unlink(dir, "n/m/g.gcda") == 0 && !exists(dir, "n/m/g.gcda"));
   CHECK_ERRNO(ucov_at_unlink(dir, "sub/link/victim"), ELOOP);
   CHECK(exists(outside, "victim"));
+}
 
+/* Held: more directories than are kept, in turns, each file where named;
+ * a rename between two of them; a name through a link refused all the
+ * same; another directory's names unaffected. */
+static void held_checks(void) {
+  char name[64];
+  for (int round = 0; round < 3; round++)
+    for (int d = 0; d < 9; d++) {
+      snprintf(name, sizeof(name), "h/d%d/f%d", d, round);
+      CHECK(write_at(name, UCOV_BENEATH_MKDIR) == 0);
+    }
+  for (int d = 0; d < 9; d++)
+    for (int round = 0; round < 3; round++) {
+      snprintf(name, sizeof(name), "h/d%d/f%d", d, round);
+      CHECK(exists(dir, name));
+    }
+  CHECK(ucov_at_rename(dir, "h/d0/f0", "h/d8/moved") == 0);
+  CHECK(exists(dir, "h/d8/moved") && !exists(dir, "h/d0/f0"));
+  CHECK_ERRNO(write_at("sub/link/f", UCOV_BENEATH_MKDIR), ELOOP);
+  char other[1200];
+  snprintf(other, sizeof(other), "%s/stage", root);
+  CHECK(ucov_at_symlink("/nowhere", other, "h/d0/l") == 0);
+  CHECK(exists(other, "h/d0/l") && !exists(dir, "h/d0/l"));
+}
+
+int main(int argc, char **argv) {
+  if (argc != 2)
+    return 2;
+  snprintf(root, sizeof(root), "%s", argv[1]);
+  snprintf(dir, sizeof(dir), "%s/dir", root);
+  snprintf(outside, sizeof(outside), "%s/outside", root);
+  char cmd[8000];
+  int fds = open_fds();
+  for (int hold = 0; hold < 2; hold++) {
+    if (setup(cmd, sizeof(cmd)))
+      return 2;
+    if (hold)
+      CHECK(ucov_at_hold(dir) == 0);
+    checks(cmd);
+    if (hold) {
+      held_checks();
+      ucov_at_release();
+    }
+    CHECK(open_fds() == fds); /* (nothing left open) */
+  }
   printf("%d checks, %d failed\n", check_count, check_failures);
   return check_failures != 0;
 }
