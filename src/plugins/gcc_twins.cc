@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ucov-twins for gcc (ucov cc --dormant): every function of a trace build gets
+ * two bodies in its translation unit. The plain body keeps the function's
+ * name, has no hook at all, and starts with a patchable entry (five bytes of
+ * NOPs, which `ucov cc` makes one 5-byte NOP after the link); the twin,
+ * "<name>.ucov_twin.N", is the same function with the hooks. While nobody
+ * traces, the program runs its plain bodies, as an uninstrumented build
+ * would; tracing turns each plain entry into a jump to its twin.
+ *
+ * Where it runs: right after gcc's "profile" pass (gcov's counters, with
+ * --coverage), before anything else of the IPA passes, inlining included.
+ * The twin is a copy of the body at that point: its counter updates are the
+ * plain body's, on the same counters, and its static variables are the
+ * function's own (a copy of a body never copies its statics). Then:
+ *  - the IPA passes see both bodies as a trace build's are at that point
+ *    (no hook yet: gcc adds sanitizer coverage later, function by function),
+ *    so the twins inline what the trace build's functions inline;
+ *  - after them, the plain bodies become no_sanitize_coverage, so trace-pc
+ *    and trace-cmp go to the twins only (before that it would stop gcc from
+ *    inlining a plain body into a twin);
+ *  - -finstrument-functions' entry and exit calls (added before any pass,
+ *    and inlined with their functions) are taken out of the plain bodies at
+ *    the end of the GIMPLE passes;
+ *  - neither body may be cloned again (noclone: no constprop or isra
+ *    versions, which a caller would call instead of the patched entry);
+ *  - a caller may rely on nothing the plain body alone does: the plugin
+ *    wants -fno-ipa-ra and -fno-ipa-icf (ucov cc gives them). What gcc's
+ *    IPA passes find of a hook-free body (pure, const, a known return) a
+ *    trace build's callers rely on too: its hooks come after those passes.
+ * The pairs go into the non-allocated section .ucov_twins (two 8-byte
+ * addresses each: plain, then twin; the linker resolves them), written at
+ * the end of the IPA passes for the pairs whose both bodies are still there.
+ * A function that cannot be copied keeps its hooks in its one body, which
+ * `ucov cc --dormant` patches call by call as before.
+ */
+// clang-format off
+// (gcc's own headers, each after those it needs)
+#include "gcc-plugin.h"
+#include "plugin-version.h"
+#include "tree.h"
+#include "tree-pass.h"
+#include "context.h"
+#include "function.h"
+#include "basic-block.h"
+#include "cgraph.h"
+#include "stringpool.h"
+#include "attribs.h"
+#include "gimple.h"
+#include "gimple-iterator.h"
+#include "ssa.h"
+#include "tree-ssa.h"
+#include "tree-inline.h"
+#include "diagnostic-core.h"
+// clang-format on
+
+#include <string>
+#include <vector>
+
+int plugin_is_GPL_compatible; // (MIT, which the GPL allows)
+
+namespace {
+
+struct twin {
+  tree plain, copy;
+};
+std::vector<twin> twins;
+
+tree with_attr(tree attrs, const char *name, tree args = NULL_TREE) {
+  return tree_cons(get_identifier(name), args, attrs);
+}
+
+const char *const plain_attr = "ucov plain"; // (a name no source can write)
+
+bool is_plain(tree decl) {
+  return lookup_attribute(plain_attr, DECL_ATTRIBUTES(decl)) != NULL_TREE;
+}
+
+// The hooks of -finstrument-functions out of a plain body, its inlined
+// callees' included.
+const pass_data strip_data = {
+    GIMPLE_PASS, "ucov_twins_strip", OPTGROUP_NONE, TV_NONE, PROP_cfg, 0, 0, 0, 0,
+};
+
+struct strip_pass : public gimple_opt_pass {
+  explicit strip_pass(gcc::context *c) : gimple_opt_pass(strip_data, c) {}
+  bool gate(function *fn) override {
+    return flag_instrument_function_entry_exit && is_plain(fn->decl);
+  }
+  unsigned int execute(function *fn) override {
+    basic_block bb;
+    FOR_EACH_BB_FN(bb, fn) {
+      for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi);) {
+        gimple *s = gsi_stmt(gsi);
+        if (gimple_call_builtin_p(s, BUILT_IN_PROFILE_FUNC_ENTER) ||
+            gimple_call_builtin_p(s, BUILT_IN_PROFILE_FUNC_EXIT)) {
+          unlink_stmt_vdef(s);
+          gsi_remove(&gsi, true);
+          release_defs(s);
+        } else {
+          gsi_next(&gsi);
+        }
+      }
+    }
+    cgraph_edge::rebuild_edges();
+    return 0;
+  }
+};
+
+bool twinnable(cgraph_node *n) {
+  tree d = n->decl;
+  return !n->clone_of && !n->inlined_to && !DECL_ARTIFICIAL(d) &&
+         !DECL_DISREGARD_INLINE_LIMITS(d) && // (always_inline: in its callers' bodies)
+         !lookup_attribute("no_sanitize_coverage", DECL_ATTRIBUTES(d)) &&
+         !lookup_attribute("naked", DECL_ATTRIBUTES(d)) &&
+         !lookup_attribute("no_instrument_function", DECL_ATTRIBUTES(d)) &&
+         tree_versionable_function_p(d);
+}
+
+const pass_data twins_data = {
+    SIMPLE_IPA_PASS, "ucov_twins", OPTGROUP_NONE, TV_NONE, PROP_cfg, 0, 0, 0, 0,
+};
+
+struct twins_pass : public simple_ipa_opt_pass {
+  explicit twins_pass(gcc::context *c) : simple_ipa_opt_pass(twins_data, c) {}
+  bool gate(function *) override {
+    return (flag_sanitize_coverage || flag_instrument_function_entry_exit) && !in_lto_p &&
+           !flag_lto;
+  }
+  unsigned int execute(function *) override {
+    std::vector<cgraph_node *> fns;
+    cgraph_node *n;
+    FOR_EACH_FUNCTION_WITH_GIMPLE_BODY(n) {
+      if (twinnable(n))
+        fns.push_back(n);
+    }
+    tree entry = tree_cons(NULL_TREE, build_int_cst(integer_type_node, 5),
+                           tree_cons(NULL_TREE, build_int_cst(integer_type_node, 0), NULL_TREE));
+    for (cgraph_node *p : fns) {
+      cgraph_node *c =
+          p->create_version_clone_with_body(vNULL, NULL, NULL, NULL, NULL, "ucov_twin");
+      if (!c)
+        continue;
+      c->force_output = 1; // (only the table refers to it)
+      // (entered by a jump from the plain entry, with its callers' convention:
+      // not local, whose callers gcc would take to be all known, nor cold)
+      c->address_taken = 1;
+      c->local = 0;
+      DECL_ATTRIBUTES(c->decl) = with_attr(DECL_ATTRIBUTES(c->decl), "noclone");
+      tree a = with_attr(DECL_ATTRIBUTES(p->decl), "noclone");
+      a = with_attr(a, plain_attr);
+      DECL_ATTRIBUTES(p->decl) = with_attr(a, "patchable_function_entry", entry);
+      twins.push_back({p->decl, c->decl});
+    }
+    return 0;
+  }
+};
+
+std::string asm_name(tree decl) {
+  const char *s = IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(decl));
+  return s[0] == '*' ? s + 1 : s;
+}
+
+// Both bodies still to be written (neither inlined everywhere and gone)?
+bool emitted(tree decl) {
+  cgraph_node *n = cgraph_node::get(decl);
+  return n && n->definition && !n->inlined_to && !DECL_EXTERNAL(decl);
+}
+
+// After the IPA passes: the plain bodies lose sanitizer coverage, and the
+// table of the pairs still there is written.
+void after_ipa(void *, void *) {
+  std::string s;
+  for (const twin &t : twins)
+    DECL_ATTRIBUTES(t.plain) = with_attr(DECL_ATTRIBUTES(t.plain), "no_sanitize_coverage");
+  for (const twin &t : twins)
+    if (emitted(t.plain) && emitted(t.copy))
+      s += "\t.quad " + asm_name(t.plain) + "\n\t.quad " + asm_name(t.copy) + "\n";
+  twins.clear();
+  if (s.empty())
+    return;
+  s = "\t.pushsection .ucov_twins,\"\",@progbits\n" + s + "\t.popsection\n";
+  symtab->finalize_toplevel_asm(build_string((int)s.size(), s.c_str()));
+}
+
+} // namespace
+
+// pass, inserted after the first instance of the pass named after.
+static void register_after(plugin_name_args *info, opt_pass *pass, const char *after) {
+  register_pass_info p;
+  p.pass = pass;
+  p.reference_pass_name = after;
+  p.ref_pass_instance_number = 1;
+  p.pos_op = PASS_POS_INSERT_AFTER;
+  register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &p);
+}
+
+int plugin_init(struct plugin_name_args *info, struct plugin_gcc_version *version) {
+  if (!plugin_default_version_check(version, &gcc_version))
+    return 1;
+  // A caller of a plain body must not rely on what that body alone does:
+  // IPA-RA would keep values in the registers the plain body leaves alone
+  // (its twin may not), and identical code folding would make two plain
+  // bodies one address with two twins.
+  if (flag_ipa_ra || flag_ipa_icf_functions) {
+    error("ucov-twins: needs %<-fno-ipa-ra -fno-ipa-icf%> (ucov cc gives them)");
+    return 1;
+  }
+  register_after(info, new twins_pass(g), "profile");
+  register_after(info, new strip_pass(g), "optimized");
+  register_callback(info->base_name, PLUGIN_ALL_IPA_PASSES_END, after_ipa, NULL);
+  return 0;
+}

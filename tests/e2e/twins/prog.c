@@ -1,0 +1,55 @@
+/*
+ * A program for tests/e2e/twins_gcc.sh: global and static functions, a
+ * static local, loops and comparisons, a call through a pointer, an
+ * always_inline helper and a variadic function. hook.c counts the hooks.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int calls;
+
+int g(int x) {
+  static int seen;
+  seen++;
+  calls++;
+  return x > 3 ? x * 2 : x + seen;
+}
+
+static int h(int x, int y) {
+  if (y == 7)
+    return x * y + calls;
+  return x - calls;
+}
+
+static inline __attribute__((always_inline)) int twice(int x) {
+  return 2 * x;
+}
+
+int sum(int n, ...) {
+  va_list ap;
+  va_start(ap, n);
+  int s = 0;
+  for (int i = 0; i < n; i++)
+    s += va_arg(ap, int);
+  va_end(ap);
+  return s;
+}
+
+int (*volatile via)(int) = g;
+
+int f(int x) {
+  int s = 0;
+  for (int i = 0; i < x; i++)
+    s += g(i) + h(i, i & 7) + twice(i);
+  return s + via(x) + sum(3, x, 1, 2);
+}
+
+int main(int argc, char **argv) {
+  int n = argc > 1 ? atoi(argv[1]) : 9;
+  int r = 0;
+  for (int k = 0; k < 3; k++)
+    r += f(n + k);
+  printf("result %d calls %d\n", r, calls);
+  return 0;
+}
