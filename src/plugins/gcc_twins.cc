@@ -31,8 +31,9 @@
  * The pairs go into the non-allocated section .ucov_twins (two 8-byte
  * addresses each: plain, then twin; the linker resolves them), written at
  * the end of the IPA passes for the pairs whose both bodies are still there.
- * A function that cannot be copied keeps its hooks in its one body, which
- * `ucov cc --dormant` patches call by call as before.
+ * A function that cannot be copied, or that the linker may take from another
+ * unit (weak, comdat), keeps its hooks in its one body, which `ucov cc
+ * --dormant` patches call by call as before.
  */
 // clang-format off
 // (gcc's own headers, each after those it needs)
@@ -109,7 +110,10 @@ struct strip_pass : public gimple_opt_pass {
 
 bool twinnable(cgraph_node *n) {
   tree d = n->decl;
-  return !n->clone_of && !n->inlined_to && !DECL_ARTIFICIAL(d) &&
+  // (weak, comdat: the linker may keep another unit's body, whose entry
+  // would then be paired with this unit's twin)
+  return !n->clone_of && !n->inlined_to && !DECL_ARTIFICIAL(d) && !DECL_WEAK(d) &&
+         !DECL_COMDAT(d) && !DECL_ONE_ONLY(d) &&
          !DECL_DISREGARD_INLINE_LIMITS(d) && // (always_inline: in its callers' bodies)
          !lookup_attribute("no_sanitize_coverage", DECL_ATTRIBUTES(d)) &&
          !lookup_attribute("naked", DECL_ATTRIBUTES(d)) &&

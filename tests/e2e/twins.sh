@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# ucov-twins-gcc.so (src/plugins/gcc_twins.cc) on tests/e2e/twins/prog.c, at
+# The twins plugins, ucov-twins-gcc.so (src/plugins/gcc_twins.cc) and
+# ucov-twins-clang-14.so (clang_twins.cpp), on tests/e2e/twins/prog.c, at
 # -O0 and -O2 with --coverage, in a trace build (trace-pc, trace-cmp) and an entry and
 # exit build (-finstrument-functions). Checked against the same build without
 # the plugin (the reference):
 # - the plain bodies call no hook; each function with a body of its own (not
 #   the always_inline helper, nor a static one inlined everywhere) has a twin,
-#   "<name>.ucov_twin.N", which calls them; one static local;
+#   "<name>.ucov_twin[.N]", which calls them; one static local;
 # - the linked program's .ucov_twins holds exactly the pairs (plain, twin) of
-#   those functions, by address, and each plain body starts with 5 NOPs;
+#   those functions, by address, and each plain body starts with 5 bytes of NOP;
 # - run as it is, the program prints the reference's result, calls no hook
 #   from those functions, and its gcov counts are the reference's, line by
 #   line;
@@ -15,31 +16,34 @@
 #   at each plain entry that jumps to the twin), it prints the same result,
 #   calls the hooks exactly as often as the reference, and its gcov counts are
 #   the reference's again: the twins count on the same counters;
-# - without -fno-ipa-ra -fno-ipa-icf the plugin refuses, and says why.
-# Usage: twins_gcc.sh PLUGIN SRCDIR WORKDIR
+# - gcc's: without -fno-ipa-ra -fno-ipa-icf the plugin refuses, and says why.
+# Usage: twins.sh CC PLUGIN SRCDIR WORKDIR   (CC: gcc or clang-14)
 set -u
-PLUGIN=$1 SRC=$2 WORK=$3
+CC=$1 PLUGIN=$2 SRC=$3 WORK=$4
 . "$SRC/tests/lib.sh"
 fresh_workdir
 P=$SRC/tests/e2e/twins
 if ! [ -f "$PLUGIN" ]; then
-  fail "no $PLUGIN: gcc's plugin headers are missing (gcc-12-plugin-dev; scripts/deps.sh installs them)"
-  finish twins_gcc
+  fail "no $PLUGIN: the compiler's plugin headers are missing (gcc-12-plugin-dev, llvm-14-dev; scripts/deps.sh installs them)"
+  finish "twins_$CC"
   exit 1
 fi
-twin=(-fplugin="$PLUGIN" -fno-ipa-ra -fno-ipa-icf)
+twin=(-fplugin="$PLUGIN" -fno-ipa-ra -fno-ipa-icf) gcov=(gcov)
+if [ "$CC" != gcc ]; then
+  twin=(-fpass-plugin="$PLUGIN") gcov=("llvm-cov-${CC#clang-}" gcov)
+fi
 all="g h sum f main"
 
 # build DIR FLAGS...: prog (and hook.o) in DIR, at -$opt.
 build() {
   local d=$1
   shift
-  mkdir -p "$d" && (cd "$d" && gcc "-$opt" -g --coverage "$@" -c "$P/prog.c" -o prog.o &&
-    gcc -O2 -c "$P/hook.c" -o hook.o && gcc --coverage prog.o hook.o -o prog) >"$d.log" 2>&1
+  mkdir -p "$d" && (cd "$d" && "$CC" "-$opt" -g --coverage "$@" -c "$P/prog.c" -o prog.o &&
+    gcc -O2 -c "$P/hook.c" -o hook.o && "$CC" --coverage prog.o hook.o -o prog) >"$d.log" 2>&1
 }
 # counts DIR: each line's gcov count of prog.c (after a run), "line count".
 counts() {
-  (cd "$1" && gcov -o . prog.gcda >/dev/null 2>&1 &&
+  (cd "$1" && "${gcov[@]}" -o . prog.gcda >/dev/null 2>&1 &&
     awk -F: '{gsub(/ /, "", $1); gsub(/ /, "", $2)} $1 ~ /^[0-9]+$/ {print $2, $1}' prog.c.gcov)
 }
 # body DIR NAME: the disassembly of function NAME in DIR/prog.o, with relocations.
@@ -60,10 +64,10 @@ for mode in O0-trace O0-ext O2-trace O2-ext; do
   bad='' missing=''
   for f in $fns; do
     body $mode/twin "$f" | grep -q "$hook" && bad="$bad $f"
-    t=$(nm $mode/twin/prog.o | awk -v f="$f" '$3 ~ "^" f "\\.ucov_twin\\.[0-9]+$" {print $3}')
+    t=$(nm $mode/twin/prog.o | awk -v f="$f" '$3 ~ "^" f "\\.ucov_twin(\\.[0-9]+)?$" {print $3}')
     [ -n "$t" ] && body $mode/twin "$t" | grep -q "$hook" || missing="$missing $f"
   done
-  seen=$(nm $mode/twin/prog.o | grep -c ' seen\.')
+  seen=$(nm $mode/twin/prog.o | grep -cE '[ .]seen(\.[0-9]+)?$') # (gcc: seen.N; clang: g.seen)
   [ -z "$bad$missing" ] && [ "$n_fns" -ge 4 ] && [ "$seen" = 1 ] &&
     pass "$mode: the plain bodies of $fns call no hook; their twins do; one static local" ||
     fail "$mode: plain bodies with hooks '$bad', twins missing or without hooks '$missing' (of '$fns'); $seen statics 'seen'"
@@ -94,14 +98,16 @@ for line in subprocess.run(["nm", path], capture_output=True, text=True).stdout.
         syms[p[2]] = int(p[0], 16)
 want = set()
 for f in fns:
-    t = [s for s in syms if s.startswith(f + ".ucov_twin.")]
+    t = [s for s in syms if s == f + ".ucov_twin" or s.startswith(f + ".ucov_twin.")]
     want.add((syms[f], syms[t[0]] if t else 0))
-nops = all(data[text[4] + a - text[3]:text[4] + a - text[3] + 5] == b"\x90" * 5 for a, _ in want)
+# (gcc: five 1-byte NOPs; clang: one 5-byte NOP, nopl disp8(%rax,%rax,1))
+nops = all(data[text[4] + a - text[3]:text[4] + a - text[3] + 5] in (b"\x90" * 5,) or
+           data[text[4] + a - text[3]:text[4] + a - text[3] + 4] == b"\x0f\x1f\x44\x00" for a, _ in want)
 print(len(pairs), "equal" if pairs == want else "differ", "nops" if nops else "no-nops")
 PY
   )
   [ "$table" = "$n_fns equal nops" ] &&
-    pass "$mode: .ucov_twins holds the $n_fns pairs (plain, twin) by address; each plain entry is 5 NOPs" ||
+    pass "$mode: .ucov_twins holds the $n_fns pairs (plain, twin) by address; each plain entry is a 5-byte NOP area" ||
     fail "$mode: the table: '$table'"
 
   # plain: the reference's result and counts, no hook from the twinned functions
@@ -118,7 +124,7 @@ PY
   # traced: each plain entry jumps to its twin
   rm -f $mode/twin/prog.gcda
   for f in $fns; do
-    t=$(nm $mode/twin/prog | awk -v f="$f" '$3 ~ "^" f "\\.ucov_twin\\.[0-9]+$" {print $3}')
+    t=$(nm $mode/twin/prog | awk -v f="$f" '$3 ~ "^" f "\\.ucov_twin(\\.[0-9]+)?$" {print $3}')
     printf 'break *%s\ncommands\nsilent\njump *%s\nend\n' "$f" "'$t'"
   done >$mode/twin/jumps.gdb
   (cd $mode/twin && timeout 120 gdb -q -batch -nx -x jumps.gdb -ex "run >out 2>hooks" ./prog >gdb.log 2>&1)
@@ -128,8 +134,10 @@ PY
     fail "$mode: twins run: out '$(cat $mode/twin/out)'; hooks '$th' vs '$rh'; counts equal: $([ "$rc" = "$tc" ] && echo yes || echo no); $(tail -3 $mode/twin/gdb.log)"
 done
 
-# the plugin's one requirement, said
-gcc -O2 -fplugin="$PLUGIN" -fsanitize-coverage=trace-pc -c "$P/prog.c" -o /dev/null 2>refuse.err
-grep -q 'ucov-twins: needs .*-fno-ipa-ra -fno-ipa-icf' refuse.err &&
-  pass "without -fno-ipa-ra -fno-ipa-icf: refused, and said" || fail "refusal: $(cat refuse.err)"
-finish twins_gcc
+# gcc's plugin's one requirement, said
+if [ "$CC" = gcc ]; then
+  gcc -O2 -fplugin="$PLUGIN" -fsanitize-coverage=trace-pc -c "$P/prog.c" -o /dev/null 2>refuse.err
+  grep -q 'ucov-twins: needs .*-fno-ipa-ra -fno-ipa-icf' refuse.err &&
+    pass "without -fno-ipa-ra -fno-ipa-icf: refused, and said" || fail "refusal: $(cat refuse.err)"
+fi
+finish "twins_$CC"

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ucov-twins for clang (-fpass-plugin; ucov cc --dormant): the same twins as
+ * gcc_twins.cc. Every function of the module gets a twin,
+ * "<name>.ucov_twin", the same body with the hooks; the function itself (the
+ * plain body) has no hook and a 5-byte patchable entry. While nobody traces
+ * the program runs its plain bodies; tracing turns each plain entry into a
+ * jump to its twin.
+ *
+ * Where it runs: at the end of the optimization pipeline (OptimizerLast),
+ * where clang adds sanitizer coverage too, after this plugin (a plugin's
+ * callbacks are registered first). So the twin is a copy of the optimized
+ * body that a trace build instruments: the same inlining, the same blocks,
+ * the same hook calls. gcov's counters (--coverage) and the profile's
+ * (-fprofile-instr-generate) are in the body by then, added at the start of
+ * the pipeline: the twin updates the plain body's counters. Then:
+ *  - the plain body is nosanitize_coverage;
+ *  - -finstrument-functions' entry and exit calls (added at the start of the
+ *    pipeline, inlined with their functions) are taken out of it, and so
+ *    is -finstrument-functions-after-inlining's request for them;
+ *  - what LLVM found of the hook-free body before (readnone, a known
+ *    return) a trace build's callers rely on too: it too was found before
+ *    the hooks.
+ * The pairs go into the non-allocated section .ucov_twins (two 8-byte
+ * addresses each: plain, then twin), as gcc's plugin writes them. A function
+ * the linker may take from another unit (weak, comdat, available_externally)
+ * keeps its hooks in its one body, which `ucov cc --dormant` patches call by
+ * call as before.
+ */
+#include "llvm/IR/Attributes.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Passes/PassPlugin.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+#include "llvm/Transforms/Utils/ModuleUtils.h"
+
+#include <string>
+#include <vector>
+
+using namespace llvm;
+
+namespace {
+
+bool twinnable(const Function &F) {
+  StringRef n = F.getName();
+  return !F.isDeclaration() && !F.hasComdat() && !F.isWeakForLinker() &&
+         !F.hasAvailableExternallyLinkage() && !F.hasFnAttribute(Attribute::NoSanitizeCoverage) &&
+         !F.hasFnAttribute(Attribute::Naked) &&
+         !F.hasFnAttribute(Attribute::AlwaysInline) && // (in its callers' bodies)
+         !n.startswith("__llvm_") && !n.startswith("llvm.");
+}
+
+// -finstrument-functions' calls out of F (its inlined callees' included).
+void strip_entry_exit(Function &F) {
+  F.removeFnAttr("instrument-function-entry-inlined");
+  F.removeFnAttr("instrument-function-exit-inlined");
+  std::vector<Instruction *> dead;
+  for (BasicBlock &B : F)
+    for (Instruction &I : B)
+      if (auto *C = dyn_cast<CallInst>(&I))
+        if (Function *callee = C->getCalledFunction())
+          if (callee->getName() == "__cyg_profile_func_enter" ||
+              callee->getName() == "__cyg_profile_func_exit")
+            dead.push_back(C);
+  for (Instruction *I : dead)
+    I->eraseFromParent();
+}
+
+struct Twins : PassInfoMixin<Twins> {
+  PreservedAnalyses run(Module &M, ModuleAnalysisManager &) {
+    std::vector<Function *> fns;
+    for (Function &F : M)
+      if (twinnable(F))
+        fns.push_back(&F);
+    std::string table;
+    std::vector<GlobalValue *> keep;
+    for (Function *F : fns) {
+      ValueToValueMapTy vmap;
+      Function *T = CloneFunction(F, vmap);
+      T->setName(F->getName() + ".ucov_twin");
+      T->setLinkage(GlobalValue::InternalLinkage);
+      T->setVisibility(GlobalValue::DefaultVisibility);
+      F->addFnAttr(Attribute::NoSanitizeCoverage);
+      F->addFnAttr("patchable-function-entry", "5");
+      strip_entry_exit(*F);
+      keep.push_back(T); // (only the table refers to it)
+      table += "\t.quad \"" + F->getName().str() + "\"\n\t.quad \"" + T->getName().str() + "\"\n";
+    }
+    if (table.empty())
+      return PreservedAnalyses::all();
+    appendToCompilerUsed(M, keep);
+    M.appendModuleInlineAsm("\t.pushsection .ucov_twins,\"\",@progbits\n" + table +
+                            "\t.popsection");
+    return PreservedAnalyses::none();
+  }
+};
+
+} // namespace
+
+extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
+  return {LLVM_PLUGIN_API_VERSION, "ucov-twins", "1", [](PassBuilder &PB) {
+            PB.registerOptimizerLastEPCallback(
+                [](ModulePassManager &MPM, OptimizationLevel) { MPM.addPass(Twins()); });
+          }};
+}
