@@ -49,7 +49,8 @@ bool twinnable(const Function &F) {
          !F.hasAvailableExternallyLinkage() && !F.hasFnAttribute(Attribute::NoSanitizeCoverage) &&
          !F.hasFnAttribute(Attribute::Naked) &&
          !F.hasFnAttribute(Attribute::AlwaysInline) && // (in its callers' bodies)
-         !n.startswith("__llvm_") && !n.startswith("llvm.");
+         !n.startswith("__llvm_") && !n.startswith("llvm.") &&
+         n != "main"; // (entered before anyone can trace: as gcc_twins.cc)
 }
 
 // -finstrument-functions' calls out of F (its inlined callees' included).

@@ -112,8 +112,12 @@ bool twinnable(cgraph_node *n) {
   tree d = n->decl;
   // (weak, comdat: the linker may keep another unit's body, whose entry
   // would then be paired with this unit's twin)
-  return !n->clone_of && !n->inlined_to && !DECL_ARTIFICIAL(d) && !DECL_WEAK(d) &&
-         !DECL_COMDAT(d) && !DECL_ONE_ONLY(d) &&
+  // (of gcc's own functions, only the parts of functions it split: their
+  // callers are functions that have twins)
+  // (main: entered before anyone can trace, its twin would never run; it
+  // keeps its hooks, patched call by call, as a trace build's main traces)
+  return !n->clone_of && !n->inlined_to && (!DECL_ARTIFICIAL(d) || n->split_part) &&
+         !MAIN_NAME_P(DECL_NAME(d)) && !DECL_WEAK(d) && !DECL_COMDAT(d) && !DECL_ONE_ONLY(d) &&
          !DECL_DISREGARD_INLINE_LIMITS(d) && // (always_inline: in its callers' bodies)
          !lookup_attribute("no_sanitize_coverage", DECL_ATTRIBUTES(d)) &&
          !lookup_attribute("naked", DECL_ATTRIBUTES(d)) &&

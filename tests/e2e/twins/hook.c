@@ -29,6 +29,8 @@ CMP(const_cmp1, uint8_t)
 CMP(const_cmp2, uint16_t)
 CMP(const_cmp4, uint32_t)
 CMP(const_cmp8, uint64_t)
+CMP(cmpf, float)
+CMP(cmpd, double)
 void __sanitizer_cov_trace_switch(uint64_t v, uint64_t *cases) {
   (void)v, (void)cases, cmps++;
 }

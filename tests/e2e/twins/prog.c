@@ -1,7 +1,8 @@
 /*
  * A program for tests/e2e/twins_gcc.sh: global and static functions, a
  * static local, loops and comparisons, a call through a pointer, an
- * always_inline helper and a variadic function. hook.c counts the hooks.
+ * always_inline helper, a variadic function, and one whose cold part gcc
+ * splits into a function of its own (big.part.0). hook.c counts the hooks.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -36,6 +37,21 @@ int sum(int n, ...) {
   return s;
 }
 
+int big(int x) {
+  if (__builtin_expect(x < 100, 1))
+    return x;
+  int s = 0;
+  for (int i = 0; i < x; i++) {
+    s += i * x;
+    if (s % 7 == 3)
+      s ^= x;
+    if (s % 11 == 5)
+      s += 3;
+  }
+  printf("big %d\n", s);
+  return s;
+}
+
 int (*volatile via)(int) = g;
 
 int f(int x) {
@@ -45,11 +61,16 @@ int f(int x) {
   return s + via(x) + sum(3, x, 1, 2);
 }
 
-int main(int argc, char **argv) {
+/* (main itself has no twin: entered before anyone traces) */
+__attribute__((noinline)) int run(int argc, char **argv) {
   int n = argc > 1 ? atoi(argv[1]) : 9;
   int r = 0;
   for (int k = 0; k < 3; k++)
-    r += f(n + k);
+    r += f(n + k) + big(n * 12 + k);
   printf("result %d calls %d\n", r, calls);
   return 0;
+}
+
+int main(int argc, char **argv) {
+  return run(argc, argv);
 }
