@@ -21,6 +21,8 @@
  *  - what LLVM found of the hook-free body before (readnone, a known
  *    return) a trace build's callers rely on too: it too was found before
  *    the hooks.
+ * A function whose blocks' addresses are in a table (computed goto) gets
+ * its own copy of the table, its blocks the twin's.
  * The pairs go into the non-allocated section .ucov_twins (two 8-byte
  * addresses each: plain, then twin), as gcc's plugin writes them. A function
  * the linker may take from another unit (weak, comdat, available_externally)
@@ -35,6 +37,7 @@
 #include "llvm/Passes/PassPlugin.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
+#include "llvm/Transforms/Utils/ValueMapper.h"
 
 #include <string>
 #include <vector>
@@ -69,6 +72,43 @@ void strip_entry_exit(Function &F) {
     I->eraseFromParent();
 }
 
+// Does the constant c refer to a block of F (blockaddress)?
+bool has_block_of(const Constant *c, const Function *F) {
+  if (auto *b = dyn_cast<BlockAddress>(c))
+    return b->getFunction() == F;
+  for (const Use &u : c->operands())
+    if (auto *k = dyn_cast<Constant>(u.get()))
+      if (has_block_of(k, F))
+        return true;
+  return false;
+}
+
+// The tables of F's block addresses (a computed goto's jump table), copied
+// for its twin T: each copy's blocks are T's, and T's instructions use the
+// copies. false: T still uses a table some other way (T is then dropped).
+bool twin_tables(Module &M, Function *F, Function *T, ValueToValueMapTy &vmap) {
+  std::vector<GlobalVariable *> tables;
+  for (GlobalVariable &G : M.globals())
+    if (G.hasInitializer() && has_block_of(G.getInitializer(), F))
+      tables.push_back(&G);
+  vmap[F] = T;
+  for (GlobalVariable *G : tables) {
+    Constant *init = MapValue(G->getInitializer(), vmap);
+    auto *copy =
+        new GlobalVariable(M, G->getValueType(), G->isConstant(), GlobalValue::InternalLinkage,
+                           init, G->getName() + ".ucov_twin");
+    copy->setAlignment(G->getAlign());
+    G->replaceUsesWithIf(copy, [T](Use &u) {
+      auto *I = dyn_cast<Instruction>(u.getUser());
+      return I && I->getFunction() == T;
+    });
+    for (User *u : G->users())
+      if (!isa<Instruction>(u))
+        return false; // (through a constant expression: not followed)
+  }
+  return true;
+}
+
 struct Twins : PassInfoMixin<Twins> {
   PreservedAnalyses run(Module &M, ModuleAnalysisManager &) {
     std::vector<Function *> fns;
@@ -83,6 +123,10 @@ struct Twins : PassInfoMixin<Twins> {
       T->setName(F->getName() + ".ucov_twin");
       T->setLinkage(GlobalValue::InternalLinkage);
       T->setVisibility(GlobalValue::DefaultVisibility);
+      if (!twin_tables(M, F, T, vmap)) {
+        T->eraseFromParent();
+        continue; // (F keeps its hooks, patched call by call)
+      }
       F->addFnAttr(Attribute::NoSanitizeCoverage);
       F->addFnAttr("patchable-function-entry", "5");
       strip_entry_exit(*F);

@@ -53,6 +53,9 @@
 #include "tree-ssa.h"
 #include "tree-inline.h"
 #include "diagnostic-core.h"
+#include "gimple-walk.h"
+#include "gimplify.h"
+#include "varasm.h"
 // clang-format on
 
 #include <string>
@@ -108,6 +111,103 @@ struct strip_pass : public gimple_opt_pass {
   }
 };
 
+// Is a table of label addresses in a static (computed goto's jump table)
+// all that keeps gcc from copying fn? Such a function is copied with the
+// flag cleared, and its twin gets its own tables (twin_tables).
+bool tables_only(function *fn) {
+  return fn && fn->has_forced_label_in_static && !fn->has_nonlocal_label &&
+         !lookup_attribute("noclone", DECL_ATTRIBUTES(fn->decl));
+}
+
+// The labels of fn's body, in order.
+std::vector<tree> labels_of(function *fn) {
+  std::vector<tree> v;
+  basic_block bb;
+  FOR_EACH_BB_FN(bb, fn) {
+    for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi))
+      if (glabel *l = dyn_cast<glabel *>(gsi_stmt(gsi)))
+        v.push_back(gimple_label_label(l));
+  }
+  return v;
+}
+
+struct remap {
+  const std::vector<tree> *from, *to;
+  tree old_var, new_var;
+};
+
+// (walk_tree: a label of the plain body becomes the twin's)
+tree map_label(tree *tp, int *walk_subtrees, void *data) {
+  const remap *m = static_cast<const remap *>(data);
+  if (TREE_CODE(*tp) == LABEL_DECL) {
+    for (size_t i = 0; i < m->from->size(); i++)
+      if ((*m->from)[i] == *tp) {
+        *tp = (*m->to)[i];
+        break;
+      }
+    *walk_subtrees = 0;
+  }
+  return NULL_TREE;
+}
+
+// (walk_gimple_op: the plain body's table becomes the twin's)
+tree map_var(tree *tp, int *walk_subtrees, void *data) {
+  walk_stmt_info *wi = static_cast<walk_stmt_info *>(data);
+  const remap *m = static_cast<const remap *>(wi->info);
+  if (*tp == m->old_var) {
+    *tp = m->new_var;
+    wi->changed = true;
+  }
+  if (TYPE_P(*tp) || DECL_P(*tp))
+    *walk_subtrees = 0;
+  return NULL_TREE;
+}
+
+// The twin tw of pf, copied with its tables of label addresses: each table
+// copied for the twin, its labels the twin's (the copy keeps the labels'
+// order), and the twin's uses made the copy's. false: the bodies' labels do
+// not pair up (the twin is then not used).
+bool twin_tables(function *pf, function *tw) {
+  std::vector<tree> from = labels_of(pf), to = labels_of(tw);
+  if (from.size() != to.size())
+    return false;
+  unsigned ix;
+  tree var;
+  std::vector<tree> tables;
+  FOR_EACH_LOCAL_DECL(pf, ix, var) {
+    if (VAR_P(var) && TREE_STATIC(var) && DECL_INITIAL(var) &&
+        TREE_CODE(DECL_INITIAL(var)) == CONSTRUCTOR)
+      tables.push_back(var);
+  }
+  for (tree old_var : tables) {
+    tree nv = copy_node(old_var);
+    DECL_NAME(nv) = get_identifier(
+        (std::string(IDENTIFIER_POINTER(DECL_NAME(old_var))) + ".ucov_twin").c_str());
+    SET_DECL_ASSEMBLER_NAME(nv, NULL_TREE);
+    DECL_CONTEXT(nv) = tw->decl;
+    remap m = {&from, &to, old_var, nv};
+    tree init = unshare_expr(DECL_INITIAL(old_var));
+    walk_tree(&init, map_label, &m, NULL);
+    DECL_INITIAL(nv) = init;
+    add_local_decl(tw, nv);
+    varpool_node::finalize_decl(nv);
+    varpool_node::get_create(nv)->force_output = 1; // (the twin's references are not redone)
+    basic_block bb;
+    FOR_EACH_BB_FN(bb, tw) {
+      for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi)) {
+        walk_stmt_info wi;
+        memset(&wi, 0, sizeof(wi));
+        wi.info = &m;
+        walk_gimple_op(gsi_stmt(gsi), map_var, &wi);
+        if (wi.changed)
+          update_stmt(gsi_stmt(gsi));
+      }
+    }
+  }
+  tw->has_forced_label_in_static = 1;
+  return true;
+}
+
 bool twinnable(cgraph_node *n) {
   tree d = n->decl;
   // (weak, comdat: the linker may keep another unit's body, whose entry
@@ -122,7 +222,7 @@ bool twinnable(cgraph_node *n) {
          !lookup_attribute("no_sanitize_coverage", DECL_ATTRIBUTES(d)) &&
          !lookup_attribute("naked", DECL_ATTRIBUTES(d)) &&
          !lookup_attribute("no_instrument_function", DECL_ATTRIBUTES(d)) &&
-         tree_versionable_function_p(d);
+         (tree_versionable_function_p(d) || tables_only(DECL_STRUCT_FUNCTION(d)));
 }
 
 const pass_data twins_data = {
@@ -145,10 +245,23 @@ struct twins_pass : public simple_ipa_opt_pass {
     tree entry = tree_cons(NULL_TREE, build_int_cst(integer_type_node, 5),
                            tree_cons(NULL_TREE, build_int_cst(integer_type_node, 0), NULL_TREE));
     for (cgraph_node *p : fns) {
+      function *pf = DECL_STRUCT_FUNCTION(p->decl);
+      bool tables = pf->has_forced_label_in_static;
+      if (tables) { // (copied, its tables apart: twin_tables)
+        pf->has_forced_label_in_static = 0;
+        pf->cannot_be_copied_set = 0;
+        pf->cannot_be_copied_reason = NULL;
+      }
       cgraph_node *c =
           p->create_version_clone_with_body(vNULL, NULL, NULL, NULL, NULL, "ucov_twin");
+      if (tables) {
+        pf->has_forced_label_in_static = 1;
+        pf->cannot_be_copied_set = 0;
+      }
       if (!c)
         continue;
+      if (tables && !twin_tables(pf, DECL_STRUCT_FUNCTION(c->decl)))
+        continue;          // (left unused: the plain body keeps its hooks)
       c->force_output = 1; // (only the table refers to it)
       // (entered by a jump from the plain entry, with its callers' convention:
       // not local, whose callers gcc would take to be all known, nor cold)

@@ -2,7 +2,10 @@
  * A program for tests/e2e/twins_gcc.sh: global and static functions, a
  * static local, loops and comparisons, a call through a pointer, an
  * always_inline helper, a variadic function, and one whose cold part gcc
- * splits into a function of its own (big.part.0). hook.c counts the hooks.
+ * splits into a function of its own (big.part.0), and an interpreter whose
+ * computed gotos go through a static table of label addresses, as Lua's
+ * does (gcc copies such a function only with its table). hook.c counts the
+ * hooks.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -52,6 +55,20 @@ int big(int x) {
   return s;
 }
 
+int interp(const unsigned char *code, int n) {
+  static const void *const ops[] = {&&op_add, &&op_sub, &&op_end};
+  int acc = 0, pc = 0;
+  goto *ops[code[pc++]];
+op_add:
+  acc += pc;
+  goto *ops[code[pc++]];
+op_sub:
+  acc -= n;
+  goto *ops[code[pc++]];
+op_end:
+  return acc;
+}
+
 int (*volatile via)(int) = g;
 
 int f(int x) {
@@ -64,9 +81,10 @@ int f(int x) {
 /* (main itself has no twin: entered before anyone traces) */
 __attribute__((noinline)) int run(int argc, char **argv) {
   int n = argc > 1 ? atoi(argv[1]) : 9;
+  static const unsigned char code[] = {0, 0, 1, 0, 1, 1, 0, 2};
   int r = 0;
   for (int k = 0; k < 3; k++)
-    r += f(n + k) + big(n * 12 + k);
+    r += f(n + k) + big(n * 12 + k) + interp(code, k);
   printf("result %d calls %d\n", r, calls);
   return 0;
 }
