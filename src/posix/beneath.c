@@ -189,6 +189,11 @@ UCOV_NOTRACE void ucov_at_release(void) {
   held.holding = 0;
 }
 
+/* When slot i was last used; 0 if it is free. */
+static UCOV_NOTRACE unsigned long age(int i) {
+  return held.p[i].open ? held.p[i].used : 0;
+}
+
 /* rel's directory beneath the held directory: a held descriptor, lent
  * (put gives it back), or a new one. */
 static UCOV_NOTRACE int held_parent(const char *rel, int flags, const char **base) {
@@ -201,9 +206,9 @@ static UCOV_NOTRACE int held_parent(const char *rel, int flags, const char **bas
       held.p[i].used = ++held.clock;
       return held.p[i].fd;
     }
-  int slot = -1; /* a free one, else the least recently used not lent */
-  for (int i = 0; i < HELD_PARENTS && (slot < 0 || held.p[slot].open); i++)
-    if (!held.p[i].lent && (slot < 0 || !held.p[i].open || held.p[i].used < held.p[slot].used))
+  int slot = -1; /* the least recently used not lent (a free one: never used) */
+  for (int i = 0; i < HELD_PARENTS; i++)
+    if (!held.p[i].lent && (slot < 0 || age(i) < age(slot)))
       slot = i;
   int fd = ucov_beneath_parent(held.dfd, rel, flags, base);
   if (fd < 0 || slot < 0 || plen >= sizeof(held.p[0].parent))
@@ -261,11 +266,7 @@ static UCOV_NOTRACE int parent_of(const char *dir, const char *rel, int flags, c
   }
   if (is_held)
     return held_parent(rel, flags, base);
-  int saved, fd = ucov_beneath_parent(dfd, rel, flags, base);
-  saved = errno;
-  close(dfd);
-  errno = saved;
-  return fd;
+  return done(dfd, ucov_beneath_parent(dfd, rel, flags, base));
 }
 
 UCOV_NOTRACE int ucov_at_open(const char *dir, const char *rel, int oflags, mode_t mode,
