@@ -85,12 +85,22 @@ bool has_block_of(const Constant *c, const Function *F) {
 
 // The tables of F's block addresses (a computed goto's jump table), copied
 // for its twin T: each copy's blocks are T's, and T's instructions use the
-// copies. false: T still uses a table some other way (T is then dropped).
+// copies. false, before anything is copied: a table is used through a
+// constant expression, which is not followed (T is then dropped).
 bool twin_tables(Module &M, Function *F, Function *T, ValueToValueMapTy &vmap) {
+  bool blocks_taken = false;
+  for (const BasicBlock &B : *F)
+    blocks_taken |= B.hasAddressTaken();
+  if (!blocks_taken)
+    return true; // (no table can hold one of F's blocks)
   std::vector<GlobalVariable *> tables;
   for (GlobalVariable &G : M.globals())
     if (G.hasInitializer() && has_block_of(G.getInitializer(), F))
       tables.push_back(&G);
+  for (GlobalVariable *G : tables)
+    for (User *u : G->users())
+      if (!isa<Instruction>(u))
+        return false;
   vmap[F] = T;
   for (GlobalVariable *G : tables) {
     Constant *init = MapValue(G->getInitializer(), vmap);
@@ -102,9 +112,6 @@ bool twin_tables(Module &M, Function *F, Function *T, ValueToValueMapTy &vmap) {
       auto *I = dyn_cast<Instruction>(u.getUser());
       return I && I->getFunction() == T;
     });
-    for (User *u : G->users())
-      if (!isa<Instruction>(u))
-        return false; // (through a constant expression: not followed)
   }
   return true;
 }
