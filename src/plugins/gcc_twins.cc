@@ -25,7 +25,7 @@
  *  - neither body may be cloned again (noclone: no constprop or isra
  *    versions, which a caller would call instead of the patched entry);
  *  - a caller may rely on nothing the plain body alone does: the plugin
- *    wants -fno-ipa-ra and -fno-ipa-icf (ucov cc gives them). What gcc's
+ *    wants -fno-ipa-ra and -fno-ipa-icf, and says so. What gcc's
  *    IPA passes find of a hook-free body (pure, const, a known return) a
  *    trace build's callers rely on too: its hooks come after those passes.
  * The pairs go into the non-allocated section .ucov_twins (two 8-byte
@@ -282,7 +282,7 @@ std::string asm_name(tree decl) {
   return s[0] == '*' ? s + 1 : s;
 }
 
-// Both bodies still to be written (neither inlined everywhere and gone)?
+// Is decl's body still to be written (not inlined everywhere and gone)?
 bool emitted(tree decl) {
   cgraph_node *n = cgraph_node::get(decl);
   return n && n->definition && !n->inlined_to && !DECL_EXTERNAL(decl);
@@ -324,7 +324,7 @@ int plugin_init(struct plugin_name_args *info, struct plugin_gcc_version *versio
   // (its twin may not), and identical code folding would make two plain
   // bodies one address with two twins.
   if (flag_ipa_ra || flag_ipa_icf_functions) {
-    error("ucov-twins: needs %<-fno-ipa-ra -fno-ipa-icf%> (ucov cc gives them)");
+    error("ucov-twins: needs %<-fno-ipa-ra -fno-ipa-icf%>");
     return 1;
   }
   register_after(info, new twins_pass(g), "profile");
