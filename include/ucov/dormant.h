@@ -8,7 +8,10 @@
  *  - dormant: a call becomes a NOP of its length; a tail jump (the hook was
  *    the function's last call) becomes a `ret` padded with NOPs; a conditional
  *    tail jump keeps its condition and jumps to a `ret` of the module
- *    (the table's ret_addr) instead of the hook.
+ *    (the table's ret_addr) instead of the hook;
+ *  - a twin entry (a function built with ucov's twins plugin: a plain body
+ *    with no hook and a traced twin): live, a jump from the plain body's
+ *    entry to the twin's; dormant, a 5-byte NOP, and the plain body runs.
  * The linked file holds the dormant form: a dormant program runs without
  * calling a hook until the first KCOV enable makes its sites live.
  *
@@ -33,6 +36,7 @@ enum ucov_site_kind {
   UCOV_SITE_CALL = 1, /* e8 rel32, 67 e8 rel32, ff 15 rel32: dormant a NOP */
   UCOV_SITE_JMP = 2,  /* e9 rel32, ff 25 rel32: dormant ret + NOPs */
   UCOV_SITE_JCC = 3,  /* 0f 8x rel32: dormant the same jump to ret_addr */
+  UCOV_SITE_TWIN = 4, /* e9 rel32 to the twin: dormant a NOP */
 };
 
 struct ucov_sites_header {
@@ -67,10 +71,12 @@ static inline long long ucov_sites_table(const void *sec, uint64_t size,
 }
 
 /* Is s a site as `ucov cc --dormant` writes them (a known kind, 5 or 6
- * bytes; a conditional jump only in a table with a ret to jump to)? */
+ * bytes; a conditional jump only in a table with a ret to jump to; a twin
+ * entry a 5-byte jump)? */
 static inline int ucov_site_ok(const struct ucov_site *s, uint64_t ret_addr) {
-  return (s->len == 5 || s->len == 6) && s->kind >= UCOV_SITE_CALL && s->kind <= UCOV_SITE_JCC &&
-         (s->kind != UCOV_SITE_JCC || ret_addr);
+  return (s->len == 5 || s->len == 6) && s->kind >= UCOV_SITE_CALL && s->kind <= UCOV_SITE_TWIN &&
+         (s->kind != UCOV_SITE_JCC || ret_addr) &&
+         (s->kind != UCOV_SITE_TWIN || (s->len == 5 && s->live[0] == 0xe9));
 }
 
 /* The dormant bytes of site s (len bytes into out): see above. The NOPs are

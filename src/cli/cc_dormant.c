@@ -6,6 +6,13 @@
  * as the section .ucov_sites. Nothing is guessed from bytes: a site is a
  * relocation against a hook, and its instruction is only recognised (the
  * bytes before the relocated field), never searched for.
+ *
+ * A build with ucov's twins plugin (src/plugins) also has the section
+ * .ucov_twins: pairs of a plain body, which has no hook and starts with the
+ * plugin's patchable entry, and its traced twin. Each plain entry becomes a
+ * site of its own (a NOP, live a jump to the twin); the hook calls inside
+ * the twins are no sites: a twin runs only once its entry went live, and
+ * calls its hooks as a trace build does.
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -34,6 +41,41 @@ static int is_hook(const char *name) {
 struct range {
   uint64_t lo, hi;
 };
+
+static int by_lo(const void *a, const void *b) {
+  const struct range *x = a, *y = b;
+  return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Sort r[0..*n) and merge the ranges that overlap or touch. */
+static void ranges_merge(struct range *r, size_t *n) {
+  if (!*n)
+    return;
+  qsort(r, *n, sizeof(*r), by_lo);
+  size_t k = 0;
+  for (size_t i = 1; i < *n; i++) {
+    if (r[i].lo <= r[k].hi) {
+      if (r[i].hi > r[k].hi)
+        r[k].hi = r[i].hi;
+    } else {
+      r[++k] = r[i];
+    }
+  }
+  *n = k + 1;
+}
+
+/* Is a in one of the merged ranges r[0..n)? */
+static int in_ranges(const struct range *r, size_t n, uint64_t a) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (r[mid].hi <= a)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < n && r[lo].lo <= a && a < r[lo].hi;
+}
 
 static int by_addr(const void *a, const void *b) {
   const struct ucov_site *x = a, *y = b;
@@ -219,8 +261,10 @@ static int fix_open(struct fix *x, struct dormant_stats *stats) {
 }
 
 /* Which symbols are hooks (hook[i]), where ucov_dormant_ret's `ret` is, and
- * the runtime's own functions (the hooks, ucov_*), which are never sites
- * should one of them reach another hook through a relocation. 0 or -1. */
+ * the functions whose hook calls are no sites: the runtime's own (the hooks,
+ * ucov_*), should one of them reach another hook through a relocation, and
+ * the twins (and their split parts, "f.ucov_twin.0.cold"), whose calls stay
+ * live. 0 or -1. */
 static int fix_symbols(struct fix *x, char *hook, struct range **own, size_t *n_own) {
   for (size_t i = 0; i < x->nsyms; i++) {
     const Elf64_Sym *y = &x->syms[i];
@@ -234,13 +278,93 @@ static int fix_symbols(struct fix *x, char *hook, struct range **own, size_t *n_
         x->ret_addr = y->st_value;
     }
     if (ELF64_ST_TYPE(y->st_info) != STT_FUNC || y->st_shndx == SHN_UNDEF ||
-        (!hook[i] && strncmp(name, "ucov_", 5) && strncmp(name, "__sanitizer_cov_", 16)))
+        (!hook[i] && strncmp(name, "ucov_", 5) && strncmp(name, "__sanitizer_cov_", 16) &&
+         !strstr(name, ".ucov_twin")))
       continue;
     struct range *g = realloc(*own, (*n_own + 1) * sizeof(**own));
     if (!g)
       return -1;
     *own = g;
     g[(*n_own)++] = (struct range){y->st_value, y->st_value + y->st_size};
+  }
+  return 0;
+}
+
+/* A new zeroed entry at the end of x->sites, or NULL (out of memory). */
+static struct ucov_site *new_site(struct fix *x) {
+  if (x->count == x->cap) {
+    size_t cap = x->cap ? x->cap * 2 : 1024;
+    struct ucov_site *g = realloc(x->sites, cap * sizeof(*g));
+    if (!g)
+      return NULL;
+    x->sites = g;
+    x->cap = cap;
+  }
+  struct ucov_site *site = &x->sites[x->count++];
+  memset(site, 0, sizeof(*site));
+  return site;
+}
+
+/* The file offset of [addr, addr+len) in an allocated executable section,
+ * or -1. */
+static long long text_off(const struct fix *x, uint64_t addr, uint64_t len) {
+  for (unsigned t = 0; t < x->shnum; t++) {
+    const Elf64_Shdr *sh = &x->sh[t];
+    long long off = (sh->sh_flags & SHF_EXECINSTR) && (sh->sh_flags & SHF_ALLOC)
+                        ? file_off(sh, addr, len, x->size)
+                        : -1;
+    if (off >= 0)
+      return off;
+  }
+  return -1;
+}
+
+/*
+ * The entries of the plain bodies that .ucov_twins pairs with a twin, as
+ * sites: the plugin's patchable entry (after an endbr64) is five 1-byte NOPs
+ * (gcc) or one 5-byte NOP (clang's has a displacement of 8: 0f 1f 44 00 08),
+ * which become the NOP of ucov_site_dormant, live a jump to the twin.
+ * A pair of which the link kept no body (--gc-sections) is left out; a
+ * plain entry that is not the plugin's NOPs is counted (stats->twin_bad):
+ * that function would never trace. 0 or -1 (out of memory).
+ */
+static int fix_twins(struct fix *x, struct dormant_stats *stats) {
+  const Elf64_Shdr *tw = ucov_elf_section(&x->f, ".ucov_twins");
+  if (!tw || tw->sh_type == SHT_NOBITS || tw->sh_offset > x->size ||
+      tw->sh_size > x->size - tw->sh_offset)
+    return 0;
+  static const uint8_t nops[5] = {0x90, 0x90, 0x90, 0x90, 0x90};
+  static const uint8_t nop5[5] = {0x0f, 0x1f, 0x44, 0x00, 0x00};
+  static const uint8_t endbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
+  for (uint64_t i = 0; i + 16 <= tw->sh_size; i += 16) {
+    uint64_t plain, twin;
+    memcpy(&plain, x->buf + tw->sh_offset + i, 8);
+    memcpy(&twin, x->buf + tw->sh_offset + i + 8, 8);
+    long long at = text_off(x, plain, 9);
+    if (!plain || !twin || at < 0 || text_off(x, twin, 1) < 0)
+      continue; /* (a body the link dropped) */
+    uint64_t entry = plain;
+    if (!memcmp(x->buf + at, endbr64, 4))
+      entry += 4, at += 4;
+    if (memcmp(x->buf + at, nops, 5) && memcmp(x->buf + at, nop5, 4)) {
+      stats->twin_bad++;
+      continue;
+    }
+    int64_t rel = (int64_t)(twin - (entry + 5));
+    if (rel != (int32_t)rel) {
+      stats->twin_bad++;
+      continue;
+    }
+    struct ucov_site *site = new_site(x);
+    if (!site)
+      return -1;
+    uint32_t r = (uint32_t)(int32_t)rel;
+    site->addr = entry;
+    site->kind = UCOV_SITE_TWIN;
+    site->len = 5;
+    site->live[0] = 0xe9;
+    for (int b = 0; b < 4; b++)
+      site->live[1 + b] = (uint8_t)(r >> (8 * b));
   }
   return 0;
 }
@@ -267,21 +391,11 @@ static int fix_relocs(struct fix *x, const Elf64_Shdr *rs, const char *hook,
       stats->other_refs++; /* the hook's address taken: not a call */
       continue;
     }
-    int in_own = 0;
-    for (size_t o = 0; o < n_own && !in_own; o++)
-      in_own = rel[k].r_offset >= own[o].lo && rel[k].r_offset < own[o].hi;
-    if (in_own)
+    if (in_ranges(own, n_own, rel[k].r_offset))
       continue;
-    if (x->count == x->cap) {
-      size_t cap = x->cap ? x->cap * 2 : 1024;
-      struct ucov_site *g = realloc(x->sites, cap * sizeof(*g));
-      if (!g)
-        return -1;
-      x->sites = g;
-      x->cap = cap;
-    }
-    struct ucov_site *site = &x->sites[x->count++];
-    memset(site, 0, sizeof(*site));
+    struct ucov_site *site = new_site(x);
+    if (!site)
+      return -1;
     site->addr = rel[k].r_offset - (uint64_t)back;
     site->kind = (uint8_t)kind;
     site->len = (uint8_t)len;
@@ -296,6 +410,10 @@ static int fix_find(struct fix *x, struct dormant_stats *stats) {
   struct range *own = NULL;
   size_t n_own = 0;
   int r = hook ? fix_symbols(x, hook, &own, &n_own) : -1;
+  if (!r) {
+    ranges_merge(own, &n_own);
+    r = fix_twins(x, stats);
+  }
   for (unsigned i = 0; !r && i < x->shnum; i++) {
     const Elf64_Shdr *rs = &x->sh[i];
     if (rs->sh_type != SHT_RELA || rs->sh_entsize != sizeof(Elf64_Rela) ||
@@ -327,19 +445,13 @@ static void fix_patch(struct fix *x, struct dormant_stats *stats) {
   x->count = kept;
   for (size_t i = 0; i < x->count; i++) {
     const struct ucov_site *site = &x->sites[i];
-    for (unsigned t = 0; t < x->shnum; t++) {
-      const Elf64_Shdr *sh = &x->sh[t];
-      long long off = (sh->sh_flags & SHF_EXECINSTR) && (sh->sh_flags & SHF_ALLOC)
-                          ? file_off(sh, site->addr, site->len, x->size)
-                          : -1;
-      if (off >= 0) {
-        ucov_site_dormant(site, x->ret_addr, x->buf + off);
-        break;
-      }
-    }
+    long long off = text_off(x, site->addr, site->len);
+    if (off >= 0)
+      ucov_site_dormant(site, x->ret_addr, x->buf + off);
     stats->sites++;
     stats->calls += site->kind == UCOV_SITE_CALL;
-    stats->jumps += site->kind != UCOV_SITE_CALL;
+    stats->twins += site->kind == UCOV_SITE_TWIN;
+    stats->jumps += site->kind == UCOV_SITE_JMP || site->kind == UCOV_SITE_JCC;
   }
 }
 

@@ -17,8 +17,8 @@
  * is synchronised (membarrier SYNC_CORE), the rest of the site is written,
  * cores synchronised, then the first byte, and cores synchronised again. A
  * thread that meets an int3 meanwhile gets SIGTRAP: the handler here does
- * what the site's new form does (a call, a jump, a return, or nothing) and
- * resumes it after the site. Traps that are not at a site go to the
+ * what the site's new form does (a call, a jump, a return, a jump into a
+ * twin, or nothing) and resumes it after the site. Traps that are not at a site go to the
  * program's own SIGTRAP handler, or take the default action. Text is written
  * through a temporary PROT_WRITE on its segment, put back before the patch
  * returns, or through /proc/self/mem where that is refused. Sites whose bytes
@@ -215,6 +215,10 @@ static UCOV_NOTRACE void trap_handler(int sig, siginfo_t *info, void *ctx) {
   }
   int live = __atomic_load_n(&patch_target, __ATOMIC_ACQUIRE);
   uintptr_t next = at + s->len, *sp = (uintptr_t *)g[REG_RSP];
+  if (s->kind == UCOV_SITE_TWIN) { /* into the twin, or on in the plain body */
+    g[REG_RIP] = (greg_t)(live ? live_target(s, at) : next);
+    return;
+  }
   int jump = s->kind == UCOV_SITE_JMP || s->kind == K_XEXIT ||
              (s->kind == UCOV_SITE_JCC && cond_true(s->live[1] & 15, (uint64_t)g[REG_EFL]));
   if (s->kind == K_XENTRY || (s->kind == K_XEXIT && live))

@@ -22,7 +22,7 @@
  * as XRay's runtime unpatches: a thread between its mov and its call still
  * finds the call.
  */
-enum { K_XENTRY = 4, K_XEXIT = 5 }; /* after enum ucov_site_kind */
+enum { K_XENTRY = 5, K_XEXIT = 6 }; /* after enum ucov_site_kind */
 #define PSITE_MAX 11
 struct psite {
   uint64_t addr; /* link-time address */

@@ -12,6 +12,14 @@ kind), every site and nothing else; each site's bytes in DORMANT's file must
 be its dormant form, and its live bytes the opcode objdump shows. Prints
 "same N" (N sites), else what differs, and exits 1.
 
+A DORMANT built with ucov's twins plugin (it has functions "f.ucov_twin...")
+is checked against itself instead, as its code is not PLAIN's: the hook calls
+the link kept relocations for (readelf) are each a site, except those in the
+twins, which stay live calls (objdump); no live hook call is outside a twin;
+each twin entry site (kind 4) is a 5-byte NOP at the entry of a function f
+whose live form jumps to f's twin. Prints "twins N M" (N sites, M twin
+entries).
+
     dormant_sites.py --mem PID DORMANT live|dormant
 
 Every site of DORMANT, as loaded in process PID, holds that form: prints
@@ -103,7 +111,7 @@ def table(path):
 
 
 def dormant_form(kind, length, live, addr, ret):
-    if kind == 1:
+    if kind in (1, 4):
         return NOP[length]
     if kind == 2:
         return b"\xc3" + (NOP4 if length == 5 else NOP[5])
@@ -135,11 +143,83 @@ def in_memory(pid, path, form):
     print(f"{form} {len(rows)}")
 
 
+RELOC = re.compile(r"^([0-9a-f]+)\s+[0-9a-f]+\s+(R_X86_64_\w+)\s+[0-9a-f]+\s+"
+                   r"(__sanitizer_cov_trace_(?!pc_guard_init)\w+|__cyg_profile_func_\w+)")
+
+
+def hook_relocs(path):
+    """Offsets of the kept relocations against a hook in executable sections."""
+    out = subprocess.run(["readelf", "-rW", path], capture_output=True, text=True,
+                         check=True).stdout
+    offs, section = [], ""
+    for line in out.splitlines():
+        if line.startswith("Relocation section"):
+            section = line.split("'")[1]
+            continue
+        m = RELOC.match(line)
+        if m and section.startswith(".rela.text") and m.group(2) in (
+                "R_X86_64_PLT32", "R_X86_64_PC32", "R_X86_64_GOTPCRELX",
+                "R_X86_64_REX_GOTPCRELX", "R_X86_64_GOTPCREL"):
+            offs.append(int(m.group(1), 16))
+    return offs
+
+
+def check_twins(dormant):
+    """A twins build against itself (see the top)."""
+    data, secs, ret, rows = table(dormant)
+    syms = functions(dormant)
+    addr_of = {name: a for a, name in syms}
+    bad = []
+    site_of = {}
+    for addr, kind, length, live in rows:
+        for k in range(length):
+            site_of[addr + k] = (addr, kind)
+        off = file_offset(secs, addr, length)
+        if off is None or data[off:off + length] != dormant_form(kind, length, live, addr, ret):
+            bad.append(f"site {addr:#x} is not in its dormant form in the file")
+        if kind != 4:
+            continue
+        func, at = where(syms, addr)
+        to = addr + 5 + struct.unpack_from("<i", live, 1)[0]
+        twin, into = where(syms, to)
+        if live[0] != 0xE9 or at not in (0, 4) or into != 0 or not twin.startswith(
+                func + ".ucov_twin"):
+            bad.append(f"twin entry {addr:#x} ({func}+{at}) jumps to {twin}+{into}")
+    n_sites = 0
+    for r in hook_relocs(dormant):
+        func, _ = where(syms, r)
+        in_twin = ".ucov_twin" in func
+        if HOOK_NAME.match(func):
+            continue
+        hit = site_of.get(r)
+        if in_twin and hit:
+            bad.append(f"hook call at {r:#x} in twin {func} is a site")
+        elif not in_twin and not hit:
+            bad.append(f"hook call at {r:#x} in {func} is no site")
+        n_sites += bool(hit)
+    for addr, (k, _) in objdump_sites(dormant).items():
+        func, _ = where(syms, addr)
+        if ".ucov_twin" not in func and not HOOK_NAME.match(func):
+            bad.append(f"a live hook call at {addr:#x} in {func}, no twin")
+    twins = sum(1 for r in rows if r[1] == 4)
+    if n_sites + twins != len(rows):
+        bad.append(f"{len(rows)} sites, {n_sites} hook calls and {twins} twin entries")
+    if not twins or not addr_of:
+        bad.append("no twin entry")
+    if bad:
+        print("\n".join(bad[:12]))
+        sys.exit(1)
+    print(f"twins {len(rows)} {twins}")
+
+
 def main():
     if sys.argv[1] == "--mem":
         in_memory(int(sys.argv[2]), sys.argv[3], sys.argv[4])
         return
     plain, dormant = sys.argv[1], sys.argv[2]
+    if any(".ucov_twin" in name for _, name in functions(dormant)):
+        check_twins(dormant)
+        return
     want = objdump_sites(plain)
     psyms = functions(plain)
     data, secs, ret, rows = table(dormant)
