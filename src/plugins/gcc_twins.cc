@@ -22,8 +22,12 @@
  *  - -finstrument-functions' entry and exit calls (added before any pass,
  *    and inlined with their functions) are taken out of the plain bodies at
  *    the end of the GIMPLE passes;
- *  - neither body may be cloned again (noclone: no constprop or isra
- *    versions, which a caller would call instead of the patched entry);
+ *  - a twin's calls of plain bodies become calls of their twins (traced
+ *    code calls traced code, and each body has the callers it had: gcc
+ *    inlines a static function called once in both worlds);
+ *  - the plain body may not be cloned again (noclone: no constprop or isra
+ *    version, which a caller would call instead of the patched entry); the
+ *    twin may, as a trace build's function may;
  *  - a caller may rely on nothing the plain body alone does: the plugin
  *    wants -fno-ipa-ra and -fno-ipa-icf, and says so. What gcc's
  *    IPA passes find of a hook-free body (pure, const, a known return) a
@@ -69,6 +73,7 @@ struct twin {
   tree plain, copy;
 };
 std::vector<twin> twins;
+hash_map<tree, tree> *twin_of; // plain decl -> its twin's (while the pass runs)
 
 tree with_attr(tree attrs, const char *name, tree args = NULL_TREE) {
   return tree_cons(get_identifier(name), args, attrs);
@@ -225,6 +230,32 @@ bool twinnable(cgraph_node *n) {
          (tree_versionable_function_p(d) || tables_only(DECL_STRUCT_FUNCTION(d)));
 }
 
+// A twin's direct calls of plain bodies with a twin made calls of those
+// twins: traced code calls traced code, as in a trace build, and each body
+// keeps one caller where it had one (gcc inlines a static function called
+// once into its caller, in both worlds).
+void call_twins(cgraph_node *c) {
+  function *fn = DECL_STRUCT_FUNCTION(c->decl);
+  push_cfun(fn);
+  bool changed = false;
+  basic_block bb;
+  FOR_EACH_BB_FN(bb, fn) {
+    for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi)) {
+      gcall *call = dyn_cast<gcall *>(gsi_stmt(gsi));
+      tree callee = call ? gimple_call_fndecl(call) : NULL_TREE;
+      tree *to = callee ? twin_of->get(callee) : NULL;
+      if (to) {
+        gimple_call_set_fndecl(call, *to);
+        update_stmt(call);
+        changed = true;
+      }
+    }
+  }
+  if (changed)
+    cgraph_edge::rebuild_edges();
+  pop_cfun();
+}
+
 const pass_data twins_data = {
     SIMPLE_IPA_PASS, "ucov_twins", OPTGROUP_NONE, TV_NONE, PROP_cfg, 0, 0, 0, 0,
 };
@@ -244,6 +275,9 @@ struct twins_pass : public simple_ipa_opt_pass {
     }
     tree entry = tree_cons(NULL_TREE, build_int_cst(integer_type_node, 5),
                            tree_cons(NULL_TREE, build_int_cst(integer_type_node, 0), NULL_TREE));
+    hash_map<tree, tree> map;
+    twin_of = &map;
+    std::vector<cgraph_node *> made;
     for (cgraph_node *p : fns) {
       function *pf = DECL_STRUCT_FUNCTION(p->decl);
       bool tables = pf->has_forced_label_in_static;
@@ -261,18 +295,34 @@ struct twins_pass : public simple_ipa_opt_pass {
       if (!c)
         continue;
       if (tables && !twin_tables(pf, DECL_STRUCT_FUNCTION(c->decl)))
-        continue;          // (left unused: the plain body keeps its hooks)
-      c->force_output = 1; // (only the table refers to it)
-      // (entered by a jump from the plain entry, with its callers' convention:
-      // not local, whose callers gcc would take to be all known, nor cold)
-      c->address_taken = 1;
-      c->local = 0;
-      DECL_ATTRIBUTES(c->decl) = with_attr(DECL_ATTRIBUTES(c->decl), "noclone");
+        continue; // (left unused: the plain body keeps its hooks)
+      // The twin is entered by a jump from the plain entry, with the plain
+      // body's convention: a function that may be called from elsewhere
+      // (exported, its address taken) keeps a twin that is not local, whose
+      // callers gcc would take to be all known, and that stays (only the
+      // table refers to it). A local one's twin is as local, called by the
+      // twins alone (call_twins): inlined where the plain body is, gone
+      // where it is (after_ipa then pairs what is left).
+      if (!p->local || p->address_taken || p->force_output || p->externally_visible) {
+        c->force_output = 1;
+        c->address_taken = 1;
+        c->local = 0;
+      }
+      c->can_change_signature = p->can_change_signature;
+      // (the plain entry is what callers call: no constprop or isra version
+      // of the plain body; the twin's callers are twins, which call its
+      // versions as a trace build's callers do: a twin versioned away
+      // leaves its plain body its hooks, see after_ipa)
       tree a = with_attr(DECL_ATTRIBUTES(p->decl), "noclone");
       a = with_attr(a, plain_attr);
       DECL_ATTRIBUTES(p->decl) = with_attr(a, "patchable_function_entry", entry);
       twins.push_back({p->decl, c->decl});
+      map.put(p->decl, c->decl);
+      made.push_back(c);
     }
+    for (cgraph_node *c : made)
+      call_twins(c);
+    twin_of = NULL;
     return 0;
   }
 };
@@ -288,15 +338,47 @@ bool emitted(tree decl) {
   return n && n->definition && !n->inlined_to && !DECL_EXTERNAL(decl);
 }
 
-// After the IPA passes: the plain bodies lose sanitizer coverage, and the
-// table of the pairs still there is written.
+// After the IPA passes: the table of the pairs whose both bodies are still
+// there is written, and their plain bodies lose sanitizer coverage. A plain
+// body whose twin is gone (inlined into the twins everywhere, or replaced by
+// a version of it) runs in the plain world only, where it stays hook-free,
+// unless a function that traces calls it (main, a function without twin, or
+// such a plain body that does): that one keeps its hooks, patched call by
+// call, as a body without twin does.
 void after_ipa(void *, void *) {
+  hash_set<tree> gone, hooked;
+  for (const twin &t : twins)
+    if (!emitted(t.copy) && emitted(t.plain))
+      gone.add(t.plain);
+  for (bool more = true; more;) {
+    more = false;
+    for (const twin &t : twins) {
+      if (!gone.contains(t.plain) || hooked.contains(t.plain))
+        continue;
+      for (cgraph_edge *e = cgraph_node::get(t.plain)->callers; e; e = e->next_caller) {
+        cgraph_node *c = e->caller->inlined_to ? e->caller->inlined_to : e->caller;
+        if (!is_plain(c->decl) || hooked.contains(c->decl)) {
+          hooked.add(t.plain);
+          more = true;
+          break;
+        }
+      }
+    }
+  }
   std::string s;
-  for (const twin &t : twins)
+  for (const twin &t : twins) {
+    if (hooked.contains(t.plain)) {
+      tree a = remove_attribute(plain_attr, DECL_ATTRIBUTES(t.plain));
+      DECL_ATTRIBUTES(t.plain) = remove_attribute("patchable_function_entry", a);
+      continue;
+    }
     DECL_ATTRIBUTES(t.plain) = with_attr(DECL_ATTRIBUTES(t.plain), "no_sanitize_coverage");
-  for (const twin &t : twins)
-    if (emitted(t.plain) && emitted(t.copy))
+    if (gone.contains(t.plain))
+      DECL_ATTRIBUTES(t.plain) =
+          remove_attribute("patchable_function_entry", DECL_ATTRIBUTES(t.plain));
+    else if (emitted(t.plain) && emitted(t.copy))
       s += "\t.quad " + asm_name(t.plain) + "\n\t.quad " + asm_name(t.copy) + "\n";
+  }
   twins.clear();
   if (s.empty())
     return;
