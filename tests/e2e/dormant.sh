@@ -9,7 +9,12 @@
 # program's own SIGTRAP handler (its own traps reach it, and only those) and
 # with threads that trace for themselves; a shared library made live when
 # loaded while tracing, and after a dlclose; runs under gdb; ucov report
-# finds the trace's lines through the table.
+# finds the trace's lines through the table. With the twins plugins (gcc,
+# clang 14) the table is checked against the dormant file itself (each plain
+# entry a site jumping to its twin, every hook call outside the twins a site)
+# and the traces by source line; without a plugin (clang 16 and 19, or a
+# library directory without one) ucov cc says so and patches call by call.
+# The stress runs twice: twins' entries, and every call and tail jump.
 # Usage: dormant.sh UCOV SRCDIR WORKDIR [SANITIZE [CC]]
 # (CC gcc: gcc's builds; clang: clang 14, 16 and 19's; sanitizer builds test
 # only CC, the runtime's compiler.)
@@ -24,17 +29,42 @@ D=$SRC/examples/demo T=$SRC/tests/e2e/dormant
 REQ='POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\nHost: a\r\n\r\n1\r\na\r\n0\r\n\r\n'
 BASE=0x555555554000 # a PIE's load address with ASLR off (setarch -R, gdb)
 
-# sym BINARY < trace: each record's PC as function+offset in BINARY, the
-# rest of its line kept (what two builds of the same code share).
-sym() {
+# pcs BINARY < trace: each record as its PC less the load address, then the
+# rest of its line, into BINARY.pcs.
+pcs() {
   python3 -c '
 import sys
 base = int(sys.argv[1], 16)
 for line in sys.stdin:
     f = line.split(None, 1)
     print(hex(int(f[0], 16) - base), f[1].strip() if len(f) > 1 else "")' "$BASE" >"$1.pcs"
+}
+
+# symf BINARY < trace: each record's PC as function+offset in BINARY, the
+# rest of its line kept (xray_trace.py's input).
+symf() {
+  pcs "$1"
   cut -d' ' -f1 "$1.pcs" | "$UCOV" symbolize --binary "$1" 2>/dev/null | sed 's/^0x[0-9a-f]* //; s/ \[.*\]$//' |
     paste -d' ' - <(cut -d' ' -f2- "$1.pcs")
+}
+
+# sym BINARY < trace: each record's PC as the source line, column and
+# function in BINARY (with those it was inlined into), the function's name
+# without the suffixes of gcc's and the twins plugin's versions of it (a
+# twin, "f.ucov_twin.0", traces f's lines); then the rest of each record's
+# line (CMP operands, EXT kinds): what two builds of the same code share.
+sym() {
+  pcs "$1"
+  cut -d' ' -f1 "$1.pcs" | "$UCOV" symbolize --lines --binary "$1" 2>/dev/null |
+    sed -E 's/^0x[0-9a-f]+ //; s/[.](ucov_twin|isra|constprop|part|cold)([.][0-9]+)?//g'
+  cut -d' ' -s -f2- "$1.pcs" | cmp_pairs
+}
+
+# A comparison of two variables as an unordered pair: which comes first is
+# gcc's choice by the numbers of their SSA names, which its copy of a body
+# (a twin) numbers anew (seen under ASan). A constant comes second always.
+cmp_pairs() {
+  awk '$1 ~ /^cmp[0-9]+$/ && NF == 3 && $2 > $3 { t = $2; $2 = $3; $3 = t } { print }'
 }
 
 # The build's compiler family only (check.sh runs this under gcc and under
@@ -51,6 +81,17 @@ for cc in "${compilers[@]}"; do
     CC=$cc "$UCOV" cc --trace --dormant -v -g -O2 "${SANFLAGS[@]}" -I"$D" "$D/trace_one.c" \
       "$D/httpreq.c" -o dormant 2>cc.err || fail "$cc: builds: $(tail -2 cc.err)"
   grep -q 'sites (' cc.err && pass "$cc: -v says how many sites" || fail "$cc: -v says how many sites: $(tail -1 cc.err)"
+  # gcc and clang 14: twins (the plugins ucov builds); another clang says
+  # it has none and patches call by call
+  case $cc in
+  gcc | clang | clang-14)
+    grep -q ' [1-9][0-9]* twin entries)' cc.err && pass "$cc: twins" || fail "$cc: twins: $(grep 'sites (' cc.err)"
+    ;;
+  *)
+    grep -q 'no twins plugin for clang' cc.err && grep -q ' 0 twin entries)' cc.err &&
+      pass "$cc: says it has no twins plugin" || fail "$cc: says it has no twins plugin: $(head -2 cc.err)"
+    ;;
+  esac
   python3 "$SRC/tests/e2e/dormant_sites.py" plain dormant >sites.txt 2>&1 && pass "$cc: the table is objdump's sites" ||
     fail "$cc: the table is objdump's sites: $(head -5 sites.txt)"
   for mode in pc cmp ext unique; do
@@ -65,11 +106,16 @@ for cc in "${compilers[@]}"; do
       "$D/httpreq.c" -o dormant_ext || fail "$cc: --ext builds"
   setarch -R ./plain_ext --mode ext "$REQ" 2>/dev/null | sym plain_ext >p.ext2
   setarch -R ./dormant_ext --mode ext "$REQ" 2>/dev/null | sym dormant_ext >d.ext2
-  if [ "${cc#clang}" = "$cc" ]; then # gcc: the same -finstrument-functions calls, NOPed
-    grep -q ' entry$' p.ext2 && cmp -s p.ext2 d.ext2 && pass "$cc --ext: the dormant build's entry/exit trace" ||
-      fail "$cc --ext: the dormant build's entry/exit trace: $(diff p.ext2 d.ext2 | head -4)"
+  if [ "${cc#clang}" = "$cc" ]; then # gcc: the same -finstrument-functions calls, in the twins
+    # (file and line: a twin's entry call is at its function's name, not at
+    # the brace after it, as gcc's copy of the body places it)
+    nocol() { sed -E 's/^([^ ]*:[0-9]+):[0-9]+ /\1 /' "$1"; }
+    grep -qx 'entry' p.ext2 && cmp -s <(nocol p.ext2) <(nocol d.ext2) && pass "$cc --ext: the dormant build's entry/exit trace" ||
+      fail "$cc --ext: the dormant build's entry/exit trace: $(diff <(nocol p.ext2) <(nocol d.ext2) | head -4)"
   else # clang: XRay sleds, one per function (no records for inlined calls)
-    python3 "$T/xray_trace.py" d.ext2 p.pc >x.txt 2>&1 && pass "$cc --ext: XRay entry/exit records" ||
+    setarch -R ./dormant_ext --mode ext "$REQ" 2>/dev/null | symf dormant_ext >d.ext2f
+    setarch -R ./plain --mode pc "$REQ" 2>/dev/null | symf plain >p.pcf
+    python3 "$T/xray_trace.py" d.ext2f p.pcf >x.txt 2>&1 && pass "$cc --ext: XRay entry/exit records" ||
       fail "$cc --ext: XRay entry/exit records: $(head -3 x.txt)"
     grep -q -- '-fxray-instrument' <(CC=$cc "$UCOV" cc --ext --dormant -v -c -x c /dev/null \
       -o /dev/null 2>&1) && pass "$cc --ext --dormant compiles with XRay sleds" || fail "$cc --ext --dormant compiles with XRay sleds"
@@ -83,22 +129,49 @@ for cc in "${compilers[@]}"; do
   cd .. || exit 1
 done
 
+# without a twins plugin (ucov built where the headers were missing): ucov cc
+# says so and patches the hook calls one by one, as objdump finds them
 cc=${compilers[0]}
+NOPLUGIN=$WORK/noplugin/lib
+mkdir -p noplugin/lib && cd noplugin || exit 1
+for f in "$(dirname "$UCOV")"/*.a "$(dirname "$UCOV")"/*.so* "$(dirname "$UCOV")"/*.ld; do
+  case $f in */ucov-twins-*) ;; *) ln -sf "$f" lib/ ;; esac
+done
+UCOV_LIBDIR=$PWD/lib CC=$cc "$UCOV" cc --trace -g -O2 "${SANFLAGS[@]}" -I"$D" "$D/trace_one.c" \
+  "$D/httpreq.c" -o plain && UCOV_LIBDIR=$PWD/lib CC=$cc "$UCOV" cc --trace --dormant -v -g -O2 \
+  "${SANFLAGS[@]}" -I"$D" "$D/trace_one.c" "$D/httpreq.c" -o dormant 2>cc.err || fail "no plugin: builds: $(tail -2 cc.err)"
+grep -q -- '--dormant: no twins plugin for' cc.err && grep -q ' 0 twin entries)' cc.err &&
+  pass "no plugin: ucov cc says so" || fail "no plugin: ucov cc says so: $(head -2 cc.err)"
+python3 "$SRC/tests/e2e/dormant_sites.py" plain dormant >sites.txt 2>&1 && grep -q '^same [1-9]' sites.txt &&
+  pass "no plugin: the table is objdump's sites" || fail "no plugin: the table is objdump's sites: $(head -5 sites.txt)"
+setarch -R ./plain --mode pc "$REQ" 2>/dev/null | sym plain >p.pc
+setarch -R ./dormant --mode pc "$REQ" 2>/dev/null | sym dormant >d.pc
+[ -s p.pc ] && cmp -s p.pc d.pc && pass "no plugin: the dormant build's trace" ||
+  fail "no plugin: the dormant build's trace: $(diff p.pc d.pc | head -4)"
+cd .. || exit 1
+
 mkdir -p stress && cd stress || exit 1
+# stress: twins (their entries patched); stress_calls: no plugin, every hook
+# call and tail jump patched
 CC=$cc "$UCOV" cc --trace --dormant -v -O2 -pthread "${SANFLAGS[@]}" -I"$SRC/include" -I"$T" \
   "$T/stress.c" "$T/work.c" -o stress 2>cc.err && CC=$cc "$UCOV" cc --trace -O2 -pthread \
-  "${SANFLAGS[@]}" -I"$SRC/include" -I"$T" "$T/stress.c" "$T/work.c" -o plain ||
-  fail "stress build: $(tail -2 cc.err)"
+  "${SANFLAGS[@]}" -I"$SRC/include" -I"$T" "$T/stress.c" "$T/work.c" -o plain &&
+  UCOV_LIBDIR=$NOPLUGIN CC=$cc "$UCOV" cc --trace --dormant -v -O2 -pthread "${SANFLAGS[@]}" \
+    -I"$SRC/include" -I"$T" "$T/stress.c" "$T/work.c" -o stress_calls 2>cc2.err ||
+  fail "stress build: $(tail -2 cc.err) $(tail -2 cc2.err)"
 # (gcc ends functions with a jump to the hook; clang never does)
 if [ "$cc" = gcc ]; then
-  grep -q '[1-9][0-9]* tail jumps' cc.err && pass "work.c has tail jumps" || fail "work.c has tail jumps: $(tail -1 cc.err)"
+  grep -q '[1-9][0-9]* tail jumps' cc2.err && pass "work.c has tail jumps" || fail "work.c has tail jumps: $(tail -1 cc2.err)"
 fi
-python3 "$SRC/tests/e2e/dormant_sites.py" plain stress >sites.txt 2>&1 && pass "stress: the table is objdump's sites" ||
-  fail "stress: the table is objdump's sites: $(head -5 sites.txt)"
-# 4 threads run the code; the main thread enables and disables 1,000 times
-# and checks every traced call's records against the first one's
-./stress 1000 4 remote >s1.txt 2>&1 && grep -q '^stress: 1000 cycles, [1-9][0-9]* records each, 4 workers' s1.txt &&
-  pass "1,000 enables and disables under 4 threads" || fail "1,000 enables and disables under 4 threads: $(tail -3 s1.txt)"
+for b in stress stress_calls; do
+  python3 "$SRC/tests/e2e/dormant_sites.py" plain $b >sites.txt 2>&1 && pass "$b: the table is objdump's sites" ||
+    fail "$b: the table is objdump's sites: $(head -5 sites.txt)"
+  # 4 threads run the code; the main thread enables and disables 1,000 times
+  # and checks every traced call's records against the first one's
+  ./$b 1000 4 remote >s1.$b.txt 2>&1 && grep -q '^stress: 1000 cycles, [1-9][0-9]* records each, 4 workers' s1.$b.txt &&
+    pass "$b: 1,000 enables and disables under 4 threads" || fail "$b: 1,000 enables and disables under 4 threads: $(tail -3 s1.$b.txt)"
+done
+cp s1.stress.txt s1.txt
 # KCOV_REMOTE_ENABLE makes the sites live too: a worker's section records
 # what the plain build's does
 ./plain 2 0 remote >s0.txt 2>&1
