@@ -308,7 +308,15 @@ struct twins_pass : public simple_ipa_opt_pass {
         c->address_taken = 1;
         c->local = 0;
       }
+      // (what gcc knows of the function and a version does not inherit:
+      // a part it split keeps being one, which the inliner does not merge
+      // back; a cold function stays cold, which it does not inline into)
       c->can_change_signature = p->can_change_signature;
+      c->split_part = p->split_part;
+      c->frequency = p->frequency;
+      c->only_called_at_startup = p->only_called_at_startup;
+      c->only_called_at_exit = p->only_called_at_exit;
+      c->nonfreeing_fn = p->nonfreeing_fn;
       // (the plain entry is what callers call: no constprop or isra version
       // of the plain body; the twin's callers are twins, which call its
       // versions as a trace build's callers do: a twin versioned away
