@@ -15,6 +15,7 @@
 # and the traces by source line; without a plugin (clang 16 and 19, or a
 # library directory without one) ucov cc says so and patches call by call.
 # The stress runs twice: twins' entries, and every call and tail jump.
+# gcov's and clang's profile counters count as without --dormant.
 # Usage: dormant.sh UCOV SRCDIR WORKDIR [SANITIZE [CC]]
 # (CC gcc: gcc's builds; clang: clang 14, 16 and 19's; sanitizer builds test
 # only CC, the runtime's compiler.)
@@ -128,6 +129,39 @@ for cc in "${compilers[@]}"; do
     pass "$cc: report of a dormant trace" || fail "$cc: report of a dormant trace: $(head -2 rep.err)"
   cd .. || exit 1
 done
+
+# gcov's and LLVM's counters in a twins build: the same calls before the
+# enable (plain bodies), traced (twins) and after the disable count as in a
+# build without --dormant (the twin updates the plain body's counters)
+cc=${compilers[0]}
+if [ "$cc" = gcc ] || [ "$cc" = clang ]; then
+  gcov=(gcov)
+  [ "$cc" = clang ] && gcov=(llvm-cov-14 gcov)
+  for mode in gcov pgo; do
+    [ $mode = pgo ] && [ "$cc" = gcc ] && continue
+    for v in ref twins; do
+      f=()
+      [ $v = twins ] && f=(--dormant)
+      mkdir -p "counters/$mode-$v" && cd "counters/$mode-$v" || exit 1
+      CC=$cc "$UCOV" cc --$mode --trace "${f[@]}" -O2 "${SANFLAGS[@]}" -I"$SRC/include" -I"$T" \
+        "$T/counted.c" "$T/work.c" -o prog 2>cc.err && LLVM_PROFILE_FILE=p.profraw ./prog 1000 >out.txt 2>&1 ||
+        fail "$mode $v: counted: $(cat cc.err out.txt | tail -2)"
+      if [ $mode = gcov ]; then
+        "${gcov[@]}" -t ./*work.gcda 2>/dev/null | grep -v ':    0:' >counts.txt
+      else
+        llvm-profdata-14 merge -o p.profdata p.profraw && llvm-profdata-14 show \
+          --all-functions --counts p.profdata >counts.txt
+      fi
+      cd ../.. || exit 1
+    done
+    c=counters/$mode
+    grep -q 'counted: .*, [1-9][0-9]* records' "$c-twins/out.txt" && [ -s "$c-ref/counts.txt" ] &&
+      cmp -s "$c-ref/counts.txt" "$c-twins/counts.txt" && pass "$cc --$mode --trace --dormant: the counters of a build without --dormant" ||
+      fail "$cc --$mode --trace --dormant: the counters of a build without --dormant: $(diff "$c-ref/counts.txt" "$c-twins/counts.txt" | head -4)"
+  done
+  grep -Eq '^ +3000: +[0-9]+: +bump\(i\);' counters/gcov-twins/counts.txt && pass "$cc: gcov counts 3,000 calls of step()" ||
+    fail "$cc: gcov counts 3,000 calls of step(): $(grep 'bump(i)' counters/gcov-twins/counts.txt)"
+fi
 
 # without a twins plugin (ucov built where the headers were missing): ucov cc
 # says so and patches the hook calls one by one, as objdump finds them
