@@ -12,8 +12,11 @@ have g++ || need+=(g++) # C++ projects (ucov c++; clang++ uses its libstdc++ too
 have clang || need+=(clang)
 # gcc's plugin headers: ucov-twins-gcc.so (src/plugins/gcc_twins.cc), for Debian 12's gcc 12.
 [ -f "$(gcc -print-file-name=plugin 2>/dev/null)/include/gcc-plugin.h" ] || need+=(gcc-12-plugin-dev)
-# LLVM 14's headers: ucov-twins-clang-14.so (src/plugins/clang_twins.cpp), a pass plugin.
-[ -f /usr/lib/llvm-14/include/llvm/Passes/PassPlugin.h ] || need+=(llvm-14-dev)
+# LLVM's headers: ucov-twins-clang-N.so (src/plugins/clang_twins.cpp), a pass plugin,
+# one for each clang the suite runs (14, and Debian's 16 and 19).
+for v in 14 16 19; do
+  [ -f /usr/lib/llvm-$v/include/llvm/Passes/PassPlugin.h ] || need+=("llvm-$v-dev")
+done
 have objdump && have nm && have readelf || need+=(binutils)
 # More clangs for the LLVM profile tests: raw profile v8 (clang 14 to 17) and
 # v10 with MC/DC bitmaps and vtable values (clang 19, in Debian 12's main archive).

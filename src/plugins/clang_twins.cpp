@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * ucov-twins for clang (-fpass-plugin; ucov cc --dormant): the same twins as
- * gcc_twins.cc. Every function of the module gets a twin,
+ * ucov-twins for clang 14, 16 and 19 (-fpass-plugin; ucov cc --dormant; one
+ * build per LLVM): the same twins as gcc_twins.cc. Every function of the
+ * module gets a twin,
  * "<name>.ucov_twin", the same body with the hooks; the function itself (the
  * plain body) has no hook and a 5-byte patchable entry. While nobody traces
  * the program runs its plain bodies; tracing turns each plain entry into a
@@ -29,6 +30,7 @@
  * keeps its hooks in its one body, which `ucov cc --dormant` patches call by
  * call as before.
  */
+#include "llvm/Config/llvm-config.h"
 #include "llvm/IR/Attributes.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Instructions.h"
@@ -46,13 +48,18 @@ using namespace llvm;
 
 namespace {
 
+// (StringRef's own spelling of this changed between LLVM 14 and 19)
+bool has_prefix(StringRef s, StringRef p) {
+  return s.size() >= p.size() && s.substr(0, p.size()) == p;
+}
+
 bool twinnable(const Function &F) {
   StringRef n = F.getName();
   return !F.isDeclaration() && !F.hasComdat() && !F.isWeakForLinker() &&
          !F.hasAvailableExternallyLinkage() && !F.hasFnAttribute(Attribute::NoSanitizeCoverage) &&
          !F.hasFnAttribute(Attribute::Naked) &&
          !F.hasFnAttribute(Attribute::AlwaysInline) && // (in its callers' bodies)
-         !n.startswith("__llvm_") && !n.startswith("llvm.") &&
+         !has_prefix(n, "__llvm_") && !has_prefix(n, "llvm.") &&
          n != "main"; // (entered before anyone can trace: as gcc_twins.cc)
 }
 
@@ -153,7 +160,12 @@ struct Twins : PassInfoMixin<Twins> {
 
 extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
   return {LLVM_PLUGIN_API_VERSION, "ucov-twins", "1", [](PassBuilder &PB) {
+#if LLVM_VERSION_MAJOR >= 20
+            PB.registerOptimizerLastEPCallback([](ModulePassManager &MPM, OptimizationLevel,
+                                                  ThinOrFullLTOPhase) { MPM.addPass(Twins()); });
+#else
             PB.registerOptimizerLastEPCallback(
                 [](ModulePassManager &MPM, OptimizationLevel) { MPM.addPass(Twins()); });
+#endif
           }};
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The twins plugins, ucov-twins-gcc.so (src/plugins/gcc_twins.cc) and
-# ucov-twins-clang-14.so (clang_twins.cpp), on tests/e2e/twins/prog.c, at
+# ucov-twins-clang-N.so (clang_twins.cpp), on tests/e2e/twins/prog.c, at
 # -O0 and -O2 with --coverage, in a trace build (trace-pc, trace-cmp) and an entry and
 # exit build (-finstrument-functions). Checked against the same build without
 # the plugin (the reference):
@@ -18,14 +18,14 @@
 #   calls the hooks exactly as often as the reference, and its gcov counts are
 #   the reference's again: the twins count on the same counters;
 # - gcc's: without -fno-ipa-ra -fno-ipa-icf the plugin refuses, and says why.
-# Usage: twins.sh CC PLUGIN SRCDIR WORKDIR   (CC: gcc or clang-14)
+# Usage: twins.sh CC PLUGIN SRCDIR WORKDIR   (CC: gcc, clang-14, clang-16 or clang-19)
 set -u
 CC=$1 PLUGIN=$2 SRC=$3 WORK=$4
 . "$SRC/tests/lib.sh"
 fresh_workdir
 P=$SRC/tests/e2e/twins
 if ! [ -f "$PLUGIN" ]; then
-  fail "no $PLUGIN: the compiler's plugin headers are missing (gcc-12-plugin-dev, llvm-14-dev; scripts/deps.sh installs them)"
+  fail "no $PLUGIN: the compiler's plugin headers are missing (gcc-12-plugin-dev, llvm-N-dev; scripts/deps.sh installs them)"
   finish "twins_$CC"
   exit 1
 fi
