@@ -6,8 +6,11 @@
  * cached). Linked with the Lua interpreter's objects, so that the sites are
  * Lua's; this file is not instrumented.
  *
- * usage: dormant_timer ROUNDS   prints: sites-first-enable-us first-disable-us
- *                               median-enable-us median-disable-us
+ * usage: dormant_timer ROUNDS [THREADS]   prints: first-enable-us
+ *            first-disable-us median-enable-us median-disable-us
+ * THREADS: linked with a generated table of functions (bench_fns, from
+ * bench/dormant_run.sh), that many threads call them all in a loop while
+ * the main thread patches (traps at sites in mid-patch included).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -15,7 +18,23 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include <pthread.h>
+
 #include "ucov/ucov.h"
+
+/* The generated functions, when linked with them. */
+extern int (*const bench_fns[])(int) __attribute__((weak));
+extern const int bench_fns_count __attribute__((weak));
+static volatile int stop;
+static volatile long sink;
+
+static void *worker(void *arg) {
+  (void)arg;
+  while (!stop)
+    for (int i = 0; i < bench_fns_count && !stop; i++)
+      sink += bench_fns[i](i);
+  return NULL;
+}
 
 static double now_us(void) {
   struct timespec t;
@@ -32,6 +51,13 @@ int main(int argc, char **argv) {
   int rounds = argc > 1 ? atoi(argv[1]) : 20;
   if (rounds < 2 || rounds > 1000)
     return 2;
+  int threads = argc > 2 ? atoi(argv[2]) : 0;
+  if (threads < 0 || threads > 64 || (threads && !bench_fns))
+    return 2;
+  pthread_t tid[64];
+  for (int k = 0; k < threads; k++)
+    if (pthread_create(&tid[k], NULL, worker, NULL) != 0)
+      return 1;
   int fd = ucov_open();
   if (fd < 0 || ucov_ioctl(fd, KCOV_INIT_TRACE, 1 << 16) != 0)
     return 1;
@@ -46,6 +72,9 @@ int main(int argc, char **argv) {
     en[r] = t1 - t0;
     dis[r] = t2 - t1;
   }
+  stop = 1;
+  for (int k = 0; k < threads; k++)
+    pthread_join(tid[k], NULL);
   double first_en = en[0], first_dis = dis[0];
   qsort(en + 1, (size_t)rounds - 1, sizeof(double), by_value);
   qsort(dis + 1, (size_t)rounds - 1, sizeof(double), by_value);

@@ -17,29 +17,16 @@
 #include <string.h>
 #include <time.h>
 
-#include "backend.h"
+#include "driver_trace.h"
 #include "lauxlib.h"
 #include "lua.h"
 #include "lualib.h"
-
-#define AREA_WORDS (1u << 23)
-
-static uint64_t *area;
-static uint64_t records, overflows;
 
 /* Every 100 VM instructions: collect and reset a half-full buffer. */
 static void reset_hook(lua_State *L, lua_Debug *ar) {
   (void)L;
   (void)ar;
-  if (!area)
-    return;
-  uint64_t n = __atomic_load_n(&area[0], __ATOMIC_RELAXED);
-  if (n >= AREA_WORDS - 1)
-    overflows++;
-  if (n > AREA_WORDS / 2) {
-    records += n;
-    __atomic_store_n(&area[0], 0, __ATOMIC_RELAXED);
-  }
+  trace_reset();
 }
 
 int main(int argc, char **argv) {
@@ -47,10 +34,6 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: lua_driver SCRIPT SCALE on|off|unique[:WORDS]\n");
     return 2;
   }
-  int trace = strcmp(argv[3], "on") == 0;
-  uint64_t unique_words = 0;
-  if (strncmp(argv[3], "unique", 6) == 0)
-    unique_words = argv[3][6] == ':' ? strtoull(argv[3] + 7, NULL, 0) : 1u << 14;
   lua_State *L = luaL_newstate();
   luaL_openlibs(L);
   lua_pushinteger(L, atoi(argv[2]));
@@ -61,27 +44,12 @@ int main(int argc, char **argv) {
     return 1;
   }
   struct timespec t0, t1;
-  uint64_t *unique_trace = NULL;
-  if (trace)
-    area = backend_start(AREA_WORDS, 0);
-  else if (unique_words)
-    unique_trace = backend_start(AREA_WORDS + unique_words, unique_words);
+  trace_start(argv[3]);
   clock_gettime(CLOCK_MONOTONIC, &t0);
-  __atomic_store_n(area           ? &area[0]
-                   : unique_trace ? &unique_trace[0]
-                                  : &records,
-                   0, __ATOMIC_RELAXED);
+  trace_zero();
   int rc = lua_pcall(L, 0, 0, 0);
   clock_gettime(CLOCK_MONOTONIC, &t1);
-  if (area) {
-    records += __atomic_load_n(&area[0], __ATOMIC_RELAXED);
-    backend_stop();
-  }
-  if (unique_trace) {
-    records = __atomic_load_n(&unique_trace[0], __ATOMIC_RELAXED);
-    overflows = records >= AREA_WORDS - 1; /* the trace filled up: drops */
-    backend_stop();
-  }
+  trace_stop();
   if (rc != LUA_OK) {
     fprintf(stderr, "%s\n", lua_tostring(L, -1));
     return 1;
