@@ -150,7 +150,7 @@ struct Twins : PassInfoMixin<Twins> {
     if (table.empty())
       return PreservedAnalyses::all();
     appendToCompilerUsed(M, keep);
-    M.appendModuleInlineAsm("\t.pushsection .ucov_twins,\"\",@progbits\n" + table +
+    M.appendModuleInlineAsm("\t.pushsection .ucov_twins,\"R\",@progbits\n" + table +
                             "\t.popsection");
     return PreservedAnalyses::none();
   }

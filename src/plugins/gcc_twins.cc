@@ -390,7 +390,7 @@ void after_ipa(void *, void *) {
   twins.clear();
   if (s.empty())
     return;
-  s = "\t.pushsection .ucov_twins,\"\",@progbits\n" + s + "\t.popsection\n";
+  s = "\t.pushsection .ucov_twins,\"R\",@progbits\n" + s + "\t.popsection\n";
   symtab->finalize_toplevel_asm(build_string((int)s.size(), s.c_str()));
 }
 

@@ -154,6 +154,16 @@ if [ "$cc" = gcc ] || [ "$cc" = clang ]; then
     fail "$cc: gcov counts 3,000 calls of step(): $(grep 'bump(i)' counters/gcov-twins/counts.txt)"
 fi
 
+# --gc-sections: the twins stay (their table is retained, SHF_GNU_RETAIN:
+# nothing else refers to a twin), and trace as the plain build does
+mkdir -p gc && cd gc || exit 1
+CC=$cc "$UCOV" cc --trace --dormant -v -g -O2 -ffunction-sections -Wl,--gc-sections "${SANFLAGS[@]}" \
+  -I"$D" "$D/trace_one.c" "$D/httpreq.c" -o dormant 2>cc.err || fail "--gc-sections: builds: $(tail -2 cc.err)"
+setarch -R ./dormant --mode pc "$REQ" 2>/dev/null | sym dormant >d.pc
+grep -q ' [1-9][0-9]* twin entries)' cc.err && cmp -s "../$cc/p.pc" d.pc && pass "--gc-sections: twins, and the plain build's trace" ||
+  fail "--gc-sections: twins, and the plain build's trace: $(grep 'sites (' cc.err) $(diff "../$cc/p.pc" d.pc | head -3)"
+cd .. || exit 1
+
 # without a twins plugin (ucov built where the headers were missing): ucov cc
 # says so and patches the hook calls one by one, as objdump finds them
 cc=${compilers[0]}
