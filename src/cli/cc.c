@@ -343,61 +343,6 @@ static int cc_gather(int argc, char **argv, struct cc_opts *o, char ***args, int
   return -1;
 }
 
-/* The major version that compiler cc0 says it is (-dumpversion), 0 if none. */
-static int compiler_major(const char *cc0) {
-  char *cmd = NULL;
-  if (asprintf(&cmd, "'%s' -dumpversion 2>/dev/null", cc0) < 0)
-    return 0;
-  FILE *p = strchr(cc0, '\'') ? NULL : popen(cmd, "r");
-  free(cmd);
-  if (!p)
-    return 0;
-  char line[64] = "";
-  int got = fgets(line, sizeof(line), p) != NULL;
-  pclose(p);
-  return got ? atoi(line) : 0;
-}
-
-/*
- * --dormant at a compile: the twins plugin of this compiler (src/plugins),
- * which gives every function a plain body and a traced twin, onto out[*n...]
- * (gcc's wants -fno-ipa-ra and -fno-ipa-icf: see gcc_twins.cc). Without one
- * (headers missing when ucov was built, a compiler it was not built for),
- * ucov cc says so and the hook calls are patched one by one, as before.
- */
-static void twins_flags(const char *cc0, int clang, char **out, int *n) {
-  char *libdir = find_libdir();
-  int major = compiler_major(cc0);
-  char *name = NULL, *path = NULL;
-  if (clang ? asprintf(&name, "ucov-twins-clang-%d.so", major) < 0
-            : asprintf(&name, "ucov-twins-gcc.so") < 0)
-    name = NULL;
-  if (libdir && name)
-    path = path_join(libdir, name);
-  int usable = path && access(path, R_OK) == 0 && (clang || major == UCOV_GCC_PLUGIN_MAJOR);
-  if (!usable) {
-    UCOV_ERR("--dormant: no twins plugin for %s %d (%s was not built: %s); its hook calls are "
-             "patched one by one instead\n",
-             clang ? "clang" : "gcc", major, name ? name : "?",
-             clang ? "LLVM's headers (llvm-N-dev) missing, or a version ucov does not know"
-                   : "gcc's plugin headers (gcc-N-plugin-dev) missing, or another gcc");
-    free(path);
-    free(name);
-    free(libdir);
-    return;
-  }
-  char *flag = NULL;
-  if (asprintf(&flag, clang ? "-fpass-plugin=%s" : "-fplugin=%s", path) > 0)
-    out[(*n)++] = flag;
-  if (!clang) {
-    out[(*n)++] = "-fno-ipa-ra";
-    out[(*n)++] = "-fno-ipa-icf";
-  }
-  free(path);
-  free(name);
-  free(libdir);
-}
-
 /* The modes' compile flags (and --coverage at a link) onto out[*n...]: -1
  * to go on, else the exit status (said). gcc 12 and clang take the same
  * flags for these modes. */
@@ -430,8 +375,11 @@ static int cc_mode_flags(struct cc_opts *o, const struct cc_job *job, const char
   else if (compiles && (o->trace || o->ext || o->unique || o->afl))
     out[(*n)++] = "-fsanitize-coverage=trace-pc,trace-cmp";
   /* --dormant: twins (clang's --ext keeps its XRay sleds, below) */
-  if (compiles && o->dormant && (o->trace || o->unique || o->ext) && !(clang && o->ext))
-    twins_flags(cc0, clang, out, n);
+  if (compiles && o->dormant && (o->trace || o->unique || o->ext) && !(clang && o->ext)) {
+    char *libdir = find_libdir();
+    cc_twins_flags(cc0, clang, libdir, out, n);
+    free(libdir);
+  }
   if (compiles && o->afl) { /* what afl-cc defines, which fuzzing targets test */
     out[(*n)++] = "-D__AFL_COMPILER=1";
     out[(*n)++] = "-DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION=1";

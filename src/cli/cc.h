@@ -47,5 +47,9 @@ int cc_compiler_words(const char *opt, char **out, int max);
 int cc_cxx_compiler_words(const char *opt, char **out, int max);
 /* gcc or clang? By name, else by what the compiler says it is. */
 int cc_compiler_is_clang(const char *cc);
+/* --dormant at a compile: the twins plugin of compiler cc0 (found in
+ * libdir) and the flags it wants onto out[*n...]; without one, says so
+ * (the hook calls are then patched one by one). cc_twins.c. */
+void cc_twins_flags(const char *cc0, int clang, const char *libdir, char **out, int *n);
 
 #endif
