@@ -27,15 +27,16 @@ CC=$RTCC "$UCOV" cc --trace --dormant -O1 -no-pie "${SANFLAGS[@]}" -I"$SRC/inclu
 readelf -d plain | grep -q 'NEEDED.*libucov\.so' || fail "plain links libucov.so"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0"
 
-# fn_pcs PROG FUNC FILE: the PCs of FILE inside PROG's function FUNC, sorted
+# fn_pcs PROG FUNC FILE: the PCs of FILE inside PROG's function FUNC (or its
+# twin, FUNC.ucov_twin..., in a dormant build with twins), sorted
 fn_pcs() {
-  local addr size
-  read -r addr size < <(nm -S "$1" | awk -v f="$2" '$4 == f { print $1, $2 }')
-  [ -n "${addr:-}" ] || return 0
+  local ranges
+  ranges=$(nm -S "$1" | awk -v f="$2" '$4 == f || index($4, f ".ucov_twin") == 1 { print $1 ":" $2 }')
+  [ -n "$ranges" ] || return 0
   python3 -c 'import sys
-lo, n = int(sys.argv[1], 16), int(sys.argv[2], 16)
-print("\n".join(sorted({l.strip() for l in open(sys.argv[3]) if lo <= int(l, 16) < lo + n})))' \
-    "$addr" "$size" "$3"
+rs = [(int(a, 16), int(a, 16) + int(n, 16)) for a, n in (r.split(":") for r in sys.argv[1].split())]
+print("\n".join(sorted({l.strip() for l in open(sys.argv[2])
+                        if any(lo <= int(l, 16) < hi for lo, hi in rs)})))' "$ranges" "$3"
 }
 
 for prog in traced dormant plain; do
