@@ -73,7 +73,6 @@ struct twin {
   tree plain, copy;
 };
 std::vector<twin> twins;
-hash_map<tree, tree> *twin_of; // plain decl -> its twin's (while the pass runs)
 
 tree with_attr(tree attrs, const char *name, tree args = NULL_TREE) {
   return tree_cons(get_identifier(name), args, attrs);
@@ -234,7 +233,7 @@ bool twinnable(cgraph_node *n) {
 // twins: traced code calls traced code, as in a trace build, and each body
 // keeps one caller where it had one (gcc inlines a static function called
 // once into its caller, in both worlds).
-void call_twins(cgraph_node *c) {
+void call_twins(cgraph_node *c, hash_map<tree, tree> &twin_of) {
   function *fn = DECL_STRUCT_FUNCTION(c->decl);
   push_cfun(fn);
   bool changed = false;
@@ -243,7 +242,7 @@ void call_twins(cgraph_node *c) {
     for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi)) {
       gcall *call = dyn_cast<gcall *>(gsi_stmt(gsi));
       tree callee = call ? gimple_call_fndecl(call) : NULL_TREE;
-      tree *to = callee ? twin_of->get(callee) : NULL;
+      tree *to = callee ? twin_of.get(callee) : NULL;
       if (to) {
         gimple_call_set_fndecl(call, *to);
         update_stmt(call);
@@ -275,8 +274,7 @@ struct twins_pass : public simple_ipa_opt_pass {
     }
     tree entry = tree_cons(NULL_TREE, build_int_cst(integer_type_node, 5),
                            tree_cons(NULL_TREE, build_int_cst(integer_type_node, 0), NULL_TREE));
-    hash_map<tree, tree> map;
-    twin_of = &map;
+    hash_map<tree, tree> twin_of; // plain decl -> its twin's
     std::vector<cgraph_node *> made;
     for (cgraph_node *p : fns) {
       function *pf = DECL_STRUCT_FUNCTION(p->decl);
@@ -319,18 +317,17 @@ struct twins_pass : public simple_ipa_opt_pass {
       c->nonfreeing_fn = p->nonfreeing_fn;
       // (the plain entry is what callers call: no constprop or isra version
       // of the plain body; the twin's callers are twins, which call its
-      // versions as a trace build's callers do: a twin versioned away
-      // leaves its plain body its hooks, see after_ipa)
+      // versions as a trace build's callers do: see after_ipa for a plain
+      // body whose twin was versioned away)
       tree a = with_attr(DECL_ATTRIBUTES(p->decl), "noclone");
       a = with_attr(a, plain_attr);
       DECL_ATTRIBUTES(p->decl) = with_attr(a, "patchable_function_entry", entry);
       twins.push_back({p->decl, c->decl});
-      map.put(p->decl, c->decl);
+      twin_of.put(p->decl, c->decl);
       made.push_back(c);
     }
     for (cgraph_node *c : made)
-      call_twins(c);
-    twin_of = NULL;
+      call_twins(c, twin_of);
     return 0;
   }
 };
