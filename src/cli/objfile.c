@@ -80,7 +80,7 @@ int write_object_file(const char *dir, const char *name, const void *data, size_
                       const struct timespec *unless_newer) {
   if (newer_than(dir, name, unless_newer))
     return 0; /* written since we asked (the target's final tree): keep it */
-  if (ucov_at_replace(dir, name, data, len) == 0)
+  if (ucov_at_replace(dir, name, data, len, NULL) == 0)
     return 0;
   UCOV_ERR("%s/%s: %s\n", dir, name, strerror(errno));
   return -1;

@@ -294,6 +294,7 @@ UCOV_NOTRACE int ucov_gcov_dump_in_place(void) {
     ucov_port_gcov_dump(2);
     run_counted = 1; /* the exit adds what comes after, not another run */
     dumped = 0;      /* and dumps again */
+    ucov_port_units_rearmed();
   }
   ucov_port_unlock();
   return ret;
@@ -314,6 +315,7 @@ UCOV_EXPORT UCOV_NOTRACE void __gcov_reset(void) {
   for (struct ucov_llvm_unit *u = ucov_llvm_units(); u; u = u->next)
     ucov_llvm_reset(u);
   dumped = 0;
+  ucov_port_units_rearmed();
   ucov_port_unlock();
 }
 

@@ -88,6 +88,8 @@ UCOV_WEAK UCOV_NOTRACE void ucov_port_baseline_moved(const struct ucov_baseline 
   (void)b;
 }
 
+UCOV_WEAK UCOV_NOTRACE void ucov_port_units_rearmed(void) {}
+
 UCOV_WEAK UCOV_NOTRACE void ucov_port_pgo_baseline_moved(const struct ucov_llvm_sections *s) {
   (void)s;
 }

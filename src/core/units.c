@@ -27,6 +27,7 @@ static UCOV_NOTRACE void unit_set_gcov(struct ucov_unit *u, struct ucov_gcov_uni
   u->impl = g;
   u->filename = g->info->filename;
   u->anchor = g->info;
+  u->base = &g->base;
   u->next = g->next;
 }
 
@@ -35,6 +36,7 @@ static UCOV_NOTRACE void unit_set_llvm(struct ucov_unit *u, struct ucov_llvm_uni
   u->impl = l;
   u->filename = l->filename;
   u->anchor = l->filename;
+  u->base = &l->base;
   u->next = l->next;
 }
 

@@ -335,7 +335,8 @@ UCOV_NOTRACE int ucov_at_link(const char *fromdir, const char *from, const char 
   return move_or_link(fromdir, from, todir, to, 1);
 }
 
-UCOV_NOTRACE int ucov_at_replace(const char *dir, const char *name, const void *data, size_t len) {
+UCOV_NOTRACE int ucov_at_replace(const char *dir, const char *name, const void *data, size_t len,
+                                 void (*made)(int fd)) {
   char tmp[PATH_MAX];
   if (snprintf(tmp, sizeof(tmp), "%s.tmp%d", name, (int)getpid()) >= (int)sizeof(tmp)) {
     errno = ENAMETOOLONG;
@@ -353,6 +354,8 @@ UCOV_NOTRACE int ucov_at_replace(const char *dir, const char *name, const void *
     else if (w == 0 || errno != EINTR)
       err = w == 0 ? ENOSPC : errno;
   }
+  if (!err && made)
+    made(fd);
   if (close(fd) != 0 && !err)
     err = errno;
   if (!err && ucov_at_rename(dir, tmp, name) != 0)

@@ -61,7 +61,9 @@ void ucov_at_release(void) UCOV_HIDDEN;
 
 /* Replace name beneath dir (its directories created) with len bytes of
  * data: written to "<name>.tmp<pid>", created anew, then renamed over it, so
- * a failed write leaves the old file whole. 0, or -1 with errno. */
-int ucov_at_replace(const char *dir, const char *name, const void *data, size_t len) UCOV_HIDDEN;
+ * a failed write leaves the old file whole; made (NULL: none) sees the new
+ * file, written, just before the rename. 0, or -1 with errno. */
+int ucov_at_replace(const char *dir, const char *name, const void *data, size_t len,
+                    void (*made)(int fd)) UCOV_HIDDEN;
 
 #endif

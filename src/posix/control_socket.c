@@ -72,7 +72,7 @@ UCOV_NOTRACE void ucov_control_commit_record_write(void) {
       err = out.sink.write(&out.sink, kinds[k], strlen(kinds[k]));
   if (err)
     ucov_control_log(path, "out of memory");
-  else if ((err = ucov_posix_replace(path, out.data, out.len, 0600)))
+  else if ((err = ucov_posix_replace(path, out.data, out.len, 0600, NULL)))
     ucov_control_log(path, strerror(-err));
   ucov_mem_sink_free(&out);
   pthread_mutex_unlock(&record_lock);

@@ -76,7 +76,8 @@ UCOV_NOTRACE int ucov_posix_open_locked(const char *path, struct stat *st, const
   return -1;
 }
 
-UCOV_NOTRACE int ucov_posix_replace(const char *path, const void *data, size_t len, mode_t mode) {
+UCOV_NOTRACE int ucov_posix_replace(const char *path, const void *data, size_t len, mode_t mode,
+                                    void (*made)(int fd)) {
   char tmp[PATH_MAX + 32];
   snprintf(tmp, sizeof(tmp), "%s.ucov-tmp.%d", path, (int)getpid());
   unlink(tmp); /* created anew: never written through a link or a hard link put there */
@@ -86,6 +87,8 @@ UCOV_NOTRACE int ucov_posix_replace(const char *path, const void *data, size_t l
   struct ucov_fd_sink out;
   ucov_fd_sink_init(&out, fd);
   int err = out.sink.write(&out.sink, data, len);
+  if (!err && made)
+    made(fd);
   if (close(fd) != 0 && !err)
     err = -errno;
   if (!err && rename(tmp, path) != 0)

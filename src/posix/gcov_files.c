@@ -125,42 +125,47 @@ static UCOV_NOTRACE uint64_t max_old_size(uint64_t own) {
 }
 
 /* Merge unit u into its .gcda file, as libgcov (compiler-rt for a clang
- * unit) does. */
-static UCOV_NOTRACE void dump_unit(const struct ucov_unit *u, const struct ucov_units_dump *d) {
+ * unit) does; kept: what the keeper notes of it when it lands. */
+static UCOV_NOTRACE void dump_unit(const struct ucov_unit *u, const struct ucov_units_dump *d,
+                                   int kept) {
   char path[PATH_MAX];
   struct ucov_mem_sink old, out;
   ucov_mem_sink_init(&old);
   ucov_mem_sink_init(&out);
   int fd = open_gcda(u->filename, u->llvm, path, sizeof(path), &old,
                      max_old_size(ucov_unit_size_bound(u)));
-  if (fd >= 0) {
+  if (fd >= 0 && ucov_posix_keep_begin(0, u->base, path, kept)) {
     char msg[128];
     int err = ucov_unit_write(&out.sink, u, d, old.data, old.len, msg, sizeof(msg));
     if (msg[0])
       log_error(path, msg); /* as libgcov: a warning, or why the file stays */
     if (!err)
-      err = ucov_posix_replace(path, out.data, out.len, 0644);
+      err = ucov_posix_replace(path, out.data, out.len, 0644, ucov_posix_keep_made);
     if (err < 0)
       log_error(path, strerror(-err));
-    close(fd); /* releases the lock */
+    ucov_posix_keep_end(err == 0);
   }
+  if (fd >= 0)
+    close(fd); /* releases the lock */
   ucov_mem_sink_free(&old);
   ucov_mem_sink_free(&out);
 }
 
 /* Write dir/name from a filled sink, atomically, creating directories,
  * beneath dir with no link followed (a pull into the same tree made .gcno
- * links there). */
-static UCOV_NOTRACE void write_tree_file(const char *dir, const char *name,
-                                         struct ucov_mem_sink *s) {
+ * links there). 0 or -1. */
+static UCOV_NOTRACE int write_tree_file(const char *dir, const char *name,
+                                        struct ucov_mem_sink *s) {
   mkdir(dir, 0755);
-  if (ucov_at_replace(dir, name, s->data, s->len) != 0) {
+  if (ucov_at_replace(dir, name, s->data, s->len, ucov_posix_keep_made) != 0) {
     int err = errno;
     char path[PATH_MAX];
     if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
       snprintf(path, sizeof(path), "%s", name);
     log_error(path, strerror(err));
+    return -1;
   }
+  return 0;
 }
 
 /*
@@ -168,13 +173,16 @@ static UCOV_NOTRACE void write_tree_file(const char *dir, const char *name,
  * directory (gcov/<path>.gcda and modules), not a merge into build files.
  */
 static UCOV_NOTRACE void tree_unit(const char *dir, const struct ucov_unit *u,
-                                   const struct ucov_units_dump *d) {
-  char name[UCOV_OBJECT_NAME_MAX];
+                                   const struct ucov_units_dump *d, int kept) {
+  char name[UCOV_OBJECT_NAME_MAX], path[PATH_MAX];
   struct ucov_mem_sink s;
   ucov_mem_sink_init(&s);
   if (!ucov_unit_name(u, name, sizeof(name)) &&
-      ucov_unit_write(&s.sink, u, d, NULL, 0, NULL, 0) == 0)
-    write_tree_file(dir, name, &s);
+      snprintf(path, sizeof(path), "%s/%s", dir, name) < (int)sizeof(path) &&
+      ucov_posix_keep_begin(0, u->base, path, kept)) {
+    int err = ucov_unit_write(&s.sink, u, d, NULL, 0, NULL, 0);
+    ucov_posix_keep_end(err == 0 && write_tree_file(dir, name, &s) == 0);
+  }
   ucov_mem_sink_free(&s);
 }
 
@@ -203,10 +211,10 @@ static UCOV_NOTRACE void merge_tree_unit(const char *dir, const struct ucov_unit
   ucov_mem_sink_free(&out);
 }
 
-static UCOV_NOTRACE void dump_tree(const char *dir, const struct ucov_units_dump *d) {
+static UCOV_NOTRACE void dump_tree(const char *dir, const struct ucov_units_dump *d, int kept) {
   struct ucov_unit u = {0};
   while (ucov_unit_next(&u))
-    tree_unit(dir, &u, d);
+    tree_unit(dir, &u, d, kept);
   struct ucov_mem_sink s;
   ucov_mem_sink_init(&s);
   if (ucov_port_modules_write(&s.sink) == 0)
@@ -217,19 +225,23 @@ static UCOV_NOTRACE void dump_tree(const char *dir, const struct ucov_units_dump
 UCOV_NOTRACE void ucov_port_gcov_dump(int at_exit) {
   if (ucov_posix_counters_borrowed())
     return; /* a forked child's counts are in the counters it shares: not its to write */
-  ucov_posix_counters_written();
   const char *tree = secure_getenv("UCOV_EXIT_DIR");
   int in_tree = tree && *tree;
   struct ucov_units_dump d;
   ucov_units_dump_begin(&d, at_exit ? UCOV_UNIT_RESET : 0, in_tree);
+  if (!in_tree && ucov_posix_keep_run_counted())
+    d.new_run = 0; /* (the keeper finishing the owner's run in its files) */
+  /* (a dump in place is followed by the exit's: its units are not done) */
+  int kept = at_exit != 2;
   int saved = errno;
   if (in_tree) {
-    dump_tree(tree, &d);
+    dump_tree(tree, &d, kept);
   } else {
     struct ucov_unit u = {0};
     while (ucov_unit_next(&u))
-      dump_unit(&u, &d);
+      dump_unit(&u, &d, kept);
   }
+  ucov_posix_keep_dumped();
   if (at_exit)
     ucov_posix_exit_written(UCOV_POSIX_EXITED_GCOV);
   errno = saved;
@@ -267,7 +279,7 @@ UCOV_EXPORT UCOV_NOTRACE void ucov_dso_unload(const void *anchor) {
     if (write && in_tree)
       merge_tree_unit(tree, &u, &d);
     else if (write)
-      dump_unit(&u, &d);
+      dump_unit(&u, &d, 0);
     ucov_unit_remove(&u);
   }
   errno = saved;

@@ -351,7 +351,7 @@ static UCOV_NOTRACE int pgo_write_pool(const struct ucov_llvm_sections *s, const
   }
   ucov_port_unlock();
   if (!err)
-    err = ucov_posix_replace(path, out.data, out.len, 0644);
+    err = ucov_posix_replace(path, out.data, out.len, 0644, ucov_posix_keep_made);
   if (err)
     log_path(path, strerror(-err));
   close(fd); /* the lock goes with it, after the rename */
@@ -360,36 +360,46 @@ static UCOV_NOTRACE int pgo_write_pool(const struct ucov_llvm_sections *s, const
   return err ? -1 : 0;
 }
 
+/* Straight into a profile file (not a pool): the sections' large blocks go
+ * to write(2) as they are, the rest through the writer's buffer. 0 or -1. */
+static UCOV_NOTRACE int pgo_write_in_place(const struct ucov_llvm_sections *s, const char *path,
+                                           int tree, int reset) {
+  int fd = open_profile(path, !tree && round_append(path), tree);
+  if (fd < 0)
+    return -1;
+  struct ucov_fd_sink out;
+  ucov_fd_sink_init(&out, fd);
+  ucov_port_lock();
+  int err = ucov_pgo_write(&out.sink, s, reset);
+  ucov_port_unlock();
+  if (err)
+    log_path(path, strerror(-err));
+  close(fd);
+  return err ? -1 : 0;
+}
+
 /*
  * Module i's raw profile, counts since the last reset, where compiler-rt
  * would write it: LLVM_PROFILE_FILE (merged into a %m pool; else appended to
  * a file an earlier module of this round wrote, else from the start), or
  * UCOV_EXIT_DIR's pgo/<module>.profraw for `ucov run`. reset: move the
- * baseline, so a racing live read counts nothing twice. 0 or -1.
+ * baseline, so a racing live read counts nothing twice (the exit's write:
+ * a keeper leaves the module once it is written). 0 or -1.
  */
 static UCOV_NOTRACE int pgo_write_module(unsigned i, int reset) {
   const struct pgo_module *m = &modules[i];
-  const struct ucov_llvm_sections *s = &m->s;
   char path[PATH_MAX];
-  int pool, tree, fd = -1;
+  int pool, tree;
   if (module_path(m, path, sizeof(path), &pool, &tree))
     return -1;
-  if (!pool && (fd = open_profile(path, !tree && round_append(path), tree)) < 0)
-    return -1;
-  if (!pool) {
-    /* Straight into the file: the sections' large blocks go to write(2) as
-     * they are, the rest through the writer's buffer. */
-    struct ucov_fd_sink out;
-    ucov_fd_sink_init(&out, fd);
-    ucov_port_lock();
-    int err = ucov_pgo_write(&out.sink, s, reset);
-    ucov_port_unlock();
-    if (err)
-      log_path(path, strerror(-err));
-    close(fd);
-    return err ? -1 : 0;
-  }
-  return pgo_write_pool(s, path, reset);
+  if (!ucov_posix_keep_begin(1, &m->s, path, reset))
+    return 0;
+  /* (a file written in place never lands for the keeper, which writes it
+   * again whole, as it is overwritten; a pool lands by its rename) */
+  int err =
+      pool ? pgo_write_pool(&m->s, path, reset) : pgo_write_in_place(&m->s, path, tree, reset);
+  ucov_posix_keep_end(err == 0);
+  return err;
 }
 
 /* A round: every module's profile; 0, or -1 if one could not be written (or none). */
@@ -447,7 +457,6 @@ UCOV_NOTRACE void ucov_pgo_module_unload(uintptr_t base) {
 static UCOV_NOTRACE void pgo_write_at_exit(void) {
   if (ucov_posix_counters_borrowed())
     return; /* a forked child's counts are in the counters it shares: not its to write */
-  ucov_posix_counters_written();
   if (!pgo_dumped)
     pgo_write(1);
   pgo_exited = 1;

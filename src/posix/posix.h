@@ -37,8 +37,23 @@ int ucov_posix_runtime_active(void) UCOV_HIDDEN;
  * (shared_counters.c)? Then its counts are that process's: it writes no
  * exit file and never resets them. */
 int ucov_posix_counters_borrowed(void) UCOV_HIDDEN;
-/* The owner of shared counters writes its counts: its keeper will not. */
-void ucov_posix_counters_written(void) UCOV_HIDDEN;
+/*
+ * The owner of shared counters writes a unit's file (pgo 0: what is the
+ * unit's baseline, ucov_unit.base) or an LLVM profile's (pgo 1: what is its
+ * sections) at path: _begin before the file is made (written_after: its
+ * keeper leaves the unit once the file lands, 0 if the exit writes it again
+ * all the same), _made with the new file just before it replaces path,
+ * _end after. In the keeper, _begin says whether to write it at all (0: the
+ * owner's files hold it). Nothing when the counters are not shared.
+ */
+int ucov_posix_keep_begin(int pgo, const void *what, const char *path,
+                          int written_after) UCOV_HIDDEN;
+void ucov_posix_keep_made(int fd) UCOV_HIDDEN;
+void ucov_posix_keep_end(int landed) UCOV_HIDDEN;
+/* A dump of the owner's ended (it counted this run), and whether the
+ * keeper's writes count none. */
+void ucov_posix_keep_dumped(void) UCOV_HIDDEN;
+int ucov_posix_keep_run_counted(void) UCOV_HIDDEN;
 /* A fork server (AFL++'s forkserver, afl.c): its pid, 0 if none. Its
  * children are executions: they start no control server of their own (the
  * fork server serves), and it starts its own before its first fork. */
@@ -88,8 +103,10 @@ void ucov_posix_make_parent_dirs(const char *path) UCOV_HIDDEN;
 int ucov_posix_open_making_dirs(const char *path, int flags, mode_t mode) UCOV_HIDDEN;
 
 /* Replace path with len bytes of data: written beside it and renamed over
- * it (created anew, mode mode), so a failed write leaves the old file whole.
+ * it (created anew, mode mode), so a failed write leaves the old file whole;
+ * made (NULL: none) sees the new file, written, just before the rename.
  * 0 or a negative errno. */
-int ucov_posix_replace(const char *path, const void *data, size_t len, mode_t mode) UCOV_HIDDEN;
+int ucov_posix_replace(const char *path, const void *data, size_t len, mode_t mode,
+                       void (*made)(int fd)) UCOV_HIDDEN;
 
 #endif

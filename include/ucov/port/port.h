@@ -184,6 +184,9 @@ void ucov_port_unit_source(int kind, void *a, void *b);
 struct ucov_baseline;
 void ucov_port_unit_baseline(struct ucov_baseline *b);
 void ucov_port_baseline_moved(const struct ucov_baseline *b);
+/* The exit writes every unit again (libgcov's root->dumped cleared): a
+ * __gcov_reset, or a dump in place. Lock held. Default: nothing. */
+void ucov_port_units_rearmed(void);
 /* The same for an LLVM profile: its counters' baseline moved (s->state's
  * base_cnts). Lock held. Default: nothing. */
 struct ucov_llvm_sections;

@@ -18,12 +18,15 @@
 #include "ucov/port/compiler.h"
 #include "ucov/port/sink.h"
 
+struct ucov_baseline;
+
 /* One unit. Fill with zeros to start; ucov_unit_next moves to the next. */
 struct ucov_unit {
-  int llvm;             /* 1: a clang unit (compiler-rt's .gcda rules) */
-  const char *filename; /* the .gcda path compiled into it */
-  const void *anchor;   /* an address in its module (its gcov_info, its string) */
-  void *impl, *next;    /* the core's */
+  int llvm;                         /* 1: a clang unit (compiler-rt's .gcda rules) */
+  const char *filename;             /* the .gcda path compiled into it */
+  const void *anchor;               /* an address in its module (its gcov_info, its string) */
+  const struct ucov_baseline *base; /* its reset baseline (ucov_port_unit_baseline's) */
+  void *impl, *next;                /* the core's */
 };
 
 /* One dump's run figures, taken once before its units are written. */
