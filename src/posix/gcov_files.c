@@ -255,14 +255,17 @@ UCOV_NOTRACE void ucov_port_gcov_dump(int at_exit) {
  * takes them, and the exit writes them. Units that cannot be kept (no
  * memory) are written now, as the object's own libgcov would write them
  * (into UCOV_EXIT_DIR merged with the file there), and forgotten. After the
- * exit dump they are only forgotten. Its LLVM profile is written now.
+ * exit dump (a program's runtime writes before the libraries' destructors
+ * run) they are written too: the exit dump moved their baselines, so what
+ * is added is what those destructors counted, in no new run. Its LLVM
+ * profile is written now.
  */
 UCOV_EXPORT UCOV_NOTRACE void ucov_dso_unload(const void *anchor) {
   uintptr_t base = ucov_posix_module_base(anchor);
   if (!base)
     return;
   ucov_port_lock();
-  int write = !ucov_gcov_exited() && !ucov_posix_counters_borrowed();
+  int exited = ucov_gcov_exited(), write = !ucov_posix_counters_borrowed();
   const char *tree = secure_getenv("UCOV_EXIT_DIR");
   int in_tree = tree && *tree;
   struct ucov_units_dump d;
@@ -272,7 +275,7 @@ UCOV_EXPORT UCOV_NOTRACE void ucov_dso_unload(const void *anchor) {
   while (ucov_unit_next(&u)) {
     if (ucov_posix_module_base(u.anchor) != base)
       continue;
-    if (write && ucov_unit_retire(&u) == 0) {
+    if (write && !exited && ucov_unit_retire(&u) == 0) {
       u = (struct ucov_unit){0}; /* (a retired unit's anchor is no longer in the module) */
       continue;
     }
@@ -285,33 +288,4 @@ UCOV_EXPORT UCOV_NOTRACE void ucov_dso_unload(const void *anchor) {
   errno = saved;
   ucov_port_unlock();
   ucov_pgo_module_unload(base);
-}
-
-/*
- * clang units have no __gcov_exit: they are written by this destructor, at
- * compiler-rt's priority (100: after other destructors, which are counted).
- */
-#if !defined(__clang__) /* gcc reserves priorities up to 100; compiler-rt uses 100 */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wprio-ctor-dtor"
-#endif
-__attribute__((destructor(100))) static UCOV_NOTRACE void gcov_llvm_units_at_exit(void) {
-  ucov_gcov_exit_llvm();
-}
-#if !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
-
-/* Units placed in a section have no destructor calling __gcov_exit: exit dumps them. */
-static UCOV_NOTRACE void gcov_exit_dump(void) {
-  ucov_gcov_exit();
-}
-
-__attribute__((constructor)) static UCOV_NOTRACE void gcov_section_units_at_exit(void) {
-  struct ucov_unit u = {0};
-  ucov_port_lock();
-  int any = ucov_unit_next(&u) && !u.llvm; /* gcc's units come first */
-  ucov_port_unlock();
-  if (any)
-    atexit(gcov_exit_dump);
 }

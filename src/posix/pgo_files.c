@@ -144,15 +144,11 @@ static UCOV_NOTRACE void add_module(const struct ucov_pgo_module *in) {
   truncate_profile(m);
 }
 
-static void pgo_at_exit_once(void);
-
 /* The program's own sections: module 0, whoever asks first. */
 static UCOV_NOTRACE void find_own(void) {
   struct ucov_pgo_module m;
   if (ucov_pgo_this_module(&m))
     add_module(&m);
-  if (__atomic_load_n(&n_modules, __ATOMIC_ACQUIRE))
-    pgo_at_exit_once();
 }
 
 UCOV_EXPORT UCOV_NOTRACE void ucov_pgo_register(const struct ucov_pgo_module *m) {
@@ -160,7 +156,6 @@ UCOV_EXPORT UCOV_NOTRACE void ucov_pgo_register(const struct ucov_pgo_module *m)
     return;
   pthread_once(&own_once, find_own);
   add_module(m);
-  pgo_at_exit_once();
 }
 
 /* Module i's sections; 0, 1 if module i was unloaded, -1 past the last. */
@@ -360,11 +355,12 @@ static UCOV_NOTRACE int pgo_write_pool(const struct ucov_llvm_sections *s, const
   return err ? -1 : 0;
 }
 
-/* Straight into a profile file (not a pool): the sections' large blocks go
- * to write(2) as they are, the rest through the writer's buffer. 0 or -1. */
+/* Straight into a profile file (not a pool), appended to it or from its
+ * start: the sections' large blocks go to write(2) as they are, the rest
+ * through the writer's buffer. 0 or -1. */
 static UCOV_NOTRACE int pgo_write_in_place(const struct ucov_llvm_sections *s, const char *path,
-                                           int tree, int reset) {
-  int fd = open_profile(path, !tree && round_append(path), tree);
+                                           int tree, int append, int reset) {
+  int fd = open_profile(path, append, tree);
   if (fd < 0)
     return -1;
   struct ucov_fd_sink out;
@@ -396,8 +392,8 @@ static UCOV_NOTRACE int pgo_write_module(unsigned i, int reset) {
     return 0;
   /* (a file written in place never lands for the keeper, which writes it
    * again whole, as it is overwritten; a pool lands by its rename) */
-  int err =
-      pool ? pgo_write_pool(&m->s, path, reset) : pgo_write_in_place(&m->s, path, tree, reset);
+  int err = pool ? pgo_write_pool(&m->s, path, reset)
+                 : pgo_write_in_place(&m->s, path, tree, !tree && round_append(path), reset);
   ucov_posix_keep_end(err == 0);
   return err;
 }
@@ -416,6 +412,34 @@ static UCOV_NOTRACE int pgo_write(int reset) {
       ret |= pgo_write_module(i, reset);
   in_round = 0;
   return ret;
+}
+
+/* Did s's counters move since its last reset? (lock held) */
+static UCOV_NOTRACE int counted_since(const struct ucov_llvm_sections *s) {
+  const uint64_t *base = s->state ? s->state->base_cnts : NULL;
+  for (const uint64_t *c = s->cnts; c < s->cnts_end; c++)
+    if (*c != (base ? base[c - s->cnts] : 0))
+      return 1;
+  return 0;
+}
+
+/* A library unloads after the exit's write (the program's runtime writes
+ * before the libraries' destructors run): what those counted, since the
+ * baseline the exit's write moved, appended to its file as a profile of its
+ * own (llvm-profdata adds them up), or merged into its pool. */
+static UCOV_NOTRACE void pgo_write_late(unsigned i) {
+  const struct pgo_module *m = &modules[i];
+  char path[PATH_MAX];
+  int pool, tree;
+  ucov_port_lock();
+  int moved = counted_since(&m->s);
+  ucov_port_unlock();
+  if (!moved || module_path(m, path, sizeof(path), &pool, &tree))
+    return;
+  if (pool)
+    pgo_write_pool(&m->s, path, 1);
+  else
+    pgo_write_in_place(&m->s, path, tree, 1, 1);
 }
 
 /* A shared object goes away: its profile is written now, as its own
@@ -445,6 +469,8 @@ UCOV_NOTRACE void ucov_pgo_module_unload(uintptr_t base) {
           ucov_mem_sink_free(&out);
         }
       }
+    } else if (pgo_exited && !pgo_dumped && !ucov_posix_counters_borrowed()) {
+      pgo_write_late(i);
     }
     ucov_port_lock(); /* no live read in flight on it */
     __atomic_store_n(&m->gone, 1, __ATOMIC_RELEASE);
@@ -536,12 +562,9 @@ UCOV_EXPORT UCOV_NOTRACE void __llvm_profile_set_filename(const char *name) {
     truncate_profile(&modules[i]);
 }
 
-/* The exit write, registered once, when the first module comes. */
-static UCOV_NOTRACE void pgo_at_exit_once(void) {
-  static int done;
-  if (__atomic_load_n(&n_modules, __ATOMIC_ACQUIRE) &&
-      !__atomic_exchange_n(&done, 1, __ATOMIC_ACQ_REL))
-    atexit(pgo_write_at_exit);
+UCOV_NOTRACE void ucov_posix_pgo_at_exit(void) {
+  if (__atomic_load_n(&n_modules, __ATOMIC_ACQUIRE))
+    pgo_write_at_exit();
 }
 
 /* Early, so that value profiling runs in other constructors too. */

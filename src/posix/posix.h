@@ -64,8 +64,11 @@ void ucov_posix_control_start_now(void) UCOV_HIDDEN;
  * its counters (shared_counters.c). */
 struct ucov_llvm_sections;
 void ucov_posix_keeper_pgo_base(const struct ucov_llvm_sections *s) UCOV_HIDDEN;
-/* The LLVM profiles' exit write (pgo_files.c), for the keeper. */
+/* The LLVM profiles' exit write (pgo_files.c), for the keeper (with the
+ * owner's baselines), and for the process's own exit (exit_last.c), when
+ * there are profiles. */
 void ucov_posix_pgo_exit(void) UCOV_HIDDEN;
+void ucov_posix_pgo_at_exit(void) UCOV_HIDDEN;
 
 /* The exit files of one kind were written (1: gcov's .gcda, 2: LLVM
  * profiles): the commit record says so, for recoveries after the process. */
