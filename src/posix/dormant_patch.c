@@ -23,6 +23,15 @@
  * through a temporary PROT_WRITE on its segment, put back before the patch
  * returns, or through /proc/self/mem where that is refused. Sites whose bytes
  * are neither form (a debugger's breakpoint on one) are left as they are.
+ * Without membarrier's SYNC_CORE (Linux 4.16 on) nothing is patched: the
+ * enable fails with EOPNOTSUPP and a message, rather than trust a weaker
+ * barrier to keep other cores from running half-written instructions.
+ *
+ * A trap handler may run late (its thread trapped during a patch and ran
+ * again after it), so what it reads stays valid: module records are never
+ * freed, a module's table is one immutable block behind one pointer, and a
+ * table replaced (the module loaded again) is freed only once no handler is
+ * inside a search (trap_readers), or else kept.
  *
  * All of this runs with the port lock held, never on a hook's path.
  */
@@ -38,6 +47,7 @@
 #include <fcntl.h>
 #include <link.h>
 #include <linux/membarrier.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -57,6 +67,8 @@ static int patch_target;  /* what a trapped site does: 1 live, 0 dormant */
 static struct sigaction prev_trap;
 static int membarrier_mode = -1; /* -1 not probed, 0 none, 1 expedited, 2 sync-core */
 static int procmem_fd = -1;
+static int trap_readers;       /* trap handlers searching the tables now */
+static struct ptable *retired; /* tables replaced while a handler searched: kept */
 
 UCOV_NOTRACE void ucov_dormant_say(const char *fmt, ...) {
   char msg[512];
@@ -88,38 +100,63 @@ static UCOV_NOTRACE void membarrier_setup(void) {
   }
 }
 
+/* Every core of the process serialised (only with SYNC_CORE: patch()
+ * refuses to run without it). */
 static UCOV_NOTRACE void sync_cores(void) {
-  membarrier_setup();
-  if (membarrier_mode == 2)
-    syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0);
-  else if (membarrier_mode == 1)
-    syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+  syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0);
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
 /* --- the trap handler ------------------------------------------------------ */
 
-static UCOV_NOTRACE const struct psite *site_at(uintptr_t pc, const struct dmod **mp) {
-  for (const struct dmod *m = __atomic_load_n(&mods, __ATOMIC_ACQUIRE); m;
+/* The site at pc, copied into *out: 1, or 0 (none). The tables it reads
+ * are not freed meanwhile: trap_readers counts it in (sequentially
+ * consistent with ucov_dormant_table_publish's swap). */
+static UCOV_NOTRACE int site_at(uintptr_t pc, struct psite *out) {
+  int found = 0;
+  __atomic_add_fetch(&trap_readers, 1, __ATOMIC_SEQ_CST);
+  for (const struct dmod *m = __atomic_load_n(&mods, __ATOMIC_ACQUIRE); m && !found;
        m = __atomic_load_n(&m->next, __ATOMIC_ACQUIRE)) {
-    const struct psite *s = __atomic_load_n(&m->sites, __ATOMIC_ACQUIRE);
-    if (!s || !__atomic_load_n(&m->present, __ATOMIC_ACQUIRE) || pc < m->lo || pc >= m->hi)
+    const struct ptable *t = __atomic_load_n(&m->table, __ATOMIC_SEQ_CST);
+    if (!t || !__atomic_load_n(&m->present, __ATOMIC_ACQUIRE) || pc < t->lo || pc >= t->hi)
       continue;
-    uint64_t addr = (uint64_t)(pc - m->bias);
-    size_t lo = 0, hi = m->count;
+    uint64_t addr = (uint64_t)(pc - t->bias);
+    size_t lo = 0, hi = t->count;
     while (lo < hi) {
       size_t mid = lo + (hi - lo) / 2;
-      if (s[mid].addr < addr)
+      if (t->sites[mid].addr < addr)
         lo = mid + 1;
       else
         hi = mid;
     }
-    if (lo < m->count && s[lo].addr == addr) {
-      *mp = m;
-      return &s[lo];
+    if (lo < t->count && t->sites[lo].addr == addr) {
+      *out = t->sites[lo];
+      found = 1;
     }
   }
-  return NULL;
+  __atomic_sub_fetch(&trap_readers, 1, __ATOMIC_SEQ_CST);
+  return found;
+}
+
+UCOV_NOTRACE void ucov_dormant_table_publish(struct dmod *m, struct ptable *t, uint8_t *mark) {
+  struct ptable *old = m->table;
+  free(m->mark);
+  m->mark = mark;
+  __atomic_store_n(&m->table, t, __ATOMIC_SEQ_CST);
+  if (!old)
+    return;
+  /* Once the count is zero, every handler that could have loaded old has
+   * finished; searches take microseconds, and a handler interrupted for
+   * long leaves old kept (leaked, one per reload at most). */
+  for (int i = 0; i < 1000; i++) {
+    if (__atomic_load_n(&trap_readers, __ATOMIC_SEQ_CST) == 0) {
+      free(old);
+      return;
+    }
+    sched_yield();
+  }
+  old->retired = retired;
+  retired = old;
 }
 
 static UCOV_NOTRACE int32_t rel32(const uint8_t *p) {
@@ -200,14 +237,15 @@ static UCOV_NOTRACE void trap_handler(int sig, siginfo_t *info, void *ctx) {
   ucontext_t *uc = ctx;
   greg_t *g = uc->uc_mcontext.gregs;
   uintptr_t at = (uintptr_t)g[REG_RIP] - 1; /* int3 is one byte */
-  const struct dmod *m = NULL;
+  struct psite site;
   const struct psite *s = NULL;
   if (info && info->si_code == SI_KERNEL) {
-    s = site_at(at, &m);
+    if (site_at(at, &site))
+      s = &site;
     /* A debugger that took the trap for a breakpoint of its own and passed
      * it on has moved the PC back onto the int3 (gdb does, on x86). */
-    if (!s && (s = site_at(at + 1, &m)) != NULL)
-      at++;
+    else if (site_at(at + 1, &site))
+      s = &site, at++;
   }
   if (!s) {
     trap_chain(sig, info, ctx);
@@ -321,40 +359,52 @@ static UCOV_NOTRACE size_t telling(const struct psite *s) {
 static UCOV_NOTRACE void write_marked(struct dmod **ms, size_t n, const int *how, int live,
                                       int from) {
   for (size_t k = 0; k < n; k++)
-    for (size_t i = 0; how[k] >= 0 && i < ms[k]->count; i++) {
-      const struct psite *s = &ms[k]->sites[i];
+    for (size_t i = 0; how[k] >= 0 && i < ms[k]->table->count; i++) {
+      const struct psite *s = &ms[k]->table->sites[i];
       if (!ms[k]->mark[i])
         continue;
       size_t len = !from ? 1 : s->kind >= K_XENTRY && !live ? 1 : s->len - 1u;
-      text_write(ms[k]->bias + s->addr + (unsigned)from, form_of(s, live) + from, len, how[k]);
+      text_write(ms[k]->table->bias + s->addr + (unsigned)from, form_of(s, live) + from, len,
+                 how[k]);
       if (!from)
         ms[k]->mark[i] = 0;
     }
 }
 
-/* Put the sites of modules ms[0..n) into form live (see the top). */
-static UCOV_NOTRACE void patch(struct dmod **ms, size_t n, int live) {
+/* Put the sites of modules ms[0..n) (PATCH_BATCH at most) into form live
+ * (see the top). 0, or -UCOV_EOPNOTSUPP (no core-serialising barrier:
+ * nothing patched, said once). */
+#define PATCH_BATCH 64
+static UCOV_NOTRACE int patch(struct dmod **ms, size_t n, int live) {
+  static int said;
   if (!n)
-    return;
+    return 0;
+  membarrier_setup();
+  if (membarrier_mode != 2) {
+    if (!said++)
+      ucov_dormant_say("ucov: dormant sites: this kernel has no membarrier SYNC_CORE (Linux 4.16 "
+                       "and later): sites are not patched, and tracing is refused");
+    return -UCOV_EOPNOTSUPP;
+  }
   if (trap_install() != 0) {
     ucov_dormant_say("ucov: dormant sites: cannot install a SIGTRAP handler: %s", strerror(errno));
-    return;
+    return 0;
   }
   __atomic_store_n(&patch_target, live, __ATOMIC_RELEASE);
-  int how[64];
-  size_t np = n < 64 ? n : 64;
-  for (size_t k = 0; k < np; k++) {
+  int how[PATCH_BATCH];
+  for (size_t k = 0; k < n; k++) {
     struct dmod *m = ms[k];
-    how[k] = text_open(m->lo, m->hi);
+    const struct ptable *t = m->table;
+    how[k] = text_open(t->lo, t->hi);
     if (how[k] < 0) {
       ucov_dormant_say("ucov: dormant sites: cannot write the text at %#lx: %s",
-                       (unsigned long)m->lo, strerror(errno));
+                       (unsigned long)t->lo, strerror(errno));
       continue;
     }
     m->skipped = 0;
-    for (size_t i = 0; i < m->count; i++) {
-      const struct psite *s = &m->sites[i];
-      uintptr_t at = m->bias + s->addr;
+    for (size_t i = 0; i < t->count; i++) {
+      const struct psite *s = &t->sites[i];
+      uintptr_t at = t->bias + s->addr;
       m->mark[i] = (uint8_t)text_equal(at, form_of(s, !live), telling(s));
       if (m->mark[i])
         text_write(at, (const uint8_t[]){0xcc}, 1, how[k]);
@@ -363,13 +413,13 @@ static UCOV_NOTRACE void patch(struct dmod **ms, size_t n, int live) {
     }
   }
   sync_cores();
-  write_marked(ms, np, how, live, 1); /* the rest of each site */
+  write_marked(ms, n, how, live, 1); /* the rest of each site */
   sync_cores();
-  write_marked(ms, np, how, live, 0); /* then its first byte */
+  write_marked(ms, n, how, live, 0); /* then its first byte */
   sync_cores();
-  for (size_t k = 0; k < np; k++)
+  for (size_t k = 0; k < n; k++)
     if (how[k] >= 0) {
-      text_close(ms[k]->lo, ms[k]->hi, how[k]);
+      text_close(ms[k]->table->lo, ms[k]->table->hi, how[k]);
       ms[k]->live = live;
       if (ms[k]->skipped)
         ucov_dormant_say(
@@ -377,6 +427,7 @@ static UCOV_NOTRACE void patch(struct dmod **ms, size_t n, int live) {
             "and were left as they are",
             ms[k]->skipped);
     }
+  return 0;
 }
 
 /* Read m's table if not yet: 1 if m has sites to patch. */
@@ -389,14 +440,20 @@ static UCOV_NOTRACE int ready(struct dmod *m) {
 /* The core's hook: the first device enabled (1) or the last disabled (0).
  * Lock held. */
 UCOV_NOTRACE int ucov_port_trace_live(int live) {
-  trace_live = live;
-  struct dmod *ms[64];
+  struct dmod *ms[PATCH_BATCH];
   size_t n = 0;
-  for (struct dmod *m = mods; m && n < 64; m = m->next)
+  int err = 0;
+  for (struct dmod *m = mods; m && !err; m = m->next) {
     if (ready(m) && m->live != live)
       ms[n++] = m;
-  patch(ms, n, live);
-  return 0;
+    if (n == PATCH_BATCH || (!m->next && n)) { /* (every module, a batch at a time) */
+      err = patch(ms, n, live);
+      n = 0;
+    }
+  }
+  if (!err)
+    trace_live = live;
+  return err;
 }
 
 UCOV_EXPORT UCOV_NOTRACE void ucov_dormant_register(const struct ucov_dormant_module *reg) {
@@ -420,7 +477,7 @@ UCOV_EXPORT UCOV_NOTRACE void ucov_dormant_register(const struct ucov_dormant_mo
     __atomic_store_n(tail, m, __ATOMIC_RELEASE);
   }
   if (m && trace_live && ready(m))
-    patch(&m, 1, 1);
+    (void)patch(&m, 1, 1); /* (refused: said; its sites stay dormant) */
   ucov_port_unlock();
 }
 

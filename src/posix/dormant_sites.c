@@ -56,9 +56,10 @@ static UCOV_NOTRACE int pread_at(void *arg, void *buf, size_t n, uint64_t off) {
   return pread(*(int *)arg, buf, n, (off_t)off) == (ssize_t)n ? 0 : -1;
 }
 
-/* The XRay sleds of m (clang -fxray-instrument) as sites at *n on in v. */
-static UCOV_NOTRACE void xray_sites(struct dmod *m, size_t nx, uintptr_t lo, uintptr_t hi,
-                                    struct psite *v, size_t *n) {
+/* The XRay sleds of m (clang -fxray-instrument), loaded at bias, as sites
+ * at *n on in v. */
+static UCOV_NOTRACE void xray_sites(const struct dmod *m, uintptr_t bias, size_t nx, uintptr_t lo,
+                                    uintptr_t hi, struct psite *v, size_t *n) {
   for (size_t i = 0; i < nx; i++) {
     const uint8_t *e = (const uint8_t *)m->reg.xray_start + i * XRAY_ENTRY;
     uintptr_t sled = xray_sled(e);
@@ -72,7 +73,7 @@ static UCOV_NOTRACE void xray_sites(struct dmod *m, size_t nx, uintptr_t lo, uin
         !(kind == 1 ? b[0] == 0xc3 : b[0] == 0xeb && b[1] == 0x09))
       continue; /* (an event sled, or one that is not as clang makes them) */
     struct psite *p = &v[(*n)++];
-    p->addr = sled - m->bias;
+    p->addr = sled - bias;
     p->idx = (uint32_t)i;
     p->kind = kind == 1 ? K_XEXIT : K_XENTRY;
     p->len = PSITE_MAX;
@@ -93,12 +94,11 @@ static UCOV_NOTRACE void xray_sites(struct dmod *m, size_t nx, uintptr_t lo, uin
   }
 }
 
-/* Read m's table from its file: 0, or -1 with the reason said. */
 /* The loaded module whose ELF header m registered: its file's name into
- * a->name, its load bias into m, its executable extent [*lo, *hi) and the
- * build-id its notes carry in memory. 0, or -1 (said). */
-static UCOV_NOTRACE int loaded_module(struct dmod *m, struct find_arg *a, uintptr_t *lo,
-                                      uintptr_t *hi, const uint8_t **mem_id, size_t *mem_id_len) {
+ * a->name, its load bias, its executable extent [lo, hi) and the build-id
+ * its notes carry in memory into t. 0, or -1 (said). */
+static UCOV_NOTRACE int loaded_module(const struct dmod *m, struct find_arg *a, struct ptable *t,
+                                      const uint8_t **mem_id, size_t *mem_id_len) {
   memset(a, 0, sizeof(*a));
   a->ehdr = m->ehdr;
   dl_iterate_phdr(find_cb, a);
@@ -106,18 +106,18 @@ static UCOV_NOTRACE int loaded_module(struct dmod *m, struct find_arg *a, uintpt
     ucov_dormant_say("ucov: dormant sites: no loaded module holds %p", m->ehdr);
     return -1;
   }
-  m->bias = a->info.dlpi_addr;
+  t->bias = a->info.dlpi_addr;
   *mem_id = NULL;
   *mem_id_len = 0;
-  *lo = UINTPTR_MAX, *hi = 0;
+  t->lo = UINTPTR_MAX, t->hi = 0;
   for (int i = 0; i < a->info.dlpi_phnum; i++) {
     const ElfW(Phdr) *ph = &a->info.dlpi_phdr[i];
-    uintptr_t at = m->bias + ph->p_vaddr;
+    uintptr_t at = t->bias + ph->p_vaddr;
     if (ph->p_type == PT_NOTE && !*mem_id_len)
       *mem_id_len = ucov_elf_note_build_id((const uint8_t *)at, ph->p_memsz, mem_id);
     if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
-      *lo = *lo < at ? *lo : at;
-      *hi = *hi > at + ph->p_memsz ? *hi : at + ph->p_memsz;
+      t->lo = t->lo < at ? t->lo : at;
+      t->hi = t->hi > at + ph->p_memsz ? t->hi : at + ph->p_memsz;
     }
   }
   return 0;
@@ -164,14 +164,14 @@ static UCOV_NOTRACE int file_sites(const char *name, const uint8_t *mem_id, size
 
 UCOV_NOTRACE int ucov_dormant_table_read(struct dmod *m) {
   struct find_arg a;
-  uintptr_t lo, hi;
+  struct ptable where, *t = NULL;
   const uint8_t *mem_id;
   size_t mem_id_len;
-  if (loaded_module(m, &a, &lo, &hi, &mem_id, &mem_id_len))
+  if (loaded_module(m, &a, &where, &mem_id, &mem_id_len))
     return -1;
+  uintptr_t lo = where.lo, hi = where.hi;
   struct ucov_sites_header th = {0};
   struct ucov_site *raw = NULL;
-  struct psite *sites = NULL;
   uint8_t *mark = NULL;
   int ret = -1, has = file_sites(a.name, mem_id, mem_id_len, &th, &raw);
   if (has == -1)
@@ -187,14 +187,16 @@ UCOV_NOTRACE int ucov_dormant_table_read(struct dmod *m) {
     ret = 1; /* nothing to patch in this module */
     goto out;
   }
-  sites = calloc(nraw + nx, sizeof(*sites));
+  t = calloc(1, sizeof(*t) + (nraw + nx) * sizeof(t->sites[0]));
   mark = calloc(nraw + nx, 1);
-  if (!sites || !mark)
+  if (!t || !mark)
     goto bad;
+  *t = where;
+  struct psite *sites = t->sites;
   size_t n = 0;
   for (size_t i = 0; i < nraw; i++) {
     const struct ucov_site *e = &raw[i];
-    uintptr_t at = m->bias + e->addr;
+    uintptr_t at = t->bias + e->addr;
     if (at < lo || at + e->len > hi)
       goto bad;
     struct psite *p = &sites[n++];
@@ -204,22 +206,15 @@ UCOV_NOTRACE int ucov_dormant_table_read(struct dmod *m) {
     memcpy(p->live, e->live, e->len);
     ucov_site_dormant(e, th.ret_addr, p->dormant);
   }
-  xray_sites(m, nx, lo, hi, sites, &n);
+  xray_sites(m, t->bias, nx, lo, hi, sites, &n);
   qsort(sites, n, sizeof(*sites), psite_order);
   for (size_t i = 1; i < n; i++)
     if (sites[i].addr < sites[i - 1].addr + sites[i - 1].len)
       goto bad;
-  m->count = n;
-  m->lo = lo;
-  m->hi = hi;
-  /* A module loaded again: its old table goes (no trap can be in it: its
-   * new text has not been patched yet). */
-  struct psite *old = m->sites;
-  uint8_t *old_mark = m->mark;
-  m->mark = mark;
-  __atomic_store_n(&m->sites, sites, __ATOMIC_RELEASE);
-  sites = old;
-  mark = old_mark;
+  t->count = n;
+  ucov_dormant_table_publish(m, t, mark);
+  t = NULL;
+  mark = NULL;
   ret = 0;
   goto out;
 bad:
@@ -227,7 +222,7 @@ bad:
                    a.name, UCOV_SITES_SECTION);
 out:
   free(raw);
-  free(sites);
+  free(t);
   free(mark);
   return ret;
 }

@@ -31,17 +31,25 @@ struct psite {
   uint8_t live[PSITE_MAX], dormant[PSITE_MAX];
 };
 
+/* A module's sites as read from its file, for one load of it: never changed
+ * once published, so that a trap handler reads one consistent table (a
+ * module loaded again gets a new one: dormant_patch.c retires the old). */
+struct ptable {
+  uintptr_t bias;         /* load bias */
+  uintptr_t lo, hi;       /* its executable segments' extent, run-time addresses */
+  size_t count;           /* sites */
+  struct ptable *retired; /* (replaced, kept: the next kept; no handler reads it) */
+  struct psite sites[];   /* sorted by address */
+};
+
 /* A registered module. Records are never freed (a trap handler may be
  * reading one); a module unloaded and loaded again reuses its record. */
 struct dmod {
   struct dmod *next;
   struct ucov_dormant_module reg; /* what its constructor gave */
   const void *ehdr;               /* its ELF header in memory: the registration key */
-  uintptr_t bias;                 /* load bias */
-  uintptr_t lo, hi;               /* its executable segments' extent, run-time addresses */
-  struct psite *sites;            /* sorted by address; NULL until read */
-  uint8_t *mark;                  /* per site: being patched now */
-  size_t count;                   /* sites */
+  struct ptable *table;           /* published with release; NULL until read */
+  uint8_t *mark;                  /* per site of table: being patched now (the lock's) */
   int state;                      /* 0 table not read, 1 read, -1 cannot be read */
   int live;                       /* the form its sites are in */
   int present;                    /* registered and not unloaded */
@@ -64,5 +72,9 @@ void ucov_dormant_say(const char *fmt, ...) __attribute__((format(printf, 1, 2))
 /* Read m's table from its file and its XRay sleds from memory: 0; 1 if it
  * has nothing to patch; -1 with the reason said. The port lock is held. */
 int ucov_dormant_table_read(struct dmod *m) UCOV_HIDDEN;
+
+/* m's table becomes t, with mark (t->count bytes, zero): the old table is
+ * freed once no trap handler can be reading it. The port lock is held. */
+void ucov_dormant_table_publish(struct dmod *m, struct ptable *t, uint8_t *mark) UCOV_HIDDEN;
 
 #endif

@@ -7,8 +7,10 @@
 # process's memory); 4 threads run the code while another enables and
 # disables 1,000 times (nothing crashes, no record is lost), also with the
 # program's own SIGTRAP handler (its own traps reach it, and only those) and
-# with threads that trace for themselves; a shared library made live when
-# loaded while tracing, and after a dlclose; runs under gdb; ucov report
+# with threads that trace for themselves, and with the site table replaced
+# (the module registered again) 1,000 times; without membarrier's SYNC_CORE
+# the enable is refused with a message; a shared library made live when
+# loaded while tracing, and after a dlclose, and 70 of them; runs under gdb; ucov report
 # finds the trace's lines through the table. With the twins plugins (gcc 12,
 # clang 14, 16, 19) the table is checked against the dormant file itself (each plain
 # entry a site jumping to its twin, every hook call outside the twins a site)
@@ -216,6 +218,21 @@ grep -q '^remote: [1-9][0-9]* records$' s1.txt && [ "$(grep '^remote:' s1.txt)" 
   fail "the program's own SIGTRAP handler: $(tail -3 s2.txt)"
 ./stress 400 4 own-trap worker-trace >s3.txt 2>&1 && grep -q '^stress: 400 cycles' s3.txt && pass "threads that trace for themselves meanwhile" ||
   fail "threads that trace for themselves meanwhile: $(tail -3 s3.txt)"
+# The site table read anew and replaced 1,000 times, live and dormant, while
+# 4 threads trap (a table freed under a trap handler: ASan's use after free)
+for b in stress stress_calls; do
+  ./$b 1000 4 reload >s5.$b.txt 2>&1 && grep -q '^stress: 1000 cycles, [1-9]' s5.$b.txt &&
+    pass "$b: tables replaced 1,000 times under 4 trapping threads" ||
+    fail "$b: tables replaced 1,000 times under 4 trapping threads: $(tail -3 s5.$b.txt)"
+done
+# No core-serialising barrier (membarrier fails): nothing is patched, the
+# enable fails with EOPNOTSUPP and says why, and the program runs on.
+if strace -qq -o /dev/null true 2>/dev/null; then
+  strace -qq -f -o /dev/null -e trace=membarrier -e inject=membarrier:error=EINVAL ./stress 1 2 >s6.txt 2>&1
+  grep -q 'no membarrier SYNC_CORE.*tracing is refused' s6.txt && grep -q '^KCOV_ENABLE: Operation not supported' s6.txt &&
+    pass "without membarrier SYNC_CORE the enable is refused, with a message" ||
+    fail "without membarrier SYNC_CORE the enable is refused, with a message: $(tail -3 s6.txt)"
+fi
 # clang --ext --dormant: XRay sleds patched too, under the same load
 if [ "${cc#clang}" != "$cc" ]; then
   CC=$cc "$UCOV" cc --ext --dormant -O2 -pthread "${SANFLAGS[@]}" -I"$SRC/include" -I"$T" \
@@ -276,6 +293,13 @@ for when in before during; do
 done
 python3 "$SRC/tests/e2e/dormant_sites.py" libplain.so libdormant.so >sites.txt 2>&1 && pass "library: the table is objdump's sites" ||
   fail "library: the table is objdump's sites: $(head -5 sites.txt)"
+# 70 dormant modules (copies of one library): every one made live
+mkdir -p many && CC=$cc "$UCOV" cc --trace --dormant -O1 -fPIC -shared "${SANFLAGS[@]}" "$T/many_lib.c" \
+  -o many/lib0.so && for i in $(seq 1 69); do cp many/lib0.so "many/lib$i.so"; done &&
+  CC=$cc "$UCOV" cc --trace -O1 "${SANFLAGS[@]}" -I"$SRC/include" "$T/many.c" -ldl -o many_main ||
+  fail "many modules: build"
+./many_main 70 >many.txt 2>&1 && grep -qx 'many: 70 modules, 70 traced' many.txt &&
+  pass "70 dormant modules, every one live while tracing" || fail "70 dormant modules: $(tail -3 many.txt)"
 cd .. || exit 1
 
 finish dormant

@@ -19,6 +19,9 @@
  *   (the last device goes with its thread): print "dormant" and wait again.
  * remote: at the end, KCOV_REMOTE_ENABLE on a new device and a worker's
  *   section of the traced call: print "remote: N records".
+ * reload: each cycle the program's module is unregistered and registered
+ *   again, so its site table is read anew and replaced, while it is live
+ *   (every other cycle) or dormant, with the workers trapping meanwhile.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -29,6 +32,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <ucov/dormant.h>
 #include <ucov/ucov.h>
 
 #include "work.h"
@@ -36,7 +40,7 @@
 #define WORDS 4096
 
 static volatile int stop;
-static int cycles, n_workers, own_trap, worker_trace, pause_points, remote;
+static int cycles, n_workers, own_trap, worker_trace, pause_points, remote, reload;
 static long expect_sum;
 static volatile long own_traps;
 
@@ -61,12 +65,23 @@ static int tracer_open(struct tracer *t) {
   return t->cover == MAP_FAILED ? -1 : 0;
 }
 
-/* One traced call of work_traced(); 0 if it gave the reference's records. */
-static int tracer_cycle(struct tracer *t, const char *who) {
+/* The program's module registered again: its table is read anew. */
+extern const char __ehdr_start[] __attribute__((visibility("hidden")));
+static void reload_table(void) {
+  struct ucov_dormant_module m = {__ehdr_start, 0, 0, 0, 0, 0};
+  ucov_dormant_unregister(__ehdr_start);
+  ucov_dormant_register(&m);
+}
+
+/* One traced call of work_traced(); 0 if it gave the reference's records.
+ * live_reload: the table is replaced while the sites are live. */
+static int tracer_cycle(struct tracer *t, const char *who, int live_reload) {
   if (ucov_ioctl(t->fd, KCOV_ENABLE, KCOV_TRACE_PC) != 0) {
     perror("KCOV_ENABLE");
     return -1;
   }
+  if (live_reload)
+    reload_table();
   __atomic_store_n(&t->cover[0], 0, __ATOMIC_RELAXED);
   long r = work_traced(7);
   uint64_t n = __atomic_load_n(&t->cover[0], __ATOMIC_RELAXED);
@@ -105,7 +120,7 @@ static void *worker(void *arg) {
       fprintf(stderr, "worker %ld: sum %ld, expected %ld\n", id, s, expect_sum);
       exit(1);
     }
-    if (worker_trace && ++rounds % 8 == 0 && tracer_cycle(&t, "worker") != 0)
+    if (worker_trace && ++rounds % 8 == 0 && tracer_cycle(&t, "worker", 0) != 0)
       exit(1);
   }
   return NULL;
@@ -177,6 +192,7 @@ int main(int argc, char **argv) {
     worker_trace |= !strcmp(argv[i], "worker-trace");
     pause_points |= !strcmp(argv[i], "pause");
     remote |= !strcmp(argv[i], "remote");
+    reload |= !strcmp(argv[i], "reload");
   }
   if (own_trap)
     signal(SIGTRAP, on_trap);
@@ -196,7 +212,9 @@ int main(int argc, char **argv) {
       wait_line("live");
       ucov_ioctl(t.fd, KCOV_DISABLE, 0);
     }
-    if (tracer_cycle(&t, "main") != 0)
+    if (reload && c % 2)
+      reload_table();
+    if (tracer_cycle(&t, "main", reload && c % 2 == 0) != 0)
       return 1;
     if (own_trap && c % 16 == 0) {
       raise(SIGTRAP);
