@@ -27,11 +27,49 @@ struct remote_entry {
   struct ucov_device *dev;
 };
 
-/* Registered handles, unsorted (at most KCOV_REMOTE_MAX_HANDLES + 1 per
- * device). Written under both locks, read under either. */
+/* Registered handles (at most KCOV_REMOTE_MAX_HANDLES + 1 per device), a
+ * hash table as kcov.c's kcov_remote_map: open addressing, linear probing,
+ * at most half full (cap_entries a power of two; handle 0, which is never
+ * registered, marks a free slot). A section's lookup is a probe or two, not
+ * a walk of every handle under a lock that masks interrupts. Written under
+ * both locks, read under either. */
 static struct remote_entry *entries;
 static unsigned n_entries, cap_entries;
 static uint64_t sequence_next = 1; /* under the port lock */
+
+static UCOV_NOTRACE unsigned slot_of(uint64_t handle, unsigned cap) {
+  uint64_t h = handle * 0x9e3779b97f4a7c15ull; /* (the instance and the subsystem mixed) */
+  return (unsigned)(h >> 32) & (cap - 1);
+}
+
+/* Put (handle, dev) into table t of cap slots (it has room). */
+static UCOV_NOTRACE void table_put(struct remote_entry *t, unsigned cap, uint64_t handle,
+                                   struct ucov_device *dev) {
+  unsigned i = slot_of(handle, cap);
+  while (t[i].handle)
+    i = (i + 1) & (cap - 1);
+  t[i].handle = handle;
+  t[i].dev = dev;
+}
+
+/* Empty slot i, moving back the entries after it that probed past it. */
+static UCOV_NOTRACE void table_remove(unsigned i) {
+  unsigned mask = cap_entries - 1, j = i;
+  for (;;) {
+    j = (j + 1) & mask;
+    if (!entries[j].handle)
+      break;
+    unsigned home = slot_of(entries[j].handle, cap_entries);
+    /* entries[j] stays if its home lies cyclically in (i, j] */
+    if (i <= j ? (i < home && home <= j) : (i < home || home <= j))
+      continue;
+    entries[i] = entries[j];
+    i = j;
+  }
+  entries[i].handle = 0;
+  entries[i].dev = 0;
+  n_entries--;
+}
 
 /* The common handle is the task's (struct ucov_task): thread-local where the
  * port has threads, switched with the task where it switches the state, and
@@ -67,7 +105,10 @@ static UCOV_NOTRACE int handle_ok(uint64_t h, int common) {
 }
 
 static UCOV_NOTRACE struct ucov_device *lookup(uint64_t handle) {
-  for (unsigned i = 0; i < n_entries; i++)
+  if (!cap_entries)
+    return 0;
+  for (unsigned i = slot_of(handle, cap_entries); entries[i].handle;
+       i = (i + 1) & (cap_entries - 1))
     if (entries[i].handle == handle)
       return entries[i].dev;
   return 0;
@@ -76,11 +117,9 @@ static UCOV_NOTRACE struct ucov_device *lookup(uint64_t handle) {
 /* Drop dev's entries and move its sequence on: sections running for it are
  * discarded at their end. Both locks held. */
 static UCOV_NOTRACE void drop_entries(struct ucov_device *dev) {
-  unsigned k = 0;
-  for (unsigned i = 0; i < n_entries; i++)
-    if (entries[i].dev != dev)
-      entries[k++] = entries[i];
-  n_entries = k;
+  for (unsigned i = 0; i < cap_entries; i++)
+    while (entries[i].handle && entries[i].dev == dev) /* (another may move into i) */
+      table_remove(i);
   dev->remote = 0;
   dev->sequence = sequence_next++;
 }
@@ -91,22 +130,27 @@ UCOV_NOTRACE void ucov_remote_unregister(struct ucov_device *dev) {
   ucov_port_remote_unlock(flags);
 }
 
-/* Room for `more` entries, allocated before the REMOTE lock is taken (where a
- * section runs, nothing may allocate). The array it replaces, to free after
- * the swap, in *old. Port lock held. */
-static UCOV_NOTRACE int entries_reserve(unsigned more, struct remote_entry **fresh) {
+/* Room for `more` entries, a larger table (*fresh, *fresh_cap: the entries
+ * hashed into it) allocated before the REMOTE lock is taken (where a section
+ * runs, nothing may allocate); sections read the old one until the swap.
+ * Port lock held. */
+static UCOV_NOTRACE int entries_reserve(unsigned more, struct remote_entry **fresh,
+                                        unsigned *fresh_cap) {
   *fresh = 0;
-  if (n_entries + more <= cap_entries)
+  if (2 * (n_entries + more) <= cap_entries)
     return 0;
   unsigned cap = cap_entries ? cap_entries : 64;
-  while (cap < n_entries + more)
+  while (cap < 2 * (n_entries + more))
     cap *= 2;
   *fresh = ucov_port_alloc(cap * sizeof(**fresh));
   if (!*fresh)
     return -UCOV_ENOMEM;
-  for (unsigned i = 0; i < n_entries; i++)
-    (*fresh)[i] = entries[i];
-  cap_entries = cap;
+  for (unsigned i = 0; i < cap; i++)
+    (*fresh)[i] = (struct remote_entry){0, 0};
+  for (unsigned i = 0; i < cap_entries; i++)
+    if (entries[i].handle)
+      table_put(*fresh, cap, entries[i].handle, entries[i].dev);
+  *fresh_cap = cap;
   return 0;
 }
 
@@ -129,15 +173,18 @@ UCOV_NOTRACE int ucov_remote_register(struct ucov_device *dev, const struct kcov
   if (arg->common_handle && !handle_ok(arg->common_handle, 1))
     return -UCOV_EINVAL;
   struct remote_entry *fresh, *old = entries;
-  int err = entries_reserve(arg->num_handles + 1, &fresh);
+  unsigned fresh_cap = 0;
+  int err = entries_reserve(arg->num_handles + 1, &fresh, &fresh_cap);
   if (err)
     return err;
   dev->remote_mode = mode;
   dev->last_mode = mode;
   dev->remote_size = arg->area_size;
   unsigned long flags = ucov_port_remote_lock();
-  if (fresh)
+  if (fresh) {
     entries = fresh;
+    cap_entries = fresh_cap;
+  }
   for (uint32_t i = 0; i <= arg->num_handles && !err; i++) {
     uint64_t h = i < arg->num_handles ? arg->handles[i] : arg->common_handle;
     if (!h)
@@ -146,8 +193,7 @@ UCOV_NOTRACE int ucov_remote_register(struct ucov_device *dev, const struct kcov
       err = -UCOV_EEXIST;
       break;
     }
-    entries[n_entries].handle = h;
-    entries[n_entries].dev = dev;
+    table_put(entries, cap_entries, h, dev);
     n_entries++;
   }
   if (err) {

@@ -209,6 +209,73 @@ static void test_pool(void) {
     munmap(c[i].buf, SIZE * 8);
 }
 
+/* Many devices, each with KCOV_REMOTE_MAX_HANDLES handles: the registry's
+ * hash table grows, loses every other device's entries, and each handle
+ * still finds its own device. */
+#define MANY_DEVS 12
+#define MANY_HANDLES KCOV_REMOTE_MAX_HANDLES
+static pthread_barrier_t many_step;
+static uint64_t *many_buf[MANY_DEVS];
+
+static uint64_t many_handle(int dev, int k) {
+  return kcov_remote_handle(KCOV_SUBSYSTEM_USB, (uint64_t)dev * 1000 + (uint64_t)k + 1);
+}
+
+static void *many_client(void *arg) {
+  int dev = (int)(intptr_t)arg;
+  uint64_t *h = calloc(MANY_HANDLES, sizeof(*h));
+  for (int k = 0; k < MANY_HANDLES; k++)
+    h[k] = many_handle(dev, k);
+  int fd = new_device(&many_buf[dev]);
+  CHECK_OK(remote_enable(fd, KCOV_TRACE_PC, 1024, MANY_HANDLES, h, 0));
+  pthread_barrier_wait(&many_step); /* registered */
+  pthread_barrier_wait(&many_step); /* every handle checked */
+  if (dev % 2)
+    CHECK_OK(ucov_ioctl(fd, KCOV_DISABLE, 0));
+  pthread_barrier_wait(&many_step); /* the odd ones gone */
+  pthread_barrier_wait(&many_step); /* checked again */
+  if (dev % 2 == 0)
+    CHECK_OK(ucov_ioctl(fd, KCOV_DISABLE, 0));
+  ucov_close(fd);
+  free(h);
+  return NULL;
+}
+
+/* A section for handle (dev, k): did it land in dev's buffer? */
+static int many_section(int dev, int k) {
+  uint64_t before = __atomic_load_n(&many_buf[dev][0], __ATOMIC_ACQUIRE);
+  CHECK_EQ(ucov_remote_start(many_handle(dev, k)), 0);
+  tgt_thread_a(1);
+  ucov_remote_stop();
+  return __atomic_load_n(&many_buf[dev][0], __ATOMIC_ACQUIRE) > before;
+}
+
+static void test_many_handles(void) {
+  pthread_t t[MANY_DEVS];
+  pthread_barrier_init(&many_step, NULL, MANY_DEVS + 1);
+  for (int d = 0; d < MANY_DEVS; d++)
+    pthread_create(&t[d], NULL, many_client, (void *)(intptr_t)d);
+  pthread_barrier_wait(&many_step);
+  int found = 0, kept = 0, gone = 0;
+  for (int d = 0; d < MANY_DEVS; d++)
+    for (int k = 0; k < MANY_HANDLES; k += 17)
+      found += many_section(d, k);
+  CHECK_EQ(found, MANY_DEVS * ((MANY_HANDLES + 16) / 17));
+  pthread_barrier_wait(&many_step);
+  pthread_barrier_wait(&many_step);
+  for (int d = 0; d < MANY_DEVS; d++)
+    for (int k = 0; k < MANY_HANDLES; k += 17)
+      *(d % 2 ? &gone : &kept) += many_section(d, k);
+  CHECK_EQ(kept, MANY_DEVS / 2 * ((MANY_HANDLES + 16) / 17));
+  CHECK_EQ(gone, 0);
+  pthread_barrier_wait(&many_step);
+  for (int d = 0; d < MANY_DEVS; d++) {
+    pthread_join(t[d], NULL);
+    munmap(many_buf[d], SIZE * 8);
+  }
+  pthread_barrier_destroy(&many_step);
+}
+
 static void *inherited(void *arg) {
   uint64_t *seen = arg;
   *seen = ucov_common_handle();
@@ -359,6 +426,7 @@ static void test_cmp_and_overflow(void) {
 int main(void) {
   test_errors();
   test_pool();
+  test_many_handles();
   test_inheritance();
   test_discard_and_nesting();
   test_cmp_and_overflow();
