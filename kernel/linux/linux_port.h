@@ -31,7 +31,6 @@ struct linux_task {
   struct task_struct *task;
   struct work_struct exit_work;
   struct list_head link; /* tasks (port lock), or the free section states (REMOTE lock) */
-  bool pooled;           /* a section state of remote_sections.c's reserve (not kmalloc'ed) */
 };
 
 /* The calling task's own state, made current now if it had none (NULL: no

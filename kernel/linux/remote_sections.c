@@ -5,17 +5,21 @@
  * a kernel thread that may sleep or code under a spinlock or with preemption
  * off, and in softirq; in hardirq and NMI they do nothing, as kcov.c's.
  *
- * Nothing here sleeps or allocates where the caller may not: the REMOTE lock
+ * A section never allocates or frees on its path, wherever it runs: whether
+ * the caller may sleep cannot be read from the context (preemptible() is
+ * true inside rcu_read_lock() with PREEMPT_RCU, and always false without
+ * PREEMPT_COUNT), so nothing here asks. The REMOTE lock
  * (ucov_port_remote_lock, which the core's registry takes too) is a raw
  * spinlock that masks interrupts, as kcov.c's kcov_remote_lock under its
  * local lock; a section's area and task state come from reserves made where
- * sleeping is allowed.
+ * sleeping is allowed, and what it gives back beyond them is freed by a
+ * work item.
  *  - Task context: an area of the device's area_size from a pool, filled at
  *    KCOV_REMOTE_ENABLE (one area per online CPU of that size, kcov.c's pool
  *    filled ahead); a task state (struct linux_task, with its preempt
- *    notifier) from a fixed reserve. Where the task may sleep (preemptible())
- *    and the pool has none, both are allocated, as kcov.c vmallocs; where it
- *    may not, the section records nothing.
+ *    notifier) from a fixed reserve. A section that finds the pool empty
+ *    records nothing (counted, said at unload) and has a work item fill it
+ *    again, where kcov.c would vmalloc in place.
  *  - Softirq: each CPU's own area of kcov.c's CONFIG_KCOV_IRQ_AREA_SIZE words
  *    and a task state of its own, made current for the section and the
  *    interrupted task's put back after (ucov_task.h).
@@ -24,8 +28,7 @@
  * made: a section of a larger size records nothing, where kcov.c would
  * vmalloc it for every section (and warn when that fails). Allocations here
  * never warn and never call the OOM killer; the core's pool keeps at most
- * UCOV_REMOTE_POOL_BYTES; areas freed where the task may not sleep are freed
- * by a work item; everything is freed at module exit.
+ * UCOV_REMOTE_POOL_BYTES; everything is freed at module exit.
  */
 #include <linux/interrupt.h>
 #include <linux/llist.h>
@@ -67,7 +70,8 @@ static u64 *area_alloc(u64 words) {
   return __vmalloc(words * 8, GFP_KERNEL | __GFP_NOWARN | __GFP_NORETRY);
 }
 
-/* Areas to free where the caller could not (vfree may sleep). */
+/* Areas a section gave back beyond the pool's room: freed by a work item
+ * (vfree may sleep, and a section may be anywhere). */
 static LLIST_HEAD(to_free);
 
 static void free_work_fn(struct work_struct *w) {
@@ -80,14 +84,22 @@ static void free_work_fn(struct work_struct *w) {
 }
 static DECLARE_WORK(free_work, free_work_fn);
 
-static void area_free(u64 *area) {
-  if (preemptible()) {
-    vfree(area);
-    return;
-  }
+static void area_free_later(u64 *area) {
   llist_add((struct llist_node *)area, &to_free);
   schedule_work(&free_work);
 }
+
+/* The pool found empty by a section: the size it wanted, filled again by a
+ * work item (where sleeping is allowed). */
+static atomic_t refill_words = ATOMIC_INIT(0);
+
+static void refill_work_fn(struct work_struct *w) {
+  u32 words = (u32)atomic_xchg(&refill_words, 0);
+
+  if (words)
+    linux_remote_reserve(words);
+}
+static DECLARE_WORK(refill_work, refill_work_fn);
 
 void linux_remote_reserve(u32 area_size) {
   unsigned int want = num_online_cpus(), have;
@@ -97,7 +109,7 @@ void linux_remote_reserve(u32 area_size) {
 
   if (area_size < 2 || area_size > AREA_MAX_WORDS ||
       (u64)area_size * 8 * want > UCOV_REMOTE_POOL_BYTES)
-    return; /* task sections of this size allocate where they may sleep */
+    return; /* (task sections of this size record nothing) */
   raw_spin_lock_irqsave(&remote_lock, flags);
   have = ucov_remote_pool_count(area_size);
   raw_spin_unlock_irqrestore(&remote_lock, flags);
@@ -140,7 +152,6 @@ static atomic_long_t sections_dropped;
 static void task_section_start(u64 handle) {
   struct ucov_remote_target tg;
   struct linux_task *lt = NULL;
-  bool may_sleep = preemptible();
   unsigned long flags;
   u64 *area = NULL;
   int found;
@@ -158,13 +169,6 @@ static void task_section_start(u64 handle) {
   raw_spin_unlock_irqrestore(&remote_lock, flags);
   if (!found)
     return;
-  if (!area && may_sleep)
-    area = area_alloc(tg.words);
-  if (!lt && may_sleep) {
-    lt = kzalloc(sizeof(*lt), GFP_KERNEL);
-    if (lt)
-      lt->pooled = false;
-  }
   if (!area || !lt) {
     bool kept = !area;
 
@@ -172,13 +176,15 @@ static void task_section_start(u64 handle) {
     raw_spin_lock_irqsave(&remote_lock, flags);
     if (area)
       kept = ucov_remote_pool_keep(area, tg.words);
-    if (lt && lt->pooled)
+    if (lt)
       list_add(&lt->link, &free_states);
     raw_spin_unlock_irqrestore(&remote_lock, flags);
     if (!kept)
-      area_free(area);
-    if (lt && !lt->pooled)
-      kfree(lt);
+      area_free_later(area);
+    if (!area) {
+      atomic_set(&refill_words, (int)tg.words);
+      schedule_work(&refill_work);
+    }
     return;
   }
   lt->t.port = UCOV_LINUX_SECTION;
@@ -187,22 +193,19 @@ static void task_section_start(u64 handle) {
 }
 
 void linux_remote_section_stop(struct linux_task *lt) {
-  bool pooled = lt->pooled, kept;
   u64 *area, words, seq, handle;
   unsigned long flags;
+  bool kept;
 
   task_detach(lt);
   handle = ucov_remote_end(&lt->t, &area, &words, &seq);
   raw_spin_lock_irqsave(&remote_lock, flags);
   ucov_remote_deliver(handle, seq, area, words);
   kept = ucov_remote_pool_keep(area, words);
-  if (pooled)
-    list_add(&lt->link, &free_states);
+  list_add(&lt->link, &free_states);
   raw_spin_unlock_irqrestore(&remote_lock, flags);
   if (!kept)
-    area_free(area);
-  if (!pooled)
-    kfree(lt);
+    area_free_later(area);
   module_put(THIS_MODULE); /* task_attach's */
 }
 
@@ -299,10 +302,8 @@ int linux_remote_init(void) {
   states = kcalloc(n, sizeof(*states), GFP_KERNEL);
   if (!states)
     return -ENOMEM;
-  for (i = 0; i < n; i++) {
-    states[i].pooled = true;
+  for (i = 0; i < n; i++)
     list_add(&states[i].link, &free_states);
-  }
   for_each_possible_cpu(cpu) {
     struct softirq_cpu *c = per_cpu_ptr(&softirq_cpus, cpu);
 
@@ -320,6 +321,7 @@ void linux_remote_exit(void) {
   u64 *area;
   int cpu;
 
+  cancel_work_sync(&refill_work);
   flush_work(&free_work);
   free_work_fn(NULL);
   while ((area = ucov_remote_pool_evict(0))) /* (no area has 0 words: each goes) */
@@ -334,6 +336,6 @@ void linux_remote_exit(void) {
   kfree(states);
   states = NULL;
   if (atomic_long_read(&sections_dropped))
-    pr_info("ucov: %ld REMOTE sections recorded nothing (no area where the task could not sleep)\n",
+    pr_info("ucov: %ld REMOTE sections recorded nothing (no area left in the pool)\n",
             atomic_long_read(&sections_dropped));
 }

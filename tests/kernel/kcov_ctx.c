@@ -5,8 +5,8 @@
  * for each kind of context the module runs N sections around one call of
  * its ctx_body(); the client's buffer must then hold exactly N times what
  * one section records (measured on a plain work item first), every PC one
- * of those, for the contexts kcov.c records (work, spin, preempt, timer,
- * tasklet), and nothing for hardirq (hrtimer). Meanwhile other threads
+ * of those, for the contexts kcov.c records (work, spin, preempt, rcu, bh,
+ * timer, tasklet), and nothing for hardirq (hrtimer). Meanwhile other threads
  * enable and disable devices (PC, REMOTE with other handles, close while
  * enabled), and a thread that traces for itself starts the softirq kinds
  * and waits for them on its CPU: its own buffer gets none of ctx_body's PCs.
@@ -144,8 +144,8 @@ int main(int argc, char **argv) {
   pthread_t churners[3], self;
   for (uintptr_t i = 0; i < 3; i++)
     pthread_create(&churners[i], NULL, churn, (void *)i);
-  const char *kinds[] = {"work", "spin", "preempt", "timer", "tasklet", "hrtimer"};
-  for (int k = 0; k < 6; k++) {
+  const char *kinds[] = {"work", "spin", "preempt", "rcu", "bh", "timer", "tasklet", "hrtimer"};
+  for (int k = 0; k < 8; k++) {
     __atomic_store_n(&cover[0], 0, __ATOMIC_RELAXED);
     if (ctx_run(kinds[k], n, 7))
       exit(1);

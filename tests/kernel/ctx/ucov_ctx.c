@@ -8,6 +8,11 @@
  *   spin     two work items on the unbound queue taking one spinlock with
  *            interrupts off around each section (contended);
  *   preempt  a work item with preemption off around each section;
+ *   rcu      a work item inside rcu_read_lock() around each section (with
+ *            PREEMPT_RCU preemption stays enabled there, yet it may not
+ *            sleep);
+ *   bh       a work item with softirqs off (local_bh_disable) around each
+ *            section: still task context, preemption counted off;
  *   timer    a timer (softirq), re-armed until N ran;
  *   tasklet  a tasklet (softirq) with kcov_remote_start_usb_softirq and
  *            kcov_remote_stop_softirq, as USB's giveback does;
@@ -25,6 +30,7 @@
 #include <linux/kernel.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/sched.h>
 #include <linux/spinlock.h>
@@ -74,7 +80,7 @@ static DEFINE_SPINLOCK(ctx_lock);
 struct ctx_work {
   struct work_struct work;
   int n;
-  int kind; /* 0: may sleep, 1: spinlock, 2: preemption off */
+  int kind; /* 0: may sleep, 1: spinlock, 2: preemption off, 3: RCU, 4: softirqs off */
 };
 
 static NOCOV void ctx_work_fn(struct work_struct *w) {
@@ -91,6 +97,14 @@ static NOCOV void ctx_work_fn(struct work_struct *w) {
       preempt_disable();
       section();
       preempt_enable();
+    } else if (cw->kind == 3) {
+      rcu_read_lock();
+      section();
+      rcu_read_unlock();
+    } else if (cw->kind == 4) {
+      local_bh_disable();
+      section();
+      local_bh_enable();
     } else {
       section();
     }
@@ -185,6 +199,10 @@ static ssize_t ctx_write(struct file *f, const char __user *ubuf, size_t len, lo
     run_work(1, n);
   } else if (!strcmp(kind, "preempt")) {
     run_work(2, n);
+  } else if (!strcmp(kind, "rcu")) {
+    run_work(3, n);
+  } else if (!strcmp(kind, "bh")) {
+    run_work(4, n);
   } else if (!strcmp(kind, "timer")) {
     mod_timer(&ctx_timer, jiffies);
     err = wait_done(n);
