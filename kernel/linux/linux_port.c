@@ -218,6 +218,16 @@ static void find_exit_tp(struct tracepoint *tp, void *priv) {
 static int __init ucov_init(void) {
   int err;
 
+  /* A task's state is found through a per-CPU pointer that preempt
+   * notifiers switch, and a softirq section's is made current on its CPU
+   * for the section. PREEMPT_RT runs softirqs in preemptible tasks (and
+   * lets them migrate): a section's state would then follow the CPU, not
+   * the task. Refused, rather than record into the wrong buffer. */
+  if (IS_ENABLED(CONFIG_PREEMPT_RT)) {
+    pr_err("ucov: not loaded: PREEMPT_RT kernels run softirqs in preemptible tasks, "
+           "which ucov.ko's per-CPU task state cannot follow\n");
+    return -EOPNOTSUPP;
+  }
   for_each_kernel_tracepoint(find_exit_tp, NULL);
   if (!exit_tp) {
     pr_err("ucov: no sched_process_exit tracepoint\n");

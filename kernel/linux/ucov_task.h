@@ -21,6 +21,9 @@
 
 #include <linux/percpu.h>
 #include <linux/preempt.h>
+#ifdef CONFIG_PREEMPT_RT
+#include <linux/sched.h> /* (softirq_count() reads current there; ucov.ko refuses to load) */
+#endif
 
 #include "compat.h"
 

@@ -2,19 +2,21 @@
 # A Debian kernel of one suite, for the kernel tests: its headers and kbuild
 # (to build ucov.ko and the modules against) and its image (to boot), from
 # Debian's packages, cached.
-# Usage: fetch_kernel.sh SUITE CACHE
+# Usage: fetch_kernel.sh SUITE CACHE [FLAVOUR]
 #   SUITE  bookworm: the linux-headers-*-amd64 installed here (scripts/deps.sh
 #          installs them), and the image of the same version;
 #          bookworm-backports (or any other suite of the machine's Debian
-#          archive): the newest linux-headers-<version>-amd64 of that suite,
-#          unpacked into the cache with its kbuild and image, nothing
-#          installed. The suite's apt source is the machine's own Debian
-#          source (deb822 or one-line) with the suite changed, used through
-#          a private apt directory.
+#          archive), or another flavour: the newest
+#          linux-headers-<version>-FLAVOUR of that suite, unpacked into the
+#          cache with its kbuild and image, nothing installed. The suite's
+#          apt source is the machine's own Debian source (deb822 or
+#          one-line) with the suite changed, used through a private apt
+#          directory.
 #   CACHE  the cache's root (one directory per kernel version beneath it).
+#   FLAVOUR  amd64 (the default), or rt-amd64 (PREEMPT_RT).
 # Prints "KDIR VMLINUZ" on success; says why on stderr and exits 1 if not.
 set -u
-SUITE=$1 ROOT=$2
+SUITE=$1 ROOT=$2 FLAVOUR=${3:-amd64}
 die() {
   echo "fetch_kernel: $*" >&2
   exit 1
@@ -38,7 +40,7 @@ image_of() {
     rm -rf "$dir/dl" "$dir/x"
 }
 
-if [ "$SUITE" = bookworm ]; then
+if [ "$SUITE" = bookworm ] && [ "$FLAVOUR" = amd64 ]; then
   APT=()
   KDIR=$(find /usr/src -maxdepth 1 -name 'linux-headers-*-amd64' 2>/dev/null | sort -V | tail -1)
   [ -n "$KDIR" ] && [ -f "$KDIR/Module.symvers" ] ||
@@ -57,10 +59,11 @@ fi
 . "$(dirname "$0")/../apt_suite.sh"
 A=$ROOT/apt-$SUITE
 apt_suite "$SUITE" "$A" || die "no apt source for $SUITE"
-# The newest linux-headers-<version>-amd64 of the suite (not cloud, not rt).
-pkg=$(apt-cache "${APT[@]}" search --names-only '^linux-headers-[0-9].*-amd64$' 2>/dev/null |
-  awk '{print $1}' | grep -v -e cloud -e rt-amd64 | sort -V | tail -1)
-[ -n "$pkg" ] || die "no linux-headers-*-amd64 in $SUITE"
+# The newest linux-headers-<version>-FLAVOUR of the suite (amd64: not cloud, not rt).
+pkg=$(apt-cache "${APT[@]}" search --names-only "^linux-headers-[0-9].*-$FLAVOUR\$" 2>/dev/null |
+  awk '{print $1}' | { if [ "$FLAVOUR" = amd64 ]; then grep -v -e cloud -e rt-amd64; else cat; fi; } |
+  sort -V | tail -1)
+[ -n "$pkg" ] || die "no linux-headers-*-$FLAVOUR in $SUITE"
 kver=${pkg#linux-headers-}
 pkgver=$(apt-cache "${APT[@]}" show "$pkg" 2>/dev/null | sed -n 's/^Version: //p' | sort -V | tail -1)
 dir=$ROOT/$kver-$pkgver
@@ -69,11 +72,11 @@ if [ ! -f "$dir/ready" ]; then
   rm -rf "$dir/root" "$dir/debs" && mkdir -p "$dir/debs" || die "cannot make $dir"
   # The headers, the headers they include, and the kbuild they name.
   common=$(apt-cache "${APT[@]}" show "$pkg=$pkgver" | sed -n 's/^Depends: //p' | tr ',' '\n' |
-    grep -o 'linux-headers-[^ ]*-common' | head -1)
+    grep -o 'linux-headers-[^ ]*-common[^ ,]*' | head -1)
   kbuild=$(apt-cache "${APT[@]}" show "$pkg=$pkgver" | sed -n 's/^Depends: //p' | tr ',' '\n' |
     grep -o 'linux-kbuild-[^ ]*' | head -1)
   [ -n "$common" ] && [ -n "$kbuild" ] || die "$pkg: no -common or kbuild package in its Depends"
-  (cd "$dir/debs" && apt-get "${APT[@]}" download "$pkg=$pkgver" "$common=$pkgver" "$kbuild" \
+  (cd "$dir/debs" && apt-get "${APT[@]}" download "$pkg=$pkgver" "$common=$pkgver" "$kbuild=$pkgver" \
     >"$dir/download.log" 2>&1) || die "apt-get download: $(tail -2 "$dir/download.log")"
   for d in "$dir"/debs/*.deb; do
     dpkg-deb -x "$d" "$dir/root" || die "dpkg-deb -x $d"
