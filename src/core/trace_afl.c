@@ -109,8 +109,8 @@ DEFINE_AFL_CMP(8, 3, uint64_t)
 
 /* A switch: each case a comparison of its own (key: the PC plus the case's
  * place), 8 bytes wide, attribute 1 (equality), as AFL++ logs them. */
-UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_switch(uint64_t val, uint64_t *cases) {
-  uint64_t pc = RET_PC();
+UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_switch(uint64_t val, void *arg) {
+  uint64_t pc = RET_PC(), *cases = arg;
   if (UCOV_UNLIKELY(UCOV_LOAD(&ucov_afl_cmp) != 0) && cases[1] <= 64)
     for (uint64_t i = 0; i < cases[0]; i++)
       if (val != cases[i + 2])

@@ -39,10 +39,10 @@ UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_cmpd(double a, double b) {
 #endif
 
 /* One CONST record per case value (trace_switch_cmp). */
-UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_switch(uint64_t val, uint64_t *cases) {
+UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_switch(uint64_t val, void *cases) {
   if (UCOV_LIKELY(!trace_cmp_on()))
     return; /* (the PC taken only past this) */
-  trace_switch_cmp(val, cases, RET_PC());
+  trace_switch_cmp(val, (uint64_t *)cases, RET_PC());
 }
 
 /*

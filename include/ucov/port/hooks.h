@@ -31,7 +31,10 @@ void __sanitizer_cov_trace_const_cmp4(uint32_t a, uint32_t b);
 void __sanitizer_cov_trace_const_cmp8(uint64_t a, uint64_t b);
 void __sanitizer_cov_trace_cmpf(float a, float b);
 void __sanitizer_cov_trace_cmpd(double a, double b);
-void __sanitizer_cov_trace_switch(uint64_t val, uint64_t *cases);
+/* (cases is void *, as gcc's builtin declares it: a compiler that knows the
+ * builtin, as under -fsanitize=kernel-address, warns at another pointer type;
+ * it points at u64 words: count, bit width, values) */
+void __sanitizer_cov_trace_switch(uint64_t val, void *cases);
 /* clang trace-div, trace-gep */
 void __sanitizer_cov_trace_div4(uint32_t val);
 void __sanitizer_cov_trace_div8(uint64_t val);
