@@ -11,6 +11,7 @@
 #include "trace_hooks.h"
 #include "ucov/port/afl.h"
 #include "ucov/port/hooks.h"
+#include "ucov/port/port.h"
 
 /* One more hit on an edge: AFL++'s never-zero counter (255 + 1 is 1). */
 static UCOV_ALWAYS_INLINE void afl_count(uint32_t i) {
@@ -53,16 +54,22 @@ UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_pc_guard(uint32_t *guard) {
  * Guards are numbered when their module starts, 1, 2, ... process-wide (the
  * sequence KCOV's UNIQUE mode numbers by, so its keys stay one per edge),
  * below the map's size: a module loaded after the fork server started
- * shares numbers rather than count outside the map.
+ * shares numbers rather than count outside the map, and the process says
+ * so, once.
  */
 UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_pc_guard_init(uint32_t *start, uint32_t *stop) {
+  static int said;
   if (start == stop || *start)
     return; /* (called again for a module already numbered) */
-  uint32_t limit = UCOV_LOAD(&ucov_afl_guard_limit);
+  uint32_t limit = UCOV_LOAD(&ucov_afl_guard_limit), wrapped = 0;
   for (uint32_t *g = start; g < stop; g++) {
     uint32_t idx = __atomic_add_fetch(&ucov_trace_guard_next, 1, __ATOMIC_RELAXED);
+    wrapped |= idx >= limit;
     *g = idx < limit ? idx : 1 + (idx - 1) % (limit - 1);
   }
+  if (wrapped && !__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+    ucov_port_log("ucov: afl: a module loaded after the fork server started has guards past "
+                  "afl-fuzz's map: they share the map's edges (numbered modulo its size)");
 }
 
 /* One comparison into the log, as AFL++'s instruction hooks write it: the

@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/shm.h>
@@ -55,10 +56,12 @@ static UCOV_NOTRACE uint32_t map_size(void) {
 
 /* A System V segment named by an environment variable, of at least min
  * bytes: its address; NULL if the variable is not set; (void *)-1 if it
- * cannot be attached. *small: it is there but smaller than min. */
-static UCOV_NOTRACE void *attach(const char *var, size_t min, int *small) {
+ * cannot be attached. *small: it is there but smaller than min; *size: its
+ * size (0 if none). */
+static UCOV_NOTRACE void *attach_sized(const char *var, size_t min, int *small, size_t *size) {
   const char *s = getenv(var);
   *small = 0;
+  *size = 0;
   if (!s || !*s)
     return NULL;
   char *end;
@@ -67,11 +70,17 @@ static UCOV_NOTRACE void *attach(const char *var, size_t min, int *small) {
   struct shmid_ds ds;
   if (errno || *end || id < 0 || id > 0x7fffffff || shmctl((int)id, IPC_STAT, &ds) != 0)
     return (void *)-1;
+  *size = ds.shm_segsz;
   if (ds.shm_segsz < min) {
     *small = 1;
     return NULL;
   }
   return shmat((int)id, NULL, 0);
+}
+
+static UCOV_NOTRACE void *attach(const char *var, size_t min, int *small) {
+  size_t size;
+  return attach_sized(var, min, small, &size);
 }
 
 static UCOV_NOTRACE void say(const char *what) {
@@ -200,9 +209,26 @@ static UCOV_NOTRACE uint32_t attach_maps(void) {
       pc *= 2;
     UCOV_STORE(&ucov_afl_pc_mask, pc - 1);
   }
-  void *cmp = attach("__AFL_CMPLOG_SHM_ID", sizeof(struct ucov_afl_cmp_map), &small);
-  if (cmp == (void *)-1 || small)
+  /* The comparison log's layout is afl-fuzz's: its segment's size says which
+   * (ucov/port/afl.h). One this log does not write is refused, with
+   * afl-fuzz's own code for cmplog it cannot read: the fork server does not
+   * start, rather than fill a log afl-fuzz would read wrong. */
+  size_t cmp_size;
+  void *cmp =
+      attach_sized("__AFL_CMPLOG_SHM_ID", sizeof(struct ucov_afl_cmp_map), &small, &cmp_size);
+  if (cmp_size && cmp_size != sizeof(struct ucov_afl_cmp_map)) {
+    char why[200];
+    snprintf(why, sizeof(why),
+             "afl-fuzz's comparison log (__AFL_CMPLOG_SHM_ID) is %zu bytes, not the %zu of the "
+             "layout ucov writes (AFL++ 4.0 to 4.10c): cmplog with this afl-fuzz is refused",
+             cmp_size, sizeof(struct ucov_afl_cmp_map));
+    if (cmp && cmp != (void *)-1)
+      shmdt(cmp);
+    fail(UCOV_AFL_ERROR_OLD_CMPLOG, why);
+    cmp = NULL;
+  } else if (cmp == (void *)-1 || small) {
     fail(UCOV_AFL_ERROR_SHMAT, "cannot attach __AFL_CMPLOG_SHM_ID");
+  }
   if (cmp && cmp != (void *)-1)
     UCOV_STORE(&ucov_afl_cmp, (struct ucov_afl_cmp_map *)cmp);
   return size;

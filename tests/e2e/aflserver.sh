@@ -141,4 +141,27 @@ for mode in forkserver persistent pgo; do
     fail "$mode --afl $prof: harness $hs in the store + $hf in the $what, logged $runs, execs_done $e; $(cat collect.err)"
   cd .. || exit 1
 done
+# What the running afl-fuzz speaks (fakefuzz.c plays it): a comparison log
+# of AFL++ 4.0-4.10c's size is written; 4.20c's and later layouts (their
+# segments' sizes) are refused before the fork server starts, with afl-fuzz's
+# code for cmplog it cannot read and a message; a library loaded in each
+# execution, its guards past the map the handshake asked for, is said once.
+A=$SRC/tests/e2e/aflserver
+mkdir -p layouts && (cd layouts &&
+  gcc -O1 "$A/fakefuzz.c" -o fakefuzz &&
+  "$UCOV" cc --cc clang --afl -O1 -fPIC -shared "$A/late_lib.c" -o late_lib.so &&
+  "$UCOV" cc --cc clang --afl -O1 "$A/late.c" -o late -ldl) >layouts.log 2>&1 ||
+  fail "layouts: build: $(tail -3 layouts.log)"
+(cd layouts && ./fakefuzz 65536 67633152 ./late >old.out 2>old.err)
+grep -q '^hello c2.* status 0$' layouts/old.out && pass "a 4.0-4.10c comparison log: the handshake, one execution" ||
+  fail "a 4.0-4.10c comparison log: $(cat layouts/old.out layouts/old.err)"
+[ "$(grep -c "guards past afl-fuzz's map" layouts/old.err)" = 1 ] &&
+  pass "guards of a library loaded after the fork server started, past the map: said once" ||
+  fail "late guards past the map: $(cat layouts/old.err)"
+for bytes in 88211456 151126016; do
+  (cd layouts && ./fakefuzz 65536 $bytes ./late >new.out 2>new.err)
+  grep -qx 'error 32' layouts/new.out && grep -q "is $bytes bytes, not the 67633152 .*refused" layouts/new.err &&
+    pass "a comparison log of $bytes bytes (a newer afl-fuzz's layout) is refused, with a message" ||
+    fail "a comparison log of $bytes bytes: $(cat layouts/new.out layouts/new.err)"
+done
 finish aflserver

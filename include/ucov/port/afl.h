@@ -28,6 +28,7 @@
 #define UCOV_AFL_SET_ERROR(e) (((e)&0xffffu) << 8)
 #define UCOV_AFL_ERROR_SHM_OPEN 4u
 #define UCOV_AFL_ERROR_SHMAT 8u
+#define UCOV_AFL_ERROR_OLD_CMPLOG 32u /* (afl-fuzz: cmplog instrumentation it cannot read) */
 /* The map size in the option word: (size - 1) << 1, for 2 .. 2^23 bytes. */
 #define UCOV_AFL_MAP_MAX (1u << 23)
 #define UCOV_AFL_SET_MAPSIZE(x) (((x)-1u) << 1)
@@ -58,6 +59,12 @@ struct ucov_afl_cmp_map {
   uint64_t headers[UCOV_AFL_CMP_W];
   struct ucov_afl_cmp_operands log[UCOV_AFL_CMP_W][UCOV_AFL_CMP_H];
 };
+/* That is afl-fuzz's struct cmp_map from 4.0 to 4.10c, 67,633,152 bytes, the
+ * size of the segment such an afl-fuzz makes. 4.20c packed the header into
+ * 16 bits and widened the operands to 42 bytes (88,211,456), and later ones
+ * to 72 bytes, each operand's words together (151,126,016): a segment of
+ * another size is a layout this log does not write (afl.c refuses it). */
+_Static_assert(sizeof(struct ucov_afl_cmp_map) == 67633152u, "AFL++ 4.0-4.10c's struct cmp_map");
 
 /* The edge map the hooks count into: afl-fuzz's once attached, else a
  * private one of UCOV_AFL_MAP_MAX bytes (never NULL). The port's. */
