@@ -11,7 +11,9 @@
  */
 #include <linux/debugfs.h>
 #include <linux/fs.h>
+#include <linux/hashtable.h>
 #include <linux/list.h>
+#include <linux/stringhash.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
@@ -158,12 +160,28 @@ static void units_remove(struct module *mod) {
  * x.gcno link to the notes file beside the object; reset; and
  * kernel/gcov/base.gcno, the link to the build directory that lcov's kernel
  * mode reads (the kernel's object tree this ucov.ko was built against, where
- * kbuild runs the compiler). Made again whenever a module comes or goes.
+ * kbuild runs the compiler). When a module comes or goes, only the files of
+ * the objects that came or went are added or removed: a reader of another
+ * module's file reads on (gcov.rst's tree changes so too).
  */
 static struct dentry *gcov_dir;
 static DEFINE_MUTEX(gcov_tree_mutex);
-static char **gcov_names; /* the object names the files' i_private point at */
-static int gcov_n_names, gcov_cap_names;
+
+/* One object's file and link; name is what the file's i_private points at. */
+struct gcov_node {
+  struct hlist_node hash;
+  struct dentry *file, *link;
+  bool seen;
+  char name[];
+};
+static DEFINE_HASHTABLE(gcov_nodes, 10); /* under gcov_tree_mutex */
+
+static struct gcov_node *node_find(const char *name, u32 key) {
+  struct gcov_node *n;
+
+  hash_for_each_possible(gcov_nodes, n, hash, key) if (!strcmp(n->name, name)) return n;
+  return NULL;
+}
 
 int linux_snapshot_open(struct file *f, int (*fill)(struct ucov_sink *sink, void *arg), void *arg) {
   struct ucov_buf_sink *s = kzalloc(sizeof(*s), GFP_KERNEL);
@@ -270,62 +288,77 @@ static struct dentry *tree_dir(struct dentry *parent, const char *path, size_t l
   return d;
 }
 
-/* One gcov object, gcov/<path>.gcda: <path>.gcda and its .gcno link (called
- * by ucov_objects_list, with the port lock held). */
+/* One gcov object, gcov/<path>.gcda, listed (by ucov_objects_list, with the
+ * port lock held): seen, and if it has no file yet, <path>.gcda and its
+ * .gcno link made. */
 static int tree_add(const char *name, uint64_t size, void *arg) {
   size_t len = strlen(name);
+  u32 key = full_name_hash(NULL, name, len);
   const char *path, *base;
   struct dentry *dir = NULL;
-  char *keep, *link, *notes;
+  struct gcov_node *n;
+  char *link, *notes;
 
   if (strncmp(name, "gcov/", 5) || len < 11 || strcmp(name + len - 5, ".gcda"))
     return 0;
+  n = node_find(name, key);
+  if (n) {
+    n->seen = true;
+    return 0;
+  }
   path = name + 5;
   base = strrchr(path, '/');
   base = base ? base + 1 : path;
-  if (gcov_n_names == gcov_cap_names) {
-    int cap = gcov_cap_names ? 2 * gcov_cap_names : 32;
-    char **g = krealloc(gcov_names, cap * sizeof(*g), GFP_KERNEL);
-
-    if (!g)
-      return 0;
-    gcov_names = g;
-    gcov_cap_names = cap;
-  }
-  keep = kstrdup(name, GFP_KERNEL);
+  n = kzalloc(struct_size(n, name, len + 1), GFP_KERNEL);
   link = kasprintf(GFP_KERNEL, "%.*s.gcno", (int)(len - 5 - 4), name + 4);
   notes = kasprintf(GFP_KERNEL, "%.*s.gcno", (int)(strlen(base) - 5), base);
-  if (keep && link && notes)
+  if (n && link && notes)
     dir = tree_dir(gcov_dir, path, base - path);
   if (dir) {
-    gcov_names[gcov_n_names++] = keep;
-    debugfs_create_file(base, 0600, dir, keep, &linux_object_fops);
-    debugfs_create_symlink(notes, dir, link);
-    keep = NULL;
+    memcpy(n->name, name, len + 1);
+    n->file = debugfs_create_file(base, 0600, dir, n->name, &linux_object_fops);
+    n->link = debugfs_create_symlink(notes, dir, link);
+    n->seen = true;
+    hash_add(gcov_nodes, &n->hash, key);
+    n = NULL;
   }
-  kfree(keep);
+  kfree(n);
   kfree(link);
   kfree(notes);
   return 0;
 }
 
-static void gcov_tree_rebuild(void) {
-  struct dentry *d;
-  int i;
+static void node_remove(struct gcov_node *n) {
+  hash_del(&n->hash);
+  debugfs_remove(n->link);
+  debugfs_remove(n->file); /* waits for its readers: then nobody reads n->name */
+  kfree(n);
+}
+
+/* The tree made to match the objects: files of new ones added, of gone ones
+ * removed, the others left as they are. */
+static void gcov_tree_sync(void) {
+  struct dentry *base;
+  struct gcov_node *n;
+  struct hlist_node *tmp;
+  int b;
 
   mutex_lock(&gcov_tree_mutex);
-  debugfs_remove_recursive(gcov_dir); /* waits for the files' readers */
-  for (i = 0; i < gcov_n_names; i++)
-    kfree(gcov_names[i]);
-  gcov_n_names = 0;
-  gcov_dir = debugfs_create_dir("gcov", NULL);
-  if (!IS_ERR_OR_NULL(gcov_dir)) {
+  if (!gcov_dir) {
+    gcov_dir = debugfs_create_dir("gcov", NULL);
+    if (IS_ERR_OR_NULL(gcov_dir)) {
+      gcov_dir = NULL;
+      mutex_unlock(&gcov_tree_mutex);
+      return;
+    }
     debugfs_create_file("reset", 0600, gcov_dir, NULL, &reset_fops);
-    d = tree_dir(gcov_dir, "kernel/gcov", 11);
-    if (d)
-      debugfs_create_symlink("base.gcno", d, UCOV_OBJTREE "/kernel/gcov/base.gcno");
-    ucov_objects_list(tree_add, NULL);
+    base = tree_dir(gcov_dir, "kernel/gcov", 11);
+    if (base)
+      debugfs_create_symlink("base.gcno", base, UCOV_OBJTREE "/kernel/gcov/base.gcno");
   }
+  hash_for_each(gcov_nodes, b, n, hash) n->seen = false;
+  ucov_objects_list(tree_add, NULL);
+  hash_for_each_safe(gcov_nodes, b, tmp, n, hash) if (!n->seen) node_remove(n);
   mutex_unlock(&gcov_tree_mutex);
 }
 
@@ -432,7 +465,7 @@ static int on_module(struct notifier_block *nb, unsigned long state, void *data)
     mod_text_remove(mod);
   } else
     return NOTIFY_DONE;
-  gcov_tree_rebuild();
+  gcov_tree_sync();
   return NOTIFY_OK;
 }
 
@@ -441,20 +474,24 @@ static struct notifier_block module_nb = {
 };
 
 int linux_gcov_init(void) {
-  gcov_tree_rebuild();
+  gcov_tree_sync();
   linux_pgo_init();
   return register_module_notifier(&module_nb);
 }
 
 void linux_gcov_exit(void) {
   struct mod_text *mt, *next;
-  int i;
+  struct gcov_node *n;
+  struct hlist_node *tmp;
+  int b;
 
   unregister_module_notifier(&module_nb);
   linux_pgo_exit();
   list_for_each_entry_safe(mt, next, &mod_texts, link) kfree(mt); /* modules without ucov's hooks */
-  debugfs_remove_recursive(gcov_dir);
-  for (i = 0; i < gcov_n_names; i++)
-    kfree(gcov_names[i]);
-  kfree(gcov_names);
+  debugfs_remove_recursive(gcov_dir);                             /* waits for the files' readers */
+  gcov_dir = NULL;
+  hash_for_each_safe(gcov_nodes, b, tmp, n, hash) {
+    hash_del(&n->hash);
+    kfree(n);
+  }
 }

@@ -109,12 +109,17 @@ sed 's/^/UCOV-GUEST pc-err /' /tmp/pc.err
 /bin/kcov_remote "$(cat /sys/module/ucov_demo/sections/.text)" 2>&1 | sed 's/^/UCOV-GUEST /'
 # kcov.c's errno for the sizes a client passes (tests/kernel/kcov_errno.c).
 /bin/kcov_errno 2>&1 | sed 's/^/UCOV-GUEST /'
+# A reader of one module's gcov file reads on while another module comes
+# and goes (its files alone are added and removed).
+exec 7<"$(find /sys/kernel/debug/gcov -name '*.gcda' | head -1)"
 # REMOTE sections in every context, under contention (tests/kernel/ctx).
 insmod /ucov_ctx.ko && say "insmod ctx ok"
 echo "ctxtext $(cat /sys/module/ucov_ctx/sections/.text)" | sed 's/^/UCOV-GUEST /'
 /bin/kcov_ctx 100 >/tmp/ctx.txt 2>&1 && say "kcov_ctx ok"
 sed 's/^/UCOV-CTX /' /tmp/ctx.txt
 rmmod ucov_ctx && say "rmmod ctx ok"
+cat <&7 >/tmp/held.gcda && say "read across loads ok $(wc -c </tmp/held.gcda)"
+exec 7<&-
 sed 's/^/UCOV-CMP /' /tmp/cmp.txt
 sed 's/^/UCOV-GUEST cmp-err /' /tmp/cmp.err
 [ -L /sys/kernel/debug/gcov/kernel/gcov/base.gcno ] && say "gcov base.gcno ok"
@@ -251,7 +256,7 @@ lcov -q --capture --rc lcov_gcov_dir="$WORK/H/gcov" -o h.info >lcov-h.out 2>&1 |
   fail "lcov over the tree pulled through the relay: $(head -3 relay-pull.out)"
 guest() { grep -q "UCOV-GUEST $1" console.log; }
 for what in "insmod ucov ok" "insmod demo ok" "kcov file ok" "demo reads 12" "kcov_pc ok" \
-  "insmod ctx ok" "kcov_ctx ok" "rmmod ctx ok" \
+  "insmod ctx ok" "kcov_ctx ok" "rmmod ctx ok" "read across loads ok [1-9]" \
   "kcov_cmp ok" "gcov base.gcno ok" "gcov units 2" "gcov reset ok" "gather ok" "cp -a ok" "ucov ls gcda 2" \
   "pull 1 ok" "pull 2 ok" "RELAY-READY" "relay done go" "exited enabled 5" "stress ok" "rmmod demo while open refused" "held [1-9]" \
   "rmmod demo ok" "units after rmmod 0" "rmmod ucov while held refused" "hold exit 0" \
