@@ -21,7 +21,12 @@
 # Usage: linux.sh UCOV SRCDIR WORKDIR [SUITE]
 # SUITE: the Debian suite whose kernel is built against and booted
 # (tests/kernel/fetch_kernel.sh): bookworm (the default: Debian 12's 6.1,
-# the installed headers) or bookworm-backports (6.12).
+# the installed headers) or bookworm-backports (6.12); or debug: Debian's
+# 6.1 source built with lockdep, PROVE_RCU, DEBUG_ATOMIC_SLEEP, KASAN and
+# DEBUG_OBJECTS in a preemptible kernel (build_kernel.sh debug, cached),
+# which report what stock kernels let pass (sleeping where the caller may
+# not, locks and RCU misused, memory used after free).
+# Every guest runs with panic_on_warn=1, as syzkaller's machines do.
 # Environment: UCOV_KERNEL_CACHE (default: ~/.cache/ucov/kernel),
 # UCOV_QEMU_ACCEL (default tcg; kvm where /dev/kvm works),
 # UCOV_STRESS_SECONDS (default 30; scripts/demo.sh runs it shorter and
@@ -37,13 +42,19 @@ if [ "$(uname -m)" != x86_64 ]; then
   echo "kernel checks skipped: Debian's amd64 kernel needs an x86_64 host"
   exit 77
 fi
-if ! got=$(bash "$SRC/tests/kernel/fetch_kernel.sh" "$SUITE" "${UCOV_KERNEL_CACHE:-$HOME/.cache/ucov/kernel}" 2>fetch.err); then
+CACHE=${UCOV_KERNEL_CACHE:-$HOME/.cache/ucov/kernel}
+if [ "$SUITE" = debug ]; then
+  got=$(bash "$SRC/tests/kernel/build_kernel.sh" debug "$CACHE" 2>fetch.err)
+else
+  got=$(bash "$SRC/tests/kernel/fetch_kernel.sh" "$SUITE" "$CACHE" 2>fetch.err)
+fi || {
   fail "the $SUITE kernel: $(cat fetch.err)"
   finish linux
   exit 1
-fi
+}
 read -r KDIR VMLINUZ <<<"$got"
 kver=${KDIR##*/linux-headers-}
+[ "$SUITE" = debug ] && kver="$(make -s -C "$KDIR" kernelrelease 2>/dev/null) ($(cat "$KDIR/../done"))"
 pass "the $SUITE kernel $kver: headers and image"
 
 # ucov.ko, then the demo module against its Module.symvers: copies of the
@@ -210,7 +221,7 @@ say "taint $(cat /proc/sys/kernel/tainted)"
 dmesg | grep -i -E 'warn|bug|oops|ucov|call trace|general protection|blocked for more|atomic|vmalloc|allocation failure|out of memory' |
   sed 's/^/UCOV-DMESG /'
 say done
-poweroff -f
+reboot -f # (with -no-reboot QEMU ends; a kernel without ACPI cannot power off)
 INIT
 chmod +x ir/init
 (cd ir && find . | cpio -o -H newc 2>/dev/null | gzip -1 >../initrd.gz) || { fail "initramfs"; finish linux; exit 1; }
@@ -228,13 +239,15 @@ relink() { # TREE
 # word to go on.
 accel=${UCOV_QEMU_ACCEL:-tcg}
 rm -f relay.sock ctl.sock console.txt
-timeout 400 qemu-system-x86_64 -accel "$accel" -cpu max -smp 2 -m 1024 -display none -monitor none \
+guest_time=400
+[ "$SUITE" = debug ] && guest_time=1500 # (KASAN and lockdep under TCG: several times slower)
+timeout $guest_time qemu-system-x86_64 -accel "$accel" -cpu max -smp 2 -m 1024 -display none -monitor none \
   -no-reboot -serial file:console.txt -serial unix:relay.sock,server=on,wait=off \
   -serial unix:ctl.sock,server=on,wait=off \
-  -kernel "$VMLINUZ" -initrd initrd.gz -append "console=ttyS0 panic=-1 quiet" \
+  -kernel "$VMLINUZ" -initrd initrd.gz -append "console=ttyS0 panic=-1 panic_on_warn=1 quiet" \
   </dev/null >qemu.out 2>&1 &
 qemu=$!
-for _ in $(seq 3000); do
+for _ in $(seq $((guest_time * 8))); do
   grep -q RELAY-READY console.txt 2>/dev/null && break
   kill -0 $qemu 2>/dev/null || break
   sleep 0.1
@@ -303,7 +316,8 @@ read -r _ remote_n remote_in <<<"$(grep -a -o 'UCOV-GUEST remote .*' console.log
   fail "kcov.c's errno: $(grep -a 'UCOV-GUEST errno .* bad' console.log | head -3 | tr '\n' ' ')"
 # REMOTE sections in each context: exactly N times one section's records,
 # every PC ctx_body's, where kcov.c records (task context sleeping, under a
-# spinlock, with preemption off; softirq: a timer, a tasklet with the USB
+# spinlock, with preemption off, in an RCU read-side section, with softirqs
+# off; softirq: a timer, a tasklet with the USB
 # softirq helpers); nothing in hardirq (an hrtimer); a task tracing for
 # itself while softirq sections interrupt it gets none of their PCs.
 sed -n 's/^UCOV-CTX //p' console.log >ctx.txt
@@ -316,7 +330,7 @@ xargs addr2line -f -j .text -e tree/tests/kernel/ctx/ucov_ctx.ko <ctx-offsets.tx
   awk 'NR % 2 == 1' | sed 's/\..*//' | sort -u >ctx-fns.txt
 [ "${one:-0}" -gt 5 ] && [ "$(cat ctx-fns.txt)" = ctx_body ] && pass "one section: $one records, all ctx_body's" ||
   fail "one section: ${one:-none} records, in $(tr '\n' ' ' <ctx-fns.txt)"
-for kind in work spin preempt timer tasklet; do
+for kind in work spin preempt rcu bh timer tasklet; do
   read -r _ _ got in <<<"$(grep "^ctx $kind " ctx.txt)"
   [ -n "$one" ] && [ "${got:-x}" = $((100 * one)) ] && [ "${in:-}" = "$got" ] &&
     pass "REMOTE sections in $kind context: 100 x $one records, all ctx_body's" ||

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# A Linux kernel built for the kernel tests from Debian's own kernel source
+# (the linux-source-6.1 package, /usr/src/linux-source-6.1.tar.xz), in a
+# small configuration for QEMU: tinyconfig, then a serial console,
+# initramfs, debugfs, modules, kallsyms with data symbols
+# (CONFIG_KALLSYMS_ALL), preempt notifiers (selected by KVM), the
+# sched_process_exit tracepoint; no CONFIG_KCOV, no CONFIG_GCOV_KERNEL, no
+# module signing. One flavour on top:
+#   clang  built with LLVM=-19 (Debian's clang 19 and lld 19);
+#   debug  built with gcc, with what syzbot's configurations turn on to find
+#          sleeping in atomic context and locking and RCU misuse: a fully
+#          preemptible kernel (PREEMPT, so PREEMPT_RCU), lockdep
+#          (PROVE_LOCKING), PROVE_RCU, DEBUG_ATOMIC_SLEEP, KASAN (generic,
+#          inline), DEBUG_OBJECTS (work, timers, RCU heads), SLUB_DEBUG,
+#          DEBUG_VM, and the softlockup and hung-task detectors.
+# Cached by the source package's version, the flavour's configuration and
+# its compiler's version: only the first run builds.
+# Usage: build_kernel.sh FLAVOUR CACHE
+# Prints "KDIR BZIMAGE" on success (KDIR: the built tree, what modules build
+# against, with `make LLVM=-19` for clang); says why on stderr and exits 1.
+set -u
+FLAVOUR=$1 ROOT=$2
+die() {
+  echo "build_kernel ($FLAVOUR): $*" >&2
+  exit 1
+}
+SRC_TAR=/usr/src/linux-source-6.1.tar.xz
+[ -f "$SRC_TAR" ] || die "$SRC_TAR is missing: install linux-source-6.1 (scripts/deps.sh)"
+ver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null) || die "linux-source-6.1 is not installed"
+OPTS=(-e 64BIT -e PRINTK -e BUG -e TTY -e SERIAL_8250 -e SERIAL_8250_CONSOLE
+  -e BLK_DEV_INITRD -e RD_GZIP -e BINFMT_ELF -e BINFMT_SCRIPT -e DEVTMPFS -e DEVTMPFS_MOUNT
+  -e PROC_FS -e SYSFS -e TMPFS -e DEBUG_FS -e DEBUG_FS_ALLOW_ALL -e MODULES -e MODULE_UNLOAD
+  -e KALLSYMS -e KALLSYMS_ALL -e FUTEX -e EPOLL -e SIGNALFD -e TIMERFD -e EVENTFD -e SHMEM
+  -e MULTIUSER -e POSIX_TIMERS -e SMP -e HIGH_RES_TIMERS -e UNIX -e NET -e FILE_LOCKING
+  -e VIRTUALIZATION -e KVM -e KVM_INTEL -e TRACEPOINTS -e FTRACE -e ENABLE_DEFAULT_TRACERS
+  -e RTC_CLASS -e PRINTK_TIME -e MAGIC_SYSRQ -e SYSVIPC -e CRC32 -e VT -e UNIX98_PTYS
+  -d KCOV -d GCOV_KERNEL -d MODULE_SIG -d RANDOMIZE_BASE -d WERROR
+  --set-val FRAME_WARN 2048)
+case $FLAVOUR in
+clang)
+  command -v clang-19 >/dev/null && command -v ld.lld-19 >/dev/null && command -v llvm-ar-19 >/dev/null ||
+    die "clang-19, lld-19 and llvm-19 are needed (scripts/deps.sh)"
+  M=(make -s LLVM=-19 -j"$(nproc)")
+  cc_version=$(clang-19 --version | head -1)
+  want=(CC_IS_CLANG LD_IS_LLD)
+  ;;
+debug)
+  M=(make -s -j"$(nproc)")
+  cc_version=$(gcc --version | head -1)
+  OPTS+=(-e DEBUG_KERNEL -d PREEMPT_NONE -d PREEMPT_VOLUNTARY -e PREEMPT -e PREEMPT_COUNT
+    -e PROVE_LOCKING -e PROVE_RCU -e DEBUG_ATOMIC_SLEEP -e DEBUG_OBJECTS -e DEBUG_OBJECTS_WORK
+    -e DEBUG_OBJECTS_TIMERS -e DEBUG_OBJECTS_RCU_HEAD -e DEBUG_OBJECTS_FREE -e DEBUG_VM
+    -d SLOB -e SLUB -e SLUB_DEBUG -e KASAN -e KASAN_GENERIC -e KASAN_INLINE -e STACKTRACE
+    -e LOCKUP_DETECTOR -e SOFTLOCKUP_DETECTOR -e DETECT_HUNG_TASK)
+  want=(PREEMPT PREEMPT_RCU PROVE_LOCKING PROVE_RCU DEBUG_ATOMIC_SLEEP KASAN DEBUG_OBJECTS)
+  ;;
+*) die "unknown flavour (clang, debug)" ;;
+esac
+key=$( (echo "${OPTS[*]}" && echo "$cc_version") | sha256sum | cut -c1-12)
+suffix=$FLAVOUR && [ "$FLAVOUR" = clang ] && suffix=clang19
+DIR=$ROOT/linux-source-$ver-$suffix-$key
+mkdir -p "$ROOT" || die "cannot make $ROOT"
+exec 9>"$ROOT/.$FLAVOUR-build.lock" && flock -w 3600 9 || die "cannot lock $ROOT/.$FLAVOUR-build.lock"
+if [ -f "$DIR/done" ]; then
+  echo "$DIR/linux $DIR/linux/arch/x86/boot/bzImage"
+  exit 0
+fi
+rm -rf "$DIR" && mkdir -p "$DIR/linux" || die "cannot make $DIR"
+tar -xf "$SRC_TAR" -C "$DIR/linux" --strip-components=1 || die "cannot unpack $SRC_TAR"
+cd "$DIR/linux" || exit 1
+{
+  "${M[@]}" tinyconfig &&
+    ./scripts/config "${OPTS[@]}" &&
+    "${M[@]}" olddefconfig
+} >"$DIR/build.log" 2>&1 || die "configuration failed: $(tail -5 "$DIR/build.log")"
+for c in "${want[@]}" MODULES DEBUG_FS KALLSYMS_ALL PREEMPT_NOTIFIERS TRACEPOINTS SERIAL_8250_CONSOLE; do
+  grep -qx "CONFIG_$c=y" .config || die "CONFIG_$c is not set in the configuration"
+done
+for c in KCOV GCOV_KERNEL; do
+  ! grep -qx "CONFIG_$c=y" .config || die "CONFIG_$c is set in the configuration"
+done
+start=$(date +%s)
+"${M[@]}" bzImage modules >>"$DIR/build.log" 2>&1 || die "the build failed: $(grep -m5 -i 'error' "$DIR/build.log")"
+echo "built in $(($(date +%s) - start)) s" >"$DIR/done"
+echo "$DIR/linux $DIR/linux/arch/x86/boot/bzImage"
