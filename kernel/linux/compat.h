@@ -53,9 +53,16 @@
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
 #define ucov_module_text_base(mod) ((unsigned long)(mod)->mem[MOD_TEXT].base)
 #define ucov_module_text_size(mod) ((unsigned long)(mod)->mem[MOD_TEXT].size)
+/* (a module's writable data, where gcc's gcov_info lie) */
+#define ucov_module_data_base(mod) ((unsigned long)(mod)->mem[MOD_DATA].base)
+#define ucov_module_data_size(mod) ((unsigned long)(mod)->mem[MOD_DATA].size)
 #else
 #define ucov_module_text_base(mod) ((unsigned long)(mod)->core_layout.base)
 #define ucov_module_text_size(mod) ((unsigned long)(mod)->core_layout.text_size)
+#define ucov_module_data_base(mod)                                                                 \
+  ((unsigned long)(mod)->core_layout.base + (mod)->core_layout.ro_after_init_size)
+#define ucov_module_data_size(mod)                                                                 \
+  ((unsigned long)((mod)->core_layout.size - (mod)->core_layout.ro_after_init_size))
 #endif
 
 /* 6.2, 9b13df3fb64e ("timers: Rename del_timer_sync() to

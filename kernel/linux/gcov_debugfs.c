@@ -4,14 +4,15 @@
  * it comes and forgotten as it goes (a module notifier); the gcov files of
  * gcov.rst under /sys/kernel/debug/gcov; and the module map (the "modules"
  * object). No constructor runs in a stock kernel (no CONFIG_CONSTRUCTORS):
- * the units are found in the module's symbol table instead, where each
- * gcov_fn_info gcc emits is a local object __gcov_.<function> whose first
- * field is its unit's gcov_info (CONFIG_KALLSYMS_ALL keeps data symbols
- * there).
+ * gcc's units (compiled with -fprofile-info-section, so nothing registers
+ * them) are found in the module's writable data by what only a gcov_info
+ * holds, with no symbol name needed; clang's by their __llvm_gcov_init
+ * functions in its symbol table.
  */
 #include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/hashtable.h>
+#include <linux/kasan.h>
 #include <linux/list.h>
 #include <linux/stringhash.h>
 #include <linux/module.h>
@@ -63,45 +64,55 @@ int linux_mod_symbols(struct module *mod, const char *name, unsigned long *addrs
   return n;
 }
 
-/* The gcov_info of every __gcov_.<function> in mod's symbols, once each, into
- * *infos (kmalloc'ed). Their count, or -ENOMEM. Called as mod comes: its
- * symbol table is the loader's and does not change under us. */
+/* Is gi (within [.., end)) a gcov_info of mod? What only a gcov_info holds:
+ * the version word of a GCC ucov reads, merge[] entries that are each NULL
+ * or one of ucov.ko's merge functions (gcc links a unit's to the runtime's,
+ * and the arcs' is always __gcov_merge_add), a filename and a function
+ * table in mod. */
+static bool is_unit(struct module *mod, const struct gcov_info *gi, unsigned long end) {
+  unsigned int nc = gcov_counters_of(gi->version), k;
+  const struct gcov_info_tail *tail;
+
+  if (!nc || (unsigned long)gcov_info_tail(gi, nc) + sizeof(*tail) > end ||
+      gi->merge[0] != __gcov_merge_add)
+    return false;
+  for (k = 1; k < nc; k++)
+    if (gi->merge[k] && gi->merge[k] != __gcov_merge_add && gi->merge[k] != __gcov_merge_topn &&
+        gi->merge[k] != __gcov_merge_ior && gi->merge[k] != __gcov_merge_time_profile)
+      return false;
+  tail = gcov_info_tail(gi, nc);
+  return within_module((unsigned long)gi->filename, mod) && tail->n_functions &&
+         within_module((unsigned long)tail->functions, mod);
+}
+
+/* The gcov_info in mod's writable data, in address order, into *infos
+ * (kmalloc'ed). Their count, or -ENOMEM. Called as mod comes: its data is
+ * there, and nothing else writes those words yet. The scan reads every word,
+ * the redzones KASAN puts between a module's globals included: its reports
+ * are off for it. */
 static int module_units(struct module *mod, const struct gcov_info ***infos) {
+  unsigned long at = ALIGN(ucov_module_data_base(mod), 8);
+  unsigned long end = ucov_module_data_base(mod) + ucov_module_data_size(mod);
   const struct gcov_info **v = NULL, **g;
-  struct mod_kallsyms *ks;
-  unsigned int i;
-  int n = 0, cap = 0, k;
+  int n = 0, cap = 0;
 
-  rcu_read_lock_sched();
-  ks = rcu_dereference_sched(mod->kallsyms);
-  for (i = 0; ks && i < ks->num_symtab; i++) {
-    const Elf_Sym *sym = &ks->symtab[i];
-    const struct gcov_fn_info *fn;
-    const struct gcov_info *info;
-
-    if (strncmp(ks->strtab + sym->st_name, "__gcov_.", 8) || !within_module(sym->st_value, mod))
-      continue;
-    fn = (const struct gcov_fn_info *)sym->st_value;
-    info = fn->key;
-    if (!within_module((unsigned long)info, mod))
-      continue; /* an unselected copy's: not a unit of this module */
-    for (k = 0; k < n && v[k] != info; k++)
-      ;
-    if (k < n)
+  kasan_disable_current();
+  for (; at + sizeof(struct gcov_info) <= end; at += 8) {
+    if (!is_unit(mod, (const struct gcov_info *)at, end))
       continue;
     if (n == cap) {
       cap = cap ? 2 * cap : 16;
-      g = krealloc(v, cap * sizeof(*v), GFP_ATOMIC);
+      g = krealloc(v, cap * sizeof(*v), GFP_KERNEL);
       if (!g) {
-        rcu_read_unlock_sched();
+        kasan_enable_current();
         kfree(v);
         return -ENOMEM;
       }
       v = g;
     }
-    v[n++] = info;
+    v[n++] = (const struct gcov_info *)at;
   }
-  rcu_read_unlock_sched();
+  kasan_enable_current();
   *infos = v;
   return n;
 }

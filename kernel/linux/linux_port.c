@@ -26,10 +26,9 @@
  *    work item (the port lock is a mutex; the tracepoint may not sleep);
  *  - a module's gcov units are registered when it comes (a module notifier)
  *    and unregistered when it goes, before its memory does. No constructor
- *    runs in a stock kernel (no CONFIG_CONSTRUCTORS): the units are found in
- *    the module's symbol table instead, where each gcov_fn_info gcc emits is
- *    a local object __gcov_.<function> whose first field is its unit's
- *    gcov_info (CONFIG_KALLSYMS_ALL keeps data symbols there).
+ *    runs in a stock kernel (no CONFIG_CONSTRUCTORS): gcc's units are found
+ *    in the module's writable data by what only a gcov_info holds, clang's
+ *    by their __llvm_gcov_init functions (gcov_debugfs.c).
  */
 #include <linux/mm.h>
 #include <linux/module.h>

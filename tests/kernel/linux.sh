@@ -83,6 +83,11 @@ cp /bin/busybox ir/bin/busybox && cp kcov_pc kcov_cmp kcov_stress kcov_hold kcov
     tree/tests/kernel/many/ucov_many.ko ir/ &&
   cp "$SRC/tests/kernel/gather_on_test.sh" ir/ &&
   printf '#!/bin/sh\nexec /bin/sh "$@"\n' >ir/bin/bash && chmod +x ir/bin/bash
+# The demo module the guest loads has no names of its gcov data (gcc's
+# __gcov_.<function> objects): ucov.ko finds its units without them.
+objcopy --wildcard --strip-symbol='__gcov_.*' ir/ucov_demo.ko &&
+  [ "$(nm ir/ucov_demo.ko | grep -c ' __gcov_\.')" = 0 ] &&
+  pass "the demo module's gcov data symbols stripped" || fail "stripping the demo module's gcov data symbols"
 # The gcov workload: each expression evaluated once, in the guest and here.
 EXPRS=("2 * (3 + 4) - 10 / 5" "(1 + 2" "7 % 3 - -4" "8 / (4 - 4)" "12 x" "((((5))))" "1+2+3+4*5")
 printf '%s\n' "${EXPRS[@]}" >ir/exprs.txt
