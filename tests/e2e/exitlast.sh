@@ -10,9 +10,14 @@
 # count (compiler-rt's profile runtime writes from an exit handler and
 # misses some: printed, not asserted); the runtime in the program
 # (libucov.a), and in libucov.so for a program built without ucov.
-# Usage: exitlast.sh UCOV SRCDIR WORKDIR [SANITIZE]
+# Usage: exitlast.sh UCOV SRCDIR WORKDIR [SANITIZE [CC]]
+# (a sanitizer build tests only CC's builds, the runtime's compiler: one
+# sanitizer runtime per process)
 set -u
-UCOV=$1 SRC=$2 WORK=$3 SAN=${4:-}
+UCOV=$1 SRC=$2 WORK=$3 SAN=${4:-} RTCC=$(basename "${5:-gcc}")
+[ "$RTCC" = cc ] && RTCC=gcc
+compilers=(gcc clang)
+[ -n "$SAN" ] && compilers=("$RTCC")
 . "$SRC/tests/lib.sh"
 sanflags "$SAN"
 fresh_workdir
@@ -43,16 +48,16 @@ counts() {
     "$(opening "$2" "$1/cexit.gcda" f)"
 }
 
-for cc in gcc clang; do
-  if [ $cc = clang ] && ! command -v clang++ >/dev/null; then
+for cc in "${compilers[@]}"; do
+  if [ "$cc" = clang ] && ! command -v clang++ >/dev/null; then
     fail "clang++ is not installed (scripts/deps.sh installs it)"
     continue
   fi
   cxx=g++ tool=gcov prefix=1
-  [ $cc = clang ] && cxx=clang++ tool=llvm-cov prefix=
-  build ref-$cc "$cc --coverage" $cxx --coverage
-  build ucov-$cc "$UCOV cc --cc $cc --gcov ${SANFLAGS[*]}" "$UCOV" c++ --cc $cc --gcov "${SANFLAGS[@]}"
-  ref=$(counts ref-$cc $tool $prefix) got=$(counts ucov-$cc $tool $prefix)
+  [ "$cc" = clang ] && cxx=clang++ tool=llvm-cov prefix=
+  build ref-"$cc" "$cc --coverage" "$cxx" --coverage
+  build ucov-"$cc" "$UCOV cc --cc $cc --gcov ${SANFLAGS[*]}" "$UCOV" c++ --cc "$cc" --gcov "${SANFLAGS[@]}"
+  ref=$(counts ref-"$cc" "$tool" "$prefix") got=$(counts ucov-"$cc" "$tool" "$prefix")
   [ "$ref" = "6 3 4" ] && pass "$cc: its own runtime counts every call (6 3 4)" ||
     fail "$cc: its own runtime counts '$ref', not 6 3 4"
   [ "$got" = "$ref" ] && pass "$cc --gcov: ucov counts as $cxx --coverage does ($got)" ||
@@ -71,21 +76,26 @@ pgo_counts() {
   echo "$(fcount "$1/p.profraw" _Z1fi) $(fcount "$1/p.profraw" _Z5lib_gi) $(fcount "$1/c.profraw" f)"
 }
 export LLVM_PROFILE_FILE=p.profraw
-build pgo-ref "clang -fprofile-instr-generate" clang++ -fprofile-instr-generate
-build pgo-ucov "$UCOV cc --cc clang --pgo ${SANFLAGS[*]}" "$UCOV" c++ --cc clang --pgo "${SANFLAGS[@]}"
-echo "compiler-rt's profile runtime counts f, lib_g, C f: $(pgo_counts pgo-ref)"
-got=$(pgo_counts pgo-ucov)
-[ "$got" = "6 3 4" ] && pass "clang --pgo: ucov's profile counts every call (6 3 4)" ||
-  fail "clang --pgo: ucov's profile counts '$got', not 6 3 4"
+if [[ " ${compilers[*]} " == *" clang "* ]]; then
+  build pgo-ref "clang -fprofile-instr-generate" clang++ -fprofile-instr-generate
+  build pgo-ucov "$UCOV cc --cc clang --pgo ${SANFLAGS[*]}" "$UCOV" c++ --cc clang --pgo "${SANFLAGS[@]}"
+  echo "compiler-rt's profile runtime counts f, lib_g, C f: $(pgo_counts pgo-ref)"
+  got=$(pgo_counts pgo-ucov)
+  [ "$got" = "6 3 4" ] && pass "clang --pgo: ucov's profile counts every call (6 3 4)" ||
+    fail "clang --pgo: ucov's profile counts '$got', not 6 3 4"
+fi
 
-# The runtime in libucov.so: a program built without ucov, its library with it.
-for kind in gcov pgo; do
-  d=shared-$kind
-  mkdir -p $d && (cd $d &&
-    "$UCOV" c++ --cc clang --$kind "${SANFLAGS[@]}" -O1 -fPIC -shared "$E/lib.cc" -o lib.so &&
-    clang++ "${SANFLAGS[@]}" -O1 -DWITH_LIB "$E/late.cc" ./lib.so -o late -Wl,-rpath,"\$ORIGIN" &&
-    ./late) >$d.log 2>&1 || fail "$d: build and run: $(tail -3 $d.log)"
-  if [ $kind = gcov ]; then got=$(opening llvm-cov $d/lib.gcda lib_g); else got=$(fcount $d/p.profraw _Z5lib_gi); fi
+# The runtime in libucov.so: a program built without ucov, its library with
+# it (gcc: its gcov; clang: its gcov and its profile).
+kinds=(gcov) cxx=g++ tool=gcov gcda=lib.so-lib.gcda
+[ "${compilers[-1]}" = clang ] && kinds=(gcov pgo) cxx=clang++ tool=llvm-cov gcda=lib.gcda
+for kind in "${kinds[@]}"; do
+  d=shared-"$kind"
+  mkdir -p "$d" && (cd "$d" &&
+    "$UCOV" c++ --cc "${compilers[-1]}" --"$kind" "${SANFLAGS[@]}" -O1 -fPIC -shared "$E/lib.cc" -o lib.so &&
+    "$cxx" "${SANFLAGS[@]}" -O1 -DWITH_LIB "$E/late.cc" ./lib.so -o late -Wl,-rpath,"\$ORIGIN" &&
+    ./late) >"$d.log" 2>&1 || fail "$d: build and run: $(tail -3 "$d.log")"
+  if [ "$kind" = gcov ]; then got=$(opening "$tool" "$d/$gcda" lib_g); else got=$(fcount "$d/p.profraw" _Z5lib_gi); fi
   [ "$got" = 3 ] && pass "$kind, the runtime in libucov.so: the library's 3 calls" ||
     fail "$kind, the runtime in libucov.so: the library's calls '$got', not 3"
 done

@@ -47,6 +47,7 @@ int main(int argc, char **argv) {
       fprintf(stderr, "module %d: no records\n", i);
   }
   ucov_ioctl(fd, KCOV_DISABLE, 0);
+  free(fns);
   printf("many: %d modules, %d traced\n", n, traced);
   return traced == n ? 0 : 1;
 }
