@@ -190,28 +190,38 @@ static UCOV_NOTRACE void take_baseline(uint32_t i) {
 /* The write in flight when the owner died: landed if the file at its path
  * is the one it made (then as the owner would have ended it); a file made
  * and never renamed is removed. */
-static UCOV_NOTRACE void settle_landing(pid_t parent) {
+/* The write in flight ended: its baseline published if it moved, the unit's
+ * written state what the write leaves if it landed; the record cleared. */
+static UCOV_NOTRACE void landing_end(int landed) {
   uint32_t kind = keep->landing.kind, i = keep->landing.i;
-  if (!kind)
+  uint32_t *written = kind == LAND_GCOV ? &keep->units[i].written : &keep->pgo[i].written;
+  uint64_t *gen = kind == LAND_GCOV ? &keep->units[i].gen : &keep->pgo[i].gen;
+  if (keep->landing.moved)
+    __atomic_store_n(gen, keep->landing.gen_after, __ATOMIC_RELEASE);
+  if (landed)
+    *written = keep->landing.written_after;
+  __atomic_store_n(&keep->landing.kind, 0, __ATOMIC_RELEASE);
+}
+
+static UCOV_NOTRACE void settle_landing(pid_t parent) {
+  if (!keep->landing.kind)
     return;
   struct stat st;
   keep->landing.path[sizeof(keep->landing.path) - 1] = 0;
   int landed = keep->landing.ino && stat(keep->landing.path, &st) == 0 &&
                (uint64_t)st.st_dev == keep->landing.dev && (uint64_t)st.st_ino == keep->landing.ino;
   if (landed) {
-    uint32_t *written = kind == LAND_GCOV ? &keep->units[i].written : &keep->pgo[i].written;
-    uint64_t *gen = kind == LAND_GCOV ? &keep->units[i].gen : &keep->pgo[i].gen;
-    if (keep->landing.moved)
-      *gen = keep->landing.gen_after;
-    *written = keep->landing.written_after;
-  } else if (keep->landing.ino) { /* (exitfile.c's and beneath.c's names) */
+    landing_end(1);
+    return;
+  }
+  if (keep->landing.ino) { /* (exitfile.c's and beneath.c's names) */
     char tmp[PATH_MAX + 32];
     snprintf(tmp, sizeof(tmp), "%s.ucov-tmp.%d", keep->landing.path, (int)parent);
     unlink(tmp);
     snprintf(tmp, sizeof(tmp), "%s.tmp%d", keep->landing.path, (int)parent);
     unlink(tmp);
   }
-  keep->landing.kind = 0;
+  keep->landing.kind = 0; /* (not landed: the baseline the file holds stays) */
 }
 
 /* The keeper: asleep until the owner dies. */
@@ -439,19 +449,10 @@ UCOV_NOTRACE void ucov_posix_keep_made(int fd) {
 }
 
 UCOV_NOTRACE void ucov_posix_keep_end(int landed) {
-  uint32_t kind = owner && !replaying && getpid() == owner ? keep->landing.kind : 0;
-  if (!kind)
-    return;
-  uint32_t i = keep->landing.i;
-  uint32_t *written = kind == LAND_GCOV ? &keep->units[i].written : &keep->pgo[i].written;
-  uint64_t *gen = kind == LAND_GCOV ? &keep->units[i].gen : &keep->pgo[i].gen;
-  /* (a write that failed moved the baseline all the same: the owner's
-   * exit counts from there too) */
-  if (keep->landing.moved)
-    __atomic_store_n(gen, keep->landing.gen_after, __ATOMIC_RELEASE);
-  if (landed)
-    *written = keep->landing.written_after;
-  __atomic_store_n(&keep->landing.kind, 0, __ATOMIC_RELEASE);
+  /* (a write that failed moved the baseline all the same: the owner's exit
+   * counts from there too) */
+  if (owner && !replaying && getpid() == owner && keep->landing.kind)
+    landing_end(landed);
 }
 
 UCOV_NOTRACE void ucov_posix_keep_dumped(void) {
