@@ -28,10 +28,12 @@
  * barrier to keep other cores from running half-written instructions.
  *
  * A trap handler may run late (its thread trapped during a patch and ran
- * again after it), so what it reads stays valid: module records are never
- * freed, a module's table is one immutable block behind one pointer, and a
- * table replaced (the module loaded again) is freed only once no handler is
- * inside a search (trap_readers), or else kept.
+ * again after it): a site whose int3 is gone is run again as it now is,
+ * whatever its module's state, and what the handler reads stays valid:
+ * module records are never freed, a module's table is one immutable block
+ * behind one pointer, and a table replaced (the module loaded again) is
+ * freed only once no handler is inside a search (trap_readers), or else
+ * kept.
  *
  * All of this runs with the port lock held, never on a hook's path.
  */
@@ -109,16 +111,17 @@ static UCOV_NOTRACE void sync_cores(void) {
 
 /* --- the trap handler ------------------------------------------------------ */
 
-/* The site at pc, copied into *out: 1, or 0 (none). The tables it reads
- * are not freed meanwhile: trap_readers counts it in (sequentially
+/* The site at pc, copied into *out: 1 (its module present), 2 (its module
+ * unregistered: a reload's moment, or unloaded), or 0 (none). The tables
+ * it reads are not freed meanwhile: trap_readers counts it in (sequentially
  * consistent with ucov_dormant_table_publish's swap). */
 static UCOV_NOTRACE int site_at(uintptr_t pc, struct psite *out) {
   int found = 0;
   __atomic_add_fetch(&trap_readers, 1, __ATOMIC_SEQ_CST);
-  for (const struct dmod *m = __atomic_load_n(&mods, __ATOMIC_ACQUIRE); m && !found;
+  for (const struct dmod *m = __atomic_load_n(&mods, __ATOMIC_ACQUIRE); m && found != 1;
        m = __atomic_load_n(&m->next, __ATOMIC_ACQUIRE)) {
     const struct ptable *t = __atomic_load_n(&m->table, __ATOMIC_SEQ_CST);
-    if (!t || !__atomic_load_n(&m->present, __ATOMIC_ACQUIRE) || pc < t->lo || pc >= t->hi)
+    if (!t || pc < t->lo || pc >= t->hi)
       continue;
     uint64_t addr = (uint64_t)(pc - t->bias);
     size_t lo = 0, hi = t->count;
@@ -131,7 +134,7 @@ static UCOV_NOTRACE int site_at(uintptr_t pc, struct psite *out) {
     }
     if (lo < t->count && t->sites[lo].addr == addr) {
       *out = t->sites[lo];
-      found = 1;
+      found = __atomic_load_n(&m->present, __ATOMIC_ACQUIRE) ? 1 : 2;
     }
   }
   __atomic_sub_fetch(&trap_readers, 1, __ATOMIC_SEQ_CST);
@@ -233,6 +236,12 @@ static UCOV_NOTRACE void trap_chain(int sig, siginfo_t *info, void *uc) {
   raise(SIGTRAP);
 }
 
+/* Is the byte at `at` an int3 now? (Text has no TSan shadow: a plain
+ * volatile read that TSan does not see.) */
+static UCOV_NOTRACE UCOV_RACY_READS int text_is_int3(uintptr_t at) {
+  return *(volatile const uint8_t *)at == 0xcc;
+}
+
 static UCOV_NOTRACE void trap_handler(int sig, siginfo_t *info, void *ctx) {
   ucontext_t *uc = ctx;
   greg_t *g = uc->uc_mcontext.gregs;
@@ -240,11 +249,21 @@ static UCOV_NOTRACE void trap_handler(int sig, siginfo_t *info, void *ctx) {
   struct psite site;
   const struct psite *s = NULL;
   if (info && info->si_code == SI_KERNEL) {
-    if (site_at(at, &site))
+    int found = site_at(at, &site);
+    /* A handler that runs late (its thread was preempted between the trap
+     * and here) may find its int3 gone, the patch finished, and the module
+     * even unregistered for a moment (loaded again): the site's bytes are
+     * whole again, so it runs them, as kprobes do with a probe removed
+     * under them. */
+    if (found && !text_is_int3(at)) {
+      g[REG_RIP] = (greg_t)at;
+      return;
+    }
+    if (found == 1)
       s = &site;
     /* A debugger that took the trap for a breakpoint of its own and passed
      * it on has moved the PC back onto the int3 (gdb does, on x86). */
-    else if (site_at(at + 1, &site))
+    else if (!found && site_at(at + 1, &site) == 1)
       s = &site, at++;
   }
   if (!s) {
