@@ -190,7 +190,10 @@ static UCOV_NOTRACE int device_reset_trace(struct ucov_device *dev) {
 static UCOV_NOTRACE void device_detach(struct ucov_device *dev) {
   if (dev->remote) {
     ucov_remote_unregister(dev);
-    ucov_remote_set_common(0); /* the task is the registering one */
+    /* The registering task's common handle goes with it: its own state,
+     * not the caller's (a task's end detaches from another context). */
+    if (dev->task)
+      dev->task->common_handle = 0;
   }
   dev->task = 0;
   dev->task_mode = 0;
