@@ -8,7 +8,8 @@
  * /sys/kernel/debug/gcov (one x.gcda per unit at its build path, an x.gcno
  * link beside it, gcov/reset), and the ucov protocol itself on /dev/ucov.
  *
- * This file has the port's duties and the task states; remote_sections.c the REMOTE
+ * This file has the port's duties and the task states (tasks_module.c keeps the
+ * current one; builtin/ builds all of this into vmlinux); remote_sections.c the REMOTE
  * sections; kcov.c, gcov_debugfs.c and proto.c the files (linux_port.h says what
  * they share); compat.h every difference between kernel versions.
  *
@@ -19,11 +20,13 @@
  *  - a device's area is vmalloc_user memory, mapped into the client by the
  *    file's mmap (remap_vmalloc_range), as the kernel's kcov.c maps its own;
  *  - a task's state is found from a per-CPU pointer that preempt notifiers
- *    keep (ucov_task.h says why); a task gets its state at its first ioctl
- *    and keeps it while it traces;
- *  - a task that ends tracing is stopped at once (the sched_process_exit
- *    tracepoint, in do_exit, as kcov_task_exit) and its device detached by a
- *    work item (the port lock is a mutex; the tracepoint may not sleep);
+ *    keep, or in vmlinux from task_struct's kcov fields (ucov_task.h says
+ *    why); a task gets its state at its first ioctl and keeps it while it
+ *    traces;
+ *  - a task that ends tracing is stopped at once (in do_exit: the
+ *    sched_process_exit tracepoint, or kcov_task_exit itself) and its device
+ *    detached by a work item (the port lock is a mutex; do_exit's hook may
+ *    not sleep);
  *  - a module's gcov units are registered when it comes (a module notifier)
  *    and unregistered when it goes, before its memory does. No constructor
  *    runs in a stock kernel (no CONFIG_CONSTRUCTORS): gcc's units are found
@@ -35,7 +38,7 @@
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/string.h>
-#include <linux/tracepoint.h>
+#include <linux/workqueue.h>
 #include <linux/vmalloc.h>
 
 #include "linux_port.h"
@@ -100,49 +103,12 @@ void ucov_port_device_release(struct ucov_device *dev) {
   kfree(container_of(dev, struct linux_device, core));
 }
 
-/* --- tasks --- */
-DEFINE_PER_CPU(struct ucov_task *, ucov_linux_current);
-struct ucov_task ucov_linux_idle; /* every task that has no state of its own: stays 0 */
-
+/* --- tasks: their states (ucov_task.h: where the current one is kept) --- */
 static LIST_HEAD(tasks);
-
-static void task_sched_in(struct preempt_notifier *pn, int cpu) {
-  this_cpu_write(ucov_linux_current, &container_of(pn, struct linux_task, pn)->t);
-}
-
-static void task_sched_out(struct preempt_notifier *pn, struct task_struct *next) {
-  this_cpu_write(ucov_linux_current, NULL);
-}
-
-static struct preempt_ops task_ops = {
-    .sched_in = task_sched_in,
-    .sched_out = task_sched_out,
-};
-
-/* Make lt the calling task's state: its notifier keeps the per-CPU pointer
- * from now on. May run where the task cannot sleep (a REMOTE section under a
- * spinlock): no allocation, no lock. */
-void task_attach(struct linux_task *lt) {
-  lt->task = current;
-  preempt_notifier_init(&lt->pn, &task_ops);
-  __module_get(THIS_MODULE); /* the notifier's code stays while it is registered */
-  preempt_disable();
-  preempt_notifier_register(&lt->pn);
-  this_cpu_write(ucov_linux_current, &lt->t);
-  preempt_enable();
-}
-
-/* The calling task gives lt up (the module reference is the caller's to drop). */
-void task_detach(struct linux_task *lt) {
-  preempt_disable();
-  this_cpu_write(ucov_linux_current, NULL);
-  preempt_notifier_unregister(&lt->pn);
-  preempt_enable();
-}
 
 /* The calling task's own state, made current now if it had none. Lock held. */
 struct linux_task *task_own(void) {
-  struct ucov_task *t = this_cpu_read(ucov_linux_current);
+  struct ucov_task *t = ucov_linux_cur();
   struct linux_task *lt;
 
   if (t) /* (only the task itself sets it while it runs here) */
@@ -158,20 +124,23 @@ struct linux_task *task_own(void) {
 static void task_free(struct linux_task *lt) {
   list_del(&lt->link);
   kfree(lt);
-  module_put(THIS_MODULE);
+  module_put(THIS_MODULE); /* task_attach's */
 }
 
 /* The calling task's state, given up if it traces nothing (no device).
  * Lock held. */
 void task_settle(struct linux_task *lt) {
-  if (!lt || lt->t.dev)
+  if (!lt)
+    return;
+  linux_task_settled(lt);
+  if (lt->t.dev)
     return;
   task_detach(lt);
   task_free(lt);
 }
 
 int ucov_port_task_bind(struct ucov_task *task) {
-  return task == &ucov_linux_idle ? -UCOV_EINVAL : 0;
+  return task->port == UCOV_LINUX_IDLE ? -UCOV_EINVAL : 0;
 }
 
 /* The exit work items' own queue: the last one drops the module reference its
@@ -190,8 +159,11 @@ static void task_exit_work(struct work_struct *w) {
   ucov_port_unlock();
 }
 
-static void on_process_exit(void *data, struct task_struct *p) {
-  struct ucov_task *t = this_cpu_read(ucov_linux_current);
+/* Task p ends (in do_exit, on p): a section it was inside ends with it; a
+ * state of its own stops recording now and is detached later (the port lock
+ * is a mutex; do_exit's caller may not sleep here). */
+void linux_task_exit(struct task_struct *p) {
+  struct ucov_task *t = ucov_linux_cur();
   struct linux_task *lt;
 
   if (!t || p != current || !in_task())
@@ -201,46 +173,20 @@ static void on_process_exit(void *data, struct task_struct *p) {
     linux_remote_section_stop(lt);
     return;
   }
-  this_cpu_write(ucov_linux_current, NULL);
-  preempt_notifier_unregister(&lt->pn);
+  task_detach(lt);
   INIT_WORK(&lt->exit_work, task_exit_work);
   queue_work(exit_wq, &lt->exit_work);
-}
-
-static struct tracepoint *exit_tp;
-
-static void find_exit_tp(struct tracepoint *tp, void *priv) {
-  if (!strcmp(tp->name, "sched_process_exit"))
-    exit_tp = tp;
 }
 
 static int __init ucov_init(void) {
   int err;
 
-  /* A task's state is found through a per-CPU pointer that preempt
-   * notifiers switch, and a softirq section's is made current on its CPU
-   * for the section. PREEMPT_RT runs softirqs in preemptible tasks (and
-   * lets them migrate): a section's state would then follow the CPU, not
-   * the task. Refused, rather than record into the wrong buffer. */
-  if (IS_ENABLED(CONFIG_PREEMPT_RT)) {
-    pr_err("ucov: not loaded: PREEMPT_RT kernels run softirqs in preemptible tasks, "
-           "which ucov.ko's per-CPU task state cannot follow\n");
-    return -EOPNOTSUPP;
-  }
-  for_each_kernel_tracepoint(find_exit_tp, NULL);
-  if (!exit_tp) {
-    pr_err("ucov: no sched_process_exit tracepoint\n");
-    return -ENOENT;
-  }
   exit_wq = alloc_workqueue("ucov_exit", 0, 0);
   if (!exit_wq)
     return -ENOMEM;
-  err = tracepoint_probe_register(exit_tp, on_process_exit, NULL);
-  if (err) {
-    destroy_workqueue(exit_wq);
-    return err;
-  }
-  preempt_notifier_inc();
+  err = linux_tasks_init();
+  if (err)
+    goto no_tasks;
   err = linux_remote_init();
   if (err)
     goto no_remote;
@@ -259,8 +205,8 @@ no_gcov:
 no_kcov:
   linux_remote_exit();
 no_remote:
-  preempt_notifier_dec();
-  tracepoint_probe_unregister(exit_tp, on_process_exit, NULL);
+  linux_tasks_exit();
+no_tasks:
   destroy_workqueue(exit_wq);
   return err;
 }
@@ -269,11 +215,9 @@ static void __exit ucov_exit(void) {
   linux_proto_exit();
   linux_gcov_exit();
   linux_kcov_exit();
-  tracepoint_probe_unregister(exit_tp, on_process_exit, NULL);
-  tracepoint_synchronize_unregister();
+  linux_tasks_exit();         /* no task ends into ucov.ko's code from here */
   destroy_workqueue(exit_wq); /* the last exit work's return */
   linux_remote_exit();
-  preempt_notifier_dec();
 }
 
 module_init(ucov_init);

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the files of ucov.ko share (linux_port.c: the port's duties and the task
- * states; kcov.c: /sys/kernel/debug/kcov; gcov_debugfs.c: the gcov files and the
- * module map; proto.c: /dev/ucov). Each file's setup and teardown are called
- * by linux_port.c's module init and exit.
+ * What the files of ucov.ko share (linux_port.c: the port's duties and the
+ * task states; tasks_module.c: where the current one is kept; kcov.c:
+ * /sys/kernel/debug/kcov; gcov_debugfs.c: the gcov files and the module
+ * map; proto.c: /dev/ucov). Each file's setup and teardown are called by
+ * linux_port.c's module init and exit.
  */
 #ifndef UCOV_LINUX_PORT_H
 #define UCOV_LINUX_PORT_H
@@ -23,8 +24,7 @@ struct linux_device {
   struct ucov_device core; /* first: the core hands this pointer back */
 };
 
-/* A task's own state (ucov_task.h: found from the per-CPU pointer its
- * preempt notifier keeps). */
+/* A task's own state (ucov_task.h: where the current one is kept). */
 struct linux_task {
   struct ucov_task t; /* first */
   struct preempt_notifier pn;
@@ -40,9 +40,18 @@ struct linux_task *task_own(void);
 void task_settle(struct linux_task *lt);
 
 /* lt becomes the calling task's state (it takes a module reference), or
- * stops being it (the caller drops that reference). Neither sleeps. */
+ * stops being it (the caller drops that reference). Neither sleeps. Where
+ * the current state is kept: tasks_module.c (ucov.ko) or
+ * builtin/tasks_builtin.c (vmlinux), which also see tasks end (calling
+ * linux_task_exit), hear of each settled state after an ioctl
+ * (linux_task_settled) and keep the common handle
+ * (ucov_kcov_common_handle). */
 void task_attach(struct linux_task *lt);
 void task_detach(struct linux_task *lt);
+void linux_task_settled(struct linux_task *lt);
+void linux_task_exit(struct task_struct *p);
+int linux_tasks_init(void);
+void linux_tasks_exit(void);
 
 /* remote_sections.c: KCOV_REMOTE_ENABLE's areas set aside before the ioctl takes the
  * port lock (area_size words; may sleep); a section in task context ended by

@@ -46,7 +46,11 @@
 #include "ucov/port/remote.h"
 #include "ucov_kcov.h"
 
-#define IRQ_AREA_WORDS 0x40000u   /* kcov.c's CONFIG_KCOV_IRQ_AREA_SIZE default */
+#ifdef CONFIG_KCOV_IRQ_AREA_SIZE /* (built into vmlinux, KCOV's option) */
+#define IRQ_AREA_WORDS ((u32)CONFIG_KCOV_IRQ_AREA_SIZE)
+#else
+#define IRQ_AREA_WORDS 0x40000u /* kcov.c's CONFIG_KCOV_IRQ_AREA_SIZE default */
+#endif
 #define AREA_MAX_WORDS (8u << 20) /* 64 MiB: the largest section area made */
 #define STATES_PER_CPU 4          /* task states reserved per possible CPU */
 
@@ -158,7 +162,7 @@ static void task_section_start(u64 handle) {
 
   /* A task that traces for itself, or is inside a section already (kcov.c
    * warns here; a module's nesting must not cost a fuzzing VM its run). */
-  if (this_cpu_read(ucov_linux_current))
+  if (ucov_linux_cur())
     return;
   raw_spin_lock_irqsave(&remote_lock, flags);
   found = !ucov_remote_find(handle, &tg) && tg.words >= 2 && tg.words <= AREA_MAX_WORDS;
@@ -234,9 +238,9 @@ static void softirq_section_start(u64 handle) {
   /* kcov.c: the device's mode, the CPU's area and its size. */
   c->t.port = UCOV_LINUX_SOFTIRQ;
   ucov_remote_begin(&c->t, handle, &tg, c->area, IRQ_AREA_WORDS);
-  c->saved = this_cpu_read(ucov_linux_current);
+  c->saved = ucov_linux_cur();
   c->active = true;
-  this_cpu_write(ucov_linux_current, &c->t);
+  ucov_linux_cur_set(&c->t);
 }
 
 static void softirq_section_stop(void) {
@@ -246,7 +250,7 @@ static void softirq_section_stop(void) {
 
   if (!c->active)
     return;
-  this_cpu_write(ucov_linux_current, c->saved);
+  ucov_linux_cur_set(c->saved);
   c->active = false;
   handle = ucov_remote_end(&c->t, &area, &words, &seq);
   raw_spin_lock_irqsave(&remote_lock, flags);
@@ -254,12 +258,7 @@ static void softirq_section_stop(void) {
   raw_spin_unlock_irqrestore(&remote_lock, flags);
 }
 
-/* --- kcov.rst's entry points (ucov_kcov.h) --- */
-u64 ucov_kcov_common_handle(void) {
-  return in_task() ? ucov_remote_common() : 0;
-}
-EXPORT_SYMBOL(ucov_kcov_common_handle);
-
+/* --- kcov.rst's entry points (ucov_kcov.h; the common handle: the tasks' file) --- */
 void ucov_kcov_remote_start(u64 handle) {
   if (in_task())
     task_section_start(handle);
@@ -272,7 +271,7 @@ void ucov_kcov_remote_stop(void) {
   struct ucov_task *t;
 
   if (in_task()) {
-    t = this_cpu_read(ucov_linux_current);
+    t = ucov_linux_cur();
     if (t && t->port == UCOV_LINUX_SECTION)
       linux_remote_section_stop(container_of(t, struct linux_task, t));
   } else if (ucov_in_softirq_really()) {

@@ -21,6 +21,9 @@ void ucov_kcov_remote_stop(void);
 void ucov_kcov_remote_start_usb_softirq(u64 id);
 void ucov_kcov_remote_stop_softirq(void);
 
+/* (Built into vmlinux, CONFIG_KCOV's kcov.h declares the real names, and
+ * builtin/tasks_builtin.c defines them.) */
+#ifndef UCOV_LINUX_BUILTIN
 #define kcov_common_handle() ucov_kcov_common_handle()
 #define kcov_remote_start(handle) ucov_kcov_remote_start(handle)
 #define kcov_remote_stop() ucov_kcov_remote_stop()
@@ -33,5 +36,6 @@ void ucov_kcov_remote_stop_softirq(void);
  * does nothing either way) */
 #define kcov_remote_start_usb_softirq(id) ucov_kcov_remote_start_usb_softirq(id)
 #define kcov_remote_stop_softirq() ucov_kcov_remote_stop_softirq()
+#endif
 
 #endif

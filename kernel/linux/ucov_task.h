@@ -1,53 +1,187 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ucov_task_self in the Linux module (UCOV_TASK_HEADER, see ucov/port/task.h): the
- * calling task's struct ucov_task, found from a per-CPU pointer. The stock
- * kernel has no room in task_struct for it (kcov.c keeps kcov_mode and
- * kcov_area there, under CONFIG_KCOV), so each tracing task registers a
- * preempt notifier that sets the pointer when the task is switched in and
- * clears it when it is switched out (linux_port.c). A softirq REMOTE section
- * (remote_sections.c) points it at its CPU's own state for the section's length and
- * puts back the interrupted task's after, as kcov.c saves and restores that
- * task's kcov fields. A hook then costs one per-CPU load and a test, with no
- * lock and no hash, whoever runs: a CPU where nothing traces has NULL there.
- *
- * Where a state records is kcov.c's check_kcov_mode(): a task's (its own
+ * ucov_task_self in Linux (UCOV_TASK_HEADER, see ucov/port/task.h): the
+ * calling task's struct ucov_task, found in constant time with no lock, and
+ * where it records (kcov.c's check_kcov_mode()): a task's state (its own
  * tracing, or a REMOTE section in task context) in task context only, so a
  * hardirq or softirq that interrupts it records nothing into its buffer; a
  * softirq section's in that softirq only, never in a hardirq on top of it.
+ *
+ * Two homes for "the calling context's state" (ucov_linux_cur, and
+ * ucov_linux_cur_set to change it):
+ *  - ucov.ko, in a stock kernel without CONFIG_KCOV: no room in task_struct,
+ *    so a per-CPU pointer, kept by a preempt notifier that each tracing task
+ *    registers (it sets the pointer when the task is switched in and clears
+ *    it when it is switched out: tasks_module.c);
+ *  - built into vmlinux (UCOV_LINUX_BUILTIN: kernel/linux/builtin, under
+ *    CONFIG_KCOV): where kcov.c keeps its state, the task_struct fields
+ *    CONFIG_KCOV adds. `kcov` points at the state and kcov_mode says it is
+ *    there (UCOV_KCOV_ON), so that the scheduler's kcov_prepare_switch(),
+ *    which sets KCOV_IN_CTXSW in kcov_mode for the switch, turns every hook
+ *    off meanwhile as it turns kcov.c's off.
+ * A softirq REMOTE section (remote_sections.c) makes its CPU's own state the
+ * current one for the section's length and puts back the interrupted task's
+ * after, as kcov.c saves and restores that task's kcov fields.
+ *
+ * Where nothing traces, a hook finds no state (ucov_task_hook): its
+ * not-tracing path is the load of the pointer (or mode) and a test; other
+ * readers of ucov_task_self find a constant state of zeros (mode 0).
  */
 #ifndef UCOV_LINUX_TASK_H
 #define UCOV_LINUX_TASK_H
 
+#include <linux/compiler.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
-#ifdef CONFIG_PREEMPT_RT
-#include <linux/sched.h> /* (softirq_count() reads current there; ucov.ko refuses to load) */
+#if defined(CONFIG_PREEMPT_RT) || defined(UCOV_LINUX_BUILTIN)
+#include <linux/sched.h> /* (softirq_count() reads current with PREEMPT_RT) */
+#endif
+#ifdef UCOV_LINUX_BUILTIN
+#include <linux/kcov.h>
 #endif
 
 #include "compat.h"
-
-DECLARE_PER_CPU(struct ucov_task *, ucov_linux_current);
-extern struct ucov_task ucov_linux_idle;
 
 /* struct ucov_task's port field: which context a state records in. */
 #define UCOV_LINUX_TASK 0    /* a task that traces for itself */
 #define UCOV_LINUX_SECTION 1 /* a REMOTE section in task context */
 #define UCOV_LINUX_SOFTIRQ 2 /* a REMOTE section in a softirq */
+#define UCOV_LINUX_IDLE 3    /* the state of zeros: nothing traces here */
+
+/* Read only: nothing binds it (ucov_port_task_bind refuses it). */
+static const struct ucov_task ucov_linux_idle = {.port = UCOV_LINUX_IDLE};
 
 /* kcov.c's in_softirq_really(): serving a softirq, not a hardirq or NMI on top of it. */
 #define ucov_in_softirq_really() (in_serving_softirq() && !in_hardirq() && !in_nmi())
 
+#ifdef UCOV_LINUX_BUILTIN
+/*
+ * kcov_mode while current->kcov is a state of ucov's (KCOV_IN_CTXSW apart):
+ * UCOV_KCOV_HAS; and while the state traces (its hot word is not 0), also
+ * UCOV_KCOV_ON and the context it records in, as preempt_count() has it
+ * there: 0 for a task's (in task context), SOFTIRQ_OFFSET for a softirq
+ * section's. A hook compares the mode with its own context's bits, or-ed
+ * with both: one load of the mode, one of the count and one compare test
+ * state, context and tracing, as kcov.c's check_kcov_mode tests its mode.
+ */
+#define UCOV_KCOV_ON 1u
+#define UCOV_KCOV_HAS 2u
+#define UCOV_KCOV_CTX (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET)
+
+static __always_inline unsigned int ucov_linux_ctx(void) {
+#ifdef CONFIG_PREEMPT_RT /* (softirqs counted in the task there) */
+  return (preempt_count() & (NMI_MASK | HARDIRQ_MASK)) | in_serving_softirq();
+#else
+  return preempt_count() & UCOV_KCOV_CTX;
+#endif
+}
+
+static __always_inline struct ucov_task *ucov_linux_cur(void) {
+  struct task_struct *cur = current;
+
+  if (likely(!(READ_ONCE(cur->kcov_mode) & UCOV_KCOV_HAS)))
+    return NULL;
+  barrier();
+  return (struct ucov_task *)READ_ONCE(cur->kcov);
+}
+
+/* current's kcov_mode for its state t (NULL: none). */
+static __always_inline unsigned int ucov_linux_mode(const struct ucov_task *t) {
+  unsigned int mode = READ_ONCE(current->kcov_mode) & KCOV_IN_CTXSW;
+
+  if (!t)
+    return mode;
+  mode |= UCOV_KCOV_HAS;
+  if (t->hot)
+    mode |= UCOV_KCOV_ON | (t->port == UCOV_LINUX_SOFTIRQ ? (unsigned int)SOFTIRQ_OFFSET : 0);
+  return mode;
+}
+
+/* The pointer before the mode when a state comes, the mode first when it
+ * goes: a hook that interrupts the calling task in between sees none. */
+static __always_inline void ucov_linux_cur_set(struct ucov_task *t) {
+  struct task_struct *cur = current;
+
+  if (t) {
+    WRITE_ONCE(cur->kcov, (struct kcov *)t);
+    barrier();
+    WRITE_ONCE(cur->kcov_mode, ucov_linux_mode(t));
+  } else {
+    WRITE_ONCE(cur->kcov_mode, ucov_linux_mode(NULL));
+    barrier();
+    WRITE_ONCE(cur->kcov, NULL);
+  }
+}
+
+/* t's hot word was written (by its own task or softirq, for t current; by
+ * a work item after the task went, for t no one's): the mode follows. */
+#define UCOV_TASK_HOT_CHANGED(t) ucov_linux_hot_changed(t)
+static __always_inline void ucov_linux_hot_changed(const struct ucov_task *t) {
+  barrier();
+  if (READ_ONCE(current->kcov) == (const struct kcov *)t)
+    WRITE_ONCE(current->kcov_mode, ucov_linux_mode(t));
+  barrier();
+}
+
+/* A hook's first read (ucov/port/task.h): a state that traces, and this the
+ * context it records in; else NULL and 0, so that the not-tracing path is
+ * two loads, a compare and a return. (With the mode on, hot is not 0: the
+ * mode is set after hot and cleared with it.) */
+#define UCOV_TASK_HOOK 1
+static __always_inline struct ucov_task *ucov_task_hook(uintptr_t *hot) {
+  struct task_struct *cur = current;
+  struct ucov_task *t;
+
+  if (likely(READ_ONCE(cur->kcov_mode) != (ucov_linux_ctx() | UCOV_KCOV_HAS | UCOV_KCOV_ON))) {
+    *hot = 0;
+    return NULL;
+  }
+  barrier();
+  t = (struct ucov_task *)READ_ONCE(cur->kcov);
+  *hot = t->hot;
+  if (!*hot)
+    __builtin_unreachable();
+  return t;
+}
+#else
+DECLARE_PER_CPU(struct ucov_task *, ucov_linux_current);
+
+static __always_inline struct ucov_task *ucov_linux_cur(void) {
+  return this_cpu_read(ucov_linux_current);
+}
+
+static __always_inline void ucov_linux_cur_set(struct ucov_task *t) {
+  this_cpu_write(ucov_linux_current, t);
+}
+#endif
+
 static __always_inline struct ucov_task *ucov_linux_self(void) {
-  struct ucov_task *t = this_cpu_read(ucov_linux_current);
+  struct ucov_task *t = ucov_linux_cur();
 
   if (likely(!t))
-    return &ucov_linux_idle;
+    return (struct ucov_task *)&ucov_linux_idle;
   if (t->port == UCOV_LINUX_SOFTIRQ ? !ucov_in_softirq_really() : !in_task())
-    return &ucov_linux_idle;
+    return (struct ucov_task *)&ucov_linux_idle;
   return t;
 }
 
 #define ucov_task_self (*ucov_linux_self())
+
+#ifndef UCOV_LINUX_BUILTIN
+/* A hook's first read (ucov/port/task.h): no state here, or not in this
+ * context, is NULL and 0, so that the not-tracing path is the load of the
+ * pointer, its test and a return. */
+#define UCOV_TASK_HOOK 1
+static __always_inline struct ucov_task *ucov_task_hook(uintptr_t *hot) {
+  struct ucov_task *t = ucov_linux_cur();
+
+  if (likely(!t) || (t->port == UCOV_LINUX_SOFTIRQ ? !ucov_in_softirq_really() : !in_task())) {
+    *hot = 0;
+    return NULL;
+  }
+  *hot = t->hot;
+  return t;
+}
+#endif
 
 #endif

@@ -27,11 +27,13 @@ UCOV_NOTRACE void ucov_task_start(struct ucov_task *t, struct ucov_device *dev, 
   t->mode = mode;
   UCOV_SIGNAL_FENCE();
   t->hot = base | ((uintptr_t)mode & UCOV_TASK_HOT_BITS);
+  UCOV_TASK_HOT_CHANGED(t);
 }
 
 UCOV_NOTRACE void ucov_task_stop(struct ucov_task *t) {
   /* hot first: from here on no hook on this task touches the area. */
   t->hot = 0;
+  UCOV_TASK_HOT_CHANGED(t);
   UCOV_SIGNAL_FENCE();
   t->mode = 0;
   UCOV_SIGNAL_FENCE();
@@ -48,8 +50,8 @@ UCOV_NOTRACE void ucov_task_stop(struct ucov_task *t) {
  * before symbolizing, as with KCOV.
  */
 UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_pc(void) {
-  struct ucov_task *t = &ucov_task_self;
-  uintptr_t hot = t->hot;
+  uintptr_t hot;
+  struct ucov_task *t = ucov_task_hook(&hot);
   if (hot) /* (the PC taken only then) */
     trace_pc_hot(t, hot, RET_PC());
 }
@@ -63,8 +65,8 @@ uint32_t ucov_trace_guard_next;
  * map. In plain PC mode the hook appends like trace_pc.
  */
 UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_pc_guard(uint32_t *guard) {
-  struct ucov_task *t = &ucov_task_self;
-  uintptr_t hot = t->hot;
+  uintptr_t hot;
+  struct ucov_task *t = ucov_task_hook(&hot);
   if (hot) /* (the PC taken only then) */
     trace_pc_guard_hot(t, hot, guard, RET_PC());
 }

@@ -20,8 +20,8 @@
 #include "ucov/port/port.h"
 
 UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_pc_entry(void) {
-  struct ucov_task *t = &ucov_task_self;
-  uintptr_t hot = t->hot;
+  uintptr_t hot;
+  struct ucov_task *t = ucov_task_hook(&hot);
   if (UCOV_LIKELY(!hot) || (hot & UCOV_TASK_CMP))
     return;
   uint64_t pc = (uint64_t)(uintptr_t)__builtin_return_address(0);
@@ -33,8 +33,9 @@ UCOV_EXPORT UCOV_NOTRACE void __sanitizer_cov_trace_pc_entry(void) {
 
 /* Append an ENTRY or EXIT record (tag in place) in EXT mode. */
 static UCOV_ALWAYS_INLINE void trace_append_ext(uint64_t pc, uint64_t tag) {
-  struct ucov_task *t = &ucov_task_self;
-  if (UCOV_LIKELY(!(t->hot & UCOV_TASK_EXT)))
+  uintptr_t hot;
+  struct ucov_task *t = ucov_task_hook(&hot);
+  if (UCOV_LIKELY(!(hot & UCOV_TASK_EXT)))
     return;
   trace_append_word(t->area, t->size, KCOV_RECORD_TAGGED(pc, tag));
 }

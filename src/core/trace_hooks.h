@@ -39,8 +39,8 @@ static UCOV_ALWAYS_INLINE void trace_pc_hot(struct ucov_task *t, uintptr_t hot, 
  * KCOV hook, the record path falls through and the not-tracing path takes
  * one branch (bench/RESULTS.md measured both ways). */
 static UCOV_ALWAYS_INLINE void trace_hook_pc(uint64_t pc) {
-  struct ucov_task *t = &ucov_task_self;
-  uintptr_t hot = t->hot;
+  uintptr_t hot;
+  struct ucov_task *t = ucov_task_hook(&hot);
   if (hot)
     trace_pc_hot(t, hot, pc);
 }
@@ -73,8 +73,8 @@ static UCOV_ALWAYS_INLINE void trace_pc_guard_hot(struct ucov_task *t, uintptr_t
 
 /* __sanitizer_cov_trace_pc_guard, given the PC. */
 static UCOV_ALWAYS_INLINE void trace_hook_pc_guard(uint32_t *guard, uint64_t pc) {
-  struct ucov_task *t = &ucov_task_self;
-  uintptr_t hot = t->hot;
+  uintptr_t hot;
+  struct ucov_task *t = ucov_task_hook(&hot);
   if (hot)
     trace_pc_guard_hot(t, hot, guard, pc);
 }
@@ -86,8 +86,9 @@ static UCOV_ALWAYS_INLINE void trace_hook_pc_guard(uint32_t *guard, uint64_t pc)
  */
 static UCOV_ALWAYS_INLINE void trace_append_cmp(uint64_t type, uint64_t arg1, uint64_t arg2,
                                                 uint64_t pc) {
-  struct ucov_task *t = &ucov_task_self;
-  if (UCOV_LIKELY(!(t->hot & UCOV_TASK_CMP)))
+  uintptr_t hot;
+  struct ucov_task *t = ucov_task_hook(&hot);
+  if (UCOV_LIKELY(!(hot & UCOV_TASK_CMP)))
     return;
   uint64_t *area = t->area;
   uint64_t count = UCOV_LOAD(&area[0]);
@@ -132,7 +133,9 @@ static UCOV_ALWAYS_INLINE void trace_switch_cmp(uint64_t val, const uint64_t *ca
 
 /* Is the calling task in CMP mode? (A hook tests this before it takes the PC.) */
 static UCOV_ALWAYS_INLINE int trace_cmp_on(void) {
-  return (ucov_task_self.hot & UCOV_TASK_CMP) != 0;
+  uintptr_t hot;
+  (void)ucov_task_hook(&hot);
+  return (hot & UCOV_TASK_CMP) != 0;
 }
 
 /* __sanitizer_cov_trace_switch, given the PC. */

@@ -72,4 +72,25 @@ struct ucov_task {
 extern UCOV_TASK_STORAGE struct ucov_task ucov_task_self UCOV_PORT_API;
 #endif
 
+/*
+ * What a hook reads first: the calling task's state and its hot word in *hot
+ * (0: the hook does nothing). A port whose UCOV_TASK_HEADER finds the state
+ * through a test (a kernel's: no state here, or not in this context) defines
+ * UCOV_TASK_HOOK and its own ucov_task_hook, which gives NULL and 0 there,
+ * so that the not-tracing path is that test and one branch, with no load of
+ * a shared state of zeros. Such a port may keep a copy of "tracing or not"
+ * where its test reads it: UCOV_TASK_HOT_CHANGED(t) is called after each
+ * write of t->hot.
+ */
+#ifndef UCOV_TASK_HOT_CHANGED /* (after t->hot is written: the port's to mirror) */
+#define UCOV_TASK_HOT_CHANGED(t) ((void)(t))
+#endif
+#ifndef UCOV_TASK_HOOK
+static UCOV_ALWAYS_INLINE struct ucov_task *ucov_task_hook(uintptr_t *hot) {
+  struct ucov_task *t = &ucov_task_self;
+  *hot = t->hot;
+  return t;
+}
+#endif
+
 #endif
