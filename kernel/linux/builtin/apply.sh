@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Turn a Linux source tree (6.1 or 6.12) into one where the documents' own
+# options build ucov's core and its Linux port into vmlinux:
+#   CONFIG_KCOV=y  /sys/kernel/debug/kcov (Documentation/dev-tools/kcov.rst)
+#                  served by ucov, kernel/kcov.c no longer built; plus
+#                  /sys/kernel/debug/gcov for modules built with ucov.mk and
+#                  /dev/ucov (`ucov pull --dev`).
+# The kernel's instrumentation is kept as it is: scripts/Makefile.kcov, every
+# KCOV_INSTRUMENT line, noinstr, the KCOV_* options and task_struct's kcov
+# fields, which now hold ucov's state.
+#
+# What it changes, one concern each, printed as it goes (A: added, M:
+# modified):
+#   kernel/ucov/           ucov's core (a copy of the repository's src/core,
+#                          src/proto/frame.c and include/ucov: one source,
+#                          shared with ucov.ko) and its Linux port (a copy of
+#                          kernel/linux), with a Makefile and a Kconfig;
+#   kernel/Makefile        kernel/ucov/ built for CONFIG_UCOV, not kcov.o;
+#   lib/Kconfig.debug      KCOV selects UCOV, its help says what it costs.
+# Run again it changes nothing (or refreshes the copies from the
+# repository). A tree it does not know is left untouched, and it says why.
+#
+# Usage: apply.sh TREE
+set -u
+die() {
+  echo "apply.sh: $*" >&2
+  exit 1
+}
+[ $# -eq 1 ] || die "usage: apply.sh TREE (a Linux 6.1 or 6.12 source tree)"
+TREE=$1
+HERE=$(cd "$(dirname "$0")" && pwd)
+REPO=$(cd "$HERE/../../.." && pwd)
+[ -f "$TREE/Makefile" ] || die "$TREE: no Makefile: not a Linux source tree; left untouched"
+ver=$(awk '/^VERSION =/{v=$3} /^PATCHLEVEL =/{p=$3} END{print v "." p}' "$TREE/Makefile")
+case $ver in
+6.1 | 6.12) ;;
+*) die "$TREE: Linux $ver is not one this knows (6.1, 6.12); left untouched" ;;
+esac
+KMAKE=$TREE/kernel/Makefile KCONF=$TREE/lib/Kconfig.debug
+for f in "$KMAKE" "$KCONF" "$TREE/include/linux/kcov.h" "$TREE/include/linux/sched.h"; do
+  [ -f "$f" ] || die "$TREE: no ${f#"$TREE"/}: not a Linux $ver source tree; left untouched"
+done
+# Each edit's anchor, before anything is written: the tree as released, or
+# as this script left it. (Make's and awk's $ in single quotes, here and
+# below, are theirs.)
+# shellcheck disable=SC2016
+grep -qx 'obj-$(CONFIG_KCOV) += kcov.o' "$KMAKE" || grep -qx 'obj-$(CONFIG_UCOV) += ucov/' "$KMAKE" ||
+  die "$TREE: kernel/Makefile has no 'obj-\$(CONFIG_KCOV) += kcov.o': a tree changed by hand; left untouched"
+grep -qx 'config KCOV' "$KCONF" && awk '/^config KCOV$/{k=1} k&&/^\tselect DEBUG_FS$/{f=1} /^config KCOV_/{k=0} END{exit !f}' "$KCONF" ||
+  die "$TREE: lib/Kconfig.debug's KCOV entry is not the released one; left untouched"
+grep -q 'unsigned int[[:space:]]*kcov_mode;' "$TREE/include/linux/sched.h" ||
+  die "$TREE: task_struct has no kcov_mode; left untouched"
+
+changed=0
+# put SRC DEST: DEST (relative to TREE) made SRC's copy, if it differs.
+put() {
+  local dest=$TREE/$2
+  if [ -f "$dest" ] && cmp -s "$1" "$dest"; then
+    return 0
+  fi
+  local how=A
+  [ -f "$dest" ] && how=M
+  mkdir -p "$(dirname "$dest")" && cp "$1" "$dest" || die "cannot write $2"
+  echo "$how $2"
+  changed=$((changed + 1))
+}
+# edit FILE AWK-PROGRAM: FILE (relative to TREE) through awk, if that changes it.
+edit() {
+  local f=$TREE/$1 tmp
+  tmp=$(mktemp) || die "no temporary file"
+  awk "$2" "$f" >"$tmp" || {
+    rm -f "$tmp"
+    die "cannot edit $1"
+  }
+  if cmp -s "$tmp" "$f"; then
+    rm -f "$tmp"
+    return 0
+  fi
+  cat "$tmp" >"$f" && rm -f "$tmp" || die "cannot write $1"
+  echo "M $1"
+  changed=$((changed + 1))
+}
+
+# 1. kernel/ucov/: the port, its build files, the core and the headers.
+for f in "$REPO"/kernel/linux/*.c "$REPO"/kernel/linux/*.h "$HERE"/tasks_builtin.c; do
+  [ "$(basename "$f")" = tasks_module.c ] || put "$f" "kernel/ucov/$(basename "$f")"
+done
+put "$HERE/Makefile.ucov" kernel/ucov/Makefile
+put "$HERE/Kconfig.ucov" kernel/ucov/Kconfig
+put "$HERE/Makefile.core" kernel/ucov/core/Makefile
+for f in "$REPO"/src/core/*.c "$REPO"/src/core/*.h "$REPO"/src/proto/frame.c; do
+  put "$f" "kernel/ucov/core/$(basename "$f")"
+done
+for f in "$REPO"/kernel/linux/include/*.h; do
+  put "$f" "kernel/ucov/include/$(basename "$f")"
+done
+for f in "$REPO"/include/ucov/*.h "$REPO"/include/ucov/port/*.h; do
+  put "$f" "kernel/ucov/include/ucov/${f#"$REPO"/include/ucov/}"
+done
+# (the module's own file, which vmlinux does not build)
+if [ -f "$TREE/kernel/ucov/tasks_module.c" ]; then
+  rm -f "$TREE/kernel/ucov/tasks_module.c" && echo "D kernel/ucov/tasks_module.c" && changed=$((changed + 1))
+fi
+
+# 2. kernel/Makefile: ucov/ for kcov.o, and kcov.o's flags (ucov's own
+# Makefile says them for its files) gone with it.
+# shellcheck disable=SC2016
+edit kernel/Makefile '
+  /^# Don.t self-instrument\.$/ { held = $0; next }
+  /^KCOV_INSTRUMENT_kcov\.o := n$/ { held = ""; next }
+  held != "" { print held; held = "" }
+  /^# If sanitizers detect any issues in kcov, it may lead to recursion$/ { skip = 1; next }
+  skip && /^# via printk, etc\.$/ { next }
+  /^(KASAN|KCSAN|UBSAN|KMSAN)_SANITIZE_kcov\.o := n$/ { next }
+  /^CFLAGS_kcov\.o := / { skip = 0; next }
+  /^obj-\$\(CONFIG_KCOV\) \+= kcov\.o$/ { print "obj-$(CONFIG_UCOV) += ucov/"; next }
+  { skip = 0; print }'
+
+# 3. lib/Kconfig.debug: KCOV selects UCOV and says what it costs; UCOV's
+# Kconfig sourced before it.
+# shellcheck disable=SC2016
+edit lib/Kconfig.debug '
+  drop_blank && $0 == "" { drop_blank = 0; next }
+  { drop_blank = 0 }
+  /^source "kernel\/ucov\/Kconfig"$/ { drop_blank = 1; next }
+  /^config KCOV$/ { print "source \"kernel/ucov/Kconfig\""; print ""; k = 1 }
+  /^config KCOV_/ { k = 0 }
+  k && /^\tselect UCOV$/ { next }
+  k && /^\t  ucov.s core/ { u = 1 }
+  k && u { if ($0 == "") u = 0; next }
+  { print }
+  k && /^\tselect DEBUG_FS$/ { print "\tselect UCOV" }
+  k && /^\t  For more details, see Documentation\/dev-tools\/kcov\.rst\.$/ {
+    print ""
+    print "\t  ucov'"'"'s core (kernel/ucov) serves it: the device, ioctls, errno and"
+    print "\t  buffer layout of kcov.rst, with ucov'"'"'s UNIQUE and PC_EXT modes and"
+    print "\t  /dev/ucov beside them. What it costs is what kcov.c costs: a call in"
+    print "\t  every instrumented basic block (when nothing traces, a load of"
+    print "\t  current'"'"'s kcov_mode and a test), text that grows by those calls,"
+    print "\t  and KCOV_IRQ_AREA_SIZE words per possible CPU for softirq sections."
+  }'
+
+echo "apply.sh: Linux $ver at $TREE: $changed change(s)"
