@@ -4,7 +4,7 @@
 # small configuration for QEMU: tinyconfig, then a serial console,
 # initramfs, debugfs, modules, kallsyms with data symbols
 # (CONFIG_KALLSYMS_ALL), preempt notifiers (selected by KVM), the
-# sched_process_exit tracepoint; no CONFIG_KCOV, no CONFIG_GCOV_KERNEL, no
+# sched_process_exit tracepoint; no CONFIG_KCOV (but in builtin), no CONFIG_GCOV_KERNEL, no
 # module signing. One flavour on top:
 #   clang  built with LLVM=-19 (Debian's clang 19 and lld 19);
 #   debug  built with gcc, with what syzbot's configurations turn on to find
@@ -19,7 +19,7 @@
 # Prints "KDIR BZIMAGE" on success (KDIR: the built tree, what modules build
 # against, with `make LLVM=-19` for clang); says why on stderr and exits 1.
 set -u
-FLAVOUR=$1 ROOT=$2
+FLAVOUR=$1 ROOT=$2 HERE=$(cd "$(dirname "$0")" && pwd)
 die() {
   echo "build_kernel ($FLAVOUR): $*" >&2
   exit 1
@@ -54,19 +54,40 @@ debug)
     -e LOCKUP_DETECTOR -e SOFTLOCKUP_DETECTOR -e DETECT_HUNG_TASK)
   want=(PREEMPT PREEMPT_RCU PROVE_LOCKING PROVE_RCU DEBUG_ATOMIC_SLEEP KASAN DEBUG_OBJECTS)
   ;;
-*) die "unknown flavour (clang, debug)" ;;
+builtin)
+  M=(make -s -j"$(nproc)")
+  cc_version=$(gcc --version | head -1)
+  OPTS+=(-e KCOV -e KCOV_ENABLE_COMPARISONS -e KCOV_INSTRUMENT_ALL)
+  want=(KCOV KCOV_ENABLE_COMPARISONS KCOV_INSTRUMENT_ALL UCOV)
+  ;;
+*) die "unknown flavour (clang, debug, builtin)" ;;
 esac
 key=$( (echo "${OPTS[*]}" && echo "$cc_version") | sha256sum | cut -c1-12)
 suffix=$FLAVOUR && [ "$FLAVOUR" = clang ] && suffix=clang19
 DIR=$ROOT/linux-source-$ver-$suffix-$key
 mkdir -p "$ROOT" || die "cannot make $ROOT"
 exec 9>"$ROOT/.$FLAVOUR-build.lock" && flock -w 3600 9 || die "cannot lock $ROOT/.$FLAVOUR-build.lock"
+# builtin: the tree made anew by apply.sh from this checkout's sources, so
+# that a change to them rebuilds only what it touches.
+apply() {
+  [ "$FLAVOUR" = builtin ] || return 0
+  bash "$HERE/../../kernel/linux/builtin/apply.sh" "$DIR/linux" >"$DIR/apply.log" 2>&1 ||
+    die "apply.sh failed: $(tail -3 "$DIR/apply.log")"
+}
 if [ -f "$DIR/done" ]; then
+  apply
+  if [ "$FLAVOUR" = builtin ] && ! grep -q ': 0 change(s)$' "$DIR/apply.log"; then
+    start=$(date +%s)
+    (cd "$DIR/linux" && "${M[@]}" bzImage modules) >>"$DIR/build.log" 2>&1 ||
+      die "the build failed: $(grep -m5 -i 'error' "$DIR/build.log")"
+    echo "rebuilt in $(($(date +%s) - start)) s" >"$DIR/done"
+  fi
   echo "$DIR/linux $DIR/linux/arch/x86/boot/bzImage"
   exit 0
 fi
 rm -rf "$DIR" && mkdir -p "$DIR/linux" || die "cannot make $DIR"
 tar -xf "$SRC_TAR" -C "$DIR/linux" --strip-components=1 || die "cannot unpack $SRC_TAR"
+apply
 cd "$DIR/linux" || exit 1
 {
   "${M[@]}" tinyconfig &&
@@ -76,7 +97,9 @@ cd "$DIR/linux" || exit 1
 for c in "${want[@]}" MODULES DEBUG_FS KALLSYMS_ALL PREEMPT_NOTIFIERS TRACEPOINTS SERIAL_8250_CONSOLE; do
   grep -qx "CONFIG_$c=y" .config || die "CONFIG_$c is not set in the configuration"
 done
-for c in KCOV GCOV_KERNEL; do
+unwanted=(KCOV GCOV_KERNEL)
+[ "$FLAVOUR" = builtin ] && unwanted=(GCOV_KERNEL)
+for c in "${unwanted[@]}"; do
   ! grep -qx "CONFIG_$c=y" .config || die "CONFIG_$c is set in the configuration"
 done
 start=$(date +%s)

@@ -90,7 +90,10 @@ int main(void) {
   check("remote-area-0x10000000", ioctl(fd, KCOV_REMOTE_ENABLE, &r), 0);
   /* ... and its sections, far over the limit, record nothing without a warning. */
   int d = open("/dev/ucov-demo", O_WRONLY);
-  check("remote-huge-section", d >= 0 && write(d, "&1+1", 4) == 4 ? 0 : -1, 0);
+  if (d < 0 && errno == ENOENT) /* (vmlinux's own KCOV: no demo module loaded) */
+    printf("errno remote-huge-section skipped: no /dev/ucov-demo\n");
+  else
+    check("remote-huge-section", d >= 0 && write(d, "&1+1", 4) == 4 ? 0 : -1, 0);
   if (d >= 0)
     close(d);
   check("disable", ioctl(fd, KCOV_DISABLE, 0ul), 0);

@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# ucov's core built into vmlinux by the kernel's own CONFIG_KCOV: Debian's
+# 6.1 source made over by kernel/linux/builtin/apply.sh, configured small
+# (build_kernel.sh builtin: tinyconfig, KCOV with comparisons, every file
+# instrumented), booted under QEMU with panic_on_warn=1, as syzkaller's
+# machines run. First apply.sh itself: run again it changes nothing; a tree
+# it does not know is left untouched, with a message. Then, in the guest,
+# each client's own call sequence (tests/kernel/kcov_vmlinux.c): kcov.rst's
+# PC program over read(-1, NULL, 0), its PCs symbolized against vmlinux's
+# symbols here (the read path's functions, every PC in a function);
+# kcov.rst's comparison program; UNIQUE (a second identical call adds no PC);
+# syzkaller's executor (a device per thread, the main thread's remote
+# enable with a common handle); kcov.c's errno (kcov_errno.c). The log must
+# have no warning, BUG or Oops.
+# Usage: builtin.sh UCOV SRCDIR WORKDIR
+# Environment: UCOV_KERNEL_CACHE (default: ~/.cache/ucov/kernel),
+# UCOV_QEMU_ACCEL (default tcg).
+set -u
+SRC=$(cd "$2" && pwd) WORK=$3
+. "$SRC/tests/lib.sh"
+fresh_workdir
+if [ "$(uname -m)" != x86_64 ]; then
+  echo "kernel checks skipped: the test kernel is built for x86_64"
+  exit 77
+fi
+CACHE=${UCOV_KERNEL_CACHE:-$HOME/.cache/ucov/kernel}
+if ! got=$(bash "$SRC/tests/kernel/build_kernel.sh" builtin "$CACHE" 2>build.err); then
+  fail "the kernel of apply.sh's tree: $(cat build.err)"
+  finish builtin
+  exit 1
+fi
+read -r KTREE BZIMAGE <<<"$got"
+pass "Debian's 6.1 made over by apply.sh builds with CONFIG_KCOV ($(cat "$KTREE/../done"))"
+
+# --- apply.sh ---
+grep -qx 'CONFIG_UCOV=y' "$KTREE/.config" && [ -f "$KTREE/kernel/ucov/built-in.a" ] &&
+  [ ! -e "$KTREE/kernel/kcov.o" ] && nm "$KTREE/vmlinux" | grep -q ' T ucov_device_ioctl$' &&
+  pass "CONFIG_KCOV builds kernel/ucov into vmlinux, and not kernel/kcov.c" ||
+  fail "CONFIG_KCOV builds kernel/ucov, not kcov.c"
+bash "$SRC/kernel/linux/builtin/apply.sh" "$KTREE" >again.txt 2>&1 && grep -q ': 0 change(s)$' again.txt &&
+  pass "apply.sh run again changes nothing" || fail "apply.sh run again: $(tail -3 again.txt)"
+mkdir -p old && printf 'VERSION = 5\nPATCHLEVEL = 10\n' >old/Makefile && cp old/Makefile old.before
+if bash "$SRC/kernel/linux/builtin/apply.sh" old >old.txt 2>&1; then
+  fail "apply.sh on a 5.10 tree succeeded"
+else
+  grep -q 'Linux 5.10 is not one this knows.*left untouched' old.txt && cmp -s old/Makefile old.before &&
+    [ "$(find old | wc -l)" = 2 ] && pass "a tree apply.sh does not know: a message, and untouched" ||
+    fail "apply.sh on a 5.10 tree: $(cat old.txt)"
+fi
+# The hooks are ucov's: kcov.c's own functions are not in vmlinux.
+! nm "$KTREE/vmlinux" | grep -q ' t kcov_ioctl_locked$' && pass "vmlinux has no kcov.c" ||
+  fail "vmlinux still has kcov.c's functions"
+
+# --- the guest ---
+gcc -static -O1 -pthread -I"$SRC/include" "$SRC/tests/kernel/kcov_vmlinux.c" -o kcov_vmlinux &&
+  gcc -static -O1 -I"$SRC/include" "$SRC/tests/kernel/kcov_errno.c" -o kcov_errno ||
+  {
+    fail "the guest's programs"
+    finish builtin
+    exit 1
+  }
+mkdir -p ir/bin ir/proc ir/sys ir/dev ir/tmp
+cp /bin/busybox kcov_vmlinux kcov_errno ir/bin/ || {
+  fail "initramfs"
+  finish builtin
+  exit 1
+}
+cat >ir/init <<'INIT'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs dev /dev
+mount -t debugfs debugfs /sys/kernel/debug
+say() { echo "UCOV-GUEST $*"; }
+[ -e /sys/kernel/debug/kcov ] && say "kcov file ok"
+/bin/kcov_vmlinux pc >/tmp/pc.txt 2>/tmp/pc.err && say "pc ok $(wc -l </tmp/pc.txt)"
+sed 's/^/UCOV-PC /' /tmp/pc.txt
+/bin/kcov_vmlinux cmp >/tmp/cmp.txt 2>/tmp/cmp.err && say "cmp ok $(wc -l </tmp/cmp.txt)"
+sed 's/^/UCOV-CMP /' /tmp/cmp.txt
+say "$(/bin/kcov_vmlinux unique 2>&1)"
+stext=$(awk '$3 == "_stext" {print $1}' /proc/kallsyms)
+etext=$(awk '$3 == "_etext" {print $1}' /proc/kallsyms)
+say "text $stext $etext"
+say "$(/bin/kcov_vmlinux syz "$stext" "$etext" 2>&1)"
+/bin/kcov_errno 2>&1 | sed 's/^/UCOV-GUEST /'
+sed 's/^/UCOV-GUEST err /' /tmp/pc.err /tmp/cmp.err
+dmesg | grep -i -E 'warn|bug|oops|ucov|kcov|call trace|general protection|atomic' | sed 's/^/UCOV-DMESG /'
+say done
+reboot -f
+INIT
+chmod +x ir/init
+(cd ir && find . | cpio -o -H newc 2>/dev/null | gzip -1 >../initrd.gz) || {
+  fail "initramfs"
+  finish builtin
+  exit 1
+}
+timeout 300 qemu-system-x86_64 -accel "${UCOV_QEMU_ACCEL:-tcg}" -cpu max -smp 2 -m 512 -display none \
+  -monitor none -no-reboot -serial file:console.txt -kernel "$BZIMAGE" -initrd initrd.gz \
+  -append "console=ttyS0 panic=-1 panic_on_warn=1 quiet" </dev/null >qemu.out 2>&1
+tr -d '\r' <console.txt >console.log
+guest() { grep -q "^UCOV-GUEST $1\$" console.log; }
+guest "done" && pass "the guest booted and ran to its end" || fail "the guest: $(tail -5 console.log)"
+guest "kcov file ok" && pass "/sys/kernel/debug/kcov" || fail "/sys/kernel/debug/kcov"
+
+# kcov.rst's PCs, symbolized against vmlinux's symbols: each PC in a
+# function of its text, the read path's among them.
+nm -n "$KTREE/vmlinux" | awk '$2 ~ /^[tTwW]$/ {print $1, $3}' >syms.txt
+sed -n 's/^UCOV-PC 0x\([0-9a-f]*\)$/\1/p' console.log >pcs.txt
+python3 - syms.txt pcs.txt >pcfuncs.txt <<'PY'
+import bisect, sys
+syms = [(int(a, 16), n) for a, n in (l.split() for l in open(sys.argv[1]))]
+addrs = [a for a, _ in syms]
+where = {n: a for a, n in syms}
+for line in open(sys.argv[2]):
+    pc = int(line, 16)
+    inside = where["_stext"] <= pc < where["_etext"]
+    i = bisect.bisect_right(addrs, pc - 1) - 1  # the call's return address: one byte back
+    print(syms[i][1] if inside and i >= 0 else "outside-the-text")
+PY
+n_pc=$(wc -l <pcs.txt)
+guest "pc ok [1-9][0-9]*" && [ "$n_pc" -gt 0 ] && pass "kcov.rst's program: $n_pc PCs of read(-1, NULL, 0)" ||
+  fail "kcov.rst's program: $(grep 'UCOV-GUEST \(pc\|err\)' console.log | head -3)"
+grep -qx 'ksys_read' pcfuncs.txt && grep -q 'fget\|fdget' pcfuncs.txt &&
+  pass "its PCs are read's: $(sort -u pcfuncs.txt | head -6 | tr '\n' ' ')" ||
+  fail "its PCs are read's: $(sort -u pcfuncs.txt | head -6 | tr '\n' ' ')"
+[ -s pcfuncs.txt ] && ! grep -q outside-the-text pcfuncs.txt && pass "every PC is in vmlinux's text" ||
+  fail "PCs outside vmlinux's text: $(grep -c outside-the-text pcfuncs.txt)"
+
+# kcov.rst's comparisons: records, their IPs in the text, read's fd (-1) among
+# the operands.
+n_cmp=$(grep -c '^UCOV-CMP cmp ' console.log)
+guest "cmp ok [1-9][0-9]*" && [ "$n_cmp" -gt 0 ] && pass "kcov.rst's comparison program: $n_cmp records" ||
+  fail "kcov.rst's comparison program: $(grep 'UCOV-GUEST \(cmp\|err\)' console.log | head -3)"
+grep -q '^UCOV-CMP cmp 0x[0-7] .*0xffffffff' console.log && pass "read's fd, -1, is an operand" ||
+  fail "read's fd is not among the operands: $(grep -m3 '^UCOV-CMP' console.log)"
+
+# UNIQUE and syzkaller's executor.
+grep -q '^UCOV-GUEST unique [1-9][0-9]* 0$' console.log && pass "UNIQUE: a second read adds no PC" ||
+  fail "UNIQUE: $(grep 'UCOV-GUEST unique' console.log)"
+grep -q '^UCOV-GUEST syz 400 0 0$' console.log &&
+  pass "syzkaller's executor: 400 calls on 2 threads, each with PCs, all in the text" ||
+  fail "syzkaller's executor: $(grep 'UCOV-GUEST \(syz\|text\)' console.log | tr '\n' ' ')"
+
+# kcov.c's errno.
+n_ok=$(grep -c '^UCOV-GUEST errno .* ok$' console.log)
+[ "$n_ok" -gt 5 ] && ! grep -q '^UCOV-GUEST errno .* bad' console.log && pass "kcov.c's errno ($n_ok checks)" ||
+  fail "kcov.c's errno: $(grep -m3 '^UCOV-GUEST errno .* bad' console.log)"
+
+! grep -q -E 'WARNING|BUG|Oops|Call Trace|general protection|scheduling while atomic' console.log &&
+  pass "no warning, BUG or Oops" || fail "the log: $(grep -E 'WARNING|BUG|Oops' console.log | head -3)"
+finish builtin

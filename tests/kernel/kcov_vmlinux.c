@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * KCOV of vmlinux itself (a kernel with CONFIG_KCOV served by ucov's core,
+ * kernel/linux/builtin), each mode a client's own call sequence:
+ *   pc      kcov.rst's first program, as the document has it: the PCs of
+ *           read(-1, NULL, 0), one "0x..." line each;
+ *   cmp     kcov.rst's comparison program over the same call: one line
+ *           "cmp TYPE ARG1 ARG2 IP" per record;
+ *   unique  ucov's UNIQUE mode over the same call twice: "unique FIRST
+ *           SECOND" (the second adds no PC);
+ *   syz     syzkaller's executor's sequence (a device per thread,
+ *           KCOV_INIT_TRACE of kCoverSize words, mmap, KCOV_ENABLE once,
+ *           cover[0] reset before each call; the main thread's
+ *           KCOV_REMOTE_ENABLE with a common handle): "syz CALLS EMPTY
+ *           OUTSIDE", the calls made, those that recorded nothing, and PCs
+ *           outside [STEXT, ETEXT) (given, from /proc/kallsyms).
+ * usage: kcov_vmlinux pc|cmp|unique | kcov_vmlinux syz STEXT ETEXT
+ */
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "ucov/kcov.h"
+
+#define COVER_SIZE (64 << 10)
+
+/* kcov.rst, "Coverage collection": the program, its one call. */
+static int pc_mode(void) {
+  unsigned long *cover, n, i;
+  int fd = open("/sys/kernel/debug/kcov", O_RDWR);
+  if (fd == -1)
+    perror("open"), exit(1);
+  if (ioctl(fd, KCOV_INIT_TRACE, COVER_SIZE))
+    perror("ioctl"), exit(1);
+  cover = (unsigned long *)mmap(NULL, COVER_SIZE * sizeof(unsigned long), PROT_READ | PROT_WRITE,
+                                MAP_SHARED, fd, 0);
+  if ((void *)cover == MAP_FAILED)
+    perror("mmap"), exit(1);
+  if (ioctl(fd, KCOV_ENABLE, KCOV_TRACE_PC))
+    perror("ioctl"), exit(1);
+  __atomic_store_n(&cover[0], 0, __ATOMIC_RELAXED);
+  read(-1, NULL, 0);
+  n = __atomic_load_n(&cover[0], __ATOMIC_RELAXED);
+  for (i = 0; i < n; i++)
+    printf("0x%lx\n", cover[i + 1]);
+  if (ioctl(fd, KCOV_DISABLE, 0))
+    perror("ioctl"), exit(1);
+  if (munmap(cover, COVER_SIZE * sizeof(unsigned long)))
+    perror("munmap"), exit(1);
+  if (close(fd))
+    perror("close"), exit(1);
+  return 0;
+}
+
+/* kcov.rst, "Comparison operands collection". */
+static int cmp_mode(void) {
+  uint64_t *cover, type, arg1, arg2, is_const, size, ip;
+  unsigned long n, i;
+  int fd = open("/sys/kernel/debug/kcov", O_RDWR);
+  if (fd == -1)
+    perror("open"), exit(1);
+  if (ioctl(fd, KCOV_INIT_TRACE, COVER_SIZE))
+    perror("ioctl"), exit(1);
+  cover = (uint64_t *)mmap(NULL, COVER_SIZE * sizeof(unsigned long), PROT_READ | PROT_WRITE,
+                           MAP_SHARED, fd, 0);
+  if ((void *)cover == MAP_FAILED)
+    perror("mmap"), exit(1);
+  if (ioctl(fd, KCOV_ENABLE, KCOV_TRACE_CMP))
+    perror("ioctl"), exit(1);
+  __atomic_store_n(&cover[0], 0, __ATOMIC_RELAXED);
+  read(-1, NULL, 0);
+  n = __atomic_load_n(&cover[0], __ATOMIC_RELAXED);
+  for (i = 0; i < n; i++) {
+    type = cover[i * KCOV_WORDS_PER_CMP + 1];
+    arg1 = cover[i * KCOV_WORDS_PER_CMP + 2];
+    arg2 = cover[i * KCOV_WORDS_PER_CMP + 3];
+    ip = cover[i * KCOV_WORDS_PER_CMP + 4];
+    size = 1 << ((type & KCOV_CMP_MASK) >> 1);
+    is_const = type & KCOV_CMP_CONST;
+    printf("cmp 0x%llx 0x%llx 0x%llx 0x%llx size %llu %s\n", (unsigned long long)type,
+           (unsigned long long)arg1, (unsigned long long)arg2, (unsigned long long)ip,
+           (unsigned long long)size, is_const ? "const" : "");
+  }
+  if (ioctl(fd, KCOV_DISABLE, 0))
+    perror("ioctl"), exit(1);
+  munmap(cover, COVER_SIZE * sizeof(unsigned long));
+  close(fd);
+  return 0;
+}
+
+static int unique_mode(void) {
+  enum { BITMAP = 8192 };
+  int fd = open("/sys/kernel/debug/kcov", O_RDWR);
+  if (fd < 0 || ioctl(fd, KCOV_INIT_TRACE, COVER_SIZE))
+    perror("unique: init"), exit(1);
+  uint64_t *a = mmap(NULL, COVER_SIZE * 8, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (a == MAP_FAILED || ioctl(fd, KCOV_UNIQUE_ENABLE, BITMAP))
+    perror("unique: enable"), exit(1);
+  uint64_t *trace = a + BITMAP;
+  read(-1, NULL, 0);
+  uint64_t first = __atomic_load_n(&trace[0], __ATOMIC_RELAXED);
+  read(-1, NULL, 0);
+  uint64_t second = __atomic_load_n(&trace[0], __ATOMIC_RELAXED) - first;
+  ioctl(fd, KCOV_DISABLE, 0);
+  printf("unique %llu %llu\n", (unsigned long long)first, (unsigned long long)second);
+  close(fd);
+  return 0;
+}
+
+/* --- syzkaller's executor (executor/executor_linux.h), its order of calls --- */
+#define K_COVER_SIZE (512 << 10) /* kCoverSize */
+#define CALLS 200
+
+static uint64_t stext, etext;
+static long empty_calls, outside_pcs, made_calls;
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+
+struct cover {
+  int fd;
+  uint64_t *data;
+};
+
+static void cover_open(struct cover *c) {
+  int fd = open("/sys/kernel/debug/kcov", O_RDWR);
+  if (fd == -1)
+    perror("open of /sys/kernel/debug/kcov failed"), exit(1);
+  c->fd = fcntl(fd, F_DUPFD_CLOEXEC, 240); /* (kCoverFd and on) */
+  close(fd);
+  if (c->fd < 0 || ioctl(c->fd, KCOV_INIT_TRACE, K_COVER_SIZE))
+    perror("cover init trace write failed"), exit(1);
+  c->data = mmap(NULL, K_COVER_SIZE * 8, PROT_READ | PROT_WRITE, MAP_SHARED, c->fd, 0);
+  if (c->data == MAP_FAILED)
+    perror("cover mmap failed"), exit(1);
+}
+
+static void *worker(void *arg) {
+  struct cover c;
+  long empty = 0, outside = 0, calls = 0;
+  cover_open(&c);
+  if (ioctl(c.fd, KCOV_ENABLE, KCOV_TRACE_PC)) /* cover_enable, once per thread */
+    perror("cover enable write trace failed"), exit(1);
+  for (int i = 0; i < CALLS; i++) {
+    __atomic_store_n(&c.data[0], 0, __ATOMIC_RELAXED); /* cover_reset */
+    switch ((i + (int)(intptr_t)arg) % 4) {
+    case 0:
+      read(-1, NULL, 0);
+      break;
+    case 1:
+      syscall(SYS_getppid);
+      break;
+    case 2:
+      close(-1);
+      break;
+    default:
+      lseek(-1, 0, SEEK_SET);
+      break;
+    }
+    uint64_t n = __atomic_load_n(&c.data[0], __ATOMIC_RELAXED); /* cover_collect */
+    calls++;
+    if (n == 0 || n >= K_COVER_SIZE)
+      empty++;
+    for (uint64_t k = 1; k <= n && k < K_COVER_SIZE; k++)
+      if (c.data[k] < stext || c.data[k] >= etext)
+        outside++;
+  }
+  pthread_mutex_lock(&mu);
+  empty_calls += empty;
+  outside_pcs += outside;
+  made_calls += calls;
+  pthread_mutex_unlock(&mu);
+  return NULL;
+}
+
+static int syz_mode(void) {
+  struct cover extra;
+  cover_open(&extra);
+  /* the extra coverage of the process: remote, its common handle */
+  struct kcov_remote_arg ra;
+  memset(&ra, 0, sizeof(ra));
+  ra.trace_mode = KCOV_TRACE_PC;
+  ra.area_size = K_COVER_SIZE;
+  ra.num_handles = 0;
+  ra.common_handle = kcov_remote_handle(KCOV_SUBSYSTEM_COMMON, 1);
+  if (ioctl(extra.fd, KCOV_REMOTE_ENABLE, &ra))
+    perror("remote cover enable write trace failed"), exit(1);
+  pthread_t th[2];
+  for (intptr_t i = 0; i < 2; i++)
+    pthread_create(&th[i], NULL, worker, (void *)i);
+  for (int i = 0; i < 2; i++)
+    pthread_join(th[i], NULL);
+  printf("syz %ld %ld %ld\n", made_calls, empty_calls, outside_pcs);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc >= 2 && !strcmp(argv[1], "pc"))
+    return pc_mode();
+  if (argc >= 2 && !strcmp(argv[1], "cmp"))
+    return cmp_mode();
+  if (argc >= 2 && !strcmp(argv[1], "unique"))
+    return unique_mode();
+  if (argc == 4 && !strcmp(argv[1], "syz")) {
+    stext = strtoull(argv[2], NULL, 16);
+    etext = strtoull(argv[3], NULL, 16);
+    return syz_mode();
+  }
+  fprintf(stderr, "usage: kcov_vmlinux pc|cmp|unique | kcov_vmlinux syz STEXT ETEXT\n");
+  return 2;
+}
