@@ -15,16 +15,38 @@
 #define XENCOV_NAME "xencov"
 #define XENCOV_MAGIC 0x58434f56u
 
-/* "gcov" + an absolute .gcda path, "gcov/" + a relative one. */
+/* "gcov" + an absolute .gcda path, "gcov/" + a relative one, made normal as
+ * Linux's kernel/gcov names its files: "." and empty components dropped, a
+ * ".." taking the component before it away (gcc names a unit built from
+ * ../../x.c in a directory of its own so: arch/x86/kvm/../../../virt/kvm/
+ * pfncache.gcda is virt/kvm/pfncache.gcda, where its notes file is). */
 static UCOV_NOTRACE int gcov_name(const char *filename, char *out, size_t len) {
-  const char *prefix = filename[0] == '/' ? "gcov" : "gcov/";
-  size_t n = 0;
-  for (const char *p = prefix; *p; p++)
-    out[n++] = *p;
-  for (const char *p = filename; *p; p++) {
-    if (n + 1 >= len)
+  static const char prefix[] = "gcov";
+  size_t n = 0, base = sizeof(prefix) - 1;
+  if (len <= base)
+    return -1;
+  for (; n < base; n++)
+    out[n] = prefix[n];
+  for (const char *p = filename; *p;) {
+    const char *c = p;
+    while (*p && *p != '/')
+      p++;
+    size_t clen = (size_t)(p - c);
+    if (*p)
+      p++;
+    if (clen == 0 || (clen == 1 && c[0] == '.'))
+      continue;
+    if (clen == 2 && c[0] == '.' && c[1] == '.' && n > base) {
+      while (n > base && out[n - 1] != '/')
+        n--;
+      n--; /* (its slash) */
+      continue;
+    }
+    if (n + 1 + clen + 1 > len)
       return -1;
-    out[n++] = *p;
+    out[n++] = '/';
+    for (size_t i = 0; i < clen; i++)
+      out[n++] = c[i];
   }
   out[n] = 0;
   return 0;
@@ -121,8 +143,21 @@ static UCOV_NOTRACE int gcc_at(struct obj *o, const char *filename) {
   return 1;
 }
 
+/* The unit whose object name is name, by a walk: one whose .gcda path was
+ * not normal (gcov_name), which gcc_at's lookup by path does not find. */
+static UCOV_NOTRACE int gcc_walk(struct obj *o, const char *name) {
+  for (struct ucov_gcov_unit *u = ucov_gcov_units(); u; u = u->next)
+    if (u->grp.primary && !ucov_gcov_object_name(u, o->name, sizeof(o->name)) &&
+        ucov_str_eq(o->name, name)) {
+      o->u.gcc = u;
+      o->started = 1;
+      return 1;
+    }
+  return 0;
+}
+
 static UCOV_NOTRACE int gcc_seek(struct obj *o, const char *name) {
-  return gcov_seek(o, name, gcc_at);
+  return gcov_seek(o, name, gcc_at) || gcc_walk(o, name);
 }
 
 /* A live read: one run, and sum_max of what is being read program-wide (once
@@ -177,8 +212,19 @@ static UCOV_NOTRACE int llvm_at(struct obj *o, const char *filename) {
   return 1;
 }
 
+static UCOV_NOTRACE int llvm_walk(struct obj *o, const char *name) {
+  for (struct ucov_llvm_unit *u = ucov_llvm_units(); u; u = u->next)
+    if (u->grp.primary && !ucov_llvm_object_name(u, o->name, sizeof(o->name)) &&
+        ucov_str_eq(o->name, name)) {
+      o->u.llvm = u;
+      o->started = 1;
+      return 1;
+    }
+  return 0;
+}
+
 static UCOV_NOTRACE int llvm_seek(struct obj *o, const char *name) {
-  return gcov_seek(o, name, llvm_at);
+  return gcov_seek(o, name, llvm_at) || llvm_walk(o, name);
 }
 
 static UCOV_NOTRACE int llvm_read(struct obj *o, struct ucov_sink *sink, int reset) {

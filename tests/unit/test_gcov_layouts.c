@@ -4,6 +4,7 @@
  * fields after merge[]), chosen by the version word: units built by hand,
  * registered with __gcov_init, read back as .gcda through the object registry;
  * GCC 11 (no checksum word) is refused. Reset and read-and-reset by baseline.
+ * A .gcda path with "..", "." or "//" in it is named as its normal form.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -131,6 +132,46 @@ static void test_reset(void) {
   CHECK_EQ(ucov_object_reset("gcov/fake/none.gcda"), -UCOV_ENOENT);
 }
 
+/* A .gcda path that is not normal (gcc's, for a unit built from ../x.c into
+ * a directory of its own) is listed and read by its normal name, as Linux's
+ * kernel/gcov names its file; the name as gcc gave it is none. */
+static int listed(const char *name, uint64_t size, void *arg) {
+  (void)size;
+  if (!strcmp(name, "gcov/fake/norm/gcc14n.gcda"))
+    ++*(int *)arg;
+  if (strstr(name, "..") || strstr(name, "/./") || strstr(name, "//"))
+    *(int *)arg += 100;
+  return 0;
+}
+
+static void test_normal_names(void) {
+  static struct fake_fn fn;
+  static const struct gcov_fn_info *fns[1];
+  static FAKE_INFO(9) info;
+  info.version = 0x4234302a;
+  info.filename = "/fake/sub/../norm/./gcc14n.gcda";
+  info.merge[0] = __gcov_merge_add;
+  info.n_functions = 1;
+  info.functions = fns;
+  fn.key = &info;
+  fn.ident = 7;
+  fn.ctrs[0].num = 3;
+  fn.ctrs[0].values = arcs;
+  fns[0] = (const struct gcov_fn_info *)&fn;
+  __gcov_init((struct gcov_info *)&info);
+  int n = 0, err;
+  CHECK_EQ(ucov_objects_list(listed, &n), 0);
+  CHECK_EQ(n, 1);
+  struct ucov_mem_sink s = read_object("gcov/fake/norm/gcc14n.gcda", 0, &err);
+  CHECK_EQ(err, 0);
+  CHECK(s.len > 4 * 8 && word(s.data, 0) == GCOV_DATA_MAGIC);
+  ucov_mem_sink_free(&s);
+  s = read_object("gcov/fake/sub/../norm/./gcc14n.gcda", 0, &err);
+  CHECK_EQ(err, -UCOV_ENOENT);
+  ucov_mem_sink_free(&s);
+  CHECK_EQ(ucov_object_reset("gcov/fake/norm/gcc14n.gcda"), 0);
+}
+
 int main(void) {
   setenv("UCOV_CONTROL", "0", 1);
   CHECK_UNIT(8, 0x4233302a, "gcc13", 0, 1);  /* "B30*" */
@@ -138,5 +179,6 @@ int main(void) {
   CHECK_UNIT(10, 0x4235302a, "gcc15", 1, 1); /* "B50*" */
   CHECK_UNIT(8, 0x4231302a, "gcc11", 0, 0);  /* "B10*": GCC 11, refused */
   test_reset();
+  test_normal_names();
   return check_report("test_gcov_layouts");
 }
