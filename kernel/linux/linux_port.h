@@ -26,8 +26,10 @@ struct linux_device {
 
 /* A task's own state (ucov_task.h: where the current one is kept). */
 struct linux_task {
-  struct ucov_task t; /* first */
+  struct ucov_task t;      /* first */
+#ifndef UCOV_LINUX_BUILTIN /* (vmlinux keeps the current state in task_struct) */
   struct preempt_notifier pn;
+#endif
   struct task_struct *task;
   struct work_struct exit_work;
   struct list_head link; /* tasks (port lock), or the free section states (REMOTE lock) */

@@ -36,8 +36,10 @@
 #if defined(CONFIG_PREEMPT_RT) || defined(UCOV_LINUX_BUILTIN)
 #include <linux/sched.h> /* (softirq_count() reads current with PREEMPT_RT) */
 #endif
-#ifdef UCOV_LINUX_BUILTIN
-#include <linux/kcov.h>
+/* (not <linux/kcov.h>: from 6.12 it declares the hooks with types of its
+ * own, which the core's ucov/port/hooks.h declares with stdint's) */
+#ifndef KCOV_IN_CTXSW
+#define KCOV_IN_CTXSW (1 << 30) /* kcov.h's, 6.1 to 6.12 */
 #endif
 
 #include "compat.h"
@@ -54,7 +56,21 @@ static const struct ucov_task ucov_linux_idle = {.port = UCOV_LINUX_IDLE};
 /* kcov.c's in_softirq_really(): serving a softirq, not a hardirq or NMI on top of it. */
 #define ucov_in_softirq_really() (in_serving_softirq() && !in_hardirq() && !in_nmi())
 
-#ifdef UCOV_LINUX_BUILTIN
+#if defined(UCOV_LINUX_BUILTIN) && !defined(CONFIG_KCOV)
+/* Built into vmlinux for CONFIG_GCOV_KERNEL alone: no KCOV device, no
+ * task_struct fields, no task states; nothing traces. */
+static __always_inline struct ucov_task *ucov_linux_cur(void) {
+  return NULL;
+}
+
+static __always_inline void ucov_linux_cur_set(struct ucov_task *t) {}
+
+#define UCOV_TASK_HOOK 1
+static __always_inline struct ucov_task *ucov_task_hook(uintptr_t *hot) {
+  *hot = 0;
+  return NULL;
+}
+#elif defined(UCOV_LINUX_BUILTIN)
 /*
  * kcov_mode while current->kcov is a state of ucov's (KCOV_IN_CTXSW apart):
  * UCOV_KCOV_HAS; and while the state traces (its hot word is not 0), also

@@ -6,9 +6,13 @@
 #                  served by ucov, kernel/kcov.c no longer built; plus
 #                  /sys/kernel/debug/gcov for modules built with ucov.mk and
 #                  /dev/ucov (`ucov pull --dev`).
-# The kernel's instrumentation is kept as it is: scripts/Makefile.kcov, every
-# KCOV_INSTRUMENT line, noinstr, the KCOV_* options and task_struct's kcov
-# fields, which now hold ucov's state.
+#   CONFIG_GCOV_KERNEL=y  /sys/kernel/debug/gcov (gcov.rst) for vmlinux
+#                  (GCOV_PROFILE_ALL, or GCOV_PROFILE lines), served by ucov,
+#                  kernel/gcov/ no longer built.
+# The kernel's instrumentation is kept as it is: scripts/Makefile.kcov and
+# Makefile.lib, every KCOV_INSTRUMENT and GCOV_PROFILE line, noinstr, the
+# KCOV_* and GCOV_* options and task_struct's kcov fields, which now hold
+# ucov's state.
 #
 # What it changes, one concern each, printed as it goes (A: added, M:
 # modified):
@@ -16,8 +20,11 @@
 #                          src/proto/frame.c and include/ucov: one source,
 #                          shared with ucov.ko) and its Linux port (a copy of
 #                          kernel/linux), with a Makefile and a Kconfig;
-#   kernel/Makefile        kernel/ucov/ built for CONFIG_UCOV, not kcov.o;
-#   lib/Kconfig.debug      KCOV selects UCOV, its help says what it costs.
+#   kernel/Makefile        kernel/ucov/ built for CONFIG_UCOV, not kcov.o nor
+#                          gcov/;
+#   lib/Kconfig.debug      KCOV selects UCOV, its help says what it costs;
+#   kernel/gcov/Kconfig    GCOV_KERNEL selects UCOV, and says so; kernel/gcov/
+#                          is no longer built (kernel/Makefile).
 # Run again it changes nothing (or refreshes the copies from the
 # repository). A tree it does not know is left untouched, and it says why.
 #
@@ -49,6 +56,9 @@ grep -qx 'obj-$(CONFIG_KCOV) += kcov.o' "$KMAKE" || grep -qx 'obj-$(CONFIG_UCOV)
   die "$TREE: kernel/Makefile has no 'obj-\$(CONFIG_KCOV) += kcov.o': a tree changed by hand; left untouched"
 grep -qx 'config KCOV' "$KCONF" && awk '/^config KCOV$/{k=1} k&&/^\tselect DEBUG_FS$/{f=1} /^config KCOV_/{k=0} END{exit !f}' "$KCONF" ||
   die "$TREE: lib/Kconfig.debug's KCOV entry is not the released one; left untouched"
+GCONF=$TREE/kernel/gcov/Kconfig
+[ -f "$GCONF" ] && grep -qx 'config GCOV_KERNEL' "$GCONF" && grep -qx $'\tselect CONSTRUCTORS' "$GCONF" ||
+  die "$TREE: kernel/gcov/Kconfig's GCOV_KERNEL entry is not the released one; left untouched"
 grep -q 'unsigned int[[:space:]]*kcov_mode;' "$TREE/include/linux/sched.h" ||
   die "$TREE: task_struct has no kcov_mode; left untouched"
 
@@ -83,7 +93,7 @@ edit() {
 }
 
 # 1. kernel/ucov/: the port, its build files, the core and the headers.
-for f in "$REPO"/kernel/linux/*.c "$REPO"/kernel/linux/*.h "$HERE"/tasks_builtin.c; do
+for f in "$REPO"/kernel/linux/*.c "$REPO"/kernel/linux/*.h "$HERE"/tasks_builtin.c "$HERE"/untraced_builtin.c; do
   [ "$(basename "$f")" = tasks_module.c ] || put "$f" "kernel/ucov/$(basename "$f")"
 done
 put "$HERE/Makefile.ucov" kernel/ucov/Makefile
@@ -115,6 +125,7 @@ edit kernel/Makefile '
   /^(KASAN|KCSAN|UBSAN|KMSAN)_SANITIZE_kcov\.o := n$/ { next }
   /^CFLAGS_kcov\.o := / { skip = 0; next }
   /^obj-\$\(CONFIG_KCOV\) \+= kcov\.o$/ { print "obj-$(CONFIG_UCOV) += ucov/"; next }
+  /^obj-\$\(CONFIG_GCOV_KERNEL\) \+= gcov\/$/ { next }
   { skip = 0; print }'
 
 # 3. lib/Kconfig.debug: KCOV selects UCOV and says what it costs; UCOV's
@@ -139,6 +150,26 @@ edit lib/Kconfig.debug '
     print "\t  every instrumented basic block (when nothing traces, a load of"
     print "\t  current'"'"'s kcov_mode and a test), text that grows by those calls,"
     print "\t  and KCOV_IRQ_AREA_SIZE words per possible CPU for softirq sections."
+  }'
+
+# 4. kernel/gcov/Kconfig: GCOV_KERNEL selects UCOV (kernel/gcov/ is no
+# longer built: kernel/Makefile above), and its help says so.
+# shellcheck disable=SC2016
+edit kernel/gcov/Kconfig '
+  /^config GCOV_KERNEL$/ { k = 1 }
+  /^config / && !/^config GCOV_KERNEL$/ { k = 0 }
+  k && /^\tselect UCOV$/ { next }
+  k && /^\tucov.s core/ { u = 1 }
+  k && u { if ($0 == "") u = 0; next }
+  { print }
+  k && /^\tselect CONSTRUCTORS$/ { print "\tselect UCOV" }
+  k && /^\tIf unsure, say N\.$/ {
+    print ""
+    print "\tucov'"'"'s core (kernel/ucov) serves /sys/kernel/debug/gcov: the same"
+    print "\tfiles, links and reset, read as snapshots, and a reset that moves"
+    print "\ta baseline and loses no count. What it costs is what gcov costs:"
+    print "\tthe profiled files'"'"' counters and their updates, and a copy of"
+    print "\tthe counters of each unit at its first reset."
   }'
 
 echo "apply.sh: Linux $ver at $TREE: $changed change(s)"
