@@ -4,7 +4,7 @@
 # small configuration for QEMU: tinyconfig, then a serial console,
 # initramfs, debugfs, modules, kallsyms with data symbols
 # (CONFIG_KALLSYMS_ALL), preempt notifiers (selected by KVM), the
-# sched_process_exit tracepoint; no CONFIG_KCOV (but in builtin), no CONFIG_GCOV_KERNEL, no
+# sched_process_exit tracepoint; no CONFIG_KCOV, no CONFIG_GCOV_KERNEL (but in builtin), no
 # module signing. One flavour on top:
 #   clang  built with LLVM=-19 (Debian's clang 19 and lld 19);
 #   debug  built with gcc, with what syzbot's configurations turn on to find
@@ -12,7 +12,17 @@
 #          preemptible kernel (PREEMPT, so PREEMPT_RCU), lockdep
 #          (PROVE_LOCKING), PROVE_RCU, DEBUG_ATOMIC_SLEEP, KASAN (generic,
 #          inline), DEBUG_OBJECTS (work, timers, RCU heads), SLUB_DEBUG,
-#          DEBUG_VM, and the softlockup and hung-task detectors.
+#          DEBUG_VM, and the softlockup and hung-task detectors;
+#   builtin built with gcc from the tree kernel/linux/builtin/apply.sh makes,
+#          with CONFIG_KCOV (comparisons, every file instrumented) and
+#          CONFIG_GCOV_KERNEL (GCOV_PROFILE_ALL) served by ucov's core in
+#          vmlinux, at -O2 as syzkaller's and distributions' kernels are
+#          (tinyconfig's is -Os), and Bluetooth's virtual HCI (/dev/vhci,
+#          whose packets hci_rx_work parses in a REMOTE section); apply.sh
+#          runs again each time, and a change it makes is rebuilt
+#          (incrementally) before the tree is given out;
+#   kcovc  builtin's configuration on the tree as released: kcov.c and
+#          kernel/gcov, the anchors of bench/kernel_builtin_run.sh.
 # Cached by the source package's version, the flavour's configuration and
 # its compiler's version: only the first run builds.
 # Usage: build_kernel.sh FLAVOUR CACHE
@@ -57,10 +67,20 @@ debug)
 builtin)
   M=(make -s -j"$(nproc)")
   cc_version=$(gcc --version | head -1)
-  OPTS+=(-e KCOV -e KCOV_ENABLE_COMPARISONS -e KCOV_INSTRUMENT_ALL)
-  want=(KCOV KCOV_ENABLE_COMPARISONS KCOV_INSTRUMENT_ALL UCOV)
+  OPTS+=(-e KCOV -e KCOV_ENABLE_COMPARISONS -e KCOV_INSTRUMENT_ALL -e GCOV_KERNEL -e GCOV_PROFILE_ALL
+    -d CC_OPTIMIZE_FOR_SIZE -e CC_OPTIMIZE_FOR_PERFORMANCE -e BT -e BT_HCIVHCI)
+  want=(KCOV KCOV_ENABLE_COMPARISONS KCOV_INSTRUMENT_ALL GCOV_KERNEL GCOV_PROFILE_ALL CONSTRUCTORS UCOV
+    CC_OPTIMIZE_FOR_PERFORMANCE BT BT_HCIVHCI)
   ;;
-*) die "unknown flavour (clang, debug, builtin)" ;;
+kcovc)
+  M=(make -s -j"$(nproc)")
+  cc_version=$(gcc --version | head -1)
+  OPTS+=(-e KCOV -e KCOV_ENABLE_COMPARISONS -e KCOV_INSTRUMENT_ALL -e GCOV_KERNEL -e GCOV_PROFILE_ALL
+    -d CC_OPTIMIZE_FOR_SIZE -e CC_OPTIMIZE_FOR_PERFORMANCE -e BT -e BT_HCIVHCI)
+  want=(KCOV KCOV_ENABLE_COMPARISONS KCOV_INSTRUMENT_ALL GCOV_KERNEL GCOV_PROFILE_ALL CONSTRUCTORS
+    CC_OPTIMIZE_FOR_PERFORMANCE BT BT_HCIVHCI)
+  ;;
+*) die "unknown flavour (clang, debug, builtin, kcovc)" ;;
 esac
 key=$( (echo "${OPTS[*]}" && echo "$cc_version") | sha256sum | cut -c1-12)
 suffix=$FLAVOUR && [ "$FLAVOUR" = clang ] && suffix=clang19
@@ -98,7 +118,7 @@ for c in "${want[@]}" MODULES DEBUG_FS KALLSYMS_ALL PREEMPT_NOTIFIERS TRACEPOINT
   grep -qx "CONFIG_$c=y" .config || die "CONFIG_$c is not set in the configuration"
 done
 unwanted=(KCOV GCOV_KERNEL)
-[ "$FLAVOUR" = builtin ] && unwanted=(GCOV_KERNEL)
+[ "$FLAVOUR" = builtin ] || [ "$FLAVOUR" = kcovc ] && unwanted=()
 for c in "${unwanted[@]}"; do
   ! grep -qx "CONFIG_$c=y" .config || die "CONFIG_$c is set in the configuration"
 done

@@ -9,14 +9,20 @@
 # PC program over read(-1, NULL, 0), its PCs symbolized against vmlinux's
 # symbols here (the read path's functions, every PC in a function);
 # kcov.rst's comparison program; UNIQUE (a second identical call adds no PC);
+# a REMOTE section of the kernel's own (Bluetooth's hci_rx_work over
+# /dev/vhci, set up as syzkaller's executor does);
 # syzkaller's executor (a device per thread, the main thread's remote
-# enable with a common handle); kcov.c's errno (kcov_errno.c). The log must
-# have no warning, BUG or Oops.
+# enable with a common handle); kcov.c's errno (kcov_errno.c). With
+# CONFIG_GCOV_KERNEL and GCOV_PROFILE_ALL in the same kernel: gcov.rst's
+# tree for vmlinux, and read's counts read by gcc's gcov, exact between two
+# snapshots and after a reset (gcov_vmlinux.c); `ucov ls` and `ucov pull`
+# through /dev/ucov. The log must have no
+# warning, BUG or Oops.
 # Usage: builtin.sh UCOV SRCDIR WORKDIR
 # Environment: UCOV_KERNEL_CACHE (default: ~/.cache/ucov/kernel),
 # UCOV_QEMU_ACCEL (default tcg).
 set -u
-SRC=$(cd "$2" && pwd) WORK=$3
+UCOV=$(realpath "$1") SRC=$(cd "$2" && pwd) WORK=$3
 . "$SRC/tests/lib.sh"
 fresh_workdir
 if [ "$(uname -m)" != x86_64 ]; then
@@ -30,13 +36,14 @@ if ! got=$(bash "$SRC/tests/kernel/build_kernel.sh" builtin "$CACHE" 2>build.err
   exit 1
 fi
 read -r KTREE BZIMAGE <<<"$got"
-pass "Debian's 6.1 made over by apply.sh builds with CONFIG_KCOV ($(cat "$KTREE/../done"))"
+pass "Debian's 6.1 made over by apply.sh builds with CONFIG_KCOV and CONFIG_GCOV_KERNEL ($(cat "$KTREE/../done"))"
 
 # --- apply.sh ---
 grep -qx 'CONFIG_UCOV=y' "$KTREE/.config" && [ -f "$KTREE/kernel/ucov/built-in.a" ] &&
-  [ ! -e "$KTREE/kernel/kcov.o" ] && nm "$KTREE/vmlinux" | grep -q ' T ucov_device_ioctl$' &&
-  pass "CONFIG_KCOV builds kernel/ucov into vmlinux, and not kernel/kcov.c" ||
-  fail "CONFIG_KCOV builds kernel/ucov, not kcov.c"
+  [ ! -e "$KTREE/kernel/kcov.o" ] && [ ! -e "$KTREE/kernel/gcov/built-in.a" ] &&
+  nm "$KTREE/vmlinux" | grep -q ' T ucov_device_ioctl$' &&
+  pass "CONFIG_KCOV and CONFIG_GCOV_KERNEL build kernel/ucov into vmlinux, not kcov.c nor kernel/gcov" ||
+  fail "CONFIG_KCOV and CONFIG_GCOV_KERNEL build kernel/ucov, not kcov.c nor kernel/gcov"
 bash "$SRC/kernel/linux/builtin/apply.sh" "$KTREE" >again.txt 2>&1 && grep -q ': 0 change(s)$' again.txt &&
   pass "apply.sh run again changes nothing" || fail "apply.sh run again: $(tail -3 again.txt)"
 mkdir -p old && printf 'VERSION = 5\nPATCHLEVEL = 10\n' >old/Makefile && cp old/Makefile old.before
@@ -53,14 +60,15 @@ fi
 
 # --- the guest ---
 gcc -static -O1 -pthread -I"$SRC/include" "$SRC/tests/kernel/kcov_vmlinux.c" -o kcov_vmlinux &&
-  gcc -static -O1 -I"$SRC/include" "$SRC/tests/kernel/kcov_errno.c" -o kcov_errno ||
+  gcc -static -O1 -I"$SRC/include" "$SRC/tests/kernel/kcov_errno.c" -o kcov_errno &&
+  gcc -static -O1 "$SRC/tests/kernel/gcov_vmlinux.c" -o gcov_vmlinux ||
   {
     fail "the guest's programs"
     finish builtin
     exit 1
   }
 mkdir -p ir/bin ir/proc ir/sys ir/dev ir/tmp
-cp /bin/busybox kcov_vmlinux kcov_errno ir/bin/ || {
+cp /bin/busybox kcov_vmlinux kcov_errno gcov_vmlinux ir/bin/ && guest_ucov "$UCOV" ir || {
   fail "initramfs"
   finish builtin
   exit 1
@@ -84,6 +92,22 @@ etext=$(awk '$3 == "_etext" {print $1}' /proc/kallsyms)
 say "text $stext $etext"
 say "$(/bin/kcov_vmlinux syz "$stext" "$etext" 2>&1)"
 /bin/kcov_errno 2>&1 | sed 's/^/UCOV-GUEST /'
+/bin/kcov_vmlinux vhci >/tmp/vhci.txt 2>&1 && say "vhci ok"
+sed 's/^/UCOV-GUEST /' /tmp/vhci.txt
+# gcov.rst's files for vmlinux: read's file read, 1000 reads, read again,
+# reset, 777 reads, read again (tests/kernel/gcov_vmlinux.c).
+g=$(find /sys/kernel/debug/gcov -name read_write.gcda | head -1)
+say "gcda $g"
+[ -L "${g%.gcda}.gcno" ] && say "gcno link ok"
+say "gcov units $(find /sys/kernel/debug/gcov -name '*.gcda' | wc -l)"
+mkdir -p /tmp/g && /bin/gcov_vmlinux "$g" 1000 777 /tmp/g 2>&1 | sed 's/^/UCOV-GUEST /'
+# /dev/ucov: the ucov command reads vmlinux's units as it reads a process's.
+ucov ls --dev /dev/ucov >/tmp/ls.txt 2>&1 && say "ucov ls $(grep -c '\.gcda$' /tmp/ls.txt) $(grep -c 'fs/read_write\.gcda$' /tmp/ls.txt)"
+ucov pull --dev /dev/ucov -o /tmp/P >/tmp/pull.txt 2>&1 && say "ucov pull $(find /tmp/P -name '*.gcda' | wc -l)"
+sed 's/^/UCOV-GUEST pull-err /' /tmp/pull.txt | head -3
+echo UCOV-GCDA-BEGIN
+tar czf - -C /tmp g | base64
+echo UCOV-GCDA-END
 sed 's/^/UCOV-GUEST err /' /tmp/pc.err /tmp/cmp.err
 dmesg | grep -i -E 'warn|bug|oops|ucov|kcov|call trace|general protection|atomic' | sed 's/^/UCOV-DMESG /'
 say done
@@ -142,10 +166,54 @@ grep -q '^UCOV-GUEST syz 400 0 0$' console.log &&
   pass "syzkaller's executor: 400 calls on 2 threads, each with PCs, all in the text" ||
   fail "syzkaller's executor: $(grep 'UCOV-GUEST \(syz\|text\)' console.log | tr '\n' ' ')"
 
+# A REMOTE section of the kernel's own: hci_rx_work parsing the event this
+# task wrote to /dev/vhci, its PCs in this task's buffer.
+sed -n 's/^UCOV-GUEST vhci-pc 0x\([0-9a-f]*\)$/\1/p' console.log >vhci-pcs.txt
+python3 - syms.txt vhci-pcs.txt >vhci-funcs.txt <<'PY'
+import bisect, sys
+syms = [(int(a, 16), n) for a, n in (l.split() for l in open(sys.argv[1]))]
+addrs = [a for a, _ in syms]
+for line in open(sys.argv[2]):
+    i = bisect.bisect_right(addrs, int(line, 16) - 1) - 1
+    print(syms[i][1] if i >= 0 else "?")
+PY
+guest "vhci ok" && [ -s vhci-pcs.txt ] && grep -qx 'hci_rx_work' vhci-funcs.txt && grep -q '^hci_event_packet\|^hci_cmd_complete' vhci-funcs.txt &&
+  pass "KCOV_REMOTE_ENABLE: hci_rx_work's section over /dev/vhci ($(wc -l <vhci-pcs.txt) PCs: $(sort -u vhci-funcs.txt | grep -m3 '^hci_' | tr '\n' ' '))" ||
+  fail "KCOV_REMOTE_ENABLE over /dev/vhci: $(grep 'UCOV-GUEST vhci' console.log | grep -v vhci-pc | head -3 | tr '\n' ' ') $(sort -u vhci-funcs.txt | head -5 | tr '\n' ' ')"
+
 # kcov.c's errno.
 n_ok=$(grep -c '^UCOV-GUEST errno .* ok$' console.log)
 [ "$n_ok" -gt 5 ] && ! grep -q '^UCOV-GUEST errno .* bad' console.log && pass "kcov.c's errno ($n_ok checks)" ||
   fail "kcov.c's errno: $(grep -m3 '^UCOV-GUEST errno .* bad' console.log)"
+
+# vmlinux's gcov: a .gcda per compiled file with its .gcno link; read's
+# counts, read by gcc's own gcov with the build's notes: ksys_read's count
+# grew by exactly the reads made between two snapshots, and after the
+# unit's reset it is exactly the reads made since.
+n_units=$(sed -n 's/^UCOV-GUEST gcov units \([0-9]*\)$/\1/p' console.log)
+[ "${n_units:-0}" -gt 300 ] && guest "gcno link ok" && guest "gcda /sys/kernel/debug/gcov$KTREE/fs/read_write.gcda" &&
+  pass "/sys/kernel/debug/gcov: $n_units .gcda files at their build paths, with .gcno links" ||
+  fail "/sys/kernel/debug/gcov: $(grep 'UCOV-GUEST \(gcda\|gcov\|gcno\)' console.log | tr '\n' ' ')"
+guest "ucov ls $n_units 1" && guest "ucov pull $n_units" &&
+  pass "/dev/ucov: ucov ls and pull --dev read vmlinux's $n_units units" ||
+  fail "/dev/ucov: $(grep 'UCOV-GUEST \(ucov\|pull-err\)' console.log | head -3 | tr '\n' ' ')"
+sed -n '/^UCOV-GCDA-BEGIN$/,/^UCOV-GCDA-END$/p' console.log | sed '1d;$d' | base64 -d | tar xzf - 2>/dev/null
+count() { # SNAPSHOT: ksys_read's count in it, by gcov
+  rm -rf "w$1" && mkdir -p "w$1" && cp "$KTREE/fs/read_write.gcno" "w$1/" && cp "g/$1.gcda" "w$1/read_write.gcda" &&
+    (cd "w$1" && gcov --json-format --stdout -o . "$KTREE/fs/read_write.c" 2>/dev/null) |
+    python3 -c 'import json, sys
+for f in json.load(sys.stdin)["files"]:
+    for fn in f["functions"]:
+        if fn["name"] == "ksys_read":
+            print(fn["execution_count"])'
+}
+read -r _ ra _ < <(grep -m1 '^UCOV-GUEST gcov [0-9]* [0-9]*$' console.log | cut -d' ' -f2-)
+ca=$(count A) cb=$(count B) cc=$(count C)
+[ -n "$ca" ] && [ -n "$cb" ] && [ -n "${ra:-}" ] && [ "$((cb - ca))" = "$((ra + 1000))" ] &&
+  pass "gcov: ksys_read counted exactly between two reads ($ca, then $cb: 1000 reads and $ra to read the file)" ||
+  fail "gcov: ksys_read between two reads: $ca, $cb (reads of the file: ${ra:-?})"
+[ "$cc" = 777 ] && pass "gcov: after the unit's reset, exactly the 777 reads since" ||
+  fail "gcov: after the unit's reset: ${cc:-nothing} (777 wanted)"
 
 ! grep -q -E 'WARNING|BUG|Oops|Call Trace|general protection|scheduling while atomic' console.log &&
   pass "no warning, BUG or Oops" || fail "the log: $(grep -E 'WARNING|BUG|Oops' console.log | head -3)"

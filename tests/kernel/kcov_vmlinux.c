@@ -8,13 +8,14 @@
  *           "cmp TYPE ARG1 ARG2 IP" per record;
  *   unique  ucov's UNIQUE mode over the same call twice: "unique FIRST
  *           SECOND" (the second adds no PC);
+ *   vhci    a REMOTE section of Bluetooth's hci_rx_work (below);
  *   syz     syzkaller's executor's sequence (a device per thread,
  *           KCOV_INIT_TRACE of kCoverSize words, mmap, KCOV_ENABLE once,
  *           cover[0] reset before each call; the main thread's
  *           KCOV_REMOTE_ENABLE with a common handle): "syz CALLS EMPTY
  *           OUTSIDE", the calls made, those that recorded nothing, and PCs
  *           outside [STEXT, ETEXT) (given, from /proc/kallsyms).
- * usage: kcov_vmlinux pc|cmp|unique | kcov_vmlinux syz STEXT ETEXT
+ * usage: kcov_vmlinux pc|cmp|unique|vhci | kcov_vmlinux syz STEXT ETEXT
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -199,6 +200,58 @@ static int syz_mode(void) {
   return 0;
 }
 
+/*
+ * A REMOTE section of the kernel's own: Bluetooth's hci_rx_work parses each
+ * received packet in a work item, inside kcov_remote_start_common() with the
+ * handle of the task that made the packet (the skb's, kcov_common_handle()
+ * at its allocation). As syzkaller's executor does it: KCOV_REMOTE_ENABLE
+ * with a common handle, /dev/vhci opened and a controller made (a vendor
+ * packet), the controller's first command read and answered with a Command
+ * Complete event, written from this task. Prints "vhci N" and the N PCs
+ * that came back from the work item ("vhci-pc 0x...").
+ */
+static int vhci_mode(void) {
+  int fd = open("/sys/kernel/debug/kcov", O_RDWR);
+  if (fd < 0 || ioctl(fd, KCOV_INIT_TRACE, COVER_SIZE))
+    perror("vhci: kcov"), exit(1);
+  uint64_t *cover = mmap(NULL, COVER_SIZE * 8, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (cover == MAP_FAILED)
+    perror("vhci: mmap"), exit(1);
+  struct kcov_remote_arg ra;
+  memset(&ra, 0, sizeof(ra));
+  ra.trace_mode = KCOV_TRACE_PC;
+  ra.area_size = COVER_SIZE;
+  ra.common_handle = kcov_remote_handle(KCOV_SUBSYSTEM_COMMON, 0x42);
+  if (ioctl(fd, KCOV_REMOTE_ENABLE, &ra))
+    perror("vhci: KCOV_REMOTE_ENABLE"), exit(1);
+  int v = open("/dev/vhci", O_RDWR);
+  if (v < 0)
+    perror("vhci: /dev/vhci"), exit(1);
+  unsigned char pkt[1024] = {0xff, 0x00}; /* HCI_VENDOR_PKT: a primary controller */
+  if (write(v, pkt, 2) != 2)
+    perror("vhci: vendor packet"), exit(1);
+  ssize_t n = read(v, pkt, sizeof(pkt)); /* its answer: 0xff, opcode, index */
+  if (n != 4 || pkt[0] != 0xff)
+    fprintf(stderr, "vhci: vendor answer of %zd bytes\n", n), exit(1);
+  n = read(v, pkt, sizeof(pkt)); /* the controller's first command */
+  if (n < 4 || pkt[0] != 0x01)
+    fprintf(stderr, "vhci: no command (%zd bytes)\n", n), exit(1);
+  unsigned char evt[] = {0x04, 0x0e, 0x04, 0x01, pkt[1], pkt[2], 0x00}; /* Command Complete */
+  __atomic_store_n(&cover[0], 0, __ATOMIC_RELAXED);
+  if (write(v, evt, sizeof(evt)) != (ssize_t)sizeof(evt))
+    perror("vhci: event"), exit(1);
+  uint64_t got = 0;
+  for (int i = 0; i < 200 && !(got = __atomic_load_n(&cover[0], __ATOMIC_RELAXED)); i++)
+    usleep(10000);
+  printf("vhci %llu\n", (unsigned long long)got);
+  for (uint64_t i = 0; i < got && i + 1 < COVER_SIZE; i++)
+    printf("vhci-pc 0x%llx\n", (unsigned long long)cover[i + 1]);
+  close(v);
+  ioctl(fd, KCOV_DISABLE, 0);
+  close(fd);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc >= 2 && !strcmp(argv[1], "pc"))
     return pc_mode();
@@ -206,11 +259,13 @@ int main(int argc, char **argv) {
     return cmp_mode();
   if (argc >= 2 && !strcmp(argv[1], "unique"))
     return unique_mode();
+  if (argc >= 2 && !strcmp(argv[1], "vhci"))
+    return vhci_mode();
   if (argc == 4 && !strcmp(argv[1], "syz")) {
     stext = strtoull(argv[2], NULL, 16);
     etext = strtoull(argv[3], NULL, 16);
     return syz_mode();
   }
-  fprintf(stderr, "usage: kcov_vmlinux pc|cmp|unique | kcov_vmlinux syz STEXT ETEXT\n");
+  fprintf(stderr, "usage: kcov_vmlinux pc|cmp|unique|vhci | kcov_vmlinux syz STEXT ETEXT\n");
   return 2;
 }
