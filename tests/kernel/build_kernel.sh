@@ -21,7 +21,8 @@
 #          whose packets hci_rx_work parses in a REMOTE section); apply.sh
 #          runs again each time, and a change it makes is rebuilt
 #          (incrementally) before the tree is given out;
-#   kcovc  builtin's configuration on the tree as released: kcov.c and
+#   kcovc  builtin's configuration on the tree as released (but for
+#          kcov.o, not profiled by gcov, as kernel/ucov is not): kcov.c and
 #          kernel/gcov, the anchors of bench/kernel_builtin_run.sh.
 # Cached by the source package's version, the flavour's configuration and
 # its compiler's version: only the first run builds.
@@ -109,6 +110,12 @@ rm -rf "$DIR" && mkdir -p "$DIR/linux" || die "cannot make $DIR"
 tar -xf "$SRC_TAR" -C "$DIR/linux" --strip-components=1 || die "cannot unpack $SRC_TAR"
 apply
 cd "$DIR/linux" || exit 1
+# kcovc: kcov.o not profiled by gcov, as kernel/ucov is not (the released
+# kernel/Makefile profiles it under GCOV_PROFILE_ALL): hook against hook.
+if [ "$FLAVOUR" = kcovc ]; then
+  sed -i '/^KCOV_INSTRUMENT_kcov\.o := n$/a GCOV_PROFILE_kcov.o := n' kernel/Makefile &&
+    grep -qx 'GCOV_PROFILE_kcov.o := n' kernel/Makefile || die "kernel/Makefile: no kcov.o lines"
+fi
 {
   "${M[@]}" tinyconfig &&
     ./scripts/config "${OPTS[@]}" &&
