@@ -87,6 +87,7 @@ sed 's/^/UCOV-PC /' /tmp/pc.txt
 /bin/kcov_vmlinux cmp >/tmp/cmp.txt 2>/tmp/cmp.err && say "cmp ok $(wc -l </tmp/cmp.txt)"
 sed 's/^/UCOV-CMP /' /tmp/cmp.txt
 say "$(/bin/kcov_vmlinux unique 2>&1)"
+say "$(/bin/kcov_vmlinux ext 2>&1)"
 stext=$(awk '$3 == "_stext" {print $1}' /proc/kallsyms)
 etext=$(awk '$3 == "_etext" {print $1}' /proc/kallsyms)
 say "text $stext $etext"
@@ -164,6 +165,10 @@ grep -q '^UCOV-CMP cmp 0x[0-7] .*0xffffffff' console.log && pass "read's fd, -1,
 # UNIQUE and syzkaller's executor.
 grep -q '^UCOV-GUEST unique [1-9][0-9]* 0$' console.log && pass "UNIQUE: a second read adds no PC" ||
   fail "UNIQUE: $(grep 'UCOV-GUEST unique' console.log)"
+read -r _ _ n_ext n_normal < <(grep -m1 '^UCOV-GUEST ext ' console.log)
+[ "${n_ext:-0}" -gt 0 ] && [ "$n_normal" = "$n_ext" ] &&
+  pass "PC_EXT: read's $n_ext PCs, each tagged normal (vmlinux has no entry or exit hooks)" ||
+  fail "PC_EXT: ${n_ext:-nothing} records, ${n_normal:-?} normal ($n_pc PCs in PC mode)"
 grep -q '^UCOV-GUEST syz 400 0 0$' console.log &&
   pass "syzkaller's executor: 400 calls on 2 threads, each with PCs, all in the text" ||
   fail "syzkaller's executor: $(grep 'UCOV-GUEST \(syz\|text\)' console.log | tr '\n' ' ')"
@@ -218,13 +223,17 @@ ca=$(count A) cb=$(count B) cc=$(count C)
   fail "gcov: after the unit's reset: ${cc:-nothing} (777 wanted)"
 # lcov's kernel mode over the copy of /sys/kernel/debug/gcov (its .gcno
 # links, and base.gcno's, name this build's tree, as on a build machine).
+# (fs/ and kernel/gcov/ of it: lcov runs gcov once per unit, a minute for all)
 mkdir -p copy && tar xzf g/copy.tar.gz -C copy 2>/dev/null
+n_copied=$(find copy -name '*.gcda' | wc -l)
+find "copy/gcovcopy$KTREE" -mindepth 1 -maxdepth 1 ! -name fs ! -name kernel -exec rm -rf {} + 2>/dev/null
+find "copy/gcovcopy$KTREE/kernel" -mindepth 1 -maxdepth 1 ! -name gcov -exec rm -rf {} + 2>/dev/null
 lcov -q --capture --rc lcov_gcov_dir="$WORK/copy/gcovcopy" -o copy.info >lcov-c.out 2>&1
 ks=$(awk -v f="SF:$KTREE/fs/read_write.c" '$0 == f { on = 1 } /^end_of_record/ { on = 0 }
   on && /^FNDA:[0-9]+,ksys_read$/ { split($0, a, /[:,]/); print a[2] }' copy.info)
-[ "$(find copy -name '*.gcda' | wc -l)" = "$n_units" ] && [ "${ks:-0}" -gt 777 ] &&
-  pass "lcov's kernel mode over a copy of gcov/: $(grep -c '^SF:' copy.info) source files (ksys_read $ks)" ||
-  fail "lcov's kernel mode: $(find copy -name '*.gcda' | wc -l) files, ksys_read ${ks:-none}: $(grep -v redefined lcov-c.out | tail -2)"
+[ "$n_copied" = "$n_units" ] && [ "${ks:-0}" -gt 777 ] &&
+  pass "lcov's kernel mode over a copy of gcov/ ($n_copied units; fs/: $(grep -c '^SF:' copy.info) source files, ksys_read $ks)" ||
+  fail "lcov's kernel mode: $n_copied files, ksys_read ${ks:-none}: $(grep -v redefined lcov-c.out | tail -2)"
 
 # (the log without the base64 of the files, where any word may appear)
 sed '/^UCOV-GCDA-BEGIN$/,/^UCOV-GCDA-END$/d' console.log >log.txt

@@ -8,6 +8,7 @@
  *           "cmp TYPE ARG1 ARG2 IP" per record;
  *   unique  ucov's UNIQUE mode over the same call twice: "unique FIRST
  *           SECOND" (the second adds no PC);
+ *   ext     ucov's PC_EXT over the same call: "ext N NORMAL";
  *   vhci    a REMOTE section of Bluetooth's hci_rx_work (below);
  *   syz     syzkaller's executor's sequence (a device per thread,
  *           KCOV_INIT_TRACE of kCoverSize words, mmap, KCOV_ENABLE once,
@@ -15,7 +16,7 @@
  *           KCOV_REMOTE_ENABLE with a common handle): "syz CALLS EMPTY
  *           OUTSIDE", the calls made, those that recorded nothing, and PCs
  *           outside [STEXT, ETEXT) (given, from /proc/kallsyms).
- * usage: kcov_vmlinux pc|cmp|unique|vhci | kcov_vmlinux syz STEXT ETEXT
+ * usage: kcov_vmlinux pc|cmp|unique|ext|vhci | kcov_vmlinux syz STEXT ETEXT
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -111,6 +112,26 @@ static int unique_mode(void) {
   uint64_t second = __atomic_load_n(&trace[0], __ATOMIC_RELAXED) - first;
   ioctl(fd, KCOV_DISABLE, 0);
   printf("unique %llu %llu\n", (unsigned long long)first, (unsigned long long)second);
+  close(fd);
+  return 0;
+}
+
+/* ucov's PC_EXT over the same call: "ext N NORMAL", its records and those
+ * tagged normal (vmlinux has no function entry and exit hooks). */
+static int ext_mode(void) {
+  int fd = open("/sys/kernel/debug/kcov", O_RDWR);
+  if (fd < 0 || ioctl(fd, KCOV_INIT_TRACE, COVER_SIZE))
+    perror("ext: init"), exit(1);
+  uint64_t *a = mmap(NULL, COVER_SIZE * 8, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (a == MAP_FAILED || ioctl(fd, KCOV_ENABLE, KCOV_TRACE_PC_EXT))
+    perror("ext: enable"), exit(1);
+  __atomic_store_n(&a[0], 0, __ATOMIC_RELAXED);
+  read(-1, NULL, 0);
+  uint64_t n = __atomic_load_n(&a[0], __ATOMIC_RELAXED), normal = 0;
+  for (uint64_t i = 0; i < n && i + 1 < COVER_SIZE; i++)
+    normal += KCOV_RECORD_TYPE(a[i + 1]) == KCOV_RECORD_NORMAL;
+  ioctl(fd, KCOV_DISABLE, 0);
+  printf("ext %llu %llu\n", (unsigned long long)n, (unsigned long long)normal);
   close(fd);
   return 0;
 }
@@ -261,11 +282,13 @@ int main(int argc, char **argv) {
     return unique_mode();
   if (argc >= 2 && !strcmp(argv[1], "vhci"))
     return vhci_mode();
+  if (argc >= 2 && !strcmp(argv[1], "ext"))
+    return ext_mode();
   if (argc == 4 && !strcmp(argv[1], "syz")) {
     stext = strtoull(argv[2], NULL, 16);
     etext = strtoull(argv[3], NULL, 16);
     return syz_mode();
   }
-  fprintf(stderr, "usage: kcov_vmlinux pc|cmp|unique|vhci | kcov_vmlinux syz STEXT ETEXT\n");
+  fprintf(stderr, "usage: kcov_vmlinux pc|cmp|unique|ext|vhci | kcov_vmlinux syz STEXT ETEXT\n");
   return 2;
 }
