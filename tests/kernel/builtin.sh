@@ -10,7 +10,9 @@
 # symbols here (the read path's functions, every PC in a function);
 # kcov.rst's comparison program; UNIQUE (a second identical call adds no PC);
 # a REMOTE section of the kernel's own (Bluetooth's hci_rx_work over
-# /dev/vhci, set up as syzkaller's executor does);
+# /dev/vhci, set up as syzkaller's executor does); REMOTE sections in every
+# context kcov.c records in (and none in hardirq), from the contexts' module
+# (tests/kernel/ctx) built against this kernel;
 # syzkaller's executor (a device per thread, the main thread's remote
 # enable with a common handle); kcov.c's errno (kcov_errno.c). With
 # CONFIG_GCOV_KERNEL and GCOV_PROFILE_ALL in the same kernel: gcov.rst's
@@ -24,6 +26,7 @@
 set -u
 UCOV=$(realpath "$1") SRC=$(cd "$2" && pwd) WORK=$3
 . "$SRC/tests/lib.sh"
+. "$SRC/tests/kernel/ctx_checks.sh"
 fresh_workdir
 if [ "$(uname -m)" != x86_64 ]; then
   echo "kernel checks skipped: the test kernel is built for x86_64"
@@ -58,8 +61,18 @@ fi
 ! nm "$KTREE/vmlinux" | grep -q ' t kcov_ioctl_locked$' && pass "vmlinux has no kcov.c" ||
   fail "vmlinux still has kcov.c's functions"
 
+# The contexts' module (tests/kernel/ctx), built against this kernel as any
+# module is: its instrumentation is the kernel's own (KCOV_INSTRUMENT_ALL),
+# its kcov_remote_start/stop calls kcov.h's, into vmlinux's ucov.
+mkdir -p ctxmod && cp "$SRC/tests/kernel/ctx/ucov_ctx.c" ctxmod/ &&
+  printf 'obj-m := ucov_ctx.o\nccflags-y += -I%s/kernel/linux\n' "$SRC" >ctxmod/Kbuild &&
+  make -s -C "$KTREE" M="$(pwd)/ctxmod" modules >ctxmod.log 2>&1 && ! grep -qi warning ctxmod.log &&
+  pass "the contexts' module builds against the kernel, without a warning" ||
+  fail "the contexts' module: $(grep -m3 -i 'error\|warning' ctxmod.log)"
+
 # --- the guest ---
 gcc -static -O1 -pthread -I"$SRC/include" "$SRC/tests/kernel/kcov_vmlinux.c" -o kcov_vmlinux &&
+  gcc -static -O1 -pthread -I"$SRC/include" "$SRC/tests/kernel/kcov_ctx.c" -o kcov_ctx &&
   gcc -static -O1 -I"$SRC/include" "$SRC/tests/kernel/kcov_errno.c" -o kcov_errno &&
   gcc -static -O1 "$SRC/tests/kernel/gcov_vmlinux.c" -o gcov_vmlinux ||
   {
@@ -68,7 +81,8 @@ gcc -static -O1 -pthread -I"$SRC/include" "$SRC/tests/kernel/kcov_vmlinux.c" -o 
     exit 1
   }
 mkdir -p ir/bin ir/proc ir/sys ir/dev ir/tmp
-cp /bin/busybox kcov_vmlinux kcov_errno gcov_vmlinux ir/bin/ && guest_ucov "$UCOV" ir || {
+cp /bin/busybox kcov_vmlinux kcov_errno gcov_vmlinux kcov_ctx ir/bin/ && guest_ucov "$UCOV" ir &&
+  cp ctxmod/ucov_ctx.ko ir/ || {
   fail "initramfs"
   finish builtin
   exit 1
@@ -93,6 +107,12 @@ etext=$(awk '$3 == "_etext" {print $1}' /proc/kallsyms)
 say "text $stext $etext"
 say "$(/bin/kcov_vmlinux syz "$stext" "$etext" 2>&1)"
 /bin/kcov_errno 2>&1 | sed 's/^/UCOV-GUEST /'
+# REMOTE sections in every context (tests/kernel/ctx), from a module
+insmod /ucov_ctx.ko && say "insmod ctx ok"
+echo "ctxtext $(cat /sys/module/ucov_ctx/sections/.text)" | sed 's/^/UCOV-GUEST /'
+/bin/kcov_ctx 100 >/tmp/ctx.txt 2>&1 && say "kcov_ctx ok"
+sed 's/^/UCOV-CTX /' /tmp/ctx.txt
+rmmod ucov_ctx && say "rmmod ctx ok"
 /bin/kcov_vmlinux vhci >/tmp/vhci.txt 2>&1 && say "vhci ok"
 sed 's/^/UCOV-GUEST /' /tmp/vhci.txt
 # gcov.rst's files for vmlinux: read's file read, 1000 reads, read again,
@@ -126,6 +146,8 @@ timeout 300 qemu-system-x86_64 -accel "${UCOV_QEMU_ACCEL:-tcg}" -cpu max -smp 2 
   -monitor none -no-reboot -serial file:console.txt -kernel "$BZIMAGE" -initrd initrd.gz \
   -append "console=ttyS0 panic=-1 panic_on_warn=1 quiet" </dev/null >qemu.out 2>&1
 tr -d '\r' <console.txt >console.log
+# (the log without the base64 of the files, where any word may appear)
+sed '/^UCOV-GCDA-BEGIN$/,/^UCOV-GCDA-END$/d' console.log >log.txt
 guest() { grep -q "^UCOV-GUEST $1\$" console.log; }
 guest "done" && pass "the guest booted and ran to its end" || fail "the guest: $(tail -5 console.log)"
 guest "kcov file ok" && pass "/sys/kernel/debug/kcov" || fail "/sys/kernel/debug/kcov"
@@ -188,6 +210,13 @@ guest "vhci ok" && [ -s vhci-pcs.txt ] && grep -qx 'hci_rx_work' vhci-funcs.txt 
   pass "KCOV_REMOTE_ENABLE: hci_rx_work's section over /dev/vhci ($(wc -l <vhci-pcs.txt) PCs: $(sort -u vhci-funcs.txt | grep -m3 '^hci_' | tr '\n' ' '))" ||
   fail "KCOV_REMOTE_ENABLE over /dev/vhci: $(grep 'UCOV-GUEST vhci' console.log | grep -v vhci-pc | head -3 | tr '\n' ' ') $(sort -u vhci-funcs.txt | head -5 | tr '\n' ' ')"
 
+# REMOTE sections in each context, from the contexts' module's calls of
+# kcov.h's kcov_remote_start/stop (tests/kernel/ctx_checks.sh).
+guest "insmod ctx ok" && guest "kcov_ctx ok" && guest "rmmod ctx ok" &&
+  pass "the contexts' module loads, runs and unloads" ||
+  fail "the contexts' module: $(grep 'UCOV-GUEST .*ctx' console.log | tr '\n' ' ')"
+ctx_checks log.txt ctxmod/ucov_ctx.ko kcov.h
+
 # kcov.c's errno.
 n_ok=$(grep -c '^UCOV-GUEST errno .* ok$' console.log)
 [ "$n_ok" -gt 5 ] && ! grep -q '^UCOV-GUEST errno .* bad' console.log && pass "kcov.c's errno ($n_ok checks)" ||
@@ -235,8 +264,6 @@ ks=$(awk -v f="SF:$KTREE/fs/read_write.c" '$0 == f { on = 1 } /^end_of_record/ {
   pass "lcov's kernel mode over a copy of gcov/ ($n_copied units; fs/: $(grep -c '^SF:' copy.info) source files, ksys_read $ks)" ||
   fail "lcov's kernel mode: $n_copied files, ksys_read ${ks:-none}: $(grep -v redefined lcov-c.out | tail -2)"
 
-# (the log without the base64 of the files, where any word may appear)
-sed '/^UCOV-GCDA-BEGIN$/,/^UCOV-GCDA-END$/d' console.log >log.txt
 ! grep -q -E 'WARNING|BUG|Oops|Call Trace|general protection|scheduling while atomic' log.txt &&
   pass "no warning, BUG or Oops" || fail "the log: $(grep -E 'WARNING|BUG|Oops' log.txt | head -3)"
 finish builtin

@@ -34,6 +34,7 @@
 set -u
 UCOV=$1 SRC=$(cd "$2" && pwd) WORK=$3 SUITE=${4:-bookworm}
 . "$SRC/tests/lib.sh"
+. "$SRC/tests/kernel/ctx_checks.sh"
 rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
 WORK=$(pwd -P)
 
@@ -319,37 +320,8 @@ read -r _ remote_n remote_in <<<"$(grep -a -o 'UCOV-GUEST remote .*' console.log
 [ "$(grep -a -c 'UCOV-GUEST errno .* ok$' console.log)" -ge 20 ] && ! grep -a -q 'UCOV-GUEST errno .* bad' console.log &&
   pass "kcov.c's errno for sizes, mmap lengths and REMOTE arguments ($(grep -a -c 'UCOV-GUEST errno .* ok$' console.log) checks)" ||
   fail "kcov.c's errno: $(grep -a 'UCOV-GUEST errno .* bad' console.log | head -3 | tr '\n' ' ')"
-# REMOTE sections in each context: exactly N times one section's records,
-# every PC ctx_body's, where kcov.c records (task context sleeping, under a
-# spinlock, with preemption off, in an RCU read-side section, with softirqs
-# off; softirq: a timer, a tasklet with the USB
-# softirq helpers); nothing in hardirq (an hrtimer); a task tracing for
-# itself while softirq sections interrupt it gets none of their PCs.
-sed -n 's/^UCOV-CTX //p' console.log >ctx.txt
-ctxtext=$(sed -n "s/.*UCOV-GUEST ctxtext //p" console.log)
-one=$(sed -n 's/^ctx-one //p' ctx.txt)
-sed -n 's/^ctx-pc //p' ctx.txt | python3 -c 'import sys
-base = int(sys.argv[1], 16)
-for l in sys.stdin: print(hex(int(l, 16) - base))' "${ctxtext:-0}" >ctx-offsets.txt 2>/dev/null
-xargs addr2line -f -j .text -e tree/tests/kernel/ctx/ucov_ctx.ko <ctx-offsets.txt 2>/dev/null |
-  awk 'NR % 2 == 1' | sed 's/\..*//' | sort -u >ctx-fns.txt
-[ "${one:-0}" -gt 5 ] && [ "$(cat ctx-fns.txt)" = ctx_body ] && pass "one section: $one records, all ctx_body's" ||
-  fail "one section: ${one:-none} records, in $(tr '\n' ' ' <ctx-fns.txt)"
-for kind in work spin preempt rcu bh timer tasklet; do
-  read -r _ _ got in <<<"$(grep "^ctx $kind " ctx.txt)"
-  [ -n "$one" ] && [ "${got:-x}" = $((100 * one)) ] && [ "${in:-}" = "$got" ] &&
-    pass "REMOTE sections in $kind context: 100 x $one records, all ctx_body's" ||
-    fail "REMOTE sections in $kind context: ${got:-none} records (${in:-} ctx_body's), want 100 x ${one:-?}"
-done
-grep -qx 'ctx hrtimer 0 0' ctx.txt && pass "REMOTE sections in hardirq record nothing" ||
-  fail "REMOTE sections in hardirq: $(grep '^ctx hrtimer' ctx.txt)"
-read -r _ self_n self_foreign <<<"$(grep '^ctx-self ' ctx.txt)"
-[ "${self_n:-0}" -gt 0 ] && [ "${self_foreign:-x}" = 0 ] && [ -n "$one" ] &&
-  grep -qx "ctx selfrun $((40 * one))" ctx.txt &&
-  pass "a traced task interrupted by softirq sections keeps its own records ($self_n) and none of theirs" ||
-  fail "a traced task interrupted by softirq sections: $(grep '^ctx-self\|^ctx selfrun' ctx.txt | tr '\n' ' ')"
-read -r _ churn <<<"$(grep '^ctx-churn ' ctx.txt)"
-[ "${churn:-0}" -gt 10 ] && pass "devices enabled and disabled meanwhile: $churn" || fail "churn: ${churn:-none}"
+# REMOTE sections in each context (tests/kernel/ctx_checks.sh).
+ctx_checks console.log tree/tests/kernel/ctx/ucov_ctx.ko
 # The PCs are the demo module's: each, less the .text base, is a place in the
 # .ko's .text, in the functions the read ran.
 text=$(sed -n "s/.*UCOV-GUEST text //p" console.log)

@@ -27,6 +27,7 @@
 #include <linux/hrtimer.h>
 #include <linux/interrupt.h>
 #include <linux/jiffies.h>
+#include <linux/kcov.h>
 #include <linux/kernel.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
