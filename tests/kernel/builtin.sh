@@ -12,7 +12,8 @@
 # a REMOTE section of the kernel's own (Bluetooth's hci_rx_work over
 # /dev/vhci, set up as syzkaller's executor does); REMOTE sections in every
 # context kcov.c records in (and none in hardirq), from the contexts' module
-# (tests/kernel/ctx) built against this kernel;
+# (tests/kernel/ctx) built against this kernel; the guest's fuzzer
+# (kcov_fuzz.c, UCOV_FUZZ_SECONDS, default 20);
 # syzkaller's executor (a device per thread, the main thread's remote
 # enable with a common handle); kcov.c's errno (kcov_errno.c). With
 # CONFIG_GCOV_KERNEL and GCOV_PROFILE_ALL in the same kernel: gcov.rst's
@@ -73,6 +74,7 @@ mkdir -p ctxmod && cp "$SRC/tests/kernel/ctx/ucov_ctx.c" ctxmod/ &&
 # --- the guest ---
 gcc -static -O1 -pthread -I"$SRC/include" "$SRC/tests/kernel/kcov_vmlinux.c" -o kcov_vmlinux &&
   gcc -static -O1 -pthread -I"$SRC/include" "$SRC/tests/kernel/kcov_ctx.c" -o kcov_ctx &&
+  gcc -static -O1 -pthread -I"$SRC/include" "$SRC/tests/kernel/kcov_fuzz.c" -o kcov_fuzz &&
   gcc -static -O1 -I"$SRC/include" "$SRC/tests/kernel/kcov_errno.c" -o kcov_errno &&
   gcc -static -O1 "$SRC/tests/kernel/gcov_vmlinux.c" -o gcov_vmlinux ||
   {
@@ -81,7 +83,8 @@ gcc -static -O1 -pthread -I"$SRC/include" "$SRC/tests/kernel/kcov_vmlinux.c" -o 
     exit 1
   }
 mkdir -p ir/bin ir/proc ir/sys ir/dev ir/tmp
-cp /bin/busybox kcov_vmlinux kcov_errno gcov_vmlinux kcov_ctx ir/bin/ && guest_ucov "$UCOV" ir &&
+cp /bin/busybox kcov_vmlinux kcov_errno gcov_vmlinux kcov_ctx kcov_fuzz ir/bin/ && guest_ucov "$UCOV" ir &&
+  echo "${UCOV_FUZZ_SECONDS:-20}" >ir/fuzz_seconds &&
   cp ctxmod/ucov_ctx.ko ir/ || {
   fail "initramfs"
   finish builtin
@@ -126,6 +129,10 @@ mkdir -p /tmp/g && /bin/gcov_vmlinux "$g" 1000 777 /tmp/g 2>&1 | sed 's/^/UCOV-G
 ucov ls --dev /dev/ucov >/tmp/ls.txt 2>&1 && say "ucov ls $(grep -c '\.gcda$' /tmp/ls.txt) $(grep -c 'fs/read_write\.gcda$' /tmp/ls.txt)"
 ucov pull --dev /dev/ucov -o /tmp/P >/tmp/pull.txt 2>&1 && say "ucov pull $(find /tmp/P -name '*.gcda' | wc -l)"
 sed 's/^/UCOV-GUEST pull-err /' /tmp/pull.txt | head -3
+# The guest's fuzzer (tests/kernel/kcov_fuzz.c): /dev/ucov frames, kcov
+# ioctls and mmaps, and races of tracing tasks, with panic_on_warn=1.
+/bin/kcov_fuzz "$(cat /fuzz_seconds)" >/tmp/fuzz.txt 2>&1 && say "fuzz ok"
+say "$(tail -1 /tmp/fuzz.txt)"
 # the tree as lcov's kernel mode copies it, for lcov on the build machine (here)
 cp -a /sys/kernel/debug/gcov /tmp/gcovcopy && tar czf /tmp/g/copy.tar.gz -C /tmp gcovcopy
 echo UCOV-GCDA-BEGIN
@@ -142,7 +149,7 @@ chmod +x ir/init
   finish builtin
   exit 1
 }
-timeout 300 qemu-system-x86_64 -accel "${UCOV_QEMU_ACCEL:-tcg}" -cpu max -smp 2 -m 512 -display none \
+timeout 600 qemu-system-x86_64 -accel "${UCOV_QEMU_ACCEL:-tcg}" -cpu max -smp 2 -m 512 -display none \
   -monitor none -no-reboot -serial file:console.txt -kernel "$BZIMAGE" -initrd initrd.gz \
   -append "console=ttyS0 panic=-1 panic_on_warn=1 quiet" </dev/null >qemu.out 2>&1
 tr -d '\r' <console.txt >console.log
@@ -264,6 +271,9 @@ ks=$(awk -v f="SF:$KTREE/fs/read_write.c" '$0 == f { on = 1 } /^end_of_record/ {
   pass "lcov's kernel mode over a copy of gcov/ ($n_copied units; fs/: $(grep -c '^SF:' copy.info) source files, ksys_read $ks)" ||
   fail "lcov's kernel mode: $n_copied files, ksys_read ${ks:-none}: $(grep -v redefined lcov-c.out | tail -2)"
 
+guest "fuzz ok" && grep -q '^UCOV-GUEST fuzz [1-9][0-9]* [1-9][0-9]* [1-9][0-9]*$' console.log &&
+  pass "the guest's fuzzer: $(grep -m1 '^UCOV-GUEST fuzz [0-9]' console.log | cut -d' ' -f3-) (frames, ioctls, races)" ||
+  fail "the guest's fuzzer: $(grep 'UCOV-GUEST fuzz' console.log | tr '\n' ' ')"
 ! grep -q -E 'WARNING|BUG|Oops|Call Trace|general protection|scheduling while atomic' log.txt &&
   pass "no warning, BUG or Oops" || fail "the log: $(grep -E 'WARNING|BUG|Oops' log.txt | head -3)"
 finish builtin
