@@ -216,7 +216,7 @@ void linux_remote_section_stop(struct linux_task *lt) {
 /* --- softirq sections: each CPU's own state and area --- */
 struct softirq_cpu {
   struct ucov_task t;
-  struct ucov_task *saved; /* the interrupted task's state, put back at the stop */
+  struct ucov_linux_saved saved; /* the interrupted task's, put back at the stop */
   u64 *area;
   bool active;
 };
@@ -238,7 +238,7 @@ static void softirq_section_start(u64 handle) {
   /* kcov.c: the device's mode, the CPU's area and its size. */
   c->t.port = UCOV_LINUX_SOFTIRQ;
   ucov_remote_begin(&c->t, handle, &tg, c->area, IRQ_AREA_WORDS);
-  c->saved = ucov_linux_cur();
+  ucov_linux_cur_save(&c->saved);
   c->active = true;
   ucov_linux_cur_set(&c->t);
 }
@@ -250,7 +250,7 @@ static void softirq_section_stop(void) {
 
   if (!c->active)
     return;
-  ucov_linux_cur_set(c->saved);
+  ucov_linux_cur_restore(&c->saved);
   c->active = false;
   handle = ucov_remote_end(&c->t, &area, &words, &seq);
   raw_spin_lock_irqsave(&remote_lock, flags);

@@ -65,6 +65,10 @@ static __always_inline struct ucov_task *ucov_linux_cur(void) {
 
 static __always_inline void ucov_linux_cur_set(struct ucov_task *t) {}
 
+struct ucov_linux_saved {};
+static __always_inline void ucov_linux_cur_save(struct ucov_linux_saved *s) {}
+static __always_inline void ucov_linux_cur_restore(const struct ucov_linux_saved *s) {}
+
 #define UCOV_TASK_HOOK 1
 static __always_inline struct ucov_task *ucov_task_hook(uintptr_t *hot) {
   *hot = 0;
@@ -101,12 +105,18 @@ static __always_inline struct ucov_task *ucov_linux_cur(void) {
   return (struct ucov_task *)READ_ONCE(cur->kcov);
 }
 
-/* current's kcov_mode for its state t (NULL: none). */
+/* current's kcov_mode for its state t (NULL: none). The scheduler's
+ * KCOV_IN_CTXSW stays, but for a softirq section's state: a softirq can run
+ * in the switch's window (kcov_finish_switch comes after interrupts are on
+ * again), and its section records there, as kcov.c's, which writes the mode
+ * whole for the section and puts the task's back after. */
 static __always_inline unsigned int ucov_linux_mode(const struct ucov_task *t) {
   unsigned int mode = READ_ONCE(current->kcov_mode) & KCOV_IN_CTXSW;
 
   if (!t)
     return mode;
+  if (t->port == UCOV_LINUX_SOFTIRQ)
+    mode = 0;
   mode |= UCOV_KCOV_HAS;
   if (t->hot)
     mode |= UCOV_KCOV_ON | (t->port == UCOV_LINUX_SOFTIRQ ? (unsigned int)SOFTIRQ_OFFSET : 0);
@@ -127,6 +137,32 @@ static __always_inline void ucov_linux_cur_set(struct ucov_task *t) {
     barrier();
     WRITE_ONCE(cur->kcov, NULL);
   }
+}
+
+/* What a softirq section puts back at its stop: the interrupted task's
+ * fields as they were, word for word (kcov.c's kcov_remote_softirq_start
+ * saves them so), not as ucov_linux_cur reads them: the section may have
+ * come between the two writes of the task's own ucov_linux_cur_set, or in
+ * the scheduler's window, whose bit it puts back too (the task has not run
+ * in between). */
+struct ucov_linux_saved {
+  struct kcov *kcov;
+  unsigned int mode;
+};
+
+static __always_inline void ucov_linux_cur_save(struct ucov_linux_saved *s) {
+  s->mode = READ_ONCE(current->kcov_mode);
+  s->kcov = READ_ONCE(current->kcov);
+}
+
+static __always_inline void ucov_linux_cur_restore(const struct ucov_linux_saved *s) {
+  struct task_struct *cur = current;
+
+  WRITE_ONCE(cur->kcov_mode, 0);
+  barrier();
+  WRITE_ONCE(cur->kcov, s->kcov);
+  barrier();
+  WRITE_ONCE(cur->kcov_mode, s->mode);
 }
 
 /* t's hot word was written (by its own task or softirq, for t current; by
@@ -168,6 +204,19 @@ static __always_inline struct ucov_task *ucov_linux_cur(void) {
 
 static __always_inline void ucov_linux_cur_set(struct ucov_task *t) {
   this_cpu_write(ucov_linux_current, t);
+}
+
+/* (one word: a section that interrupts its writer sees it before or after) */
+struct ucov_linux_saved {
+  struct ucov_task *t;
+};
+
+static __always_inline void ucov_linux_cur_save(struct ucov_linux_saved *s) {
+  s->t = this_cpu_read(ucov_linux_current);
+}
+
+static __always_inline void ucov_linux_cur_restore(const struct ucov_linux_saved *s) {
+  this_cpu_write(ucov_linux_current, s->t);
 }
 #endif
 
