@@ -32,6 +32,7 @@ struct linux_task {
 #endif
   struct task_struct *task;
   struct work_struct exit_work;
+  u64 handle_given;      /* (vmlinux) the common handle this state set in task_struct */
   struct list_head link; /* tasks (port lock), or the free section states (REMOTE lock) */
 };
 

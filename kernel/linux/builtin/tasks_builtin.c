@@ -27,9 +27,17 @@ void task_detach(struct linux_task *lt) {
 }
 
 /* The common handle of KCOV_REMOTE_ENABLE is the task's while it has the
- * device (kcov.c's t->kcov_handle), and its children's from their start. */
+ * device (kcov.c's t->kcov_handle, set by that ioctl and cleared when the
+ * device goes), and its children's from their start. Only a change of the
+ * state's own handle is written: a handle the task inherited stays through
+ * its other ioctls, as kcov.c's does. */
 void linux_task_settled(struct linux_task *lt) {
-  current->kcov_handle = lt->t.dev ? lt->t.common_handle : 0;
+  u64 h = lt->t.dev ? lt->t.common_handle : 0;
+
+  if (h != lt->handle_given) {
+    current->kcov_handle = h;
+    lt->handle_given = h;
+  }
 }
 
 u64 ucov_kcov_common_handle(void) {
