@@ -36,11 +36,17 @@ static UCOV_NOTRACE int gcov_name(const char *filename, char *out, size_t len) {
       p++;
     if (clen == 0 || (clen == 1 && c[0] == '.'))
       continue;
-    if (clen == 2 && c[0] == '.' && c[1] == '.' && n > base) {
-      while (n > base && out[n - 1] != '/')
-        n--;
-      n--; /* (its slash) */
-      continue;
+    if (clen == 2 && c[0] == '.' && c[1] == '.') {
+      size_t last = n; /* the last component's start */
+      while (last > base && out[last - 1] != '/')
+        last--;
+      if (n > base && !(n - last == 2 && out[last] == '.' && out[last + 1] == '.')) {
+        n = last - 1; /* it goes, with its slash */
+        continue;
+      }
+      if (filename[0] == '/')
+        continue; /* "/.." is "/" */
+      /* (a relative name's leading ".." stays) */
     }
     if (n + 1 + clen + 1 > len)
       return -1;
@@ -123,11 +129,16 @@ static UCOV_NOTRACE int gcc_next(struct obj *o) {
   return u != 0;
 }
 
+/* Is name a gcov object's ("gcov/...")? */
+static UCOV_NOTRACE int gcov_named(const char *name) {
+  return name[0] == 'g' && name[1] == 'c' && name[2] == 'o' && name[3] == 'v' && name[4] == '/';
+}
+
 /* The .gcda paths whose object name is name ("gcov" + an absolute path,
  * "gcov/" + a relative one: both are tried), each to fn until it finds. */
 static UCOV_NOTRACE int gcov_seek(struct obj *o, const char *name,
                                   int (*fn)(struct obj *o, const char *filename)) {
-  if (name[0] != 'g' || name[1] != 'c' || name[2] != 'o' || name[3] != 'v' || name[4] != '/')
+  if (!gcov_named(name))
     return 0;
   if (fn(o, name + 4) || fn(o, name + 5))
     return ucov_str_eq(o->name, name);
@@ -146,6 +157,8 @@ static UCOV_NOTRACE int gcc_at(struct obj *o, const char *filename) {
 /* The unit whose object name is name, by a walk: one whose .gcda path was
  * not normal (gcov_name), which gcc_at's lookup by path does not find. */
 static UCOV_NOTRACE int gcc_walk(struct obj *o, const char *name) {
+  if (!gcov_named(name))
+    return 0;
   for (struct ucov_gcov_unit *u = ucov_gcov_units(); u; u = u->next)
     if (u->grp.primary && !ucov_gcov_object_name(u, o->name, sizeof(o->name)) &&
         ucov_str_eq(o->name, name)) {
@@ -213,6 +226,8 @@ static UCOV_NOTRACE int llvm_at(struct obj *o, const char *filename) {
 }
 
 static UCOV_NOTRACE int llvm_walk(struct obj *o, const char *name) {
+  if (!gcov_named(name))
+    return 0;
   for (struct ucov_llvm_unit *u = ucov_llvm_units(); u; u = u->next)
     if (u->grp.primary && !ucov_llvm_object_name(u, o->name, sizeof(o->name)) &&
         ucov_str_eq(o->name, name)) {

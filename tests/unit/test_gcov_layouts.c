@@ -137,11 +137,31 @@ static void test_reset(void) {
  * kernel/gcov names its file; the name as gcc gave it is none. */
 static int listed(const char *name, uint64_t size, void *arg) {
   (void)size;
-  if (!strcmp(name, "gcov/fake/norm/gcc14n.gcda"))
+  if (!strcmp(name, "gcov/fake/norm/gcc14n.gcda") || !strcmp(name, "gcov/../../rel14.gcda") ||
+      !strcmp(name, "gcov/root14.gcda"))
     ++*(int *)arg;
-  if (strstr(name, "..") || strstr(name, "/./") || strstr(name, "//"))
+  else if (strstr(name, "..") || strstr(name, "/./") || strstr(name, "//"))
     *(int *)arg += 100;
   return 0;
+}
+
+/* Another unit like the first, of .gcda path `filename`. */
+static void register_named(const char *filename) {
+  static struct fake_fn fn[2];
+  static const struct gcov_fn_info *fns[2][1];
+  static FAKE_INFO(9) info[2];
+  static int k;
+  info[k].version = 0x4234302a;
+  info[k].filename = filename;
+  info[k].merge[0] = __gcov_merge_add;
+  info[k].n_functions = 1;
+  info[k].functions = fns[k];
+  fn[k].key = &info[k];
+  fn[k].ctrs[0].num = 3;
+  fn[k].ctrs[0].values = arcs;
+  fns[k][0] = (const struct gcov_fn_info *)&fn[k];
+  __gcov_init((struct gcov_info *)&info[k]);
+  k++;
 }
 
 static void test_normal_names(void) {
@@ -159,9 +179,13 @@ static void test_normal_names(void) {
   fn.ctrs[0].values = arcs;
   fns[0] = (const struct gcov_fn_info *)&fn;
   __gcov_init((struct gcov_info *)&info);
+  /* a relative name's leading ".." stay, one does not take another away;
+   * "/.." is "/" */
+  register_named("../../rel14.gcda");
+  register_named("/../root14.gcda");
   int n = 0, err;
   CHECK_EQ(ucov_objects_list(listed, &n), 0);
-  CHECK_EQ(n, 1);
+  CHECK_EQ(n, 3);
   struct ucov_mem_sink s = read_object("gcov/fake/norm/gcc14n.gcda", 0, &err);
   CHECK_EQ(err, 0);
   CHECK(s.len > 4 * 8 && word(s.data, 0) == GCOV_DATA_MAGIC);

@@ -52,8 +52,9 @@ done
 # as this script left it. (Make's and awk's $ in single quotes, here and
 # below, are theirs.)
 # shellcheck disable=SC2016
-grep -qx 'obj-$(CONFIG_KCOV) += kcov.o' "$KMAKE" || grep -qx 'obj-$(CONFIG_UCOV) += ucov/' "$KMAKE" ||
-  die "$TREE: kernel/Makefile has no 'obj-\$(CONFIG_KCOV) += kcov.o': a tree changed by hand; left untouched"
+grep -qx 'obj-$(CONFIG_KCOV) += kcov.o' "$KMAKE" && grep -qx 'obj-$(CONFIG_GCOV_KERNEL) += gcov/' "$KMAKE" ||
+  grep -qx 'obj-$(CONFIG_UCOV) += ucov/' "$KMAKE" ||
+  die "$TREE: kernel/Makefile has not the released lines for kcov.o and gcov/: a tree changed by hand; left untouched"
 grep -qx 'config KCOV' "$KCONF" && awk '/^config KCOV$/{k=1} k&&/^\tselect DEBUG_FS$/{f=1} /^config KCOV_/{k=0} END{exit !f}' "$KCONF" ||
   die "$TREE: lib/Kconfig.debug's KCOV entry is not the released one; left untouched"
 GCONF=$TREE/kernel/gcov/Kconfig
