@@ -129,15 +129,16 @@ mkdir -p /tmp/g && /bin/gcov_vmlinux "$g" 1000 777 /tmp/g 2>&1 | sed 's/^/UCOV-G
 ucov ls --dev /dev/ucov >/tmp/ls.txt 2>&1 && say "ucov ls $(grep -c '\.gcda$' /tmp/ls.txt) $(grep -c 'fs/read_write\.gcda$' /tmp/ls.txt)"
 ucov pull --dev /dev/ucov -o /tmp/P >/tmp/pull.txt 2>&1 && say "ucov pull $(find /tmp/P -name '*.gcda' | wc -l)"
 sed 's/^/UCOV-GUEST pull-err /' /tmp/pull.txt | head -3
-# The guest's fuzzer (tests/kernel/kcov_fuzz.c): /dev/ucov frames, kcov
-# ioctls and mmaps, and races of tracing tasks, with panic_on_warn=1.
-/bin/kcov_fuzz "$(cat /fuzz_seconds)" >/tmp/fuzz.txt 2>&1 && say "fuzz ok"
-say "$(tail -1 /tmp/fuzz.txt)"
 # the tree as lcov's kernel mode copies it, for lcov on the build machine (here)
 cp -a /sys/kernel/debug/gcov /tmp/gcovcopy && tar czf /tmp/g/copy.tar.gz -C /tmp gcovcopy
 echo UCOV-GCDA-BEGIN
 tar czf - -C /tmp g | base64
 echo UCOV-GCDA-END
+# The guest's fuzzer (tests/kernel/kcov_fuzz.c): /dev/ucov frames (resets
+# among them: last), kcov ioctls and mmaps, and races of tracing tasks,
+# with panic_on_warn=1.
+/bin/kcov_fuzz "$(cat /fuzz_seconds)" >/tmp/fuzz.txt 2>&1 && say "fuzz ok"
+say "$(tail -1 /tmp/fuzz.txt)"
 sed 's/^/UCOV-GUEST err /' /tmp/pc.err /tmp/cmp.err
 dmesg | grep -i -E 'warn|bug|oops|ucov|kcov|call trace|general protection|atomic' | sed 's/^/UCOV-DMESG /'
 say done
@@ -202,8 +203,9 @@ grep -q '^UCOV-GUEST syz 400 0 0$' console.log &&
   pass "syzkaller's executor: 400 calls on 2 threads, each with PCs, all in the text" ||
   fail "syzkaller's executor: $(grep 'UCOV-GUEST \(syz\|text\)' console.log | tr '\n' ' ')"
 
-# A REMOTE section of the kernel's own: hci_rx_work parsing the event this
-# task wrote to /dev/vhci, its PCs in this task's buffer.
+# A REMOTE section of the kernel's own: hci_rx_work parsing the event a
+# thread wrote to /dev/vhci while tracing for itself, with the common handle
+# it inherited from the main thread, whose buffer gets the section's PCs.
 sed -n 's/^UCOV-GUEST vhci-pc 0x\([0-9a-f]*\)$/\1/p' console.log >vhci-pcs.txt
 python3 - syms.txt vhci-pcs.txt >vhci-funcs.txt <<'PY'
 import bisect, sys
@@ -214,7 +216,8 @@ for line in open(sys.argv[2]):
     print(syms[i][1] if i >= 0 else "?")
 PY
 guest "vhci ok" && [ -s vhci-pcs.txt ] && grep -qx 'hci_rx_work' vhci-funcs.txt && grep -q '^hci_event_packet\|^hci_cmd_complete' vhci-funcs.txt &&
-  pass "KCOV_REMOTE_ENABLE: hci_rx_work's section over /dev/vhci ($(wc -l <vhci-pcs.txt) PCs: $(sort -u vhci-funcs.txt | grep -m3 '^hci_' | tr '\n' ' '))" ||
+  grep -q '^UCOV-GUEST vhci-own [1-9][0-9]*$' console.log &&
+  pass "KCOV_REMOTE_ENABLE: hci_rx_work's section over /dev/vhci, from a thread's inherited handle ($(wc -l <vhci-pcs.txt) PCs: $(sort -u vhci-funcs.txt | grep -m3 '^hci_' | tr '\n' ' '))" ||
   fail "KCOV_REMOTE_ENABLE over /dev/vhci: $(grep 'UCOV-GUEST vhci' console.log | grep -v vhci-pc | head -3 | tr '\n' ' ') $(sort -u vhci-funcs.txt | head -5 | tr '\n' ' ')"
 
 # REMOTE sections in each context, from the contexts' module's calls of

@@ -225,26 +225,22 @@ static int syz_mode(void) {
  * A REMOTE section of the kernel's own: Bluetooth's hci_rx_work parses each
  * received packet in a work item, inside kcov_remote_start_common() with the
  * handle of the task that made the packet (the skb's, kcov_common_handle()
- * at its allocation). As syzkaller's executor does it: KCOV_REMOTE_ENABLE
- * with a common handle, /dev/vhci opened and a controller made (a vendor
- * packet), the controller's first command read and answered with a Command
- * Complete event, written from this task. Prints "vhci N" and the N PCs
- * that came back from the work item ("vhci-pc 0x...").
+ * at its allocation). As syzkaller's executor does it: the main thread's
+ * KCOV_REMOTE_ENABLE with a common handle; a thread it starts then (which
+ * inherits the handle) traces for itself with a device of its own, opens
+ * /dev/vhci, makes a controller (a vendor packet), reads the controller's
+ * first command and answers it with a Command Complete event. The main
+ * thread prints "vhci N" and the N PCs that came back from the work item
+ * into its buffer ("vhci-pc 0x..."), the thread "vhci-own M", its own.
  */
-static int vhci_mode(void) {
+static void *vhci_worker(void *arg) {
+  uint64_t *cover = arg;
   int fd = open("/sys/kernel/debug/kcov", O_RDWR);
   if (fd < 0 || ioctl(fd, KCOV_INIT_TRACE, COVER_SIZE))
-    perror("vhci: kcov"), exit(1);
-  uint64_t *cover = mmap(NULL, COVER_SIZE * 8, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (cover == MAP_FAILED)
-    perror("vhci: mmap"), exit(1);
-  struct kcov_remote_arg ra;
-  memset(&ra, 0, sizeof(ra));
-  ra.trace_mode = KCOV_TRACE_PC;
-  ra.area_size = COVER_SIZE;
-  ra.common_handle = kcov_remote_handle(KCOV_SUBSYSTEM_COMMON, 0x42);
-  if (ioctl(fd, KCOV_REMOTE_ENABLE, &ra))
-    perror("vhci: KCOV_REMOTE_ENABLE"), exit(1);
+    perror("vhci: the thread's kcov"), exit(1);
+  uint64_t *own = mmap(NULL, COVER_SIZE * 8, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (own == MAP_FAILED || ioctl(fd, KCOV_ENABLE, KCOV_TRACE_PC))
+    perror("vhci: the thread's KCOV_ENABLE"), exit(1);
   int v = open("/dev/vhci", O_RDWR);
   if (v < 0)
     perror("vhci: /dev/vhci"), exit(1);
@@ -259,15 +255,39 @@ static int vhci_mode(void) {
     fprintf(stderr, "vhci: no command (%zd bytes)\n", n), exit(1);
   unsigned char evt[] = {0x04, 0x0e, 0x04, 0x01, pkt[1], pkt[2], 0x00}; /* Command Complete */
   __atomic_store_n(&cover[0], 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&own[0], 0, __ATOMIC_RELAXED);
   if (write(v, evt, sizeof(evt)) != (ssize_t)sizeof(evt))
     perror("vhci: event"), exit(1);
-  uint64_t got = 0;
-  for (int i = 0; i < 200 && !(got = __atomic_load_n(&cover[0], __ATOMIC_RELAXED)); i++)
+  printf("vhci-own %llu\n", (unsigned long long)__atomic_load_n(&own[0], __ATOMIC_RELAXED));
+  for (int i = 0; i < 200 && !__atomic_load_n(&cover[0], __ATOMIC_RELAXED); i++)
     usleep(10000);
+  close(v);
+  ioctl(fd, KCOV_DISABLE, 0);
+  close(fd);
+  return NULL;
+}
+
+static int vhci_mode(void) {
+  int fd = open("/sys/kernel/debug/kcov", O_RDWR);
+  if (fd < 0 || ioctl(fd, KCOV_INIT_TRACE, COVER_SIZE))
+    perror("vhci: kcov"), exit(1);
+  uint64_t *cover = mmap(NULL, COVER_SIZE * 8, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (cover == MAP_FAILED)
+    perror("vhci: mmap"), exit(1);
+  struct kcov_remote_arg ra;
+  memset(&ra, 0, sizeof(ra));
+  ra.trace_mode = KCOV_TRACE_PC;
+  ra.area_size = COVER_SIZE;
+  ra.common_handle = kcov_remote_handle(KCOV_SUBSYSTEM_COMMON, 0x42);
+  if (ioctl(fd, KCOV_REMOTE_ENABLE, &ra))
+    perror("vhci: KCOV_REMOTE_ENABLE"), exit(1);
+  pthread_t th;
+  pthread_create(&th, NULL, vhci_worker, cover);
+  pthread_join(th, NULL);
+  uint64_t got = __atomic_load_n(&cover[0], __ATOMIC_RELAXED);
   printf("vhci %llu\n", (unsigned long long)got);
   for (uint64_t i = 0; i < got && i + 1 < COVER_SIZE; i++)
     printf("vhci-pc 0x%llx\n", (unsigned long long)cover[i + 1]);
-  close(v);
   ioctl(fd, KCOV_DISABLE, 0);
   close(fd);
   return 0;
