@@ -97,13 +97,22 @@ static int cmp_mode(void) {
   return 0;
 }
 
+/* A device of COVER_SIZE words, mapped (the modes below kcov.rst's own). */
+static uint64_t *cover_map(const char *who, int *fd) {
+  *fd = open("/sys/kernel/debug/kcov", O_RDWR);
+  if (*fd < 0 || ioctl(*fd, KCOV_INIT_TRACE, COVER_SIZE))
+    perror(who), exit(1);
+  uint64_t *a = mmap(NULL, COVER_SIZE * 8, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
+  if (a == MAP_FAILED)
+    perror(who), exit(1);
+  return a;
+}
+
 static int unique_mode(void) {
   enum { BITMAP = 8192 };
-  int fd = open("/sys/kernel/debug/kcov", O_RDWR);
-  if (fd < 0 || ioctl(fd, KCOV_INIT_TRACE, COVER_SIZE))
-    perror("unique: init"), exit(1);
-  uint64_t *a = mmap(NULL, COVER_SIZE * 8, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (a == MAP_FAILED || ioctl(fd, KCOV_UNIQUE_ENABLE, BITMAP))
+  int fd;
+  uint64_t *a = cover_map("unique", &fd);
+  if (ioctl(fd, KCOV_UNIQUE_ENABLE, BITMAP))
     perror("unique: enable"), exit(1);
   uint64_t *trace = a + BITMAP;
   read(-1, NULL, 0);
@@ -119,11 +128,9 @@ static int unique_mode(void) {
 /* ucov's PC_EXT over the same call: "ext N NORMAL", its records and those
  * tagged normal (vmlinux has no function entry and exit hooks). */
 static int ext_mode(void) {
-  int fd = open("/sys/kernel/debug/kcov", O_RDWR);
-  if (fd < 0 || ioctl(fd, KCOV_INIT_TRACE, COVER_SIZE))
-    perror("ext: init"), exit(1);
-  uint64_t *a = mmap(NULL, COVER_SIZE * 8, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (a == MAP_FAILED || ioctl(fd, KCOV_ENABLE, KCOV_TRACE_PC_EXT))
+  int fd;
+  uint64_t *a = cover_map("ext", &fd);
+  if (ioctl(fd, KCOV_ENABLE, KCOV_TRACE_PC_EXT))
     perror("ext: enable"), exit(1);
   __atomic_store_n(&a[0], 0, __ATOMIC_RELAXED);
   read(-1, NULL, 0);
@@ -235,11 +242,9 @@ static int syz_mode(void) {
  */
 static void *vhci_worker(void *arg) {
   uint64_t *cover = arg;
-  int fd = open("/sys/kernel/debug/kcov", O_RDWR);
-  if (fd < 0 || ioctl(fd, KCOV_INIT_TRACE, COVER_SIZE))
-    perror("vhci: the thread's kcov"), exit(1);
-  uint64_t *own = mmap(NULL, COVER_SIZE * 8, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (own == MAP_FAILED || ioctl(fd, KCOV_ENABLE, KCOV_TRACE_PC))
+  int fd;
+  uint64_t *own = cover_map("vhci: the thread's kcov", &fd);
+  if (ioctl(fd, KCOV_ENABLE, KCOV_TRACE_PC))
     perror("vhci: the thread's KCOV_ENABLE"), exit(1);
   int v = open("/dev/vhci", O_RDWR);
   if (v < 0)
@@ -268,12 +273,8 @@ static void *vhci_worker(void *arg) {
 }
 
 static int vhci_mode(void) {
-  int fd = open("/sys/kernel/debug/kcov", O_RDWR);
-  if (fd < 0 || ioctl(fd, KCOV_INIT_TRACE, COVER_SIZE))
-    perror("vhci: kcov"), exit(1);
-  uint64_t *cover = mmap(NULL, COVER_SIZE * 8, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (cover == MAP_FAILED)
-    perror("vhci: mmap"), exit(1);
+  int fd;
+  uint64_t *cover = cover_map("vhci: kcov", &fd);
   struct kcov_remote_arg ra;
   memset(&ra, 0, sizeof(ra));
   ra.trace_mode = KCOV_TRACE_PC;
