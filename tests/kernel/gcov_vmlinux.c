@@ -9,10 +9,12 @@
  *   B: the file read again;
  *   a write to the file (gcov.rst: resets its unit), then M read(-1, ...);
  *   C: the file read again.
- * Writes OUT/A.gcda, OUT/B.gcda, OUT/C.gcda and prints "gcov RA RB": the
+ *   with RESET (gcov/reset): a write to it (every unit's reset), then 555
+ *   read(-1, ...); D: the file read again.
+ * Writes OUT/A.gcda, OUT/B.gcda, OUT/C.gcda (and D) and prints "gcov RA RB": the
  * read() calls that read A and B. So ksys_read's count is RA + N more in B
  * than in A, and M in C: the program is the only one that runs meanwhile.
- * usage: gcov_vmlinux GCDA N M OUT
+ * usage: gcov_vmlinux GCDA N M OUT [RESET]
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -49,8 +51,8 @@ static long snapshot(const char *gcda, const char *out, const char *name) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 5) {
-    fprintf(stderr, "usage: gcov_vmlinux GCDA N M OUT\n");
+  if (argc != 5 && argc != 6) {
+    fprintf(stderr, "usage: gcov_vmlinux GCDA N M OUT [RESET]\n");
     return 2;
   }
   long n = atol(argv[2]), m = atol(argv[3]);
@@ -67,6 +69,16 @@ int main(int argc, char **argv) {
     if (read(-1, NULL, 0) != -1)
       return 1;
   snapshot(argv[1], argv[4], "C.gcda");
+  if (argc == 6) { /* every unit's reset, then 555 reads */
+    fd = open(argv[5], O_WRONLY);
+    if (fd < 0 || write(fd, "1", 1) != 1)
+      perror(argv[5]), exit(1);
+    close(fd);
+    for (long i = 0; i < 555; i++)
+      if (read(-1, NULL, 0) != -1)
+        return 1;
+    snapshot(argv[1], argv[4], "D.gcda");
+  }
   printf("gcov %ld %ld\n", ra, rb);
   return 0;
 }
