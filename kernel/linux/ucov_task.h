@@ -16,16 +16,20 @@
  *  - built into vmlinux (UCOV_LINUX_BUILTIN: kernel/linux/builtin, under
  *    CONFIG_KCOV): where kcov.c keeps its state, the task_struct fields
  *    CONFIG_KCOV adds. `kcov` points at the state and kcov_mode says it is
- *    there (UCOV_KCOV_ON), so that the scheduler's kcov_prepare_switch(),
- *    which sets KCOV_IN_CTXSW in kcov_mode for the switch, turns every hook
- *    off meanwhile as it turns kcov.c's off.
+ *    there (UCOV_KCOV_HAS), whether it traces (UCOV_KCOV_ON) and in which
+ *    context, so that the scheduler's kcov_prepare_switch(), which sets
+ *    KCOV_IN_CTXSW in kcov_mode for the switch, turns every hook off
+ *    meanwhile as it turns kcov.c's off; with CONFIG_GCOV_KERNEL alone,
+ *    there are no states.
  * A softirq REMOTE section (remote_sections.c) makes its CPU's own state the
  * current one for the section's length and puts back the interrupted task's
- * after, as kcov.c saves and restores that task's kcov fields.
+ * after (ucov_linux_cur_save/_restore), as kcov.c saves and restores that
+ * task's kcov fields.
  *
  * Where nothing traces, a hook finds no state (ucov_task_hook): its
- * not-tracing path is the load of the pointer (or mode) and a test; other
- * readers of ucov_task_self find a constant state of zeros (mode 0).
+ * not-tracing path is the load of the pointer (or of the mode and the
+ * context), a test and a return; other readers of ucov_task_self find a
+ * constant state of zeros (mode 0).
  */
 #ifndef UCOV_LINUX_TASK_H
 #define UCOV_LINUX_TASK_H
