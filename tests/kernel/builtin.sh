@@ -164,7 +164,10 @@ guest "kcov file ok" && pass "/sys/kernel/debug/kcov" || fail "/sys/kernel/debug
 # function of its text, the read path's among them.
 nm -n "$KTREE/vmlinux" | awk '$2 ~ /^[tTwW]$/ {print $1, $3}' >syms.txt
 sed -n 's/^UCOV-PC 0x\([0-9a-f]*\)$/\1/p' console.log >pcs.txt
-python3 - syms.txt pcs.txt >pcfuncs.txt <<'PY'
+# symbolize PCS: each PC's function in vmlinux (one byte back: the call's
+# return address), or "outside-the-text"
+symbolize() {
+  python3 - syms.txt "$1" <<'PY'
 import bisect, sys
 syms = [(int(a, 16), n) for a, n in (l.split() for l in open(sys.argv[1]))]
 addrs = [a for a, _ in syms]
@@ -172,9 +175,11 @@ where = {n: a for a, n in syms}
 for line in open(sys.argv[2]):
     pc = int(line, 16)
     inside = where["_stext"] <= pc < where["_etext"]
-    i = bisect.bisect_right(addrs, pc - 1) - 1  # the call's return address: one byte back
+    i = bisect.bisect_right(addrs, pc - 1) - 1
     print(syms[i][1] if inside and i >= 0 else "outside-the-text")
 PY
+}
+symbolize pcs.txt >pcfuncs.txt
 n_pc=$(wc -l <pcs.txt)
 guest "pc ok [1-9][0-9]*" && [ "$n_pc" -gt 0 ] && pass "kcov.rst's program: $n_pc PCs of read(-1, NULL, 0)" ||
   fail "kcov.rst's program: $(grep 'UCOV-GUEST \(pc\|err\)' console.log | head -3)"
@@ -207,14 +212,7 @@ grep -q '^UCOV-GUEST syz 400 0 0$' console.log &&
 # thread wrote to /dev/vhci while tracing for itself, with the common handle
 # it inherited from the main thread, whose buffer gets the section's PCs.
 sed -n 's/^UCOV-GUEST vhci-pc 0x\([0-9a-f]*\)$/\1/p' console.log >vhci-pcs.txt
-python3 - syms.txt vhci-pcs.txt >vhci-funcs.txt <<'PY'
-import bisect, sys
-syms = [(int(a, 16), n) for a, n in (l.split() for l in open(sys.argv[1]))]
-addrs = [a for a, _ in syms]
-for line in open(sys.argv[2]):
-    i = bisect.bisect_right(addrs, int(line, 16) - 1) - 1
-    print(syms[i][1] if i >= 0 else "?")
-PY
+symbolize vhci-pcs.txt >vhci-funcs.txt
 guest "vhci ok" && [ -s vhci-pcs.txt ] && grep -qx 'hci_rx_work' vhci-funcs.txt && grep -q '^hci_event_packet\|^hci_cmd_complete' vhci-funcs.txt &&
   grep -q '^UCOV-GUEST vhci-own [1-9][0-9]*$' console.log &&
   pass "KCOV_REMOTE_ENABLE: hci_rx_work's section over /dev/vhci, from a thread's inherited handle ($(wc -l <vhci-pcs.txt) PCs: $(sort -u vhci-funcs.txt | grep -m3 '^hci_' | tr '\n' ' '))" ||
