@@ -29,15 +29,87 @@
 # repository). A tree it does not know is left untouched, and it says why.
 #
 # Usage: apply.sh TREE
+#        apply.sh --series DIR TREE
+# --series: TREE (as released) is left as it is; DIR gets the same changes
+# as a patch series, one concern a patch in the order that keeps each step
+# building, as git format-patch writes them (0001-*.patch ...: git am or
+# patch -p1 applies them in turn, and the tree is then what apply.sh makes).
 set -u
 die() {
   echo "apply.sh: $*" >&2
   exit 1
 }
-[ $# -eq 1 ] || die "usage: apply.sh TREE (a Linux 6.1 or 6.12 source tree)"
-TREE=$1
+# series DIR TREE: the patch series for TREE as released, made in a copy of
+# the files apply.sh edits.
+series() {
+  local out=$1 tree=$2 work f n=0
+  [ -f "$tree/kernel/Makefile" ] || die "$tree: no kernel/Makefile: not a Linux source tree"
+  # shellcheck disable=SC2016
+  grep -qx 'obj-$(CONFIG_KCOV) += kcov.o' "$tree/kernel/Makefile" ||
+    die "$tree: already made over (or changed by hand): a series is made from a tree as released"
+  work=$(mktemp -d) || die "no temporary directory"
+  mkdir -p "$work/a" "$out" || die "cannot make $out"
+  for f in Makefile kernel/Makefile lib/Kconfig.debug kernel/gcov/Kconfig include/linux/kcov.h include/linux/sched.h; do
+    mkdir -p "$work/a/$(dirname "$f")" && cp "$tree/$f" "$work/a/$f" || die "$tree: no $f"
+  done
+  cp -r "$work/a" "$work/b" && bash "$0" "$work/b" >"$work/apply.log" || {
+    rm -rf "$work"
+    die "the series: apply.sh on a copy failed"
+  }
+  rm -f "$out"/[0-9][0-9][0-9][0-9]-*.patch
+  # patch_of SLUG SUBJECT BODY FILE...: the next patch, of the files' diffs.
+  patch_of() {
+    local slug=$1 subject=$2 body=$3 file
+    shift 3
+    n=$((n + 1))
+    {
+      echo "From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001"
+      echo "From: ucov <ucov@ucov.invalid>"
+      echo "Date: $(LC_ALL=C date -R)"
+      echo "Subject: [PATCH $n/4] $subject"
+      echo
+      echo "$body" | fold -s -w 72 | sed 's/ *$//'
+      echo "---"
+      for file in "$@"; do
+        echo "diff --git a/$file b/$file"
+        if [ -e "$work/a/$file" ]; then
+          diff -u --label "a/$file" --label "b/$file" "$work/a/$file" "$work/b/$file"
+        else
+          echo "new file mode 100644"
+          diff -u --label /dev/null --label "b/$file" /dev/null "$work/b/$file"
+        fi
+      done
+      echo "-- "
+      echo "ucov apply.sh"
+      echo
+    } >"$out/$(printf %04d $n)-$slug.patch"
+    echo "$out/$(printf %04d $n)-$slug.patch"
+  }
+  local added
+  added=$(cd "$work/b" && find kernel/ucov -type f | LC_ALL=C sort)
+  # shellcheck disable=SC2086 # (file names without blanks)
+  patch_of kernel-ucov "kernel/ucov: add ucov's coverage core and its Linux port" \
+    "Add ucov's core (the KCOV and gcov engines, the /dev/ucov frame protocol) and its Linux port as kernel/ucov, with its Kconfig (UCOV, selected by the coverage options in the next patches) and Makefile. Nothing builds it yet. The files are ucov's own sources, shared with its out-of-tree module ucov.ko; none of them is instrumented or sanitized, as kcov.o is not." \
+    $added
+  patch_of kcov-kconfig "kcov: select UCOV, which will serve /sys/kernel/debug/kcov" \
+    "KCOV selects UCOV and sources its Kconfig; the help text says what the option costs with ucov: what kcov.c costs (a call per instrumented basic block, a load of current's kcov_mode and a test when nothing traces, KCOV_IRQ_AREA_SIZE words per CPU for softirq sections). kcov.c is still built: the switch is the last patch." \
+    lib/Kconfig.debug
+  patch_of gcov-kconfig "gcov: select UCOV, which will serve /sys/kernel/debug/gcov" \
+    "GCOV_KERNEL selects UCOV; its help says that ucov serves the same files, links and reset, with a reset that moves a baseline and loses no count, and what that costs (a copy of a unit's counters at its first reset). kernel/gcov is still built: the switch is the next patch." \
+    kernel/gcov/Kconfig
+  patch_of kernel-makefile "kernel: build kernel/ucov in place of kcov.o and kernel/gcov" \
+    "With CONFIG_UCOV, kernel/ucov serves both debugfs interfaces: kcov.o and kernel/gcov are no longer built, and kcov.o's instrumentation lines go with it (kernel/ucov's Makefile says them for its files). The kernel's instrumentation is unchanged: scripts/Makefile.kcov and Makefile.lib, every KCOV_INSTRUMENT and GCOV_PROFILE line, noinstr, and task_struct's kcov fields, which now hold ucov's state." \
+    kernel/Makefile
+  rm -rf "$work"
+}
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../../.." && pwd)
+if [ $# -eq 3 ] && [ "$1" = --series ]; then
+  series "$2" "$3"
+  exit
+fi
+[ $# -eq 1 ] || die "usage: apply.sh TREE, or apply.sh --series DIR TREE (a Linux 6.1 or 6.12 source tree)"
+TREE=$1
 [ -f "$TREE/Makefile" ] || die "$TREE: no Makefile: not a Linux source tree; left untouched"
 ver=$(awk '/^VERSION =/{v=$3} /^PATCHLEVEL =/{p=$3} END{print v "." p}' "$TREE/Makefile")
 case $ver in
