@@ -15,8 +15,18 @@
  *           cover[0] reset before each call; the main thread's
  *           KCOV_REMOTE_ENABLE with a common handle): "syz CALLS EMPTY
  *           OUTSIDE", the calls made, those that recorded nothing, and PCs
- *           outside [STEXT, ETEXT) (given, from /proc/kallsyms).
+ *           outside [STEXT, ETEXT) (given, from /proc/kallsyms);
+ *   nmi     a task (named nmi_tracer) traces read(-1, NULL, 0) over and
+ *           over for SECONDS while a child writes 'l' to
+ *           /proc/sysrq-trigger every 20 ms: NMIs on every other CPU, whose
+ *           handlers (instrumented: the backtrace, printk) run with the
+ *           tracer as current. "nmi READS EXTRA": the reads made and the
+ *           PCs recorded that the first read did not record (the task's
+ *           own way back to user mode after a switch, say), each distinct
+ *           one also as "nmi-extra 0x..."; none may be an NMI handler's:
+ *           kcov.c records nothing in an NMI.
  * usage: kcov_vmlinux pc|cmp|unique|ext|vhci | kcov_vmlinux syz STEXT ETEXT
+ *        | kcov_vmlinux nmi SECONDS
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -25,8 +35,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ucov/kcov.h"
@@ -294,6 +308,62 @@ static int vhci_mode(void) {
   return 0;
 }
 
+static int nmi_mode(int seconds) {
+  enum { REF_MAX = 512, SEEN_MAX = 4096 };
+  static uint64_t seen[SEEN_MAX];
+  uint64_t ref[REF_MAX], n_ref, reads = 0, extra = 0, n_seen = 0;
+  int fd;
+  uint64_t *a = cover_map("nmi", &fd);
+  prctl(PR_SET_NAME, "nmi_tracer", 0, 0, 0);
+  pid_t child = fork();
+  if (child < 0)
+    perror("nmi: fork"), exit(1);
+  if (child == 0) {
+    for (;;) {
+      int s = open("/proc/sysrq-trigger", O_WRONLY);
+      if (s < 0 || write(s, "l", 1) != 1)
+        perror("nmi: sysrq"), _exit(1);
+      close(s);
+      usleep(20000);
+    }
+  }
+  if (ioctl(fd, KCOV_ENABLE, KCOV_TRACE_PC))
+    perror("nmi: enable"), exit(1);
+  __atomic_store_n(&a[0], 0, __ATOMIC_RELAXED);
+  read(-1, NULL, 0);
+  n_ref = __atomic_load_n(&a[0], __ATOMIC_RELAXED);
+  if (n_ref == 0 || n_ref > REF_MAX)
+    fprintf(stderr, "nmi: the first read recorded %llu PCs\n", (unsigned long long)n_ref), exit(1);
+  memcpy(ref, a + 1, n_ref * 8);
+  time_t end = time(NULL) + seconds;
+  while (time(NULL) < end) {
+    __atomic_store_n(&a[0], 0, __ATOMIC_RELAXED);
+    read(-1, NULL, 0);
+    uint64_t n = __atomic_load_n(&a[0], __ATOMIC_RELAXED);
+    reads++;
+    for (uint64_t i = 0; i < n && i + 1 < COVER_SIZE; i++) {
+      uint64_t j = 0;
+      while (j < n_ref && ref[j] != a[i + 1])
+        j++;
+      if (j < n_ref)
+        continue;
+      extra++;
+      for (j = 0; j < n_seen && seen[j] != a[i + 1]; j++)
+        ;
+      if (j == n_seen && n_seen < SEEN_MAX)
+        seen[n_seen++] = a[i + 1];
+    }
+  }
+  ioctl(fd, KCOV_DISABLE, 0);
+  kill(child, SIGKILL);
+  waitpid(child, NULL, 0);
+  for (uint64_t j = 0; j < n_seen; j++)
+    printf("nmi-extra 0x%llx\n", (unsigned long long)seen[j]);
+  printf("nmi %llu %llu\n", (unsigned long long)reads, (unsigned long long)extra);
+  close(fd);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc >= 2 && !strcmp(argv[1], "pc"))
     return pc_mode();
@@ -310,6 +380,9 @@ int main(int argc, char **argv) {
     etext = strtoull(argv[3], NULL, 16);
     return syz_mode();
   }
-  fprintf(stderr, "usage: kcov_vmlinux pc|cmp|unique|ext|vhci | kcov_vmlinux syz STEXT ETEXT\n");
+  if (argc == 3 && !strcmp(argv[1], "nmi"))
+    return nmi_mode(atoi(argv[2]));
+  fprintf(stderr, "usage: kcov_vmlinux pc|cmp|unique|ext|vhci | kcov_vmlinux syz STEXT ETEXT | "
+                  "kcov_vmlinux nmi SECONDS\n");
   return 2;
 }
