@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A Linux kernel built for the kernel tests from Debian's own kernel source
-# (the linux-source-6.1 package, /usr/src/linux-source-6.1.tar.xz), in a
+# (the linux-source-6.1 package, /usr/src/linux-source-6.1.tar.xz; 6.12's
+# for builtin-6.12), in a
 # small configuration for QEMU: tinyconfig, then a serial console,
 # initramfs, debugfs, modules, kallsyms with data symbols
 # (CONFIG_KALLSYMS_ALL), preempt notifiers (selected by KVM), the
@@ -21,6 +22,12 @@
 #          whose packets hci_rx_work parses in a REMOTE section); apply.sh
 #          runs again each time, and a change it makes is rebuilt
 #          (incrementally) before the tree is given out;
+#   builtin-6.12  builtin's KCOV on bookworm-backports' linux-source-6.12
+#          (tests/kernel/source_6_12.sh), its coverage options syzkaller's
+#          documented fragment (syzkaller-kcov.config) merged by the
+#          kernel's merge_config.sh, as a user would; GCOV_KERNEL without
+#          GCOV_PROFILE_ALL: fs/Makefile says GCOV_PROFILE := y (gcov.rst's
+#          per-directory line), so fs/'s files alone are profiled;
 #   kcovc  builtin's configuration on the tree as released (but for
 #          kcov.o, not profiled by gcov, as kernel/ucov is not): kcov.c and
 #          kernel/gcov, the anchors of bench/kernel_builtin_run.sh.
@@ -35,9 +42,14 @@ die() {
   echo "build_kernel ($FLAVOUR): $*" >&2
   exit 1
 }
-SRC_TAR=/usr/src/linux-source-6.1.tar.xz
-[ -f "$SRC_TAR" ] || die "$SRC_TAR is missing: install linux-source-6.1 (scripts/deps.sh)"
-ver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null) || die "linux-source-6.1 is not installed"
+if [ "$FLAVOUR" = builtin-6.12 ]; then
+  got=$(bash "$HERE/source_6_12.sh" "$ROOT") || die "no 6.12 source"
+  read -r ver SRC_TAR <<<"$got"
+else
+  SRC_TAR=/usr/src/linux-source-6.1.tar.xz
+  [ -f "$SRC_TAR" ] || die "$SRC_TAR is missing: install linux-source-6.1 (scripts/deps.sh)"
+  ver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null) || die "linux-source-6.1 is not installed"
+fi
 OPTS=(-e 64BIT -e PRINTK -e BUG -e TTY -e SERIAL_8250 -e SERIAL_8250_CONSOLE
   -e BLK_DEV_INITRD -e RD_GZIP -e BINFMT_ELF -e BINFMT_SCRIPT -e DEVTMPFS -e DEVTMPFS_MOUNT
   -e PROC_FS -e SYSFS -e TMPFS -e DEBUG_FS -e DEBUG_FS_ALLOW_ALL -e MODULES -e MODULE_UNLOAD
@@ -73,6 +85,14 @@ builtin)
   want=(KCOV KCOV_ENABLE_COMPARISONS KCOV_INSTRUMENT_ALL GCOV_KERNEL GCOV_PROFILE_ALL CONSTRUCTORS UCOV
     CC_OPTIMIZE_FOR_PERFORMANCE BT BT_HCIVHCI)
   ;;
+builtin-6.12)
+  M=(make -s -j"$(nproc)")
+  cc_version=$(gcc --version | head -1)
+  OPTS+=(-d CC_OPTIMIZE_FOR_SIZE -e CC_OPTIMIZE_FOR_PERFORMANCE -e BT -e BT_HCIVHCI -e GCOV_KERNEL)
+  FRAGMENT=$HERE/syzkaller-kcov.config
+  want=(KCOV KCOV_ENABLE_COMPARISONS KCOV_INSTRUMENT_ALL UCOV CC_OPTIMIZE_FOR_PERFORMANCE BT BT_HCIVHCI
+    GCOV_KERNEL)
+  ;;
 kcovc)
   M=(make -s -j"$(nproc)")
   cc_version=$(gcc --version | head -1)
@@ -81,9 +101,13 @@ kcovc)
   want=(KCOV KCOV_ENABLE_COMPARISONS KCOV_INSTRUMENT_ALL GCOV_KERNEL GCOV_PROFILE_ALL CONSTRUCTORS
     CC_OPTIMIZE_FOR_PERFORMANCE BT BT_HCIVHCI)
   ;;
-*) die "unknown flavour (clang, debug, builtin, kcovc)" ;;
+*) die "unknown flavour (clang, debug, builtin, builtin-6.12, kcovc)" ;;
 esac
-key=$( (echo "${OPTS[*]}" && echo "$cc_version") | sha256sum | cut -c1-12)
+FRAGMENT=${FRAGMENT:-}
+PROFILE_FS=
+[ "$FLAVOUR" = builtin-6.12 ] && PROFILE_FS='GCOV_PROFILE := y'
+key=$( (echo "${OPTS[*]}" && echo "$cc_version" && [ -z "$FRAGMENT" ] || cat "$FRAGMENT" &&
+  [ -z "$PROFILE_FS" ] || echo "fs/Makefile: $PROFILE_FS") | sha256sum | cut -c1-12)
 suffix=$FLAVOUR && [ "$FLAVOUR" = clang ] && suffix=clang19
 DIR=$ROOT/linux-source-$ver-$suffix-$key
 mkdir -p "$ROOT" || die "cannot make $ROOT"
@@ -91,13 +115,13 @@ exec 9>"$ROOT/.$FLAVOUR-build.lock" && flock -w 3600 9 || die "cannot lock $ROOT
 # builtin: the tree made anew by apply.sh from this checkout's sources, so
 # that a change to them rebuilds only what it touches.
 apply() {
-  [ "$FLAVOUR" = builtin ] || return 0
+  case $FLAVOUR in builtin*) ;; *) return 0 ;; esac
   bash "$HERE/../../kernel/linux/builtin/apply.sh" "$DIR/linux" >"$DIR/apply.log" 2>&1 ||
     die "apply.sh failed: $(tail -3 "$DIR/apply.log")"
 }
 if [ -f "$DIR/done" ]; then
   apply
-  if [ "$FLAVOUR" = builtin ] && ! grep -q ': 0 change(s)$' "$DIR/apply.log"; then
+  if [ "$FLAVOUR" != "${FLAVOUR#builtin}" ] && ! grep -q ': 0 change(s)$' "$DIR/apply.log"; then
     start=$(date +%s)
     (cd "$DIR/linux" && "${M[@]}" bzImage modules) >>"$DIR/build.log" 2>&1 ||
       die "the build failed: $(grep -m5 -i 'error' "$DIR/build.log")"
@@ -116,16 +140,22 @@ if [ "$FLAVOUR" = kcovc ]; then
   sed -i '/^KCOV_INSTRUMENT_kcov\.o := n$/a GCOV_PROFILE_kcov.o := n' kernel/Makefile &&
     grep -qx 'GCOV_PROFILE_kcov.o := n' kernel/Makefile || die "kernel/Makefile: no kcov.o lines"
 fi
+# builtin-6.12: gcov.rst's per-directory profiling, as a user adds it: every
+# file of fs/ (not of its subdirectories), the rest of the kernel not.
+if [ -n "$PROFILE_FS" ]; then
+  printf '\n%s\n' "$PROFILE_FS" >>fs/Makefile || die "fs/Makefile"
+fi
 {
   "${M[@]}" tinyconfig &&
     ./scripts/config "${OPTS[@]}" &&
+    { [ -z "$FRAGMENT" ] || ./scripts/kconfig/merge_config.sh -m .config "$FRAGMENT"; } &&
     "${M[@]}" olddefconfig
 } >"$DIR/build.log" 2>&1 || die "configuration failed: $(tail -5 "$DIR/build.log")"
 for c in "${want[@]}" MODULES DEBUG_FS KALLSYMS_ALL PREEMPT_NOTIFIERS TRACEPOINTS SERIAL_8250_CONSOLE; do
   grep -qx "CONFIG_$c=y" .config || die "CONFIG_$c is not set in the configuration"
 done
 unwanted=(KCOV GCOV_KERNEL)
-[ "$FLAVOUR" = builtin ] || [ "$FLAVOUR" = kcovc ] && unwanted=()
+[ "$FLAVOUR" != "${FLAVOUR#builtin}" ] || [ "$FLAVOUR" = kcovc ] && unwanted=()
 for c in "${unwanted[@]}"; do
   ! grep -qx "CONFIG_$c=y" .config || die "CONFIG_$c is set in the configuration"
 done

@@ -3,13 +3,13 @@
 # into the kernel cache; nothing installed): the tree it makes configures
 # and compiles ucov's kernel/ucov/ without a warning, with CONFIG_KCOV and
 # CONFIG_GCOV_KERNEL (and Bluetooth's vhci) and with CONFIG_GCOV_KERNEL
-# alone, and run again apply.sh changes nothing. (test_kernel_builtin boots
-# 6.1's; this is the port's and the script's check on 6.12's headers, a
-# minute or two where a whole kernel takes ten.)
+# alone, and run again apply.sh changes nothing. Then the whole kernel, with
+# syzkaller's coverage fragment (build_kernel.sh builtin-6.12), booted with
+# builtin.sh's checks (but gcov's: 6.1's test has them).
 # Usage: builtin_6_12.sh UCOV SRCDIR WORKDIR
 # Environment: UCOV_KERNEL_CACHE (default: ~/.cache/ucov/kernel).
 set -u
-SRC=$(cd "$2" && pwd) WORK=$3
+UCOV=$(realpath "$1") SRC=$(cd "$2" && pwd) WORK=$3
 . "$SRC/tests/lib.sh"
 fresh_workdir
 if [ "$(uname -m)" != x86_64 ]; then
@@ -22,28 +22,17 @@ mkdir -p "$CACHE" && exec 9>"$CACHE/.builtin-6.12.lock" && flock -w 1800 9 || {
   finish builtin_6_12
   exit 1
 }
-# shellcheck source=tests/apt_suite.sh
-. "$SRC/tests/apt_suite.sh"
-A=$CACHE/apt-bookworm-backports
-if ! apt_suite bookworm-backports "$A" 2>apt.err; then
-  fail "bookworm-backports' apt source: $(cat apt.err)"
+if ! got=$(bash "$SRC/tests/kernel/source_6_12.sh" "$CACHE" 2>source.err); then
+  fail "bookworm-backports' linux-source-6.12: $(cat source.err)"
   finish builtin_6_12
   exit 1
 fi
-ver=$(apt-cache "${APT[@]}" policy linux-source-6.12 2>/dev/null | sed -n 's/^ *Candidate: //p')
-[ -n "$ver" ] && [ "$ver" != "(none)" ] || {
-  fail "no linux-source-6.12 in bookworm-backports"
-  finish builtin_6_12
-  exit 1
-}
+read -r ver TAR <<<"$got"
 DIR=$CACHE/linux-source-$ver-builtin-check
 if [ ! -f "$DIR/unpacked" ]; then
-  rm -rf "$DIR" && mkdir -p "$DIR/dl" "$DIR/linux" &&
-    (cd "$DIR/dl" && apt-get "${APT[@]}" download "linux-source-6.12=$ver" >/dev/null 2>&1) &&
-    dpkg-deb --fsys-tarfile "$DIR"/dl/linux-source-6.12_*.deb | tar -xf - -C "$DIR/dl" ./usr/src &&
-    tar -xf "$DIR"/dl/usr/src/linux-source-6.12.tar.xz -C "$DIR/linux" --strip-components=1 &&
-    rm -rf "$DIR/dl" && touch "$DIR/unpacked" || {
-    fail "linux-source-6.12=$ver: download and unpack"
+  rm -rf "$DIR" && mkdir -p "$DIR/linux" && tar -xf "$TAR" -C "$DIR/linux" --strip-components=1 &&
+    touch "$DIR/unpacked" || {
+    fail "linux-source-6.12=$ver: unpack"
     finish builtin_6_12
     exit 1
   }
@@ -82,4 +71,9 @@ compile gcov -d KCOV -e GCOV_KERNEL -e GCOV_PROFILE_ALL &&
   ! grep -q -i 'warning\|error' gcov.log &&
   pass "6.12 with CONFIG_GCOV_KERNEL alone: the gcov side compiles, no KCOV device, no warning" ||
   fail "6.12 with CONFIG_GCOV_KERNEL alone: $(grep -m3 -i 'error\|warning' gcov.log)"
+# The whole kernel, booted: builtin.sh's checks on 6.12 (KCOV).
+bash "$SRC/tests/kernel/builtin.sh" "$UCOV" "$SRC" "$WORK/boot" 6.12 >boot.txt 2>&1
+booted=$?
+sed 's/^/  /' boot.txt
+[ $booted = 0 ] && pass "6.12 booted: $(tail -1 boot.txt)" || fail "6.12 booted: $(grep -c '^not ok' boot.txt) failed"
 finish builtin_6_12
