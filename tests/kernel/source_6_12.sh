@@ -10,7 +10,8 @@ die() {
   echo "source_6_12: $*" >&2
   exit 1
 }
-mkdir -p "$ROOT" && exec 8>"$ROOT/.source-6.12.lock" && flock -w 1800 8 || die "cannot lock $ROOT"
+# (fetch_kernel.sh's lock: both update the same private apt lists)
+mkdir -p "$ROOT" && exec 8>"$ROOT/.fetch.lock" && flock -w 1800 8 || die "cannot lock $ROOT/.fetch.lock"
 # shellcheck source=tests/apt_suite.sh
 . "$HERE/../apt_suite.sh"
 A=$ROOT/apt-bookworm-backports
