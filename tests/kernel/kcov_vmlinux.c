@@ -16,15 +16,14 @@
  *           KCOV_REMOTE_ENABLE with a common handle): "syz CALLS EMPTY
  *           OUTSIDE", the calls made, those that recorded nothing, and PCs
  *           outside [STEXT, ETEXT) (given, from /proc/kallsyms);
- *   nmi     a task (named nmi_tracer) traces read(-1, NULL, 0) over and
- *           over for SECONDS while a child writes 'l' to
- *           /proc/sysrq-trigger every 20 ms: NMIs on every other CPU, whose
- *           handlers (instrumented: the backtrace, printk) run with the
- *           tracer as current. "nmi READS EXTRA": the reads made and the
- *           PCs recorded that the first read did not record (the task's
- *           own way back to user mode after a switch, say), each distinct
- *           one also as "nmi-extra 0x..."; none may be an NMI handler's:
- *           kcov.c records nothing in an NMI.
+ *   nmi     read(-1, NULL, 0) traced over and over for SECONDS, between
+ *           two marks (in the kernel's log and on the console: the host
+ *           injects NMIs meanwhile, QEMU's "nmi"; their handler's printk
+ *           is instrumented and runs with this task as current). "nmi READS
+ *           EXTRA": the reads made and the PCs recorded that the first read
+ *           did not record (the task's own way back to user mode after a
+ *           switch, say), each distinct one also as "nmi-extra 0x...";
+ *           none may be an NMI handler's: kcov.c records nothing in an NMI.
  * usage: kcov_vmlinux pc|cmp|unique|ext|vhci | kcov_vmlinux syz STEXT ETEXT
  *        | kcov_vmlinux nmi SECONDS
  */
@@ -35,11 +34,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <signal.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -308,25 +304,23 @@ static int vhci_mode(void) {
   return 0;
 }
 
+/* A line into the kernel's log and one onto the console (the host's word
+ * to start and stop its NMIs). */
+static void mark(const char *kmsg, const char *console) {
+  int k = open("/dev/kmsg", O_WRONLY), c = open("/dev/console", O_WRONLY);
+  if (k < 0 || c < 0 || write(k, kmsg, strlen(kmsg)) < 0 || write(c, console, strlen(console)) < 0)
+    perror("nmi: mark"), exit(1);
+  close(k);
+  close(c);
+}
+
 static int nmi_mode(int seconds) {
   enum { REF_MAX = 512, SEEN_MAX = 4096 };
   static uint64_t seen[SEEN_MAX];
   uint64_t ref[REF_MAX], n_ref, reads = 0, extra = 0, n_seen = 0;
   int fd;
   uint64_t *a = cover_map("nmi", &fd);
-  prctl(PR_SET_NAME, "nmi_tracer", 0, 0, 0);
-  pid_t child = fork();
-  if (child < 0)
-    perror("nmi: fork"), exit(1);
-  if (child == 0) {
-    for (;;) {
-      int s = open("/proc/sysrq-trigger", O_WRONLY);
-      if (s < 0 || write(s, "l", 1) != 1)
-        perror("nmi: sysrq"), _exit(1);
-      close(s);
-      usleep(20000);
-    }
-  }
+  /* The reference read before any NMI is sent. */
   if (ioctl(fd, KCOV_ENABLE, KCOV_TRACE_PC))
     perror("nmi: enable"), exit(1);
   __atomic_store_n(&a[0], 0, __ATOMIC_RELAXED);
@@ -335,6 +329,7 @@ static int nmi_mode(int seconds) {
   if (n_ref == 0 || n_ref > REF_MAX)
     fprintf(stderr, "nmi: the first read recorded %llu PCs\n", (unsigned long long)n_ref), exit(1);
   memcpy(ref, a + 1, n_ref * 8);
+  mark("ucov-test: nmi trace begin\n", "UCOV-GUEST nmi-start\n");
   time_t end = time(NULL) + seconds;
   while (time(NULL) < end) {
     __atomic_store_n(&a[0], 0, __ATOMIC_RELAXED);
@@ -354,9 +349,9 @@ static int nmi_mode(int seconds) {
         seen[n_seen++] = a[i + 1];
     }
   }
-  ioctl(fd, KCOV_DISABLE, 0);
-  kill(child, SIGKILL);
-  waitpid(child, NULL, 0);
+  if (ioctl(fd, KCOV_DISABLE, 0))
+    perror("nmi: disable"), exit(1);
+  mark("ucov-test: nmi trace end\n", "UCOV-GUEST nmi-end\n");
   for (uint64_t j = 0; j < n_seen; j++)
     printf("nmi-extra 0x%llx\n", (unsigned long long)seen[j]);
   printf("nmi %llu %llu\n", (unsigned long long)reads, (unsigned long long)extra);
