@@ -3,7 +3,8 @@
 # (apt-get download through a private apt directory, tests/apt_suite.sh; the
 # tarball taken out of the package and kept; nothing installed).
 # Usage: source_6_12.sh CACHE
-# Prints "VERSION TARBALL"; says why on stderr and exits 1.
+# Prints "VERSION TARBALL"; says why on stderr and exits 1. Offline, the
+# newest tarball fetched before.
 set -u
 ROOT=$1 HERE=$(cd "$(dirname "$0")" && pwd)
 die() {
@@ -15,7 +16,13 @@ mkdir -p "$ROOT" && exec 8>"$ROOT/.fetch.lock" && flock -w 1800 8 || die "cannot
 # shellcheck source=tests/apt_suite.sh
 . "$HERE/../apt_suite.sh"
 A=$ROOT/apt-bookworm-backports
-apt_suite bookworm-backports "$A" || die "bookworm-backports' apt source"
+if ! apt_suite bookworm-backports "$A" 2>"$ROOT/.source-6.12.err"; then
+  # offline: the newest tarball fetched before, if any
+  TAR=$(find "$ROOT" -maxdepth 1 -name 'linux-source-6.12_*.tar.xz' | sort -V | tail -1)
+  [ -n "$TAR" ] || die "bookworm-backports' apt source: $(cat "$ROOT/.source-6.12.err")"
+  ver=${TAR##*/linux-source-6.12_} && echo "${ver%.tar.xz} $TAR"
+  exit 0
+fi
 ver=$(apt-cache "${APT[@]}" policy linux-source-6.12 2>/dev/null | sed -n 's/^ *Candidate: //p')
 [ -n "$ver" ] && [ "$ver" != "(none)" ] || die "no linux-source-6.12 in bookworm-backports"
 TAR=$ROOT/linux-source-6.12_$ver.tar.xz

@@ -31,9 +31,11 @@
 # Usage: apply.sh TREE
 #        apply.sh --series DIR TREE
 # --series: TREE (as released) is left as it is; DIR gets the same changes
-# as a patch series, one concern a patch in the order that keeps each step
-# building, as git format-patch writes them (0001-*.patch ...: git am or
-# patch -p1 applies them in turn, and the tree is then what apply.sh makes).
+# as a patch series, one concern a patch, ordered so that no step needs a
+# later one (kernel/ucov is built only by the last), as git format-patch
+# writes them (0001-*.patch ...: git am or patch -p1 applies them in turn,
+# and the tree is then what apply.sh makes). DIR's earlier NNNN-*.patch
+# files are replaced.
 set -u
 die() {
   echo "apply.sh: $*" >&2
@@ -42,12 +44,13 @@ die() {
 # series DIR TREE: the patch series for TREE as released, made in a copy of
 # the files apply.sh edits.
 series() {
-  local out=$1 tree=$2 work f n=0
+  local out=$1 tree=$2 f n=0
   [ -f "$tree/kernel/Makefile" ] || die "$tree: no kernel/Makefile: not a Linux source tree"
   # shellcheck disable=SC2016
   grep -qx 'obj-$(CONFIG_KCOV) += kcov.o' "$tree/kernel/Makefile" ||
     die "$tree: already made over (or changed by hand): a series is made from a tree as released"
   work=$(mktemp -d) || die "no temporary directory"
+  trap 'rm -rf "$work"' EXIT # (work: global, for the trap)
   mkdir -p "$work/a" "$out" || die "cannot make $out"
   for f in Makefile kernel/Makefile lib/Kconfig.debug kernel/gcov/Kconfig include/linux/kcov.h include/linux/sched.h; do
     mkdir -p "$work/a/$(dirname "$f")" && cp "$tree/$f" "$work/a/$f" || die "$tree: no $f"
