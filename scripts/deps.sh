@@ -78,6 +78,8 @@ if [ "$(uname -m)" = x86_64 ]; then
   have flex && have bison && have bc || need+=(flex bison bc)
   [ -f /usr/include/openssl/ssl.h ] || need+=(libssl-dev)
   have xz || need+=(xz-utils)
+  # apply.sh --series, applied with patch and checked by checkpatch.pl
+  have patch && have perl || need+=(patch perl)
 fi
 have python3 || need+=(python3)
 # tests/e2e/recovery.sh and remote.sh inject faults and delays with strace.
