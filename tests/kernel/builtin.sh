@@ -42,8 +42,8 @@ if [ "$(uname -m)" != x86_64 ]; then
 fi
 CACHE=${UCOV_KERNEL_CACHE:-$HOME/.cache/ucov/kernel}
 case $VERSION in
-6.1) flavour=builtin GCOV=1 options="CONFIG_KCOV and CONFIG_GCOV_KERNEL" ;;
-6.12) flavour=builtin-6.12 GCOV=1 options="CONFIG_KCOV (syzkaller's fragment) and CONFIG_GCOV_KERNEL (fs/ profiled)" ;;
+6.1) flavour=builtin options="CONFIG_KCOV and CONFIG_GCOV_KERNEL" ;;
+6.12) flavour=builtin-6.12 options="CONFIG_KCOV (syzkaller's fragment) and CONFIG_GCOV_KERNEL (fs/ profiled)" ;;
 *)
   echo "builtin.sh: VERSION is 6.1 or 6.12" >&2
   exit 2
@@ -76,21 +76,20 @@ grep -qx 'CONFIG_UCOV=y' "$KTREE/.config" && [ -f "$KTREE/kernel/ucov/built-in.a
   fail "$options build kernel/ucov, not kcov.c nor kernel/gcov"
 bash "$SRC/kernel/linux/builtin/apply.sh" "$KTREE" >again.txt 2>&1 && grep -q ': 0 change(s)$' again.txt &&
   pass "apply.sh run again changes nothing" || fail "apply.sh run again: $(tail -3 again.txt)"
-[ "$VERSION" = 6.1 ] && mkdir -p old && printf 'VERSION = 5\nPATCHLEVEL = 10\n' >old/Makefile && cp old/Makefile old.before
-if [ "$VERSION" != 6.1 ]; then
-  : # (once is enough: a tree apply.sh does not know)
-elif bash "$SRC/kernel/linux/builtin/apply.sh" old >old.txt 2>&1; then
-  fail "apply.sh on a 5.10 tree succeeded"
-else
-  grep -q 'Linux 5.10 is not one this knows.*left untouched' old.txt && cmp -s old/Makefile old.before &&
-    [ "$(find old | wc -l)" = 2 ] && pass "a tree apply.sh does not know: a message, and untouched" ||
-    fail "apply.sh on a 5.10 tree: $(cat old.txt)"
-fi
-# --series: the same changes as a patch series made from the files of the
-# tree as released (from Debian's tarball): git am applies it, one commit a
+# (once, on 6.1:) a tree apply.sh does not know; --series: the same
+# changes as a patch series made from the files of the tree as released
+# (from Debian's tarball): git am and patch -p1 apply it, one commit a
 # concern, and the tree is then apply.sh's; checkpatch.pl finds nothing in
 # the Kconfig and Makefile patches but the Signed-off-by a submitter adds.
 if [ "$VERSION" = 6.1 ]; then
+  mkdir -p old && printf 'VERSION = 5\nPATCHLEVEL = 10\n' >old/Makefile && cp old/Makefile old.before
+  if bash "$SRC/kernel/linux/builtin/apply.sh" old >old.txt 2>&1; then
+    fail "apply.sh on a 5.10 tree succeeded"
+  else
+    grep -q 'Linux 5.10 is not one this knows.*left untouched' old.txt && cmp -s old/Makefile old.before &&
+      [ "$(find old | wc -l)" = 2 ] && pass "a tree apply.sh does not know: a message, and untouched" ||
+      fail "apply.sh on a 5.10 tree: $(cat old.txt)"
+  fi
   files=(Makefile kernel/Makefile lib/Kconfig.debug kernel/gcov/Kconfig include/linux/kcov.h include/linux/sched.h)
   mkdir -p released && tar -xf /usr/src/linux-source-6.1.tar.xz -C released --strip-components=1 \
     "${files[@]/#/linux-source-6.1/}" 2>series.err &&
@@ -183,37 +182,32 @@ sed 's/^/UCOV-CTX /' /tmp/ctx.txt
 rmmod ucov_ctx && say "rmmod ctx ok"
 /bin/kcov_vmlinux vhci >/tmp/vhci.txt 2>&1 && say "vhci ok"
 sed 's/^/UCOV-GUEST /' /tmp/vhci.txt
-# (with CONFIG_GCOV_KERNEL)
-if [ -d /sys/kernel/debug/gcov ]; then
-  # gcov.rst's files for vmlinux: read's file read, 1000 reads, read again,
-  # reset, 777 reads, read again (tests/kernel/gcov_vmlinux.c).
-  g=$(find /sys/kernel/debug/gcov -name read_write.gcda | head -1)
-  say "gcda $g"
-  [ -L "${g%.gcda}.gcno" ] && say "gcno link ok"
-  units=$(find /sys/kernel/debug/gcov -name '*.gcda' | wc -l)
-  say "gcov units $units"
-  say "gcov dirs $(find /sys/kernel/debug/gcov -name '*.gcda' | sed 's,/[^/]*$,,' | sort -u | wc -l)"
-  # gcov.rst's gather_on_test.sh, where the units are few (a process a
-  # file: under TCG, vmlinux's every unit would take minutes)
-  mkdir -p /tmp/g
-  if [ "$units" -lt 200 ]; then
-    sh /gather_on_test.sh /tmp/g/gathered.tar.gz >/tmp/gather.txt 2>&1 && say "gather ok"
-  fi
-  # (into a file: a reader of a pipe meanwhile would be a read() too)
-  /bin/gcov_vmlinux "$g" 1000 777 /tmp/g /sys/kernel/debug/gcov/reset >/tmp/gcov.txt 2>&1
-  sed 's/^/UCOV-GUEST /' /tmp/gcov.txt
-  # /dev/ucov: the ucov command reads vmlinux's units as it reads a process's.
-  ucov ls --dev /dev/ucov >/tmp/ls.txt 2>&1 && say "ucov ls $(grep -c '\.gcda$' /tmp/ls.txt) $(grep -c 'fs/read_write\.gcda$' /tmp/ls.txt)"
-  ucov pull --dev /dev/ucov -o /tmp/P >/tmp/pull.txt 2>&1 && say "ucov pull $(find /tmp/P -name '*.gcda' | wc -l)"
-  sed 's/^/UCOV-GUEST pull-err /' /tmp/pull.txt | head -3
-  # the tree as lcov's kernel mode copies it, for lcov on the build machine (here)
-  cp -a /sys/kernel/debug/gcov /tmp/gcovcopy && tar czf /tmp/g/copy.tar.gz -C /tmp gcovcopy
-  echo UCOV-GCDA-BEGIN
-  tar czf - -C /tmp g | base64
-  echo UCOV-GCDA-END
-else
-  say "no gcov"
+# gcov.rst's files for vmlinux: read's file read, 1000 reads, read again,
+# reset, 777 reads, read again (tests/kernel/gcov_vmlinux.c).
+g=$(find /sys/kernel/debug/gcov -name read_write.gcda | head -1)
+say "gcda $g"
+[ -L "${g%.gcda}.gcno" ] && say "gcno link ok"
+units=$(find /sys/kernel/debug/gcov -name '*.gcda' | wc -l)
+say "gcov units $units"
+say "gcov dirs $(find /sys/kernel/debug/gcov -name '*.gcda' | sed 's,/[^/]*$,,' | sort -u | wc -l)"
+# gcov.rst's gather_on_test.sh, where the units are few (a process a
+# file: under TCG, vmlinux's every unit would take minutes)
+mkdir -p /tmp/g
+if [ "$units" -lt 200 ]; then
+  sh /gather_on_test.sh /tmp/g/gathered.tar.gz >/tmp/gather.txt 2>&1 && say "gather ok"
 fi
+# (into a file: a reader of a pipe meanwhile would be a read() too)
+/bin/gcov_vmlinux "$g" 1000 777 /tmp/g /sys/kernel/debug/gcov/reset >/tmp/gcov.txt 2>&1
+sed 's/^/UCOV-GUEST /' /tmp/gcov.txt
+# /dev/ucov: the ucov command reads vmlinux's units as it reads a process's.
+ucov ls --dev /dev/ucov >/tmp/ls.txt 2>&1 && say "ucov ls $(grep -c '\.gcda$' /tmp/ls.txt) $(grep -c 'fs/read_write\.gcda$' /tmp/ls.txt)"
+ucov pull --dev /dev/ucov -o /tmp/P >/tmp/pull.txt 2>&1 && say "ucov pull $(find /tmp/P -name '*.gcda' | wc -l)"
+sed 's/^/UCOV-GUEST pull-err /' /tmp/pull.txt | head -3
+# the tree as lcov's kernel mode copies it, for lcov on the build machine (here)
+cp -a /sys/kernel/debug/gcov /tmp/gcovcopy && tar czf /tmp/g/copy.tar.gz -C /tmp gcovcopy
+echo UCOV-GCDA-BEGIN
+tar czf - -C /tmp g | base64
+echo UCOV-GCDA-END
 # The guest's fuzzer (tests/kernel/kcov_fuzz.c): /dev/ucov frames (resets
 # among them: last), kcov ioctls and mmaps, and races of tracing tasks,
 # with panic_on_warn=1.
@@ -364,71 +358,69 @@ n_ok=$(grep -c '^UCOV-GUEST errno .* ok$' console.log)
 [ "$n_ok" -gt 5 ] && ! grep -q '^UCOV-GUEST errno .* bad' console.log && pass "kcov.c's errno ($n_ok checks)" ||
   fail "kcov.c's errno: $(grep -m3 '^UCOV-GUEST errno .* bad' console.log)"
 
-if [ "$GCOV" = 1 ]; then
-  # vmlinux's gcov: a .gcda per compiled file with its .gcno link; read's
-  # counts, read by gcc's own gcov with the build's notes: ksys_read's count
-  # grew by exactly the reads made between two snapshots, and after the
-  # unit's reset, and after gcov/reset, it is exactly the reads made since.
-  n_units=$(sed -n 's/^UCOV-GUEST gcov units \([0-9]*\)$/\1/p' console.log)
-  want_units=300 want_dirs='[0-9]*'
-  [ "$VERSION" = 6.12 ] && want_units=20 want_dirs=1 # (fs/ alone: GCOV_PROFILE := y there)
-  [ "${n_units:-0}" -gt $want_units ] && guest "gcov dirs $want_dirs" && guest "gcno link ok" && guest "gcda /sys/kernel/debug/gcov$KTREE/fs/read_write.gcda" &&
-    pass "/sys/kernel/debug/gcov: $n_units .gcda files at their build paths, with .gcno links" ||
-    fail "/sys/kernel/debug/gcov: $(grep 'UCOV-GUEST \(gcda\|gcov\|gcno\)' console.log | tr '\n' ' ')"
-  guest "ucov ls $n_units 1" && guest "ucov pull $n_units" &&
-    pass "/dev/ucov: ucov ls and pull --dev read vmlinux's $n_units units" ||
-    fail "/dev/ucov: $(grep 'UCOV-GUEST \(ucov\|pull-err\)' console.log | head -3 | tr '\n' ' ')"
-  sed -n '/^UCOV-GCDA-BEGIN$/,/^UCOV-GCDA-END$/p' console.log | sed '1d;$d' | base64 -d | tar xzf - 2>/dev/null
-  count() { # SNAPSHOT: ksys_read's count in it, by gcov
-    rm -rf "w$1" && mkdir -p "w$1" && cp "$KTREE/fs/read_write.gcno" "w$1/" && cp "g/$1.gcda" "w$1/read_write.gcda" &&
-      (cd "w$1" && gcov --json-format --stdout -o . "$KTREE/fs/read_write.c" 2>/dev/null) |
-      python3 -c 'import json, sys
+# vmlinux's gcov: a .gcda per compiled file with its .gcno link; read's
+# counts, read by gcc's own gcov with the build's notes: ksys_read's count
+# grew by exactly the reads made between two snapshots, and after the
+# unit's reset, and after gcov/reset, it is exactly the reads made since.
+n_units=$(sed -n 's/^UCOV-GUEST gcov units \([0-9]*\)$/\1/p' console.log)
+want_units=300 want_dirs='[0-9]*'
+[ "$VERSION" = 6.12 ] && want_units=20 want_dirs=1 # (fs/ alone: GCOV_PROFILE := y there)
+[ "${n_units:-0}" -gt $want_units ] && guest "gcov dirs $want_dirs" && guest "gcno link ok" && guest "gcda /sys/kernel/debug/gcov$KTREE/fs/read_write.gcda" &&
+  pass "/sys/kernel/debug/gcov: $n_units .gcda files at their build paths, with .gcno links" ||
+  fail "/sys/kernel/debug/gcov: $(grep 'UCOV-GUEST \(gcda\|gcov\|gcno\)' console.log | tr '\n' ' ')"
+guest "ucov ls $n_units 1" && guest "ucov pull $n_units" &&
+  pass "/dev/ucov: ucov ls and pull --dev read vmlinux's $n_units units" ||
+  fail "/dev/ucov: $(grep 'UCOV-GUEST \(ucov\|pull-err\)' console.log | head -3 | tr '\n' ' ')"
+sed -n '/^UCOV-GCDA-BEGIN$/,/^UCOV-GCDA-END$/p' console.log | sed '1d;$d' | base64 -d | tar xzf - 2>/dev/null
+count() { # SNAPSHOT: ksys_read's count in it, by gcov
+  rm -rf "w$1" && mkdir -p "w$1" && cp "$KTREE/fs/read_write.gcno" "w$1/" && cp "g/$1.gcda" "w$1/read_write.gcda" &&
+    (cd "w$1" && gcov --json-format --stdout -o . "$KTREE/fs/read_write.c" 2>/dev/null) |
+    python3 -c 'import json, sys
 for f in json.load(sys.stdin)["files"]:
     for fn in f["functions"]:
         if fn["name"] == "ksys_read":
             print(fn["execution_count"])'
-  }
-  read -r _ ra _ < <(grep -m1 '^UCOV-GUEST gcov [0-9]* [0-9]*$' console.log | cut -d' ' -f2-)
-  ca=$(count A) cb=$(count B) cc=$(count C)
-  [ -n "$ca" ] && [ -n "$cb" ] && [ -n "${ra:-}" ] && [ "$((cb - ca))" = "$((ra + 1000))" ] &&
-    pass "gcov: ksys_read counted exactly between two reads ($ca, then $cb: 1000 reads and $ra to read the file)" ||
-    fail "gcov: ksys_read between two reads: $ca, $cb (reads of the file: ${ra:-?})"
-  [ "$cc" = 777 ] && pass "gcov: after the unit's reset, exactly the 777 reads since" ||
-    fail "gcov: after the unit's reset: ${cc:-nothing} (777 wanted)"
-  cd_=$(count D)
-  [ "$cd_" = 555 ] && pass "gcov: after gcov/reset (every unit), exactly the 555 reads since" ||
-    fail "gcov: after gcov/reset: ${cd_:-nothing} (555 wanted)"
-  # lcov's kernel mode over the copy of /sys/kernel/debug/gcov (its .gcno
-  # links, and base.gcno's, name this build's tree, as on a build machine).
-  # (fs/ and kernel/gcov/ of it: lcov runs gcov once per unit, a minute for all)
-  mkdir -p copy && tar xzf g/copy.tar.gz -C copy 2>/dev/null
-  n_copied=$(find copy -name '*.gcda' | wc -l)
-  find "copy/gcovcopy$KTREE" -mindepth 1 -maxdepth 1 ! -name fs ! -name kernel -exec rm -rf {} + 2>/dev/null
-  find "copy/gcovcopy$KTREE/kernel" -mindepth 1 -maxdepth 1 ! -name gcov -exec rm -rf {} + 2>/dev/null
-  lcov -q --capture --rc lcov_gcov_dir="$WORK/copy/gcovcopy" -o copy.info >lcov-c.out 2>&1
-  ks=$(awk -v f="SF:$KTREE/fs/read_write.c" '$0 == f { on = 1 } /^end_of_record/ { on = 0 }
-    on && /^FNDA:[0-9]+,ksys_read$/ { split($0, a, /[:,]/); print a[2] }' copy.info)
-  [ "$n_copied" = "$n_units" ] && [ "${ks:-0}" -gt 555 ] &&
-    pass "lcov's kernel mode over a copy of gcov/ ($n_copied units; fs/: $(grep -c '^SF:' copy.info) source files, ksys_read $ks)" ||
-    fail "lcov's kernel mode: $n_copied files, ksys_read ${ks:-none}: $(grep -v redefined lcov-c.out | tail -2)"
-  # gcov.rst's gather_on_test.sh, run in the guest where the units are few
-  # (6.12's fs/): its tarball unpacked here as on a build machine, every
-  # unit in it with its .gcno link, and lcov (gcov) reads the unpacked tree.
-  if [ "$n_units" -lt 200 ]; then
-    mkdir -p gathered && tar xzf g/gathered.tar.gz -C gathered 2>/dev/null
-    G=gathered/sys/kernel/debug/gcov
-    n_g=$(find "$G" -name '*.gcda' | wc -l)
-    lcov -q --capture -d "$G$KTREE/fs" -o gathered.info >lcov-g.out 2>&1
-    kg=$(awk -v f="SF:$KTREE/fs/read_write.c" '$0 == f { on = 1 } /^end_of_record/ { on = 0 }
-      on && /^FNDA:[0-9]+,ksys_read$/ { split($0, a, /[:,]/); print a[2] }' gathered.info)
-    guest "gather ok" && [ "$n_g" = "$n_units" ] &&
-      [ "$(readlink "$G$KTREE/fs/read_write.gcno")" = "$KTREE/fs/read_write.gcno" ] && [ "${kg:-0}" -gt 0 ] &&
-      pass "gcov.rst's gather_on_test.sh: $n_g units with their .gcno links; lcov reads the unpacked tree (ksys_read $kg)" ||
-      fail "gather_on_test.sh: ${n_g:-0} of $n_units units, ksys_read ${kg:-none}: $(tail -2 lcov-g.out)"
-  fi
-else
-  guest "no gcov" && ! grep -q '^CONFIG_GCOV_KERNEL=y' "$KTREE/.config" &&
-    pass "without CONFIG_GCOV_KERNEL, no /sys/kernel/debug/gcov" || fail "/sys/kernel/debug/gcov without CONFIG_GCOV_KERNEL"
+}
+read -r _ ra _ < <(grep -m1 '^UCOV-GUEST gcov [0-9]* [0-9]*$' console.log | cut -d' ' -f2-)
+ca=$(count A) cb=$(count B) cc=$(count C)
+[ -n "$ca" ] && [ -n "$cb" ] && [ -n "${ra:-}" ] && [ "$((cb - ca))" = "$((ra + 1000))" ] &&
+  pass "gcov: ksys_read counted exactly between two reads ($ca, then $cb: 1000 reads and $ra to read the file)" ||
+  fail "gcov: ksys_read between two reads: $ca, $cb (reads of the file: ${ra:-?})"
+[ "$cc" = 777 ] && pass "gcov: after the unit's reset, exactly the 777 reads since" ||
+  fail "gcov: after the unit's reset: ${cc:-nothing} (777 wanted)"
+cd_=$(count D)
+[ "$cd_" = 555 ] && pass "gcov: after gcov/reset (every unit), exactly the 555 reads since" ||
+  fail "gcov: after gcov/reset: ${cd_:-nothing} (555 wanted)"
+# ksys_read_in INFO: ksys_read's count in an lcov file, under fs/read_write.c
+ksys_read_in() {
+  awk -v f="SF:$KTREE/fs/read_write.c" '$0 == f { on = 1 } /^end_of_record/ { on = 0 }
+    on && /^FNDA:[0-9]+,ksys_read$/ { split($0, a, /[:,]/); print a[2] }' "$1"
+}
+# lcov's kernel mode over the copy of /sys/kernel/debug/gcov (its .gcno
+# links, and base.gcno's, name this build's tree, as on a build machine).
+# (fs/ and kernel/gcov/ of it: lcov runs gcov once per unit, a minute for all)
+mkdir -p copy && tar xzf g/copy.tar.gz -C copy 2>/dev/null
+n_copied=$(find copy -name '*.gcda' | wc -l)
+find "copy/gcovcopy$KTREE" -mindepth 1 -maxdepth 1 ! -name fs ! -name kernel -exec rm -rf {} + 2>/dev/null
+find "copy/gcovcopy$KTREE/kernel" -mindepth 1 -maxdepth 1 ! -name gcov -exec rm -rf {} + 2>/dev/null
+lcov -q --capture --rc lcov_gcov_dir="$WORK/copy/gcovcopy" -o copy.info >lcov-c.out 2>&1
+ks=$(ksys_read_in copy.info)
+[ "$n_copied" = "$n_units" ] && [ "${ks:-0}" -gt 555 ] &&
+  pass "lcov's kernel mode over a copy of gcov/ ($n_copied units; fs/: $(grep -c '^SF:' copy.info) source files, ksys_read $ks)" ||
+  fail "lcov's kernel mode: $n_copied files, ksys_read ${ks:-none}: $(grep -v redefined lcov-c.out | tail -2)"
+# gcov.rst's gather_on_test.sh, run in the guest where the units are few
+# (6.12's fs/): its tarball unpacked here as on a build machine, every
+# unit in it with its .gcno link, and lcov (gcov) reads the unpacked tree.
+if [ "$n_units" -lt 200 ]; then
+  mkdir -p gathered && tar xzf g/gathered.tar.gz -C gathered 2>/dev/null
+  G=gathered/sys/kernel/debug/gcov
+  n_g=$(find "$G" -name '*.gcda' | wc -l)
+  lcov -q --capture -d "$G$KTREE/fs" -o gathered.info >lcov-g.out 2>&1
+  kg=$(ksys_read_in gathered.info)
+  guest "gather ok" && [ "$n_g" = "$n_units" ] &&
+    [ "$(readlink "$G$KTREE/fs/read_write.gcno")" = "$KTREE/fs/read_write.gcno" ] && [ "${kg:-0}" -gt 0 ] &&
+    pass "gcov.rst's gather_on_test.sh: $n_g units with their .gcno links; lcov reads the unpacked tree (ksys_read $kg)" ||
+    fail "gather_on_test.sh: ${n_g:-0} of $n_units units, ksys_read ${kg:-none}: $(tail -2 lcov-g.out)"
 fi
 guest "fuzz ok" && grep -q '^UCOV-GUEST fuzz [1-9][0-9]* [1-9][0-9]* [1-9][0-9]*$' console.log &&
   pass "the guest's fuzzer: $(grep -m1 '^UCOV-GUEST fuzz [0-9]' console.log | cut -d' ' -f3-) (frames, ioctls, races)" ||
