@@ -118,6 +118,13 @@ static uint64_t *cover_map(const char *who, int *fd) {
   return a;
 }
 
+/* read(-1, NULL, 0) traced alone: the area's count reset before, read after. */
+static uint64_t traced_read(uint64_t *a) {
+  __atomic_store_n(&a[0], 0, __ATOMIC_RELAXED);
+  read(-1, NULL, 0);
+  return __atomic_load_n(&a[0], __ATOMIC_RELAXED);
+}
+
 static int unique_mode(void) {
   enum { BITMAP = 8192 };
   int fd;
@@ -142,9 +149,7 @@ static int ext_mode(void) {
   uint64_t *a = cover_map("ext", &fd);
   if (ioctl(fd, KCOV_ENABLE, KCOV_TRACE_PC_EXT))
     perror("ext: enable"), exit(1);
-  __atomic_store_n(&a[0], 0, __ATOMIC_RELAXED);
-  read(-1, NULL, 0);
-  uint64_t n = __atomic_load_n(&a[0], __ATOMIC_RELAXED), normal = 0;
+  uint64_t n = traced_read(a), normal = 0;
   for (uint64_t i = 0; i < n && i + 1 < COVER_SIZE; i++)
     normal += KCOV_RECORD_TYPE(a[i + 1]) == KCOV_RECORD_NORMAL;
   ioctl(fd, KCOV_DISABLE, 0);
@@ -323,18 +328,14 @@ static int nmi_mode(int seconds) {
   /* The reference read before any NMI is sent. */
   if (ioctl(fd, KCOV_ENABLE, KCOV_TRACE_PC))
     perror("nmi: enable"), exit(1);
-  __atomic_store_n(&a[0], 0, __ATOMIC_RELAXED);
-  read(-1, NULL, 0);
-  n_ref = __atomic_load_n(&a[0], __ATOMIC_RELAXED);
+  n_ref = traced_read(a);
   if (n_ref == 0 || n_ref > REF_MAX)
     fprintf(stderr, "nmi: the first read recorded %llu PCs\n", (unsigned long long)n_ref), exit(1);
   memcpy(ref, a + 1, n_ref * 8);
   mark("ucov-test: nmi trace begin\n", "UCOV-GUEST nmi-start\n");
   time_t end = time(NULL) + seconds;
   while (time(NULL) < end) {
-    __atomic_store_n(&a[0], 0, __ATOMIC_RELAXED);
-    read(-1, NULL, 0);
-    uint64_t n = __atomic_load_n(&a[0], __ATOMIC_RELAXED);
+    uint64_t n = traced_read(a);
     reads++;
     for (uint64_t i = 0; i < n && i + 1 < COVER_SIZE; i++) {
       uint64_t j = 0;
