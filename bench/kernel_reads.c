@@ -18,9 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ucov/kcov.h"
-
-#define WORDS (64 << 10)
+#include "kcov_trace.h"
 
 static double now(void) {
   struct timespec ts;
@@ -38,14 +36,8 @@ int main(int argc, char **argv) {
   if (d < 0 || write(d, e, strlen(e)) != (ssize_t)strlen(e))
     perror("demo"), exit(1);
   uint64_t *cover = NULL;
-  if (traced) {
-    int fd = open("/sys/kernel/debug/kcov", O_RDWR);
-    if (fd < 0 || ioctl(fd, KCOV_INIT_TRACE, WORDS))
-      perror("kcov"), exit(1);
-    cover = mmap(NULL, WORDS * 8, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (cover == MAP_FAILED || ioctl(fd, KCOV_ENABLE, KCOV_TRACE_PC))
-      perror("kcov"), exit(1);
-  }
+  if (traced)
+    cover = kcov_trace_pc_self();
   char out[64];
   long n = 0;
   double start = now(), end = start + seconds, t;

@@ -17,9 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ucov/kcov.h"
-
-#define WORDS (64 << 10)
+#include "kcov_trace.h"
 
 static double now_ns(void) {
   struct timespec ts;
@@ -33,14 +31,8 @@ int main(int argc, char **argv) {
   int traced = !strcmp(argv[1], "traced");
   long n = atol(argv[2]), rounds = atol(argv[3]);
   uint64_t *cover = NULL;
-  if (traced) {
-    int fd = open("/sys/kernel/debug/kcov", O_RDWR);
-    if (fd < 0 || ioctl(fd, KCOV_INIT_TRACE, WORDS))
-      perror("kcov"), exit(1);
-    cover = mmap(NULL, WORDS * 8, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (cover == MAP_FAILED || ioctl(fd, KCOV_ENABLE, KCOV_TRACE_PC))
-      perror("kcov enable"), exit(1);
-  }
+  if (traced)
+    cover = kcov_trace_pc_self();
   for (long r = 0; r < rounds; r++) {
     double t0 = now_ns();
     for (long i = 0; i < n; i++) {
