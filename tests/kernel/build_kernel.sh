@@ -106,8 +106,15 @@ esac
 FRAGMENT=${FRAGMENT:-}
 PROFILE_FS=
 [ "$FLAVOUR" = builtin-6.12 ] && PROFILE_FS='GCOV_PROFILE := y'
-key=$( (echo "${OPTS[*]}" && echo "$cc_version" && [ -z "$FRAGMENT" ] || cat "$FRAGMENT" &&
-  [ -z "$PROFILE_FS" ] || echo "fs/Makefile: $PROFILE_FS") | sha256sum | cut -c1-12)
+# what the key is made of: the options, the compiler, and builtin-6.12's
+# fragment and fs/ line
+key_input() {
+  echo "${OPTS[*]}"
+  echo "$cc_version"
+  [ -z "$FRAGMENT" ] || cat "$FRAGMENT"
+  [ -z "$PROFILE_FS" ] || echo "fs/Makefile: $PROFILE_FS"
+}
+key=$(key_input | sha256sum | cut -c1-12)
 suffix=$FLAVOUR && [ "$FLAVOUR" = clang ] && suffix=clang19
 DIR=$ROOT/linux-source-$ver-$suffix-$key
 mkdir -p "$ROOT" || die "cannot make $ROOT"
