@@ -1,20 +1,25 @@
 // SPDX-License-Identifier: MIT
 /*
- * ucov.ko's LLVM profile side: each module built with clang's
- * -fprofile-instr-generate (UCOV_PGO, ucov.mk) registered as it comes and
- * forgotten as it goes, and the files of the Clang PGO kernel documents under
- * /sys/kernel/debug/pgo:
+ * The LLVM profile side of ucov's Linux port: each module built with clang's
+ * profile instrumentation (UCOV_PGO, ucov.mk; or the kernel's own
+ * -fprofile-generate under CONFIG_PGO_CLANG) registered as it comes and
+ * forgotten as it goes, vmlinux's own profile when the port is built into a
+ * kernel with CONFIG_PGO_CLANG, and the files of the Clang PGO kernel
+ * documents under /sys/kernel/debug/pgo:
  *
- *   profraw           every module's raw profile, one after the other (as
- *                     llvm-profdata reads several in one file)
- *   vmlinux.profraw   the same (the name of the series' later versions)
+ *   profraw           every profile, vmlinux's first, one after the other
+ *                     (as llvm-profdata reads several in one file)
+ *   vmlinux.profraw   vmlinux's (a write to it resets it); in ucov.ko, which
+ *                     has no vmlinux profile, the same as profraw
  *   <module>.profraw  one module's (a write to it resets it)
  *   reset             a write resets every profile; reads are empty
  *
  * A module's sections are found by the symbols ucov_pgo.lds put around them
- * at its link (CONFIG_KALLSYMS_ALL keeps them in its symbol table). The
- * counters are the module's own, read live minus a reset baseline by the
- * core's writer (pgo.c): the same objects `ucov pull --dev /dev/ucov` reads.
+ * at its link (CONFIG_KALLSYMS_ALL keeps them in its symbol table);
+ * vmlinux's by those its linker script puts around them (PGO_CLANG_DATA,
+ * include/asm-generic/vmlinux.lds.h). The counters are read live minus a
+ * reset baseline by the core's writer (pgo.c): the same objects `ucov pull
+ * --dev /dev/ucov` reads.
  */
 #include <linux/debugfs.h>
 #include <linux/fs.h>
@@ -28,17 +33,21 @@
 #include "ucov/port/port.h"
 #include "ucov/port/sink.h"
 
-/* The value profiler's entry points, for modules whose code calls them (no
- * value profiling is set up here: they drop what they are given). */
+/* The value profiler's entry points, for modules whose code calls them (in
+ * ucov.ko no value profiling is set up: they drop what they are given; built
+ * into vmlinux with CONFIG_PGO_CLANG, vmlinux's value nodes and the core's
+ * pool take the values of vmlinux and modules alike). */
 EXPORT_SYMBOL(__llvm_profile_instrument_target);
 EXPORT_SYMBOL(__llvm_profile_instrument_target_value);
 EXPORT_SYMBOL(__llvm_profile_instrument_memop);
 
-/* Modules with a profile, by index (the object registry's, stable while the
- * module stays: a slot is reused only after its module went). Port lock. */
+/* Profiles, by index (the object registry's, stable while the module stays:
+ * a slot is reused only after its module went); vmlinux's, if any, is slot 0
+ * and stays. Port lock. */
 #define PGO_MODULES 64
 static struct pgo_module {
-  struct module *mod; /* NULL: a free slot */
+  bool used;
+  struct module *mod; /* NULL: vmlinux */
   struct ucov_llvm_sections s;
   struct ucov_pgo_state state;
   char name[MODULE_NAME_LEN];
@@ -48,7 +57,7 @@ static unsigned int n_slots; /* slots ever used */
 int ucov_port_llvm_sections(unsigned i, struct ucov_llvm_sections *s) {
   if (i >= n_slots)
     return -1;
-  if (!pgo_modules[i].mod)
+  if (!pgo_modules[i].used)
     return 1;
   *s = pgo_modules[i].s;
   return 0;
@@ -107,7 +116,7 @@ static void pgo_add(struct module *mod) {
   }
   ucov_port_lock();
   for (i = 0; i < PGO_MODULES && !m; i++)
-    if (!pgo_modules[i].mod)
+    if (!pgo_modules[i].used)
       m = &pgo_modules[i];
   if (!m) {
     ucov_port_unlock();
@@ -130,11 +139,72 @@ static void pgo_add(struct module *mod) {
     return;
   }
   m->mod = mod;
+  m->used = true;
   if (m - pgo_modules >= n_slots)
     n_slots = m - pgo_modules + 1;
   ucov_port_object_added();
   ucov_port_unlock();
 }
+
+#if defined(UCOV_LINUX_BUILTIN) && defined(CONFIG_PGO_CLANG)
+/* vmlinux's sections (PGO_CLANG_DATA in the kernel's linker script), and the
+ * raw profile version clang's -fprofile-generate emits beside them. */
+extern u8 __llvm_prf_data_start[], __llvm_prf_data_end[], __llvm_prf_cnts_start[],
+    __llvm_prf_cnts_end[], __llvm_prf_bits_start[], __llvm_prf_bits_end[], __llvm_prf_names_start[],
+    __llvm_prf_names_end[], __llvm_prf_vnds_start[], __llvm_prf_vnds_end[];
+extern const u64 __llvm_profile_raw_version;
+
+static bool vmlinux_profiled(void) {
+  return true;
+}
+
+/* Slot 0: vmlinux, from the start (its counters count from boot), its value
+ * profiling started (values before this are dropped). */
+static void vmlinux_add(void) {
+  struct pgo_module *m = &pgo_modules[0];
+  struct ucov_pgo_layout l;
+  int err;
+
+  ucov_port_lock();
+  memset(m, 0, sizeof(*m));
+  strscpy(m->name, "vmlinux", sizeof(m->name));
+  m->s = (struct ucov_llvm_sections){
+      .data = __llvm_prf_data_start,
+      .data_end = __llvm_prf_data_end,
+      .cnts = (u64 *)__llvm_prf_cnts_start,
+      .cnts_end = (u64 *)__llvm_prf_cnts_end,
+      .bits = __llvm_prf_bits_start,
+      .bits_end = __llvm_prf_bits_end,
+      .names = __llvm_prf_names_start,
+      .names_end = __llvm_prf_names_end,
+      .vnds = (struct ucov_vp_node *)__llvm_prf_vnds_start,
+      .vnds_end = (struct ucov_vp_node *)__llvm_prf_vnds_end,
+      .version = __llvm_profile_raw_version,
+      .name = m->name,
+      .state = &m->state,
+  };
+  err = ucov_pgo_prepare(&m->s, &l);
+  if (err) {
+    state_free(&m->state);
+    ucov_port_unlock();
+    pr_err("ucov: vmlinux: %s: no LLVM profile\n",
+           err == -UCOV_EOPNOTSUPP ? "this raw profile version or variant is not supported"
+                                   : "the __llvm_prf_data records do not match their counters");
+    return;
+  }
+  m->used = true;
+  n_slots = 1;
+  ucov_vp_setup(&m->s, &l, 0);
+  ucov_port_object_added();
+  ucov_port_unlock();
+}
+#else
+static bool vmlinux_profiled(void) {
+  return false;
+}
+
+static void vmlinux_add(void) {}
+#endif
 
 /* Before mod's memory goes (a read in progress holds the port lock). */
 static void pgo_remove(struct module *mod) {
@@ -142,21 +212,22 @@ static void pgo_remove(struct module *mod) {
 
   ucov_port_lock();
   for (i = 0; i < n_slots; i++)
-    if (pgo_modules[i].mod == mod) {
+    if (pgo_modules[i].used && pgo_modules[i].mod == mod) {
       state_free(&pgo_modules[i].state);
+      pgo_modules[i].used = false;
       pgo_modules[i].mod = NULL;
     }
   ucov_port_unlock();
 }
 
-/* profraw: every module's profile, one after the other. */
+/* profraw: every profile, one after the other. */
 static int profraw_fill(struct ucov_sink *sink, void *arg) {
   unsigned int i;
   int err = 0;
 
   ucov_port_lock();
   for (i = 0; i < n_slots && !err; i++)
-    if (pgo_modules[i].mod)
+    if (pgo_modules[i].used)
       err = ucov_pgo_write(sink, &pgo_modules[i].s, 0);
   ucov_port_unlock();
   return err;
@@ -182,7 +253,7 @@ static ssize_t reset_write(struct file *f, const char __user *buf, size_t n, lof
 
   ucov_port_lock();
   for (i = 0; i < n_slots && !err; i++)
-    if (pgo_modules[i].mod)
+    if (pgo_modules[i].used)
       err = ucov_pgo_reset(&pgo_modules[i].s);
   ucov_port_unlock();
   return err ? err : (ssize_t)n;
@@ -210,11 +281,12 @@ static void pgo_tree_rebuild(void) {
   pgo_dir = debugfs_create_dir("pgo", NULL);
   if (!IS_ERR_OR_NULL(pgo_dir)) {
     debugfs_create_file("profraw", 0600, pgo_dir, NULL, &profraw_fops);
-    debugfs_create_file("vmlinux.profraw", 0600, pgo_dir, NULL, &profraw_fops);
+    if (!vmlinux_profiled())
+      debugfs_create_file("vmlinux.profraw", 0600, pgo_dir, NULL, &profraw_fops);
     debugfs_create_file("reset", 0600, pgo_dir, NULL, &reset_fops);
     ucov_port_lock();
     for (i = n = 0; i < n_slots; i++)
-      if (pgo_modules[i].mod)
+      if (pgo_modules[i].used)
         snprintf(pgo_names[n++], sizeof(pgo_names[0]), "pgo/%s.profraw", pgo_modules[i].name);
     ucov_port_unlock();
     for (i = 0; i < n; i++)
@@ -232,6 +304,7 @@ void linux_pgo_module(struct module *mod, int coming) {
 }
 
 void linux_pgo_init(void) {
+  vmlinux_add();
   pgo_tree_rebuild();
 }
 

@@ -44,10 +44,14 @@ ifeq ($(UCOV_PGO),y)
 ifneq ($(CONFIG_CC_IS_CLANG),y)
 $(error ucov.mk: UCOV_PGO needs a kernel configured for clang (CONFIG_CC_IS_CLANG, make LLVM=1); these headers are for $(CONFIG_CC_VERSION_TEXT))
 endif
+# (A kernel with CONFIG_PGO_CLANG does all this itself: the module is built
+# with its -fprofile-generate and linked with its module.lds.)
+ifndef CONFIG_PGO_CLANG
 ccflags-y += -fprofile-instr-generate -fprofile-update=atomic
 ldflags-y += --force-group-allocation -T $(UCOV_DIR)/kernel/linux/ucov_pgo.lds
 ifndef CONFIG_LTO_CLANG
 cmd_ld_single_m = $(if $(is-single-obj-m), ; $(LD) $(ld_flags) -r -o $(tmp-target) $@; mv $(tmp-target) $@)
+endif
 endif
 endif
 ifeq ($(UCOV_EXT),y)

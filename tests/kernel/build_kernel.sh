@@ -5,7 +5,7 @@
 # small configuration for QEMU: tinyconfig, then a serial console,
 # initramfs, debugfs, modules, kallsyms with data symbols
 # (CONFIG_KALLSYMS_ALL), preempt notifiers (selected by KVM), the
-# sched_process_exit tracepoint; no CONFIG_KCOV, no CONFIG_GCOV_KERNEL (but in builtin), no
+# sched_process_exit tracepoint; no CONFIG_KCOV, no CONFIG_GCOV_KERNEL (but in builtin and pgo), no
 # module signing. One flavour on top:
 #   clang  built with LLVM=-19 (Debian's clang 19 and lld 19);
 #   debug  built with gcc, with what syzbot's configurations turn on to find
@@ -28,6 +28,11 @@
 #          kernel's merge_config.sh, as a user would; GCOV_KERNEL without
 #          GCOV_PROFILE_ALL: fs/Makefile says GCOV_PROFILE := y (gcov.rst's
 #          per-directory line), so fs/'s files alone are profiled;
+#   pgo    clang's (LLVM=-19) from the tree apply.sh makes, with the
+#          three paths in one kernel: CONFIG_PGO_CLANG (-fprofile-generate:
+#          /sys/kernel/debug/pgo), CONFIG_KCOV with comparisons (clang's
+#          trace-pc and trace-cmp) and CONFIG_GCOV_KERNEL (clang's
+#          --coverage) for fs/ (fs/Makefile's GCOV_PROFILE := y), at -O2;
 #   kcovc  builtin's configuration on the tree as released (but for
 #          kcov.o, not profiled by gcov, as kernel/ucov is not): kcov.c and
 #          kernel/gcov, the anchors of bench/kernel_builtin_run.sh.
@@ -93,6 +98,16 @@ builtin-6.12)
   want=(KCOV KCOV_ENABLE_COMPARISONS KCOV_INSTRUMENT_ALL UCOV CC_OPTIMIZE_FOR_PERFORMANCE BT BT_HCIVHCI
     GCOV_KERNEL)
   ;;
+pgo)
+  command -v clang-19 >/dev/null && command -v ld.lld-19 >/dev/null && command -v llvm-ar-19 >/dev/null ||
+    die "clang-19, lld-19 and llvm-19 are needed (scripts/deps.sh)"
+  M=(make -s LLVM=-19 -j"$(nproc)")
+  cc_version=$(clang-19 --version | head -1)
+  OPTS+=(-e KCOV -e KCOV_ENABLE_COMPARISONS -e KCOV_INSTRUMENT_ALL -e GCOV_KERNEL -e PGO_CLANG
+    -d CC_OPTIMIZE_FOR_SIZE -e CC_OPTIMIZE_FOR_PERFORMANCE)
+  want=(CC_IS_CLANG LD_IS_LLD KCOV KCOV_ENABLE_COMPARISONS KCOV_INSTRUMENT_ALL GCOV_KERNEL PGO_CLANG UCOV
+    CC_OPTIMIZE_FOR_PERFORMANCE)
+  ;;
 kcovc)
   M=(make -s -j"$(nproc)")
   cc_version=$(gcc --version | head -1)
@@ -101,11 +116,14 @@ kcovc)
   want=(KCOV KCOV_ENABLE_COMPARISONS KCOV_INSTRUMENT_ALL GCOV_KERNEL GCOV_PROFILE_ALL CONSTRUCTORS
     CC_OPTIMIZE_FOR_PERFORMANCE BT BT_HCIVHCI)
   ;;
-*) die "unknown flavour (clang, debug, builtin, builtin-6.12, kcovc)" ;;
+*) die "unknown flavour (clang, debug, builtin, builtin-6.12, pgo, kcovc)" ;;
 esac
 FRAGMENT=${FRAGMENT:-}
 PROFILE_FS=
-[ "$FLAVOUR" = builtin-6.12 ] && PROFILE_FS='GCOV_PROFILE := y'
+case $FLAVOUR in builtin-6.12 | pgo) PROFILE_FS='GCOV_PROFILE := y' ;; esac
+# the flavours built from the tree apply.sh makes
+applied=
+case $FLAVOUR in builtin* | pgo) applied=1 ;; esac
 # what the key is made of: the options, the compiler, and builtin-6.12's
 # fragment and fs/ line
 key_input() {
@@ -122,13 +140,13 @@ exec 9>"$ROOT/.$FLAVOUR-build.lock" && flock -w 3600 9 || die "cannot lock $ROOT
 # builtin: the tree made anew by apply.sh from this checkout's sources, so
 # that a change to them rebuilds only what it touches.
 apply() {
-  case $FLAVOUR in builtin*) ;; *) return 0 ;; esac
+  [ -n "$applied" ] || return 0
   bash "$HERE/../../kernel/linux/builtin/apply.sh" "$DIR/linux" >"$DIR/apply.log" 2>&1 ||
     die "apply.sh failed: $(tail -3 "$DIR/apply.log")"
 }
 if [ -f "$DIR/done" ]; then
   apply
-  if [ "$FLAVOUR" != "${FLAVOUR#builtin}" ] && ! grep -q ': 0 change(s)$' "$DIR/apply.log"; then
+  if [ -n "$applied" ] && ! grep -q ': 0 change(s)$' "$DIR/apply.log"; then
     start=$(date +%s)
     (cd "$DIR/linux" && "${M[@]}" bzImage modules) >>"$DIR/build.log" 2>&1 ||
       die "the build failed: $(grep -m5 -i 'error' "$DIR/build.log")"
@@ -147,8 +165,8 @@ if [ "$FLAVOUR" = kcovc ]; then
   sed -i '/^KCOV_INSTRUMENT_kcov\.o := n$/a GCOV_PROFILE_kcov.o := n' kernel/Makefile &&
     grep -qx 'GCOV_PROFILE_kcov.o := n' kernel/Makefile || die "kernel/Makefile: no kcov.o lines"
 fi
-# builtin-6.12: gcov.rst's per-directory profiling, as a user adds it: every
-# file of fs/ (not of its subdirectories), the rest of the kernel not.
+# builtin-6.12, pgo: gcov.rst's per-directory profiling, as a user adds it:
+# every file of fs/ (not of its subdirectories), the rest of the kernel not.
 if [ -n "$PROFILE_FS" ]; then
   printf '\n%s\n' "$PROFILE_FS" >>fs/Makefile || die "fs/Makefile"
 fi
@@ -162,7 +180,7 @@ for c in "${want[@]}" MODULES DEBUG_FS KALLSYMS_ALL PREEMPT_NOTIFIERS TRACEPOINT
   grep -qx "CONFIG_$c=y" .config || die "CONFIG_$c is not set in the configuration"
 done
 unwanted=(KCOV GCOV_KERNEL)
-[ "$FLAVOUR" != "${FLAVOUR#builtin}" ] || [ "$FLAVOUR" = kcovc ] && unwanted=()
+[ -n "$applied" ] || [ "$FLAVOUR" = kcovc ] && unwanted=()
 for c in "${unwanted[@]}"; do
   ! grep -qx "CONFIG_$c=y" .config || die "CONFIG_$c is set in the configuration"
 done
