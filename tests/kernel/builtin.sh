@@ -148,14 +148,9 @@ cp /bin/busybox kcov_vmlinux kcov_errno gcov_vmlinux kcov_ctx kcov_fuzz ir/bin/ 
   finish builtin
   exit 1
 }
-cat >ir/init <<'INIT'
-#!/bin/busybox sh
-/bin/busybox --install -s /bin
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs dev /dev
-mount -t debugfs debugfs /sys/kernel/debug
-say() { echo "UCOV-GUEST $*"; }
+{
+  cat "$SRC/tests/kernel/guest_init_head.sh"
+  cat <<'INIT'
 [ -e /sys/kernel/debug/kcov ] && say "kcov file ok"
 /bin/kcov_vmlinux pc >/tmp/pc.txt 2>/tmp/pc.err && say "pc ok $(wc -l </tmp/pc.txt)"
 sed 's/^/UCOV-PC /' /tmp/pc.txt
@@ -223,7 +218,7 @@ sed 's/^/UCOV-GUEST err /' /tmp/pc.err /tmp/cmp.err
 say done
 reboot -f
 INIT
-chmod +x ir/init
+} >ir/init && chmod +x ir/init
 (cd ir && find . | cpio -o -H newc 2>/dev/null | gzip -1 >../initrd.gz) || {
   fail "initramfs"
   finish builtin
@@ -276,19 +271,7 @@ nm -n "$KTREE/vmlinux" | awk '$2 ~ /^[tTwW]$/ {print $1, $3}' >syms.txt
 sed -n 's/^UCOV-PC 0x\([0-9a-f]*\)$/\1/p' console.log >pcs.txt
 # symbolize PCS: each PC's function in vmlinux (one byte back: the call's
 # return address), or "outside-the-text"
-symbolize() {
-  python3 - syms.txt "$1" <<'PY'
-import bisect, sys
-syms = [(int(a, 16), n) for a, n in (l.split() for l in open(sys.argv[1]))]
-addrs = [a for a, _ in syms]
-where = {n: a for a, n in syms}
-for line in open(sys.argv[2]):
-    pc = int(line, 16)
-    inside = where["_stext"] <= pc < where["_etext"]
-    i = bisect.bisect_right(addrs, pc - 1) - 1
-    print(syms[i][1] if inside and i >= 0 else "outside-the-text")
-PY
-}
+symbolize() { python3 "$SRC/tests/kernel/symbolize.py" syms.txt "$1"; }
 symbolize pcs.txt >pcfuncs.txt
 n_pc=$(wc -l <pcs.txt)
 guest "pc ok [1-9][0-9]*" && [ "$n_pc" -gt 0 ] && pass "kcov.rst's program: $n_pc PCs of read(-1, NULL, 0)" ||

@@ -87,14 +87,9 @@ cp /bin/busybox ir/bin/busybox && cp kcov_pc kcov_cmp ir/bin/ &&
 EXPRS=("2 * (3 + 4) - 10 / 5" "(1 + 2" "7 % 3 - -4" "8 / (4 - 4)" "12 x" "((((5))))" "1+2+3+4*5" "-(-(-3))")
 printf '%s\n' "${EXPRS[@]}" >ir/exprs.txt
 guest_ucov "$UCOV" ir || fail "ucov into the initramfs"
-cat >ir/init <<'INIT'
-#!/bin/busybox sh
-/bin/busybox --install -s /bin
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev
-mount -t debugfs debugfs /sys/kernel/debug
-say() { echo "UCOV-GUEST $*"; }
+{
+  cat "$SRC/tests/kernel/guest_init_head.sh"
+  cat <<'INIT'
 D=/sys/kernel/debug
 insmod /ucov.ko && say "insmod ucov ok"
 say "pgo before $(ls $D/pgo | tr '\n' ' ')"
@@ -145,7 +140,7 @@ echo UCOV-TAR-END
 say done
 reboot -f
 INIT
-chmod +x ir/init
+} >ir/init && chmod +x ir/init
 (cd ir && find . | cpio -o -H newc 2>/dev/null | gzip -1 >../initrd.gz) || {
   fail "initramfs"
   finish clang-kernel

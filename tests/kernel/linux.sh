@@ -104,14 +104,9 @@ many_small=${UCOV_MANY_UNITS:-500}
 echo "$many_small $((8 * many_small))" >ir/many_sizes
 # The ucov command, with the libraries it loads, where it finds them.
 guest_ucov "$UCOV" ir || fail "ucov into the initramfs"
-cat >ir/init <<'INIT'
-#!/bin/busybox sh
-/bin/busybox --install -s /bin
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev
-mount -t debugfs debugfs /sys/kernel/debug
-say() { echo "UCOV-GUEST $*"; }
+{
+  cat "$SRC/tests/kernel/guest_init_head.sh"
+  cat <<'INIT'
 insmod /ucov.ko && say "insmod ucov ok"
 insmod /ucov_demo.ko && say "insmod demo ok"
 [ -c /sys/kernel/debug/kcov ] || [ -f /sys/kernel/debug/kcov ] && say "kcov file ok"
@@ -229,7 +224,7 @@ dmesg | grep -i -E 'warn|bug|oops|ucov|call trace|general protection|blocked for
 say done
 reboot -f # (with -no-reboot QEMU ends; a kernel without ACPI cannot power off)
 INIT
-chmod +x ir/init
+} >ir/init && chmod +x ir/init
 (cd ir && find . | cpio -o -H newc 2>/dev/null | gzip -1 >../initrd.gz) || { fail "initramfs"; finish linux; exit 1; }
 
 # A pulled tree's .gcno links, made here: the notes files are on this build

@@ -30,13 +30,9 @@ mkdir -p tree/kernel && cp -r "$SRC/kernel/linux" tree/kernel/ &&
 
 mkdir -p ir/bin ir/proc ir/sys ir/dev
 cp /bin/busybox ir/bin/busybox && cp tree/kernel/linux/ucov.ko ir/ || { fail "initramfs"; finish rt; exit 1; }
-cat >ir/init <<'INIT'
-#!/bin/busybox sh
-/bin/busybox --install -s /bin
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs dev /dev
-say() { echo "UCOV-GUEST $*"; }
+{
+  cat "$SRC/tests/kernel/guest_init_head.sh"
+  cat <<'INIT'
 say "preempt $(uname -v | grep -o PREEMPT_RT)"
 insmod /ucov.ko
 say "insmod status $?"
@@ -45,7 +41,7 @@ dmesg | grep -i -E 'warn|bug|oops|ucov|call trace|general protection|atomic' | s
 say done
 poweroff -f
 INIT
-chmod +x ir/init
+} >ir/init && chmod +x ir/init
 (cd ir && find . | cpio -o -H newc 2>/dev/null | gzip -1 >../initrd.gz) || { fail "initramfs"; finish rt; exit 1; }
 timeout 300 qemu-system-x86_64 -accel "${UCOV_QEMU_ACCEL:-tcg}" -cpu max -smp 2 -m 512 -display none \
   -monitor none -no-reboot -serial file:console.txt -kernel "$VMLINUZ" -initrd initrd.gz \
