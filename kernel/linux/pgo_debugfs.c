@@ -36,7 +36,9 @@
 /* The value profiler's entry points, for modules whose code calls them (in
  * ucov.ko no value profiling is set up: they drop what they are given; built
  * into vmlinux with CONFIG_PGO_CLANG, vmlinux's value nodes and the core's
- * pool take the values of vmlinux and modules alike). */
+ * pool take the values of vmlinux and modules alike, and a module's nodes
+ * stay taken when it goes: a kernel that loads and unloads modules for long
+ * runs out of nodes, and counts the values it drops, ucov_vp_dropped). */
 EXPORT_SYMBOL(__llvm_profile_instrument_target);
 EXPORT_SYMBOL(__llvm_profile_instrument_target_value);
 EXPORT_SYMBOL(__llvm_profile_instrument_memop);
@@ -108,7 +110,11 @@ static void pgo_add(struct module *mod) {
     return; /* not built with UCOV_PGO */
   if (bounds(mod, "data", &s.data, &s.data_end) || bounds(mod, "cnts", &s.cnts, &s.cnts_end) ||
       bounds(mod, "bits", &s.bits, &s.bits_end) || bounds(mod, "names", &s.names, &s.names_end) ||
-      bounds(mod, "vnds", &s.vnds, &s.vnds_end) || s.data == s.data_end) {
+      bounds(mod, "vnds", &s.vnds, &s.vnds_end))
+    s.data = s.data_end = NULL; /* not whole: said below */
+  else if (s.data == s.data_end && s.cnts == s.cnts_end)
+    return; /* linked with module.lds, but nothing in it profiled (PGO_PROFILE := n) */
+  if (s.data == s.data_end) {
     pr_err("ucov: %s: its __llvm_prf sections are not whole (was it linked with ucov_pgo.lds?): no "
            "LLVM profile\n",
            mod->name);
@@ -154,8 +160,9 @@ extern u8 __llvm_prf_data_start[], __llvm_prf_data_end[], __llvm_prf_cnts_start[
     __llvm_prf_names_end[], __llvm_prf_vnds_start[], __llvm_prf_vnds_end[];
 extern const u64 __llvm_profile_raw_version;
 
+/* vmlinux's profile is slot 0 (unless it could not be read). */
 static bool vmlinux_profiled(void) {
-  return true;
+  return pgo_modules[0].used && !pgo_modules[0].mod;
 }
 
 /* Slot 0: vmlinux, from the start (its counters count from boot), its value

@@ -50,7 +50,8 @@
 #        apply.sh --series DIR TREE
 # --series: TREE (as released) is left as it is; DIR gets the same changes
 # as a patch series, one concern a patch, ordered so that no step needs a
-# later one (kernel/ucov is built only by the last), as git format-patch
+# later one (kernel/ucov is built from patch 4 on, PGO_CLANG can be set
+# only after the last), as git format-patch
 # writes them (0001-*.patch ...: git am or patch -p1 applies them in turn,
 # and the tree is then what apply.sh makes). DIR's earlier NNNN-*.patch
 # files are replaced.
@@ -125,8 +126,10 @@ series() {
     "With CONFIG_UCOV, kernel/ucov serves both debugfs interfaces: kcov.o and kernel/gcov are no longer built, and kcov.o's instrumentation lines go with it (kernel/ucov's Makefile says them for its files). The kernel's instrumentation is unchanged: scripts/Makefile.kcov and Makefile.lib, every KCOV_INSTRUMENT and GCOV_PROFILE line, noinstr, and task_struct's kcov fields, which now hold ucov's state." \
     kernel/Makefile
   local outs=() f
+  # (those apply.sh changed: 6.12's boot code needs no line, its objects are
+  # not the kernel's)
   for f in "${PGO_OPT_OUTS[@]}" arch/x86/kernel/Makefile; do
-    [ -f "$work/b/$f" ] && outs+=("$f")
+    [ -f "$work/b/$f" ] && ! cmp -s "$work/a/$f" "$work/b/$f" && outs+=("$f")
   done
   patch_of pgo-kbuild "kbuild: build with CFLAGS_PGO_CLANG under CONFIG_PGO_CLANG" \
     "With CONFIG_PGO_CLANG, every file is built with clang's -fprofile-generate unless its Makefile says PGO_PROFILE_file.o := n, or PGO_PROFILE := n for its directory, as GCOV_PROFILE says for gcov. A module's link joins its profile's sections, which clang puts in a section group a function, into one each between symbols ucov finds. Nothing sets the option yet." \
