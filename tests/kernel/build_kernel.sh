@@ -33,6 +33,15 @@
 #          /sys/kernel/debug/pgo), CONFIG_KCOV with comparisons (clang's
 #          trace-pc and trace-cmp) and CONFIG_GCOV_KERNEL (clang's
 #          --coverage) for fs/ (fs/Makefile's GCOV_PROFILE := y), at -O2;
+#   pgo-use  pgo's configuration without PGO_CLANG, built with
+#          KCFLAGS=-fprofile-use= the profile UCOV_PGO_PROFDATA names (the
+#          Clang PGO kernel document's last step): the first profile it is
+#          given is kept beside the tree (vmlinux.profdata) and the tree is
+#          cached as the others are;
+#   pgo-plain  pgo-use's configuration without a profile (what
+#          bench/kernel_pgo_run.sh measures pgo-use against);
+#          the pgo flavours have neither KVM nor the tracers: nothing
+#          built into vmlinux needs preempt notifiers or tracepoints;
 #   kcovc  builtin's configuration on the tree as released (but for
 #          kcov.o, not profiled by gcov, as kernel/ucov is not): kcov.c and
 #          kernel/gcov, the anchors of bench/kernel_builtin_run.sh.
@@ -98,15 +107,18 @@ builtin-6.12)
   want=(KCOV KCOV_ENABLE_COMPARISONS KCOV_INSTRUMENT_ALL UCOV CC_OPTIMIZE_FOR_PERFORMANCE BT BT_HCIVHCI
     GCOV_KERNEL)
   ;;
-pgo)
+pgo | pgo-use | pgo-plain)
   command -v clang-19 >/dev/null && command -v ld.lld-19 >/dev/null && command -v llvm-ar-19 >/dev/null ||
     die "clang-19, lld-19 and llvm-19 are needed (scripts/deps.sh)"
   M=(make -s LLVM=-19 -j"$(nproc)")
   cc_version=$(clang-19 --version | head -1)
-  OPTS+=(-e KCOV -e KCOV_ENABLE_COMPARISONS -e KCOV_INSTRUMENT_ALL -e GCOV_KERNEL -e PGO_CLANG
-    -d CC_OPTIMIZE_FOR_SIZE -e CC_OPTIMIZE_FOR_PERFORMANCE)
-  want=(CC_IS_CLANG LD_IS_LLD KCOV KCOV_ENABLE_COMPARISONS KCOV_INSTRUMENT_ALL GCOV_KERNEL PGO_CLANG UCOV
+  pgo=-e
+  [ "$FLAVOUR" = pgo ] || pgo=-d
+  OPTS+=(-d VIRTUALIZATION -d KVM -d FTRACE -d ENABLE_DEFAULT_TRACERS -e KCOV -e KCOV_ENABLE_COMPARISONS
+    -e KCOV_INSTRUMENT_ALL -e GCOV_KERNEL "$pgo" PGO_CLANG -d CC_OPTIMIZE_FOR_SIZE -e CC_OPTIMIZE_FOR_PERFORMANCE)
+  want=(CC_IS_CLANG LD_IS_LLD KCOV KCOV_ENABLE_COMPARISONS KCOV_INSTRUMENT_ALL GCOV_KERNEL UCOV
     CC_OPTIMIZE_FOR_PERFORMANCE)
+  [ "$FLAVOUR" != pgo ] || want+=(PGO_CLANG)
   ;;
 kcovc)
   M=(make -s -j"$(nproc)")
@@ -116,14 +128,14 @@ kcovc)
   want=(KCOV KCOV_ENABLE_COMPARISONS KCOV_INSTRUMENT_ALL GCOV_KERNEL GCOV_PROFILE_ALL CONSTRUCTORS
     CC_OPTIMIZE_FOR_PERFORMANCE BT BT_HCIVHCI)
   ;;
-*) die "unknown flavour (clang, debug, builtin, builtin-6.12, pgo, kcovc)" ;;
+*) die "unknown flavour (clang, debug, builtin, builtin-6.12, pgo, pgo-use, pgo-plain, kcovc)" ;;
 esac
 FRAGMENT=${FRAGMENT:-}
 PROFILE_FS=
-case $FLAVOUR in builtin-6.12 | pgo) PROFILE_FS='GCOV_PROFILE := y' ;; esac
+case $FLAVOUR in builtin-6.12 | pgo*) PROFILE_FS='GCOV_PROFILE := y' ;; esac
 # the flavours built from the tree apply.sh makes
 applied=
-case $FLAVOUR in builtin* | pgo) applied=1 ;; esac
+case $FLAVOUR in builtin* | pgo*) applied=1 ;; esac
 # what the key is made of: the options, the compiler, and builtin-6.12's
 # fragment and fs/ line
 key_input() {
@@ -137,6 +149,8 @@ suffix=$FLAVOUR && [ "$FLAVOUR" = clang ] && suffix=clang19
 DIR=$ROOT/linux-source-$ver-$suffix-$key
 mkdir -p "$ROOT" || die "cannot make $ROOT"
 exec 9>"$ROOT/.$FLAVOUR-build.lock" && flock -w 3600 9 || die "cannot lock $ROOT/.$FLAVOUR-build.lock"
+# pgo-use: every build of the tree with its profile
+[ "$FLAVOUR" != pgo-use ] || M+=(KCFLAGS=-fprofile-use="$DIR/vmlinux.profdata")
 # builtin: the tree made anew by apply.sh from this checkout's sources, so
 # that a change to them rebuilds only what it touches.
 apply() {
@@ -155,7 +169,13 @@ if [ -f "$DIR/done" ]; then
   echo "$DIR/linux $DIR/linux/arch/x86/boot/bzImage"
   exit 0
 fi
+if [ "$FLAVOUR" = pgo-use ]; then
+  [ -s "${UCOV_PGO_PROFDATA:-}" ] || die "the first build needs a profile: UCOV_PGO_PROFDATA=vmlinux.profdata"
+fi
 rm -rf "$DIR" && mkdir -p "$DIR/linux" || die "cannot make $DIR"
+if [ "$FLAVOUR" = pgo-use ]; then
+  cp "$UCOV_PGO_PROFDATA" "$DIR/vmlinux.profdata" || die "cannot copy $UCOV_PGO_PROFDATA"
+fi
 tar -xf "$SRC_TAR" -C "$DIR/linux" --strip-components=1 || die "cannot unpack $SRC_TAR"
 apply
 cd "$DIR/linux" || exit 1
@@ -176,11 +196,14 @@ fi
     { [ -z "$FRAGMENT" ] || ./scripts/kconfig/merge_config.sh -m .config "$FRAGMENT"; } &&
     "${M[@]}" olddefconfig
 } >"$DIR/build.log" 2>&1 || die "configuration failed: $(tail -5 "$DIR/build.log")"
-for c in "${want[@]}" MODULES DEBUG_FS KALLSYMS_ALL PREEMPT_NOTIFIERS TRACEPOINTS SERIAL_8250_CONSOLE; do
+case $FLAVOUR in pgo*) ;; *) want+=(PREEMPT_NOTIFIERS TRACEPOINTS) ;; esac
+for c in "${want[@]}" MODULES DEBUG_FS KALLSYMS_ALL SERIAL_8250_CONSOLE; do
   grep -qx "CONFIG_$c=y" .config || die "CONFIG_$c is not set in the configuration"
 done
 unwanted=(KCOV GCOV_KERNEL)
 [ -n "$applied" ] || [ "$FLAVOUR" = kcovc ] && unwanted=()
+[ "$FLAVOUR" = pgo-use ] || [ "$FLAVOUR" = pgo-plain ] && unwanted=(PGO_CLANG)
+case $FLAVOUR in pgo*) unwanted+=(KVM FTRACE) ;; esac
 for c in "${unwanted[@]}"; do
   ! grep -qx "CONFIG_$c=y" .config || die "CONFIG_$c is set in the configuration"
 done

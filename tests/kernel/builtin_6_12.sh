@@ -2,7 +2,9 @@
 # apply.sh on Linux 6.12 (bookworm-backports' linux-source-6.12, fetched
 # into the kernel cache; nothing installed): the tree it makes configures
 # and compiles ucov's kernel/ucov/ without a warning with CONFIG_GCOV_KERNEL
-# alone, and run again apply.sh changes nothing. Then the whole kernel, with
+# alone, and with clang's CONFIG_PGO_CLANG (a file of the kernel profiled,
+# kernel/ucov not), and run again apply.sh changes nothing. Then the whole
+# kernel, with
 # syzkaller's coverage fragment and fs/ profiled by gcov (build_kernel.sh
 # builtin-6.12), booted with builtin.sh's checks. (kernel/ucov's frames are
 # held to 1024 bytes in every build: its Makefile says so.)
@@ -50,12 +52,13 @@ grep -qx 'obj-$(CONFIG_UCOV) += ucov/' "$K/kernel/Makefile" && ! grep -q 'kcov\.
   fail "6.12's Makefile and Kconfig edits"
 BASE=(-e 64BIT -e PRINTK -e TTY -e DEBUG_FS -e MODULES -e KALLSYMS -e KALLSYMS_ALL -e SMP -e NET
   -d RANDOMIZE_BASE -d WERROR --set-val FRAME_WARN 1024)
-compile() { # NAME OPTIONS...: configure, then kernel/ucov/ compiled
+MK=(make -s)
+compile() { # NAME OPTIONS...: configure, then kernel/ucov/ compiled (by MK)
   local name=$1
   shift
-  (cd "$K" && make -s tinyconfig && ./scripts/config "${BASE[@]}" "$@" && make -s olddefconfig &&
-    rm -rf kernel/ucov/*.o kernel/ucov/core/*.o && make -s -j"$(nproc)" prepare &&
-    make -s -j"$(nproc)" kernel/ucov/) >"$name.log" 2>&1
+  (cd "$K" && "${MK[@]}" tinyconfig && ./scripts/config "${BASE[@]}" "$@" && "${MK[@]}" olddefconfig &&
+    rm -rf kernel/ucov/*.o kernel/ucov/core/*.o && "${MK[@]}" -j"$(nproc)" prepare &&
+    "${MK[@]}" -j"$(nproc)" kernel/ucov/) >"$name.log" 2>&1
 }
 compile gcov -d KCOV -e GCOV_KERNEL -e GCOV_PROFILE_ALL &&
   grep -qx 'CONFIG_UCOV=y' "$K/.config" && ! grep -qx 'CONFIG_KCOV=y' "$K/.config" &&
@@ -63,6 +66,17 @@ compile gcov -d KCOV -e GCOV_KERNEL -e GCOV_PROFILE_ALL &&
   ! grep -q -i 'warning\|error' gcov.log &&
   pass "6.12 with CONFIG_GCOV_KERNEL alone: the gcov side compiles, no KCOV device, no warning" ||
   fail "6.12 with CONFIG_GCOV_KERNEL alone: $(grep -m3 -i 'error\|warning' gcov.log)"
+# CONFIG_PGO_CLANG on 6.12, with clang 19: the option is there, a file of
+# the kernel is built with -fprofile-generate (6.12 names an object as
+# Makefile.lib's GCOV block does), kernel/ucov is not.
+MK=(make -s LLVM=-19)
+compile pgo -d KCOV -d GCOV_KERNEL -e PGO_CLANG && (cd "$K" && "${MK[@]}" fs/read_write.o) >>pgo.log 2>&1 &&
+  grep -qx 'CONFIG_PGO_CLANG=y' "$K/.config" && grep -qx 'CONFIG_UCOV=y' "$K/.config" &&
+  [ "$(readelf -SW "$K/fs/read_write.o" | grep -c ' __llvm_prf_cnts ')" -gt 0 ] &&
+  ! readelf -SW "$K"/kernel/ucov/*.o "$K"/kernel/ucov/core/*.o | grep -q ' __llvm_prf_cnts ' &&
+  ! grep -q -i 'warning\|error' pgo.log &&
+  pass "6.12 with CONFIG_PGO_CLANG (clang 19): fs/read_write.o profiled, kernel/ucov not, no warning" ||
+  fail "6.12 with CONFIG_PGO_CLANG: $(grep -m3 -i 'error\|warning' pgo.log)"
 # The whole kernel, booted: builtin.sh's checks on 6.12 (KCOV).
 bash "$SRC/tests/kernel/builtin.sh" "$UCOV" "$SRC" "$WORK/boot" 6.12 >boot.txt 2>&1
 booted=$?
