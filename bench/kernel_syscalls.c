@@ -4,8 +4,13 @@
  * 0), whose path in vmlinux is instrumented, timed over N calls, ROUNDS
  * times; prints "syscalls MODE NS" per round, NS the nanoseconds per call.
  * MODE idle: nobody traces; traced: this task has KCOV_ENABLE(TRACE_PC)
- * and resets the count before each call, as syzkaller's executor does.
- * usage: kernel_syscalls idle|traced N ROUNDS
+ * and resets the count before each call, as syzkaller's executor does;
+ * dd: nobody traces, and a call is what `dd if=/dev/zero of=/dev/null
+ * bs=512` makes of each block, a read of /dev/zero and a write to
+ * /dev/null (bench/kernel_pgo_run.sh: the workload a PGO kernel was
+ * trained on); open: nobody traces, and a call opens /bin/busybox and
+ * closes it (a path walk, which that training did not run in a loop).
+ * usage: kernel_syscalls idle|traced|dd|open N ROUNDS
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -28,7 +33,12 @@ static double now_ns(void) {
 int main(int argc, char **argv) {
   if (argc != 4)
     return 2;
-  int traced = !strcmp(argv[1], "traced");
+  int traced = !strcmp(argv[1], "traced"), dd = !strcmp(argv[1], "dd"),
+      op = !strcmp(argv[1], "open");
+  int zero = dd ? open("/dev/zero", O_RDONLY) : -1, null = dd ? open("/dev/null", O_WRONLY) : -1;
+  static char block[512];
+  if (dd && (zero < 0 || null < 0))
+    return 1;
   long n = atol(argv[2]), rounds = atol(argv[3]);
   uint64_t *cover = NULL;
   if (traced)
@@ -38,7 +48,15 @@ int main(int argc, char **argv) {
     for (long i = 0; i < n; i++) {
       if (cover)
         __atomic_store_n(&cover[0], 0, __ATOMIC_RELAXED);
-      if (read(-1, NULL, 0) != -1)
+      if (dd) {
+        if (read(zero, block, sizeof(block)) != (ssize_t)sizeof(block) ||
+            write(null, block, sizeof(block)) != (ssize_t)sizeof(block))
+          return 1;
+      } else if (op) {
+        int fd = open("/bin/busybox", O_RDONLY);
+        if (fd < 0 || close(fd))
+          return 1;
+      } else if (read(-1, NULL, 0) != -1)
         return 1;
     }
     printf("syscalls %s %.1f\n", argv[1], (now_ns() - t0) / n);
