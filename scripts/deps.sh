@@ -23,6 +23,10 @@ have objdump && have nm && have readelf || need+=(binutils)
 for v in 16 19; do
   have clang-$v && have llvm-profdata-$v && have llvm-cov-$v || need+=("clang-$v" "llvm-$v" "libclang-rt-$v-dev")
 done
+# lld: the kernels built by clang (LLVM=-19; LLVM=-16 for CONFIG_PGO_CLANG's compile check)
+for v in 16 19; do
+  have ld.lld-$v || need+=("lld-$v")
+done
 [ -f /usr/include/linux/kcov.h ] || need+=(linux-libc-dev)
 # The report tests' oracles: lcov/genhtml, gcovr, xmllint.
 have lcov && have genhtml || need+=(lcov)

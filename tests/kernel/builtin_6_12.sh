@@ -2,8 +2,9 @@
 # apply.sh on Linux 6.12 (bookworm-backports' linux-source-6.12, fetched
 # into the kernel cache; nothing installed): the tree it makes configures
 # and compiles ucov's kernel/ucov/ without a warning with CONFIG_GCOV_KERNEL
-# alone, and with clang's CONFIG_PGO_CLANG (a file of the kernel profiled,
-# kernel/ucov not), and run again apply.sh changes nothing. Then the whole
+# alone, and with clang's CONFIG_PGO_CLANG, by clang 19 and 16 (a file of
+# the kernel profiled, kernel/ucov not), and run again apply.sh changes
+# nothing. Then the whole
 # kernel, with
 # syzkaller's coverage fragment and fs/ profiled by gcov (build_kernel.sh
 # builtin-6.12), booted with builtin.sh's checks. (kernel/ucov's frames are
@@ -69,14 +70,19 @@ compile gcov -d KCOV -e GCOV_KERNEL -e GCOV_PROFILE_ALL &&
 # CONFIG_PGO_CLANG on 6.12, with clang 19: the option is there, a file of
 # the kernel is built with -fprofile-generate (6.12 names an object as
 # Makefile.lib's GCOV block does), kernel/ucov is not.
-MK=(make -s LLVM=-19)
-compile pgo -d KCOV -d GCOV_KERNEL -e PGO_CLANG && (cd "$K" && "${MK[@]}" fs/read_write.o) >>pgo.log 2>&1 &&
-  grep -qx 'CONFIG_PGO_CLANG=y' "$K/.config" && grep -qx 'CONFIG_UCOV=y' "$K/.config" &&
-  [ "$(readelf -SW "$K/fs/read_write.o" | grep -c ' __llvm_prf_cnts ')" -gt 0 ] &&
-  ! readelf -SW "$K"/kernel/ucov/*.o "$K"/kernel/ucov/core/*.o | grep -q ' __llvm_prf_cnts ' &&
-  ! grep -q -i 'warning\|error' pgo.log &&
-  pass "6.12 with CONFIG_PGO_CLANG (clang 19): fs/read_write.o profiled, kernel/ucov not, no warning" ||
-  fail "6.12 with CONFIG_PGO_CLANG: $(grep -m3 -i 'error\|warning' pgo.log)"
+# And with Debian's clang 16 (raw profile version 8).
+for v in 19 16; do
+  MK=(make -s "LLVM=-$v")
+  rm -f "$K/fs/read_write.o"
+  compile pgo$v -d KCOV -d GCOV_KERNEL -e PGO_CLANG && (cd "$K" && "${MK[@]}" fs/read_write.o) >>pgo$v.log 2>&1 &&
+    grep -qx 'CONFIG_PGO_CLANG=y' "$K/.config" && grep -qx 'CONFIG_UCOV=y' "$K/.config" &&
+    grep -q "CONFIG_CLANG_VERSION=$v" "$K/.config" &&
+    [ "$(readelf -SW "$K/fs/read_write.o" | grep -c ' __llvm_prf_cnts ')" -gt 0 ] &&
+    ! readelf -SW "$K"/kernel/ucov/*.o "$K"/kernel/ucov/core/*.o | grep -q ' __llvm_prf_cnts ' &&
+    ! grep -q -i 'warning\|error' pgo$v.log &&
+    pass "6.12 with CONFIG_PGO_CLANG (clang $v): fs/read_write.o profiled, kernel/ucov not, no warning" ||
+    fail "6.12 with CONFIG_PGO_CLANG (clang $v): $(grep -m3 -i 'error\|warning' pgo$v.log)"
+done
 # The whole kernel, booted: builtin.sh's checks on 6.12 (KCOV).
 bash "$SRC/tests/kernel/builtin.sh" "$UCOV" "$SRC" "$WORK/boot" 6.12 >boot.txt 2>&1
 booted=$?
