@@ -123,9 +123,7 @@ fi
 # The contexts' module (tests/kernel/ctx), built against this kernel as any
 # module is: its instrumentation is the kernel's own (KCOV_INSTRUMENT_ALL),
 # its kcov_remote_start/stop calls kcov.h's, into vmlinux's ucov.
-mkdir -p ctxmod && cp "$SRC/tests/kernel/ctx/ucov_ctx.c" ctxmod/ &&
-  printf 'obj-m := ucov_ctx.o\nccflags-y += -I%s/kernel/linux\n' "$SRC" >ctxmod/Kbuild &&
-  make -s -C "$KTREE" M="$(pwd)/ctxmod" modules >ctxmod.log 2>&1 && ! grep -qi warning ctxmod.log &&
+ctx_module "$KTREE" ctxmod &&
   pass "the contexts' module builds against the kernel, without a warning" ||
   fail "the contexts' module: $(grep -m3 -i 'error\|warning' ctxmod.log)"
 

@@ -50,3 +50,14 @@ for l in sys.stdin: print(hex(int(l, 16) - base))' "${ctxtext:-0}" >ctx-offsets.
   read -r _ churn <<<"$(grep '^ctx-churn ' ctx.txt)"
   [ "${churn:-0}" -gt 10 ] && pass "devices enabled and disabled meanwhile: $churn" || fail "churn: ${churn:-none}"
 }
+# ctx_module TREE DIR [MAKE-ARGS...]: the contexts' module (tests/kernel/ctx)
+# built in DIR (under the working directory) against the kernel TREE, as any
+# module is: its instrumentation is the kernel's own; DIR.log has kbuild's
+# words, and there must be no warning. (SRC: the repository.)
+ctx_module() {
+  local tree=$1 dir=$2
+  shift 2
+  mkdir -p "$dir" && cp "$SRC/tests/kernel/ctx/ucov_ctx.c" "$dir/" &&
+    printf 'obj-m := ucov_ctx.o\nccflags-y += -I%s/kernel/linux\n' "$SRC" >"$dir/Kbuild" &&
+    make -s -C "$tree" "$@" M="$(pwd)/$dir" modules >"$dir.log" 2>&1 && ! grep -qi warning "$dir.log"
+}

@@ -26,8 +26,9 @@
 # KCFLAGS=-fprofile-use=vmlinux.profdata (build_kernel.sh pgo-use: built
 # from the first profile it is given, then cached: the checks read that
 # profile). Clang reports no
-# mismatched or out-of-date profile for a function that ran (what it
-# reports is counted and shown); the workload's path (the read and write
+# mismatched profile for a function that ran (what it reports is counted
+# and shown; the same file without gcov's flags shows that it would); the
+# workload's path (the read and write
 # syscalls' entries, /dev/zero's read and /dev/null's write) is in
 # .text.hot, the functions of their files that never ran in
 # .text.unlikely (read from the objects); the kernel boots and passes the
@@ -39,6 +40,7 @@
 set -u
 UCOV=$(realpath "$1") SRC=$(cd "$2" && pwd) WORK=$3
 . "$SRC/tests/lib.sh"
+. "$SRC/tests/kernel/ctx_checks.sh"
 fresh_workdir
 if [ "$(uname -m)" != x86_64 ]; then
   echo "kernel checks skipped: the test kernel is built for x86_64"
@@ -86,16 +88,9 @@ n_ucov=$(cnts "$KTREE"/kernel/ucov/*.o "$KTREE"/kernel/ucov/core/*.o)
   pass "counters: $n_text updates in the text, none between __noinstr_text_start and _end; fs/read_write.o has $n_rw counter sections, head64.o, the boot code, the decompressor, real mode and kernel/ucov none" ||
   fail "counters: text $n_text, noinstr $n_noinstr, read_write.o $n_rw, head64.o $n_head, boot $n_boot, kernel/ucov $n_ucov"
 
-# ctx_module TREE DIR: the contexts' module built against TREE as any
-# module is, in DIR (the kernel's instrumentation is its own).
-ctx_module() {
-  mkdir -p "$2" && cp "$SRC/tests/kernel/ctx/ucov_ctx.c" "$2/" &&
-    printf 'obj-m := ucov_ctx.o\nccflags-y += -I%s/kernel/linux\n' "$SRC" >"$2/Kbuild" &&
-    make -s -C "$1" LLVM=-19 M="$WORK/$2" modules >"$2.log" 2>&1 && ! grep -qi warning "$2.log"
-}
-# With PGO_CLANG the kernel's flags profile it and its module.lds joins its
+# The contexts' module (ctx_checks.sh's ctx_module): with PGO_CLANG the kernel's flags profile it and its module.lds joins its
 # profile's sections.
-ctx_module "$KTREE" ctxmod && [ "$(readelf -SW ctxmod/ucov_ctx.ko | grep -c ' __llvm_prf_cnts ')" = 1 ] &&
+ctx_module "$KTREE" ctxmod LLVM=-19 && [ "$(readelf -SW ctxmod/ucov_ctx.ko | grep -c ' __llvm_prf_cnts ')" = 1 ] &&
   nm ctxmod/ucov_ctx.ko | grep -q ' __ucov_prf_data$' &&
   pass "a module built against the kernel: profiled, its counters in one section between ucov's symbols" ||
   fail "the module: $(grep -m3 -i 'error\|warning' ctxmod.log) $(readelf -SW ctxmod/ucov_ctx.ko | grep -c ' __llvm_prf_cnts ') __llvm_prf_cnts sections"
@@ -216,6 +211,14 @@ guest inst "pgo files profraw reset vmlinux.profraw " &&
   guest inst "pgo files profraw reset ucov_ctx.profraw vmlinux.profraw " &&
   pass "/sys/kernel/debug/pgo: profraw, vmlinux.profraw, reset; the module's file while it is loaded" ||
   fail "/sys/kernel/debug/pgo: $(grep 'UCOV-GUEST pgo files' inst/console.log | tr '\n' ' ')"
+# kbuild_cmd TREE OBJECT OUT: OBJECT's compile command as kbuild ran it in
+# TREE (its .cmd file), without the dependency file and writing OUT
+kbuild_cmd() {
+  local cmd
+  cmd=$(sed -n "s|^savedcmd_$2 := ||p; s|^cmd_$2 := ||p" "$1/$(dirname "$2")/.$(basename "$2").cmd" | head -1)
+  cmd=${cmd%%;*}
+  echo "$cmd" | sed "s| -Wp,-MMD,[^ ]*||; s| -o $2 | -o $3 |"
+}
 # entry_counts PROFDATA OBJECT: "function count" for each function of the
 # kernel's OBJECT (as fs/read_write.o), as clang reads them from the
 # profile: the object's own compile command (kbuild's .cmd) with
@@ -224,9 +227,7 @@ guest inst "pgo files profraw reset vmlinux.profraw " &&
 # gcov's notes) written here, not in the tree.
 entry_counts() {
   local cmd
-  cmd=$(sed -n "s|^savedcmd_$2 := ||p; s|^cmd_$2 := ||p" "$KTREE/$(dirname "$2")/.$(basename "$2").cmd" | head -1)
-  cmd=${cmd%%;*}
-  cmd=$(echo "$cmd" | sed "s| -Wp,-MMD,[^ ]*||; s| -o $2 | -o $WORK/entry.o |; s| -fprofile-generate | -fprofile-use=$1 |")
+  cmd=$(kbuild_cmd "$KTREE" "$2" "$WORK/entry.o" | sed "s| -fprofile-generate | -fprofile-use=$1 |")
   case $cmd in *-fprofile-use=*) ;; *) return 1 ;; esac
   (cd "$KTREE" && eval "$cmd -mllvm -print-after=pgo-instr-use -mllvm -print-module-scope" 2>&1) |
     python3 -c 'import re, sys
@@ -308,9 +309,7 @@ n_bad=$(grep -c 'profile data may be corrupted\|no profile data available for fi
 # flags, as by a rebuild that dropped GCOV_KERNEL (gcov's instrumentation
 # comes before PGO's, so its functions' control flow is not the profiled
 # one): clang reports them, those that ran among them.
-cmd=$(sed -n "s|^savedcmd_fs/read_write.o := ||p; s|^cmd_fs/read_write.o := ||p" "$UTREE/fs/.read_write.o.cmd" | head -1)
-cmd=${cmd%%;*}
-cmd=$(echo "$cmd" | sed "s| -Wp,-MMD,[^ ]*||; s| -o fs/read_write.o | -o $WORK/nogcov.o |; s| -fprofile-arcs||; s| -ftest-coverage||")
+cmd=$(kbuild_cmd "$UTREE" fs/read_write.o "$WORK/nogcov.o" | sed 's| -fprofile-arcs||; s| -ftest-coverage||')
 (cd "$UTREE" && eval "$cmd") >nogcov.log 2>&1
 mismatches nogcov.log >nogcov.txt
 [ "$(awk '$2 > 0' nogcov.txt | wc -l)" -gt 0 ] &&
@@ -346,7 +345,7 @@ n_unlikely=$(echo "$never" | grep -c ' \.text\.unlikely')
   fail "the build's placement: $n_hot of ${#hot_fns[@]} in .text.hot ($(for f in "${hot_fns[@]}"; do echo -n "$f:$(sect "$f") "; done)); $n_unlikely of $n_never never run in .text.unlikely ($(echo "$never" | grep -v unlikely | head -3 | tr '\n' ' '))"
 
 # --- the rebuilt kernel's guest: the same checks ---
-ctx_module "$UTREE" ctxmod-use || fail "the module against the rebuilt kernel: $(grep -m3 -i 'error\|warning' ctxmod-use.log)"
+ctx_module "$UTREE" ctxmod-use LLVM=-19 || fail "the module against the rebuilt kernel: $(grep -m3 -i 'error\|warning' ctxmod-use.log)"
 boot use "$UBZIMAGE" ctxmod-use/ucov_ctx.ko || fail "the rebuilt kernel's initramfs"
 checks use "$UTREE" "the rebuilt kernel"
 finish pgo
