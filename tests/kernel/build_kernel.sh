@@ -73,17 +73,25 @@ OPTS=(-e 64BIT -e PRINTK -e BUG -e TTY -e SERIAL_8250 -e SERIAL_8250_CONSOLE
   -e RTC_CLASS -e PRINTK_TIME -e MAGIC_SYSRQ -e SYSVIPC -e CRC32 -e VT -e UNIX98_PTYS
   -d KCOV -d GCOV_KERNEL -d MODULE_SIG -d RANDOMIZE_BASE -d WERROR
   --set-val FRAME_WARN 2048)
+# the compiler: clang 19 (LLVM=-19) for clang and the pgo flavours, gcc's
+# for the others
 case $FLAVOUR in
-clang)
+clang | pgo*)
   command -v clang-19 >/dev/null && command -v ld.lld-19 >/dev/null && command -v llvm-ar-19 >/dev/null ||
     die "clang-19, lld-19 and llvm-19 are needed (scripts/deps.sh)"
   M=(make -s LLVM=-19 -j"$(nproc)")
   cc_version=$(clang-19 --version | head -1)
+  ;;
+*)
+  M=(make -s -j"$(nproc)")
+  cc_version=$(gcc --version | head -1)
+  ;;
+esac
+case $FLAVOUR in
+clang)
   want=(CC_IS_CLANG LD_IS_LLD)
   ;;
 debug)
-  M=(make -s -j"$(nproc)")
-  cc_version=$(gcc --version | head -1)
   OPTS+=(-e DEBUG_KERNEL -d PREEMPT_NONE -d PREEMPT_VOLUNTARY -e PREEMPT -e PREEMPT_COUNT
     -e PROVE_LOCKING -e PROVE_RCU -e DEBUG_ATOMIC_SLEEP -e DEBUG_OBJECTS -e DEBUG_OBJECTS_WORK
     -e DEBUG_OBJECTS_TIMERS -e DEBUG_OBJECTS_RCU_HEAD -e DEBUG_OBJECTS_FREE -e DEBUG_VM
@@ -92,26 +100,18 @@ debug)
   want=(PREEMPT PREEMPT_RCU PROVE_LOCKING PROVE_RCU DEBUG_ATOMIC_SLEEP KASAN DEBUG_OBJECTS)
   ;;
 builtin)
-  M=(make -s -j"$(nproc)")
-  cc_version=$(gcc --version | head -1)
   OPTS+=(-e KCOV -e KCOV_ENABLE_COMPARISONS -e KCOV_INSTRUMENT_ALL -e GCOV_KERNEL -e GCOV_PROFILE_ALL
     -d CC_OPTIMIZE_FOR_SIZE -e CC_OPTIMIZE_FOR_PERFORMANCE -e BT -e BT_HCIVHCI)
   want=(KCOV KCOV_ENABLE_COMPARISONS KCOV_INSTRUMENT_ALL GCOV_KERNEL GCOV_PROFILE_ALL CONSTRUCTORS UCOV
     CC_OPTIMIZE_FOR_PERFORMANCE BT BT_HCIVHCI)
   ;;
 builtin-6.12)
-  M=(make -s -j"$(nproc)")
-  cc_version=$(gcc --version | head -1)
   OPTS+=(-d CC_OPTIMIZE_FOR_SIZE -e CC_OPTIMIZE_FOR_PERFORMANCE -e BT -e BT_HCIVHCI -e GCOV_KERNEL)
   FRAGMENT=$HERE/syzkaller-kcov.config
   want=(KCOV KCOV_ENABLE_COMPARISONS KCOV_INSTRUMENT_ALL UCOV CC_OPTIMIZE_FOR_PERFORMANCE BT BT_HCIVHCI
     GCOV_KERNEL)
   ;;
 pgo | pgo-use | pgo-plain)
-  command -v clang-19 >/dev/null && command -v ld.lld-19 >/dev/null && command -v llvm-ar-19 >/dev/null ||
-    die "clang-19, lld-19 and llvm-19 are needed (scripts/deps.sh)"
-  M=(make -s LLVM=-19 -j"$(nproc)")
-  cc_version=$(clang-19 --version | head -1)
   pgo=-e
   [ "$FLAVOUR" = pgo ] || pgo=-d
   OPTS+=(-d VIRTUALIZATION -d KVM -d FTRACE -d ENABLE_DEFAULT_TRACERS -e KCOV -e KCOV_ENABLE_COMPARISONS
@@ -121,8 +121,6 @@ pgo | pgo-use | pgo-plain)
   [ "$FLAVOUR" != pgo ] || want+=(PGO_CLANG)
   ;;
 kcovc)
-  M=(make -s -j"$(nproc)")
-  cc_version=$(gcc --version | head -1)
   OPTS+=(-e KCOV -e KCOV_ENABLE_COMPARISONS -e KCOV_INSTRUMENT_ALL -e GCOV_KERNEL -e GCOV_PROFILE_ALL
     -d CC_OPTIMIZE_FOR_SIZE -e CC_OPTIMIZE_FOR_PERFORMANCE -e BT -e BT_HCIVHCI)
   want=(KCOV KCOV_ENABLE_COMPARISONS KCOV_INSTRUMENT_ALL GCOV_KERNEL GCOV_PROFILE_ALL CONSTRUCTORS
