@@ -99,12 +99,30 @@ static void state_free(struct ucov_pgo_state *c) {
   memset(c, 0, sizeof(*c));
 }
 
+/* m's sections (set by the caller, port lock held) read once: then m is
+ * the slot of mod's profile (NULL: vmlinux's). 0, or the error, said. */
+static int slot_fill(struct pgo_module *m, struct module *mod, struct ucov_pgo_layout *l) {
+  int err = ucov_pgo_prepare(&m->s, l);
+
+  if (err) {
+    state_free(&m->state);
+    pr_err("ucov: %s: %s: no LLVM profile\n", m->name,
+           err == -UCOV_EOPNOTSUPP ? "this raw profile version or variant is not supported"
+                                   : "the __llvm_prf_data records do not match their counters");
+    return err;
+  }
+  m->mod = mod;
+  m->used = true;
+  if (m - pgo_modules >= n_slots)
+    n_slots = m - pgo_modules + 1;
+  return 0;
+}
+
 static void pgo_add(struct module *mod) {
   struct ucov_llvm_sections s = {0};
   struct ucov_pgo_layout l;
   struct pgo_module *m = NULL;
   unsigned int i;
-  int err;
 
   if (!mod_symbol(mod, "__ucov_prf_data"))
     return; /* not built with UCOV_PGO */
@@ -135,20 +153,8 @@ static void pgo_add(struct module *mod) {
   s.name = m->name;
   s.state = &m->state;
   m->s = s;
-  err = ucov_pgo_prepare(&m->s, &l);
-  if (err) {
-    state_free(&m->state);
-    ucov_port_unlock();
-    pr_err("ucov: %s: %s: no LLVM profile\n", mod->name,
-           err == -UCOV_EOPNOTSUPP ? "this raw profile version or variant is not supported"
-                                   : "the __llvm_prf_data records do not match their counters");
-    return;
-  }
-  m->mod = mod;
-  m->used = true;
-  if (m - pgo_modules >= n_slots)
-    n_slots = m - pgo_modules + 1;
-  ucov_port_object_added();
+  if (!slot_fill(m, mod, &l))
+    ucov_port_object_added();
   ucov_port_unlock();
 }
 
@@ -170,7 +176,6 @@ static bool vmlinux_profiled(void) {
 static void vmlinux_add(void) {
   struct pgo_module *m = &pgo_modules[0];
   struct ucov_pgo_layout l;
-  int err;
 
   ucov_port_lock();
   memset(m, 0, sizeof(*m));
@@ -190,19 +195,10 @@ static void vmlinux_add(void) {
       .name = m->name,
       .state = &m->state,
   };
-  err = ucov_pgo_prepare(&m->s, &l);
-  if (err) {
-    state_free(&m->state);
-    ucov_port_unlock();
-    pr_err("ucov: vmlinux: %s: no LLVM profile\n",
-           err == -UCOV_EOPNOTSUPP ? "this raw profile version or variant is not supported"
-                                   : "the __llvm_prf_data records do not match their counters");
-    return;
+  if (!slot_fill(m, NULL, &l)) {
+    ucov_vp_setup(&m->s, &l, 0);
+    ucov_port_object_added();
   }
-  m->used = true;
-  n_slots = 1;
-  ucov_vp_setup(&m->s, &l, 0);
-  ucov_port_object_added();
   ucov_port_unlock();
 }
 #else
